@@ -1,0 +1,39 @@
+# swiftframe: `make generate` then `make test` on a fresh machine.
+SWIFT ?= swift
+PROTOC ?= protoc
+BIN_PATH = $(shell $(SWIFT) build --show-bin-path)
+PLUGIN = $(BIN_PATH)/protoc-gen-swiftframe
+FIXTURE_PROTOS = $(sort $(wildcard Fixtures/protos/*.proto))
+PREFIX ?= /usr/local
+
+.PHONY: all generate golden check-golden test install protoc plugin clean
+
+all: generate
+
+# protoc, descriptor.proto and the well-known types, plugin.proto (Debian packages).
+protoc:
+	@scripts/ensure-protoc.sh
+
+plugin: protoc
+	$(SWIFT) build --product protoc-gen-swiftframe
+
+# Regenerate Fixtures/generated from Fixtures/protos with the freshly built plugin.
+generate: plugin
+	scripts/generate-fixtures.sh "$(PLUGIN)" Fixtures/generated
+
+golden: generate
+
+# Fail on any difference between a fresh generation and the checked-in goldens.
+check-golden: plugin
+	scripts/check-golden.sh "$(PLUGIN)"
+
+test: check-golden
+	$(SWIFT) test
+
+install: plugin
+	$(SWIFT) build -c release --product protoc-gen-swiftframe
+	install -d "$(PREFIX)/bin"
+	install "$$($(SWIFT) build -c release --show-bin-path)/protoc-gen-swiftframe" "$(PREFIX)/bin/"
+
+clean:
+	rm -rf .build

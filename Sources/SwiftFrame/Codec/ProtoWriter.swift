@@ -1,0 +1,191 @@
+/// Writes protobuf wire data into memory sized beforehand by `Message.computeSize(into:)`.
+///
+/// Encoding is two passes. The size pass walks the message once and records, in order,
+/// the size of every nested message and packed varint field in a `SizeCache`. The write
+/// pass reads those sizes back in the same order, so no message is sized twice, however
+/// deep it is nested. Every write is bounds-checked: a generator bug cannot write past
+/// the buffer.
+public struct ProtoWriter {
+    @usableFromInline var cursor: UnsafeMutableRawPointer
+    @usableFromInline let end: UnsafeMutableRawPointer
+    @usableFromInline var sizes: SizeCache
+
+    /// A writer over `buffer`, using the sizes recorded by the size pass.
+    public init(buffer: UnsafeMutableRawBufferPointer, sizes: SizeCache) {
+        let start = buffer.baseAddress ?? UnsafeMutableRawPointer(bitPattern: 0x10)!
+        self.cursor = start
+        self.end = start + buffer.count
+        self.sizes = sizes
+    }
+
+    /// Bytes still free in the buffer.
+    public var remaining: Int { end - cursor }
+
+    @inlinable
+    mutating func require(_ count: Int) {
+        precondition(end - cursor >= count, "ProtoWriter: size pass and write pass disagree")
+    }
+
+    // MARK: Varints and tags
+
+    @inlinable
+    public mutating func writeVarint(_ value: UInt64) {
+        var value = value
+        require(Wire.varintSize(value))
+        while value >= 0x80 {
+            cursor.storeBytes(of: UInt8(truncatingIfNeeded: value) | 0x80, as: UInt8.self)
+            cursor += 1
+            value >>= 7
+        }
+        cursor.storeBytes(of: UInt8(value), as: UInt8.self)
+        cursor += 1
+    }
+
+    @inlinable
+    public mutating func writeTag(_ tag: UInt32) {
+        writeVarint(UInt64(tag))
+    }
+
+    @inlinable
+    public mutating func writeVarint<C: VarintCodec>(_: C.Type, _ value: C.Value) {
+        writeVarint(C.wire(value))
+    }
+
+    // MARK: Fixed width
+
+    @inlinable
+    public mutating func writeFixed32(_ value: UInt32) {
+        require(4)
+        cursor.storeBytes(of: value.littleEndian, as: UInt32.self)
+        cursor += 4
+    }
+
+    @inlinable
+    public mutating func writeFixed64(_ value: UInt64) {
+        require(8)
+        cursor.storeBytes(of: value.littleEndian, as: UInt64.self)
+        cursor += 8
+    }
+
+    @inlinable
+    public mutating func writeFixed32<C: Fixed32Codec>(_: C.Type, _ value: C.Value) {
+        writeFixed32(C.wire(value))
+    }
+
+    @inlinable
+    public mutating func writeFixed64<C: Fixed64Codec>(_: C.Type, _ value: C.Value) {
+        writeFixed64(C.wire(value))
+    }
+
+    // MARK: Length-delimited
+
+    /// Copies raw bytes with no length prefix.
+    @inlinable
+    public mutating func writeRaw(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress else { return }
+        require(bytes.count)
+        cursor.copyMemory(from: source, byteCount: bytes.count)
+        cursor += bytes.count
+    }
+
+    @inlinable
+    public mutating func writeBytes(_ bytes: [UInt8]) {
+        writeVarint(UInt64(bytes.count))
+        bytes.withUnsafeBytes { writeRaw($0) }
+    }
+
+    @inlinable
+    public mutating func writeString(_ string: String) {
+        let utf8 = string.utf8
+        writeVarint(UInt64(utf8.count))
+        let done: Void? = utf8.withContiguousStorageIfAvailable { writeRaw(UnsafeRawBufferPointer($0)) }
+        if done == nil {
+            require(utf8.count)
+            for byte in utf8 {
+                cursor.storeBytes(of: byte, as: UInt8.self)
+                cursor += 1
+            }
+        }
+    }
+
+    /// Writes the length recorded for `message` by the size pass, then the message.
+    @inlinable
+    public mutating func writeMessage<M: Message>(_ message: M) {
+        writeVarint(UInt64(sizes.take()))
+        message.encodeMessage(to: &self)
+    }
+
+    // MARK: Packed repeated scalars
+
+    @inlinable
+    public mutating func writePackedVarint<C: VarintCodec>(_ values: [C.Value], _: C.Type) {
+        writeVarint(UInt64(sizes.take()))
+        for value in values {
+            writeVarint(C.wire(value))
+        }
+    }
+
+    @inlinable
+    public mutating func writePackedFixed32<C: Fixed32Codec>(_ values: [C.Value], _: C.Type) {
+        writeVarint(UInt64(values.count &* 4))
+        require(values.count &* 4)
+        for value in values {
+            cursor.storeBytes(of: C.wire(value).littleEndian, as: UInt32.self)
+            cursor += 4
+        }
+    }
+
+    @inlinable
+    public mutating func writePackedFixed64<C: Fixed64Codec>(_ values: [C.Value], _: C.Type) {
+        writeVarint(UInt64(values.count &* 8))
+        require(values.count &* 8)
+        for value in values {
+            cursor.storeBytes(of: C.wire(value).littleEndian, as: UInt64.self)
+            cursor += 8
+        }
+    }
+
+    /// Re-emits unknown fields byte for byte.
+    @inlinable
+    public mutating func writeUnknownFields(_ fields: UnknownFields) {
+        fields.bytes.withUnsafeBytes { writeRaw($0) }
+    }
+}
+
+/// Sizes recorded by the size pass for the write pass, in the order both passes meet them.
+public struct SizeCache: Sendable {
+    @usableFromInline var sizes: [Int] = []
+    @usableFromInline var nextIndex = 0
+
+    public init() {}
+
+    /// Sizes a nested message once, records its size, and returns the bytes its length
+    /// prefix and body take.
+    @inlinable
+    public mutating func message<M: Message>(_ message: M) -> Int {
+        let slot = sizes.count
+        sizes.append(0)
+        let size = message.computeSize(into: &self)
+        sizes[slot] = size
+        return Wire.lengthDelimitedSize(size)
+    }
+
+    /// Sizes a packed varint field once, records its payload size, and returns the bytes
+    /// its length prefix and payload take.
+    @inlinable
+    public mutating func packedVarint<C: VarintCodec>(_ values: [C.Value], _: C.Type) -> Int {
+        var size = 0
+        for value in values {
+            size &+= C.size(value)
+        }
+        sizes.append(size)
+        return Wire.lengthDelimitedSize(size)
+    }
+
+    @inlinable
+    mutating func take() -> Int {
+        let size = sizes[nextIndex]
+        nextIndex &+= 1
+        return size
+    }
+}

@@ -1,0 +1,100 @@
+/// A protobuf message. Generated structs conform to this; each implements its own
+/// straight-line decode, size and encode code against `ProtoReader`, `SizeCache` and
+/// `ProtoWriter`.
+public protocol Message: Sendable, Hashable {
+    /// The fully qualified protobuf name, e.g. `im.user.login_request` or `login_request`.
+    static var protoMessageName: String { get }
+
+    /// A message with every field at its default.
+    init()
+
+    /// Fields read from the wire that this message does not know, kept byte for byte.
+    var unknownFields: UnknownFields { get set }
+
+    /// Reads fields until the end of the reader's current message, merging them into self.
+    mutating func decodeMessage(from reader: inout ProtoReader) throws(WireError)
+
+    /// The encoded size of this message's fields; records nested sizes in `cache`.
+    func computeSize(into cache: inout SizeCache) -> Int
+
+    /// Writes this message's fields; nested sizes come from the size pass.
+    func encodeMessage(to writer: inout ProtoWriter)
+}
+
+extension Message {
+    /// Decodes a message from its wire bytes.
+    /// - Parameter maxDepth: how deeply nested messages may be (default 100).
+    @inlinable
+    public init(serializedBytes bytes: [UInt8], maxDepth: Int = ProtoReader.defaultMaxDepth) throws(WireError) {
+        self.init()
+        try merge(serializedBytes: bytes, maxDepth: maxDepth)
+    }
+
+    /// Decodes a message from a slice (e.g. the payload of a frame) without copying it.
+    @inlinable
+    public init(serializedBytes bytes: ArraySlice<UInt8>, maxDepth: Int = ProtoReader.defaultMaxDepth) throws(WireError) {
+        self.init()
+        let failure: WireError? = bytes.withUnsafeBytes { buffer in
+            self.mergeCatching(buffer, maxDepth: maxDepth)
+        }
+        if let failure { throw failure }
+    }
+
+    /// Decodes a message from raw memory.
+    @inlinable
+    public init(buffer: UnsafeRawBufferPointer, maxDepth: Int = ProtoReader.defaultMaxDepth) throws(WireError) {
+        self.init()
+        if let failure = mergeCatching(buffer, maxDepth: maxDepth) { throw failure }
+    }
+
+    /// Merges the fields encoded in `bytes` into this message.
+    @inlinable
+    public mutating func merge(serializedBytes bytes: [UInt8], maxDepth: Int = ProtoReader.defaultMaxDepth) throws(WireError) {
+        let failure: WireError? = bytes.withUnsafeBytes { buffer in
+            self.mergeCatching(buffer, maxDepth: maxDepth)
+        }
+        if let failure { throw failure }
+    }
+
+    // The standard library's withUnsafeBytes is `rethrows`, which erases typed errors;
+    // the error is carried out of the closure as a value instead.
+    @inlinable
+    mutating func mergeCatching(_ buffer: UnsafeRawBufferPointer, maxDepth: Int) -> WireError? {
+        var reader = ProtoReader(buffer: buffer, maxDepth: maxDepth)
+        do throws(WireError) {
+            try decodeMessage(from: &reader)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// The number of bytes `serializedBytes()` returns.
+    @inlinable
+    public func serializedSize() -> Int {
+        var cache = SizeCache()
+        return computeSize(into: &cache)
+    }
+
+    /// Encodes the message. Fields are written in field-number order, unknown fields last.
+    @inlinable
+    public func serializedBytes() throws(WireError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        try serialize(appendingTo: &bytes)
+        return bytes
+    }
+
+    /// Encodes the message at the end of `bytes`, growing it once by exactly the encoded size.
+    @inlinable
+    public func serialize(appendingTo bytes: inout [UInt8]) throws(WireError) {
+        var cache = SizeCache()
+        let size = computeSize(into: &cache)
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: size))
+        bytes.withUnsafeMutableBytes { buffer in
+            var writer = ProtoWriter(buffer: UnsafeMutableRawBufferPointer(rebasing: buffer[start...]), sizes: cache)
+            encodeMessage(to: &writer)
+            precondition(writer.remaining == 0, "\(Self.protoMessageName): size pass and write pass disagree")
+        }
+    }
+}

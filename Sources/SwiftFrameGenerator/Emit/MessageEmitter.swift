@@ -1,0 +1,128 @@
+/// A struct per message: fields, initializers and nested types in the declaration; the
+/// straight-line decode, size and encode code in an extension after it.
+struct MessageEmitter {
+    let message: MessageType
+    let visibility: String
+
+    private var fields: [FieldCode] { message.fields.map(FieldCode.init) }
+
+    func emitDeclaration(to printer: Printer) {
+        printer.documentation(message.comments)
+        printer.block("\(visibility)struct \(message.swiftName): SwiftFrame.Message") {
+            for code in fields {
+                emitProperty(code, to: printer)
+            }
+            printer.line("\(visibility)var unknownFields = SwiftFrame.UnknownFields()")
+            printer.line()
+            printer.line("\(visibility)init() {}")
+            if !fields.isEmpty {
+                printer.line()
+                emitMemberwiseInit(to: printer)
+            }
+            for enumType in message.enums {
+                printer.line()
+                EnumEmitter(enumType: enumType, visibility: visibility).emit(to: printer)
+            }
+            for nested in message.messages {
+                printer.line()
+                MessageEmitter(message: nested, visibility: visibility).emitDeclaration(to: printer)
+            }
+        }
+    }
+
+    private func emitProperty(_ code: FieldCode, to printer: Printer) {
+        let field = code.field
+        printer.documentation(field.comments)
+        guard field.isBoxed else {
+            printer.line("\(visibility)var \(field.swiftName): \(code.declaredType) = \(code.defaultValue)")
+            return
+        }
+        // The message contains itself through this field: store it in an immutable box.
+        let storage = "self._\(field.swiftName)"
+        printer.block("\(visibility)var \(field.swiftName): \(code.declaredType)") {
+            printer.line("get { \(storage)?.value }")
+            printer.line("set { \(storage) = newValue.map(SwiftFrame.Boxed.init) }")
+        }
+        printer.line("private var _\(field.swiftName): SwiftFrame.Boxed<\(code.baseType)>? = nil")
+    }
+
+    private func emitMemberwiseInit(to printer: Printer) {
+        let parameters = fields.map { "\($0.field.swiftName): \($0.declaredType) = \($0.defaultValue)" }
+        let oneLine = "\(visibility)init(\(parameters.joined(separator: ", ")))"
+        let header: String
+        if parameters.count <= 2 && oneLine.count <= 90 {
+            header = oneLine
+        } else {
+            printer.line("\(visibility)init(")
+            for (index, parameter) in parameters.enumerated() {
+                printer.line("    " + parameter + (index == parameters.count - 1 ? "" : ","))
+            }
+            header = ")"
+        }
+        printer.block(header) {
+            for code in fields {
+                printer.line("\(code.access) = \(code.field.swiftName)")
+            }
+        }
+    }
+
+    func emitCodecExtensions(to printer: Printer) {
+        let ordered = message.fieldsByNumber.map(FieldCode.init)
+        printer.line()
+        printer.block("extension \(message.swiftPath)") {
+            printer.line("\(visibility)static let protoMessageName: Swift.String = \"\(message.fullName)\"")
+            printer.line()
+            emitDecode(ordered, to: printer)
+            printer.line()
+            emitSize(ordered, to: printer)
+            printer.line()
+            emitEncode(ordered, to: printer)
+        }
+        for nested in message.messages {
+            MessageEmitter(message: nested, visibility: visibility).emitCodecExtensions(to: printer)
+        }
+    }
+
+    private func emitDecode(_ fields: [FieldCode], to printer: Printer) {
+        let signature = "\(visibility)mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader)"
+        printer.block(signature + " throws(SwiftFrame.WireError)") {
+            printer.block("while reader.hasRemaining") {
+                printer.line("let tag = try reader.readTag()")
+                printer.switchBlock("tag") {
+                    for code in fields {
+                        for (tag, statement) in code.decodeCases {
+                            printer.line("case \(tag): \(statement)")
+                        }
+                    }
+                    printer.line("default: try reader.skipField(tag: tag, into: &self.unknownFields)")
+                }
+            }
+        }
+    }
+
+    private func emitSize(_ fields: [FieldCode], to printer: Printer) {
+        printer.block("\(visibility)func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int") {
+            guard !fields.isEmpty else {
+                printer.line("return self.unknownFields.count")
+                return
+            }
+            printer.line("var size = self.unknownFields.count")
+            for code in fields {
+                printer.line(code.sizeStatement)
+            }
+            printer.line("return size")
+        }
+    }
+
+    private func emitEncode(_ fields: [FieldCode], to printer: Printer) {
+        printer.block("\(visibility)func encodeMessage(to writer: inout SwiftFrame.ProtoWriter)") {
+            for code in fields {
+                let (header, body) = code.encodeBlock
+                printer.block(header) {
+                    for statement in body { printer.line(statement) }
+                }
+            }
+            printer.line("writer.writeUnknownFields(self.unknownFields)")
+        }
+    }
+}

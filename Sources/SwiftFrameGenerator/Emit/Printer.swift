@@ -1,0 +1,43 @@
+/// Accumulates indented Swift source. Every emitter writes through one printer.
+final class Printer {
+    private(set) var output = ""
+    private var depth = 0
+
+    /// One line at the current indentation; an empty string prints an empty line.
+    func line(_ text: String = "") {
+        if text.isEmpty {
+            output += "\n"
+        } else {
+            output += String(repeating: "    ", count: depth) + text + "\n"
+        }
+    }
+
+    /// `header {`, the body one level deeper, then `}`.
+    func block(_ header: String, _ body: () -> Void) {
+        line(header + " {")
+        depth += 1
+        body()
+        depth -= 1
+        line("}")
+    }
+
+    /// `switch subject {` with its `case` lines at the same depth, as Swift style has it.
+    func switchBlock(_ subject: String, _ body: () -> Void) {
+        line("switch \(subject) {")
+        body()
+        line("}")
+    }
+
+    /// A `///` comment carrying text from the .proto file.
+    func documentation(_ text: String?) {
+        guard let text else { return }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            String(line.reversed().drop(while: \.isWhitespace).reversed())
+        }
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        while lines.first?.isEmpty == true { lines.removeFirst() }
+        for text in lines {
+            line(text.isEmpty ? "///" : "///" + (text.first == " " ? "" : " ") + text)
+        }
+    }
+}

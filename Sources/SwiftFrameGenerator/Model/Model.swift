@@ -1,0 +1,221 @@
+// The resolved model: every type reference linked, every Swift name decided. Emitters
+// read it and print; they decide nothing.
+
+/// The fifteen protobuf scalar types and how each is carried.
+public enum ScalarType: Sendable {
+    case double, float, int64, uint64, int32, fixed64, fixed32, bool, string, bytes
+    case uint32, sfixed32, sfixed64, sint32, sint64
+
+    /// How a scalar travels on the wire, which decides the reader and writer calls.
+    public enum Encoding: Sendable { case varint, fixed32, fixed64, string, bytes }
+
+    public var encoding: Encoding {
+        switch self {
+        case .int32, .int64, .uint32, .uint64, .sint32, .sint64, .bool: return .varint
+        case .fixed32, .sfixed32, .float: return .fixed32
+        case .fixed64, .sfixed64, .double: return .fixed64
+        case .string: return .string
+        case .bytes: return .bytes
+        }
+    }
+
+    public var swiftType: String {
+        switch self {
+        case .double: return "Swift.Double"
+        case .float: return "Swift.Float"
+        case .int64, .sfixed64, .sint64: return "Swift.Int64"
+        case .uint64, .fixed64: return "Swift.UInt64"
+        case .int32, .sfixed32, .sint32: return "Swift.Int32"
+        case .uint32, .fixed32: return "Swift.UInt32"
+        case .bool: return "Swift.Bool"
+        case .string: return "Swift.String"
+        case .bytes: return "[Swift.UInt8]"
+        }
+    }
+
+    /// The runtime codec type (`ProtoSInt32`); nil for string and bytes.
+    public var codec: String? {
+        switch self {
+        case .double: return "ProtoDouble"
+        case .float: return "ProtoFloat"
+        case .int64: return "ProtoInt64"
+        case .uint64: return "ProtoUInt64"
+        case .int32: return "ProtoInt32"
+        case .fixed64: return "ProtoFixed64"
+        case .fixed32: return "ProtoFixed32"
+        case .bool: return "ProtoBool"
+        case .uint32: return "ProtoUInt32"
+        case .sfixed32: return "ProtoSFixed32"
+        case .sfixed64: return "ProtoSFixed64"
+        case .sint32: return "ProtoSInt32"
+        case .sint64: return "ProtoSInt64"
+        case .string, .bytes: return nil
+        }
+    }
+
+    public var defaultValue: String {
+        switch self {
+        case .bool: return "false"
+        case .string: return "\"\""
+        case .bytes: return "[]"
+        default: return "0"
+        }
+    }
+
+    init?(_ type: FieldDescriptor.FieldType) {
+        switch type {
+        case .double: self = .double
+        case .float: self = .float
+        case .int64: self = .int64
+        case .uint64: self = .uint64
+        case .int32: self = .int32
+        case .fixed64: self = .fixed64
+        case .fixed32: self = .fixed32
+        case .bool: self = .bool
+        case .string: self = .string
+        case .bytes: self = .bytes
+        case .uint32: self = .uint32
+        case .sfixed32: self = .sfixed32
+        case .sfixed64: self = .sfixed64
+        case .sint32: self = .sint32
+        case .sint64: self = .sint64
+        case .group, .message, .enum: return nil
+        }
+    }
+}
+
+/// One .proto file of the request.
+public final class ProtoFile {
+    public let descriptor: FileDescriptor
+    public internal(set) var messages: [MessageType] = []
+    public internal(set) var enums: [EnumType] = []
+    /// Comments by SourceCodeInfo path.
+    let comments: [[Int32]: String]
+
+    init(descriptor: FileDescriptor) {
+        self.descriptor = descriptor
+        var comments: [[Int32]: String] = [:]
+        for location in descriptor.sourceLocations {
+            let text = [location.leadingComments, location.trailingComments]
+                .compactMap { $0 }
+                .filter { !$0.allSatisfy(\.isWhitespace) }
+                .joined(separator: "\n")
+            if !text.isEmpty { comments[location.path] = text }
+        }
+        self.comments = comments
+    }
+
+    public var name: String { descriptor.name }
+
+    /// `user.proto` → `user.swiftframe.swift`, keeping the directory.
+    public var outputName: String {
+        let base = name.hasSuffix(".proto") ? String(name.dropLast(6)) : name
+        return base + ".swiftframe.swift"
+    }
+}
+
+public final class MessageType {
+    public let protoName: String
+    /// Fully qualified proto name without the leading dot (`im.Outer.Inner`).
+    public let fullName: String
+    /// The Swift name as declared (`Inner`).
+    public let swiftName: String
+    /// The Swift name as referenced from anywhere in the module (`Outer.Inner`).
+    public let swiftPath: String
+    public let comments: String?
+    public internal(set) var fields: [Field] = []
+    public internal(set) var messages: [MessageType] = []
+    public internal(set) var enums: [EnumType] = []
+    unowned let file: ProtoFile
+    let descriptor: MessageDescriptor
+
+    init(descriptor: MessageDescriptor, fullName: String, swiftName: String, swiftPath: String,
+         comments: String?, file: ProtoFile) {
+        self.descriptor = descriptor
+        self.protoName = descriptor.name
+        self.fullName = fullName
+        self.swiftName = swiftName
+        self.swiftPath = swiftPath
+        self.comments = comments
+        self.file = file
+    }
+
+    /// Fields in field-number order: the order they are written in.
+    public var fieldsByNumber: [Field] { fields.sorted { $0.number < $1.number } }
+}
+
+public final class Field {
+    public enum Kind {
+        case scalar(ScalarType)
+        case enumeration(EnumType)
+        case message(MessageType)
+    }
+
+    public enum Presence: Equatable {
+        /// proto3 singular: written unless it holds the default.
+        case implicit
+        /// proto3 `optional` and message fields: a Swift optional.
+        case explicit
+        /// repeated; `packed` for scalars written as one length-delimited run.
+        case repeated(packed: Bool)
+    }
+
+    public let protoName: String
+    public let number: Int32
+    public let swiftName: String
+    public let kind: Kind
+    public let presence: Presence
+    public let comments: String?
+    /// Stored behind an immutable box because the field's type contains this message.
+    public internal(set) var isBoxed = false
+
+    init(protoName: String, number: Int32, swiftName: String, kind: Kind, presence: Presence, comments: String?) {
+        self.protoName = protoName
+        self.number = number
+        self.swiftName = swiftName
+        self.kind = kind
+        self.presence = presence
+        self.comments = comments
+    }
+
+    public var isRepeated: Bool {
+        if case .repeated = presence { return true }
+        return false
+    }
+}
+
+public final class EnumType {
+    public struct Case {
+        public let protoName: String
+        public let number: Int32
+        public let swiftName: String
+        public let comments: String?
+    }
+
+    /// A second name for a number (`allow_alias`), generated as a static constant.
+    public struct Alias {
+        public let protoName: String
+        public let swiftName: String
+        public let target: Case
+    }
+
+    public let protoName: String
+    public let fullName: String
+    public let swiftName: String
+    public let swiftPath: String
+    public let comments: String?
+    /// One case per distinct number, in declaration order.
+    public internal(set) var cases: [Case] = []
+    public internal(set) var aliases: [Alias] = []
+
+    init(protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?) {
+        self.protoName = protoName
+        self.fullName = fullName
+        self.swiftName = swiftName
+        self.swiftPath = swiftPath
+        self.comments = comments
+    }
+
+    /// The first declared value, which proto3 requires to be zero.
+    public var defaultCase: Case { cases[0] }
+}

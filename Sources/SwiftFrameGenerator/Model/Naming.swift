@@ -1,0 +1,140 @@
+/// Every rule that turns a proto name into a Swift name. The resolver calls these once per
+/// element; emitters only print the result.
+public enum Naming {
+    /// Message and enum names: the parts between underscores, each with its first letter
+    /// upper-cased, joined (`login_request` → `LoginRequest`, `Cs_20001` → `Cs20001`).
+    /// The rest of each part is kept as written (`HTTPRequest` stays `HTTPRequest`).
+    public static func typeName(_ protoName: String, prefix: String = "") -> String {
+        let joined = words(protoName).map(capitalizedFirst).joined()
+        return safe(prefix + (joined.isEmpty ? "_" : joined), reserved: reservedTypeNames)
+    }
+
+    /// Prefix for the top-level types of a file in a package: each dotted component as a
+    /// type name, joined and ended with underscores (`im.user` → `Im_User_`).
+    public static func packagePrefix(_ package: String) -> String {
+        guard !package.isEmpty else { return "" }
+        return package.split(separator: ".").map { words(String($0)).map(capitalizedFirst).joined() + "_" }.joined()
+    }
+
+    /// Field names: lowerCamelCase (`nick_name` → `nickName`, `isSuc` → `isSuc`,
+    /// `PLAYER_ID` → `playerId`).
+    public static func fieldName(_ protoName: String) -> String {
+        safe(lowerCamel(protoName), reserved: reservedFieldNames)
+    }
+
+    /// Enum case names: lowerCamelCase after dropping the enum's name when the value starts
+    /// with it (`User_cmd_login` in `User_cmd` → `login`, `CMD_TEST` in `CommandEnum` →
+    /// `cmdTest`). The prefix stays when dropping it would leave nothing or a leading digit.
+    public static func caseName(_ valueName: String, enumName: String) -> String {
+        safe(lowerCamel(strippingPrefix(enumName, from: valueName) ?? valueName), reserved: reservedCaseNames)
+    }
+
+    /// Case name without prefix stripping, used for every case of an enum when stripping
+    /// would make two cases collide.
+    public static func unstrippedCaseName(_ valueName: String) -> String {
+        safe(lowerCamel(valueName), reserved: reservedCaseNames)
+    }
+
+    /// `valueName` with `enumName` removed from its front, compared case-insensitively and
+    /// ignoring underscores; nil when it is not a prefix or stripping is not possible.
+    static func strippingPrefix(_ enumName: String, from valueName: String) -> String? {
+        let prefix = Array(enumName.lowercased().filter { $0 != "_" })
+        var matched = 0
+        var index = valueName.startIndex
+        while matched < prefix.count, index < valueName.endIndex {
+            let character = valueName[index]
+            if character == "_" {
+                index = valueName.index(after: index)
+                continue
+            }
+            guard Character(character.lowercased()) == prefix[matched] else { return nil }
+            matched += 1
+            index = valueName.index(after: index)
+        }
+        guard matched == prefix.count, index < valueName.endIndex, index > valueName.startIndex else {
+            return nil
+        }
+        // The prefix must end at a word boundary: an underscore, or a capital after a
+        // small letter (`ColorRed`); `COLORFUL` does not start with the word `Color`.
+        let next = valueName[index]
+        let previous = valueName[valueName.index(before: index)]
+        guard next == "_" || (next.isUppercase && previous.isLowercase) else { return nil }
+        let rest = valueName[index...].drop { $0 == "_" }
+        guard let first = rest.first, !first.isNumber else { return nil }
+        return String(rest)
+    }
+
+    static func lowerCamel(_ name: String) -> String {
+        let parts = words(name)
+        guard let first = parts.first else { return "_" }
+        let result = lowerFirstWord(first) + parts.dropFirst().map(capitalized).joined()
+        return result.first?.isNumber == true ? "_" + result : result
+    }
+
+    /// The parts of a name between underscores.
+    static func words(_ name: String) -> [String] {
+        name.split(separator: "_").map(String.init)
+    }
+
+    /// First letter upper-cased, the rest as written.
+    static func capitalizedFirst(_ word: String) -> String {
+        guard let first = word.first else { return word }
+        return first.uppercased() + word.dropFirst()
+    }
+
+    /// First letter upper-cased; an all-caps word (`TEST`) becomes `Test`.
+    static func capitalized(_ word: String) -> String {
+        guard let first = word.first else { return word }
+        let rest = word.dropFirst()
+        return first.uppercased() + (isAllCaps(word) ? rest.lowercased() : String(rest))
+    }
+
+    /// The leading capitals lower-cased: `Name` → `name`, `URL` → `url`,
+    /// `HTTPServer` → `httpServer`.
+    static func lowerFirstWord(_ word: String) -> String {
+        if isAllCaps(word) { return word.lowercased() }
+        let characters = Array(word)
+        var upperRun = 0
+        while upperRun < characters.count, characters[upperRun].isUppercase { upperRun += 1 }
+        // In `HTTPServer` the last capital of the run starts the next word.
+        let lowered = upperRun > 1 && upperRun < characters.count ? upperRun - 1 : upperRun
+        return String(characters[..<lowered]).lowercased() + String(characters[lowered...])
+    }
+
+    static func isAllCaps(_ word: String) -> Bool {
+        word.contains { $0.isLetter } && !word.contains { $0.isLowercase }
+    }
+
+    /// A name that is a Swift keyword or clashes with generated API gets a trailing `_`.
+    static func safe(_ name: String, reserved: Set<String>) -> String {
+        reserved.contains(name) ? name + "_" : name
+    }
+
+    /// Swift keywords that cannot be used as plain identifiers.
+    static let swiftKeywords: Set<String> = [
+        "associatedtype", "class", "deinit", "enum", "extension", "fileprivate", "func", "import",
+        "init", "inout", "internal", "let", "open", "operator", "private", "precedencegroup",
+        "protocol", "public", "rethrows", "static", "struct", "subscript", "typealias", "var",
+        "break", "case", "catch", "continue", "default", "defer", "do", "else", "fallthrough",
+        "for", "guard", "if", "in", "repeat", "return", "throw", "switch", "where", "while",
+        "Any", "as", "await", "false", "is", "nil", "self", "Self", "super", "throws", "true",
+        "try", "_",
+    ]
+
+    /// `Type` and `Protocol` are members of every type; the module names must stay reachable.
+    static let reservedTypeNames: Set<String> = swiftKeywords.union([
+        "Type", "Protocol", "Swift", "SwiftFrame",
+    ])
+
+    /// Members every generated message has.
+    static let reservedFieldNames: Set<String> = swiftKeywords.union([
+        "unknownFields", "protoMessageName", "decodeMessage", "computeSize", "encodeMessage",
+        "serializedBytes", "serializedSize", "serialize", "merge", "hashValue", "hash",
+        "description", "debugDescription",
+    ])
+
+    /// Members every generated enum has.
+    static let reservedCaseNames: Set<String> = swiftKeywords.union([
+        "unrecognized", "rawValue", "allCases", "hashValue", "hash", "description", "debugDescription",
+    ])
+}

@@ -1,0 +1,266 @@
+/// Problems found while resolving a request, each naming the file and the element.
+public struct GenerationError: Error, CustomStringConvertible, Equatable {
+    public var problems: [String]
+    public var description: String { problems.joined(separator: "\n") }
+}
+
+/// Builds the resolved model from a request: declares every type of every file (so
+/// references across files link), then resolves the fields of the files to generate,
+/// checking names for collisions and rejecting what this generator does not support.
+final class Resolver {
+    private var problems: [String] = []
+    private var types: [String: TypeReference] = [:]
+    private var paths: [ObjectIdentifier: [Int32]] = [:]
+
+    private enum TypeReference {
+        case message(MessageType)
+        case enumeration(EnumType)
+    }
+
+    /// The files to generate, in the order protoc named them.
+    static func resolve(_ request: CodeGeneratorRequest) throws(GenerationError) -> [ProtoFile] {
+        let resolver = Resolver()
+        let files = request.protoFiles.map(ProtoFile.init)
+        for file in files { resolver.declare(file) }
+        let generated = request.filesToGenerate.compactMap { name in files.first { $0.name == name } }
+        for file in generated { resolver.check(file) }
+        resolver.checkTopLevelNames(files, generated: generated)
+        guard resolver.problems.isEmpty else { throw GenerationError(problems: resolver.problems) }
+        return generated
+    }
+
+    // MARK: Declaring types
+
+    private func declare(_ file: ProtoFile) {
+        let scope = file.descriptor.package
+        let prefix = Naming.packagePrefix(scope)
+        for (index, descriptor) in file.descriptor.messages.enumerated() where !descriptor.isMapEntry {
+            file.messages.append(declare(descriptor, scope: scope, swiftParent: nil, prefix: prefix,
+                                         path: [4, Int32(index)], file: file))
+        }
+        for (index, descriptor) in file.descriptor.enums.enumerated() {
+            file.enums.append(declare(descriptor, scope: scope, swiftParent: nil, prefix: prefix,
+                                      path: [5, Int32(index)], file: file))
+        }
+    }
+
+    private func declare(_ descriptor: MessageDescriptor, scope: String, swiftParent: String?, prefix: String,
+                         path: [Int32], file: ProtoFile) -> MessageType {
+        let fullName = scope.isEmpty ? descriptor.name : scope + "." + descriptor.name
+        let swiftName = Naming.typeName(descriptor.name, prefix: prefix)
+        let message = MessageType(
+            descriptor: descriptor, fullName: fullName, swiftName: swiftName,
+            swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
+            comments: file.comments[path], file: file)
+        types["." + fullName] = .message(message)
+        paths[ObjectIdentifier(message)] = path
+        for (index, nested) in descriptor.nestedMessages.enumerated() where !nested.isMapEntry {
+            message.messages.append(declare(nested, scope: fullName, swiftParent: message.swiftPath, prefix: "",
+                                            path: path + [3, Int32(index)], file: file))
+        }
+        for (index, nested) in descriptor.enums.enumerated() {
+            message.enums.append(declare(nested, scope: fullName, swiftParent: message.swiftPath, prefix: "",
+                                         path: path + [4, Int32(index)], file: file))
+        }
+        return message
+    }
+
+    private func declare(_ descriptor: EnumDescriptor, scope: String, swiftParent: String?, prefix: String,
+                         path: [Int32], file: ProtoFile) -> EnumType {
+        let fullName = scope.isEmpty ? descriptor.name : scope + "." + descriptor.name
+        let swiftName = Naming.typeName(descriptor.name, prefix: prefix)
+        let enumType = EnumType(
+            protoName: descriptor.name, fullName: fullName, swiftName: swiftName,
+            swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
+            comments: file.comments[path])
+        types["." + fullName] = .enumeration(enumType)
+
+        // Drop the enum's name from its values unless that makes two names collide.
+        var names = descriptor.values.map { Naming.caseName($0.name, enumName: descriptor.name) }
+        if Set(names).count != names.count {
+            names = descriptor.values.map { Naming.unstrippedCaseName($0.name) }
+        }
+        var byNumber: [Int32: EnumType.Case] = [:]
+        for (index, value) in descriptor.values.enumerated() {
+            let comments = file.comments[path + [2, Int32(index)]]
+            if let target = byNumber[value.number] {
+                enumType.aliases.append(.init(protoName: value.name, swiftName: names[index], target: target))
+            } else {
+                let enumCase = EnumType.Case(protoName: value.name, number: value.number,
+                                             swiftName: names[index], comments: comments)
+                byNumber[value.number] = enumCase
+                enumType.cases.append(enumCase)
+            }
+        }
+        reportCollisions(descriptor.values.map(\.name), swiftNames: names,
+                         in: "\(file.name): enum \(fullName)", what: "values")
+        return enumType
+    }
+
+    // MARK: Checking the files to generate
+
+    private func check(_ file: ProtoFile) {
+        let descriptor = file.descriptor
+        guard descriptor.syntax == "proto3" else {
+            let syntax = descriptor.syntax.isEmpty ? "proto2" : descriptor.syntax
+            problems.append("\(file.name): \(syntax) syntax is not supported yet (only proto3 files can be generated)")
+            return
+        }
+        checkExtensions(descriptor.extensions, in: "\(file.name)")
+        for message in file.messages { resolveFields(of: message) }
+        for message in file.messages { markRecursiveFields(of: message) }
+    }
+
+    /// `extend` is legal in proto3 only for custom options, which need no generated code.
+    private func checkExtensions(_ extensions: [FieldDescriptor], in place: String) {
+        for field in extensions {
+            let extendee = field.extendee
+            let isOption = extendee.hasPrefix(".google.protobuf.") && extendee.hasSuffix("Options")
+            if !isOption {
+                problems.append("\(place): extension \(field.name) of \(extendee.dropFirst()) is not supported yet")
+            }
+        }
+    }
+
+    private func resolveFields(of message: MessageType) {
+        let place = "\(message.file.name): message \(message.fullName)"
+        let descriptor = message.descriptor
+        let path = paths[ObjectIdentifier(message)] ?? []
+        checkExtensions(descriptor.extensions, in: place)
+        for oneof in descriptor.oneofs.indices {
+            let members = descriptor.fields.filter { $0.oneofIndex == Int32(oneof) }
+            if !members.contains(where: \.proto3Optional) {
+                problems.append("\(place): oneof \(descriptor.oneofs[oneof].name) is not supported yet")
+            }
+        }
+        for (index, field) in descriptor.fields.enumerated() {
+            if let resolved = resolve(field, in: message, place: "\(place): field \(field.name)",
+                                      comments: message.file.comments[path + [2, Int32(index)]]) {
+                message.fields.append(resolved)
+            }
+        }
+        reportCollisions(descriptor.fields.map(\.name), swiftNames: message.fields.map(\.swiftName),
+                         in: place, what: "fields")
+        reportCollisions(message.messages.map(\.protoName) + message.enums.map(\.protoName),
+                         swiftNames: message.messages.map(\.swiftName) + message.enums.map(\.swiftName),
+                         in: place, what: "nested types")
+        for nested in message.messages { resolveFields(of: nested) }
+    }
+
+    private func resolve(_ field: FieldDescriptor, in message: MessageType, place: String,
+                         comments: String?) -> Field? {
+        guard let type = field.type else {
+            problems.append("\(place): unknown field type \(field.rawType)")
+            return nil
+        }
+        let kind: Field.Kind
+        switch type {
+        case .group:
+            problems.append("\(place): groups are not supported yet")
+            return nil
+        case .message:
+            guard case let .message(target)? = types[field.typeName] else {
+                if let entry = mapEntry(field.typeName, in: message), entry.isMapEntry {
+                    problems.append("\(place): map fields are not supported yet")
+                } else {
+                    problems.append("\(place): unknown message type \(field.typeName)")
+                }
+                return nil
+            }
+            kind = .message(target)
+        case .enum:
+            guard case let .enumeration(target)? = types[field.typeName] else {
+                problems.append("\(place): unknown enum type \(field.typeName)")
+                return nil
+            }
+            kind = .enumeration(target)
+        default:
+            kind = .scalar(ScalarType(type)!)
+        }
+        let presence: Field.Presence
+        switch field.label {
+        case .required:
+            problems.append("\(place): required fields are not supported yet")
+            return nil
+        case .repeated:
+            presence = .repeated(packed: kind.isPackable && (field.packedOption ?? true))
+        case .optional:
+            if case .message = kind {
+                presence = .explicit
+            } else {
+                presence = field.proto3Optional ? .explicit : .implicit
+            }
+        }
+        return Field(protoName: field.name, number: field.number, swiftName: Naming.fieldName(field.name),
+                     kind: kind, presence: presence, comments: comments)
+    }
+
+    private func mapEntry(_ typeName: String, in message: MessageType) -> MessageDescriptor? {
+        message.descriptor.nestedMessages.first { "." + message.fullName + "." + $0.name == typeName }
+    }
+
+    /// A message that contains itself through singular message fields cannot be a plain
+    /// struct: such fields are boxed.
+    private func markRecursiveFields(of message: MessageType) {
+        for field in message.fields where !field.isRepeated {
+            if case let .message(target) = field.kind, reaches(target, message) {
+                field.isBoxed = true
+            }
+        }
+        for nested in message.messages { markRecursiveFields(of: nested) }
+    }
+
+    private func reaches(_ start: MessageType, _ goal: MessageType) -> Bool {
+        var visited: Set<ObjectIdentifier> = []
+        var pending = [start]
+        while let next = pending.popLast() {
+            if next === goal { return true }
+            guard visited.insert(ObjectIdentifier(next)).inserted else { continue }
+            for field in next.fields where !field.isRepeated {
+                if case let .message(target) = field.kind { pending.append(target) }
+            }
+        }
+        return false
+    }
+
+    // MARK: Names
+
+    private func reportCollisions(_ protoNames: [String], swiftNames: [String], in place: String, what: String) {
+        var firstBySwiftName: [String: String] = [:]
+        for (protoName, swiftName) in zip(protoNames, swiftNames) {
+            if let other = firstBySwiftName[swiftName] {
+                problems.append("\(place): \(what) \(other) and \(protoName) both map to the Swift name \(swiftName)")
+            } else {
+                firstBySwiftName[swiftName] = protoName
+            }
+        }
+    }
+
+    /// All top-level types of a run share one Swift module namespace.
+    private func checkTopLevelNames(_ files: [ProtoFile], generated: [ProtoFile]) {
+        let generatedNames = Set(generated.map(\.name))
+        var seen: [String: (fullName: String, file: String)] = [:]
+        for file in files {
+            let declared = file.messages.map { ($0.swiftName, $0.fullName) } + file.enums.map { ($0.swiftName, $0.fullName) }
+            for (swiftName, fullName) in declared {
+                if let other = seen[swiftName], other.fullName != fullName,
+                   generatedNames.contains(file.name) || generatedNames.contains(other.file) {
+                    problems.append("\(file.name): \(fullName) and \(other.fullName) (\(other.file)) both map to the Swift name \(swiftName)")
+                } else {
+                    seen[swiftName] = (fullName, file.name)
+                }
+            }
+        }
+    }
+}
+
+extension Field.Kind {
+    /// Numeric, bool and enum fields can be packed.
+    var isPackable: Bool {
+        switch self {
+        case let .scalar(scalar): return scalar != .string && scalar != .bytes
+        case .enumeration: return true
+        case .message: return false
+        }
+    }
+}
