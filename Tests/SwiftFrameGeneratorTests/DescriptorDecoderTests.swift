@@ -1,0 +1,116 @@
+import Foundation
+import SwiftFrame
+import Testing
+
+@testable import SwiftFrameGenerator
+
+/// The plugin's own descriptor decoder, on requests captured from a real protoc run.
+@Suite struct DescriptorDecoderTests {
+    static func userRequest() throws -> CodeGeneratorRequest {
+        let data = try Support.capturedRequest(includes: [Support.fixtureProtos], files: ["user.proto"],
+                                               parameter: "Visibility=internal")
+        return try CodeGeneratorRequest(serializedBytes: [UInt8](data))
+    }
+
+    @Test func requestEnvelope() throws {
+        let request = try Self.userRequest()
+        #expect(request.filesToGenerate == ["user.proto"])
+        #expect(request.parameter == "Visibility=internal")
+        #expect(request.protoFiles.map(\.name) == ["base.proto", "user.proto"])
+        #expect(request.compilerVersion?.major == 3)
+        #expect(request.compilerVersion?.minor == 21)
+    }
+
+    @Test func messagesFieldsAndEnums() throws {
+        let user = try #require(try Self.userRequest().protoFiles.last)
+        #expect(user.syntax == "proto3")
+        #expect(user.dependencies == ["base.proto"])
+        #expect(user.messages.map(\.name) == [
+            "User_msg", "signin_request", "login_request", "logout_request", "sigin_response",
+            "login_response", "User_info_request", "User_info_response",
+        ])
+        let login = user.messages[2]
+        #expect(login.fields.map(\.name) == ["nick_name", "pwd", "ip", "port", "device_name", "device_id", "version"])
+        #expect(login.fields.map(\.number) == [1, 2, 3, 4, 5, 6, 7])
+        #expect(login.fields.map(\.type) == [.string, .string, .string, .int32, .string, .string, .string])
+        #expect(login.fields.allSatisfy { $0.label == .optional && !$0.proto3Optional && $0.oneofIndex == nil })
+        let infoField = try #require(user.messages.last?.fields.first)
+        #expect(infoField.type == .message)
+        #expect(infoField.typeName == ".User_info")
+        #expect(infoField.jsonName == "userInfo")
+        let command = try #require(user.enums.first)
+        #expect(command.name == "User_cmd")
+        #expect(command.values.map(\.name) == ["User_cmd_sign_in", "User_cmd_login", "User_cmd_logout", "User_cmd_user_info"])
+        #expect(command.values.map(\.number) == [0, 2, 3, 4])
+    }
+
+    @Test func sourceComments() throws {
+        let user = try #require(try Self.userRequest().protoFiles.last)
+        let byPath = Dictionary(user.sourceLocations.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        // message 2 (login_request), and its field 1 (pwd).
+        #expect(byPath[[4, 2]]?.leadingComments == " Logs a device in.\n")
+        #expect(byPath[[4, 2, 2, 1]]?.trailingComments == " the password, as the users' server expects it\n")
+    }
+
+    /// The request's files agree with what `protoc --descriptor_set_out` writes for the same input.
+    @Test func agreesWithDescriptorSet() throws {
+        let directory = try Support.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let setFile = directory.appendingPathComponent("set.pb").path
+        let result = try Support.run(Support.protoc, [
+            "-I" + Support.fixtureProtos, "--include_imports", "--descriptor_set_out=" + setFile, "everything.proto",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let set = try FileDescriptorSet(serializedBytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: setFile))))
+        let request = try CodeGeneratorRequest(serializedBytes: [UInt8](
+            try Support.capturedRequest(includes: [Support.fixtureProtos], files: ["everything.proto"])))
+        #expect(set.files.map(\.name) == request.protoFiles.map(\.name))
+        func shape(_ files: [FileDescriptor]) -> [String] {
+            func walk(_ message: MessageDescriptor, _ prefix: String) -> [String] {
+                message.fields.map { "\(prefix)\(message.name).\($0.name)=\($0.number):\($0.rawType):\($0.label):\($0.typeName)" }
+                    + message.nestedMessages.flatMap { walk($0, prefix + message.name + ".") }
+            }
+            return files.flatMap { file in file.messages.flatMap { walk($0, file.package) } }
+        }
+        #expect(shape(set.files) == shape(request.protoFiles))
+        #expect(shape(set.files).count > 60)
+    }
+
+    @Test func optionsKeepTheirBytes() throws {
+        let sources = try Support.protoDirectory(["custom.proto": """
+            syntax = "proto3";
+            import "google/protobuf/descriptor.proto";
+            extend google.protobuf.MessageOptions { int32 command_id = 50001; }
+            message Ping {
+              option (command_id) = 42;
+              repeated int32 ids = 1 [packed = false];
+              repeated int32 packed_ids = 2;
+            }
+            enum Twin { option allow_alias = true; TWIN_A = 0; TWIN_B = 0; }
+            """])
+        defer { try? FileManager.default.removeItem(at: sources) }
+        let request = try CodeGeneratorRequest(serializedBytes: [UInt8](
+            try Support.capturedRequest(includes: [sources.path, "/usr/include"], files: ["custom.proto"])))
+        let file = try #require(request.protoFiles.last)
+        let ping = try #require(file.messages.first)
+        #expect(ping.options.varint(field: 50001) == 42)
+        #expect(ping.fields[0].packedOption == false)
+        #expect(ping.fields[1].packedOption == nil)
+        #expect(file.enums.first?.allowAlias == true)
+        #expect(file.extensions.first?.extendee == ".google.protobuf.MessageOptions")
+    }
+
+    @Test func malformedRequestsAreTypedErrors() {
+        // A length-delimited field claiming 5 bytes with 1 left.
+        #expect(throws: WireError.lengthPastEnd(offset: 1, length: 5, remaining: 1)) {
+            try CodeGeneratorRequest(serializedBytes: [0x0A, 0x05, 0x61])
+        }
+        // A file descriptor nested in the request, cut inside its name.
+        #expect(throws: WireError.self) {
+            try CodeGeneratorRequest(serializedBytes: [0x7A, 0x04, 0x0A, 0x09, 0x61, 0x62])
+        }
+        #expect(throws: WireError.invalidWireType(offset: 0, wireType: 7)) {
+            try CodeGeneratorRequest(serializedBytes: [0x0F])
+        }
+    }
+}

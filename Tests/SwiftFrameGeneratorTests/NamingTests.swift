@@ -1,0 +1,49 @@
+import Testing
+
+@testable import SwiftFrameGenerator
+
+@Suite struct NamingTests {
+    @Test(arguments: [
+        ("login_request", "LoginRequest"), ("User_msg", "UserMsg"), ("Common_method", "CommonMethod"),
+        ("Cs_20001", "Cs20001"), ("User_info_request", "UserInfoRequest"), ("CommonRespon", "CommonRespon"),
+        ("error_type", "ErrorType"), ("HTTPRequest", "HTTPRequest"), ("Error", "Error"),
+        ("Type", "Type_"), ("Protocol", "Protocol_"), ("Self", "Self_"), ("SwiftFrame", "SwiftFrame_"),
+        ("_private", "Private"),
+    ])
+    func typeNames(proto: String, swift: String) {
+        #expect(Naming.typeName(proto) == swift)
+    }
+
+    @Test func packagePrefixes() {
+        #expect(Naming.packagePrefix("") == "")
+        #expect(Naming.packagePrefix("im") == "Im_")
+        #expect(Naming.packagePrefix("google.protobuf") == "Google_Protobuf_")
+        #expect(Naming.packagePrefix("my_game.net") == "MyGame_Net_")
+        #expect(Naming.typeName("Any", prefix: "Google_Protobuf_") == "Google_Protobuf_Any")
+    }
+
+    @Test(arguments: [
+        ("nick_name", "nickName"), ("isSuc", "isSuc"), ("user_info", "userInfo"), ("PLAYER_ID", "playerId"),
+        ("URLPath", "urlPath"), ("HTTP_status", "httpStatus"), ("Name", "name"), ("p2p_connect", "p2pConnect"),
+        ("type", "type"), ("default", "default_"), ("self", "self_"), ("description", "description_"),
+        ("unknown_fields", "unknownFields_"), ("hash_value", "hashValue_"), ("size", "size"),
+        ("param1", "param1"), ("_leading", "leading"), ("a__b", "aB"),
+    ])
+    func fieldNames(proto: String, swift: String) {
+        #expect(Naming.fieldName(proto) == swift)
+    }
+
+    @Test(arguments: [
+        ("User_cmd_login", "User_cmd", "login"), ("User_cmd_sign_in", "User_cmd", "signIn"),
+        ("common_method_user", "Common_method", "user"), ("common_method_p2p_connect", "Common_method", "p2pConnect"),
+        ("CMD_TEST", "CommandEnum", "cmdTest"), ("CMD_HEART_BEAT", "CommandEnum", "cmdHeartBeat"),
+        ("comom_err", "error_type", "comomErr"), ("SIGN_ZERO", "Sign", "zero"),
+        ("KIND_LEAF", "Kind", "leaf"), ("ColorRed", "Color", "red"), ("COLORFUL", "Color", "colorful"),
+        ("KEYWORD_CASES_1ST", "Keyword_cases", "keywordCases1st"), ("SIGN", "Sign", "sign"),
+        ("KEYWORD_CASES_DEFAULT", "Keyword_cases", "default_"),
+        ("KEYWORD_CASES_UNRECOGNIZED", "Keyword_cases", "unrecognized_"),
+    ])
+    func caseNames(value: String, enumName: String, swift: String) {
+        #expect(Naming.caseName(value, enumName: enumName) == swift)
+    }
+}

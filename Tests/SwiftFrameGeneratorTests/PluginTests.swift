@@ -1,0 +1,117 @@
+import Foundation
+import SwiftFrame
+import Testing
+
+@testable import SwiftFrameGenerator
+
+/// The built plugin, run by protoc (or directly) as users run it.
+@Suite struct PluginTests {
+    @Test func oneFilePerInputNamedAfterIt() throws {
+        let (result, files) = try Support.generate([
+            "user.proto": "syntax = \"proto3\";\nmessage login_request { string nick_name = 1; }\n",
+            "sub/dir/thing.proto": "syntax = \"proto3\";\npackage game.net;\nmessage Thing { int32 id = 1; }\n",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Set(files.keys) == ["user.swiftframe.swift", "sub/dir/thing.swiftframe.swift"])
+        #expect(files["user.swiftframe.swift"]?.contains("public struct LoginRequest: SwiftFrame.Message") == true)
+        #expect(files["sub/dir/thing.swiftframe.swift"]?.contains("public struct Game_Net_Thing: SwiftFrame.Message") == true)
+    }
+
+    @Test func visibilityOption() throws {
+        let proto = ["a.proto": "syntax = \"proto3\";\nmessage A { int32 id = 1; }\nenum E { E_ZERO = 0; }\n"]
+        let (internalResult, internalFiles) = try Support.generate(proto, parameter: "Visibility=internal")
+        #expect(internalResult.status == 0, "\(internalResult.stderr)")
+        let internalSource = try #require(internalFiles["a.swiftframe.swift"])
+        #expect(!internalSource.contains("public "))
+        #expect(internalSource.contains("\nstruct A: SwiftFrame.Message"))
+        let (packageResult, packageFiles) = try Support.generate(proto, parameter: "Visibility=package")
+        #expect(packageResult.status == 0, "\(packageResult.stderr)")
+        #expect(packageFiles["a.swiftframe.swift"]?.contains("package struct A: SwiftFrame.Message") == true)
+    }
+
+    @Test(arguments: [
+        ("Bogus=1", "unknown option 'Bogus' (known options: Visibility)"),
+        ("Visibility", "option 'Visibility' needs a value: write Visibility=VALUE"),
+        ("Visibility=open", "option Visibility=open: expected one of public, internal, package"),
+    ])
+    func badParametersAreReported(parameter: String, message: String) throws {
+        let (result, files) = try Support.generate(["a.proto": "syntax = \"proto3\";\nmessage A {}\n"],
+                                                   parameter: parameter)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(files.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("syntax = \"proto2\";\nmessage Old { optional int32 a = 1; }\n",
+         "p.proto: proto2 syntax is not supported yet (only proto3 files can be generated)"),
+        ("syntax = \"proto3\";\nmessage M { map<string, int32> counts = 1; }\n",
+         "p.proto: message M: field counts: map fields are not supported yet"),
+        ("syntax = \"proto3\";\nmessage M { oneof choice { int32 a = 1; string b = 2; } }\n",
+         "p.proto: message M: oneof choice is not supported yet"),
+        ("syntax = \"proto3\";\nmessage foo_bar {}\nmessage FooBar {}\n",
+         "p.proto: FooBar and foo_bar (p.proto) both map to the Swift name FooBar"),
+        ("syntax = \"proto3\";\nmessage M { message a_b {} enum AB { AB_X = 0; } }\n",
+         "p.proto: message M: nested types a_b and AB both map to the Swift name AB"),
+    ])
+    func unsupportedInputFailsNamingFileAndElement(source: String, message: String) throws {
+        let (result, files) = try Support.generate(["p.proto": source])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(files.isEmpty)
+    }
+
+    /// protoc rejects proto3 fields whose JSON names clash, so this collision is built by hand.
+    @Test func fieldNameCollisionIsReported() {
+        var field = FieldDescriptor()
+        field.name = "URL"
+        field.number = 1
+        field.rawType = FieldDescriptor.FieldType.int32.rawValue
+        var twin = field
+        twin.name = "url"
+        twin.number = 2
+        var message = MessageDescriptor()
+        message.name = "M"
+        message.fields = [field, twin]
+        var file = FileDescriptor()
+        file.name = "p.proto"
+        file.syntax = "proto3"
+        file.messages = [message]
+        var request = CodeGeneratorRequest()
+        request.filesToGenerate = ["p.proto"]
+        request.protoFiles = [file]
+        let response = Generator.generate(request)
+        #expect(response.error == "p.proto: message M: fields URL and url both map to the Swift name url")
+        #expect(response.files.isEmpty)
+    }
+
+    @Test func malformedStdinFailsWithAMessage() throws {
+        let result = try Support.run(Support.plugin, [], input: Data([0x0A, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]))
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("stdin is not a valid CodeGeneratorRequest: length"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test func responseCarriesFilesAndFeatures() throws {
+        let request = try Support.capturedRequest(includes: [Support.fixtureProtos], files: ["user.proto", "game.proto"])
+        let result = try Support.run(Support.plugin, [], input: request)
+        #expect(result.status == 0, "\(result.stderr)")
+        let response = try CodeGeneratorResponse(serializedBytes: [UInt8](result.stdout))
+        #expect(response.error == nil)
+        #expect(response.supportedFeatures == CodeGeneratorResponse.featureProto3Optional)
+        #expect(response.files.map(\.name) == ["user.swiftframe.swift", "game.swiftframe.swift"])
+        // The same bytes in give the same bytes out.
+        let again = try Support.run(Support.plugin, [], input: request)
+        #expect(again.stdout == result.stdout)
+    }
+
+    @Test func goldenForLoginRequestMatchesTheLibrary() throws {
+        // The executable and the library agree: generating in-process gives the checked-in file.
+        let request = try CodeGeneratorRequest(serializedBytes: [UInt8](
+            try Support.capturedRequest(includes: [Support.fixtureProtos], files: ["user.proto"])))
+        let response = Generator.generate(request)
+        let golden = try String(contentsOf: Support.root.appendingPathComponent("Fixtures/generated/user.swiftframe.swift"),
+                                encoding: .utf8)
+        #expect(response.files.first?.content == golden)
+    }
+}
