@@ -1,0 +1,67 @@
+import Testing
+import SwiftFrame
+
+/// A message whose size pass under-reports what its write pass writes (a generator bug).
+struct UndersizedMessage: Message {
+    static let protoMessageName = "swiftframe.test.Undersized"
+    var unknownFields = UnknownFields()
+    init() {}
+    mutating func decodeMessage(from reader: inout ProtoReader) throws(WireError) {}
+    func computeSize(into cache: inout SizeCache) -> Int { 2 }
+    func encodeMessage(to writer: inout ProtoWriter) {
+        writer.writeTag(8)
+        writer.writeVarint(300)  // three bytes in all
+    }
+}
+
+/// A message whose size pass over-reports what its write pass writes.
+struct OversizedMessage: Message {
+    static let protoMessageName = "swiftframe.test.Oversized"
+    var unknownFields = UnknownFields()
+    init() {}
+    mutating func decodeMessage(from reader: inout ProtoReader) throws(WireError) {}
+    func computeSize(into cache: inout SizeCache) -> Int { 5 }
+    func encodeMessage(to writer: inout ProtoWriter) {
+        writer.writeTag(8)
+        writer.writeVarint(1)  // two bytes in all
+    }
+}
+
+/// The writer is bounds-checked: a size pass that disagrees with the write pass stops the
+/// process instead of writing past the buffer or returning short output.
+@Suite struct WriterSafetyTests {
+    @Test func remainingCountsDown() {
+        var bytes = [UInt8](repeating: 0, count: 12)
+        bytes.withUnsafeMutableBytes { buffer in
+            var writer = ProtoWriter(buffer: buffer, sizes: SizeCache())
+            #expect(writer.remaining == 12)
+            writer.writeFixed32(1)
+            #expect(writer.remaining == 8)
+            writer.writeFixed64(2)
+            #expect(writer.remaining == 0)
+        }
+        #expect(bytes == [0x01, 0, 0, 0, 0x02, 0, 0, 0, 0, 0, 0, 0])
+    }
+
+    @Test func undersizedMessageTraps() async {
+        await #expect(processExitsWith: .failure) {
+            _ = try? UndersizedMessage().serializedBytes()
+        }
+    }
+
+    @Test func oversizedMessageTraps() async {
+        await #expect(processExitsWith: .failure) {
+            _ = try? OversizedMessage().serializedBytes()
+        }
+    }
+
+    @Test func writingPastTheBufferTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var bytes = [UInt8](repeating: 0, count: 4)
+            bytes.withUnsafeMutableBytes { buffer in
+                var writer = ProtoWriter(buffer: buffer, sizes: SizeCache())
+                writer.writeFixed64(1)
+            }
+        }
+    }
+}
