@@ -235,7 +235,7 @@ import SwiftFrame
                 try Node(buffer: UnsafeRawBufferPointer(rebasing: buffer[0..<6]))
             }
         }
-        #expect(throws: WireError.tooDeep(offset: 2, limit: 0)) {
+        #expect(throws: WireError.tooDeep(offset: 0, limit: 0)) {
             try [UInt8]([0x12, 0x00]).withUnsafeBytes { buffer in try Node(buffer: buffer, maxDepth: 0) }
         }
     }

@@ -54,7 +54,7 @@ import SwiftFrame
             }
         }
         // Outer length 2 (00 00); inner length 0 read at offset 1: its body would start at 2.
-        #expect(throws: WireError.tooDeep(offset: 2, limit: 1)) {
+        #expect(throws: WireError.tooDeep(offset: 0, limit: 1)) {
             try withReader([0x02, 0x00, 0x00], maxDepth: 1) { reader throws(WireError) in try nestedTwice(&reader) }
         }
         #expect(try withReader([0x02, 0x00, 0x00], maxDepth: 2) { reader throws(WireError) in

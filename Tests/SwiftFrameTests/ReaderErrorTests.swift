@@ -193,25 +193,25 @@ import SwiftFrame
 
     @Test func nestingPastTheDefaultLimitIsTooDeep() {
         let bytes = Self.chain(depth: ProtoReader.defaultMaxDepth + 1)
-        // The 101st child's length has been read; its body (08 01) starts two bytes from the end.
-        #expect(decodeError(Node.self, bytes) == .tooDeep(offset: bytes.count - 2, limit: 100))
+        // The 101st child starts with its tag and length (12 02), four bytes from the end.
+        #expect(decodeError(Node.self, bytes) == .tooDeep(offset: bytes.count - 4, limit: 100))
     }
 
     @Test func maxDepthParameterIsHonoured() throws {
         // Four nested children: 12 08 [12 06 [12 04 [12 02 [08 01]]]].
         let four: [UInt8] = [0x12, 0x08, 0x12, 0x06, 0x12, 0x04, 0x12, 0x02, 0x08, 0x01]
         #expect(Self.chain(depth: 4) == four)
-        #expect(decodeError(Node.self, four, maxDepth: 3) == .tooDeep(offset: 8, limit: 3))
+        #expect(decodeError(Node.self, four, maxDepth: 3) == .tooDeep(offset: 6, limit: 3))
         #expect(decodeError(Node.self, four, maxDepth: 4) == nil)
         #expect(decodeError(Node.self, four) == nil)
-        #expect(throws: WireError.tooDeep(offset: 8, limit: 3)) {
+        #expect(throws: WireError.tooDeep(offset: 6, limit: 3)) {
             try Node(serializedBytes: four[...], maxDepth: 3)
         }
         // maxDepth 0: no nested message at all, but flat fields are fine.
-        #expect(decodeError(Node.self, [0x12, 0x00], maxDepth: 0) == .tooDeep(offset: 2, limit: 0))
+        #expect(decodeError(Node.self, [0x12, 0x00], maxDepth: 0) == .tooDeep(offset: 0, limit: 0))
         #expect(decodeError(Node.self, [0x08, 0x01], maxDepth: 0) == nil)
         // Repeated children count too.
-        #expect(decodeError(Node.self, [0x1A, 0x02, 0x1A, 0x00], maxDepth: 1) == .tooDeep(offset: 4, limit: 1))
+        #expect(decodeError(Node.self, [0x1A, 0x02, 0x1A, 0x00], maxDepth: 1) == .tooDeep(offset: 2, limit: 1))
     }
 
     @Test func siblingsDoNotAccumulateDepth() throws {

@@ -161,30 +161,30 @@ public struct ProtoReader {
     public mutating func readPackedFixed32<C: Fixed32Codec>(
         into values: inout [C.Value], _: C.Type
     ) throws(WireError) {
-        let start = position
-        let length = try readLength()
-        guard length & 3 == 0 else { throw .malformedPackedField(offset: start, length: length) }
-        let count = length >> 2
-        values.reserveCapacity(values.count + count)
-        for index in 0..<count {
-            let raw = base.loadUnaligned(fromByteOffset: position + index << 2, as: UInt32.self)
-            values.append(C.value(UInt32(littleEndian: raw)))
-        }
-        position &+= length
+        try readPackedFixed(into: &values, C.value)
     }
 
     @inlinable
     public mutating func readPackedFixed64<C: Fixed64Codec>(
         into values: inout [C.Value], _: C.Type
     ) throws(WireError) {
+        try readPackedFixed(into: &values, C.value)
+    }
+
+    /// A packed run of little-endian `Raw` values; its length must be a whole number of them.
+    @inlinable
+    mutating func readPackedFixed<Raw: FixedWidthInteger, Value>(
+        into values: inout [Value], _ convert: (Raw) -> Value
+    ) throws(WireError) {
         let start = position
         let length = try readLength()
-        guard length & 7 == 0 else { throw .malformedPackedField(offset: start, length: length) }
-        let count = length >> 3
+        let width = MemoryLayout<Raw>.size
+        guard length % width == 0 else { throw .malformedPackedField(offset: start, length: length) }
+        let count = length / width
         values.reserveCapacity(values.count + count)
         for index in 0..<count {
-            let raw = base.loadUnaligned(fromByteOffset: position + index << 3, as: UInt64.self)
-            values.append(C.value(UInt64(littleEndian: raw)))
+            let raw = base.loadUnaligned(fromByteOffset: position + index * width, as: Raw.self)
+            values.append(convert(Raw(littleEndian: raw)))
         }
         position &+= length
     }
@@ -196,7 +196,7 @@ public struct ProtoReader {
     @inlinable
     public mutating func readMessage<M: Message>(merging message: inout M) throws(WireError) {
         let length = try readLength()
-        guard depthRemaining > 0 else { throw .tooDeep(offset: position, limit: maxDepth) }
+        guard depthRemaining > 0 else { throw .tooDeep(offset: tagStart, limit: maxDepth) }
         let outerLimit = limit
         limit = position + length
         depthRemaining -= 1
@@ -234,7 +234,7 @@ public struct ProtoReader {
         _ body: (inout ProtoReader) throws(WireError) -> T
     ) throws(WireError) -> T {
         let length = try readLength()
-        guard depthRemaining > 0 else { throw .tooDeep(offset: position, limit: maxDepth) }
+        guard depthRemaining > 0 else { throw .tooDeep(offset: tagStart, limit: maxDepth) }
         let outerLimit = limit
         limit = position + length
         depthRemaining -= 1

@@ -127,21 +127,23 @@ public struct ProtoWriter {
 
     @inlinable
     public mutating func writePackedFixed32<C: Fixed32Codec>(_ values: [C.Value], _: C.Type) {
-        writeVarint(UInt64(values.count &* 4))
-        require(values.count &* 4)
-        for value in values {
-            cursor.storeBytes(of: C.wire(value).littleEndian, as: UInt32.self)
-            cursor += 4
-        }
+        writePackedFixed(values, C.wire)
     }
 
     @inlinable
     public mutating func writePackedFixed64<C: Fixed64Codec>(_ values: [C.Value], _: C.Type) {
-        writeVarint(UInt64(values.count &* 8))
-        require(values.count &* 8)
+        writePackedFixed(values, C.wire)
+    }
+
+    /// A length prefix, then each value as little-endian `Raw`.
+    @inlinable
+    mutating func writePackedFixed<Raw: FixedWidthInteger, Value>(_ values: [Value], _ convert: (Value) -> Raw) {
+        let length = values.count &* MemoryLayout<Raw>.size
+        writeVarint(UInt64(length))
+        require(length)
         for value in values {
-            cursor.storeBytes(of: C.wire(value).littleEndian, as: UInt64.self)
-            cursor += 8
+            cursor.storeBytes(of: convert(value).littleEndian, as: Raw.self)
+            cursor += MemoryLayout<Raw>.size
         }
     }
 

@@ -15,7 +15,8 @@ public enum WireError: Error, Hashable, Sendable {
     case fieldNumberZero(offset: Int)
     /// A `string` field whose bytes are not valid UTF-8.
     case invalidUTF8(offset: Int)
-    /// Messages or groups nested deeper than the reader's limit.
+    /// Messages or groups nested deeper than the reader's limit; `offset` is the tag that
+    /// opens the first one too deep.
     case tooDeep(offset: Int, limit: Int)
     /// An end-group tag with no matching start-group tag, or with another field number.
     case unmatchedEndGroup(offset: Int)
