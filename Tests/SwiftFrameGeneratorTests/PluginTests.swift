@@ -85,6 +85,18 @@ import Testing
         #expect(response.files.isEmpty)
     }
 
+    @Test func typesFromProto2ImportsAreRefused() throws {
+        let (result, files) = try Support.generate([
+            "old.proto": "syntax = \"proto2\";\npackage legacy;\nmessage Old { optional int32 a = 1; }\n",
+            "p.proto": "syntax = \"proto3\";\nimport \"old.proto\";\nmessage M { legacy.Old old = 1; }\n",
+        ], only: ["p.proto"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(
+            "p.proto: message M: field old: type legacy.Old comes from old.proto, a proto2 file, which cannot be generated yet"),
+            "\(result.stderr)")
+        #expect(files.isEmpty)
+    }
+
     @Test func malformedStdinFailsWithAMessage() throws {
         let result = try Support.run(Support.plugin, [], input: Data([0x0A, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]))
         #expect(result.status == 1)

@@ -108,7 +108,9 @@ enum Support {
     }
 
     /// Runs protoc with the built plugin; returns its status, stderr and the generated files.
-    static func generate(_ files: [String: String], parameter: String? = nil) throws -> (Output, [String: String]) {
+    /// `only` names the files to generate; by default all of `files`.
+    static func generate(_ files: [String: String], parameter: String? = nil,
+                         only: [String]? = nil) throws -> (Output, [String: String]) {
         let sources = try protoDirectory(files)
         let output = try temporaryDirectory()
         defer {
@@ -118,7 +120,7 @@ enum Support {
         var arguments = ["-I" + sources.path, "--plugin=protoc-gen-swiftframe=\(plugin)",
                          "--swiftframe_out=\(output.path)"]
         if let parameter { arguments.append("--swiftframe_opt=\(parameter)") }
-        arguments += files.keys.sorted()
+        arguments += only ?? files.keys.sorted()
         let result = try run(protoc, arguments)
         var generated: [String: String] = [:]
         if let names = FileManager.default.enumerator(atPath: output.path) {

@@ -207,8 +207,11 @@ public final class EnumType {
     /// One case per distinct number, in declaration order.
     public internal(set) var cases: [Case] = []
     public internal(set) var aliases: [Alias] = []
+    unowned let file: ProtoFile
 
-    init(protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?) {
+    init(protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?,
+         file: ProtoFile) {
+        self.file = file
         self.protoName = protoName
         self.fullName = fullName
         self.swiftName = swiftName

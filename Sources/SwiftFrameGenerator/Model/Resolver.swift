@@ -72,7 +72,7 @@ final class Resolver {
         let enumType = EnumType(
             protoName: descriptor.name, fullName: fullName, swiftName: swiftName,
             swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
-            comments: file.comments[path])
+            comments: file.comments[path], file: file)
         types["." + fullName] = .enumeration(enumType)
 
         // Drop the enum's name from its values unless that makes two names collide.
@@ -167,12 +167,14 @@ final class Resolver {
                 }
                 return nil
             }
+            guard isGeneratable(target.file, for: field, place: place) else { return nil }
             kind = .message(target)
         case .enum:
             guard case let .enumeration(target)? = types[field.typeName] else {
                 problems.append("\(place): unknown enum type \(field.typeName)")
                 return nil
             }
+            guard isGeneratable(target.file, for: field, place: place) else { return nil }
             kind = .enumeration(target)
         default:
             kind = .scalar(ScalarType(type)!)
@@ -193,6 +195,15 @@ final class Resolver {
         }
         return Field(protoName: field.name, number: field.number, swiftName: Naming.fieldName(field.name),
                      kind: kind, presence: presence, comments: comments)
+    }
+
+    /// A type from a file this generator cannot generate (proto2, editions) would be a
+    /// reference to Swift that never exists.
+    private func isGeneratable(_ file: ProtoFile, for field: FieldDescriptor, place: String) -> Bool {
+        guard file.descriptor.syntax != "proto3" else { return true }
+        let syntax = file.descriptor.syntax.isEmpty ? "proto2" : file.descriptor.syntax
+        problems.append("\(place): type \(field.typeName.dropFirst()) comes from \(file.name), a \(syntax) file, which cannot be generated yet")
+        return false
     }
 
     private func mapEntry(_ typeName: String, in message: MessageType) -> MessageDescriptor? {
