@@ -8,4 +8,4 @@ cd "$(dirname "$0")/.."
 rm -rf "$out"
 mkdir -p "$out"
 protoc --plugin=protoc-gen-swiftframe="$plugin" --swiftframe_out="$out" \
-    -I Fixtures/protos $(ls Fixtures/protos/*.proto | sort)
+    -I Fixtures/protos -I Protos $(ls Fixtures/protos/*.proto | sort)

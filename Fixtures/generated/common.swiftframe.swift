@@ -154,3 +154,37 @@ extension CommonRespon {
         writer.writeUnknownFields(self.unknownFields)
     }
 }
+
+extension Common {
+    /// What `body` holds, selected by `method`.
+    public enum Body: Swift.Sendable, Swift.Hashable {
+        case user(UserMsg)
+        /// A `method` that holds no declared message; the bytes as they are.
+        case other(method: CommonMethod, bytes: [Swift.UInt8])
+    }
+
+    /// A `Common` whose `method` and `body` carry `content`.
+    public init(_ content: Body) throws(SwiftFrame.WireError) {
+        self.init()
+        switch content {
+        case let .user(message):
+            self.method = .user
+            self.body = try message.serializedBytes()
+        case let .other(selector, bytes):
+            self.method = selector
+            self.body = bytes
+        }
+    }
+
+    /// Decodes what `body` holds, as `method` says.
+    public func decodedBody() throws(SwiftFrame.WireError) -> Body {
+        switch self.method {
+        case .user: return .user(try UserMsg(serializedBytes: self.body))
+        default: return .other(method: self.method, bytes: self.body)
+        }
+    }
+}
+
+extension Common: SwiftFrame.RequestMessage {
+    public typealias Response = CommonRespon
+}

@@ -157,3 +157,58 @@ extension Sc20001 {
         writer.writeUnknownFields(self.unknownFields)
     }
 }
+
+/// The commands of this file, framed as `length:u32:after cmd:u16`.
+/// Ids travel in the header's command field.
+public enum ErlangCommands: SwiftFrame.CommandTable {
+    public static let layout = SwiftFrame.FrameLayout(checkedDescription: "length:u32:after cmd:u16")
+
+    /// The command ids.
+    public enum ID: Swift.UInt32, Swift.Sendable, Swift.CaseIterable {
+        case cs20001 = 20001 // Cs_20001
+    }
+
+    /// What a client receives: responses and pushes.
+    public enum Inbound: Swift.Sendable, Swift.Hashable {
+        case sc20001(Sc20001)
+        /// A command id this table does not know.
+        case unknown(command: Swift.UInt32, payload: [Swift.UInt8])
+    }
+
+    /// What a server receives: requests.
+    public enum Request: Swift.Sendable, Swift.Hashable {
+        case cs20001(Cs20001)
+        /// A command id this table does not know.
+        case unknown(command: Swift.UInt32, payload: [Swift.UInt8])
+    }
+
+    /// Decodes a frame a client received.
+    public static func decode(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Inbound {
+        let command = Self.commandID(of: frame)
+        switch command {
+        case 20001: return .sc20001(try Sc20001(serializedBytes: frame.payload))
+        default: return .unknown(command: command, payload: Swift.Array(frame.payload))
+        }
+    }
+
+    /// Decodes a frame a server received.
+    public static func decodeRequest(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Request {
+        let command = Self.commandID(of: frame)
+        switch command {
+        case 20001: return .cs20001(try Cs20001(serializedBytes: frame.payload))
+        default: return .unknown(command: command, payload: Swift.Array(frame.payload))
+        }
+    }
+}
+
+extension Cs20001: SwiftFrame.CommandMessage {
+    public static let commandID: Swift.UInt32 = 20001
+}
+
+extension Sc20001: SwiftFrame.CommandMessage {
+    public static let commandID: Swift.UInt32 = 20001
+}
+
+extension Cs20001: SwiftFrame.RequestMessage {
+    public typealias Response = Sc20001
+}

@@ -2,13 +2,13 @@
 
 import SwiftFrame
 
+/// Values pair with messages by name: CMD_TEST <-> Test_Req / Test_Rsp.
 public enum CommandEnum: SwiftFrame.Enum {
     case cmdDefault // CMD_DEFAULT = 0
     case cmdTest // CMD_TEST = 1
     /// the server may answer any request with Error_Rsp
     case cmdError // CMD_ERROR = 100000
     case cmdSystemLogout // CMD_SYSTEM_LOGOUT = 99900001
-    /// heartbeat: an empty request (Empty_Req), size = 4
     case cmdHeartBeat // CMD_HEART_BEAT = 99900002
     /// A number this version of the enum does not know, kept as it was read.
     case unrecognized(Swift.Int32)
@@ -214,4 +214,86 @@ extension EmptyReq {
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeUnknownFields(self.unknownFields)
     }
+}
+
+/// The commands of this file, framed as `magic:u32=0xFF length:u32:cmd+body cmd:u32`.
+/// Ids travel in the header's command field.
+public enum GameCommands: SwiftFrame.CommandTable {
+    public static let layout = SwiftFrame.FrameLayout(checkedDescription: "magic:u32=0xFF length:u32:cmd+body cmd:u32")
+
+    /// The command ids.
+    public enum ID: Swift.UInt32, Swift.Sendable, Swift.CaseIterable {
+        case test = 1 // CMD_TEST
+        case error = 100000 // CMD_ERROR
+        case systemLogout = 99900001 // CMD_SYSTEM_LOGOUT
+        case heartBeat = 99900002 // CMD_HEART_BEAT
+    }
+
+    /// What a client receives: responses and pushes.
+    public enum Inbound: Swift.Sendable, Swift.Hashable {
+        case testRsp(TestRsp)
+        case errorRsp(ErrorRsp)
+        /// CMD_SYSTEM_LOGOUT, which carries no typed message.
+        case systemLogout(payload: [Swift.UInt8])
+        /// CMD_HEART_BEAT, which carries no typed message.
+        case heartBeat(payload: [Swift.UInt8])
+        /// A command id this table does not know.
+        case unknown(command: Swift.UInt32, payload: [Swift.UInt8])
+    }
+
+    /// What a server receives: requests.
+    public enum Request: Swift.Sendable, Swift.Hashable {
+        case testReq(TestReq)
+        /// CMD_ERROR, which carries no typed message.
+        case error(payload: [Swift.UInt8])
+        /// CMD_SYSTEM_LOGOUT, which carries no typed message.
+        case systemLogout(payload: [Swift.UInt8])
+        case emptyReq(EmptyReq)
+        /// A command id this table does not know.
+        case unknown(command: Swift.UInt32, payload: [Swift.UInt8])
+    }
+
+    /// Decodes a frame a client received.
+    public static func decode(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Inbound {
+        let command = Self.commandID(of: frame)
+        switch command {
+        case 1: return .testRsp(try TestRsp(serializedBytes: frame.payload))
+        case 100000: return .errorRsp(try ErrorRsp(serializedBytes: frame.payload))
+        case 99900001: return .systemLogout(payload: Swift.Array(frame.payload))
+        case 99900002: return .heartBeat(payload: Swift.Array(frame.payload))
+        default: return .unknown(command: command, payload: Swift.Array(frame.payload))
+        }
+    }
+
+    /// Decodes a frame a server received.
+    public static func decodeRequest(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Request {
+        let command = Self.commandID(of: frame)
+        switch command {
+        case 1: return .testReq(try TestReq(serializedBytes: frame.payload))
+        case 100000: return .error(payload: Swift.Array(frame.payload))
+        case 99900001: return .systemLogout(payload: Swift.Array(frame.payload))
+        case 99900002: return .emptyReq(try EmptyReq(serializedBytes: frame.payload))
+        default: return .unknown(command: command, payload: Swift.Array(frame.payload))
+        }
+    }
+}
+
+extension TestReq: SwiftFrame.CommandMessage {
+    public static let commandID: Swift.UInt32 = 1
+}
+
+extension TestRsp: SwiftFrame.CommandMessage {
+    public static let commandID: Swift.UInt32 = 1
+}
+
+extension ErrorRsp: SwiftFrame.CommandMessage {
+    public static let commandID: Swift.UInt32 = 100000
+}
+
+extension EmptyReq: SwiftFrame.CommandMessage {
+    public static let commandID: Swift.UInt32 = 99900002
+}
+
+extension TestReq: SwiftFrame.RequestMessage {
+    public typealias Response = TestRsp
 }

@@ -2,6 +2,7 @@
 
 import SwiftFrame
 
+/// What User_msg.body holds for each command, and the reply's type in CommonRespon.respon.
 public enum UserCmd: SwiftFrame.Enum {
     case signIn // User_cmd_sign_in = 0
     case login // User_cmd_login = 2
@@ -439,4 +440,61 @@ extension UserInfoResponse {
         }
         writer.writeUnknownFields(self.unknownFields)
     }
+}
+
+extension UserMsg {
+    /// What `body` holds, selected by `cmd`.
+    public enum Body: Swift.Sendable, Swift.Hashable {
+        case signIn(SigninRequest)
+        case login(LoginRequest)
+        case logout(LogoutRequest)
+        case userInfo(UserInfoRequest)
+        /// A `cmd` that holds no declared message; the bytes as they are.
+        case other(cmd: UserCmd, bytes: [Swift.UInt8])
+    }
+
+    /// A `User_msg` whose `cmd` and `body` carry `content`.
+    public init(_ content: Body) throws(SwiftFrame.WireError) {
+        self.init()
+        switch content {
+        case let .signIn(message):
+            self.cmd = .signIn
+            self.body = try message.serializedBytes()
+        case let .login(message):
+            self.cmd = .login
+            self.body = try message.serializedBytes()
+        case let .logout(message):
+            self.cmd = .logout
+            self.body = try message.serializedBytes()
+        case let .userInfo(message):
+            self.cmd = .userInfo
+            self.body = try message.serializedBytes()
+        case let .other(selector, bytes):
+            self.cmd = selector
+            self.body = bytes
+        }
+    }
+
+    /// Decodes what `body` holds, as `cmd` says.
+    public func decodedBody() throws(SwiftFrame.WireError) -> Body {
+        switch self.cmd {
+        case .signIn: return .signIn(try SigninRequest(serializedBytes: self.body))
+        case .login: return .login(try LoginRequest(serializedBytes: self.body))
+        case .logout: return .logout(try LogoutRequest(serializedBytes: self.body))
+        case .userInfo: return .userInfo(try UserInfoRequest(serializedBytes: self.body))
+        default: return .other(cmd: self.cmd, bytes: self.body)
+        }
+    }
+}
+
+extension UserInfoRequest: SwiftFrame.RequestMessage {
+    public typealias Response = UserInfoResponse
+}
+
+extension LoginRequest: SwiftFrame.RequestMessage {
+    public typealias Response = LoginResponse
+}
+
+extension SigninRequest: SwiftFrame.RequestMessage {
+    public typealias Response = SiginResponse
 }

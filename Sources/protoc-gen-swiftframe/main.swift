@@ -46,7 +46,10 @@ while true {
 }
 
 do {
-    let output = try Generator.run(requestBytes: input)
+    let (output, warnings) = try Generator.run(requestBytes: input)
+    for warning in warnings {
+        _ = writeAll(Array("protoc-gen-swiftframe: warning: \(warning)\n".utf8), to: 2)
+    }
     guard writeAll(output, to: 1) else { fail("cannot write the response to stdout") }
 } catch {
     fail("stdin is not a valid CodeGeneratorRequest: \(error)")

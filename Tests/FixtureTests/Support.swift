@@ -16,6 +16,8 @@ let repoRoot: URL = URL(fileURLWithPath: #filePath)
 
 /// `<root>/Fixtures/protos`, the `-I` path for every protoc run.
 let protoDirectory: String = repoRoot.appendingPathComponent("Fixtures/protos").path
+/// `<root>/Protos`, where `swiftframe/options.proto` lives.
+let optionsDirectory: String = repoRoot.appendingPathComponent("Protos").path
 
 // MARK: protoc
 
@@ -81,12 +83,12 @@ enum Protoc {
 
     /// `protoc --encode=<type>`: text format in, wire bytes out.
     static func encode(_ text: String, as type: String, file: String) throws -> [UInt8] {
-        try run(["-I", protoDirectory, file, "--encode=\(type)"], input: Array(text.utf8))
+        try run(["-I", protoDirectory, "-I", optionsDirectory, file, "--encode=\(type)"], input: Array(text.utf8))
     }
 
     /// `protoc --decode=<type>`: wire bytes in, text format out.
     static func decode(_ bytes: [UInt8], as type: String, file: String) throws -> String {
-        let text = try run(["-I", protoDirectory, file, "--decode=\(type)"], input: bytes)
+        let text = try run(["-I", protoDirectory, "-I", optionsDirectory, file, "--decode=\(type)"], input: bytes)
         return String(decoding: text, as: UTF8.self)
     }
 

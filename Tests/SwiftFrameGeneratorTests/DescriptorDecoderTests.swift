@@ -16,7 +16,9 @@ import Testing
         let request = try Self.userRequest()
         #expect(request.filesToGenerate == ["user.proto"])
         #expect(request.parameter == "Visibility=internal")
-        #expect(request.protoFiles.map(\.name) == ["base.proto", "user.proto"])
+        #expect(request.protoFiles.map(\.name) == [
+            "base.proto", "google/protobuf/descriptor.proto", "swiftframe/options.proto", "user.proto",
+        ])
         #expect(request.compilerVersion?.major == 3)
         #expect(request.compilerVersion?.minor == 21)
     }
@@ -24,7 +26,7 @@ import Testing
     @Test func messagesFieldsAndEnums() throws {
         let user = try #require(try Self.userRequest().protoFiles.last)
         #expect(user.syntax == "proto3")
-        #expect(user.dependencies == ["base.proto"])
+        #expect(user.dependencies == ["base.proto", "swiftframe/options.proto"])
         #expect(user.messages.map(\.name) == [
             "User_msg", "signin_request", "login_request", "logout_request", "sigin_response",
             "login_response", "User_info_request", "User_info_response",

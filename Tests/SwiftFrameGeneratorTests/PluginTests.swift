@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("Bogus=1", "unknown option 'Bogus' (known options: Visibility)"),
+        ("Bogus=1", "unknown option 'Bogus' (known options: Visibility, Layout, LayoutFile)"),
         ("Visibility", "option 'Visibility' needs a value: write Visibility=VALUE"),
         ("Visibility=open", "option Visibility=open: expected one of public, internal, package"),
     ])

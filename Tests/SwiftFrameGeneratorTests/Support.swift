@@ -6,6 +6,8 @@ enum Support {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let fixtureProtos = root.appendingPathComponent("Fixtures/protos").path
+    /// Where `swiftframe/options.proto` lives.
+    static let optionsProtos = root.appendingPathComponent("Protos").path
 
     /// The plugin SwiftPM built for this test run (the test target depends on it).
     static var plugin: String {
@@ -90,7 +92,7 @@ enum Support {
         let requestFile = directory.appendingPathComponent("request.bin")
         try "#!/bin/sh\ncat > \"$CAPTURE_TO\"\n".write(to: capture, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: capture.path)
-        var arguments = includes.map { "-I" + $0 }
+        var arguments = (includes + [optionsProtos]).map { "-I" + $0 }
         arguments += ["--plugin=protoc-gen-capture=\(capture.path)", "--capture_out=\(directory.path)"]
         if let parameter { arguments.append("--capture_opt=\(parameter)") }
         arguments += files
@@ -117,7 +119,7 @@ enum Support {
             try? FileManager.default.removeItem(at: sources)
             try? FileManager.default.removeItem(at: output)
         }
-        var arguments = ["-I" + sources.path, "--plugin=protoc-gen-swiftframe=\(plugin)",
+        var arguments = ["-I" + sources.path, "-I" + optionsProtos, "--plugin=protoc-gen-swiftframe=\(plugin)",
                          "--swiftframe_out=\(output.path)"]
         if let parameter { arguments.append("--swiftframe_opt=\(parameter)") }
         arguments += only ?? files.keys.sorted()

@@ -129,14 +129,24 @@ public struct Options: Sendable, Equatable {
 
     /// The last value of a varint field, nil when absent or unreadable.
     public func varint(field: Int) -> UInt64? {
-        let wanted = Wire.tag(fieldNumber: field, wireType: .varint)
-        return bytes.withUnsafeBytes { buffer -> UInt64? in
+        last(field: field, wireType: .varint) { reader throws(WireError) in try reader.readVarint() }
+    }
+
+    /// The last value of a string field (custom options such as `(swiftframe.layout)`).
+    public func string(field: Int) -> String? {
+        last(field: field, wireType: .lengthDelimited) { reader throws(WireError) in try reader.readString() }
+    }
+
+    private func last<T>(field: Int, wireType: WireType,
+                         _ read: (inout ProtoReader) throws(WireError) -> T) -> T? {
+        let wanted = Wire.tag(fieldNumber: field, wireType: wireType)
+        return bytes.withUnsafeBytes { buffer -> T? in
             var reader = ProtoReader(buffer: buffer)
-            var found: UInt64?
+            var found: T?
             do throws(WireError) {
                 while reader.hasRemaining {
                     let tag = try reader.readTag()
-                    if tag == wanted { found = try reader.readVarint() } else { try reader.skipValue(tag: tag) }
+                    if tag == wanted { found = try read(&reader) } else { try reader.skipValue(tag: tag) }
                 }
             } catch {
                 return nil

@@ -20,6 +20,15 @@ struct FileEmitter {
         for message in file.messages {
             MessageEmitter(message: message, visibility: visibility).emitCodecExtensions(to: printer)
         }
+        if let table = file.commandTable {
+            printer.line()
+            CommandTableEmitter(table: table, visibility: visibility).emit(to: printer)
+            CommandTableEmitter.emitConformances(table.conformances, visibility: visibility, to: printer)
+        }
+        for envelope in file.envelopes {
+            EnvelopeEmitter(envelope: envelope, visibility: visibility).emit(to: printer)
+        }
+        EnvelopeEmitter.emitResponsePairs(file.responsePairs, visibility: visibility, to: printer)
         return printer.output
     }
 }

@@ -107,6 +107,13 @@ public final class ProtoFile {
 
     public var name: String { descriptor.name }
 
+    /// The command table of this file, when it declares commands.
+    public internal(set) var commandTable: CommandTable?
+    /// Messages of this file whose bytes field holds a message chosen by an enum field.
+    public internal(set) var envelopes: [Envelope] = []
+    /// Request → response pairs declared in this file (each pair is declared in one file).
+    public internal(set) var responsePairs: [(request: MessageType, response: MessageType)] = []
+
     /// `user.proto` → `user.swiftframe.swift`, keeping the directory.
     public var outputName: String {
         let base = name.hasSuffix(".proto") ? String(name.dropLast(6)) : name
@@ -190,6 +197,8 @@ public final class EnumType {
         public let number: Int32
         public let swiftName: String
         public let comments: String?
+        /// EnumValueOptions bytes (custom options such as `(swiftframe.holds)`).
+        let options: Options
     }
 
     /// A second name for a number (`allow_alias`), generated as a static constant.
@@ -208,10 +217,13 @@ public final class EnumType {
     public internal(set) var cases: [Case] = []
     public internal(set) var aliases: [Alias] = []
     unowned let file: ProtoFile
+    /// EnumOptions bytes.
+    let options: Options
 
     init(protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?,
-         file: ProtoFile) {
+         file: ProtoFile, options: Options) {
         self.file = file
+        self.options = options
         self.protoName = protoName
         self.fullName = fullName
         self.swiftName = swiftName

@@ -1,3 +1,5 @@
+import SwiftFrame
+
 /// Problems found while resolving a request, each naming the file and the element.
 public struct GenerationError: Error, CustomStringConvertible, Equatable {
     public var problems: [String]
@@ -17,16 +19,69 @@ final class Resolver {
         case enumeration(EnumType)
     }
 
-    /// The files to generate, in the order protoc named them.
-    static func resolve(_ request: CodeGeneratorRequest) throws(GenerationError) -> [ProtoFile] {
+    /// The files to generate, in the order protoc named them, and warnings to show the user.
+    static func resolve(_ request: CodeGeneratorRequest,
+                        options: GeneratorOptions) throws(GenerationError) -> (files: [ProtoFile], warnings: [String]) {
         let resolver = Resolver()
         let files = request.protoFiles.map(ProtoFile.init)
         for file in files { resolver.declare(file) }
         let generated = request.filesToGenerate.compactMap { name in files.first { $0.name == name } }
         for file in generated { resolver.check(file) }
+        guard resolver.problems.isEmpty else { throw GenerationError(problems: resolver.problems) }
+
+        var layoutOverride: FrameLayout?
+        if let text = options.layout {
+            var problems: [String] = []
+            layoutOverride = CommandResolver.parseLayout(text, place: "option Layout", problems: &problems)
+            guard problems.isEmpty else { throw GenerationError(problems: problems) }
+        }
+        var commands = CommandResolver(allFiles: files, layoutOverride: layoutOverride)
+        for file in generated {
+            file.commandTable = commands.table(for: file)
+            file.envelopes = commands.envelopes(in: file)
+        }
+        assignCommandIDs(generated.compactMap(\.commandTable), warnings: &commands.warnings)
+        // Each request → response pair is written once, in the first generated file that
+        // declares it or, failing that, the file of the request.
+        for (request, response) in commands.responses.values.sorted(by: { $0.request.fullName < $1.request.fullName }) {
+            let home = generated.first { $0 === request.file } ?? generated.first {
+                $0.commandTable?.entries.contains { $0.request === request } == true
+                    || $0.envelopes.contains { $0.choices.contains { $0.holds === request } }
+            }
+            home?.responsePairs.append((request, response))
+        }
+        resolver.problems += commands.problems
         resolver.checkTopLevelNames(files, generated: generated)
         guard resolver.problems.isEmpty else { throw GenerationError(problems: resolver.problems) }
-        return generated
+        return (generated, commands.warnings)
+    }
+
+    /// A message that travels under one id in the whole run carries it as `commandID`;
+    /// one that travels under several ids is framed with an explicit id instead.
+    private static func assignCommandIDs(_ tables: [CommandTable], warnings: inout [String]) {
+        var ids: [ObjectIdentifier: Set<UInt32>] = [:]
+        for table in tables {
+            for entry in table.entries {
+                for message in [entry.request, entry.response].compactMap({ $0 }) {
+                    ids[ObjectIdentifier(message), default: []].insert(entry.id)
+                }
+            }
+        }
+        for table in tables {
+            var done: Set<ObjectIdentifier> = []
+            for entry in table.entries {
+                for message in [entry.request, entry.response].compactMap({ $0 }) {
+                    let key = ObjectIdentifier(message)
+                    guard done.insert(key).inserted, let all = ids[key] else { continue }
+                    if all.count == 1 {
+                        table.conformances.append((message, entry.id))
+                    } else if ids.removeValue(forKey: key) != nil {
+                        let list = all.sorted().map(String.init).joined(separator: ", ")
+                        warnings.append("\(message.file.name): \(message.protoName) travels under commands \(list); frame it with encode(_:command:)")
+                    }
+                }
+            }
+        }
     }
 
     // MARK: Declaring types
@@ -72,7 +127,7 @@ final class Resolver {
         let enumType = EnumType(
             protoName: descriptor.name, fullName: fullName, swiftName: swiftName,
             swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
-            comments: file.comments[path], file: file)
+            comments: file.comments[path], file: file, options: descriptor.options)
         types["." + fullName] = .enumeration(enumType)
 
         // Drop the enum's name from its values unless that makes two names collide.
@@ -87,7 +142,7 @@ final class Resolver {
                 enumType.aliases.append(.init(protoName: value.name, swiftName: names[index], target: target))
             } else {
                 let enumCase = EnumType.Case(protoName: value.name, number: value.number,
-                                             swiftName: names[index], comments: comments)
+                                             swiftName: names[index], comments: comments, options: value.options)
                 byNumber[value.number] = enumCase
                 enumType.cases.append(enumCase)
             }
@@ -253,6 +308,7 @@ final class Resolver {
         var seen: [String: (fullName: String, file: String)] = [:]
         for file in files {
             let declared = file.messages.map { ($0.swiftName, $0.fullName) } + file.enums.map { ($0.swiftName, $0.fullName) }
+                + (file.commandTable.map { [($0.swiftName, "the command table of \(file.name)")] } ?? [])
             for (swiftName, fullName) in declared {
                 if let other = seen[swiftName], other.fullName != fullName,
                    generatedNames.contains(file.name) || generatedNames.contains(other.file) {

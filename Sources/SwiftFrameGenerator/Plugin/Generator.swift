@@ -5,24 +5,32 @@ public enum Generator {
     /// Generates one Swift file per file to generate. Problems go into `response.error`,
     /// which protoc prints before failing.
     public static func generate(_ request: CodeGeneratorRequest) -> CodeGeneratorResponse {
+        generateWithWarnings(request).response
+    }
+
+    /// Like `generate`, also returning warnings (commands that match no message), which
+    /// the plugin prints on stderr for protoc to show.
+    public static func generateWithWarnings(_ request: CodeGeneratorRequest) -> (response: CodeGeneratorResponse, warnings: [String]) {
         var response = CodeGeneratorResponse()
         response.supportedFeatures = CodeGeneratorResponse.featureProto3Optional
         do throws(GenerationError) {
             let options = try GeneratorOptions(parameter: request.parameter)
-            let files = try Resolver.resolve(request)
+            let (files, warnings) = try Resolver.resolve(request, options: options)
             response.files = files.map { file in
                 .init(name: file.outputName, content: FileEmitter(file: file, options: options).emit())
             }
+            return (response, warnings)
         } catch {
             response.error = error.description
+            return (response, [])
         }
-        return response
     }
 
-    /// Decodes a serialized CodeGeneratorRequest and returns the serialized response.
-    /// Throws only when the request itself cannot be decoded.
-    public static func run(requestBytes: [UInt8]) throws(WireError) -> [UInt8] {
+    /// Decodes a serialized CodeGeneratorRequest and returns the serialized response and
+    /// the warnings. Throws only when the request itself cannot be decoded.
+    public static func run(requestBytes: [UInt8]) throws(WireError) -> (response: [UInt8], warnings: [String]) {
         let request = try CodeGeneratorRequest(serializedBytes: requestBytes)
-        return try generate(request).serializedBytes()
+        let (response, warnings) = generateWithWarnings(request)
+        return (try response.serializedBytes(), warnings)
     }
 }

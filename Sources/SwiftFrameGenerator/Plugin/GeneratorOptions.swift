@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Options from `--swiftframe_opt=key=value,key2=value2`. Unknown keys are errors.
 public struct GeneratorOptions: Equatable, Sendable {
     public enum Visibility: String, Sendable, CaseIterable {
@@ -9,6 +15,8 @@ public struct GeneratorOptions: Equatable, Sendable {
 
     /// Access level of the generated declarations.
     public var visibility: Visibility = .public
+    /// A frame layout preset for every command table, overriding `(swiftframe.layout)`.
+    public var layout: String?
 
     public init() {}
 
@@ -28,10 +36,33 @@ public struct GeneratorOptions: Equatable, Sendable {
                     throw GenerationError(problems: ["option Visibility=\(value): expected one of \(allowed)"])
                 }
                 self.visibility = visibility
+            case "Layout":
+                self.layout = value
+            case "LayoutFile":
+                self.layout = try Self.readLayoutFile(value)
             default:
-                throw GenerationError(problems: ["unknown option '\(key)' (known options: Visibility)"])
+                throw GenerationError(problems: ["unknown option '\(key)' (known options: Visibility, Layout, LayoutFile)"])
             }
         }
+    }
+}
+
+extension GeneratorOptions {
+    /// A layout description kept in a file (relative to where protoc runs), for layouts
+    /// whose description does not fit in protoc's comma-separated parameter.
+    static func readLayoutFile(_ path: String) throws(GenerationError) -> String {
+        guard let file = fopen(path, "r") else {
+            throw GenerationError(problems: ["option LayoutFile=\(path): cannot open the file"])
+        }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

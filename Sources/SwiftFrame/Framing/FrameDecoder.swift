@@ -1,0 +1,299 @@
+/// Cuts a byte stream into frames of one layout, whatever pieces the bytes arrive in: one
+/// read may hold several frames, part of one, or stop inside a header.
+///
+///     var decoder = FrameDecoder(layout: .gameTCP)
+///     decoder.feed(bytesFromTheSocket)
+///     while let frame = try decoder.nextFrame() { handle(frame) }
+///     ...
+///     try decoder.finish()   // at end of stream: a partial frame left is `.truncated`
+///
+/// - A length is checked against `maxFrameSize` as soon as it is read, before the body
+///   arrives, and nothing is ever allocated on a header's word: the buffer grows only by the
+///   bytes fed.
+/// - Payloads are slices of the decoder's buffer, not copies. The consumed front of the buffer
+///   is dropped when new bytes are fed and it is at least half of the buffer.
+/// - Errors carry the stream offset of the field at fault. Under `.fail` the first error is
+///   thrown again by every later call. Under `.resynchronize(maxSkip:)` a bad header is thrown
+///   once, then decoding goes on from the next magic.
+public struct FrameDecoder: Sendable {
+    public let layout: FrameLayout
+    let plan: FramePlan
+    /// Bytes fed and not yet dropped; `buffer[start...]` is not consumed yet.
+    var buffer: [UInt8] = []
+    var start = 0
+    /// Stream offset of `buffer[0]`.
+    var base = 0
+    /// The error that ended the stream.
+    var poison: FrameError?
+    /// While looking for a magic after a bad header: the stream offset of that header.
+    var resyncFrom: Int?
+    /// The header at `start`, already read and checked, while its body is incomplete.
+    var pending: Pending?
+
+    struct Pending {
+        var header: FrameHeader
+        var headerSize: Int
+        var payloadCount: Int
+    }
+
+    /// Traps if `layout` breaks a rule (possible only after its properties were changed).
+    public init(layout: FrameLayout) {
+        self.layout = layout
+        self.plan = layout.checkedPlan
+    }
+
+    /// Bytes fed and not yet returned in a frame (or skipped).
+    public var bufferedByteCount: Int { buffer.count - start }
+
+    /// The error that ended the stream (always under `.fail`; under `.resynchronize` when no
+    /// magic was found in time), which every later call throws.
+    public var failure: FrameError? { poison }
+
+    // MARK: Feeding
+
+    public mutating func feed(_ bytes: [UInt8]) {
+        guard poison == nil else { return }
+        if start == buffer.count {
+            // Everything so far is consumed: take the caller's array as it is (no copy).
+            base += start
+            start = 0
+            buffer = bytes
+        } else {
+            compact()
+            buffer.append(contentsOf: bytes)
+        }
+    }
+
+    public mutating func feed(_ bytes: ArraySlice<UInt8>) {
+        guard poison == nil else { return }
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer) {
+        guard poison == nil else { return }
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Drops the consumed front of the buffer once it is at least half of it.
+    mutating func compact() {
+        guard start > 0, start >= buffer.count - start else { return }
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+        } else {
+            buffer.removeSubrange(0..<start)
+        }
+        base += start
+        start = 0
+    }
+
+    // MARK: Decoding
+
+    /// The next complete frame, or nil when more bytes are needed.
+    public mutating func nextFrame() throws(FrameError) -> Frame? {
+        if let poison { throw poison }
+        if let from = resyncFrom {
+            guard try resynchronize(from: from) else { return nil }
+        }
+        let header: Pending
+        if let pending {
+            header = pending
+        } else {
+            let outcome = buffer.withUnsafeBufferPointer { bytes in
+                plan.readHeader(bytes, at: start, streamBase: base)
+            }
+            switch outcome {
+            case .needMore:
+                return nil
+            case let .failure(error):
+                try fail(error)
+            case let .header(read):
+                header = read
+                pending = read
+            }
+        }
+        let frameSize = header.headerSize + header.payloadCount
+        guard buffer.count - start >= frameSize else { return nil }
+        let body = start + header.headerSize
+        let frame = Frame(header: header.header, payload: buffer[body..<(start + frameSize)], offset: base + start)
+        start += frameSize
+        pending = nil
+        return frame
+    }
+
+    /// At the end of the stream: throws `.truncated` if the bytes of an incomplete frame are
+    /// left (after any complete frames still buffered, which are checked too), or the error that
+    /// ended the stream. Call it once `nextFrame()` has returned nil.
+    public func finish() throws(FrameError) {
+        var rest = self
+        while try rest.nextFrame() != nil {}
+        guard rest.bufferedByteCount > 0 else { return }
+        if let from = rest.resyncFrom {
+            throw .magicNotFound(offset: from, skipped: rest.base + rest.buffer.count - from)
+        }
+        throw .truncated(offset: rest.base + rest.start, buffered: rest.bufferedByteCount)
+    }
+
+    /// Decodes a complete buffer holding frames back to back (such as an HTTP body with a reply
+    /// and event frames), each cut by its own length. Throws the first error, whatever the
+    /// layout's policy, and `.truncated` if the buffer ends inside a frame. The payloads are
+    /// slices of `bytes`.
+    public static func decodeAll(_ bytes: [UInt8], layout: FrameLayout) throws(FrameError) -> [Frame] {
+        var decoder = FrameDecoder(layout: layout)
+        decoder.buffer = bytes
+        var frames: [Frame] = []
+        while let frame = try decoder.nextFrame() {
+            frames.append(frame)
+        }
+        try decoder.finish()
+        return frames
+    }
+
+    /// Reports a bad header at `start`: ends the stream under `.fail`; under `.resynchronize`
+    /// drops the header's first byte and looks for the magic from there on the next call.
+    mutating func fail(_ error: FrameError) throws(FrameError) -> Never {
+        pending = nil
+        if plan.maxSkip != nil {
+            resyncFrom = base + start
+            start += 1
+        } else {
+            poison = error
+        }
+        throw error
+    }
+
+    /// Advances `start` to the next magic. Returns false when more bytes are needed to tell;
+    /// throws (and ends the stream) when the magic is not within `maxSkip` bytes of `from`.
+    mutating func resynchronize(from: Int) throws(FrameError) -> Bool {
+        guard let magic = plan.magic, let maxSkip = plan.maxSkip else { return true }
+        let lastCandidate = from + maxSkip - base  // buffer index of the last allowed frame start
+        let scanStart = start
+        let (found, position) = buffer.withUnsafeBufferPointer { bytes -> (Bool?, Int) in
+            var candidate = scanStart
+            while candidate <= lastCandidate {
+                let magicAt = candidate + magic.offset
+                guard magicAt + magic.width <= bytes.count else { return (nil, candidate) }
+                if FramePlan.load(bytes, at: magicAt, width: magic.width, byteOrder: magic.byteOrder) == magic.value {
+                    return (true, candidate)
+                }
+                candidate += 1
+            }
+            return (false, candidate)
+        }
+        start = position
+        switch found {
+        case true?:
+            resyncFrom = nil
+            return true
+        case nil:
+            return false
+        case false?:
+            let error = FrameError.magicNotFound(offset: from, skipped: maxSkip)
+            poison = error
+            throw error
+        }
+    }
+}
+
+// MARK: - Reading a header
+
+extension FramePlan {
+    enum HeaderOutcome {
+        case needMore
+        case header(FrameDecoder.Pending)
+        case failure(FrameError)
+    }
+
+    /// Reads and checks the header that starts at `bytes[frameStart]`, field by field: each
+    /// field is checked as soon as its bytes are there, so a bad magic or an absurd length is
+    /// reported without waiting for the rest.
+    func readHeader(_ bytes: UnsafeBufferPointer<UInt8>, at frameStart: Int, streamBase: Int) -> HeaderOutcome {
+        var position = frameStart
+        var header = FrameHeader()
+        var payloadCount = 0
+        for field in fields {
+            let offset = streamBase + position
+            var value: UInt64 = 0
+            if field.width == 0 {
+                // A varint length: at most 10 bytes, and the 10th may only hold the top bit.
+                var shift: UInt64 = 0
+                var index = position
+                while true {
+                    guard index < bytes.count else { return .needMore }
+                    let byte = bytes[index]
+                    index += 1
+                    if shift == 63 && byte > 1 { return .failure(.malformedVarint(offset: offset)) }
+                    value |= UInt64(byte & 0x7F) << shift
+                    if byte < 0x80 { break }
+                    shift += 7
+                }
+                position = index
+            } else {
+                guard bytes.count - position >= field.width else { return .needMore }
+                value = FramePlan.load(bytes, at: position, width: field.width, byteOrder: field.byteOrder)
+                position += field.width
+            }
+            switch field.kind {
+            case let .magic(expected):
+                if value != expected { return .failure(.badMagic(offset: offset, found: value, expected: expected)) }
+            case .length:
+                if field.isSigned {
+                    let shift = UInt64(64 - 8 * field.width)
+                    let signed = Int64(bitPattern: value << shift) >> shift
+                    if signed < 0 { return .failure(.negativeLength(offset: offset, value: signed)) }
+                }
+                let headerSize = position - frameStart + afterLengthSize
+                switch payloadSize(lengthValue: value, headerSize: headerSize) {
+                case let .success(count):
+                    payloadCount = count
+                case let .failure(error):
+                    return .failure(error.at(offset))
+                }
+            case .command:
+                header.command = UInt32(truncatingIfNeeded: value)
+            case .sequence:
+                header.sequence = value
+            case let .type(known):
+                if !known.isEmpty && !known.contains(value) { return .failure(.unknownType(offset: offset, value: value)) }
+                header.type = value
+            case let .extra(name):
+                header.extras[name] = value
+            }
+        }
+        return .header(FrameDecoder.Pending(header: header, headerSize: position - frameStart, payloadCount: payloadCount))
+    }
+
+    /// The payload size a length field's value announces, checked against the span and the
+    /// maximum frame size (offsets filled in by the caller).
+    func payloadSize(lengthValue wire: UInt64, headerSize: Int) -> Result<Int, FrameError> {
+        // wire = payload + spanOverhead + adjustment
+        let minimum = spanOverhead + adjustment
+        let payload: UInt64
+        if minimum >= 0 {
+            guard wire >= UInt64(minimum) else {
+                return .failure(.lengthTooSmall(offset: 0, length: wire, minimum: UInt64(minimum)))
+            }
+            payload = wire - UInt64(minimum)
+        } else {
+            let (sum, overflow) = wire.addingReportingOverflow(UInt64(-minimum))
+            payload = overflow ? .max : sum
+        }
+        let (frameSize, overflow) = payload.addingReportingOverflow(UInt64(headerSize))
+        guard !overflow, frameSize <= UInt64(maxFrameSize) else {
+            return .failure(.frameTooLarge(offset: 0, size: overflow ? .max : frameSize, limit: maxFrameSize))
+        }
+        return .success(Int(payload))
+    }
+}
+
+extension FrameError {
+    /// The same error at another offset (for errors built before the offset is known).
+    func at(_ offset: Int) -> FrameError {
+        switch self {
+        case let .lengthTooSmall(_, length, minimum): .lengthTooSmall(offset: offset, length: length, minimum: minimum)
+        case let .frameTooLarge(_, size, limit): .frameTooLarge(offset: offset, size: size, limit: limit)
+        default: self
+        }
+    }
+}

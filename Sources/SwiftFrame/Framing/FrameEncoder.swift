@@ -1,0 +1,125 @@
+/// Writes frames of one layout. Every value is checked against its field: a payload too
+/// large for the length field or the maximum frame size, a header value wider than its field,
+/// a type the layout does not list, or a field with no value in the header is an error, never
+/// a silently truncated frame. On error nothing is written.
+public struct FrameEncoder: Sendable {
+    public let layout: FrameLayout
+    @usableFromInline let plan: FramePlan
+
+    /// Traps if `layout` breaks a rule (possible only after its properties were changed).
+    public init(layout: FrameLayout) {
+        self.layout = layout
+        self.plan = layout.checkedPlan
+    }
+
+    /// A frame with `payload` as its body.
+    public func encode(header: FrameHeader, payload: some Collection<UInt8>) throws(FrameError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        try append(header: header, payload: payload, to: &bytes)
+        return bytes
+    }
+
+    /// Appends a frame with `payload` as its body to `bytes`.
+    public func append(header: FrameHeader, payload: some Collection<UInt8>, to bytes: inout [UInt8]) throws(FrameError) {
+        try writeHeader(header, payloadCount: payload.count, to: &bytes)
+        bytes.append(contentsOf: payload)
+    }
+
+    /// A frame whose body is `message`, serialized straight after the header into one array
+    /// allocated at the exact frame size. The message is sized once.
+    @inlinable
+    public func encode<M: Message>(header: FrameHeader, message: M) throws(FrameError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        try append(header: header, message: message, to: &bytes)
+        return bytes
+    }
+
+    /// Appends a frame whose body is `message` to `bytes`.
+    @inlinable
+    public func append<M: Message>(header: FrameHeader, message: M, to bytes: inout [UInt8]) throws(FrameError) {
+        var cache = SizeCache()
+        let size = message.computeSize(into: &cache)
+        try writeHeader(header, payloadCount: size, to: &bytes)
+        let bodyStart = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: size))
+        bytes.withUnsafeMutableBytes { buffer in
+            var writer = ProtoWriter(buffer: UnsafeMutableRawBufferPointer(rebasing: buffer[bodyStart...]), sizes: cache)
+            message.encodeMessage(to: &writer)
+            precondition(writer.remaining == 0, "\(M.protoMessageName): size pass and write pass disagree")
+        }
+    }
+
+    /// The header size of a frame with `payloadCount` bytes of body (it varies only with a
+    /// varint length), or the error encoding such a payload would throw.
+    public func headerSize(payloadCount: Int) throws(FrameError) -> Int {
+        try checkedLength(payloadCount: payloadCount).headerSize
+    }
+
+    /// The length field's wire value and the header size, after checking the payload size
+    /// against the length field and the maximum frame size.
+    @usableFromInline
+    func checkedLength(payloadCount: Int) throws(FrameError) -> (wire: UInt64, headerSize: Int) {
+        let overhead = plan.spanOverhead + plan.adjustment
+        guard let wire = plan.lengthWireValue(payloadCount: payloadCount) else {
+            throw .payloadTooSmall(size: payloadCount, minimum: -overhead)
+        }
+        guard UInt64(wire) <= plan.lengthCapacity else {
+            let capacity = plan.lengthCapacity > UInt64(Int.max) ? Int.max : Int(plan.lengthCapacity)
+            throw .payloadTooLarge(size: payloadCount, limit: capacity - overhead)
+        }
+        var headerSize = plan.fixedHeaderSize
+        if plan.fields[plan.lengthIndex].width == 0 { headerSize += Wire.varintSize(UInt64(wire)) }
+        guard payloadCount <= plan.maxFrameSize - headerSize else {
+            throw .payloadTooLarge(size: payloadCount, limit: plan.maxFrameSize - headerSize)
+        }
+        return (UInt64(wire), headerSize)
+    }
+
+    /// Appends the header for a body of `payloadCount` bytes and makes room for the body.
+    /// Leaves `bytes` as it was on error.
+    @usableFromInline
+    func writeHeader(_ header: FrameHeader, payloadCount: Int, to bytes: inout [UInt8]) throws(FrameError) {
+        let (wire, headerSize) = try checkedLength(payloadCount: payloadCount)
+        let needed = bytes.count + headerSize + payloadCount
+        if bytes.capacity < needed {
+            // Exact for a fresh array; geometric when appending frame after frame.
+            bytes.reserveCapacity(bytes.isEmpty ? needed : max(needed, 2 * bytes.capacity))
+        }
+        let mark = bytes.count
+        do throws(FrameError) {
+            for field in plan.fields {
+                let value: UInt64
+                switch field.kind {
+                case let .magic(magic):
+                    value = magic
+                case .length:
+                    if field.width == 0 {
+                        FramePlan.storeVarint(wire, into: &bytes)
+                        continue
+                    }
+                    value = wire
+                case .command:
+                    guard let command = header.command else { throw .missingValue(field: "cmd") }
+                    value = UInt64(command)
+                case .sequence:
+                    guard let sequence = header.sequence else { throw .missingValue(field: "seq") }
+                    value = sequence
+                case let .type(known):
+                    guard let type = header.type else { throw .missingValue(field: "type") }
+                    if !known.isEmpty && !known.contains(type) { throw .unlistedType(value: type) }
+                    value = type
+                case let .extra(name):
+                    guard let extra = header.extras[name] else { throw .missingValue(field: name) }
+                    value = extra
+                }
+                guard LayoutRules.fits(value, width: field.width) else {
+                    throw .valueOutOfRange(field: field.name, value: value, width: field.width)
+                }
+                FramePlan.store(value, width: field.width, byteOrder: field.byteOrder, into: &bytes)
+            }
+        } catch {
+            bytes.removeSubrange(mark...)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,128 @@
+/// A validated layout with the numbers the decoder and encoder need precomputed.
+@usableFromInline
+struct FramePlan: Sendable {
+    @usableFromInline let fields: [FrameLayout.Field]
+    @usableFromInline let lengthIndex: Int
+    @usableFromInline let span: FrameLayout.LengthSpan
+    @usableFromInline let adjustment: Int
+    /// Bytes of every fixed-width field (a varint length adds its own size).
+    @usableFromInline let fixedHeaderSize: Int
+    /// Bytes of the fields after the length field.
+    @usableFromInline let afterLengthSize: Int
+    @usableFromInline let commandWidth: Int
+    @usableFromInline let maxFrameSize: Int
+    /// The largest wire value the length field holds.
+    @usableFromInline let lengthCapacity: UInt64
+    /// Magic value, width, byte order and offset in the frame, when the layout has one.
+    @usableFromInline let magic: (value: UInt64, width: Int, byteOrder: FrameLayout.ByteOrder, offset: Int)?
+    @usableFromInline let maxSkip: Int?
+
+    /// The plan of a layout that follows every rule (`LayoutRules.check` found nothing).
+    init(_ layout: FrameLayout) {
+        fields = layout.fields
+        maxFrameSize = layout.maxFrameSize
+        var lengthIndex = 0
+        var span = FrameLayout.LengthSpan.body
+        var adjustment = 0
+        var fixed = 0
+        var commandWidth = 0
+        var magic: (value: UInt64, width: Int, byteOrder: FrameLayout.ByteOrder, offset: Int)?
+        for (index, field) in fields.enumerated() {
+            switch field.kind {
+            case let .length(fieldSpan, fieldAdjustment):
+                lengthIndex = index
+                span = fieldSpan
+                adjustment = fieldAdjustment
+            case .command:
+                commandWidth = field.width
+            case let .magic(value):
+                magic = (value, field.width, field.byteOrder, fixed)
+            default:
+                break
+            }
+            fixed += field.width
+        }
+        self.lengthIndex = lengthIndex
+        self.span = span
+        self.adjustment = adjustment
+        self.fixedHeaderSize = fixed
+        self.afterLengthSize = fields[(lengthIndex + 1)...].reduce(0) { $0 + $1.width }
+        self.commandWidth = commandWidth
+        self.magic = magic
+        let length = fields[lengthIndex]
+        switch (length.width, length.isSigned) {
+        case (0, _), (8, false): lengthCapacity = .max
+        case (let width, false): lengthCapacity = (1 << UInt64(8 * width)) - 1
+        case (let width, true): lengthCapacity = (1 << UInt64(8 * width - 1)) - 1
+        }
+        if case let .resynchronize(maxSkip) = layout.badHeaderPolicy {
+            self.maxSkip = maxSkip
+        } else {
+            self.maxSkip = nil
+        }
+    }
+
+    /// Bytes the length counts besides the payload. For a whole-frame span (never a varint)
+    /// that is the fixed header.
+    @inlinable
+    var spanOverhead: Int {
+        switch span {
+        case .body: 0
+        case .commandAndBody: commandWidth
+        case .afterLength: afterLengthSize
+        case .wholeFrame: fixedHeaderSize
+        }
+    }
+
+    /// The length field's wire value for a payload of `payloadCount` bytes, or nil when it is
+    /// negative (a negative adjustment larger than what is counted).
+    @inlinable
+    func lengthWireValue(payloadCount: Int) -> Int? {
+        let value = payloadCount + spanOverhead + adjustment
+        return value >= 0 ? value : nil
+    }
+
+    // MARK: Integers
+
+    @inlinable
+    static func load(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, width: Int, byteOrder: FrameLayout.ByteOrder) -> UInt64 {
+        var value: UInt64 = 0
+        if byteOrder == .bigEndian {
+            for position in index..<(index + width) {
+                value = value << 8 | UInt64(bytes[position])
+            }
+        } else {
+            var position = index + width
+            while position > index {
+                position -= 1
+                value = value << 8 | UInt64(bytes[position])
+            }
+        }
+        return value
+    }
+
+    @inlinable
+    static func store(_ value: UInt64, width: Int, byteOrder: FrameLayout.ByteOrder, into bytes: inout [UInt8]) {
+        if byteOrder == .bigEndian {
+            var shift = 8 * width
+            while shift > 0 {
+                shift -= 8
+                bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            }
+        } else {
+            for byte in 0..<width {
+                bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(8 * byte)))
+            }
+        }
+    }
+
+    @inlinable
+    static func storeVarint(_ value: UInt64, into bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+}

@@ -1,0 +1,187 @@
+import SwiftFrame
+
+/// A file's command table: the id enum, typed `Inbound` (client side) and `Request`
+/// (server side) enums with their decoders, and `CommandMessage` conformances.
+struct CommandTableEmitter {
+    let table: CommandTable
+    let visibility: String
+
+    /// One case of `Inbound` or `Request`: a message, or a command with no typed message.
+    private struct Case {
+        let name: String
+        let message: MessageType?
+        var ids: [UInt32]
+        let origin: String
+    }
+
+    func emit(to printer: Printer) {
+        printer.line("/// The commands of this file, framed as `\(table.layout)`.")
+        printer.line("/// Ids travel in the header's \(table.keyIsType ? "type" : "command") field.")
+        printer.block("\(visibility)enum \(table.swiftName): SwiftFrame.CommandTable") {
+            printer.line("\(visibility)static let layout = SwiftFrame.FrameLayout(checkedDescription: \"\(table.layout)\")")
+            printer.line()
+            emitIDs(to: printer)
+            printer.line()
+            let inbound = cases(\.response)
+            let requests = cases(\.request)
+            emitEnum("Inbound", "What a client receives: responses and pushes.", inbound, to: printer)
+            printer.line()
+            emitEnum("Request", "What a server receives: requests.", requests, to: printer)
+            printer.line()
+            emitDecode("decode", "Inbound", "Decodes a frame a client received.", inbound, to: printer)
+            printer.line()
+            emitDecode("decodeRequest", "Request", "Decodes a frame a server received.", requests, to: printer)
+        }
+    }
+
+    private func emitIDs(to printer: Printer) {
+        printer.line("/// The command ids.")
+        printer.block("\(visibility)enum ID: Swift.UInt32, Swift.Sendable, Swift.CaseIterable") {
+            for entry in table.entries {
+                printer.line("case \(entry.swiftName) = \(entry.id) // \(entry.origin)")
+            }
+        }
+    }
+
+    /// The cases of one side: a case per distinct message (listing every id it arrives
+    /// under), and a payload case per command with no message on that side.
+    private func cases(_ side: KeyPath<CommandTable.Entry, MessageType?>) -> [Case] {
+        var result: [Case] = []
+        for entry in table.entries {
+            if let message = entry[keyPath: side] {
+                if let index = result.firstIndex(where: { $0.message === message }) {
+                    result[index].ids.append(entry.id)
+                } else {
+                    result.append(Case(name: Naming.fieldName(message.swiftName), message: message,
+                                       ids: [entry.id], origin: entry.origin))
+                }
+            } else {
+                result.append(Case(name: entry.swiftName, message: nil, ids: [entry.id], origin: entry.origin))
+            }
+        }
+        // `unknown` is the case for ids the table does not know.
+        var seen: Set<String> = ["unknown"]
+        return result.map { item in
+            var item = item
+            let base = item.name
+            var name = base
+            var suffix = 2
+            while !seen.insert(name).inserted {
+                name = "\(base)\(suffix)"
+                suffix += 1
+            }
+            item = Case(name: name, message: item.message, ids: item.ids, origin: item.origin)
+            return item
+        }
+    }
+
+    private func emitEnum(_ name: String, _ documentation: String, _ cases: [Case], to printer: Printer) {
+        printer.line("/// \(documentation)")
+        printer.block("\(visibility)enum \(name): Swift.Sendable, Swift.Hashable") {
+            for item in cases {
+                if let message = item.message {
+                    printer.line("case \(item.name)(\(message.swiftPath))")
+                } else {
+                    printer.line("/// \(item.origin), which carries no typed message.")
+                    printer.line("case \(item.name)(payload: [Swift.UInt8])")
+                }
+            }
+            printer.line("/// A command id this table does not know.")
+            printer.line("case unknown(command: Swift.UInt32, payload: [Swift.UInt8])")
+        }
+    }
+
+    private func emitDecode(_ function: String, _ type: String, _ documentation: String, _ cases: [Case],
+                            to printer: Printer) {
+        printer.line("/// \(documentation)")
+        let signature = "\(visibility)static func \(function)(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> \(type)"
+        printer.block(signature) {
+            printer.line("let command = Self.commandID(of: frame)")
+            printer.switchBlock("command") {
+                for item in cases {
+                    let ids = item.ids.map(String.init).joined(separator: ", ")
+                    if let message = item.message {
+                        printer.line("case \(ids): return .\(item.name)(try \(message.swiftPath)(serializedBytes: frame.payload))")
+                    } else {
+                        printer.line("case \(ids): return .\(item.name)(payload: Swift.Array(frame.payload))")
+                    }
+                }
+                printer.line("default: return .unknown(command: command, payload: Swift.Array(frame.payload))")
+            }
+        }
+    }
+
+    /// `extension TestReq: SwiftFrame.CommandMessage { ... }` for each message of the table
+    /// that travels under exactly one id.
+    static func emitConformances(_ conformances: [(message: MessageType, id: UInt32)], visibility: String,
+                                 to printer: Printer) {
+        for (message, id) in conformances {
+            printer.line()
+            printer.block("extension \(message.swiftPath): SwiftFrame.CommandMessage") {
+                printer.line("\(visibility)static let commandID: Swift.UInt32 = \(id)")
+            }
+        }
+    }
+}
+
+/// Typed wrap and unwrap for a bytes field whose content an enum field selects.
+struct EnvelopeEmitter {
+    let envelope: Envelope
+    let visibility: String
+
+    func emit(to printer: Printer) {
+        let body = envelope.body
+        let selector = envelope.selector
+        let typeName = Naming.typeName(body.protoName)
+        let held = envelope.choices.filter { $0.holds != nil }
+        let otherName = held.contains { $0.enumCase.swiftName == "other" } ? "other_" : "other"
+        printer.line()
+        printer.block("extension \(envelope.message.swiftPath)") {
+            printer.line("/// What `\(body.swiftName)` holds, selected by `\(selector.swiftName)`.")
+            printer.block("\(visibility)enum \(typeName): Swift.Sendable, Swift.Hashable") {
+                for choice in held {
+                    printer.line("case \(choice.enumCase.swiftName)(\(choice.holds!.swiftPath))")
+                }
+                printer.line("/// A `\(selector.swiftName)` that holds no declared message; the bytes as they are.")
+                printer.line("case \(otherName)(\(selector.swiftName): \(envelope.selectorType.swiftPath), bytes: [Swift.UInt8])")
+            }
+            printer.line()
+            printer.line("/// A `\(envelope.message.protoName)` whose `\(selector.swiftName)` and `\(body.swiftName)` carry `content`.")
+            printer.block("\(visibility)init(_ content: \(typeName)) throws(SwiftFrame.WireError)") {
+                printer.line("self.init()")
+                printer.switchBlock("content") {
+                    for choice in held {
+                        printer.line("case let .\(choice.enumCase.swiftName)(message):")
+                        printer.line("    self.\(selector.swiftName) = .\(choice.enumCase.swiftName)")
+                        printer.line("    self.\(body.swiftName) = try message.serializedBytes()")
+                    }
+                    printer.line("case let .\(otherName)(selector, bytes):")
+                    printer.line("    self.\(selector.swiftName) = selector")
+                    printer.line("    self.\(body.swiftName) = bytes")
+                }
+            }
+            printer.line()
+            let accessor = "decoded" + typeName
+            printer.line("/// Decodes what `\(body.swiftName)` holds, as `\(selector.swiftName)` says.")
+            printer.block("\(visibility)func \(accessor)() throws(SwiftFrame.WireError) -> \(typeName)") {
+                printer.switchBlock("self.\(selector.swiftName)") {
+                    for choice in held {
+                        printer.line("case .\(choice.enumCase.swiftName): return .\(choice.enumCase.swiftName)(try \(choice.holds!.swiftPath)(serializedBytes: self.\(body.swiftName)))")
+                    }
+                    printer.line("default: return .\(otherName)(\(selector.swiftName): self.\(selector.swiftName), bytes: self.\(body.swiftName))")
+                }
+            }
+        }
+    }
+
+    /// `extension LoginRequest: SwiftFrame.RequestMessage { typealias Response = LoginResponse }`.
+    static func emitResponsePairs(_ pairs: [(request: MessageType, response: MessageType)], visibility: String,
+                                  to printer: Printer) {
+        for (request, response) in pairs {
+            printer.line()
+            printer.block("extension \(request.swiftPath): SwiftFrame.RequestMessage") {
+                printer.line("\(visibility)typealias Response = \(response.swiftPath)")
+            }
+        }
+    }
+}

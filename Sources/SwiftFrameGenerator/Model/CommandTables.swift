@@ -1,0 +1,333 @@
+import SwiftFrame
+
+/// A file's command table: every command id with the messages that travel under it.
+public final class CommandTable {
+    public struct Entry {
+        public let id: UInt32
+        /// Case name in the table's `ID` enum (`test` for CMD_TEST).
+        public let swiftName: String
+        /// Where the command came from, for messages and comments (`CMD_TEST`, `Cs_20001`).
+        public let origin: String
+        /// Client to server.
+        public var request: MessageType?
+        /// Server to client: the reply to `request`, or a push.
+        public var response: MessageType?
+    }
+
+    /// `GameCommands`.
+    public let swiftName: String
+    public let layout: FrameLayout
+    /// Whether the command id travels in the header's command field or its type field.
+    public let keyIsType: Bool
+    public internal(set) var entries: [Entry] = []
+    /// Messages of this table that travel under exactly one id in the whole run, so they
+    /// can carry it as `CommandMessage.commandID`.
+    public internal(set) var conformances: [(message: MessageType, id: UInt32)] = []
+
+    init(swiftName: String, layout: FrameLayout, keyIsType: Bool) {
+        self.swiftName = swiftName
+        self.layout = layout
+        self.keyIsType = keyIsType
+    }
+}
+
+/// A message whose bytes field holds another message, chosen by an enum field of the same
+/// message (`Common.method` selects what `Common.body` holds).
+public final class Envelope {
+    public struct Choice {
+        public let enumCase: EnumType.Case
+        /// The message held when this value is selected; nil leaves the bytes as they are.
+        public let holds: MessageType?
+    }
+
+    public let message: MessageType
+    public let selector: Field
+    public let selectorType: EnumType
+    public let body: Field
+    public let choices: [Choice]
+
+    init(message: MessageType, selector: Field, selectorType: EnumType, body: Field, choices: [Choice]) {
+        self.message = message
+        self.selector = selector
+        self.selectorType = selectorType
+        self.body = body
+        self.choices = choices
+    }
+}
+
+/// Reads the swiftframe options of the files to generate and builds their command tables,
+/// envelopes and request → response pairs, reporting conflicts as problems and commands
+/// that match no message as warnings.
+struct CommandResolver {
+    var problems: [String] = []
+    var warnings: [String] = []
+    /// Request types and their responses, from tables and envelope options.
+    var responses: [ObjectIdentifier: (request: MessageType, response: MessageType)] = [:]
+
+    private let messagesByFullName: [String: MessageType]
+    private let layoutOverride: FrameLayout?
+
+    init(allFiles: [ProtoFile], layoutOverride: FrameLayout?) {
+        var index: [String: MessageType] = [:]
+        func add(_ message: MessageType) {
+            index[message.fullName] = message
+            message.messages.forEach(add)
+        }
+        allFiles.flatMap(\.messages).forEach(add)
+        messagesByFullName = index
+        self.layoutOverride = layoutOverride
+    }
+
+    // MARK: Command tables
+
+    mutating func table(for file: ProtoFile) -> CommandTable? {
+        var builder = TableBuilder(file: file)
+        for enumType in allEnums(of: file) where enumType.options.bool(field: SwiftFrameOption.Enum.commandTable) == true {
+            addEnumTable(enumType, file: file, to: &builder)
+        }
+        addExplicitIDs(file, to: &builder)
+        addIDsInNames(file, to: &builder)
+        problems += builder.problems
+        guard !builder.entries.isEmpty else { return nil }
+
+        let place = "\(file.name): command table"
+        guard let layout = layoutOverride ?? fileLayout(file, place: place) else { return nil }
+        let commandField = layout.fields.first { $0.kind == .command }
+        let typeField = layout.fields.first { if case .type = $0.kind { return true } else { return false } }
+        guard let keyField = commandField ?? typeField else {
+            problems.append("\(place): layout \(layout) has no command or type field to carry command ids")
+            return nil
+        }
+        let maxID: UInt64 = keyField.width >= 4 ? UInt64(UInt32.max) : (1 << (8 * UInt64(keyField.width))) - 1
+        for entry in builder.entries where UInt64(entry.id) > maxID {
+            problems.append("\(place): command \(entry.origin) = \(entry.id) does not fit the layout's \(keyField.width)-byte field")
+        }
+        let base = file.name.split(separator: "/").last.map(String.init) ?? file.name
+        let stem = base.hasSuffix(".proto") ? String(base.dropLast(6)) : base
+        let table = CommandTable(
+            swiftName: Naming.typeName(stem, prefix: Naming.packagePrefix(file.descriptor.package)) + "Commands",
+            layout: layout, keyIsType: commandField == nil)
+        table.entries = builder.entries
+        for entry in table.entries {
+            if let request = entry.request, let response = entry.response {
+                pair(request, response, place: "\(place): \(entry.origin)")
+            }
+        }
+        return table
+    }
+
+    private mutating func fileLayout(_ file: ProtoFile, place: String) -> FrameLayout? {
+        guard let text = file.descriptor.options.string(field: SwiftFrameOption.File.layout) else {
+            problems.append("\(place) needs a frame layout: add option (swiftframe.layout) = \"<preset or description>\" or pass --swiftframe_opt=Layout=<preset>")
+            return nil
+        }
+        return Self.parseLayout(text, place: "\(file.name): option (swiftframe.layout)", problems: &problems)
+    }
+
+    /// A preset name or a layout description.
+    static func parseLayout(_ text: String, place: String, problems: inout [String]) -> FrameLayout? {
+        if let preset = FrameLayout.preset(named: text) { return preset }
+        do throws(FrameLayoutError) {
+            return try FrameLayout(description: text)
+        } catch {
+            let presets = FrameLayout.presetNames.joined(separator: ", ")
+            problems.append("\(place): \"\(text)\" is neither a preset (\(presets)) nor a valid layout: \(error)")
+            return nil
+        }
+    }
+
+    private mutating func addEnumTable(_ enumType: EnumType, file: ProtoFile, to builder: inout TableBuilder) {
+        let values = enumType.cases
+        let prefix = commonWordPrefix(values.map(\.protoName))
+        for value in values {
+            // A proto3 enum must start with 0; a value 0 named like a placeholder is no command.
+            let word = String(value.protoName.dropFirst(prefix.count))
+            if value.number == 0, ["DEFAULT", "UNSPECIFIED", "UNKNOWN", "NONE"].contains(word.uppercased()) {
+                continue
+            }
+            let place = "\(file.name): command table \(enumType.fullName): \(value.protoName)"
+            let options = value.options
+            var request: MessageType?
+            var response: MessageType?
+            if let name = options.string(field: SwiftFrameOption.EnumValue.request) {
+                request = message(named: name, from: file, place: place)
+            }
+            if let name = options.string(field: SwiftFrameOption.EnumValue.response) {
+                response = message(named: name, from: file, place: place)
+            }
+            if request == nil || response == nil {
+                let (byNameRequest, byNameResponse) = messagesNamed(after: word, in: file, place: place)
+                request = request ?? byNameRequest
+                response = response ?? byNameResponse
+            }
+            if request == nil && response == nil {
+                warnings.append("\(place) (\(value.number)) matches no message; it gets a case without a typed payload")
+            }
+            builder.add(id: UInt32(bitPattern: value.number), swiftName: Naming.caseName(word, enumName: ""),
+                        origin: value.protoName, request: request, response: response)
+        }
+    }
+
+    private mutating func addExplicitIDs(_ file: ProtoFile, to builder: inout TableBuilder) {
+        for message in allMessages(of: file) {
+            let options = message.descriptor.options
+            let requestID = options.varint(field: SwiftFrameOption.Message.requestID)
+            let responseID = options.varint(field: SwiftFrameOption.Message.responseID)
+            for (id, isRequest) in [(requestID, true), (responseID, false)] {
+                guard let id else { continue }
+                guard id <= UInt64(UInt32.max) else {
+                    problems.append("\(file.name): message \(message.fullName): command id \(id) is over 32 bits")
+                    continue
+                }
+                builder.add(id: UInt32(id), swiftName: Naming.fieldName(message.swiftName), origin: message.protoName,
+                            request: isRequest ? message : nil, response: isRequest ? nil : message)
+            }
+        }
+    }
+
+    private func addIDsInNames(_ file: ProtoFile, to builder: inout TableBuilder) {
+        let options = file.descriptor.options
+        let prefixes = [
+            (options.string(field: SwiftFrameOption.File.requestPrefix), true),
+            (options.string(field: SwiftFrameOption.File.responsePrefix), false),
+        ]
+        for case let (prefix?, isRequest) in prefixes where !prefix.isEmpty {
+            for message in file.messages where message.protoName.hasPrefix(prefix) {
+                let digits = message.protoName.dropFirst(prefix.count)
+                guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let id = UInt32(digits) else { continue }
+                builder.add(id: id, swiftName: Naming.fieldName(message.swiftName), origin: message.protoName,
+                            request: isRequest ? message : nil, response: isRequest ? nil : message)
+            }
+        }
+    }
+
+    /// `Test_Req` / `Test_Rsp` for the word `TEST`: names compared without case and underscores.
+    private mutating func messagesNamed(after word: String, in file: ProtoFile,
+                                        place: String) -> (MessageType?, MessageType?) {
+        let key = Self.normalized(word)
+        let candidates = messagesByFullName.values
+            .filter { $0.file.descriptor.package == file.descriptor.package }
+            .sorted { $0.fullName < $1.fullName }
+        func find(_ suffixes: [String]) -> MessageType? {
+            let found = candidates.filter { message in
+                suffixes.contains { Self.normalized(message.protoName) == key + $0 }
+            }
+            if found.count > 1 {
+                problems.append("\(place): \(found.map(\.protoName).joined(separator: " and ")) both match; name one with (swiftframe.request) or (swiftframe.response)")
+            }
+            return found.first
+        }
+        return (find(["req", "request"]), find(["rsp", "resp", "response", "ack", "ntf", "notify", "push"]))
+    }
+
+    static func normalized(_ name: String) -> String {
+        name.lowercased().filter { $0 != "_" }
+    }
+
+    /// The longest prefix, ending with `_`, that every name shares (`CMD_`), when there
+    /// are at least two names.
+    private func commonWordPrefix(_ names: [String]) -> String {
+        guard names.count > 1, var prefix = names.first else { return "" }
+        for name in names.dropFirst() {
+            while !name.hasPrefix(prefix) { prefix.removeLast() }
+        }
+        guard let underscore = prefix.lastIndex(of: "_") else { return "" }
+        return String(prefix[...underscore])
+    }
+
+    // MARK: Envelopes
+
+    mutating func envelopes(in file: ProtoFile) -> [Envelope] {
+        var found: [Envelope] = []
+        for container in allMessages(of: file) {
+            for (index, descriptor) in container.descriptor.fields.enumerated() {
+                guard let selectorName = descriptor.options.string(field: SwiftFrameOption.Field.selectedBy) else { continue }
+                let place = "\(file.name): message \(container.fullName): field \(descriptor.name)"
+                guard let body = container.fields.first(where: { $0.number == container.descriptor.fields[index].number }),
+                      case .scalar(.bytes) = body.kind, body.presence == .implicit else {
+                    problems.append("\(place): (swiftframe.selected_by) needs a singular bytes field")
+                    continue
+                }
+                guard let selector = container.fields.first(where: { $0.protoName == selectorName }),
+                      case let .enumeration(selectorType) = selector.kind, !selector.isRepeated else {
+                    problems.append("\(place): selected_by names \"\(selectorName)\", which is not an enum field of \(container.protoName)")
+                    continue
+                }
+                var choices: [Envelope.Choice] = []
+                for enumCase in selectorType.cases {
+                    let valuePlace = "\(place): \(selectorType.protoName).\(enumCase.protoName)"
+                    var holds: MessageType?
+                    if let name = enumCase.options.string(field: SwiftFrameOption.EnumValue.holds) {
+                        holds = message(named: name, from: file, place: valuePlace)
+                    }
+                    if let holds, let responseName = enumCase.options.string(field: SwiftFrameOption.EnumValue.response),
+                       let response = message(named: responseName, from: file, place: valuePlace) {
+                        pair(holds, response, place: valuePlace)
+                    }
+                    choices.append(Envelope.Choice(enumCase: enumCase, holds: holds))
+                }
+                found.append(Envelope(message: container, selector: selector, selectorType: selectorType,
+                                      body: body, choices: choices))
+            }
+        }
+        return found
+    }
+
+    // MARK: Helpers
+
+    private mutating func pair(_ request: MessageType, _ response: MessageType, place: String) {
+        let key = ObjectIdentifier(request)
+        if let existing = responses[key], existing.response !== response {
+            problems.append("\(place): \(request.protoName) already answers with \(existing.response.protoName), not \(response.protoName)")
+            return
+        }
+        responses[key] = (request, response)
+    }
+
+    /// A message named in an option: relative to the file's package, or fully qualified.
+    private mutating func message(named name: String, from file: ProtoFile, place: String) -> MessageType? {
+        let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
+        let package = file.descriptor.package
+        if !package.isEmpty, let found = messagesByFullName[package + "." + trimmed] { return found }
+        if let found = messagesByFullName[trimmed] { return found }
+        problems.append("\(place): no message \(name) in this protoc run")
+        return nil
+    }
+
+    private func allMessages(of file: ProtoFile) -> [MessageType] {
+        func walk(_ message: MessageType) -> [MessageType] { [message] + message.messages.flatMap(walk) }
+        return file.messages.flatMap(walk)
+    }
+
+    private func allEnums(of file: ProtoFile) -> [EnumType] {
+        file.enums + allMessages(of: file).flatMap(\.enums)
+    }
+}
+
+/// Collects entries by id, merging a request and a response under one id and reporting
+/// two messages that claim the same role of one id.
+private struct TableBuilder {
+    let file: ProtoFile
+    var entries: [CommandTable.Entry] = []
+    var problems: [String] = []
+
+    mutating func add(id: UInt32, swiftName: String, origin: String, request: MessageType?, response: MessageType?) {
+        guard let index = entries.firstIndex(where: { $0.id == id }) else {
+            entries.append(.init(id: id, swiftName: swiftName, origin: origin, request: request, response: response))
+            return
+        }
+        let place = "\(file.name): command \(id)"
+        if let request {
+            if let existing = entries[index].request, existing !== request {
+                problems.append("\(place): requests \(existing.protoName) and \(request.protoName) both claim it")
+            }
+            entries[index].request = request
+        }
+        if let response {
+            if let existing = entries[index].response, existing !== response {
+                problems.append("\(place): responses \(existing.protoName) and \(response.protoName) both claim it")
+            }
+            entries[index].response = response
+        }
+    }
+}
