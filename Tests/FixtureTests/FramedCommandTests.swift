@@ -61,6 +61,21 @@ import Testing
         #expect(try GameCommands.decodeAll(body) == [.testRsp(reply), .errorRsp(event), .heartBeat(payload: [])])
     }
 
+    @Test func httpRequestsUseTheHTTPHeaderOfTheSameCommands() throws {
+        let request = TestReq(param1: "p", param2: 1)
+        let body = try request.serializedBytes()
+        let frame = try GameCommands.encode(request, layout: .gameHTTPRequest,
+                                            extras: ["playerId": 0x0102_0304_0506_0708, "sessionId": 9])
+        // magic | playerId u64 | sessionId u64 | size (command + body) | command | body
+        #expect(frame == Self.bigEndian32(0xFF) + [1, 2, 3, 4, 5, 6, 7, 8] + [0, 0, 0, 0, 0, 0, 0, 9]
+            + Self.bigEndian32(UInt32(body.count + 4)) + Self.bigEndian32(1) + body)
+        let received = try Self.frames(frame, layout: .gameHTTPRequest)
+        #expect(received.first?.header.extras == ["playerId": 0x0102_0304_0506_0708, "sessionId": 9])
+        #expect(try received.map(GameCommands.decodeRequest) == [.testReq(request)])
+        // Without the extras the header cannot be written: a typed error, not zeros.
+        #expect(throws: FrameError.self) { try GameCommands.encode(request, layout: .gameHTTPRequest) }
+    }
+
     // MARK: Erlang (format B)
 
     @Test func erlangIdsComeFromMessageNames() throws {

@@ -26,42 +26,57 @@ public protocol CommandTable {
     static func decodeRequest(_ frame: Frame) throws(WireError) -> Request
 }
 
-extension CommandTable {
-    /// Whether command ids travel in the header's type field (the layout has no command field).
-    @inlinable
-    static var commandIsType: Bool {
-        !layout.fields.contains { $0.kind == .command }
+extension FrameLayout {
+    /// Whether command ids travel in the type field, because the layout has no command field
+    /// (the IM format's type byte).
+    public var carriesCommandInType: Bool {
+        !fields.contains { $0.kind == .command }
     }
 
-    /// The command id of a frame: its command field, or its type field when the layout has
-    /// no command field (0 for a frame that has neither, which a decoder of this layout
-    /// never produces).
-    public static func commandID(of frame: Frame) -> UInt32 {
-        if commandIsType { return UInt32(truncatingIfNeeded: frame.header.type ?? 0) }
-        return frame.header.command ?? 0
-    }
-
-    /// A header carrying `command` in the layout's command (or type) field.
-    public static func header(command: UInt32, sequence: UInt64? = nil,
-                              extras: [String: UInt64] = [:]) -> FrameHeader {
-        commandIsType
+    /// A header carrying `command` in this layout's command field, or in its type field.
+    public func header(command: UInt32, sequence: UInt64? = nil, extras: [String: UInt64] = [:]) -> FrameHeader {
+        carriesCommandInType
             ? FrameHeader(sequence: sequence, type: UInt64(command), extras: extras)
             : FrameHeader(command: command, sequence: sequence, extras: extras)
+    }
+
+    /// The command id of a frame of this layout (0 for a frame without one, which a decoder
+    /// of a command table's layout never produces).
+    public func commandID(of frame: Frame) -> UInt32 {
+        carriesCommandInType ? UInt32(truncatingIfNeeded: frame.header.type ?? 0) : frame.header.command ?? 0
+    }
+}
+
+extension CommandTable {
+    /// The command id of a frame: its command field, or its type field when the layout has
+    /// no command field.
+    public static func commandID(of frame: Frame) -> UInt32 {
+        layout.commandID(of: frame)
     }
 
     /// A whole frame for a message of this table.
     public static func encode<M: CommandMessage>(
         _ message: M, sequence: UInt64? = nil, extras: [String: UInt64] = [:]
     ) throws(FrameError) -> [UInt8] {
-        try encode(message, command: M.commandID, sequence: sequence, extras: extras)
+        try encode(message, command: M.commandID, layout: layout, sequence: sequence, extras: extras)
+    }
+
+    /// A whole frame in another layout of the same protocol, such as the HTTP request header
+    /// of the game format (`.gameHTTPRequest`, with `playerId` and `sessionId` extras).
+    public static func encode<M: CommandMessage>(
+        _ message: M, layout other: FrameLayout, sequence: UInt64? = nil, extras: [String: UInt64] = [:]
+    ) throws(FrameError) -> [UInt8] {
+        try encode(message, command: M.commandID, layout: other, sequence: sequence, extras: extras)
     }
 
     /// A whole frame for any message under an explicit command id.
     public static func encode<M: Message>(
-        _ message: M, command: UInt32, sequence: UInt64? = nil, extras: [String: UInt64] = [:]
+        _ message: M, command: UInt32, layout other: FrameLayout? = nil, sequence: UInt64? = nil,
+        extras: [String: UInt64] = [:]
     ) throws(FrameError) -> [UInt8] {
-        try FrameEncoder(layout: layout).encode(
-            header: header(command: command, sequence: sequence, extras: extras), message: message)
+        let layout = other ?? layout
+        return try FrameEncoder(layout: layout).encode(
+            header: layout.header(command: command, sequence: sequence, extras: extras), message: message)
     }
 
     /// Every frame of a complete buffer (an HTTP response body holding a reply and events
