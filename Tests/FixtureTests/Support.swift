@@ -116,6 +116,7 @@ func expectRoundTrip<M: Message>(
     file: String,
     expectEmpty: Bool = false,
     same: (M, M) -> Bool = { $0 == $1 },
+    compareDescriptions: Bool = true,
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
     let type = M.protoMessageName
@@ -143,8 +144,9 @@ func expectRoundTrip<M: Message>(
     )
     // Generated enums compare by number (`RawRepresentable`'s `==`), so `==` alone would
     // accept `.unrecognized(1)` for a declared value 1; the descriptions name the cases.
+    // (Dictionaries print in an order of their own, so values holding maps skip this.)
     #expect(
-        String(describing: decoded) == String(describing: value),
+        !compareDescriptions || String(describing: decoded) == String(describing: value),
         "\(type): decoded value differs in its enum cases (or floats)\n  gave:     \(decoded)\n  expected: \(value)",
         sourceLocation: sourceLocation
     )

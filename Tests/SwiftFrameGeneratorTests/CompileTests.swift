@@ -30,6 +30,8 @@ import Testing
           repeated sint64 self = 10;
           message Type {}
           Type kind = 11;
+          map<string, Outer> children = 12;
+          oneof pick { Middle.Inner inner = 13; Outer again = 14; string text = 15; }
         }
         message Empty {}
         enum Single { SINGLE_ONLY = 0; }
@@ -42,7 +44,8 @@ import Testing
             try? FileManager.default.removeItem(at: sources)
             try? FileManager.default.removeItem(at: output)
         }
-        let wellKnown = ["any", "api", "duration", "empty", "field_mask", "source_context", "timestamp", "type", "wrappers"]
+        let wellKnown = ["any", "api", "duration", "empty", "field_mask", "source_context", "struct", "timestamp",
+                         "type", "wrappers"]
             .map { "google/protobuf/\($0).proto" }
         let generate = try Support.run(Support.protoc, [
             "-I" + sources.path, "-I/usr/include", "--plugin=protoc-gen-swiftframe=\(Support.plugin)",

@@ -45,10 +45,8 @@ import Testing
     @Test(arguments: [
         ("syntax = \"proto2\";\nmessage Old { optional int32 a = 1; }\n",
          "p.proto: proto2 syntax is not supported yet (only proto3 files can be generated)"),
-        ("syntax = \"proto3\";\nmessage M { map<string, int32> counts = 1; }\n",
-         "p.proto: message M: field counts: map fields are not supported yet"),
-        ("syntax = \"proto3\";\nmessage M { oneof choice { int32 a = 1; string b = 2; } }\n",
-         "p.proto: message M: oneof choice is not supported yet"),
+        ("syntax = \"proto3\";\nmessage M { oneof choice_kind { int32 a = 1; } message ChoiceKind {} }\n",
+         "p.proto: message M: nested types ChoiceKind and oneof choice_kind both map to the Swift name ChoiceKind"),
         ("syntax = \"proto3\";\nmessage foo_bar {}\nmessage FooBar {}\n",
          "p.proto: FooBar and foo_bar (p.proto) both map to the Swift name FooBar"),
         ("syntax = \"proto3\";\nmessage M { message a_b {} enum AB { AB_X = 0; } }\n",

@@ -8,12 +8,15 @@ struct FieldCode {
     /// `self.nickName`: always qualified, so fields named like locals (`size`) are safe.
     var access: String { "self." + field.swiftName }
 
-    /// The element type (`Swift.Int32`, `UserInfo`).
-    var baseType: String {
-        switch field.kind {
+    /// The element type (`Swift.Int32`, `UserInfo`, `[Swift.String: Swift.Int32]`).
+    var baseType: String { Self.swiftType(field.kind) }
+
+    static func swiftType(_ kind: Field.Kind) -> String {
+        switch kind {
         case let .scalar(scalar): return scalar.swiftType
         case let .enumeration(enumType): return enumType.swiftPath
         case let .message(message): return message.swiftPath
+        case let .map(key, value): return "[\(key.swiftType): \(swiftType(value))]"
         }
     }
 
@@ -21,26 +24,27 @@ struct FieldCode {
         switch field.presence {
         case .repeated: return "[\(baseType)]"
         case .explicit: return baseType + "?"
-        case .implicit: return baseType
+        case .implicit, .map, .oneof: return baseType
         }
     }
 
     var defaultValue: String {
         switch (field.presence, field.kind) {
         case (.repeated, _): return "[]"
-        case (.explicit, _): return "nil"
+        case (.map, _): return "[:]"
+        case (.explicit, _), (.oneof, _): return "nil"
         case let (.implicit, .scalar(scalar)): return scalar.defaultValue
         case let (.implicit, .enumeration(enumType)): return "." + enumType.defaultCase.swiftName
-        case (.implicit, .message): return "nil"
+        case (.implicit, .message), (.implicit, .map): return "nil"
         }
     }
 
     // MARK: Wire details
 
-    private enum Family { case varint, fixed32, fixed64, string, bytes, message }
+    private enum Family { case varint, fixed32, fixed64, string, bytes, message, map }
 
-    private var family: Family {
-        switch field.kind {
+    private static func family(_ kind: Field.Kind) -> Family {
+        switch kind {
         case let .scalar(scalar):
             switch scalar.encoding {
             case .varint: return .varint
@@ -51,23 +55,32 @@ struct FieldCode {
             }
         case .enumeration: return .varint
         case .message: return .message
+        case .map: return .map
         }
     }
 
-    private var codec: String {
-        switch field.kind {
+    private var family: Family { Self.family(field.kind) }
+
+    /// The runtime codec type of a value of `kind` (`SwiftFrame.ProtoSInt32`).
+    static func codec(_ kind: Field.Kind) -> String {
+        switch kind {
+        case .scalar(.string): return "SwiftFrame.ProtoString"
+        case .scalar(.bytes): return "SwiftFrame.ProtoBytes"
         case let .scalar(scalar): return "SwiftFrame." + (scalar.codec ?? "")
         case let .enumeration(enumType): return "SwiftFrame.ProtoEnum<\(enumType.swiftPath)>"
-        case .message: return ""
+        case let .message(message): return "SwiftFrame.ProtoMessage<\(message.swiftPath)>"
+        case .map: return ""
         }
     }
+
+    private var codec: String { Self.codec(field.kind) }
 
     private var wireType: WireType {
         switch family {
         case .varint: return .varint
         case .fixed32: return .fixed32
         case .fixed64: return .fixed64
-        case .string, .bytes, .message: return .lengthDelimited
+        case .string, .bytes, .message, .map: return .lengthDelimited
         }
     }
 
@@ -88,6 +101,12 @@ struct FieldCode {
         }
     }
 
+    /// `case let .name(value)? = self.choice`: the pattern that binds a oneof member.
+    private var oneofPattern: String {
+        guard let oneof = field.oneof else { return "" }
+        return "case let .\(field.swiftName)(value)? = self.\(oneof.swiftName)"
+    }
+
     // MARK: Decoding
 
     /// `try reader.readString()`: reads one value of the field's type.
@@ -98,29 +117,51 @@ struct FieldCode {
         case .fixed64: return "try reader.readFixed64(\(codec).self)"
         case .string: return "try reader.readString()"
         case .bytes: return "try reader.readBytes()"
-        case .message: return ""
+        case .message, .map: return ""
         }
     }
 
-    /// The `case` lines of the decode switch: tag and statement.
-    var decodeCases: [(tag: UInt32, statement: String)] {
-        if family == .message {
+    /// The `case` lines of the decode switch: tag and statements.
+    var decodeCases: [(tag: UInt32, statements: [String])] {
+        switch (field.presence, family) {
+        case (.map, _):
+            guard case let .map(key, value) = field.kind else { return [] }
+            return [(tag(.lengthDelimited),
+                     ["try reader.readMapEntry(into: &\(access), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self)"])]
+        case (.oneof, .message):
+            // A message seen again in the same oneof case merges, as a singular message does.
+            guard let oneof = field.oneof else { return [] }
+            return [(tag(.lengthDelimited), [
+                "var value = \(baseType)()",
+                "if case let .\(field.swiftName)(existing)? = self.\(oneof.swiftName) { value = existing }",
+                "try reader.readMessage(merging: &value)",
+                "self.\(oneof.swiftName) = .\(field.swiftName)(value)",
+            ])]
+        case (.oneof, _):
+            guard let oneof = field.oneof else { return [] }
+            return [(tag(wireType), ["self.\(oneof.swiftName) = .\(field.swiftName)(\(readValue))"])]
+        case (_, .message):
             let into = field.isRepeated ? "appendingTo" : "into"
-            return [(tag(.lengthDelimited), "try reader.readMessage(\(into): &\(access))")]
-        }
-        guard field.isRepeated else {
-            return [(tag(wireType), "\(access) = \(readValue)")]
-        }
-        var cases = [(tag(wireType), "\(access).append(\(readValue))")]
-        // Packable fields accept both packed and unpacked input, whatever they write.
-        switch family {
-        case .varint, .fixed32, .fixed64:
-            let packed = family == .varint ? "Varint" : family == .fixed32 ? "Fixed32" : "Fixed64"
-            cases.append((tag(.lengthDelimited), "try reader.readPacked\(packed)(into: &\(access), \(codec).self)"))
+            return [(tag(.lengthDelimited), ["try reader.readMessage(\(into): &\(access))"])]
+        case (.repeated, _):
+            var cases = [(tag(wireType), ["\(access).append(\(readValue))"])]
+            // Packable fields accept both packed and unpacked input, whatever they write.
+            if let packed = packedFamilyName {
+                cases.append((tag(.lengthDelimited), ["try reader.readPacked\(packed)(into: &\(access), \(codec).self)"]))
+            }
+            return cases.sorted { $0.0 < $1.0 }
         default:
-            break
+            return [(tag(wireType), ["\(access) = \(readValue)"])]
         }
-        return cases.sorted { $0.0 < $1.0 }
+    }
+
+    private var packedFamilyName: String? {
+        switch family {
+        case .varint: return "Varint"
+        case .fixed32: return "Fixed32"
+        case .fixed64: return "Fixed64"
+        default: return nil
+        }
     }
 
     // MARK: Sizing
@@ -133,7 +174,7 @@ struct FieldCode {
         case .string: return "SwiftFrame.Wire.lengthDelimitedSize(\(value).utf8.count)"
         case .bytes: return "SwiftFrame.Wire.lengthDelimitedSize(\(value).count)"
         case .message: return "cache.message(\(value))"
-        case .fixed32, .fixed64: return ""
+        case .fixed32, .fixed64, .map: return ""
         }
     }
 
@@ -147,7 +188,7 @@ struct FieldCode {
     private var isSet: String {
         switch field.kind {
         case .scalar(.bool): return access
-        case .scalar(.string), .scalar(.bytes): return "!\(access).isEmpty"
+        case .scalar(.string), .scalar(.bytes), .map: return "!\(access).isEmpty"
         case .scalar(.float), .scalar(.double): return "\(access).bitPattern != 0"  // -0.0 is written
         case .scalar: return "\(access) != 0"
         case .enumeration: return "\(access).rawValue != 0"
@@ -162,6 +203,13 @@ struct FieldCode {
         case .explicit:
             if fixedSize != nil { return "if \(access) != nil { \(addSize("")) }" }
             return "if let value = \(access) { \(addSize("value")) }"
+        case .oneof:
+            guard let oneof = field.oneof else { return "" }
+            if fixedSize != nil { return "if case .\(field.swiftName)? = self.\(oneof.swiftName) { \(addSize("")) }" }
+            return "if \(oneofPattern) { \(addSize("value")) }"
+        case .map:
+            guard case let .map(key, value) = field.kind else { return "" }
+            return "if \(isSet) { size += cache.map(\(access), tagSize: \(tagSize), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self) }"
         case .repeated(packed: true):
             let packedTag = Wire.varintSize(tag(.lengthDelimited))
             if family == .varint {
@@ -184,6 +232,7 @@ struct FieldCode {
         case .string: return "writer.writeString(\(value))"
         case .bytes: return "writer.writeBytes(\(value))"
         case .message: return "writer.writeMessage(\(value))"
+        case .map: return ""
         }
     }
 
@@ -195,11 +244,17 @@ struct FieldCode {
             return ("if \(isSet)", [writeTag, writeValue(access)])
         case .explicit:
             return ("if let value = \(access)", [writeTag, writeValue("value")])
+        case .oneof:
+            return ("if \(oneofPattern)", [writeTag, writeValue("value")])
+        case .map:
+            guard case let .map(key, value) = field.kind else { return ("", []) }
+            return ("if \(isSet)", [
+                "writer.writeMap(\(access), tag: \(tag(.lengthDelimited)), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self)",
+            ])
         case .repeated(packed: true):
-            let packed = family == .varint ? "Varint" : family == .fixed32 ? "Fixed32" : "Fixed64"
             return ("if !\(access).isEmpty", [
                 "writer.writeTag(\(tag(.lengthDelimited)))",
-                "writer.writePacked\(packed)(\(access), \(codec).self)",
+                "writer.writePacked\(packedFamilyName ?? "")(\(access), \(codec).self)",
             ])
         case .repeated(packed: false):
             return ("for value in \(access)", [writeTag, writeValue("value")])

@@ -4,20 +4,27 @@ struct MessageEmitter {
     let message: MessageType
     let visibility: String
 
-    private var fields: [FieldCode] { message.fields.map(FieldCode.init) }
-
     func emitDeclaration(to printer: Printer) {
         printer.documentation(message.comments)
         printer.block("\(visibility)struct \(message.swiftName): SwiftFrame.Message") {
-            for code in fields {
-                emitProperty(code, to: printer)
+            for member in message.members {
+                switch member {
+                case let .field(field): emitProperty(FieldCode(field: field), to: printer)
+                case let .oneof(oneof):
+                    printer.documentation(oneof.comments)
+                    printer.line("\(visibility)var \(oneof.swiftName): \(message.swiftPath).\(oneof.typeName)? = nil")
+                }
             }
             printer.line("\(visibility)var unknownFields = SwiftFrame.UnknownFields()")
             printer.line()
             printer.line("\(visibility)init() {}")
-            if !fields.isEmpty {
+            if !message.members.isEmpty {
                 printer.line()
                 emitMemberwiseInit(to: printer)
+            }
+            for oneof in message.oneofs {
+                printer.line()
+                emitOneofEnum(oneof, to: printer)
             }
             for enumType in message.enums {
                 printer.line()
@@ -46,8 +53,34 @@ struct MessageEmitter {
         printer.line("private var _\(field.swiftName): SwiftFrame.Boxed<\(code.baseType)>? = nil")
     }
 
+    /// `enum Choice { case a(Swift.Int32) ... }`; a case whose message contains this
+    /// message is `indirect`.
+    private func emitOneofEnum(_ oneof: Oneof, to printer: Printer) {
+        printer.line("/// The members of oneof `\(oneof.protoName)`: at most one is set.")
+        printer.block("\(visibility)enum \(oneof.typeName): Swift.Sendable, Swift.Hashable") {
+            for field in oneof.fields {
+                printer.documentation(field.comments)
+                let indirect = field.isBoxed ? "indirect " : ""
+                printer.line("\(indirect)case \(field.swiftName)(\(FieldCode(field: field).baseType))")
+            }
+        }
+    }
+
+    /// Name, type and default of each initializer parameter: fields, and oneofs as a whole.
+    private var parameters: [(name: String, type: String, defaultValue: String)] {
+        message.members.map { member in
+            switch member {
+            case let .field(field):
+                let code = FieldCode(field: field)
+                return (field.swiftName, code.declaredType, code.defaultValue)
+            case let .oneof(oneof):
+                return (oneof.swiftName, "\(message.swiftPath).\(oneof.typeName)?", "nil")
+            }
+        }
+    }
+
     private func emitMemberwiseInit(to printer: Printer) {
-        let parameters = fields.map { "\($0.field.swiftName): \($0.declaredType) = \($0.defaultValue)" }
+        let parameters = self.parameters.map { "\($0.name): \($0.type) = \($0.defaultValue)" }
         let oneLine = "\(visibility)init(\(parameters.joined(separator: ", ")))"
         let header: String
         if parameters.count <= 2 && oneLine.count <= 90 {
@@ -60,8 +93,8 @@ struct MessageEmitter {
             header = ")"
         }
         printer.block(header) {
-            for code in fields {
-                printer.line("\(code.access) = \(code.field.swiftName)")
+            for parameter in self.parameters {
+                printer.line("self.\(parameter.name) = \(parameter.name)")
             }
         }
     }
@@ -90,8 +123,13 @@ struct MessageEmitter {
                 printer.line("let tag = try reader.readTag()")
                 printer.switchBlock("tag") {
                     for code in fields {
-                        for (tag, statement) in code.decodeCases {
-                            printer.line("case \(tag): \(statement)")
+                        for (tag, statements) in code.decodeCases {
+                            if statements.count == 1 {
+                                printer.line("case \(tag): \(statements[0])")
+                            } else {
+                                printer.line("case \(tag):")
+                                for statement in statements { printer.line("    " + statement) }
+                            }
                         }
                     }
                     printer.line("default: try reader.skipField(tag: tag, into: &self.unknownFields)")

@@ -131,6 +131,8 @@ public final class MessageType {
     public let swiftPath: String
     public let comments: String?
     public internal(set) var fields: [Field] = []
+    /// Real oneofs (not the synthetic ones of proto3 `optional`), in declaration order.
+    public internal(set) var oneofs: [Oneof] = []
     public internal(set) var messages: [MessageType] = []
     public internal(set) var enums: [EnumType] = []
     unowned let file: ProtoFile
@@ -149,13 +151,48 @@ public final class MessageType {
 
     /// Fields in field-number order: the order they are written in.
     public var fieldsByNumber: [Field] { fields.sorted { $0.number < $1.number } }
+
+    /// What the Swift struct declares, in .proto order: plain fields, and each oneof as one
+    /// property where its first member stands.
+    public enum Member {
+        case field(Field)
+        case oneof(Oneof)
+    }
+
+    public var members: [Member] {
+        var seen: Set<ObjectIdentifier> = []
+        return fields.compactMap { field in
+            guard let oneof = field.oneof else { return .field(field) }
+            return seen.insert(ObjectIdentifier(oneof)).inserted ? .oneof(oneof) : nil
+        }
+    }
+}
+
+/// A oneof: one optional Swift enum property whose cases are the member fields.
+public final class Oneof {
+    public let protoName: String
+    /// The property (`choice`).
+    public let swiftName: String
+    /// The nested enum type (`Choice`).
+    public let typeName: String
+    public let comments: String?
+    public internal(set) var fields: [Field] = []
+
+    init(protoName: String, swiftName: String, typeName: String, comments: String?) {
+        self.protoName = protoName
+        self.swiftName = swiftName
+        self.typeName = typeName
+        self.comments = comments
+    }
 }
 
 public final class Field {
-    public enum Kind {
+    public indirect enum Kind {
         case scalar(ScalarType)
         case enumeration(EnumType)
         case message(MessageType)
+        /// `map<K, V>`: a Swift dictionary.
+        case map(key: ScalarType, value: Kind)
     }
 
     public enum Presence: Equatable {
@@ -165,6 +202,10 @@ public final class Field {
         case explicit
         /// repeated; `packed` for scalars written as one length-delimited run.
         case repeated(packed: Bool)
+        /// A member of a oneof: a case of the oneof's enum.
+        case oneof
+        /// A map field.
+        case map
     }
 
     public let protoName: String
@@ -173,8 +214,11 @@ public final class Field {
     public let kind: Kind
     public let presence: Presence
     public let comments: String?
-    /// Stored behind an immutable box because the field's type contains this message.
+    /// Stored behind an immutable box (or an `indirect` oneof case) because the field's
+    /// type contains this message.
     public internal(set) var isBoxed = false
+    /// The oneof this field is a member of.
+    public internal(set) weak var oneof: Oneof?
 
     init(protoName: String, number: Int32, swiftName: String, kind: Kind, presence: Presence, comments: String?) {
         self.protoName = protoName

@@ -182,28 +182,39 @@ final class Resolver {
         let descriptor = message.descriptor
         let path = paths[ObjectIdentifier(message)] ?? []
         checkExtensions(descriptor.extensions, in: place)
-        for oneof in descriptor.oneofs.indices {
-            let members = descriptor.fields.filter { $0.oneofIndex == Int32(oneof) }
-            if !members.contains(where: \.proto3Optional) {
-                problems.append("\(place): oneof \(descriptor.oneofs[oneof].name) is not supported yet")
-            }
+        // Real oneofs; the synthetic oneof of a proto3 `optional` field is just presence.
+        var oneofs: [Int32: Oneof] = [:]
+        for (index, oneof) in descriptor.oneofs.enumerated() {
+            let members = descriptor.fields.filter { $0.oneofIndex == Int32(index) }
+            guard !members.contains(where: \.proto3Optional) else { continue }
+            let model = Oneof(protoName: oneof.name, swiftName: Naming.fieldName(oneof.name),
+                              typeName: Naming.typeName(oneof.name),
+                              comments: message.file.comments[path + [8, Int32(index)]])
+            oneofs[Int32(index)] = model
+            message.oneofs.append(model)
         }
         for (index, field) in descriptor.fields.enumerated() {
+            let oneof = field.oneofIndex.flatMap { oneofs[$0] }
             if let resolved = resolve(field, in: message, place: "\(place): field \(field.name)",
-                                      comments: message.file.comments[path + [2, Int32(index)]]) {
+                                      comments: message.file.comments[path + [2, Int32(index)]], oneof: oneof) {
                 message.fields.append(resolved)
+                oneof?.fields.append(resolved)
             }
         }
-        reportCollisions(descriptor.fields.map(\.name), swiftNames: message.fields.map(\.swiftName),
-                         in: place, what: "fields")
-        reportCollisions(message.messages.map(\.protoName) + message.enums.map(\.protoName),
-                         swiftNames: message.messages.map(\.swiftName) + message.enums.map(\.swiftName),
-                         in: place, what: "nested types")
+        let members = message.members
+        reportCollisions(members.map(\.protoName), swiftNames: members.map(\.swiftName), in: place, what: "fields")
+        for oneof in message.oneofs {
+            reportCollisions(oneof.fields.map(\.protoName), swiftNames: oneof.fields.map(\.swiftName),
+                             in: "\(place): oneof \(oneof.protoName)", what: "members")
+        }
+        let nested = message.messages.map { ($0.protoName, $0.swiftName) } + message.enums.map { ($0.protoName, $0.swiftName) }
+            + message.oneofs.map { ("oneof " + $0.protoName, $0.typeName) }
+        reportCollisions(nested.map(\.0), swiftNames: nested.map(\.1), in: place, what: "nested types")
         for nested in message.messages { resolveFields(of: nested) }
     }
 
     private func resolve(_ field: FieldDescriptor, in message: MessageType, place: String,
-                         comments: String?) -> Field? {
+                         comments: String?, oneof: Oneof?) -> Field? {
         guard let type = field.type else {
             problems.append("\(place): unknown field type \(field.rawType)")
             return nil
@@ -214,12 +225,13 @@ final class Resolver {
             problems.append("\(place): groups are not supported yet")
             return nil
         case .message:
+            if let entry = mapEntry(field.typeName, in: message), entry.isMapEntry {
+                guard let mapKind = resolveMap(entry, in: message, place: place) else { return nil }
+                return Field(protoName: field.name, number: field.number, swiftName: Naming.fieldName(field.name),
+                             kind: mapKind, presence: .map, comments: comments)
+            }
             guard case let .message(target)? = types[field.typeName] else {
-                if let entry = mapEntry(field.typeName, in: message), entry.isMapEntry {
-                    problems.append("\(place): map fields are not supported yet")
-                } else {
-                    problems.append("\(place): unknown message type \(field.typeName)")
-                }
+                problems.append("\(place): unknown message type \(field.typeName)")
                 return nil
             }
             guard isGeneratable(target.file, for: field, place: place) else { return nil }
@@ -233,6 +245,12 @@ final class Resolver {
             kind = .enumeration(target)
         default:
             kind = .scalar(ScalarType(type)!)
+        }
+        if let oneof {
+            let member = Field(protoName: field.name, number: field.number, swiftName: Naming.fieldName(field.name),
+                               kind: kind, presence: .oneof, comments: comments)
+            member.oneof = oneof
+            return member
         }
         let presence: Field.Presence
         switch field.label {
@@ -261,6 +279,42 @@ final class Resolver {
         return false
     }
 
+    /// The key and value of a map field's synthetic entry message.
+    private func resolveMap(_ entry: MessageDescriptor, in message: MessageType, place: String) -> Field.Kind? {
+        guard let keyField = entry.fields.first(where: { $0.number == 1 }),
+              let valueField = entry.fields.first(where: { $0.number == 2 }),
+              let keyType = keyField.type.flatMap(ScalarType.init) else {
+            problems.append("\(place): malformed map entry \(entry.name)")
+            return nil
+        }
+        let value: Field.Kind
+        switch valueField.type {
+        case .message?:
+            guard case let .message(target)? = types[valueField.typeName] else {
+                problems.append("\(place): unknown message type \(valueField.typeName)")
+                return nil
+            }
+            guard isGeneratable(target.file, for: valueField, place: place) else { return nil }
+            value = .message(target)
+        case .enum?:
+            guard case let .enumeration(target)? = types[valueField.typeName] else {
+                problems.append("\(place): unknown enum type \(valueField.typeName)")
+                return nil
+            }
+            value = .enumeration(target)
+        case let type?:
+            guard let scalar = ScalarType(type) else {
+                problems.append("\(place): unsupported map value type")
+                return nil
+            }
+            value = .scalar(scalar)
+        case nil:
+            problems.append("\(place): unknown map value type \(valueField.rawType)")
+            return nil
+        }
+        return .map(key: keyType, value: value)
+    }
+
     private func mapEntry(_ typeName: String, in message: MessageType) -> MessageDescriptor? {
         message.descriptor.nestedMessages.first { "." + message.fullName + "." + $0.name == typeName }
     }
@@ -268,7 +322,7 @@ final class Resolver {
     /// A message that contains itself through singular message fields cannot be a plain
     /// struct: such fields are boxed.
     private func markRecursiveFields(of message: MessageType) {
-        for field in message.fields where !field.isRepeated {
+        for field in message.fields where !field.isRepeated && field.presence != .map {
             if case let .message(target) = field.kind, reaches(target, message) {
                 field.isBoxed = true
             }
@@ -282,7 +336,7 @@ final class Resolver {
         while let next = pending.popLast() {
             if next === goal { return true }
             guard visited.insert(ObjectIdentifier(next)).inserted else { continue }
-            for field in next.fields where !field.isRepeated {
+            for field in next.fields where !field.isRepeated && field.presence != .map {
                 if case let .message(target) = field.kind { pending.append(target) }
             }
         }
@@ -327,7 +381,23 @@ extension Field.Kind {
         switch self {
         case let .scalar(scalar): return scalar != .string && scalar != .bytes
         case .enumeration: return true
-        case .message: return false
+        case .message, .map: return false
+        }
+    }
+}
+
+extension MessageType.Member {
+    var protoName: String {
+        switch self {
+        case let .field(field): return field.protoName
+        case let .oneof(oneof): return "oneof " + oneof.protoName
+        }
+    }
+
+    var swiftName: String {
+        switch self {
+        case let .field(field): return field.swiftName
+        case let .oneof(oneof): return oneof.swiftName
         }
     }
 }

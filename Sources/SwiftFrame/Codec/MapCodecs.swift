@@ -1,0 +1,186 @@
+// Map fields: `map<K, V>` is a repeated entry message { K key = 1; V value = 2; }. Each key
+// and value type is a `MapCodec`, so one generic reader, sizer and writer serve every
+// combination.
+
+/// A type that can be the key or the value of a map entry.
+public protocol MapCodec {
+    associatedtype Value
+    static var wireType: WireType { get }
+    /// What a missing key or value decodes to.
+    static var defaultValue: Value { get }
+    static func read(from reader: inout ProtoReader) throws(WireError) -> Value
+    /// Bytes the value takes without its tag; message sizes are recorded in `cache`.
+    static func size(of value: Value, cache: inout SizeCache) -> Int
+    static func write(_ value: Value, to writer: inout ProtoWriter)
+}
+
+/// A type that can be a map key: integers, bool and string. Entries are written in key order.
+public protocol MapKeyCodec: MapCodec where Value: Hashable {
+    static func precedes(_ lhs: Value, _ rhs: Value) -> Bool
+}
+
+extension MapKeyCodec where Value: Comparable {
+    @inlinable public static func precedes(_ lhs: Value, _ rhs: Value) -> Bool { lhs < rhs }
+}
+
+extension MapCodec where Self: VarintCodec {
+    @inlinable public static var wireType: WireType { .varint }
+    @inlinable public static func read(from reader: inout ProtoReader) throws(WireError) -> Value {
+        try reader.readVarint(Self.self)
+    }
+    @inlinable public static func size(of value: Value, cache: inout SizeCache) -> Int { size(value) }
+    @inlinable public static func write(_ value: Value, to writer: inout ProtoWriter) {
+        writer.writeVarint(Self.self, value)
+    }
+}
+
+extension MapCodec where Self: Fixed32Codec {
+    @inlinable public static var wireType: WireType { .fixed32 }
+    @inlinable public static func read(from reader: inout ProtoReader) throws(WireError) -> Value {
+        try reader.readFixed32(Self.self)
+    }
+    @inlinable public static func size(of value: Value, cache: inout SizeCache) -> Int { 4 }
+    @inlinable public static func write(_ value: Value, to writer: inout ProtoWriter) {
+        writer.writeFixed32(Self.self, value)
+    }
+}
+
+extension MapCodec where Self: Fixed64Codec {
+    @inlinable public static var wireType: WireType { .fixed64 }
+    @inlinable public static func read(from reader: inout ProtoReader) throws(WireError) -> Value {
+        try reader.readFixed64(Self.self)
+    }
+    @inlinable public static func size(of value: Value, cache: inout SizeCache) -> Int { 8 }
+    @inlinable public static func write(_ value: Value, to writer: inout ProtoWriter) {
+        writer.writeFixed64(Self.self, value)
+    }
+}
+
+extension ProtoInt32: MapKeyCodec { @inlinable public static var defaultValue: Int32 { 0 } }
+extension ProtoInt64: MapKeyCodec { @inlinable public static var defaultValue: Int64 { 0 } }
+extension ProtoUInt32: MapKeyCodec { @inlinable public static var defaultValue: UInt32 { 0 } }
+extension ProtoUInt64: MapKeyCodec { @inlinable public static var defaultValue: UInt64 { 0 } }
+extension ProtoSInt32: MapKeyCodec { @inlinable public static var defaultValue: Int32 { 0 } }
+extension ProtoSInt64: MapKeyCodec { @inlinable public static var defaultValue: Int64 { 0 } }
+extension ProtoBool: MapKeyCodec {
+    @inlinable public static var defaultValue: Bool { false }
+    @inlinable public static func precedes(_ lhs: Bool, _ rhs: Bool) -> Bool { !lhs && rhs }
+}
+extension ProtoEnum: MapCodec { @inlinable public static var defaultValue: E { E() } }
+extension ProtoFixed32: MapKeyCodec { @inlinable public static var defaultValue: UInt32 { 0 } }
+extension ProtoSFixed32: MapKeyCodec { @inlinable public static var defaultValue: Int32 { 0 } }
+extension ProtoFloat: MapCodec { @inlinable public static var defaultValue: Float { 0 } }
+extension ProtoFixed64: MapKeyCodec { @inlinable public static var defaultValue: UInt64 { 0 } }
+extension ProtoSFixed64: MapKeyCodec { @inlinable public static var defaultValue: Int64 { 0 } }
+extension ProtoDouble: MapCodec { @inlinable public static var defaultValue: Double { 0 } }
+
+public enum ProtoString: MapKeyCodec {
+    @inlinable public static var wireType: WireType { .lengthDelimited }
+    @inlinable public static var defaultValue: String { "" }
+    @inlinable public static func read(from reader: inout ProtoReader) throws(WireError) -> String {
+        try reader.readString()
+    }
+    @inlinable public static func size(of value: String, cache: inout SizeCache) -> Int {
+        Wire.lengthDelimitedSize(value.utf8.count)
+    }
+    @inlinable public static func write(_ value: String, to writer: inout ProtoWriter) {
+        writer.writeString(value)
+    }
+}
+
+public enum ProtoBytes: MapCodec {
+    @inlinable public static var wireType: WireType { .lengthDelimited }
+    @inlinable public static var defaultValue: [UInt8] { [] }
+    @inlinable public static func read(from reader: inout ProtoReader) throws(WireError) -> [UInt8] {
+        try reader.readBytes()
+    }
+    @inlinable public static func size(of value: [UInt8], cache: inout SizeCache) -> Int {
+        Wire.lengthDelimitedSize(value.count)
+    }
+    @inlinable public static func write(_ value: [UInt8], to writer: inout ProtoWriter) {
+        writer.writeBytes(value)
+    }
+}
+
+public enum ProtoMessage<M: Message>: MapCodec {
+    @inlinable public static var wireType: WireType { .lengthDelimited }
+    @inlinable public static var defaultValue: M { M() }
+    @inlinable public static func read(from reader: inout ProtoReader) throws(WireError) -> M {
+        var message = M()
+        try reader.readMessage(merging: &message)
+        return message
+    }
+    @inlinable public static func size(of value: M, cache: inout SizeCache) -> Int {
+        cache.message(value)
+    }
+    @inlinable public static func write(_ value: M, to writer: inout ProtoWriter) {
+        writer.writeMessage(value)
+    }
+}
+
+extension ProtoReader {
+    /// Reads one map entry into `map`. A missing key or value takes its default; a key
+    /// seen again replaces the earlier value, as in protobuf's C++ runtime.
+    @inlinable
+    public mutating func readMapEntry<K: MapKeyCodec, V: MapCodec>(
+        into map: inout [K.Value: V.Value], _: K.Type, _: V.Type
+    ) throws(WireError) {
+        let keyTag = Wire.tag(fieldNumber: 1, wireType: K.wireType)
+        let valueTag = Wire.tag(fieldNumber: 2, wireType: V.wireType)
+        let (key, value) = try readLengthDelimited { (reader: inout ProtoReader) throws(WireError) in
+            var key = K.defaultValue
+            var value = V.defaultValue
+            while reader.hasRemaining {
+                let tag = try reader.readTag()
+                if tag == keyTag {
+                    key = try K.read(from: &reader)
+                } else if tag == valueTag {
+                    value = try V.read(from: &reader)
+                } else {
+                    try reader.skipValue(tag: tag)
+                }
+            }
+            return (key, value)
+        }
+        map[key] = value
+    }
+}
+
+extension SizeCache {
+    /// Sizes every entry of a map field, tags included. Entries are written sorted by key,
+    /// so sizes are recorded in that order.
+    @inlinable
+    public mutating func map<K: MapKeyCodec, V: MapCodec>(
+        _ map: [K.Value: V.Value], tagSize: Int, _: K.Type, _: V.Type
+    ) -> Int {
+        var total = 0
+        for key in map.keys.sorted(by: K.precedes) {
+            let slot = sizes.count
+            sizes.append(0)
+            let entry = 1 + K.size(of: key, cache: &self) + 1 + V.size(of: map[key]!, cache: &self)
+            sizes[slot] = entry
+            total &+= tagSize &+ Wire.lengthDelimitedSize(entry)
+        }
+        return total
+    }
+}
+
+extension ProtoWriter {
+    /// Writes a map field's entries sorted by key (deterministic output), key and value
+    /// always present, as protobuf's C++ runtime writes them.
+    @inlinable
+    public mutating func writeMap<K: MapKeyCodec, V: MapCodec>(
+        _ map: [K.Value: V.Value], tag: UInt32, _: K.Type, _: V.Type
+    ) {
+        let keyTag = Wire.tag(fieldNumber: 1, wireType: K.wireType)
+        let valueTag = Wire.tag(fieldNumber: 2, wireType: V.wireType)
+        for key in map.keys.sorted(by: K.precedes) {
+            writeTag(tag)
+            writeVarint(UInt64(sizes.take()))
+            writeTag(keyTag)
+            K.write(key, to: &self)
+            writeTag(valueTag)
+            V.write(map[key]!, to: &self)
+        }
+    }
+}
