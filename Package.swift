@@ -33,6 +33,8 @@ let package = Package(
             dependencies: ["SwiftFrameGenerator", "protoc-gen-swiftframe"]
         ),
         .testTarget(name: "FixtureTests", dependencies: ["SwiftFrame", "SwiftFrameFixtures"]),
+        // Runs the built `swiftframe` executable on captured streams.
+        .testTarget(name: "SwiftFrameCLITests", dependencies: ["swiftframe"]),
     ],
     swiftLanguageModes: [.v6]
 )

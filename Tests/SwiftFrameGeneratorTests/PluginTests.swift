@@ -43,8 +43,6 @@ import Testing
     }
 
     @Test(arguments: [
-        ("syntax = \"proto2\";\nmessage Old { optional int32 a = 1; }\n",
-         "p.proto: proto2 syntax is not supported yet (only proto3 files can be generated)"),
         ("syntax = \"proto3\";\nmessage M { oneof choice_kind { int32 a = 1; } message ChoiceKind {} }\n",
          "p.proto: message M: nested types ChoiceKind and oneof choice_kind both map to the Swift name ChoiceKind"),
         ("syntax = \"proto3\";\nmessage foo_bar {}\nmessage FooBar {}\n",
@@ -81,18 +79,6 @@ import Testing
         let response = Generator.generate(request)
         #expect(response.error == "p.proto: message M: fields URL and url both map to the Swift name url")
         #expect(response.files.isEmpty)
-    }
-
-    @Test func typesFromProto2ImportsAreRefused() throws {
-        let (result, files) = try Support.generate([
-            "old.proto": "syntax = \"proto2\";\npackage legacy;\nmessage Old { optional int32 a = 1; }\n",
-            "p.proto": "syntax = \"proto3\";\nimport \"old.proto\";\nmessage M { legacy.Old old = 1; }\n",
-        ], only: ["p.proto"])
-        #expect(result.status != 0)
-        #expect(result.stderr.contains(
-            "p.proto: message M: field old: type legacy.Old comes from old.proto, a proto2 file, which cannot be generated yet"),
-            "\(result.stderr)")
-        #expect(files.isEmpty)
     }
 
     @Test func malformedStdinFailsWithAMessage() throws {

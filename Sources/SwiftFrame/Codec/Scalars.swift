@@ -102,3 +102,10 @@ public enum ProtoDouble: Fixed64Codec {
     @inlinable public static func wire(_ value: Double) -> UInt64 { value.bitPattern }
     @inlinable public static func value(_ wire: UInt64) -> Double { Double(bitPattern: wire) }
 }
+
+/// Closed (proto2) enums for writing and sizing. Reading goes through
+/// `ProtoReader.readClosedEnum`, which keeps unknown numbers as unknown fields.
+public enum ProtoClosedEnum<E: ClosedEnum>: VarintCodec {
+    @inlinable public static func wire(_ value: E) -> UInt64 { UInt64(bitPattern: Int64(value.rawValue)) }
+    @inlinable public static func value(_ wire: UInt64) -> E { E(rawValue: Int32(truncatingIfNeeded: wire)) ?? E() }
+}

@@ -22,6 +22,9 @@ public enum WireError: Error, Hashable, Sendable {
     case unmatchedEndGroup(offset: Int)
     /// A packed fixed-width field whose length is not a multiple of the element width.
     case malformedPackedField(offset: Int, length: Int)
+    /// A proto2 `required` field is not set (in `message`, or a message nested in it),
+    /// found when decoding or encoding without `partial: true`.
+    case missingRequiredField(message: String, field: String)
 }
 
 extension WireError: CustomStringConvertible {
@@ -47,6 +50,8 @@ extension WireError: CustomStringConvertible {
             return "end-group tag without a matching start-group at offset \(offset)"
         case let .malformedPackedField(offset, length):
             return "packed field at offset \(offset) has length \(length), not a multiple of its element size"
+        case let .missingRequiredField(message, field):
+            return "required field \(message).\(field) is not set"
         }
     }
 }

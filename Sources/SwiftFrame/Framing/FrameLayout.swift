@@ -23,7 +23,7 @@
 ///     item     = field | setting
 ///     field    = role ":" type [ "=" number ] { ":" option }
 ///     role     = "magic" | "length" | "cmd" | "seq" | "type" | "extra." name
-///     name     = letter { letter | digit | "_" }        (letter includes "_")
+///     name     = ( letter | "_" ) { letter | digit | "_" }
 ///     type     = ( "u" | "i" ) ( "8" | "16" | "32" | "64" ) [ "be" | "le" ] | "varint"
 ///     option   = span | "adj=" [ "+" | "-" ] number | "known=" number { "," number }
 ///     span     = "body" | "cmd+body" | "after" | "frame"

@@ -6,3 +6,10 @@ public protocol Enum: RawRepresentable, CaseIterable, Hashable, Sendable where R
     /// Never fails: unknown numbers become `.unrecognized(n)`.
     init(rawValue: Int32)
 }
+
+/// A proto2 enum. Closed, as in protobuf's C++ runtime: a number the enum does not know is
+/// kept in the message's unknown fields, never in the field.
+public protocol ClosedEnum: RawRepresentable, CaseIterable, Hashable, Sendable where RawValue == Int32 {
+    /// The enum's default: its first declared value.
+    init()
+}

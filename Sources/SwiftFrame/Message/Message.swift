@@ -19,32 +19,50 @@ public protocol Message: Sendable, Hashable {
 
     /// Writes this message's fields; nested sizes come from the size pass.
     func encodeMessage(to writer: inout ProtoWriter)
+
+    /// Throws `.missingRequiredField` when a proto2 `required` field, here or in a nested
+    /// message, is not set. Messages that cannot hold required fields keep the default,
+    /// which does nothing.
+    func checkInitialized() throws(WireError)
+}
+
+extension Message {
+    @inlinable
+    public func checkInitialized() throws(WireError) {}
 }
 
 extension Message {
     /// Decodes a message from its wire bytes.
-    /// - Parameter maxDepth: how deeply nested messages may be (default 100).
+    /// - Parameters:
+    ///   - maxDepth: how deeply nested messages may be (default 100).
+    ///   - partial: accept a message whose proto2 `required` fields are not all set.
     @inlinable
-    public init(serializedBytes bytes: [UInt8], maxDepth: Int = ProtoReader.defaultMaxDepth) throws(WireError) {
+    public init(serializedBytes bytes: [UInt8], maxDepth: Int = ProtoReader.defaultMaxDepth,
+                partial: Bool = false) throws(WireError) {
         self.init()
         try merge(serializedBytes: bytes, maxDepth: maxDepth)
+        if !partial { try checkInitialized() }
     }
 
     /// Decodes a message from a slice (e.g. the payload of a frame) without copying it.
     @inlinable
-    public init(serializedBytes bytes: ArraySlice<UInt8>, maxDepth: Int = ProtoReader.defaultMaxDepth) throws(WireError) {
+    public init(serializedBytes bytes: ArraySlice<UInt8>, maxDepth: Int = ProtoReader.defaultMaxDepth,
+                partial: Bool = false) throws(WireError) {
         self.init()
         let failure: WireError? = bytes.withUnsafeBytes { buffer in
             self.mergeCatching(buffer, maxDepth: maxDepth)
         }
         if let failure { throw failure }
+        if !partial { try checkInitialized() }
     }
 
     /// Decodes a message from raw memory.
     @inlinable
-    public init(buffer: UnsafeRawBufferPointer, maxDepth: Int = ProtoReader.defaultMaxDepth) throws(WireError) {
+    public init(buffer: UnsafeRawBufferPointer, maxDepth: Int = ProtoReader.defaultMaxDepth,
+                partial: Bool = false) throws(WireError) {
         self.init()
         if let failure = mergeCatching(buffer, maxDepth: maxDepth) { throw failure }
+        if !partial { try checkInitialized() }
     }
 
     /// Merges the fields encoded in `bytes` into this message.
@@ -77,16 +95,18 @@ extension Message {
     }
 
     /// Encodes the message. Fields are written in field-number order, unknown fields last.
+    /// - Parameter partial: write even if proto2 `required` fields are not all set.
     @inlinable
-    public func serializedBytes() throws(WireError) -> [UInt8] {
+    public func serializedBytes(partial: Bool = false) throws(WireError) -> [UInt8] {
         var bytes: [UInt8] = []
-        try serialize(appendingTo: &bytes)
+        try serialize(appendingTo: &bytes, partial: partial)
         return bytes
     }
 
     /// Encodes the message at the end of `bytes`, growing it once by exactly the encoded size.
     @inlinable
-    public func serialize(appendingTo bytes: inout [UInt8]) throws(WireError) {
+    public func serialize(appendingTo bytes: inout [UInt8], partial: Bool = false) throws(WireError) {
+        if !partial { try checkInitialized() }
         var cache = SizeCache()
         let size = computeSize(into: &cache)
         let start = bytes.count

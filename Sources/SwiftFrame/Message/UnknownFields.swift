@@ -2,7 +2,7 @@
 /// included) and written back unchanged after the known fields.
 public struct UnknownFields: Hashable, Sendable {
     /// The raw wire bytes, in the order they were read.
-    public private(set) var bytes: [UInt8]
+    public internal(set) var bytes: [UInt8]
 
     public init() { bytes = [] }
 

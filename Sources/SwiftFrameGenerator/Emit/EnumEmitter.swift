@@ -4,6 +4,10 @@ struct EnumEmitter {
     let visibility: String
 
     func emit(to printer: Printer) {
+        if enumType.isClosed {
+            emitClosed(to: printer)
+            return
+        }
         printer.documentation(enumType.comments)
         printer.block("\(visibility)enum \(enumType.swiftName): SwiftFrame.Enum") {
             for enumCase in enumType.cases {
@@ -47,6 +51,26 @@ struct EnumEmitter {
                 printer.line("\(visibility)static let allCases: [Self] = [")
                 for name in all { printer.line("    \(name),") }
                 printer.line("]")
+            }
+        }
+    }
+
+    /// A proto2 enum: a Swift enum with `Int32` raw values and no `unrecognized` case.
+    private func emitClosed(to printer: Printer) {
+        printer.documentation(enumType.comments)
+        printer.block("\(visibility)enum \(enumType.swiftName): Swift.Int32, SwiftFrame.ClosedEnum") {
+            for enumCase in enumType.cases {
+                printer.documentation(enumCase.comments)
+                printer.line("case \(enumCase.swiftName) = \(enumCase.number) // \(enumCase.protoName)")
+            }
+            if !enumType.aliases.isEmpty { printer.line() }
+            for alias in enumType.aliases {
+                printer.line("/// \(alias.protoName): another name for `.\(alias.target.swiftName)`.")
+                printer.line("\(visibility)static let \(alias.swiftName): Self = .\(alias.target.swiftName)")
+            }
+            printer.line()
+            printer.block("\(visibility)init()") {
+                printer.line("self = .\(enumType.defaultCase.swiftName)")
             }
         }
     }

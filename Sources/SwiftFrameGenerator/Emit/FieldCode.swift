@@ -67,15 +67,26 @@ struct FieldCode {
         case .scalar(.string): return "SwiftFrame.ProtoString"
         case .scalar(.bytes): return "SwiftFrame.ProtoBytes"
         case let .scalar(scalar): return "SwiftFrame." + (scalar.codec ?? "")
+        case let .enumeration(enumType) where enumType.isClosed: return "SwiftFrame.ProtoClosedEnum<\(enumType.swiftPath)>"
         case let .enumeration(enumType): return "SwiftFrame.ProtoEnum<\(enumType.swiftPath)>"
         case let .message(message): return "SwiftFrame.ProtoMessage<\(message.swiftPath)>"
         case .map: return ""
         }
     }
 
+    /// The closed enum a field (or map value) holds, whose unknown numbers go to unknown fields.
+    private static func closedEnum(_ kind: Field.Kind) -> EnumType? {
+        switch kind {
+        case let .enumeration(enumType) where enumType.isClosed: return enumType
+        case let .map(_, value): return closedEnum(value)
+        default: return nil
+        }
+    }
+
     private var codec: String { Self.codec(field.kind) }
 
     private var wireType: WireType {
+        if field.isGroup { return .startGroup }
         switch family {
         case .varint: return .varint
         case .fixed32: return .fixed32
@@ -123,6 +134,8 @@ struct FieldCode {
 
     /// The `case` lines of the decode switch: tag and statements.
     var decodeCases: [(tag: UInt32, statements: [String])] {
+        if field.isGroup { return groupDecodeCases }
+        if let closed = Self.closedEnum(field.kind) { return closedEnumDecodeCases(closed) }
         switch (field.presence, family) {
         case (.map, _):
             guard case let .map(key, value) = field.kind else { return [] }
@@ -155,6 +168,45 @@ struct FieldCode {
         }
     }
 
+    /// A group: read up to its end tag.
+    private var groupDecodeCases: [(tag: UInt32, statements: [String])] {
+        let number = field.number
+        if let oneof = field.oneof {
+            return [(tag(.startGroup), [
+                "var value = \(baseType)()",
+                "if case let .\(field.swiftName)(existing)? = self.\(oneof.swiftName) { value = existing }",
+                "try reader.readGroup(fieldNumber: \(number), merging: &value)",
+                "self.\(oneof.swiftName) = .\(field.swiftName)(value)",
+            ])]
+        }
+        let into = field.isRepeated ? "appendingTo" : "into"
+        return [(tag(.startGroup), ["try reader.readGroup(fieldNumber: \(number), \(into): &\(access))"])]
+    }
+
+    /// A closed enum: an unknown number goes to unknown fields, never into the field.
+    private func closedEnumDecodeCases(_ closed: EnumType) -> [(tag: UInt32, statements: [String])] {
+        let read = "try reader.readClosedEnum(\(closed.swiftPath).self, unknownFields: &self.unknownFields)"
+        switch field.presence {
+        case .map:
+            guard case let .map(key, value) = field.kind else { return [] }
+            return [(tag(.lengthDelimited), [
+                "try reader.readMapEntry(into: &\(access), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self, unknownFields: &self.unknownFields)",
+            ])]
+        case .repeated:
+            return [
+                (tag(.varint), ["if let value = \(read) { \(access).append(value) }"]),
+                (tag(.lengthDelimited), [
+                    "try reader.readPackedClosedEnum(into: &\(access), \(closed.swiftPath).self, fieldNumber: \(field.number), unknownFields: &self.unknownFields)",
+                ]),
+            ]
+        case .oneof:
+            guard let oneof = field.oneof else { return [] }
+            return [(tag(.varint), ["if let value = \(read) { self.\(oneof.swiftName) = .\(field.swiftName)(value) }"])]
+        case .explicit, .implicit:
+            return [(tag(.varint), ["if let value = \(read) { \(access) = value }"])]
+        }
+    }
+
     private var packedFamilyName: String? {
         switch family {
         case .varint: return "Varint"
@@ -180,6 +232,7 @@ struct FieldCode {
 
     /// `size += 1 + …`, folding constants.
     private func addSize(_ value: String) -> String {
+        if field.isGroup { return "size += \(2 * tagSize) + cache.group(\(value))" }
         if let fixedSize { return "size += \(tagSize + fixedSize)" }
         return "size += \(tagSize) + \(valueSize(value))"
     }
@@ -238,6 +291,14 @@ struct FieldCode {
 
     /// The header of the block that writes the field, and the statements inside it.
     var encodeBlock: (header: String, body: [String]) {
+        if field.isGroup {
+            let write = ["writer.writeGroup(value, fieldNumber: \(field.number))"]
+            switch field.presence {
+            case .oneof: return ("if \(oneofPattern)", write)
+            case .repeated: return ("for value in \(access)", write)
+            default: return ("if let value = \(access)", write)
+            }
+        }
         let writeTag = "writer.writeTag(\(tag(wireType)))"
         switch field.presence {
         case .implicit:

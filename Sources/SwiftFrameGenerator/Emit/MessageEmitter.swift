@@ -26,6 +26,7 @@ struct MessageEmitter {
                 printer.line()
                 emitOneofEnum(oneof, to: printer)
             }
+            emitDefaults(to: printer)
             for enumType in message.enums {
                 printer.line()
                 EnumEmitter(enumType: enumType, visibility: visibility).emit(to: printer)
@@ -62,6 +63,25 @@ struct MessageEmitter {
                 printer.documentation(field.comments)
                 let indirect = field.isBoxed ? "indirect " : ""
                 printer.line("\(indirect)case \(field.swiftName)(\(FieldCode(field: field).baseType))")
+            }
+        }
+    }
+
+    /// proto2 `[default = ...]` values: an unset field reads as `nil`; its declared default
+    /// is `Message.Defaults.field`.
+    private func emitDefaults(to printer: Printer) {
+        let declared = message.fields.compactMap { field -> (Field, String)? in
+            guard let text = field.declaredDefault, let literal = DefaultValues.literal(text, for: field.kind) else {
+                return nil
+            }
+            return (field, literal)
+        }
+        guard !declared.isEmpty else { return }
+        printer.line()
+        printer.line("/// The `[default = ...]` values of the .proto, for fields that are not set.")
+        printer.block("\(visibility)enum Defaults") {
+            for (field, literal) in declared {
+                printer.line("\(visibility)static let \(field.swiftName): \(FieldCode(field: field).baseType) = \(literal)")
             }
         }
     }
@@ -110,6 +130,10 @@ struct MessageEmitter {
             emitSize(ordered, to: printer)
             printer.line()
             emitEncode(ordered, to: printer)
+            if message.needsInitializationCheck {
+                printer.line()
+                emitInitializationCheck(to: printer)
+            }
         }
         for nested in message.messages {
             MessageEmitter(message: nested, visibility: visibility).emitCodecExtensions(to: printer)
@@ -149,6 +173,28 @@ struct MessageEmitter {
                 printer.line(code.sizeStatement)
             }
             printer.line("return size")
+        }
+    }
+
+    /// Required fields are set, here and in every nested message that can hold them.
+    private func emitInitializationCheck(to printer: Printer) {
+        printer.block("\(visibility)func checkInitialized() throws(SwiftFrame.WireError)") {
+            for field in message.fields where field.isRequired {
+                printer.block("if self.\(field.swiftName) == nil") {
+                    printer.line("throw .missingRequiredField(message: Self.protoMessageName, field: \"\(field.protoName)\")")
+                }
+            }
+            for field in message.fields where field.kind.containedMessage?.needsInitializationCheck == true {
+                let access = "self.\(field.swiftName)"
+                switch field.presence {
+                case .repeated: printer.line("for value in \(access) { try value.checkInitialized() }")
+                case .map: printer.line("for value in \(access).values { try value.checkInitialized() }")
+                case .oneof:
+                    let oneof = field.oneof?.swiftName ?? ""
+                    printer.line("if case let .\(field.swiftName)(value)? = self.\(oneof) { try value.checkInitialized() }")
+                case .explicit, .implicit: printer.line("try \(access)?.checkInitialized()")
+                }
+            }
         }
     }
 

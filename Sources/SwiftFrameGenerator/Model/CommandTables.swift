@@ -102,8 +102,7 @@ struct CommandResolver {
         for entry in builder.entries where UInt64(entry.id) > maxID {
             problems.append("\(place): command \(entry.origin) = \(entry.id) does not fit the layout's \(keyField.width)-byte field")
         }
-        let base = file.name.split(separator: "/").last.map(String.init) ?? file.name
-        let stem = base.hasSuffix(".proto") ? String(base.dropLast(6)) : base
+        let stem = Resolver.stem(of: file.name)
         let table = CommandTable(
             swiftName: Naming.typeName(stem, prefix: Naming.packagePrefix(file.descriptor.package)) + "Commands",
             layout: layout, keyIsType: commandField == nil)

@@ -107,10 +107,18 @@ public final class ProtoFile {
 
     public var name: String { descriptor.name }
 
+    /// proto2 rules: explicit presence everywhere, closed enums, unpacked by default.
+    public var isProto2: Bool { descriptor.syntax == "proto2" || descriptor.syntax.isEmpty }
+
     /// The command table of this file, when it declares commands.
     public internal(set) var commandTable: CommandTable?
     /// Messages of this file whose bytes field holds a message chosen by an enum field.
     public internal(set) var envelopes: [Envelope] = []
+    /// proto2 extensions declared in this file, top level and nested.
+    public internal(set) var extensions: [ExtensionField] = []
+    /// `TestMessagesProto2Extensions`: the namespace of the file's top-level extensions.
+    public internal(set) var extensionsNamespace = ""
+
     /// Request → response pairs declared in this file (each pair is declared in one file).
     public internal(set) var responsePairs: [(request: MessageType, response: MessageType)] = []
 
@@ -133,6 +141,8 @@ public final class MessageType {
     public internal(set) var fields: [Field] = []
     /// Real oneofs (not the synthetic ones of proto3 `optional`), in declaration order.
     public internal(set) var oneofs: [Oneof] = []
+    /// It has `required` fields, or messages that may: it checks them after decoding.
+    public internal(set) var needsInitializationCheck = false
     public internal(set) var messages: [MessageType] = []
     public internal(set) var enums: [EnumType] = []
     unowned let file: ProtoFile
@@ -219,6 +229,12 @@ public final class Field {
     public internal(set) var isBoxed = false
     /// The oneof this field is a member of.
     public internal(set) weak var oneof: Oneof?
+    /// proto2 `required`: decoding and encoding fail while it is unset.
+    public internal(set) var isRequired = false
+    /// proto2 `group`: a message delimited by start and end tags.
+    public internal(set) var isGroup = false
+    /// proto2 `[default = ...]`, as protoc wrote it.
+    public internal(set) var declaredDefault: String?
 
     init(protoName: String, number: Int32, swiftName: String, kind: Kind, presence: Presence, comments: String?) {
         self.protoName = protoName
@@ -261,6 +277,9 @@ public final class EnumType {
     public internal(set) var cases: [Case] = []
     public internal(set) var aliases: [Alias] = []
     unowned let file: ProtoFile
+
+    /// A proto2 enum: unknown numbers go to unknown fields, so it has no `unrecognized`.
+    public var isClosed: Bool { file.isProto2 }
     /// EnumOptions bytes.
     let options: Options
 
@@ -277,4 +296,33 @@ public final class EnumType {
 
     /// The first declared value, which proto3 requires to be zero.
     public var defaultCase: Case { cases[0] }
+}
+
+/// A typed accessor for a proto2 extension field.
+public final class ExtensionField {
+    public let protoName: String
+    public let fullName: String
+    public let swiftName: String
+    public let number: Int32
+    public let container: MessageType
+    public let kind: Field.Kind
+    public let isRepeated: Bool
+    public let isPacked: Bool
+    public let comments: String?
+    /// The message whose body declares it (nil for a top-level `extend`).
+    public let scope: MessageType?
+
+    init(protoName: String, fullName: String, swiftName: String, number: Int32, container: MessageType,
+         kind: Field.Kind, isRepeated: Bool, isPacked: Bool, comments: String?, scope: MessageType?) {
+        self.protoName = protoName
+        self.fullName = fullName
+        self.swiftName = swiftName
+        self.number = number
+        self.container = container
+        self.kind = kind
+        self.isRepeated = isRepeated
+        self.isPacked = isPacked
+        self.comments = comments
+        self.scope = scope
+    }
 }

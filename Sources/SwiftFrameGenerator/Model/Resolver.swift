@@ -11,6 +11,7 @@ public struct GenerationError: Error, CustomStringConvertible, Equatable {
 /// checking names for collisions and rejecting what this generator does not support.
 final class Resolver {
     private var problems: [String] = []
+    private var warnings: [String] = []
     private var types: [String: TypeReference] = [:]
     private var paths: [ObjectIdentifier: [Int32]] = [:]
 
@@ -53,7 +54,7 @@ final class Resolver {
         resolver.problems += commands.problems
         resolver.checkTopLevelNames(files, generated: generated)
         guard resolver.problems.isEmpty else { throw GenerationError(problems: resolver.problems) }
-        return (generated, commands.warnings)
+        return (generated, resolver.warnings + commands.warnings)
     }
 
     /// A message that travels under one id in the whole run carries it as `commandID`;
@@ -136,8 +137,12 @@ final class Resolver {
             names = descriptor.values.map { Naming.unstrippedCaseName($0.name) }
         }
         var byNumber: [Int32: EnumType.Case] = [:]
+        var numberBySwiftName: [String: Int32] = [:]
         for (index, value) in descriptor.values.enumerated() {
             let comments = file.comments[path + [2, Int32(index)]]
+            // An alias spelled like another name of the same number (MOO, moo) means the same.
+            if numberBySwiftName[names[index]] == value.number { continue }
+            numberBySwiftName[names[index]] = numberBySwiftName[names[index]] ?? value.number
             if let target = byNumber[value.number] {
                 enumType.aliases.append(.init(protoName: value.name, swiftName: names[index], target: target))
             } else {
@@ -147,8 +152,8 @@ final class Resolver {
                 enumType.cases.append(enumCase)
             }
         }
-        reportCollisions(descriptor.values.map(\.name), swiftNames: names,
-                         in: "\(file.name): enum \(fullName)", what: "values")
+        let kept = enumType.cases.map { ($0.protoName, $0.swiftName) } + enumType.aliases.map { ($0.protoName, $0.swiftName) }
+        reportCollisions(kept.map(\.0), swiftNames: kept.map(\.1), in: "\(file.name): enum \(fullName)", what: "values")
         return enumType
     }
 
@@ -156,32 +161,72 @@ final class Resolver {
 
     private func check(_ file: ProtoFile) {
         let descriptor = file.descriptor
-        guard descriptor.syntax == "proto3" else {
-            let syntax = descriptor.syntax.isEmpty ? "proto2" : descriptor.syntax
-            problems.append("\(file.name): \(syntax) syntax is not supported yet (only proto3 files can be generated)")
+        guard descriptor.syntax == "proto3" || file.isProto2 else {
+            problems.append("\(file.name): \(descriptor.syntax) syntax is not supported yet (only proto2 and proto3 files can be generated)")
             return
         }
-        checkExtensions(descriptor.extensions, in: "\(file.name)")
+        file.extensionsNamespace = Naming.typeName(Self.stem(of: file.name),
+                                                   prefix: Naming.packagePrefix(descriptor.package)) + "Extensions"
+        resolveExtensions(descriptor.extensions, in: file, scope: nil, path: [7])
         for message in file.messages { resolveFields(of: message) }
         for message in file.messages { markRecursiveFields(of: message) }
+        markInitializationChecks(file.messages)
     }
 
-    /// `extend` is legal in proto3 only for custom options, which need no generated code.
-    private func checkExtensions(_ extensions: [FieldDescriptor], in place: String) {
-        for field in extensions {
+    /// `user.proto` → `user`, `a/b/c.proto` → `c`.
+    static func stem(of fileName: String) -> String {
+        let base = fileName.split(separator: "/").last.map(String.init) ?? fileName
+        return base.hasSuffix(".proto") ? String(base.dropLast(6)) : base
+    }
+
+    /// Typed accessors for `extend` blocks. Custom options (extensions of descriptor.proto's
+    /// *Options) need none: the generator reads them from option bytes.
+    private func resolveExtensions(_ extensions: [FieldDescriptor], in file: ProtoFile, scope: MessageType?,
+                                   path: [Int32]) {
+        for (index, field) in extensions.enumerated() {
             let extendee = field.extendee
-            let isOption = extendee.hasPrefix(".google.protobuf.") && extendee.hasSuffix("Options")
-            if !isOption {
-                problems.append("\(place): extension \(field.name) of \(extendee.dropFirst()) is not supported yet")
+            if extendee.hasPrefix(".google.protobuf.") && extendee.hasSuffix("Options") { continue }
+            let place = "\(file.name): extension \(scope.map { $0.fullName + "." } ?? "")\(field.name)"
+            guard case let .message(container)? = types[extendee] else {
+                problems.append("\(place): unknown message \(extendee)")
+                continue
             }
+            guard field.type != .group, container.descriptor.options.bool(field: 1) != true else {
+                // Groups and MessageSet members still round-trip as unknown fields.
+                warnings.append("\(place) of \(container.fullName) gets no typed accessor (groups and MessageSet extensions are kept as unknown fields)")
+                continue
+            }
+            guard let kind = extensionKind(field, place: place) else { continue }
+            let scopeName = scope?.fullName ?? file.descriptor.package
+            file.extensions.append(ExtensionField(
+                protoName: field.name, fullName: scopeName.isEmpty ? field.name : scopeName + "." + field.name,
+                swiftName: Naming.fieldName(field.name), number: field.number, container: container, kind: kind,
+                isRepeated: field.label == .repeated,
+                isPacked: field.label == .repeated && kind.isPackable && (field.packedOption ?? !file.isProto2),
+                comments: file.comments[path + [Int32(index)]], scope: scope))
         }
+    }
+
+    private func extensionKind(_ field: FieldDescriptor, place: String) -> Field.Kind? {
+        switch field.type {
+        case .message?:
+            if case let .message(target)? = types[field.typeName] { return .message(target) }
+        case .enum?:
+            if case let .enumeration(target)? = types[field.typeName] { return .enumeration(target) }
+        case let type?:
+            if let scalar = ScalarType(type) { return .scalar(scalar) }
+        case nil:
+            break
+        }
+        problems.append("\(place): unsupported extension type \(field.rawType) \(field.typeName)")
+        return nil
     }
 
     private func resolveFields(of message: MessageType) {
         let place = "\(message.file.name): message \(message.fullName)"
         let descriptor = message.descriptor
         let path = paths[ObjectIdentifier(message)] ?? []
-        checkExtensions(descriptor.extensions, in: place)
+        resolveExtensions(descriptor.extensions, in: message.file, scope: message, path: path + [6])
         // Real oneofs; the synthetic oneof of a proto3 `optional` field is just presence.
         var oneofs: [Int32: Oneof] = [:]
         for (index, oneof) in descriptor.oneofs.enumerated() {
@@ -220,11 +265,10 @@ final class Resolver {
             return nil
         }
         let kind: Field.Kind
+        var isGroup = false
         switch type {
-        case .group:
-            problems.append("\(place): groups are not supported yet")
-            return nil
-        case .message:
+        case .group, .message:
+            isGroup = type == .group
             if let entry = mapEntry(field.typeName, in: message), entry.isMapEntry {
                 guard let mapKind = resolveMap(entry, in: message, place: place) else { return nil }
                 return Field(protoName: field.name, number: field.number, swiftName: Naming.fieldName(field.name),
@@ -250,33 +294,57 @@ final class Resolver {
             let member = Field(protoName: field.name, number: field.number, swiftName: Naming.fieldName(field.name),
                                kind: kind, presence: .oneof, comments: comments)
             member.oneof = oneof
+            member.isGroup = isGroup
             return member
         }
+        let isProto2 = message.file.isProto2
         let presence: Field.Presence
         switch field.label {
         case .required:
-            problems.append("\(place): required fields are not supported yet")
-            return nil
+            presence = .explicit
         case .repeated:
-            presence = .repeated(packed: kind.isPackable && (field.packedOption ?? true))
+            // proto3 packs by default, proto2 only with [packed = true].
+            presence = .repeated(packed: kind.isPackable && (field.packedOption ?? !isProto2))
         case .optional:
             if case .message = kind {
                 presence = .explicit
             } else {
-                presence = field.proto3Optional ? .explicit : .implicit
+                presence = isProto2 || field.proto3Optional ? .explicit : .implicit
             }
         }
-        return Field(protoName: field.name, number: field.number, swiftName: Naming.fieldName(field.name),
-                     kind: kind, presence: presence, comments: comments)
+        let resolved = Field(protoName: field.name, number: field.number, swiftName: Naming.fieldName(field.name),
+                             kind: kind, presence: presence, comments: comments)
+        resolved.isRequired = field.label == .required
+        resolved.isGroup = isGroup
+        resolved.declaredDefault = field.defaultValue
+        return resolved
     }
 
     /// A type from a file this generator cannot generate (proto2, editions) would be a
     /// reference to Swift that never exists.
     private func isGeneratable(_ file: ProtoFile, for field: FieldDescriptor, place: String) -> Bool {
-        guard file.descriptor.syntax != "proto3" else { return true }
-        let syntax = file.descriptor.syntax.isEmpty ? "proto2" : file.descriptor.syntax
-        problems.append("\(place): type \(field.typeName.dropFirst()) comes from \(file.name), a \(syntax) file, which cannot be generated yet")
+        guard file.descriptor.syntax != "proto3" && !file.isProto2 else { return true }
+        problems.append("\(place): type \(field.typeName.dropFirst()) comes from \(file.name), a \(file.descriptor.syntax) file, which cannot be generated yet")
         return false
+    }
+
+    /// Messages with required fields, and messages that can hold them, check after decoding.
+    private func markInitializationChecks(_ roots: [MessageType]) {
+        func all(_ message: MessageType) -> [MessageType] { [message] + message.messages.flatMap(all) }
+        let messages = roots.flatMap(all)
+        for message in messages where message.fields.contains(where: \.isRequired) {
+            message.needsInitializationCheck = true
+        }
+        var changed = true
+        while changed {
+            changed = false
+            for message in messages where !message.needsInitializationCheck {
+                if message.fields.contains(where: { $0.kind.containedMessage?.needsInitializationCheck == true }) {
+                    message.needsInitializationCheck = true
+                    changed = true
+                }
+            }
+        }
     }
 
     /// The key and value of a map field's synthetic entry message.
@@ -363,6 +431,7 @@ final class Resolver {
         for file in files {
             let declared = file.messages.map { ($0.swiftName, $0.fullName) } + file.enums.map { ($0.swiftName, $0.fullName) }
                 + (file.commandTable.map { [($0.swiftName, "the command table of \(file.name)")] } ?? [])
+                + (file.extensions.contains { $0.scope == nil } ? [(file.extensionsNamespace, "the extensions of \(file.name)")] : [])
             for (swiftName, fullName) in declared {
                 if let other = seen[swiftName], other.fullName != fullName,
                    generatedNames.contains(file.name) || generatedNames.contains(other.file) {
@@ -382,6 +451,17 @@ extension Field.Kind {
         case let .scalar(scalar): return scalar != .string && scalar != .bytes
         case .enumeration: return true
         case .message, .map: return false
+        }
+    }
+}
+
+extension Field.Kind {
+    /// The message a field of this kind holds (directly, in a list, or as a map value).
+    var containedMessage: MessageType? {
+        switch self {
+        case let .message(message): return message
+        case let .map(_, value): return value.containedMessage
+        case .scalar, .enumeration: return nil
         }
     }
 }

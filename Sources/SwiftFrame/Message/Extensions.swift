@@ -1,0 +1,149 @@
+// proto2 extensions. Extension fields travel in the message's unknown fields, so ones the
+// reader does not know are kept and re-emitted byte for byte; a typed `Extension` reads and
+// writes its own field number there.
+
+/// A singular extension field of `Container`, whose values `Codec` reads and writes.
+public struct Extension<Container: Message, Codec: MapCodec>: Sendable {
+    public let fieldNumber: Int
+    /// The full proto name, e.g. `protobuf_test_messages.proto2.extension_int32`.
+    public let protoName: String
+
+    public init(fieldNumber: Int, protoName: String) {
+        self.fieldNumber = fieldNumber
+        self.protoName = protoName
+    }
+}
+
+/// A repeated extension field of `Container`.
+public struct RepeatedExtension<Container: Message, Codec: MapCodec>: Sendable {
+    public let fieldNumber: Int
+    public let protoName: String
+    /// Written as one packed run (`[packed = true]`); both forms are read.
+    public let isPacked: Bool
+
+    public init(fieldNumber: Int, protoName: String, isPacked: Bool = false) {
+        self.fieldNumber = fieldNumber
+        self.protoName = protoName
+        self.isPacked = isPacked
+    }
+}
+
+extension Message {
+    /// The extension's value (the last one on the wire), nil when unset or unreadable.
+    public subscript<Codec: MapCodec>(extension field: Extension<Self, Codec>) -> Codec.Value? {
+        get { unknownFields.values(of: field.fieldNumber, Codec.self, packedAllowed: false).last }
+        set {
+            unknownFields.remove(fieldNumber: field.fieldNumber)
+            if let newValue { unknownFields.appendField(field.fieldNumber, [newValue], Codec.self, packed: false) }
+        }
+    }
+
+    /// The repeated extension's values, in wire order (packed and unpacked runs alike).
+    public subscript<Codec: MapCodec>(extension field: RepeatedExtension<Self, Codec>) -> [Codec.Value] {
+        get { unknownFields.values(of: field.fieldNumber, Codec.self, packedAllowed: true) }
+        set {
+            unknownFields.remove(fieldNumber: field.fieldNumber)
+            unknownFields.appendField(field.fieldNumber, newValue, Codec.self, packed: field.isPacked)
+        }
+    }
+
+    /// Whether any value of the extension's field number is present.
+    public func hasExtension<Codec: MapCodec>(_ field: Extension<Self, Codec>) -> Bool {
+        unknownFields.contains(fieldNumber: field.fieldNumber)
+    }
+}
+
+extension UnknownFields {
+    /// Runs `body` over each field: its tag, and a reader positioned at its value.
+    private func forEachField(_ body: (UInt32, inout ProtoReader) throws(WireError) -> Void) {
+        _ = bytes.withUnsafeBytes { buffer -> WireError? in
+            var reader = ProtoReader(buffer: buffer)
+            do throws(WireError) {
+                while reader.hasRemaining {
+                    let tag = try reader.readTag()
+                    try body(tag, &reader)
+                }
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    func values<Codec: MapCodec>(of fieldNumber: Int, _: Codec.Type, packedAllowed: Bool) -> [Codec.Value] {
+        let wanted = Wire.tag(fieldNumber: fieldNumber, wireType: Codec.wireType)
+        let packed = Wire.tag(fieldNumber: fieldNumber, wireType: .lengthDelimited)
+        var values: [Codec.Value] = []
+        forEachField { (tag: UInt32, reader: inout ProtoReader) throws(WireError) in
+            if tag == wanted {
+                values.append(try Codec.read(from: &reader))
+            } else if packedAllowed, tag == packed, Codec.wireType != .lengthDelimited {
+                try reader.readLengthDelimited { (run: inout ProtoReader) throws(WireError) in
+                    while run.hasRemaining { values.append(try Codec.read(from: &run)) }
+                }
+            } else {
+                try reader.skipValue(tag: tag)
+            }
+        }
+        return values
+    }
+
+    func contains(fieldNumber: Int) -> Bool {
+        var found = false
+        forEachField { (tag: UInt32, reader: inout ProtoReader) throws(WireError) in
+            if Int(tag >> 3) == fieldNumber { found = true }
+            try reader.skipValue(tag: tag)
+        }
+        return found
+    }
+
+    /// Drops every field with this number, keeping the others' bytes as they are.
+    mutating func remove(fieldNumber: Int) {
+        var kept: [UInt8] = []
+        let original = bytes
+        original.withUnsafeBytes { buffer in
+            var reader = ProtoReader(buffer: buffer)
+            do throws(WireError) {
+                while reader.hasRemaining {
+                    let start = reader.offset
+                    let tag = try reader.readTag()
+                    try reader.skipValue(tag: tag)
+                    if Int(tag >> 3) != fieldNumber {
+                        kept.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start..<reader.offset]))
+                    }
+                }
+            } catch {
+                kept.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[reader.offset...]))
+            }
+        }
+        bytes = kept
+    }
+
+    /// Appends values of one field, packed or one field each.
+    mutating func appendField<Codec: MapCodec>(_ fieldNumber: Int, _ values: [Codec.Value], _: Codec.Type, packed: Bool) {
+        guard !values.isEmpty else { return }
+        var cache = SizeCache()
+        let tag = Wire.tag(fieldNumber: fieldNumber, wireType: packed ? .lengthDelimited : Codec.wireType)
+        let payload = values.reduce(0) { $0 + Codec.size(of: $1, cache: &cache) }
+        let size = packed
+            ? Wire.varintSize(tag) + Wire.lengthDelimitedSize(payload)
+            : values.count * Wire.varintSize(tag) + payload
+        var encoded = [UInt8](repeating: 0, count: size)
+        encoded.withUnsafeMutableBytes { buffer in
+            var writer = ProtoWriter(buffer: buffer, sizes: cache)
+            if packed {
+                writer.writeTag(tag)
+                writer.writeVarint(UInt64(payload))
+            }
+            for value in values {
+                if !packed { writer.writeTag(tag) }
+                Codec.write(value, to: &writer)
+            }
+        }
+        bytes.append(contentsOf: encoded)
+    }
+}
+
+extension ProtoClosedEnum: MapCodec {
+    @inlinable public static var defaultValue: E { E() }
+}
