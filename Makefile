@@ -17,9 +17,9 @@ protoc:
 plugin: protoc
 	$(SWIFT) build --product protoc-gen-swiftframe
 
-# Regenerate Fixtures/generated from Fixtures/protos with the freshly built plugin.
+# Regenerate every generated source (fixtures, well-known types, conformance messages).
 generate: plugin
-	scripts/generate-fixtures.sh "$(PLUGIN)" Fixtures/generated
+	scripts/generate.sh "$(PLUGIN)" .
 
 golden: generate
 

@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("Bogus=1", "unknown option 'Bogus' (known options: Visibility, Layout, LayoutFile)"),
+        ("Bogus=1", "unknown option 'Bogus' (known options: Visibility, Layout, LayoutFile, ModuleMap)"),
         ("Visibility", "option 'Visibility' needs a value: write Visibility=VALUE"),
         ("Visibility=open", "option Visibility=open: expected one of public, internal, package"),
     ])
@@ -79,6 +79,24 @@ import Testing
         let response = Generator.generate(request)
         #expect(response.error == "p.proto: message M: fields URL and url both map to the Swift name url")
         #expect(response.files.isEmpty)
+    }
+
+    @Test func typesFromOtherModulesAreImported() throws {
+        let mapFile = try Support.temporaryDirectory().appendingPathComponent("modules.txt")
+        try "# proto file = Swift module\ndep.proto = SharedModels\n".write(to: mapFile, atomically: true, encoding: .utf8)
+        let (result, files) = try Support.generate([
+            "dep.proto": "syntax = \"proto3\";\nmessage Dep {}\n",
+            "p.proto": """
+                syntax = "proto3";
+                import "dep.proto";
+                import "google/protobuf/timestamp.proto";
+                message M { Dep dep = 1; google.protobuf.Timestamp at = 2; }
+                """,
+        ], parameter: "ModuleMap=\(mapFile.path)", only: ["p.proto"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let source = try #require(files["p.swiftframe.swift"])
+        #expect(source.contains("import SwiftFrame\nimport SharedModels\nimport SwiftFrameWellKnownTypes\n"))
+        #expect(source.contains("public var at: Google_Protobuf_Timestamp? = nil"))
     }
 
     @Test func malformedStdinFailsWithAMessage() throws {

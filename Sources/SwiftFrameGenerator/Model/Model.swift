@@ -107,6 +107,9 @@ public final class ProtoFile {
 
     public var name: String { descriptor.name }
 
+    /// Every file this one imports, directly or through other imports.
+    public internal(set) var dependencyClosure: [String] = []
+
     /// proto2 rules: explicit presence everywhere, closed enums, unpacked by default.
     public var isProto2: Bool { descriptor.syntax == "proto2" || descriptor.syntax.isEmpty }
 

@@ -20,13 +20,30 @@ final class Resolver {
         case enumeration(EnumType)
     }
 
-    /// The files to generate, in the order protoc named them, and warnings to show the user.
-    static func resolve(_ request: CodeGeneratorRequest,
-                        options: GeneratorOptions) throws(GenerationError) -> (files: [ProtoFile], warnings: [String]) {
+    /// The result of resolving a request. It owns every file of the request: types refer
+    /// to their files without owning them, and dependencies must outlive emission too.
+    struct Resolution {
+        /// The files to generate, in the order protoc named them.
+        let files: [ProtoFile]
+        let allFiles: [ProtoFile]
+        let warnings: [String]
+    }
+
+    static func resolve(_ request: CodeGeneratorRequest, options: GeneratorOptions) throws(GenerationError) -> Resolution {
         let resolver = Resolver()
         let files = request.protoFiles.map(ProtoFile.init)
         for file in files { resolver.declare(file) }
         let generated = request.filesToGenerate.compactMap { name in files.first { $0.name == name } }
+        let byName = Dictionary(files.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for file in generated {
+            var seen: Set<String> = []
+            var pending = file.descriptor.dependencies
+            while let name = pending.popLast() {
+                guard seen.insert(name).inserted else { continue }
+                pending += byName[name]?.descriptor.dependencies ?? []
+            }
+            file.dependencyClosure = seen.sorted()
+        }
         for file in generated { resolver.check(file) }
         guard resolver.problems.isEmpty else { throw GenerationError(problems: resolver.problems) }
 
@@ -54,7 +71,7 @@ final class Resolver {
         resolver.problems += commands.problems
         resolver.checkTopLevelNames(files, generated: generated)
         guard resolver.problems.isEmpty else { throw GenerationError(problems: resolver.problems) }
-        return (generated, resolver.warnings + commands.warnings)
+        return Resolution(files: generated, allFiles: files, warnings: resolver.warnings + commands.warnings)
     }
 
     /// A message that travels under one id in the whole run carries it as `commandID`;

@@ -15,11 +15,15 @@ public enum Generator {
         response.supportedFeatures = CodeGeneratorResponse.featureProto3Optional
         do throws(GenerationError) {
             let options = try GeneratorOptions(parameter: request.parameter)
-            let (files, warnings) = try Resolver.resolve(request, options: options)
-            response.files = files.map { file in
-                .init(name: file.outputName, content: FileEmitter(file: file, options: options).emit())
+            let resolution = try Resolver.resolve(request, options: options)
+            let generatedHere = Set(resolution.files.map(\.name))
+            response.files = withExtendedLifetime(resolution.allFiles) {
+                resolution.files.map { file in
+                    .init(name: file.outputName,
+                          content: FileEmitter(file: file, options: options, generatedHere: generatedHere).emit())
+                }
             }
-            return (response, warnings)
+            return (response, resolution.warnings)
         } catch {
             response.error = error.description
             return (response, [])

@@ -17,6 +17,14 @@ public struct GeneratorOptions: Equatable, Sendable {
     public var visibility: Visibility = .public
     /// A frame layout preset for every command table, overriding `(swiftframe.layout)`.
     public var layout: String?
+    /// .proto files whose Swift lives in another module (`google/protobuf/any.proto` →
+    /// `SwiftFrameWellKnownTypes`): generated code imports that module instead.
+    public var moduleMap: [String: String] = GeneratorOptions.wellKnownTypeModules
+
+    /// The well-known types ship generated in `SwiftFrameWellKnownTypes`.
+    public static let wellKnownTypeModules: [String: String] = Dictionary(uniqueKeysWithValues:
+        ["any", "api", "duration", "empty", "field_mask", "source_context", "struct", "timestamp", "type", "wrappers"]
+            .map { ("google/protobuf/\($0).proto", "SwiftFrameWellKnownTypes") })
 
     public init() {}
 
@@ -39,20 +47,34 @@ public struct GeneratorOptions: Equatable, Sendable {
             case "Layout":
                 self.layout = value
             case "LayoutFile":
-                self.layout = try Self.readLayoutFile(value)
+                self.layout = try Self.readTextFile(value)
+            case "ModuleMap":
+                try addModuleMap(Self.readTextFile(value), path: value)
             default:
-                throw GenerationError(problems: ["unknown option '\(key)' (known options: Visibility, Layout, LayoutFile)"])
+                throw GenerationError(problems: ["unknown option '\(key)' (known options: Visibility, Layout, LayoutFile, ModuleMap)"])
             }
         }
     }
 }
 
 extension GeneratorOptions {
-    /// A layout description kept in a file (relative to where protoc runs), for layouts
-    /// whose description does not fit in protoc's comma-separated parameter.
-    static func readLayoutFile(_ path: String) throws(GenerationError) -> String {
+    /// Lines `path/to/file.proto = ModuleName`; `#` starts a comment.
+    mutating func addModuleMap(_ text: String, path: String) throws(GenerationError) {
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingWhitespace
+            guard !line.isEmpty else { continue }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace }
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw GenerationError(problems: ["option ModuleMap=\(path): line \(number + 1): expected file.proto = ModuleName"])
+            }
+            moduleMap[parts[0]] = parts[1]
+        }
+    }
+
+    /// A small text file (a layout description, a module map), relative to where protoc runs.
+    static func readTextFile(_ path: String) throws(GenerationError) -> String {
         guard let file = fopen(path, "r") else {
-            throw GenerationError(problems: ["option LayoutFile=\(path): cannot open the file"])
+            throw GenerationError(problems: ["cannot open \(path)"])
         }
         defer { fclose(file) }
         var bytes: [UInt8] = []
