@@ -37,8 +37,29 @@ import Testing
         enum Single { SINGLE_ONLY = 0; }
         """
 
+    /// Standard-library names and keywords as message, enum, case and field names, in a
+    /// file without a package so nothing prefixes them.
+    static let names = """
+        syntax = "proto2";
+        message String { optional string value = 1; }
+        message Error { optional String message = 1; optional Type type = 2; }
+        message Type { optional int32 self = 1; optional int32 Type = 2; optional int32 Protocol = 3; }
+        message Protocol { optional int32 init = 1; optional int32 hash = 2; optional int32 default = 3; }
+        message Int { optional Int next = 1; repeated String strings = 2; map<string, Error> errors = 3; }
+        message Optional { optional bool some = 1; optional bool none = 2; }
+        message Array { repeated Array items = 1; oneof choice { String text = 2; Bool flag = 3; } }
+        message Bool { optional bool value = 1 [default = true]; }
+        message Dictionary { optional Result result = 1 [default = FAILURE]; }
+        enum Result { SUCCESS = 0; FAILURE = 1; SELF = 2; INIT = 3; TYPE = 4; DEFAULT = 5; }
+        message Never {}
+        message Sendable {}
+        message Hashable {}
+        message Message { optional Message self_ = 1; }
+        message Enum {}
+        """
+
     @Test func generatedCodeCompilesWithoutWarnings() throws {
-        let sources = try Support.protoDirectory(["stress.proto": Self.stress])
+        let sources = try Support.protoDirectory(["stress.proto": Self.stress, "names.proto": Self.names])
         let output = try Support.temporaryDirectory()
         defer {
             try? FileManager.default.removeItem(at: sources)
@@ -49,12 +70,13 @@ import Testing
             .map { "google/protobuf/\($0).proto" }
         let generate = try Support.run(Support.protoc, [
             "-I" + sources.path, "-I/usr/include", "--plugin=protoc-gen-swiftframe=\(Support.plugin)",
-            "--swiftframe_out=\(output.path)", "stress.proto",
+            "--swiftframe_out=\(output.path)", "stress.proto", "names.proto",
+            "google/protobuf/descriptor.proto", "google/protobuf/compiler/plugin.proto",
         ] + wellKnown)
         #expect(generate.status == 0, "\(generate.stderr)")
         let swiftFiles = (FileManager.default.enumerator(atPath: output.path)?.allObjects as? [String] ?? [])
             .filter { $0.hasSuffix(".swift") }.map { output.appendingPathComponent($0).path }.sorted()
-        #expect(swiftFiles.count == wellKnown.count + 1)
+        #expect(swiftFiles.count == wellKnown.count + 4)
 
         let modules = URL(fileURLWithPath: Support.plugin).deletingLastPathComponent().appendingPathComponent("Modules").path
         for isolation in [[], ["-default-isolation", "MainActor"]] {

@@ -17,6 +17,27 @@ import Testing
         #expect(files["sub/dir/thing.swiftframe.swift"]?.contains("public struct Game_Net_Thing: SwiftFrame.Message") == true)
     }
 
+    @Test(arguments: [
+        ("FileNaming=FullPath", "a/b/thing.swiftframe.swift"),
+        ("FileNaming=PathToUnderscores", "a_b_thing.swiftframe.swift"),
+        ("FileNaming=DropPath", "thing.swiftframe.swift"),
+    ])
+    func fileNamingOption(parameter: String, output: String) throws {
+        let (result, files) = try Support.generate(["a/b/thing.proto": "syntax = \"proto3\";\nmessage T {}\n"],
+                                                   parameter: parameter)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Array(files.keys) == [output])
+    }
+
+    @Test func droppingPathsThatCollideIsAnError() throws {
+        let (result, _) = try Support.generate([
+            "a/x.proto": "syntax = \"proto3\";\npackage a;\nmessage T {}\n",
+            "b/x.proto": "syntax = \"proto3\";\npackage b;\nmessage T {}\n",
+        ], parameter: "FileNaming=DropPath")
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("a/x.proto and b/x.proto would both be written to x.swiftframe.swift"), "\(result.stderr)")
+    }
+
     @Test func visibilityOption() throws {
         let proto = ["a.proto": "syntax = \"proto3\";\nmessage A { int32 id = 1; }\nenum E { E_ZERO = 0; }\n"]
         let (internalResult, internalFiles) = try Support.generate(proto, parameter: "Visibility=internal")
@@ -30,7 +51,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("Bogus=1", "unknown option 'Bogus' (known options: Visibility, Layout, LayoutFile, ModuleMap)"),
+        ("Bogus=1", "unknown option 'Bogus' (known options: Visibility, FileNaming, Layout, LayoutFile, ModuleMap)"),
         ("Visibility", "option 'Visibility' needs a value: write Visibility=VALUE"),
         ("Visibility=open", "option Visibility=open: expected one of public, internal, package"),
     ])

@@ -125,9 +125,15 @@ public final class ProtoFile {
     /// Request → response pairs declared in this file (each pair is declared in one file).
     public internal(set) var responsePairs: [(request: MessageType, response: MessageType)] = []
 
-    /// `user.proto` → `user.swiftframe.swift`, keeping the directory.
-    public var outputName: String {
-        let base = name.hasSuffix(".proto") ? String(name.dropLast(6)) : name
+    /// `path/user.proto` → `path/user.swiftframe.swift`, `path_user.swiftframe.swift` or
+    /// `user.swiftframe.swift`.
+    public func outputName(_ naming: GeneratorOptions.FileNaming) -> String {
+        var base = name.hasSuffix(".proto") ? String(name.dropLast(6)) : name
+        switch naming {
+        case .FullPath: break
+        case .PathToUnderscores: base = String(base.map { $0 == "/" ? "_" : $0 })
+        case .DropPath: base = base.split(separator: "/").last.map(String.init) ?? base
+        }
         return base + ".swiftframe.swift"
     }
 }

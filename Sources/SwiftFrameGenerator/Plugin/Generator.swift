@@ -17,9 +17,17 @@ public enum Generator {
             let options = try GeneratorOptions(parameter: request.parameter)
             let resolution = try Resolver.resolve(request, options: options)
             let generatedHere = Set(resolution.files.map(\.name))
+            var outputs: [String: String] = [:]
+            for file in resolution.files {
+                let output = file.outputName(options.fileNaming)
+                if let other = outputs[output] {
+                    throw GenerationError(problems: ["\(other) and \(file.name) would both be written to \(output); use FileNaming=FullPath"])
+                }
+                outputs[output] = file.name
+            }
             response.files = withExtendedLifetime(resolution.allFiles) {
                 resolution.files.map { file in
-                    .init(name: file.outputName,
+                    .init(name: file.outputName(options.fileNaming),
                           content: FileEmitter(file: file, options: options, generatedHere: generatedHere).emit())
                 }
             }

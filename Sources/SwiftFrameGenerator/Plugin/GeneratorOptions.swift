@@ -15,6 +15,18 @@ public struct GeneratorOptions: Equatable, Sendable {
 
     /// Access level of the generated declarations.
     public var visibility: Visibility = .public
+    /// How output files are named from `path/to/x.proto`.
+    public enum FileNaming: String, Sendable, CaseIterable {
+        /// `path/to/x.swiftframe.swift`
+        case FullPath
+        /// `path_to_x.swiftframe.swift`
+        case PathToUnderscores
+        /// `x.swiftframe.swift`
+        case DropPath
+    }
+
+    public var fileNaming: FileNaming = .FullPath
+
     /// A frame layout preset for every command table, overriding `(swiftframe.layout)`.
     public var layout: String?
     /// .proto files whose Swift lives in another module (`google/protobuf/any.proto` →
@@ -44,6 +56,12 @@ public struct GeneratorOptions: Equatable, Sendable {
                     throw GenerationError(problems: ["option Visibility=\(value): expected one of \(allowed)"])
                 }
                 self.visibility = visibility
+            case "FileNaming":
+                guard let naming = FileNaming(rawValue: value) else {
+                    let allowed = FileNaming.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw GenerationError(problems: ["option FileNaming=\(value): expected one of \(allowed)"])
+                }
+                self.fileNaming = naming
             case "Layout":
                 self.layout = value
             case "LayoutFile":
@@ -51,7 +69,7 @@ public struct GeneratorOptions: Equatable, Sendable {
             case "ModuleMap":
                 try addModuleMap(Self.readTextFile(value), path: value)
             default:
-                throw GenerationError(problems: ["unknown option '\(key)' (known options: Visibility, Layout, LayoutFile, ModuleMap)"])
+                throw GenerationError(problems: ["unknown option '\(key)' (known options: Visibility, FileNaming, Layout, LayoutFile, ModuleMap)"])
             }
         }
     }
