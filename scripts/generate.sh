@@ -3,6 +3,7 @@
 # OUT_ROOT with the repository's layout:
 #   Fixtures/protos/*.proto                -> Fixtures/generated
 #   google/protobuf well-known types       -> Sources/SwiftFrameWellKnownTypes/Generated
+#   descriptor.proto and plugin.proto      -> Sources/SwiftFrameGenerator/Descriptor/Generated
 #   ../shared/protos/conformance/*.proto   -> Sources/SwiftFrameConformanceMessages (when present)
 #   scripts/generate.sh PLUGIN OUT_ROOT
 set -euo pipefail
@@ -24,6 +25,10 @@ run "$out_root/Fixtures/generated" -I Fixtures/protos -I Protos $(ls Fixtures/pr
 wkt="any api duration empty field_mask source_context struct timestamp type wrappers"
 run "$out_root/Sources/SwiftFrameWellKnownTypes/Generated" -I "$include" \
     $(for name in $wkt; do echo "google/protobuf/$name.proto"; done)
+
+# The plugin's own models of its input (self-hosting).
+run "$out_root/Sources/SwiftFrameGenerator/Descriptor/Generated" -I "$include" \
+    google/protobuf/descriptor.proto google/protobuf/compiler/plugin.proto
 
 conformance=../shared/protos/conformance
 if [ -d "$conformance" ]; then

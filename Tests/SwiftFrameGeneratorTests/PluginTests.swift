@@ -99,7 +99,7 @@ import Testing
         request.protoFiles = [file]
         let response = Generator.generate(request)
         #expect(response.error == "p.proto: message M: fields URL and url both map to the Swift name url")
-        #expect(response.files.isEmpty)
+        #expect(response.file.isEmpty)
     }
 
     @Test func typesFromOtherModulesAreImported() throws {
@@ -134,7 +134,7 @@ import Testing
         let response = try CodeGeneratorResponse(serializedBytes: [UInt8](result.stdout))
         #expect(response.error == nil)
         #expect(response.supportedFeatures == CodeGeneratorResponse.featureProto3Optional)
-        #expect(response.files.map(\.name) == ["user.swiftframe.swift", "game.swiftframe.swift"])
+        #expect(response.file.map(\.name) == ["user.swiftframe.swift", "game.swiftframe.swift"])
         // The same bytes in give the same bytes out.
         let again = try Support.run(Support.plugin, [], input: request)
         #expect(again.stdout == result.stdout)
@@ -147,6 +147,6 @@ import Testing
         let response = Generator.generate(request)
         let golden = try String(contentsOf: Support.root.appendingPathComponent("Fixtures/generated/user.swiftframe.swift"),
                                 encoding: .utf8)
-        #expect(response.files.first?.content == golden)
+        #expect(response.file.first?.content == golden)
     }
 }

@@ -25,7 +25,7 @@ public enum Generator {
                 }
                 outputs[output] = file.name
             }
-            response.files = withExtendedLifetime(resolution.allFiles) {
+            response.file = withExtendedLifetime(resolution.allFiles) {
                 resolution.files.map { file in
                     .init(name: file.outputName(options.fileNaming),
                           content: FileEmitter(file: file, options: options, generatedHere: generatedHere).emit())
