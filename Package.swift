@@ -41,6 +41,7 @@ let package = Package(
             dependencies: ["SwiftFrameGenerator", "protoc-gen-swiftframe"]
         ),
         .testTarget(name: "FixtureTests", dependencies: ["SwiftFrame", "SwiftFrameFixtures"]),
+        .testTarget(name: "WellKnownTypesTests", dependencies: ["SwiftFrameWellKnownTypes", "SwiftFrame"]),
         // Runs the built `swiftframe` executable on captured streams.
         .testTarget(name: "SwiftFrameCLITests", dependencies: ["swiftframe"]),
     ],
