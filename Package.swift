@@ -41,9 +41,11 @@ let package = Package(
             dependencies: ["SwiftFrameGenerator", "protoc-gen-swiftframe"]
         ),
         .testTarget(name: "FixtureTests", dependencies: ["SwiftFrame", "SwiftFrameFixtures"]),
-        .testTarget(name: "WellKnownTypesTests", dependencies: ["SwiftFrameWellKnownTypes", "SwiftFrame"]),
         // Runs the built `swiftframe` executable on captured streams.
         .testTarget(name: "SwiftFrameCLITests", dependencies: ["swiftframe"]),
+        .testTarget(name: "WellKnownTypesTests", dependencies: ["SwiftFrameWellKnownTypes", "SwiftFrame"]),
+        // Runs the built conformance testee, and checks the conformance messages' wire behaviour.
+        .testTarget(name: "ConformanceTests", dependencies: ["swiftframe-conformance", "SwiftFrame", "SwiftFrameConformanceMessages"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -9,6 +9,10 @@ public protocol MapCodec {
     /// What a missing key or value decodes to.
     static var defaultValue: Value { get }
     static func read(from reader: inout ProtoReader) throws(WireError) -> Value
+    /// Reads one more occurrence of the value into `value`, as protobuf reads a singular
+    /// field seen again: a message is merged into the one already there, a scalar replaces
+    /// it, and a closed-enum number the enum does not declare leaves it as it was.
+    static func read(from reader: inout ProtoReader, merging value: inout Value?) throws(WireError)
     /// Bytes the value takes without its tag; message sizes are recorded in `cache`.
     static func size(of value: Value, cache: inout SizeCache) -> Int
     static func write(_ value: Value, to writer: inout ProtoWriter)
@@ -17,6 +21,12 @@ public protocol MapCodec {
 /// A type that can be a map key: integers, bool and string. Entries are written in key order.
 public protocol MapKeyCodec: MapCodec where Value: Hashable {
     static func precedes(_ lhs: Value, _ rhs: Value) -> Bool
+}
+
+extension MapCodec {
+    @inlinable public static func read(from reader: inout ProtoReader, merging value: inout Value?) throws(WireError) {
+        value = try read(from: &reader)
+    }
 }
 
 extension MapKeyCodec where Value: Comparable {
@@ -110,6 +120,12 @@ public enum ProtoMessage<M: Message>: MapCodec {
         try reader.readMessage(merging: &message)
         return message
     }
+    @inlinable public static func read(from reader: inout ProtoReader, merging value: inout M?) throws(WireError) {
+        var message = value ?? M()
+        value = nil  // keep one reference so the merge does not copy
+        try reader.readMessage(merging: &message)
+        value = message
+    }
     @inlinable public static func size(of value: M, cache: inout SizeCache) -> Int {
         cache.message(value)
     }
@@ -120,7 +136,8 @@ public enum ProtoMessage<M: Message>: MapCodec {
 
 extension ProtoReader {
     /// Reads one map entry into `map`. A missing key or value takes its default; a key
-    /// seen again replaces the earlier value, as in protobuf's C++ runtime.
+    /// seen again replaces the earlier value, as in protobuf's C++ runtime. Inside one
+    /// entry a message value seen twice is merged, as any singular message field is.
     @inlinable
     public mutating func readMapEntry<K: MapKeyCodec, V: MapCodec>(
         into map: inout [K.Value: V.Value], _: K.Type, _: V.Type
@@ -129,18 +146,18 @@ extension ProtoReader {
         let valueTag = Wire.tag(fieldNumber: 2, wireType: V.wireType)
         let (key, value) = try readLengthDelimited { (reader: inout ProtoReader) throws(WireError) in
             var key = K.defaultValue
-            var value = V.defaultValue
+            var value: V.Value? = nil
             while reader.hasRemaining {
                 let tag = try reader.readTag()
                 if tag == keyTag {
                     key = try K.read(from: &reader)
                 } else if tag == valueTag {
-                    value = try V.read(from: &reader)
+                    try V.read(from: &reader, merging: &value)
                 } else {
                     try reader.skipValue(tag: tag)
                 }
             }
-            return (key, value)
+            return (key, value ?? V.defaultValue)
         }
         map[key] = value
     }

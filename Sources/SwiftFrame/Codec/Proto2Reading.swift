@@ -36,7 +36,8 @@ extension ProtoReader {
     }
 
     /// One entry of a map whose values are a closed enum. An entry with an unknown value is
-    /// kept whole in `unknownFields`, as protobuf's C++ runtime does.
+    /// kept whole in `unknownFields`, as protobuf's C++ runtime does; an entry without a
+    /// value has the enum's default (its first declared value).
     @inlinable
     public mutating func readMapEntry<K: MapKeyCodec, E: ClosedEnum>(
         into map: inout [K.Value: E], _: K.Type, _: ProtoClosedEnum<E>.Type, unknownFields: inout UnknownFields
@@ -45,7 +46,7 @@ extension ProtoReader {
         let keyTag = Wire.tag(fieldNumber: 1, wireType: K.wireType)
         let (key, raw) = try readLengthDelimited { (reader: inout ProtoReader) throws(WireError) in
             var key = K.defaultValue
-            var raw: UInt64 = 0
+            var raw = UInt64(bitPattern: Int64(E().rawValue))
             while reader.hasRemaining {
                 let tag = try reader.readTag()
                 if tag == keyTag {

@@ -29,16 +29,19 @@ public struct RepeatedExtension<Container: Message, Codec: MapCodec>: Sendable {
 }
 
 extension Message {
-    /// The extension's value (the last one on the wire), nil when unset or unreadable.
+    /// The extension's value, nil when unset or unreadable. Read as protobuf reads a singular
+    /// field: the last scalar on the wire, every occurrence of a message merged, and a
+    /// closed-enum number the enum does not declare ignored (it stays an unknown field).
     public subscript<Codec: MapCodec>(extension field: Extension<Self, Codec>) -> Codec.Value? {
-        get { unknownFields.values(of: field.fieldNumber, Codec.self, packedAllowed: false).last }
+        get { unknownFields.value(of: field.fieldNumber, Codec.self) }
         set {
             unknownFields.remove(fieldNumber: field.fieldNumber)
             if let newValue { unknownFields.appendField(field.fieldNumber, [newValue], Codec.self, packed: false) }
         }
     }
 
-    /// The repeated extension's values, in wire order (packed and unpacked runs alike).
+    /// The repeated extension's values, in wire order (packed and unpacked runs alike);
+    /// closed-enum numbers the enum does not declare are left out.
     public subscript<Codec: MapCodec>(extension field: RepeatedExtension<Self, Codec>) -> [Codec.Value] {
         get { unknownFields.values(of: field.fieldNumber, Codec.self, packedAllowed: true) }
         set {
@@ -47,9 +50,10 @@ extension Message {
         }
     }
 
-    /// Whether any value of the extension's field number is present.
+    /// Whether the extension has a value: a field of its number and wire type holding a
+    /// value it can read (see the subscript).
     public func hasExtension<Codec: MapCodec>(_ field: Extension<Self, Codec>) -> Bool {
-        unknownFields.contains(fieldNumber: field.fieldNumber)
+        self[extension: field] != nil
     }
 }
 
@@ -70,31 +74,42 @@ extension UnknownFields {
         }
     }
 
+    /// Every occurrence of a singular field read into one value (see `MapCodec.read(from:merging:)`).
+    func value<Codec: MapCodec>(of fieldNumber: Int, _: Codec.Type) -> Codec.Value? {
+        let wanted = Wire.tag(fieldNumber: fieldNumber, wireType: Codec.wireType)
+        var value: Codec.Value? = nil
+        forEachField { (tag: UInt32, reader: inout ProtoReader) throws(WireError) in
+            if tag == wanted {
+                try Codec.read(from: &reader, merging: &value)
+            } else {
+                try reader.skipValue(tag: tag)
+            }
+        }
+        return value
+    }
+
     func values<Codec: MapCodec>(of fieldNumber: Int, _: Codec.Type, packedAllowed: Bool) -> [Codec.Value] {
         let wanted = Wire.tag(fieldNumber: fieldNumber, wireType: Codec.wireType)
         let packed = Wire.tag(fieldNumber: fieldNumber, wireType: .lengthDelimited)
         var values: [Codec.Value] = []
+        // One element; nil for a closed-enum number the enum does not declare.
+        func element(_ reader: inout ProtoReader) throws(WireError) {
+            var value: Codec.Value? = nil
+            try Codec.read(from: &reader, merging: &value)
+            if let value { values.append(value) }
+        }
         forEachField { (tag: UInt32, reader: inout ProtoReader) throws(WireError) in
             if tag == wanted {
-                values.append(try Codec.read(from: &reader))
+                try element(&reader)
             } else if packedAllowed, tag == packed, Codec.wireType != .lengthDelimited {
                 try reader.readLengthDelimited { (run: inout ProtoReader) throws(WireError) in
-                    while run.hasRemaining { values.append(try Codec.read(from: &run)) }
+                    while run.hasRemaining { try element(&run) }
                 }
             } else {
                 try reader.skipValue(tag: tag)
             }
         }
         return values
-    }
-
-    func contains(fieldNumber: Int) -> Bool {
-        var found = false
-        forEachField { (tag: UInt32, reader: inout ProtoReader) throws(WireError) in
-            if Int(tag >> 3) == fieldNumber { found = true }
-            try reader.skipValue(tag: tag)
-        }
-        return found
     }
 
     /// Drops every field with this number, keeping the others' bytes as they are.
@@ -146,4 +161,7 @@ extension UnknownFields {
 
 extension ProtoClosedEnum: MapCodec {
     @inlinable public static var defaultValue: E { E() }
+    @inlinable public static func read(from reader: inout ProtoReader, merging value: inout E?) throws(WireError) {
+        if let known = E(rawValue: Int32(truncatingIfNeeded: try reader.readVarint())) { value = known }
+    }
 }
