@@ -13,7 +13,7 @@ public enum Legacy_Mood: Swift.Int32, SwiftFrame.ClosedEnum {
     }
 }
 
-public struct Legacy_Account: SwiftFrame.Message {
+public struct Legacy_Account: SwiftFrame.ExtensibleMessage {
     public var id: Swift.Int64? = nil
     public var name: Swift.String? = nil
     public var level: Swift.Int32? = nil
@@ -33,6 +33,8 @@ public struct Legacy_Account: SwiftFrame.Message {
     public var moods: [Swift.String: Legacy_Mood] = [:]
     public var contact: Legacy_Account.Contact? = nil
     public var unknownFields = SwiftFrame.UnknownFields()
+    /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+    public var extensionFields = SwiftFrame.UnknownFields()
 
     public init() {}
 
@@ -209,13 +211,19 @@ extension Legacy_Account {
             case 122: try reader.readMapEntry(into: &self.moods, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self, unknownFields: &self.unknownFields)
             case 130: self.contact = .email(try reader.readString())
             case 136: self.contact = .phone(try reader.readVarint(SwiftFrame.ProtoUInt64.self))
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            default:
+                let number = Swift.Int(tag >> 3)
+                if 100...199 ~= number {
+                    try reader.skipField(tag: tag, into: &self.extensionFields)
+                } else {
+                    try reader.skipField(tag: tag, into: &self.unknownFields)
+                }
             }
         }
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
+        var size = self.unknownFields.count + self.extensionFields.count
         if let value = self.id { size += 1 + SwiftFrame.ProtoInt64.size(value) }
         if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.level { size += 1 + SwiftFrame.ProtoInt32.size(value) }
@@ -287,6 +295,8 @@ extension Legacy_Account {
             writer.writeTag(136)
             writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
         }
+        writer.writeExtensions(self.extensionFields, in: 100...199)
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [100...199])
         writer.writeUnknownFields(self.unknownFields)
     }
 

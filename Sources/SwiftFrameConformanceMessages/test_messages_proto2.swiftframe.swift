@@ -19,7 +19,7 @@ public enum ProtobufTestMessages_Proto2_ForeignEnumProto2: Swift.Int32, SwiftFra
 /// submessages of this message.  So for example, a fuzz test of TestAllTypes
 /// could trigger bugs that occur in any message type in this file.  We verify
 /// this stays true in a unit test.
-public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Message {
+public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.ExtensibleMessage {
     /// Singular
     public var optionalInt32: Swift.Int32? = nil
     public var optionalInt64: Swift.Int64? = nil
@@ -162,6 +162,8 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Message
     public var fieldName17: Swift.Int32? = nil
     public var fieldName18: Swift.Int32? = nil
     public var unknownFields = SwiftFrame.UnknownFields()
+    /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+    public var extensionFields = SwiftFrame.UnknownFields()
 
     public init() {}
 
@@ -498,8 +500,10 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Message
     }
 
     /// message_set test case.
-    public struct MessageSetCorrect: SwiftFrame.Message {
+    public struct MessageSetCorrect: SwiftFrame.ExtensibleMessage {
         public var unknownFields = SwiftFrame.UnknownFields()
+        /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+        public var extensionFields = SwiftFrame.UnknownFields()
 
         public init() {}
     }
@@ -796,13 +800,19 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
             case 3328: self.fieldName16 = try reader.readVarint(SwiftFrame.ProtoInt32.self)
             case 3336: self.fieldName17 = try reader.readVarint(SwiftFrame.ProtoInt32.self)
             case 3344: self.fieldName18 = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            default:
+                let number = Swift.Int(tag >> 3)
+                if 120...200 ~= number {
+                    try reader.skipField(tag: tag, into: &self.extensionFields)
+                } else {
+                    try reader.skipField(tag: tag, into: &self.unknownFields)
+                }
             }
         }
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
+        var size = self.unknownFields.count + self.extensionFields.count
         if let value = self.optionalInt32 { size += 1 + SwiftFrame.ProtoInt32.size(value) }
         if let value = self.optionalInt64 { size += 1 + SwiftFrame.ProtoInt64.size(value) }
         if let value = self.optionalUint32 { size += 1 + SwiftFrame.ProtoUInt32.size(value) }
@@ -1317,6 +1327,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
             writer.writeTag(952)
             writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self, value)
         }
+        writer.writeExtensions(self.extensionFields, in: 120...200)
         if let value = self.data {
             writer.writeGroup(value, fieldNumber: 201)
         }
@@ -1452,6 +1463,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
             writer.writeTag(3344)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
         }
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [120...200])
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -1531,16 +1543,24 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            default:
+                let number = Swift.Int(tag >> 3)
+                if 4...2147483646 ~= number {
+                    try reader.skipField(tag: tag, into: &self.extensionFields)
+                } else {
+                    try reader.skipField(tag: tag, into: &self.unknownFields)
+                }
             }
         }
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        return self.unknownFields.count
+        return self.unknownFields.count + self.extensionFields.count
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
+        writer.writeExtensions(self.extensionFields, in: 4...2147483646)
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [4...2147483646])
         writer.writeUnknownFields(self.unknownFields)
     }
 }

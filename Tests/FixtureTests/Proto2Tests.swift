@@ -335,7 +335,8 @@ struct Proto2ExtensionTests {
         let ours = try value.serializedBytes()
         #expect(ours == protocBytes, "ours:   \(hex(ours))\nprotoc: \(hex(protocBytes))")
         // badges is [packed = true]: one packed run.
-        #expect(protocBytes.contains(0xAA) && value.unknownFields.bytes.starts(with: tag(100, 2)))
+        #expect(protocBytes.contains(0xAA) && value.extensionFields.bytes.starts(with: tag(100, 2)))
+        #expect(value.unknownFields.isEmpty)
 
         let decoded = try Legacy_Account(serializedBytes: protocBytes)
         #expect(decoded == value)

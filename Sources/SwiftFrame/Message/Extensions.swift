@@ -1,9 +1,17 @@
-// proto2 extensions. Extension fields travel in the message's unknown fields, so ones the
-// reader does not know are kept and re-emitted byte for byte; a typed `Extension` reads and
-// writes its own field number there.
+// proto2 extensions. A message that declares extension ranges keeps the fields it reads
+// in those ranges, byte for byte, in `extensionFields`; ones the reader does not know are
+// therefore kept and re-emitted. A typed `Extension` reads and writes its own field number
+// there. Encoding writes them sorted by number where their range falls among the fields,
+// as protobuf's C++ runtime does.
+
+/// A message with `extensions` ranges.
+public protocol ExtensibleMessage: Message {
+    /// The fields read in the message's extension ranges, as they were on the wire.
+    var extensionFields: UnknownFields { get set }
+}
 
 /// A singular extension field of `Container`, whose values `Codec` reads and writes.
-public struct Extension<Container: Message, Codec: MapCodec>: Sendable {
+public struct Extension<Container: ExtensibleMessage, Codec: MapCodec>: Sendable {
     public let fieldNumber: Int
     /// The full proto name, e.g. `protobuf_test_messages.proto2.extension_int32`.
     public let protoName: String
@@ -15,7 +23,7 @@ public struct Extension<Container: Message, Codec: MapCodec>: Sendable {
 }
 
 /// A repeated extension field of `Container`.
-public struct RepeatedExtension<Container: Message, Codec: MapCodec>: Sendable {
+public struct RepeatedExtension<Container: ExtensibleMessage, Codec: MapCodec>: Sendable {
     public let fieldNumber: Int
     public let protoName: String
     /// Written as one packed run (`[packed = true]`); both forms are read.
@@ -28,25 +36,25 @@ public struct RepeatedExtension<Container: Message, Codec: MapCodec>: Sendable {
     }
 }
 
-extension Message {
+extension ExtensibleMessage {
     /// The extension's value, nil when unset or unreadable. Read as protobuf reads a singular
     /// field: the last scalar on the wire, every occurrence of a message merged, and a
     /// closed-enum number the enum does not declare ignored (it stays an unknown field).
     public subscript<Codec: MapCodec>(extension field: Extension<Self, Codec>) -> Codec.Value? {
-        get { unknownFields.value(of: field.fieldNumber, Codec.self) }
+        get { extensionFields.value(of: field.fieldNumber, Codec.self) }
         set {
-            unknownFields.remove(fieldNumber: field.fieldNumber)
-            if let newValue { unknownFields.appendField(field.fieldNumber, [newValue], Codec.self, packed: false) }
+            extensionFields.remove(fieldNumber: field.fieldNumber)
+            if let newValue { extensionFields.appendField(field.fieldNumber, [newValue], Codec.self, packed: false) }
         }
     }
 
     /// The repeated extension's values, in wire order (packed and unpacked runs alike);
     /// closed-enum numbers the enum does not declare are left out.
     public subscript<Codec: MapCodec>(extension field: RepeatedExtension<Self, Codec>) -> [Codec.Value] {
-        get { unknownFields.values(of: field.fieldNumber, Codec.self, packedAllowed: true) }
+        get { extensionFields.values(of: field.fieldNumber, Codec.self, packedAllowed: true) }
         set {
-            unknownFields.remove(fieldNumber: field.fieldNumber)
-            unknownFields.appendField(field.fieldNumber, newValue, Codec.self, packed: field.isPacked)
+            extensionFields.remove(fieldNumber: field.fieldNumber)
+            extensionFields.appendField(field.fieldNumber, newValue, Codec.self, packed: field.isPacked)
         }
     }
 
@@ -163,5 +171,51 @@ extension ProtoClosedEnum: MapCodec {
     @inlinable public static var defaultValue: E { E() }
     @inlinable public static func read(from reader: inout ProtoReader, merging value: inout E?) throws(WireError) {
         if let known = E(rawValue: Int32(truncatingIfNeeded: try reader.readVarint())) { value = known }
+    }
+}
+
+extension ProtoWriter {
+    /// Writes the extension fields whose numbers are in `range`, sorted by number (fields
+    /// of one number keep their order), each exactly as it was read or set.
+    public mutating func writeExtensions(_ fields: UnknownFields, in range: ClosedRange<Int>) {
+        writeExtensionChunks(fields) { range.contains($0) }
+    }
+
+    /// Writes what no range claimed (fields set by hand outside every range, or bytes that
+    /// do not parse), so that every byte counted by the size pass is written.
+    public mutating func writeExtensionLeftovers(_ fields: UnknownFields, ranges: [ClosedRange<Int>]) {
+        writeExtensionChunks(fields, includingUnparsedTail: true) { number in
+            !ranges.contains { $0.contains(number) }
+        }
+    }
+
+    private mutating func writeExtensionChunks(_ fields: UnknownFields, includingUnparsedTail: Bool = false,
+                                               where wanted: (Int) -> Bool) {
+        guard !fields.isEmpty else { return }
+        fields.bytes.withUnsafeBytes { buffer in
+            var chunks: [(number: Int, start: Int, end: Int)] = []
+            var reader = ProtoReader(buffer: buffer)
+            var parsedEnd = 0
+            do throws(WireError) {
+                while reader.hasRemaining {
+                    let tag = try reader.readTag()
+                    try reader.skipValue(tag: tag)
+                    let number = Int(tag >> 3)
+                    if wanted(number) { chunks.append((number, parsedEnd, reader.offset)) }
+                    parsedEnd = reader.offset
+                }
+            } catch {
+                // Bytes that do not parse stay where they are, written by the leftovers call.
+            }
+            let ordered = chunks.enumerated().sorted {
+                ($0.element.number, $0.offset) < ($1.element.number, $1.offset)
+            }
+            for (_, chunk) in ordered {
+                writeRaw(UnsafeRawBufferPointer(rebasing: buffer[chunk.start..<chunk.end]))
+            }
+            if includingUnparsedTail && parsedEnd < buffer.count {
+                writeRaw(UnsafeRawBufferPointer(rebasing: buffer[parsedEnd...]))
+            }
+        }
     }
 }

@@ -4,9 +4,17 @@ struct MessageEmitter {
     let message: MessageType
     let visibility: String
 
+    /// The message's extension ranges, in order.
+    private var ranges: [ClosedRange<Int>] {
+        message.descriptor.extensionRanges
+            .map { Int($0.lowerBound)...Int($0.upperBound) }
+            .sorted { $0.lowerBound < $1.lowerBound }
+    }
+
     func emitDeclaration(to printer: Printer) {
         printer.documentation(message.comments)
-        printer.block("\(visibility)struct \(message.swiftName): SwiftFrame.Message") {
+        let conformance = ranges.isEmpty ? "SwiftFrame.Message" : "SwiftFrame.ExtensibleMessage"
+        printer.block("\(visibility)struct \(message.swiftName): \(conformance)") {
             for member in message.members {
                 switch member {
                 case let .field(field): emitProperty(FieldCode(field: field), to: printer)
@@ -16,6 +24,10 @@ struct MessageEmitter {
                 }
             }
             printer.line("\(visibility)var unknownFields = SwiftFrame.UnknownFields()")
+            if !ranges.isEmpty {
+                printer.line("/// Fields read in the extension ranges; see `SwiftFrame.Extension`.")
+                printer.line("\(visibility)var extensionFields = SwiftFrame.UnknownFields()")
+            }
             printer.line()
             printer.line("\(visibility)init() {}")
             if !message.members.isEmpty {
@@ -156,7 +168,18 @@ struct MessageEmitter {
                             }
                         }
                     }
-                    printer.line("default: try reader.skipField(tag: tag, into: &self.unknownFields)")
+                    if ranges.isEmpty {
+                        printer.line("default: try reader.skipField(tag: tag, into: &self.unknownFields)")
+                    } else {
+                        let test = ranges.map { "\($0.lowerBound)...\($0.upperBound) ~= number" }.joined(separator: " || ")
+                        printer.line("default:")
+                        printer.line("    let number = Swift.Int(tag >> 3)")
+                        printer.line("    if \(test) {")
+                        printer.line("        try reader.skipField(tag: tag, into: &self.extensionFields)")
+                        printer.line("    } else {")
+                        printer.line("        try reader.skipField(tag: tag, into: &self.unknownFields)")
+                        printer.line("    }")
+                    }
                 }
             }
         }
@@ -164,11 +187,12 @@ struct MessageEmitter {
 
     private func emitSize(_ fields: [FieldCode], to printer: Printer) {
         printer.block("\(visibility)func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int") {
+            let stored = ranges.isEmpty ? "self.unknownFields.count" : "self.unknownFields.count + self.extensionFields.count"
             guard !fields.isEmpty else {
-                printer.line("return self.unknownFields.count")
+                printer.line("return \(stored)")
                 return
             }
-            printer.line("var size = self.unknownFields.count")
+            printer.line("var size = \(stored)")
             for code in fields {
                 printer.line(code.sizeStatement)
             }
@@ -200,11 +224,25 @@ struct MessageEmitter {
 
     private func emitEncode(_ fields: [FieldCode], to printer: Printer) {
         printer.block("\(visibility)func encodeMessage(to writer: inout SwiftFrame.ProtoWriter)") {
+            // Extension ranges are written where they fall in field-number order.
+            var pendingRanges = ranges
+            func writeRanges(before number: Int?) {
+                while let range = pendingRanges.first, number.map({ range.lowerBound < $0 }) ?? true {
+                    printer.line("writer.writeExtensions(self.extensionFields, in: \(range.lowerBound)...\(range.upperBound))")
+                    pendingRanges.removeFirst()
+                }
+            }
             for code in fields {
+                writeRanges(before: Int(code.field.number))
                 let (header, body) = code.encodeBlock
                 printer.block(header) {
                     for statement in body { printer.line(statement) }
                 }
+            }
+            writeRanges(before: nil)
+            if !ranges.isEmpty {
+                let list = ranges.map { "\($0.lowerBound)...\($0.upperBound)" }.joined(separator: ", ")
+                printer.line("writer.writeExtensionLeftovers(self.extensionFields, ranges: [\(list)])")
             }
             printer.line("writer.writeUnknownFields(self.unknownFields)")
         }

@@ -157,10 +157,12 @@ public struct Google_Protobuf_DescriptorProto: SwiftFrame.Message {
     }
 }
 
-public struct Google_Protobuf_ExtensionRangeOptions: SwiftFrame.Message {
+public struct Google_Protobuf_ExtensionRangeOptions: SwiftFrame.ExtensibleMessage {
     /// The parser stores options it doesn't recognize here. See above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     public var unknownFields = SwiftFrame.UnknownFields()
+    /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+    public var extensionFields = SwiftFrame.UnknownFields()
 
     public init() {}
 
@@ -448,7 +450,7 @@ public struct Google_Protobuf_MethodDescriptorProto: SwiftFrame.Message {
     }
 }
 
-public struct Google_Protobuf_FileOptions: SwiftFrame.Message {
+public struct Google_Protobuf_FileOptions: SwiftFrame.ExtensibleMessage {
     /// Sets the Java package where classes generated from this .proto will be
     /// placed.  By default, the proto package is used, but this is often
     /// inappropriate because proto packages do not normally start with backwards
@@ -534,6 +536,8 @@ public struct Google_Protobuf_FileOptions: SwiftFrame.Message {
     /// See the documentation for the "Options" section above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     public var unknownFields = SwiftFrame.UnknownFields()
+    /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+    public var extensionFields = SwiftFrame.UnknownFields()
 
     public init() {}
 
@@ -613,7 +617,7 @@ public struct Google_Protobuf_FileOptions: SwiftFrame.Message {
     }
 }
 
-public struct Google_Protobuf_MessageOptions: SwiftFrame.Message {
+public struct Google_Protobuf_MessageOptions: SwiftFrame.ExtensibleMessage {
     /// Set true to use the old proto1 MessageSet wire format for extensions.
     /// This is provided for backwards-compatibility with the MessageSet wire
     /// format.  You should not use this for any other reason:  It's less
@@ -667,6 +671,8 @@ public struct Google_Protobuf_MessageOptions: SwiftFrame.Message {
     /// The parser stores options it doesn't recognize here. See above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     public var unknownFields = SwiftFrame.UnknownFields()
+    /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+    public var extensionFields = SwiftFrame.UnknownFields()
 
     public init() {}
 
@@ -692,7 +698,7 @@ public struct Google_Protobuf_MessageOptions: SwiftFrame.Message {
     }
 }
 
-public struct Google_Protobuf_FieldOptions: SwiftFrame.Message {
+public struct Google_Protobuf_FieldOptions: SwiftFrame.ExtensibleMessage {
     /// The ctype option instructs the C++ code generator to use a different
     /// representation of the field than it normally would.  See the specific
     /// options below.  This option is not yet implemented in the open source
@@ -765,6 +771,8 @@ public struct Google_Protobuf_FieldOptions: SwiftFrame.Message {
     /// The parser stores options it doesn't recognize here. See above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     public var unknownFields = SwiftFrame.UnknownFields()
+    /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+    public var extensionFields = SwiftFrame.UnknownFields()
 
     public init() {}
 
@@ -823,10 +831,12 @@ public struct Google_Protobuf_FieldOptions: SwiftFrame.Message {
     }
 }
 
-public struct Google_Protobuf_OneofOptions: SwiftFrame.Message {
+public struct Google_Protobuf_OneofOptions: SwiftFrame.ExtensibleMessage {
     /// The parser stores options it doesn't recognize here. See above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     public var unknownFields = SwiftFrame.UnknownFields()
+    /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+    public var extensionFields = SwiftFrame.UnknownFields()
 
     public init() {}
 
@@ -835,7 +845,7 @@ public struct Google_Protobuf_OneofOptions: SwiftFrame.Message {
     }
 }
 
-public struct Google_Protobuf_EnumOptions: SwiftFrame.Message {
+public struct Google_Protobuf_EnumOptions: SwiftFrame.ExtensibleMessage {
     /// Set this option to true to allow mapping different tag names to the same
     /// value.
     public var allowAlias: Swift.Bool? = nil
@@ -847,6 +857,8 @@ public struct Google_Protobuf_EnumOptions: SwiftFrame.Message {
     /// The parser stores options it doesn't recognize here. See above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     public var unknownFields = SwiftFrame.UnknownFields()
+    /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+    public var extensionFields = SwiftFrame.UnknownFields()
 
     public init() {}
 
@@ -866,7 +878,7 @@ public struct Google_Protobuf_EnumOptions: SwiftFrame.Message {
     }
 }
 
-public struct Google_Protobuf_EnumValueOptions: SwiftFrame.Message {
+public struct Google_Protobuf_EnumValueOptions: SwiftFrame.ExtensibleMessage {
     /// Is this enum value deprecated?
     /// Depending on the target platform, this can emit Deprecated annotations
     /// for the enum value, or it will be completely ignored; in the very least,
@@ -875,6 +887,8 @@ public struct Google_Protobuf_EnumValueOptions: SwiftFrame.Message {
     /// The parser stores options it doesn't recognize here. See above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     public var unknownFields = SwiftFrame.UnknownFields()
+    /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+    public var extensionFields = SwiftFrame.UnknownFields()
 
     public init() {}
 
@@ -892,7 +906,7 @@ public struct Google_Protobuf_EnumValueOptions: SwiftFrame.Message {
     }
 }
 
-public struct Google_Protobuf_ServiceOptions: SwiftFrame.Message {
+public struct Google_Protobuf_ServiceOptions: SwiftFrame.ExtensibleMessage {
     /// Is this service deprecated?
     /// Depending on the target platform, this can emit Deprecated annotations
     /// for the service, or it will be completely ignored; in the very least,
@@ -901,6 +915,8 @@ public struct Google_Protobuf_ServiceOptions: SwiftFrame.Message {
     /// The parser stores options it doesn't recognize here. See above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     public var unknownFields = SwiftFrame.UnknownFields()
+    /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+    public var extensionFields = SwiftFrame.UnknownFields()
 
     public init() {}
 
@@ -918,7 +934,7 @@ public struct Google_Protobuf_ServiceOptions: SwiftFrame.Message {
     }
 }
 
-public struct Google_Protobuf_MethodOptions: SwiftFrame.Message {
+public struct Google_Protobuf_MethodOptions: SwiftFrame.ExtensibleMessage {
     /// Is this method deprecated?
     /// Depending on the target platform, this can emit Deprecated annotations
     /// for the method, or it will be completely ignored; in the very least,
@@ -928,6 +944,8 @@ public struct Google_Protobuf_MethodOptions: SwiftFrame.Message {
     /// The parser stores options it doesn't recognize here. See above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     public var unknownFields = SwiftFrame.UnknownFields()
+    /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+    public var extensionFields = SwiftFrame.UnknownFields()
 
     public init() {}
 
@@ -1536,13 +1554,19 @@ extension Google_Protobuf_ExtensionRangeOptions {
             let tag = try reader.readTag()
             switch tag {
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            default:
+                let number = Swift.Int(tag >> 3)
+                if 1000...536870911 ~= number {
+                    try reader.skipField(tag: tag, into: &self.extensionFields)
+                } else {
+                    try reader.skipField(tag: tag, into: &self.unknownFields)
+                }
             }
         }
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
+        var size = self.unknownFields.count + self.extensionFields.count
         for value in self.uninterpretedOption { size += 2 + cache.message(value) }
         return size
     }
@@ -1552,6 +1576,8 @@ extension Google_Protobuf_ExtensionRangeOptions {
             writer.writeTag(7994)
             writer.writeMessage(value)
         }
+        writer.writeExtensions(self.extensionFields, in: 1000...536870911)
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -1960,13 +1986,19 @@ extension Google_Protobuf_FileOptions {
             case 354: self.phpMetadataNamespace = try reader.readString()
             case 362: self.rubyPackage = try reader.readString()
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            default:
+                let number = Swift.Int(tag >> 3)
+                if 1000...536870911 ~= number {
+                    try reader.skipField(tag: tag, into: &self.extensionFields)
+                } else {
+                    try reader.skipField(tag: tag, into: &self.unknownFields)
+                }
             }
         }
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
+        var size = self.unknownFields.count + self.extensionFields.count
         if let value = self.javaPackage { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.javaOuterClassname { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.optimizeFor { size += 1 + SwiftFrame.ProtoClosedEnum<Google_Protobuf_FileOptions.OptimizeMode>.size(value) }
@@ -2076,6 +2108,8 @@ extension Google_Protobuf_FileOptions {
             writer.writeTag(7994)
             writer.writeMessage(value)
         }
+        writer.writeExtensions(self.extensionFields, in: 1000...536870911)
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2096,13 +2130,19 @@ extension Google_Protobuf_MessageOptions {
             case 24: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self)
             case 56: self.mapEntry = try reader.readVarint(SwiftFrame.ProtoBool.self)
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            default:
+                let number = Swift.Int(tag >> 3)
+                if 1000...536870911 ~= number {
+                    try reader.skipField(tag: tag, into: &self.extensionFields)
+                } else {
+                    try reader.skipField(tag: tag, into: &self.unknownFields)
+                }
             }
         }
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
+        var size = self.unknownFields.count + self.extensionFields.count
         if self.messageSetWireFormat != nil { size += 2 }
         if self.noStandardDescriptorAccessor != nil { size += 2 }
         if self.deprecated != nil { size += 2 }
@@ -2132,6 +2172,8 @@ extension Google_Protobuf_MessageOptions {
             writer.writeTag(7994)
             writer.writeMessage(value)
         }
+        writer.writeExtensions(self.extensionFields, in: 1000...536870911)
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2155,13 +2197,19 @@ extension Google_Protobuf_FieldOptions {
             case 80: self.weak = try reader.readVarint(SwiftFrame.ProtoBool.self)
             case 120: self.unverifiedLazy = try reader.readVarint(SwiftFrame.ProtoBool.self)
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            default:
+                let number = Swift.Int(tag >> 3)
+                if 1000...536870911 ~= number {
+                    try reader.skipField(tag: tag, into: &self.extensionFields)
+                } else {
+                    try reader.skipField(tag: tag, into: &self.unknownFields)
+                }
             }
         }
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
+        var size = self.unknownFields.count + self.extensionFields.count
         if let value = self.ctype { size += 1 + SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.CType>.size(value) }
         if self.packed != nil { size += 2 }
         if self.deprecated != nil { size += 2 }
@@ -2206,6 +2254,8 @@ extension Google_Protobuf_FieldOptions {
             writer.writeTag(7994)
             writer.writeMessage(value)
         }
+        writer.writeExtensions(self.extensionFields, in: 1000...536870911)
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2222,13 +2272,19 @@ extension Google_Protobuf_OneofOptions {
             let tag = try reader.readTag()
             switch tag {
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            default:
+                let number = Swift.Int(tag >> 3)
+                if 1000...536870911 ~= number {
+                    try reader.skipField(tag: tag, into: &self.extensionFields)
+                } else {
+                    try reader.skipField(tag: tag, into: &self.unknownFields)
+                }
             }
         }
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
+        var size = self.unknownFields.count + self.extensionFields.count
         for value in self.uninterpretedOption { size += 2 + cache.message(value) }
         return size
     }
@@ -2238,6 +2294,8 @@ extension Google_Protobuf_OneofOptions {
             writer.writeTag(7994)
             writer.writeMessage(value)
         }
+        writer.writeExtensions(self.extensionFields, in: 1000...536870911)
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2256,13 +2314,19 @@ extension Google_Protobuf_EnumOptions {
             case 16: self.allowAlias = try reader.readVarint(SwiftFrame.ProtoBool.self)
             case 24: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self)
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            default:
+                let number = Swift.Int(tag >> 3)
+                if 1000...536870911 ~= number {
+                    try reader.skipField(tag: tag, into: &self.extensionFields)
+                } else {
+                    try reader.skipField(tag: tag, into: &self.unknownFields)
+                }
             }
         }
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
+        var size = self.unknownFields.count + self.extensionFields.count
         if self.allowAlias != nil { size += 2 }
         if self.deprecated != nil { size += 2 }
         for value in self.uninterpretedOption { size += 2 + cache.message(value) }
@@ -2282,6 +2346,8 @@ extension Google_Protobuf_EnumOptions {
             writer.writeTag(7994)
             writer.writeMessage(value)
         }
+        writer.writeExtensions(self.extensionFields, in: 1000...536870911)
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2299,13 +2365,19 @@ extension Google_Protobuf_EnumValueOptions {
             switch tag {
             case 8: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self)
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            default:
+                let number = Swift.Int(tag >> 3)
+                if 1000...536870911 ~= number {
+                    try reader.skipField(tag: tag, into: &self.extensionFields)
+                } else {
+                    try reader.skipField(tag: tag, into: &self.unknownFields)
+                }
             }
         }
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
+        var size = self.unknownFields.count + self.extensionFields.count
         if self.deprecated != nil { size += 2 }
         for value in self.uninterpretedOption { size += 2 + cache.message(value) }
         return size
@@ -2320,6 +2392,8 @@ extension Google_Protobuf_EnumValueOptions {
             writer.writeTag(7994)
             writer.writeMessage(value)
         }
+        writer.writeExtensions(self.extensionFields, in: 1000...536870911)
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2337,13 +2411,19 @@ extension Google_Protobuf_ServiceOptions {
             switch tag {
             case 264: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self)
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            default:
+                let number = Swift.Int(tag >> 3)
+                if 1000...536870911 ~= number {
+                    try reader.skipField(tag: tag, into: &self.extensionFields)
+                } else {
+                    try reader.skipField(tag: tag, into: &self.unknownFields)
+                }
             }
         }
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
+        var size = self.unknownFields.count + self.extensionFields.count
         if self.deprecated != nil { size += 3 }
         for value in self.uninterpretedOption { size += 2 + cache.message(value) }
         return size
@@ -2358,6 +2438,8 @@ extension Google_Protobuf_ServiceOptions {
             writer.writeTag(7994)
             writer.writeMessage(value)
         }
+        writer.writeExtensions(self.extensionFields, in: 1000...536870911)
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2376,13 +2458,19 @@ extension Google_Protobuf_MethodOptions {
             case 264: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self)
             case 272: if let value = try reader.readClosedEnum(Google_Protobuf_MethodOptions.IdempotencyLevel.self, unknownFields: &self.unknownFields) { self.idempotencyLevel = value }
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            default:
+                let number = Swift.Int(tag >> 3)
+                if 1000...536870911 ~= number {
+                    try reader.skipField(tag: tag, into: &self.extensionFields)
+                } else {
+                    try reader.skipField(tag: tag, into: &self.unknownFields)
+                }
             }
         }
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
+        var size = self.unknownFields.count + self.extensionFields.count
         if self.deprecated != nil { size += 3 }
         if let value = self.idempotencyLevel { size += 2 + SwiftFrame.ProtoClosedEnum<Google_Protobuf_MethodOptions.IdempotencyLevel>.size(value) }
         for value in self.uninterpretedOption { size += 2 + cache.message(value) }
@@ -2402,6 +2490,8 @@ extension Google_Protobuf_MethodOptions {
             writer.writeTag(7994)
             writer.writeMessage(value)
         }
+        writer.writeExtensions(self.extensionFields, in: 1000...536870911)
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
