@@ -6,7 +6,7 @@ PLUGIN = $(BIN_PATH)/protoc-gen-swiftframe
 FIXTURE_PROTOS = $(sort $(wildcard Fixtures/protos/*.proto))
 PREFIX ?= /usr/local
 
-.PHONY: all generate golden check-golden test install protoc plugin clean
+.PHONY: all generate golden check-golden test install protoc plugin clean bench bench-codesize bench-regenerate
 
 all: generate
 
@@ -37,3 +37,16 @@ install: plugin
 
 clean:
 	rm -rf .build
+
+# Benchmarks against SwiftProtobuf and SwiftNIO: a package of its own (Benchmarks/), which
+# `make test` never builds. README, Performance, has the numbers and what each one measures.
+bench: protoc
+	$(MAKE) -C Benchmarks bench
+
+# Generated-code cost only: plugin wall time, compile time and machine code per message.
+bench-codesize: protoc
+	$(MAKE) -C Benchmarks codesize
+
+# Regenerate both sides' benchmark messages from Benchmarks/Protos.
+bench-regenerate: protoc
+	$(MAKE) -C Benchmarks regenerate

@@ -50,6 +50,13 @@ public struct ProtoReader {
     @usableFromInline
     mutating func readVarintSlow() throws(WireError) -> UInt64 {
         let start = position
+        if limit &- start >= 10 {
+            // Ten bytes are there, so no byte needs its own bounds check.
+            var end = start
+            guard let value = ProtoReader.decodeVarint(base, at: &end) else { throw .malformedVarint(offset: start) }
+            position = end
+            return value
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -61,6 +68,54 @@ public struct ProtoReader {
             shift += 7
             if shift == 70 { throw .malformedVarint(offset: start) }
         }
+    }
+
+    /// Decodes the varint at `base + offset` and moves `offset` past it, without bounds checks:
+    /// the caller knows that the varint ends within reach (ten bytes remain, or a byte below
+    /// 0x80 lies ahead inside the buffer). Nil when ten bytes all have the continuation bit.
+    @inlinable @inline(__always)
+    static func decodeVarint(_ base: UnsafeRawPointer, at offset: inout Int) -> UInt64? {
+        var byte = UInt64(base.load(fromByteOffset: offset, as: UInt8.self))
+        if byte < 0x80 {
+            offset &+= 1
+            return byte
+        }
+        var result = byte & 0x7F
+        byte = UInt64(base.load(fromByteOffset: offset &+ 1, as: UInt8.self))
+        if byte < 0x80 {
+            offset &+= 2
+            return result | byte << 7
+        }
+        result |= (byte & 0x7F) << 7
+        var index = 2
+        while index < 10 {
+            byte = UInt64(base.load(fromByteOffset: offset &+ index, as: UInt8.self))
+            result |= (byte & 0x7F) &<< UInt64(7 &* index)
+            index &+= 1
+            if byte < 0x80 {
+                offset &+= index
+                return result
+            }
+        }
+        return nil
+    }
+
+    /// Number of varints that end in `count` bytes at `start`: the bytes below 0x80.
+    @usableFromInline
+    static func countVarintEnds(_ start: UnsafeRawPointer, _ count: Int) -> Int {
+        var ends = 0
+        var index = 0
+        while count &- index >= 8 {
+            // One per byte below 0x80, summed across the word by the multiplication.
+            let word = start.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            ends &+= Int(truncatingIfNeeded: (((~word & 0x8080_8080_8080_8080) &>> 7) &* 0x0101_0101_0101_0101) &>> 56)
+            index &+= 8
+        }
+        while index < count {
+            if start.load(fromByteOffset: index, as: UInt8.self) < 0x80 { ends &+= 1 }
+            index &+= 1
+        }
+        return ends
     }
 
     /// Reads the next tag; rejects field number 0, wire types 6 and 7, and tags over 32 bits.
@@ -124,11 +179,17 @@ public struct ProtoReader {
     @inlinable
     public mutating func readString() throws(WireError) -> String {
         let length = try readLength()
-        let bytes = UnsafeRawBufferPointer(start: base + position, count: length)
-        if let bad = UTF8Validation.firstInvalidIndex(bytes) {
-            throw .invalidUTF8(offset: position + bad)
-        }
+        let string = try ProtoReader.string(UnsafeRawBufferPointer(start: base + position, count: length), at: position)
         position &+= length
+        return string
+    }
+
+    /// Validates UTF-8, then makes the String.
+    @usableFromInline
+    static func string(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(WireError) -> String {
+        if let bad = UTF8Validation.firstInvalidIndex(bytes) {
+            throw .invalidUTF8(offset: offset + bad)
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -149,6 +210,26 @@ public struct ProtoReader {
         into values: inout [C.Value], _: C.Type
     ) throws(WireError) {
         let length = try readLength()
+        let end = position &+ length
+        if length > 0, base.load(fromByteOffset: end &- 1, as: UInt8.self) < 0x80 {
+            // The run's last byte ends a varint, so every varint in it ends inside it: count
+            // them, make room once, and decode with no bounds checks.
+            let count = ProtoReader.countVarintEnds(base + position, length)
+            var offset = position
+            var malformed = false
+            let oldCount = values.count
+            values.reserveCapacity(oldCount &+ count)
+            values.append(contentsOf: PackedVarints<C>(base: base, offset: position, count: count))
+            if values.count &- oldCount < count {
+                // A varint of more than ten bytes stopped the sequence: find where it starts.
+                offset = position
+                for _ in 0..<(values.count &- oldCount) { _ = ProtoReader.decodeVarint(base, at: &offset) }
+                malformed = true
+            }
+            if malformed { throw .malformedVarint(offset: offset) }
+            position = end
+            return
+        }
         let outerLimit = limit
         limit = position + length
         while position < limit {
@@ -161,39 +242,35 @@ public struct ProtoReader {
     public mutating func readPackedFixed32<C: Fixed32Codec>(
         into values: inout [C.Value], _: C.Type
     ) throws(WireError) {
-        try readPackedFixed(into: &values, C.value)
+        let (source, count) = try readPackedFixedRun(width: 4)
+        values.append(contentsOf: PackedFixed32<C>(source: source, count: count))
     }
 
     @inlinable
     public mutating func readPackedFixed64<C: Fixed64Codec>(
         into values: inout [C.Value], _: C.Type
     ) throws(WireError) {
-        try readPackedFixed(into: &values, C.value)
+        let (source, count) = try readPackedFixedRun(width: 8)
+        values.append(contentsOf: PackedFixed64<C>(source: source, count: count))
     }
 
-    /// A packed run of little-endian `Raw` values; its length must be a whole number of them.
+    /// Reads the length of a packed run of `width`-byte values, which must be a whole number of
+    /// them, and moves past the run; returns where it starts and how many values it holds.
     @inlinable
-    mutating func readPackedFixed<Raw: FixedWidthInteger, Value>(
-        into values: inout [Value], _ convert: (Raw) -> Value
-    ) throws(WireError) {
+    mutating func readPackedFixedRun(width: Int) throws(WireError) -> (UnsafeRawPointer, Int) {
         let start = position
         let length = try readLength()
-        let width = MemoryLayout<Raw>.size
         guard length % width == 0 else { throw .malformedPackedField(offset: start, length: length) }
-        let count = length / width
-        values.reserveCapacity(values.count + count)
-        for index in 0..<count {
-            let raw = base.loadUnaligned(fromByteOffset: position + index * width, as: Raw.self)
-            values.append(convert(Raw(littleEndian: raw)))
-        }
+        let source = base + position
         position &+= length
+        return (source, length / width)
     }
 
     // MARK: Messages
 
     /// Reads a length-delimited message and merges it into `message` (protobuf semantics:
     /// a singular message seen twice is merged).
-    @inlinable
+    @inlinable @inline(never)  // specialised per message type, but not copied into every field
     public mutating func readMessage<M: Message>(merging message: inout M) throws(WireError) {
         let length = try readLength()
         guard depthRemaining > 0 else { throw .tooDeep(offset: tagStart, limit: maxDepth) }
@@ -206,7 +283,7 @@ public struct ProtoReader {
     }
 
     /// Reads a message field into an optional, merging into the value already there.
-    @inlinable
+    @inlinable @inline(never)  // specialised per message type, but not copied into every field
     public mutating func readMessage<M: Message>(into value: inout M?) throws(WireError) {
         var message: M
         if let existing = value {
@@ -220,11 +297,66 @@ public struct ProtoReader {
     }
 
     /// Reads one element of a repeated message field.
-    @inlinable
+    @inlinable @inline(never)  // specialised per message type, but not copied into every field
     public mutating func readMessage<M: Message>(appendingTo values: inout [M]) throws(WireError) {
+        if values.isEmpty {
+            // Make room once for every element of the field that follows in this message, not
+            // one growth after another.
+            let count = countFieldRepeats()
+            if count > 1 { values.reserveCapacity(count) }
+        }
         var message = M()
         try readMessage(merging: &message)
         values.append(message)
+    }
+
+    /// How many fields from the one whose tag was just read to the end of the current message
+    /// have that same tag (at most 4096). Only tags and lengths are read; the count stops early
+    /// at anything it cannot skip (a group, bad data), which the decoding then reports.
+    @usableFromInline
+    func countFieldRepeats() -> Int {
+        var offset = tagStart
+        guard let tag = ProtoReader.checkedVarint(base, at: &offset, limit: limit) else { return 0 }
+        var count = 0
+        offset = tagStart
+        while offset < limit && count < 4096 {
+            guard let next = ProtoReader.checkedVarint(base, at: &offset, limit: limit) else { break }
+            if next == tag { count &+= 1 }
+            switch next & 7 {
+            case 0:
+                guard ProtoReader.checkedVarint(base, at: &offset, limit: limit) != nil else { return count }
+            case 1:
+                offset &+= 8
+            case 2:
+                guard let length = ProtoReader.checkedVarint(base, at: &offset, limit: limit),
+                      length <= UInt64(limit &- offset) else { return count }
+                offset &+= Int(length)
+            case 5:
+                offset &+= 4
+            default:
+                return count
+            }
+        }
+        return count
+    }
+
+    /// The varint at `offset` if it ends before `limit` within ten bytes; moves `offset` past it.
+    @usableFromInline
+    static func checkedVarint(_ base: UnsafeRawPointer, at offset: inout Int, limit: Int) -> UInt64? {
+        var result: UInt64 = 0
+        var index = offset
+        var shift: UInt64 = 0
+        while index < limit && shift < 70 {
+            let byte = base.load(fromByteOffset: index, as: UInt8.self)
+            result |= UInt64(byte & 0x7F) &<< shift
+            index &+= 1
+            if byte < 0x80 {
+                offset = index
+                return result
+            }
+            shift &+= 7
+        }
+        return nil
     }
 
     /// Reads a length-delimited field and runs `body` with the reader limited to its bytes,
@@ -289,5 +421,81 @@ public struct ProtoReader {
             try skipValue(tag: tag)
         }
         depthRemaining += 1
+    }
+}
+
+/// The varints of a packed run known to hold `count` complete varints, for
+/// `Array.append(contentsOf:)` after `reserveCapacity`: it then writes each value in place.
+/// Ends early at a varint longer than ten bytes, so it promises no count (an overestimate
+/// traps in `append(contentsOf:)`).
+@usableFromInline
+struct PackedVarints<C: VarintCodec>: Sequence, IteratorProtocol {
+    @usableFromInline let base: UnsafeRawPointer
+    @usableFromInline var offset: Int
+    @usableFromInline var remaining: Int
+
+    @inlinable
+    init(base: UnsafeRawPointer, offset: Int, count: Int) {
+        self.base = base
+        self.offset = offset
+        self.remaining = count
+    }
+
+    @inlinable
+    mutating func next() -> C.Value? {
+        guard remaining > 0, let raw = ProtoReader.decodeVarint(base, at: &offset) else { return nil }
+        remaining &-= 1
+        return C.value(raw)
+    }
+}
+
+/// `count` little-endian 4-byte values at `source`, for `Array.append(contentsOf:)`, which
+/// then allocates once and writes each value in place.
+@usableFromInline
+struct PackedFixed32<C: Fixed32Codec>: Sequence, IteratorProtocol {
+    @usableFromInline let source: UnsafeRawPointer
+    @usableFromInline var index = 0
+    @usableFromInline let count: Int
+
+    @inlinable
+    init(source: UnsafeRawPointer, count: Int) {
+        self.source = source
+        self.count = count
+    }
+
+    @inlinable
+    var underestimatedCount: Int { count }
+
+    @inlinable
+    mutating func next() -> C.Value? {
+        guard index < count else { return nil }
+        let raw = source.loadUnaligned(fromByteOffset: index &* 4, as: UInt32.self)
+        index &+= 1
+        return C.value(UInt32(littleEndian: raw))
+    }
+}
+
+/// `count` little-endian 8-byte values at `source`, for `Array.append(contentsOf:)`.
+@usableFromInline
+struct PackedFixed64<C: Fixed64Codec>: Sequence, IteratorProtocol {
+    @usableFromInline let source: UnsafeRawPointer
+    @usableFromInline var index = 0
+    @usableFromInline let count: Int
+
+    @inlinable
+    init(source: UnsafeRawPointer, count: Int) {
+        self.source = source
+        self.count = count
+    }
+
+    @inlinable
+    var underestimatedCount: Int { count }
+
+    @inlinable
+    mutating func next() -> C.Value? {
+        guard index < count else { return nil }
+        let raw = source.loadUnaligned(fromByteOffset: index &* 8, as: UInt64.self)
+        index &+= 1
+        return C.value(UInt64(littleEndian: raw))
     }
 }

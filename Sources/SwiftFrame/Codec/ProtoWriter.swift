@@ -30,15 +30,27 @@ public struct ProtoWriter {
 
     @inlinable
     public mutating func writeVarint(_ value: UInt64) {
+        if end - cursor < 10 { require(Wire.varintSize(value)) }
+        cursor = ProtoWriter.storeVarint(value, at: cursor)
+    }
+
+    /// Stores a varint with no bounds check (the caller made sure that it fits) and returns
+    /// the address after it.
+    @inlinable @inline(__always)
+    static func storeVarint(_ value: UInt64, at cursor: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer {
+        if value < 0x80 {
+            cursor.storeBytes(of: UInt8(truncatingIfNeeded: value), as: UInt8.self)
+            return cursor + 1
+        }
         var value = value
-        require(Wire.varintSize(value))
-        while value >= 0x80 {
+        var cursor = cursor
+        repeat {
             cursor.storeBytes(of: UInt8(truncatingIfNeeded: value) | 0x80, as: UInt8.self)
             cursor += 1
-            value >>= 7
-        }
-        cursor.storeBytes(of: UInt8(value), as: UInt8.self)
-        cursor += 1
+            value &>>= 7
+        } while value >= 0x80
+        cursor.storeBytes(of: UInt8(truncatingIfNeeded: value), as: UInt8.self)
+        return cursor + 1
     }
 
     @inlinable
@@ -120,8 +132,17 @@ public struct ProtoWriter {
     @inlinable
     public mutating func writePackedVarint<C: VarintCodec>(_ values: [C.Value], _: C.Type) {
         writeVarint(UInt64(sizes.take()))
-        for value in values {
-            writeVarint(C.wire(value))
+        values.withUnsafeBufferPointer { values in
+            var cursor = self.cursor
+            let safeEnd = end - 10  // up to here any varint fits: one check per value
+            for value in values {
+                if cursor > safeEnd {
+                    self.cursor = cursor
+                    require(C.size(value))
+                }
+                cursor = ProtoWriter.storeVarint(C.wire(value), at: cursor)
+            }
+            self.cursor = cursor
         }
     }
 
@@ -156,7 +177,7 @@ public struct ProtoWriter {
 
 /// Sizes recorded by the size pass for the write pass, in the order both passes meet them.
 public struct SizeCache: Sendable {
-    @usableFromInline var sizes: [Int] = []
+    @usableFromInline var sizes = SizeList()
     @usableFromInline var nextIndex = 0
 
     public init() {}
@@ -177,8 +198,10 @@ public struct SizeCache: Sendable {
     @inlinable
     public mutating func packedVarint<C: VarintCodec>(_ values: [C.Value], _: C.Type) -> Int {
         var size = 0
-        for value in values {
-            size &+= C.size(value)
+        values.withUnsafeBufferPointer { values in
+            for value in values {
+                size &+= C.size(value)
+            }
         }
         sizes.append(size)
         return Wire.lengthDelimitedSize(size)
@@ -189,5 +212,49 @@ public struct SizeCache: Sendable {
         let size = sizes[nextIndex]
         nextIndex &+= 1
         return size
+    }
+}
+
+/// The list of sizes in a `SizeCache`: the first eight in the struct itself, so that encoding
+/// a message with few nested messages and packed fields allocates nothing but its output; the
+/// rest in an array.
+@usableFromInline
+struct SizeList: Sendable {
+    @usableFromInline static let inlineCount = 8
+    @usableFromInline var inline: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
+    @usableFromInline var overflow: [Int] = []
+    @usableFromInline var count = 0
+
+    @inlinable
+    init() {}
+
+    @inlinable
+    mutating func append(_ size: Int) {
+        if count < SizeList.inlineCount {
+            withUnsafeMutableBytes(of: &inline) { $0.storeBytes(of: size, toByteOffset: count &* 8, as: Int.self) }
+        } else {
+            if overflow.isEmpty { overflow.reserveCapacity(56) }
+            overflow.append(size)
+        }
+        count &+= 1
+    }
+
+    @inlinable
+    subscript(index: Int) -> Int {
+        get {
+            if index < SizeList.inlineCount {
+                precondition(index >= 0 && index < count, "SizeCache: no size recorded at this position")
+                return withUnsafeBytes(of: inline) { $0.load(fromByteOffset: index &* 8, as: Int.self) }
+            }
+            return overflow[index &- SizeList.inlineCount]
+        }
+        set {
+            if index < SizeList.inlineCount {
+                precondition(index >= 0 && index < count, "SizeCache: no size recorded at this position")
+                withUnsafeMutableBytes(of: &inline) { $0.storeBytes(of: newValue, toByteOffset: index &* 8, as: Int.self) }
+            } else {
+                overflow[index &- SizeList.inlineCount] = newValue
+            }
+        }
     }
 }

@@ -10,8 +10,10 @@
 /// - A length is checked against `maxFrameSize` as soon as it is read, before the body
 ///   arrives, and nothing is ever allocated on a header's word: the buffer grows only by the
 ///   bytes fed.
-/// - Payloads are slices of the decoder's buffer, not copies. The consumed front of the buffer
-///   is dropped when new bytes are fed and it is at least half of the buffer.
+/// - Payloads are slices of the decoder's buffer, not copies. An array fed while nothing is
+///   buffered is kept as it is, and so is an array fed while a frame is still incomplete: the
+///   decoder copies from it only the bytes that complete that frame, then cuts the following
+///   frames out of the array itself. So a frame that lies within one read is never copied.
 /// - Errors carry the stream offset of the field at fault. Under `.fail` the first error is
 ///   thrown again by every later call. Under `.resynchronize(maxSkip:)` a bad header is thrown
 ///   once, then decoding goes on from the next magic.
@@ -23,12 +25,39 @@ public struct FrameDecoder: Sendable {
     var start = 0
     /// Stream offset of `buffer[0]`.
     var base = 0
+    /// True while `buffer` is an array the caller fed (shared with the caller, so the decoder
+    /// never appends to it in place).
+    var bufferIsFed = false
+    /// Arrays fed while `buffer` still held bytes, in order, each with how much of it has been
+    /// moved into `buffer` already. Their bytes follow `buffer`'s in the stream.
+    var queue: [(bytes: [UInt8], offset: Int)] = []
+    var queueHead = 0
+    var queuedByteCount = 0
+    /// The decoder's own array, set aside while `buffer` is a fed one, to be reused (with its
+    /// capacity) for the next frame that has to be copied together.
+    var spare: [UInt8] = []
     /// The error that ended the stream.
     var poison: FrameError?
     /// While looking for a magic after a bad header: the stream offset of that header.
     var resyncFrom: Int?
     /// The header at `start`, already read and checked, while its body is incomplete.
     var pending: Pending?
+    /// Every header field has a fixed width, so a buffered header is read with no per-field
+    /// bounds checks.
+    let fixedHeader: Bool
+    /// `FrameHeader()`, made once (its empty `extras` dictionary costs a call each time).
+    let emptyHeader = FrameHeader()
+    /// The header fields as plain values for the per-frame fast path; nil when a field needs
+    /// the general path (a varint length, a type with known values, an extra field).
+    let quickFields: [QuickField]?
+
+    struct QuickField {
+        enum Role { case magic, length, command, sequence, type }
+        var role: Role
+        var width: Int
+        var bigEndian: Bool
+        var signed: Bool
+    }
 
     struct Pending {
         var header: FrameHeader
@@ -40,10 +69,26 @@ public struct FrameDecoder: Sendable {
     public init(layout: FrameLayout) {
         self.layout = layout
         self.plan = layout.checkedPlan
+        self.fixedHeader = layout.fields.allSatisfy { $0.width > 0 }
+        var quick: [QuickField]? = []
+        for field in layout.fields {
+            let role: QuickField.Role
+            switch field.kind {
+            case .magic: role = .magic
+            case .length: role = .length
+            case .command: role = .command
+            case .sequence: role = .sequence
+            case let .type(known) where known.isEmpty: role = .type
+            case .type, .extra: role = .type; quick = nil
+            }
+            if field.width == 0 { quick = nil }
+            quick?.append(QuickField(role: role, width: field.width, bigEndian: field.byteOrder == .bigEndian, signed: field.isSigned))
+        }
+        self.quickFields = quick
     }
 
     /// Bytes fed and not yet returned in a frame (or skipped).
-    public var bufferedByteCount: Int { buffer.count - start }
+    public var bufferedByteCount: Int { buffer.count - start + queuedByteCount }
 
     /// The error that ended the stream (always under `.fail`; under `.resynchronize` when no
     /// magic was found in time), which every later call throws.
@@ -52,27 +97,37 @@ public struct FrameDecoder: Sendable {
     // MARK: Feeding
 
     public mutating func feed(_ bytes: [UInt8]) {
-        guard poison == nil else { return }
-        if start == buffer.count {
+        guard poison == nil, !bytes.isEmpty else { return }
+        if start == buffer.count && queuedByteCount == 0 {
             // Everything so far is consumed: take the caller's array as it is (no copy).
             base += start
             start = 0
+            setAside()
             buffer = bytes
+            bufferIsFed = true
         } else {
-            compact()
-            buffer.append(contentsOf: bytes)
+            queue.append((bytes, 0))
+            queuedByteCount += bytes.count
         }
     }
 
     public mutating func feed(_ bytes: ArraySlice<UInt8>) {
-        guard poison == nil else { return }
-        compact()
+        guard poison == nil, !bytes.isEmpty else { return }
+        if queuedByteCount > 0 {
+            feed(Array(bytes))
+            return
+        }
+        makeAppendable(adding: bytes.count)
         buffer.append(contentsOf: bytes)
     }
 
     public mutating func feed(_ bytes: UnsafeRawBufferPointer) {
-        guard poison == nil else { return }
-        compact()
+        guard poison == nil, !bytes.isEmpty else { return }
+        if queuedByteCount > 0 {
+            feed(Array(bytes))
+            return
+        }
+        makeAppendable(adding: bytes.count)
         buffer.append(contentsOf: bytes)
     }
 
@@ -80,7 +135,8 @@ public struct FrameDecoder: Sendable {
     mutating func compact() {
         guard start > 0, start >= buffer.count - start else { return }
         if start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
+            buffer.removeAll(keepingCapacity: !bufferIsFed)
+            bufferIsFed = false
         } else {
             buffer.removeSubrange(0..<start)
         }
@@ -88,37 +144,178 @@ public struct FrameDecoder: Sendable {
         start = 0
     }
 
+    /// Gets `buffer` ready to grow by `count` bytes: a fed array is replaced by a copy of its
+    /// unconsumed bytes (the caller's array is never written to), otherwise the consumed front is
+    /// dropped as by `compact()`.
+    mutating func makeAppendable(adding count: Int) {
+        guard bufferIsFed else {
+            compact()
+            return
+        }
+        var own = spare
+        spare = []
+        own.removeAll(keepingCapacity: true)
+        own.reserveCapacity(buffer.count - start + count)
+        own.append(contentsOf: buffer[start...])
+        base += start
+        start = 0
+        buffer = own
+        bufferIsFed = false
+    }
+
+    /// Moves up to `count` queued bytes to the end of `buffer`.
+    mutating func pull(_ count: Int) {
+        var wanted = min(count, queuedByteCount)
+        makeAppendable(adding: wanted)
+        while wanted > 0 {
+            let (bytes, offset) = queue[queueHead]
+            let take = min(wanted, bytes.count - offset)
+            buffer.append(contentsOf: bytes[offset..<(offset + take)])
+            wanted -= take
+            queuedByteCount -= take
+            if offset + take == bytes.count {
+                queue[queueHead] = ([], 0)
+                popQueue()
+            } else {
+                queue[queueHead].offset = offset + take
+            }
+        }
+    }
+
+    mutating func popQueue() {
+        queueHead += 1
+        if queueHead == queue.count {
+            queue.removeAll(keepingCapacity: true)
+            queueHead = 0
+        }
+    }
+
+    /// Keeps the decoder's own array for reuse before `buffer` becomes a fed one.
+    mutating func setAside() {
+        if !bufferIsFed && buffer.capacity > spare.capacity {
+            spare = buffer
+        }
+    }
+
+    /// With `buffer` all consumed, makes the next queued array the buffer (no copy).
+    mutating func takeQueuedArray() {
+        let (bytes, offset) = queue[queueHead]
+        queue[queueHead] = ([], 0)
+        popQueue()
+        queuedByteCount -= bytes.count - offset
+        base += buffer.count - offset  // its first unread byte follows the buffer's last one
+        setAside()
+        buffer = bytes
+        start = offset
+        bufferIsFed = true
+    }
+
     // MARK: Decoding
 
     /// The next complete frame, or nil when more bytes are needed.
     public mutating func nextFrame() throws(FrameError) -> Frame? {
-        if let poison { throw poison }
+        if poison != nil { try throwPoison() }
         if let from = resyncFrom {
+            pull(queuedByteCount)
             guard try resynchronize(from: from) else { return nil }
         }
-        let header: Pending
-        if let pending {
-            header = pending
-        } else {
-            let outcome = buffer.withUnsafeBufferPointer { bytes in
-                plan.readHeader(bytes, at: start, streamBase: base)
-            }
-            switch outcome {
-            case .needMore:
-                return nil
-            case let .failure(error):
-                try fail(error)
-            case let .header(read):
-                header = read
-                pending = read
-            }
+        if start == buffer.count && queuedByteCount > 0 {
+            takeQueuedArray()
         }
-        let frameSize = header.headerSize + header.payloadCount
-        guard buffer.count - start >= frameSize else { return nil }
-        let body = start + header.headerSize
-        let frame = Frame(header: header.header, payload: buffer[body..<(start + frameSize)], offset: base + start)
-        start += frameSize
-        pending = nil
+        if pending == nil, quickFields != nil, let frame = quickFrame() {
+            return frame
+        }
+        while true {
+            if start == buffer.count && queuedByteCount > 0 {
+                takeQueuedArray()
+            }
+            let header: Pending
+            if let pending {
+                header = pending
+            } else {
+                let outcome = buffer.withUnsafeBufferPointer { bytes in
+                    plan.readHeader(bytes, at: start, streamBase: base, fixed: fixedHeader, empty: emptyHeader)
+                }
+                switch outcome {
+                case .needMore:
+                    guard queuedByteCount > 0 else { return nil }
+                    // Enough for any header (a varint length takes at most 10 bytes).
+                    pull(plan.fixedHeaderSize + 10 - (buffer.count - start))
+                    continue
+                case let .failure(error):
+                    try fail(error)
+                case let .header(read):
+                    header = read
+                    pending = read
+                }
+            }
+            let frameSize = header.headerSize + header.payloadCount
+            let available = buffer.count - start
+            guard available >= frameSize else {
+                guard queuedByteCount > 0 else { return nil }
+                pull(frameSize - available)
+                continue
+            }
+            let body = start + header.headerSize
+            let frame = Frame(header: header.header, payload: buffer[body..<(start + frameSize)], offset: base + start)
+            start += frameSize
+            pending = nil
+            return frame
+        }
+    }
+
+    /// Throws the error that ended the stream (kept out of line: copying it is not free).
+    @inline(never)
+    func throwPoison() throws(FrameError) {
+        if let poison { throw poison }
+    }
+
+    /// The fast path of `nextFrame()`: a frame whose header has only plain fixed-width fields
+    /// and that is wholly in `buffer`. Nil for anything else (an incomplete frame, a header the
+    /// general path must report on), which the general path then handles.
+    @inline(__always)
+    mutating func quickFrame() -> Frame? {
+        let headerSize = plan.fixedHeaderSize
+        let start = self.start
+        let available = buffer.count - start
+        guard available >= headerSize, let fields = quickFields else { return nil }
+        // Plain values only in the closure, so nothing of `self` is copied per frame.
+        let minimum = plan.spanOverhead + plan.adjustment
+        let largest = plan.maxFrameSize - headerSize
+        let magic = plan.magic?.value
+        var header = emptyHeader
+        let payloadCount: Int = buffer.withUnsafeBytes { bytes in
+            var payloadCount = 0
+            var address = bytes.baseAddress! + start
+            for field in fields {
+                let value = FramePlan.loadUnchecked(address, width: field.width, byteOrder: field.bigEndian ? .bigEndian : .littleEndian)
+                address += field.width
+                switch field.role {
+                case .magic:
+                    guard value == magic else { return -1 }
+                case .length:
+                    if field.signed {
+                        let shift = UInt64(64 - 8 * field.width)
+                        guard Int64(bitPattern: value << shift) >> shift >= -1 else { return -1 }
+                    }
+                    // wire = payload + minimum; the general path reports anything out of range.
+                    let payload = Int64(bitPattern: value) &- Int64(minimum)
+                    guard value <= UInt64(Int64.max), payload >= 0, payload <= Int64(largest) else { return -1 }
+                    payloadCount = Int(payload)
+                case .command:
+                    header.command = UInt32(truncatingIfNeeded: value)
+                case .sequence:
+                    header.sequence = value
+                case .type:
+                    header.type = value
+                }
+            }
+            return payloadCount
+        }
+        guard payloadCount >= 0, available - headerSize >= payloadCount else { return nil }
+        let body = start + headerSize
+        let frame = Frame(header: header, payload: buffer[body..<(body + payloadCount)], offset: base + start)
+        self.start = body + payloadCount
         return frame
     }
 
@@ -142,6 +339,7 @@ public struct FrameDecoder: Sendable {
     public static func decodeAll(_ bytes: [UInt8], layout: FrameLayout) throws(FrameError) -> [Frame] {
         var decoder = FrameDecoder(layout: layout)
         decoder.buffer = bytes
+        decoder.bufferIsFed = true
         var frames: [Frame] = []
         while let frame = try decoder.nextFrame() {
             frames.append(frame)
@@ -208,14 +406,24 @@ extension FramePlan {
     /// Reads and checks the header that starts at `bytes[frameStart]`, field by field: each
     /// field is checked as soon as its bytes are there, so a bad magic or an absurd length is
     /// reported without waiting for the rest.
-    func readHeader(_ bytes: UnsafeBufferPointer<UInt8>, at frameStart: Int, streamBase: Int) -> HeaderOutcome {
+    ///
+    /// `fixed`: every field has a fixed width, so once `fixedHeaderSize` bytes are there, fields
+    /// are loaded with no bounds checks. `empty` is `FrameHeader()`.
+    func readHeader(
+        _ bytes: UnsafeBufferPointer<UInt8>, at frameStart: Int, streamBase: Int, fixed: Bool = false,
+        empty: FrameHeader = FrameHeader()
+    ) -> HeaderOutcome {
         var position = frameStart
-        var header = FrameHeader()
+        var header = empty
         var payloadCount = 0
+        let whole = fixed && bytes.count - frameStart >= fixedHeaderSize
         for field in fields {
             let offset = streamBase + position
             var value: UInt64 = 0
-            if field.width == 0 {
+            if whole {
+                value = FramePlan.loadUnchecked(UnsafeRawPointer(bytes.baseAddress!) + position, width: field.width, byteOrder: field.byteOrder)
+                position += field.width
+            } else if field.width == 0 {
                 // A varint length: at most 10 bytes, and the 10th may only hold the top bit.
                 var shift: UInt64 = 0
                 var index = position
@@ -262,6 +470,25 @@ extension FramePlan {
             }
         }
         return .header(FrameDecoder.Pending(header: header, headerSize: position - frameStart, payloadCount: payloadCount))
+    }
+
+    /// A 1, 2, 4 or 8-byte integer at `address`, which the caller has checked is in bounds.
+    @inline(__always)
+    static func loadUnchecked(_ address: UnsafeRawPointer, width: Int, byteOrder: FrameLayout.ByteOrder) -> UInt64 {
+        let bigEndian = byteOrder == .bigEndian
+        switch width {
+        case 1:
+            return UInt64(address.load(as: UInt8.self))
+        case 2:
+            let raw = address.loadUnaligned(as: UInt16.self)
+            return UInt64(bigEndian ? UInt16(bigEndian: raw) : UInt16(littleEndian: raw))
+        case 4:
+            let raw = address.loadUnaligned(as: UInt32.self)
+            return UInt64(bigEndian ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw))
+        default:
+            let raw = address.loadUnaligned(as: UInt64.self)
+            return bigEndian ? UInt64(bigEndian: raw) : UInt64(littleEndian: raw)
+        }
     }
 
     /// The payload size a length field's value announces, checked against the span and the

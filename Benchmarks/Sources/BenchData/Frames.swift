@@ -1,0 +1,162 @@
+// The frame-decoding benchmarks: one byte stream of frames with a u32 big-endian length prefix
+// (counting the body), fed in 4 KiB chunks to SwiftFrame's FrameDecoder, to NIO's
+// LengthFieldBasedFrameDecoder (through ByteToMessageHandler in an EmbeddedChannel, and called
+// directly), and copied with memcpy as the ceiling.
+import Foundation
+import NIOCore
+import NIOEmbedded
+import NIOExtras
+import SwiftFrame
+
+public struct FrameStream: @unchecked Sendable {
+    /// `length:u32:body`: a 4-byte big-endian length of the payload, then the payload.
+    public static let layout = try! FrameLayout(description: "length:u32:body")
+    public static let chunkSize = 4096
+    /// Payload sizes of the three streams.
+    public static let payloadSizes = [64, 1024, 65536]
+
+    public let payloadSize: Int
+    public let frameCount: Int
+    public let bytes: [UInt8]
+    /// `bytes` in 4 KiB pieces.
+    public let chunks: [[UInt8]]
+    /// The same pieces as ByteBuffers.
+    public let buffers: [ByteBuffer]
+
+    /// Frames of `payloadSize` bytes, about `streamSize` bytes in all (at least 16 frames).
+    public init(payloadSize: Int, streamSize: Int = 1 << 20) {
+        self.payloadSize = payloadSize
+        frameCount = Self.shape(payloadSize: payloadSize, streamSize: streamSize).frameCount
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(frameCount * (payloadSize + 4))
+        for frame in 0..<frameCount {
+            let length = UInt32(payloadSize)
+            bytes.append(contentsOf: [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)])
+            for index in 0..<payloadSize {
+                bytes.append(UInt8(truncatingIfNeeded: frame &* 31 &+ index))
+            }
+        }
+        self.bytes = bytes
+        chunks = stride(from: 0, to: bytes.count, by: Self.chunkSize).map {
+            Array(bytes[$0..<min($0 + Self.chunkSize, bytes.count)])
+        }
+        buffers = chunks.map { ByteBuffer(bytes: $0) }
+    }
+
+    /// Frame count and stream bytes of the stream of `payloadSize` frames.
+    public static func shape(payloadSize: Int, streamSize: Int = 1 << 20) -> (frameCount: Int, byteCount: Int) {
+        let count = max(16, streamSize / (payloadSize + 4))
+        return (count, count * (payloadSize + 4))
+    }
+
+    public var name: String { Self.streamName(payloadSize: payloadSize) }
+
+    public static func streamName(payloadSize: Int) -> String {
+        payloadSize >= 1024 ? "\(payloadSize / 1024)KiB" : "\(payloadSize)B"
+    }
+
+    public static func benchmarkName(_ stream: String, _ decoder: String) -> String {
+        "frames \(stream) \(decoder)"
+    }
+
+    public static let decoders = ["SwiftFrame", "NIO-handler", "NIO-decoder", "memcpy"]
+
+    // MARK: The four ways through the stream; each returns the payload bytes seen.
+
+    /// SwiftFrame's FrameDecoder, fed the 4 KiB arrays.
+    public func decodeSwiftFrame() -> Int {
+        var decoder = FrameDecoder(layout: Self.layout)
+        var total = 0
+        for chunk in chunks {
+            decoder.feed(chunk)
+            while let frame = try! decoder.nextFrame() {
+                total &+= frame.payload.count
+            }
+        }
+        return total
+    }
+
+    /// NIO's LengthFieldBasedFrameDecoder in a ByteToMessageHandler, in an EmbeddedChannel, with a
+    /// handler after it that counts the payload bytes (the usual way to run it).
+    public func decodeNIOHandler() -> Int {
+        let channel = EmbeddedChannel()
+        let sink = Sink()
+        try! channel.pipeline.syncOperations.addHandlers([
+            ByteToMessageHandler(LengthFieldBasedFrameDecoder(lengthFieldLength: .four)), sink,
+        ])
+        for buffer in buffers {
+            try! channel.writeInbound(buffer)
+        }
+        _ = try! channel.finish()
+        return sink.bytes
+    }
+
+    /// NIO's LengthFieldBasedFrameDecoder called directly: the chunks are appended to one
+    /// ByteBuffer and `decode(context:buffer:)` is called until it needs more data. The context is
+    /// that of a pass-through handler followed by the counting handler.
+    public func decodeNIODecoder() -> Int {
+        let channel = EmbeddedChannel()
+        let head = PassThrough()
+        let sink = Sink()
+        try! channel.pipeline.syncOperations.addHandlers([head, sink])
+        let context = try! channel.pipeline.syncOperations.context(handler: head)
+        let decoder = LengthFieldBasedFrameDecoder(lengthFieldLength: .four)
+        var accumulated = ByteBufferAllocator().buffer(capacity: payloadSize + 4 + Self.chunkSize)
+        for buffer in buffers {
+            var buffer = buffer
+            accumulated.writeBuffer(&buffer)
+            while case .continue = try! decoder.decode(context: context, buffer: &accumulated) {}
+            accumulated.discardReadBytes()
+        }
+        _ = try! channel.finish()
+        return sink.bytes
+    }
+
+    /// The ceiling: the same 4 KiB pieces copied with memcpy into one buffer of the stream's size.
+    public func copy(into destination: UnsafeMutableRawPointer) -> Int {
+        var offset = 0
+        for chunk in chunks {
+            chunk.withUnsafeBytes { source in
+                _ = memcpy(destination + offset, source.baseAddress!, source.count)
+            }
+            offset &+= chunk.count
+        }
+        return offset
+    }
+
+    public func run(_ decoder: String, destination: UnsafeMutableRawPointer) -> Int {
+        switch decoder {
+        case "SwiftFrame": decodeSwiftFrame()
+        case "NIO-handler": decodeNIOHandler()
+        case "NIO-decoder": decodeNIODecoder()
+        case "memcpy": copy(into: destination)
+        default: fatalError("unknown decoder \(decoder)")
+        }
+    }
+
+    /// Checks that every decoder sees every payload byte.
+    public func verify() {
+        let destination = UnsafeMutableRawPointer.allocate(byteCount: bytes.count, alignment: 64)
+        defer { destination.deallocate() }
+        let payload = frameCount * payloadSize
+        precondition(decodeSwiftFrame() == payload, "SwiftFrame: wrong payload total")
+        precondition(decodeNIOHandler() == payload, "NIO handler: wrong payload total")
+        precondition(decodeNIODecoder() == payload, "NIO decoder: wrong payload total")
+        precondition(copy(into: destination) == bytes.count)
+        precondition(memcmp(destination, bytes, bytes.count) == 0)
+    }
+}
+
+final class Sink: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    var bytes = 0
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        bytes &+= unwrapInboundIn(data).readableBytes
+    }
+}
+
+final class PassThrough: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+}

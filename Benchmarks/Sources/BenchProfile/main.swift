@@ -1,0 +1,60 @@
+// Runs one benchmark's operation in a loop, for profilers (valgrind --tool=callgrind, perf):
+//
+//   BenchProfile codec encode|decode CASE SwiftFrame|SwiftProtobuf [ITERATIONS]
+//   BenchProfile frames 64B|1KiB|64KiB SwiftFrame|NIO-handler|NIO-decoder|memcpy [ITERATIONS]
+//
+// `make -C Benchmarks profile ARGS="codec decode flat SwiftFrame"` runs it under callgrind.
+import BenchData
+import Foundation
+import SwiftFrame
+import SwiftProtobuf
+
+@inline(never)
+func consume<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
+
+func loop<M: SwiftFrame.Message>(_ operation: String, _ message: M, _ iterations: Int) {
+    let bytes = try! message.serializedBytes()
+    for _ in 0..<iterations {
+        if operation == "encode" { consume(try! message.serializedBytes()) } else { consume(try! M(serializedBytes: bytes)) }
+    }
+}
+
+func loop<M: SwiftProtobuf.Message>(_ operation: String, _ message: M, _ iterations: Int) {
+    let bytes: [UInt8] = try! message.serializedBytes()
+    for _ in 0..<iterations {
+        if operation == "encode" { consume(try! message.serializedBytes() as [UInt8]) } else { consume(try! M(serializedBytes: bytes)) }
+    }
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 4 else {
+    print("usage: BenchProfile codec encode|decode CASE LIBRARY [N] | frames SIZE DECODER [N]")
+    exit(2)
+}
+let iterations = Int(arguments.last!) ?? 10000
+switch arguments[1] {
+case "codec":
+    let name = arguments[3]
+    let swiftFrame = arguments.count > 4 && arguments[4] == "SwiftFrame"
+    switch name {
+    case "flat": swiftFrame ? loop(arguments[2], SF.flat, iterations) : loop(arguments[2], PB.flat, iterations)
+    case "login": swiftFrame ? loop(arguments[2], SF.login, iterations) : loop(arguments[2], PB.login, iterations)
+    case "repeated": swiftFrame ? loop(arguments[2], SF.repeated, iterations) : loop(arguments[2], PB.repeated, iterations)
+    case "map": swiftFrame ? loop(arguments[2], SF.map, iterations) : loop(arguments[2], PB.map, iterations)
+    default:
+        let depth = Int(name.dropFirst("depth".count))!
+        swiftFrame ? loop(arguments[2], SF.node(depth: depth), iterations) : loop(arguments[2], PB.node(depth: depth), iterations)
+    }
+case "frames":
+    let size = FrameStream.payloadSizes.first { FrameStream.streamName(payloadSize: $0) == arguments[2] }!
+    let stream = FrameStream(payloadSize: size)
+    let destination = UnsafeMutableRawPointer.allocate(byteCount: stream.bytes.count, alignment: 64)
+    var total = 0
+    for _ in 0..<iterations { total &+= stream.run(arguments[3], destination: destination) }
+    consume(total)
+default:
+    print("unknown group \(arguments[1])")
+    exit(2)
+}

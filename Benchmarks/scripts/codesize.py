@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Generated-code cost of protoc-gen-swiftframe against protoc-gen-swift (make bench-codesize).
+
+For each schema (the synthetic Protos/CodeSize/synth200.proto and google/protobuf/descriptor.proto):
+  - the plugin's wall time: protoc running the plugin, and the plugin alone on a captured
+    CodeGeneratorRequest (median of PLUGIN_RUNS runs);
+  - the generated file compiled with swiftc at -Onone and at -O -wmo (as SwiftPM's debug and
+    release builds do), against release builds of SwiftFrame and SwiftProtobuf: wall time
+    (median of COMPILE_RUNS runs) and the object file's .text bytes, in all and per message.
+
+Usage: scripts/codesize.py SWIFTFRAME_PLUGIN PROTOC_GEN_SWIFT MODULES_DIR OUT_DIR
+Environment: COMPILE_RUNS (default 1), PLUGIN_RUNS (default 10), PROTOC (default protoc),
+PROTO_INCLUDE (directory holding google/protobuf/descriptor.proto, default /usr/include),
+SCHEMAS (default "synth200 descriptor").
+Prints a Markdown table and writes it to OUT_DIR/codesize.md.
+"""
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+sf_plugin, pb_plugin, modules, out_dir = sys.argv[1:5]
+bench_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+compile_runs = int(os.environ.get("COMPILE_RUNS", "1"))
+plugin_runs = int(os.environ.get("PLUGIN_RUNS", "10"))
+protoc = os.environ.get("PROTOC", "protoc")
+proto_include = os.environ.get("PROTO_INCLUDE", "/usr/include")
+
+schemas = [
+    ("synth200", os.path.join(bench_dir, "Protos", "CodeSize"), "synth200.proto"),
+    ("descriptor", proto_include, "google/protobuf/descriptor.proto"),
+]
+generators = [
+    ("SwiftFrame", "swiftframe", sf_plugin, ".swiftframe.swift"),
+    ("SwiftProtobuf", "swift", pb_plugin, ".pb.swift"),
+]
+
+
+def run(command, **kwargs):
+    subprocess.run(command, check=True, **kwargs)
+
+
+def timed(command, runs, **kwargs):
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        run(command, **kwargs)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def text_bytes(path):
+    output = subprocess.run(["size", "-A", "-d", path], check=True, capture_output=True, text=True).stdout
+    return sum(int(line.split()[1]) for line in output.splitlines() if line.startswith(".text"))
+
+
+def message_count(path):
+    with open(path) as file:
+        return len(re.findall(r"^\s*message\s+\w+\s*\{", file.read(), re.MULTILINE))
+
+
+rows = []
+notes = []
+selected = os.environ.get("SCHEMAS", "synth200 descriptor").split()
+for schema, include, proto in schemas:
+    if schema not in selected:
+        continue
+    proto_path = os.path.join(include, proto)
+    if not os.path.exists(proto_path):
+        notes.append(f"{schema}: {proto_path} not found (set PROTO_INCLUDE)")
+        continue
+    if proto.startswith("google/protobuf/"):
+        # protoc-gen-swift writes google/protobuf files for the inside of the SwiftProtobuf module
+        # (no import, internal types), so both generators get a copy in another package.
+        copy_dir = os.path.join(out_dir, schema + "-source")
+        os.makedirs(copy_dir, exist_ok=True)
+        with open(proto_path) as file:
+            text = file.read().replace("package google.protobuf;", "package copy.protobuf;")
+        include, proto = copy_dir, os.path.basename(proto)
+        proto_path = os.path.join(include, proto)
+        with open(proto_path, "w") as file:
+            file.write(text)
+    messages = message_count(proto_path)
+    results = {}
+    for name, option, plugin, suffix in generators:
+        gen_dir = os.path.join(out_dir, schema, name)
+        shutil.rmtree(gen_dir, ignore_errors=True)
+        os.makedirs(gen_dir)
+        generate = [protoc, f"--plugin=protoc-gen-{option}={plugin}", f"--{option}_out={gen_dir}", "-I", include, proto_path]
+        try:
+            run(generate, stderr=subprocess.PIPE)
+        except subprocess.CalledProcessError as error:
+            notes.append(f"{schema}: {name} refuses it: {error.stderr.decode().strip()}")
+            continue
+        # The plugin alone: protoc hands the request to a capturing plugin, then the real
+        # plugin reads it from a file.
+        request = os.path.join(out_dir, schema, "request.bin")
+        capture = os.path.join(out_dir, "capture-request")
+        with open(capture, "w") as file:
+            file.write(f'#!/bin/sh\ncat > "{request}"\n')
+        os.chmod(capture, 0o755)
+        run([protoc, f"--plugin=protoc-gen-capture={capture}", f"--capture_out={gen_dir}", "-I", include, proto_path])
+        scratch = os.path.join(out_dir, schema, name + "-timing")
+        os.makedirs(scratch, exist_ok=True)
+        with_protoc = timed(
+            [protoc, f"--plugin=protoc-gen-{option}={plugin}", f"--{option}_out={scratch}", "-I", include, proto_path],
+            plugin_runs,
+        )
+        with open(request, "rb") as stdin:
+            data = stdin.read()
+        alone = timed([plugin], plugin_runs, input=data, stdout=subprocess.DEVNULL)
+        source = os.path.join(gen_dir, proto[: -len(".proto")] + suffix)
+        entry = {"protoc": with_protoc, "plugin": alone, "lines": sum(1 for _ in open(source))}
+        for label, flags in [("Onone", ["-Onone"]), ("O", ["-O", "-wmo"])]:
+            obj = os.path.join(out_dir, schema, f"{name}-{label}.o")
+            command = ["swiftc", "-c", "-parse-as-library", "-swift-version", "6", "-module-name", "Generated",
+                       "-I", modules, *flags, source, "-o", obj]
+            try:
+                entry[label] = timed(command, compile_runs, stderr=subprocess.PIPE)
+            except subprocess.CalledProcessError as error:
+                sys.exit(f"{schema}: {name}'s output does not compile:\n{error.stderr.decode()[:2000]}")
+            entry[label + "_text"] = text_bytes(obj)
+        results[name] = entry
+    rows.append((schema, messages, results))
+
+lines = [
+    "| schema | messages | generator | lines | plugin alone (ms) | protoc + plugin (ms) | compile -Onone (s) | compile -O (s) | .text -Onone per message | .text -O per message |",
+    "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+]
+ratios = []
+for schema, messages, results in rows:
+    for name, entry in results.items():
+        lines.append(
+            f"| {schema} | {messages} | {name} | {entry['lines']} | {entry['plugin'] * 1000:.1f} | {entry['protoc'] * 1000:.1f} "
+            f"| {entry['Onone']:.1f} | {entry['O']:.1f} | {entry['Onone_text'] / messages:.0f} B | {entry['O_text'] / messages:.0f} B |"
+        )
+    if len(results) == 2:
+        sf, pb = results["SwiftFrame"], results["SwiftProtobuf"]
+        ratios.append(
+            f"- {schema}: plugin alone {sf['plugin'] / pb['plugin']:.2f} of protoc-gen-swift's time "
+            f"(with protoc {sf['protoc'] / pb['protoc']:.2f}); compile -Onone {sf['Onone'] / pb['Onone']:.2f}, "
+            f"-O {sf['O'] / pb['O']:.2f} of SwiftProtobuf's output; -O .text {sf['O_text'] / pb['O_text']:.2f}× "
+            f"({sf['O_text'] / messages / 1024:.1f} KiB per message)"
+        )
+report = "\n".join(lines + [""] + ratios + [f"- {note}" for note in notes]) + "\n"
+print(report)
+with open(os.path.join(out_dir, "codesize.md"), "w") as file:
+    file.write(report)
