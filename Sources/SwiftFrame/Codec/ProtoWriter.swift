@@ -30,8 +30,15 @@ public struct ProtoWriter {
 
     @inlinable
     public mutating func writeVarint(_ value: UInt64) {
-        if end - cursor < 10 { require(Wire.varintSize(value)) }
-        cursor = ProtoWriter.storeVarint(value, at: cursor)
+        var value = value
+        require(Wire.varintSize(value))
+        while value >= 0x80 {
+            cursor.storeBytes(of: UInt8(truncatingIfNeeded: value) | 0x80, as: UInt8.self)
+            cursor += 1
+            value >>= 7
+        }
+        cursor.storeBytes(of: UInt8(value), as: UInt8.self)
+        cursor += 1
     }
 
     /// Stores a varint with no bounds check (the caller made sure that it fits) and returns
@@ -242,11 +249,18 @@ struct SizeList: Sendable {
     @inlinable
     subscript(index: Int) -> Int {
         get {
-            if index < SizeList.inlineCount {
-                precondition(index >= 0 && index < count, "SizeCache: no size recorded at this position")
-                return withUnsafeBytes(of: inline) { $0.load(fromByteOffset: index &* 8, as: Int.self) }
+            precondition(index >= 0 && index < count, "SizeCache: no size recorded at this position")
+            switch index {
+            case 0: return inline.0
+            case 1: return inline.1
+            case 2: return inline.2
+            case 3: return inline.3
+            case 4: return inline.4
+            case 5: return inline.5
+            case 6: return inline.6
+            case 7: return inline.7
+            default: return overflow[index &- SizeList.inlineCount]
             }
-            return overflow[index &- SizeList.inlineCount]
         }
         set {
             if index < SizeList.inlineCount {
