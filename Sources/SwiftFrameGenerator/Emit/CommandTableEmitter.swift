@@ -8,7 +8,7 @@ struct CommandTableEmitter {
 
     /// One case of `Inbound` or `Request`: a message, or a command with no typed message.
     private struct Case {
-        let name: String
+        var name: String
         let message: MessageType?
         var ids: [UInt32]
         let origin: String
@@ -16,7 +16,7 @@ struct CommandTableEmitter {
 
     func emit(to printer: Printer) {
         printer.line("/// The commands of this file, framed as `\(table.layout)`.")
-        printer.line("/// Ids travel in the header's \(table.keyIsType ? "type" : "command") field.")
+        printer.line("/// Ids travel in the header's \(table.layout.carriesCommandInType ? "type" : "command") field.")
         printer.block("\(visibility)enum \(table.swiftName): SwiftFrame.CommandTable") {
             printer.line("\(visibility)static let layout = SwiftFrame.FrameLayout(checkedDescription: \"\(table.layout)\")")
             printer.line()
@@ -61,18 +61,15 @@ struct CommandTableEmitter {
         }
         // `unknown` is the case for ids the table does not know.
         var seen: Set<String> = ["unknown"]
-        return result.map { item in
-            var item = item
-            let base = item.name
-            var name = base
+        for index in result.indices {
+            let base = result[index].name
             var suffix = 2
-            while !seen.insert(name).inserted {
-                name = "\(base)\(suffix)"
+            while !seen.insert(result[index].name).inserted {
+                result[index].name = "\(base)\(suffix)"
                 suffix += 1
             }
-            item = Case(name: name, message: item.message, ids: item.ids, origin: item.origin)
-            return item
         }
+        return result
     }
 
     private func emitEnum(_ name: String, _ documentation: String, _ cases: [Case], to printer: Printer) {

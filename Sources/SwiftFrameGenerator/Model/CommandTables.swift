@@ -17,17 +17,14 @@ public final class CommandTable {
     /// `GameCommands`.
     public let swiftName: String
     public let layout: FrameLayout
-    /// Whether the command id travels in the header's command field or its type field.
-    public let keyIsType: Bool
     public internal(set) var entries: [Entry] = []
     /// Messages of this table that travel under exactly one id in the whole run, so they
     /// can carry it as `CommandMessage.commandID`.
     public internal(set) var conformances: [(message: MessageType, id: UInt32)] = []
 
-    init(swiftName: String, layout: FrameLayout, keyIsType: Bool) {
+    init(swiftName: String, layout: FrameLayout) {
         self.swiftName = swiftName
         self.layout = layout
-        self.keyIsType = keyIsType
     }
 }
 
@@ -105,7 +102,7 @@ struct CommandResolver {
         let stem = Resolver.stem(of: file.name)
         let table = CommandTable(
             swiftName: Naming.typeName(stem, prefix: Naming.packagePrefix(file.descriptor.package)) + "Commands",
-            layout: layout, keyIsType: commandField == nil)
+            layout: layout)
         table.entries = builder.entries
         for entry in table.entries {
             if let request = entry.request, let response = entry.response {
