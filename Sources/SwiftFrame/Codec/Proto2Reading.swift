@@ -141,14 +141,11 @@ extension UnknownFields {
     /// Appends a varint field.
     @usableFromInline
     mutating func appendVarint(_ tag: UInt32, _ value: UInt64) {
-        var bytes: [UInt8] = []
-        for var item in [UInt64(tag), value] {
-            while item >= 0x80 {
-                bytes.append(UInt8(truncatingIfNeeded: item) | 0x80)
-                item >>= 7
-            }
-            bytes.append(UInt8(item))
+        // A tag (at most 5 bytes) and a varint (at most 10), stored by the writer's own encoder.
+        withUnsafeTemporaryAllocation(byteCount: 15, alignment: 1) { scratch in
+            let start = scratch.baseAddress!
+            let end = ProtoWriter.storeVarint(value, at: ProtoWriter.storeVarint(UInt64(tag), at: start))
+            append(UnsafeRawBufferPointer(start: start, count: end - start))
         }
-        bytes.withUnsafeBytes { append($0) }
     }
 }
