@@ -91,7 +91,7 @@ public struct Choices: SwiftFrame.Message {
         case number(Swift.Int32)
         case text(Swift.String)
         case data([Swift.UInt8])
-        case level(Everything.Level1)
+        indirect case level(Everything.Level1)
         case sign(Sign)
         case ratio(Swift.Double)
         case flag(Swift.Bool)

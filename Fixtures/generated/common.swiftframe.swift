@@ -65,7 +65,11 @@ public struct Common: SwiftFrame.Message {
 public struct CommonRespon: SwiftFrame.Message {
     public var isSuc: Swift.Bool = false
     public var respon: [Swift.UInt8] = []
-    public var error: ErrorMsg? = nil
+    public var error: ErrorMsg? {
+        get { self._error?.value }
+        set { self._error = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _error: SwiftFrame.Boxed<ErrorMsg>? = nil
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -124,7 +128,7 @@ extension CommonRespon {
             switch tag {
             case 8: self.isSuc = try reader.readVarint(SwiftFrame.ProtoBool.self)
             case 18: self.respon = try reader.readBytes()
-            case 26: try reader.readMessage(into: &self.error)
+            case 26: try reader.readMessage(into: &self._error)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -134,7 +138,7 @@ extension CommonRespon {
         var size = self.unknownFields.count
         if self.isSuc { size += 2 }
         if !self.respon.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.respon.count) }
-        if let value = self.error { size += 1 + cache.message(value) }
+        if let box = self._error { size += 1 + cache.message(box.value) }
         return size
     }
 
@@ -147,9 +151,9 @@ extension CommonRespon {
             writer.writeTag(18)
             writer.writeBytes(self.respon)
         }
-        if let value = self.error {
+        if let box = self._error {
             writer.writeTag(26)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

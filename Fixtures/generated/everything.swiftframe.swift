@@ -80,13 +80,25 @@ public struct Everything: SwiftFrame.Message {
     public var rSfixed64: [Swift.Int64] = []
     public var rSint32: [Swift.Int32] = []
     public var rSint64: [Swift.Int64] = []
-    public var nested: Everything.Level1? = nil
+    public var nested: Everything.Level1? {
+        get { self._nested?.value }
+        set { self._nested = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _nested: SwiftFrame.Boxed<Everything.Level1>? = nil
     public var nestedList: [Everything.Level1] = []
     public var sign: Sign = .zero
     public var signs: [Sign] = []
     /// a message from base.proto
-    public var owner: UserInfo? = nil
-    public var deepest: Everything.Level1.Level2.Level3? = nil
+    public var owner: UserInfo? {
+        get { self._owner?.value }
+        set { self._owner = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _owner: SwiftFrame.Boxed<UserInfo>? = nil
+    public var deepest: Everything.Level1.Level2.Level3? {
+        get { self._deepest?.value }
+        set { self._deepest = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _deepest: SwiftFrame.Boxed<Everything.Level1.Level2.Level3>? = nil
     /// proto3 `optional`: explicit presence, a Swift optional.
     public var oInt32: Swift.Int32? = nil
     public var oString: Swift.String? = nil
@@ -202,7 +214,11 @@ public struct Everything: SwiftFrame.Message {
 
     public struct Level1: SwiftFrame.Message {
         public var name: Swift.String = ""
-        public var child: Everything.Level1.Level2? = nil
+        public var child: Everything.Level1.Level2? {
+            get { self._child?.value }
+            set { self._child = newValue.map(SwiftFrame.Boxed.init) }
+        }
+        private var _child: SwiftFrame.Boxed<Everything.Level1.Level2>? = nil
         public var unknownFields = SwiftFrame.UnknownFields()
 
         public init() {}
@@ -214,7 +230,11 @@ public struct Everything: SwiftFrame.Message {
 
         public struct Level2: SwiftFrame.Message {
             public var value: Swift.Int32 = 0
-            public var child: Everything.Level1.Level2.Level3? = nil
+            public var child: Everything.Level1.Level2.Level3? {
+                get { self._child?.value }
+                set { self._child = newValue.map(SwiftFrame.Boxed.init) }
+            }
+            private var _child: SwiftFrame.Boxed<Everything.Level1.Level2.Level3>? = nil
             public var unknownFields = SwiftFrame.UnknownFields()
 
             public init() {}
@@ -404,13 +424,13 @@ extension Everything {
             case 274: try reader.readPackedVarint(into: &self.rSint32, SwiftFrame.ProtoSInt32.self)
             case 280: self.rSint64.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self))
             case 282: try reader.readPackedVarint(into: &self.rSint64, SwiftFrame.ProtoSInt64.self)
-            case 322: try reader.readMessage(into: &self.nested)
+            case 322: try reader.readMessage(into: &self._nested)
             case 330: try reader.readMessage(appendingTo: &self.nestedList)
             case 336: self.sign = try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self)
             case 344: self.signs.append(try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self))
             case 346: try reader.readPackedVarint(into: &self.signs, SwiftFrame.ProtoEnum<Sign>.self)
-            case 354: try reader.readMessage(into: &self.owner)
-            case 362: try reader.readMessage(into: &self.deepest)
+            case 354: try reader.readMessage(into: &self._owner)
+            case 362: try reader.readMessage(into: &self._deepest)
             case 400: self.oInt32 = try reader.readVarint(SwiftFrame.ProtoInt32.self)
             case 410: self.oString = try reader.readString()
             case 416: self.oSign = try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self)
@@ -461,12 +481,12 @@ extension Everything {
         if !self.rSfixed64.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.rSfixed64.count &* 8) }
         if !self.rSint32.isEmpty { size += 2 + cache.packedVarint(self.rSint32, SwiftFrame.ProtoSInt32.self) }
         if !self.rSint64.isEmpty { size += 2 + cache.packedVarint(self.rSint64, SwiftFrame.ProtoSInt64.self) }
-        if let value = self.nested { size += 2 + cache.message(value) }
+        if let box = self._nested { size += 2 + cache.message(box.value) }
         for value in self.nestedList { size += 2 + cache.message(value) }
         if self.sign.rawValue != 0 { size += 2 + SwiftFrame.ProtoEnum<Sign>.size(self.sign) }
         if !self.signs.isEmpty { size += 2 + cache.packedVarint(self.signs, SwiftFrame.ProtoEnum<Sign>.self) }
-        if let value = self.owner { size += 2 + cache.message(value) }
-        if let value = self.deepest { size += 2 + cache.message(value) }
+        if let box = self._owner { size += 2 + cache.message(box.value) }
+        if let box = self._deepest { size += 2 + cache.message(box.value) }
         if let value = self.oInt32 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
         if let value = self.oString { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.oSign { size += 2 + SwiftFrame.ProtoEnum<Sign>.size(value) }
@@ -601,9 +621,9 @@ extension Everything {
             writer.writeTag(282)
             writer.writePackedVarint(self.rSint64, SwiftFrame.ProtoSInt64.self)
         }
-        if let value = self.nested {
+        if let box = self._nested {
             writer.writeTag(322)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         for value in self.nestedList {
             writer.writeTag(330)
@@ -617,13 +637,13 @@ extension Everything {
             writer.writeTag(346)
             writer.writePackedVarint(self.signs, SwiftFrame.ProtoEnum<Sign>.self)
         }
-        if let value = self.owner {
+        if let box = self._owner {
             writer.writeTag(354)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.deepest {
+        if let box = self._deepest {
             writer.writeTag(362)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         if let value = self.oInt32 {
             writer.writeTag(400)
@@ -677,7 +697,7 @@ extension Everything.Level1 {
             let tag = try reader.readTag()
             switch tag {
             case 10: self.name = try reader.readString()
-            case 18: try reader.readMessage(into: &self.child)
+            case 18: try reader.readMessage(into: &self._child)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -686,7 +706,7 @@ extension Everything.Level1 {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
         if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if let value = self.child { size += 1 + cache.message(value) }
+        if let box = self._child { size += 1 + cache.message(box.value) }
         return size
     }
 
@@ -695,9 +715,9 @@ extension Everything.Level1 {
             writer.writeTag(10)
             writer.writeString(self.name)
         }
-        if let value = self.child {
+        if let box = self._child {
             writer.writeTag(18)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -711,7 +731,7 @@ extension Everything.Level1.Level2 {
             let tag = try reader.readTag()
             switch tag {
             case 8: self.value = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 18: try reader.readMessage(into: &self.child)
+            case 18: try reader.readMessage(into: &self._child)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -720,7 +740,7 @@ extension Everything.Level1.Level2 {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
         if self.value != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.value) }
-        if let value = self.child { size += 1 + cache.message(value) }
+        if let box = self._child { size += 1 + cache.message(box.value) }
         return size
     }
 
@@ -729,9 +749,9 @@ extension Everything.Level1.Level2 {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.value)
         }
-        if let value = self.child {
+        if let box = self._child {
             writer.writeTag(18)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -819,8 +839,8 @@ extension TreeNode {
             let tag = try reader.readTag()
             switch tag {
             case 10: self.label = try reader.readString()
-            case 18: try reader.readMessage(into: &self.left)
-            case 26: try reader.readMessage(into: &self.right)
+            case 18: try reader.readMessage(into: &self._left)
+            case 26: try reader.readMessage(into: &self._right)
             case 34: try reader.readMessage(appendingTo: &self.children)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
@@ -830,8 +850,8 @@ extension TreeNode {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
         if !self.label.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.label.utf8.count) }
-        if let value = self.left { size += 1 + cache.message(value) }
-        if let value = self.right { size += 1 + cache.message(value) }
+        if let box = self._left { size += 1 + cache.message(box.value) }
+        if let box = self._right { size += 1 + cache.message(box.value) }
         for value in self.children { size += 1 + cache.message(value) }
         return size
     }
@@ -841,13 +861,13 @@ extension TreeNode {
             writer.writeTag(10)
             writer.writeString(self.label)
         }
-        if let value = self.left {
+        if let box = self._left {
             writer.writeTag(18)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.right {
+        if let box = self._right {
             writer.writeTag(26)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         for value in self.children {
             writer.writeTag(34)
@@ -864,7 +884,7 @@ extension Ping {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: try reader.readMessage(into: &self.pong)
+            case 10: try reader.readMessage(into: &self._pong)
             case 16: self.count = try reader.readVarint(SwiftFrame.ProtoInt32.self)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
@@ -873,15 +893,15 @@ extension Ping {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.pong { size += 1 + cache.message(value) }
+        if let box = self._pong { size += 1 + cache.message(box.value) }
         if self.count != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if let value = self.pong {
+        if let box = self._pong {
             writer.writeTag(10)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         if self.count != 0 {
             writer.writeTag(16)
@@ -898,7 +918,7 @@ extension Pong {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: try reader.readMessage(into: &self.ping)
+            case 10: try reader.readMessage(into: &self._ping)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -906,14 +926,14 @@ extension Pong {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.ping { size += 1 + cache.message(value) }
+        if let box = self._ping { size += 1 + cache.message(box.value) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if let value = self.ping {
+        if let box = self._ping {
             writer.writeTag(10)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

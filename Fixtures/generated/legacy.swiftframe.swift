@@ -23,7 +23,11 @@ public struct Legacy_Account: SwiftFrame.ExtensibleMessage {
     /// proto2: unpacked unless asked
     public var scores: [Swift.Int32] = []
     public var packedScores: [Swift.Int64] = []
-    public var profile: Legacy_Account.Profile? = nil
+    public var profile: Legacy_Account.Profile? {
+        get { self._profile?.value }
+        set { self._profile = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _profile: SwiftFrame.Boxed<Legacy_Account.Profile>? = nil
     public var visit: [Legacy_Account.Visit] = []
     public var referrer: Legacy_Account? {
         get { self._referrer?.value }
@@ -207,7 +211,7 @@ extension Legacy_Account {
             case 66: try reader.readPackedVarint(into: &self.packedScores, SwiftFrame.ProtoSInt64.self)
             case 75: try reader.readGroup(fieldNumber: 9, into: &self.profile)
             case 99: try reader.readGroup(fieldNumber: 12, appendingTo: &self.visit)
-            case 114: try reader.readMessage(into: &self.referrer)
+            case 114: try reader.readMessage(into: &self._referrer)
             case 122: try reader.readMapEntry(into: &self.moods, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self, unknownFields: &self.unknownFields)
             case 130: self.contact = .email(try reader.readString())
             case 136: self.contact = .phone(try reader.readVarint(SwiftFrame.ProtoUInt64.self))
@@ -232,9 +236,9 @@ extension Legacy_Account {
         if !self.packedHistory.isEmpty { size += 1 + cache.packedVarint(self.packedHistory, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self) }
         for value in self.scores { size += 1 + SwiftFrame.ProtoInt32.size(value) }
         if !self.packedScores.isEmpty { size += 1 + cache.packedVarint(self.packedScores, SwiftFrame.ProtoSInt64.self) }
-        if let value = self.profile { size += 2 + cache.group(value) }
+        if let box = self._profile { size += 2 + cache.group(box.value) }
         for value in self.visit { size += 2 + cache.group(value) }
-        if let value = self.referrer { size += 1 + cache.message(value) }
+        if let box = self._referrer { size += 1 + cache.message(box.value) }
         if !self.moods.isEmpty { size += cache.map(self.moods, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self) }
         if case let .email(value)? = self.contact { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if case let .phone(value)? = self.contact { size += 2 + SwiftFrame.ProtoUInt64.size(value) }
@@ -280,9 +284,9 @@ extension Legacy_Account {
         for value in self.visit {
             writer.writeGroup(value, fieldNumber: 12)
         }
-        if let value = self.referrer {
+        if let box = self._referrer {
             writer.writeTag(114)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         if !self.moods.isEmpty {
             writer.writeMap(self.moods, tag: 122, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self)

@@ -105,8 +105,16 @@ public struct NamingEdgeCases: SwiftFrame.Message {
     public var value: Swift.Int32 = 0
     public var httpStatus: Swift.Int32 = 0
     public var urlPath: Swift.Int32 = 0
-    public var error: Error? = nil
-    public var protocol_: NamingEdgeCases.Protocol_? = nil
+    public var error: Error? {
+        get { self._error?.value }
+        set { self._error = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _error: SwiftFrame.Boxed<Error>? = nil
+    public var protocol_: NamingEdgeCases.Protocol_? {
+        get { self._protocol_?.value }
+        set { self._protocol_ = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _protocol_: SwiftFrame.Boxed<NamingEdgeCases.Protocol_>? = nil
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -205,8 +213,8 @@ extension NamingEdgeCases {
             case 88: self.value = try reader.readVarint(SwiftFrame.ProtoInt32.self)
             case 96: self.httpStatus = try reader.readVarint(SwiftFrame.ProtoInt32.self)
             case 104: self.urlPath = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 114: try reader.readMessage(into: &self.error)
-            case 122: try reader.readMessage(into: &self.protocol_)
+            case 114: try reader.readMessage(into: &self._error)
+            case 122: try reader.readMessage(into: &self._protocol_)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -227,8 +235,8 @@ extension NamingEdgeCases {
         if self.value != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.value) }
         if self.httpStatus != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.httpStatus) }
         if self.urlPath != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.urlPath) }
-        if let value = self.error { size += 1 + cache.message(value) }
-        if let value = self.protocol_ { size += 1 + cache.message(value) }
+        if let box = self._error { size += 1 + cache.message(box.value) }
+        if let box = self._protocol_ { size += 1 + cache.message(box.value) }
         return size
     }
 
@@ -285,13 +293,13 @@ extension NamingEdgeCases {
             writer.writeTag(104)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.urlPath)
         }
-        if let value = self.error {
+        if let box = self._error {
             writer.writeTag(114)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.protocol_ {
+        if let box = self._protocol_ {
             writer.writeTag(122)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

@@ -148,7 +148,11 @@ public struct UserInfoRequest: SwiftFrame.Message {
 }
 
 public struct UserInfoResponse: SwiftFrame.Message {
-    public var userInfo: UserInfo? = nil
+    public var userInfo: UserInfo? {
+        get { self._userInfo?.value }
+        set { self._userInfo = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _userInfo: SwiftFrame.Boxed<UserInfo>? = nil
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -421,7 +425,7 @@ extension UserInfoResponse {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: try reader.readMessage(into: &self.userInfo)
+            case 10: try reader.readMessage(into: &self._userInfo)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -429,14 +433,14 @@ extension UserInfoResponse {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.userInfo { size += 1 + cache.message(value) }
+        if let box = self._userInfo { size += 1 + cache.message(box.value) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if let value = self.userInfo {
+        if let box = self._userInfo {
             writer.writeTag(10)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

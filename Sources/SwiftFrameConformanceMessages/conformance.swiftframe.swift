@@ -144,7 +144,11 @@ public struct Conformance_ConformanceRequest: SwiftFrame.Message {
     /// for more information.
     public var testCategory: Conformance_TestCategory = .unspecifiedTest
     /// Specify details for how to encode jspb.
-    public var jspbEncodingOptions: Conformance_JspbEncodingConfig? = nil
+    public var jspbEncodingOptions: Conformance_JspbEncodingConfig? {
+        get { self._jspbEncodingOptions?.value }
+        set { self._jspbEncodingOptions = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _jspbEncodingOptions: SwiftFrame.Boxed<Conformance_JspbEncodingConfig>? = nil
     /// This can be used in json and text format. If true, testee should print
     /// unknown fields instead of ignore. This feature is optional.
     public var printUnknownFields: Swift.Bool = false
@@ -277,7 +281,7 @@ extension Conformance_ConformanceRequest {
             case 24: self.requestedOutputFormat = try reader.readVarint(SwiftFrame.ProtoEnum<Conformance_WireFormat>.self)
             case 34: self.messageType = try reader.readString()
             case 40: self.testCategory = try reader.readVarint(SwiftFrame.ProtoEnum<Conformance_TestCategory>.self)
-            case 50: try reader.readMessage(into: &self.jspbEncodingOptions)
+            case 50: try reader.readMessage(into: &self._jspbEncodingOptions)
             case 58: self.payload = .jspbPayload(try reader.readString())
             case 66: self.payload = .textPayload(try reader.readString())
             case 72: self.printUnknownFields = try reader.readVarint(SwiftFrame.ProtoBool.self)
@@ -293,7 +297,7 @@ extension Conformance_ConformanceRequest {
         if self.requestedOutputFormat.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Conformance_WireFormat>.size(self.requestedOutputFormat) }
         if !self.messageType.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.messageType.utf8.count) }
         if self.testCategory.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Conformance_TestCategory>.size(self.testCategory) }
-        if let value = self.jspbEncodingOptions { size += 1 + cache.message(value) }
+        if let box = self._jspbEncodingOptions { size += 1 + cache.message(box.value) }
         if case let .jspbPayload(value)? = self.payload { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if case let .textPayload(value)? = self.payload { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if self.printUnknownFields { size += 2 }
@@ -321,9 +325,9 @@ extension Conformance_ConformanceRequest {
             writer.writeTag(40)
             writer.writeVarint(SwiftFrame.ProtoEnum<Conformance_TestCategory>.self, self.testCategory)
         }
-        if let value = self.jspbEncodingOptions {
+        if let box = self._jspbEncodingOptions {
             writer.writeTag(50)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         if case let .jspbPayload(value)? = self.payload {
             writer.writeTag(58)

@@ -41,7 +41,11 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Extensi
         set { self._optionalNestedMessage = newValue.map(SwiftFrame.Boxed.init) }
     }
     private var _optionalNestedMessage: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage>? = nil
-    public var optionalForeignMessage: ProtobufTestMessages_Proto2_ForeignMessageProto2? = nil
+    public var optionalForeignMessage: ProtobufTestMessages_Proto2_ForeignMessageProto2? {
+        get { self._optionalForeignMessage?.value }
+        set { self._optionalForeignMessage = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalForeignMessage: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_ForeignMessageProto2>? = nil
     public var optionalNestedEnum: ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum? = nil
     public var optionalForeignEnum: ProtobufTestMessages_Proto2_ForeignEnumProto2? = nil
     public var optionalStringPiece: Swift.String? = nil
@@ -124,7 +128,11 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Extensi
     public var mapStringNestedEnum: [Swift.String: ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum] = [:]
     public var mapStringForeignEnum: [Swift.String: ProtobufTestMessages_Proto2_ForeignEnumProto2] = [:]
     public var oneofField: ProtobufTestMessages_Proto2_TestAllTypesProto2.OneofField? = nil
-    public var data: ProtobufTestMessages_Proto2_TestAllTypesProto2.Data? = nil
+    public var data: ProtobufTestMessages_Proto2_TestAllTypesProto2.Data? {
+        get { self._data?.value }
+        set { self._data = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _data: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllTypesProto2.Data>? = nil
     /// default values
     public var defaultInt32: Swift.Int32? = nil
     public var defaultInt64: Swift.Int64? = nil
@@ -545,8 +553,16 @@ public struct ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.Messa
 public struct ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.Message {
     public var optionalInt32: Swift.Int32? = nil
     public var optionalString: Swift.String? = nil
-    public var nestedMessage: ProtobufTestMessages_Proto2_ForeignMessageProto2? = nil
-    public var optionalgroup: ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup? = nil
+    public var nestedMessage: ProtobufTestMessages_Proto2_ForeignMessageProto2? {
+        get { self._nestedMessage?.value }
+        set { self._nestedMessage = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _nestedMessage: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_ForeignMessageProto2>? = nil
+    public var optionalgroup: ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup? {
+        get { self._optionalgroup?.value }
+        set { self._optionalgroup = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalgroup: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup>? = nil
     public var optionalBool: Swift.Bool? = nil
     public var repeatedInt32: [Swift.Int32] = []
     public var unknownFields = SwiftFrame.UnknownFields()
@@ -635,13 +651,13 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
             case 104: self.optionalBool = try reader.readVarint(SwiftFrame.ProtoBool.self)
             case 114: self.optionalString = try reader.readString()
             case 122: self.optionalBytes = try reader.readBytes()
-            case 146: try reader.readMessage(into: &self.optionalNestedMessage)
-            case 154: try reader.readMessage(into: &self.optionalForeignMessage)
+            case 146: try reader.readMessage(into: &self._optionalNestedMessage)
+            case 154: try reader.readMessage(into: &self._optionalForeignMessage)
             case 168: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, unknownFields: &self.unknownFields) { self.optionalNestedEnum = value }
             case 176: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_ForeignEnumProto2.self, unknownFields: &self.unknownFields) { self.optionalForeignEnum = value }
             case 194: self.optionalStringPiece = try reader.readString()
             case 202: self.optionalCord = try reader.readString()
-            case 218: try reader.readMessage(into: &self.recursiveMessage)
+            case 218: try reader.readMessage(into: &self._recursiveMessage)
             case 248: self.repeatedInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self))
             case 250: try reader.readPackedVarint(into: &self.repeatedInt32, SwiftFrame.ProtoInt32.self)
             case 256: self.repeatedInt64.append(try reader.readVarint(SwiftFrame.ProtoInt64.self))
@@ -828,13 +844,13 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
         if self.optionalBool != nil { size += 2 }
         if let value = self.optionalString { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.optionalBytes { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if let value = self.optionalNestedMessage { size += 2 + cache.message(value) }
-        if let value = self.optionalForeignMessage { size += 2 + cache.message(value) }
+        if let box = self._optionalNestedMessage { size += 2 + cache.message(box.value) }
+        if let box = self._optionalForeignMessage { size += 2 + cache.message(box.value) }
         if let value = self.optionalNestedEnum { size += 2 + SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
         if let value = self.optionalForeignEnum { size += 2 + SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.size(value) }
         if let value = self.optionalStringPiece { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.optionalCord { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.recursiveMessage { size += 2 + cache.message(value) }
+        if let box = self._recursiveMessage { size += 2 + cache.message(box.value) }
         for value in self.repeatedInt32 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
         for value in self.repeatedInt64 { size += 2 + SwiftFrame.ProtoInt64.size(value) }
         for value in self.repeatedUint32 { size += 2 + SwiftFrame.ProtoUInt32.size(value) }
@@ -912,7 +928,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
         if case .oneofFloat? = self.oneofField { size += 6 }
         if case .oneofDouble? = self.oneofField { size += 10 }
         if case let .oneofEnum(value)? = self.oneofField { size += 2 + SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
-        if let value = self.data { size += 4 + cache.group(value) }
+        if let box = self._data { size += 4 + cache.group(box.value) }
         if let value = self.defaultInt32 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
         if let value = self.defaultInt64 { size += 2 + SwiftFrame.ProtoInt64.size(value) }
         if let value = self.defaultUint32 { size += 2 + SwiftFrame.ProtoUInt32.size(value) }
@@ -1010,13 +1026,13 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
             writer.writeTag(122)
             writer.writeBytes(value)
         }
-        if let value = self.optionalNestedMessage {
+        if let box = self._optionalNestedMessage {
             writer.writeTag(146)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.optionalForeignMessage {
+        if let box = self._optionalForeignMessage {
             writer.writeTag(154)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         if let value = self.optionalNestedEnum {
             writer.writeTag(168)
@@ -1034,9 +1050,9 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
             writer.writeTag(202)
             writer.writeString(value)
         }
-        if let value = self.recursiveMessage {
+        if let box = self._recursiveMessage {
             writer.writeTag(218)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         for value in self.repeatedInt32 {
             writer.writeTag(248)
@@ -1476,7 +1492,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage {
             let tag = try reader.readTag()
             switch tag {
             case 8: self.a = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 18: try reader.readMessage(into: &self.corecursive)
+            case 18: try reader.readMessage(into: &self._corecursive)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1485,7 +1501,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
         if let value = self.a { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.corecursive { size += 1 + cache.message(value) }
+        if let box = self._corecursive { size += 1 + cache.message(box.value) }
         return size
     }
 
@@ -1494,9 +1510,9 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
         }
-        if let value = self.corecursive {
+        if let box = self._corecursive {
             writer.writeTag(18)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -1658,7 +1674,7 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes {
             switch tag {
             case 8008: self.optionalInt32 = try reader.readVarint(SwiftFrame.ProtoInt32.self)
             case 8018: self.optionalString = try reader.readString()
-            case 8026: try reader.readMessage(into: &self.nestedMessage)
+            case 8026: try reader.readMessage(into: &self._nestedMessage)
             case 8035: try reader.readGroup(fieldNumber: 1004, into: &self.optionalgroup)
             case 8048: self.optionalBool = try reader.readVarint(SwiftFrame.ProtoBool.self)
             case 8088: self.repeatedInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self))
@@ -1672,8 +1688,8 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes {
         var size = self.unknownFields.count
         if let value = self.optionalInt32 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
         if let value = self.optionalString { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.nestedMessage { size += 2 + cache.message(value) }
-        if let value = self.optionalgroup { size += 4 + cache.group(value) }
+        if let box = self._nestedMessage { size += 2 + cache.message(box.value) }
+        if let box = self._optionalgroup { size += 4 + cache.group(box.value) }
         if self.optionalBool != nil { size += 3 }
         for value in self.repeatedInt32 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
         return size
@@ -1688,9 +1704,9 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes {
             writer.writeTag(8018)
             writer.writeString(value)
         }
-        if let value = self.nestedMessage {
+        if let box = self._nestedMessage {
             writer.writeTag(8026)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         if let value = self.optionalgroup {
             writer.writeGroup(value, fieldNumber: 1004)

@@ -64,7 +64,11 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
         set { self._optionalNestedMessage = newValue.map(SwiftFrame.Boxed.init) }
     }
     private var _optionalNestedMessage: SwiftFrame.Boxed<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage>? = nil
-    public var optionalForeignMessage: ProtobufTestMessages_Proto3_ForeignMessage? = nil
+    public var optionalForeignMessage: ProtobufTestMessages_Proto3_ForeignMessage? {
+        get { self._optionalForeignMessage?.value }
+        set { self._optionalForeignMessage = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalForeignMessage: SwiftFrame.Boxed<ProtobufTestMessages_Proto3_ForeignMessage>? = nil
     public var optionalNestedEnum: ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum = .foo
     public var optionalForeignEnum: ProtobufTestMessages_Proto3_ForeignEnum = .foreignFoo
     public var optionalAliasedEnum: ProtobufTestMessages_Proto3_TestAllTypesProto3.AliasedEnum = .aliasFoo
@@ -149,15 +153,51 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
     public var mapStringForeignEnum: [Swift.String: ProtobufTestMessages_Proto3_ForeignEnum] = [:]
     public var oneofField: ProtobufTestMessages_Proto3_TestAllTypesProto3.OneofField? = nil
     /// Well-known types
-    public var optionalBoolWrapper: Google_Protobuf_BoolValue? = nil
-    public var optionalInt32Wrapper: Google_Protobuf_Int32Value? = nil
-    public var optionalInt64Wrapper: Google_Protobuf_Int64Value? = nil
-    public var optionalUint32Wrapper: Google_Protobuf_UInt32Value? = nil
-    public var optionalUint64Wrapper: Google_Protobuf_UInt64Value? = nil
-    public var optionalFloatWrapper: Google_Protobuf_FloatValue? = nil
-    public var optionalDoubleWrapper: Google_Protobuf_DoubleValue? = nil
-    public var optionalStringWrapper: Google_Protobuf_StringValue? = nil
-    public var optionalBytesWrapper: Google_Protobuf_BytesValue? = nil
+    public var optionalBoolWrapper: Google_Protobuf_BoolValue? {
+        get { self._optionalBoolWrapper?.value }
+        set { self._optionalBoolWrapper = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalBoolWrapper: SwiftFrame.Boxed<Google_Protobuf_BoolValue>? = nil
+    public var optionalInt32Wrapper: Google_Protobuf_Int32Value? {
+        get { self._optionalInt32Wrapper?.value }
+        set { self._optionalInt32Wrapper = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalInt32Wrapper: SwiftFrame.Boxed<Google_Protobuf_Int32Value>? = nil
+    public var optionalInt64Wrapper: Google_Protobuf_Int64Value? {
+        get { self._optionalInt64Wrapper?.value }
+        set { self._optionalInt64Wrapper = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalInt64Wrapper: SwiftFrame.Boxed<Google_Protobuf_Int64Value>? = nil
+    public var optionalUint32Wrapper: Google_Protobuf_UInt32Value? {
+        get { self._optionalUint32Wrapper?.value }
+        set { self._optionalUint32Wrapper = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalUint32Wrapper: SwiftFrame.Boxed<Google_Protobuf_UInt32Value>? = nil
+    public var optionalUint64Wrapper: Google_Protobuf_UInt64Value? {
+        get { self._optionalUint64Wrapper?.value }
+        set { self._optionalUint64Wrapper = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalUint64Wrapper: SwiftFrame.Boxed<Google_Protobuf_UInt64Value>? = nil
+    public var optionalFloatWrapper: Google_Protobuf_FloatValue? {
+        get { self._optionalFloatWrapper?.value }
+        set { self._optionalFloatWrapper = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalFloatWrapper: SwiftFrame.Boxed<Google_Protobuf_FloatValue>? = nil
+    public var optionalDoubleWrapper: Google_Protobuf_DoubleValue? {
+        get { self._optionalDoubleWrapper?.value }
+        set { self._optionalDoubleWrapper = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalDoubleWrapper: SwiftFrame.Boxed<Google_Protobuf_DoubleValue>? = nil
+    public var optionalStringWrapper: Google_Protobuf_StringValue? {
+        get { self._optionalStringWrapper?.value }
+        set { self._optionalStringWrapper = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalStringWrapper: SwiftFrame.Boxed<Google_Protobuf_StringValue>? = nil
+    public var optionalBytesWrapper: Google_Protobuf_BytesValue? {
+        get { self._optionalBytesWrapper?.value }
+        set { self._optionalBytesWrapper = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalBytesWrapper: SwiftFrame.Boxed<Google_Protobuf_BytesValue>? = nil
     public var repeatedBoolWrapper: [Google_Protobuf_BoolValue] = []
     public var repeatedInt32Wrapper: [Google_Protobuf_Int32Value] = []
     public var repeatedInt64Wrapper: [Google_Protobuf_Int64Value] = []
@@ -167,12 +207,36 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
     public var repeatedDoubleWrapper: [Google_Protobuf_DoubleValue] = []
     public var repeatedStringWrapper: [Google_Protobuf_StringValue] = []
     public var repeatedBytesWrapper: [Google_Protobuf_BytesValue] = []
-    public var optionalDuration: Google_Protobuf_Duration? = nil
-    public var optionalTimestamp: Google_Protobuf_Timestamp? = nil
-    public var optionalFieldMask: Google_Protobuf_FieldMask? = nil
-    public var optionalStruct: Google_Protobuf_Struct? = nil
-    public var optionalAny: Google_Protobuf_Any? = nil
-    public var optionalValue: Google_Protobuf_Value? = nil
+    public var optionalDuration: Google_Protobuf_Duration? {
+        get { self._optionalDuration?.value }
+        set { self._optionalDuration = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalDuration: SwiftFrame.Boxed<Google_Protobuf_Duration>? = nil
+    public var optionalTimestamp: Google_Protobuf_Timestamp? {
+        get { self._optionalTimestamp?.value }
+        set { self._optionalTimestamp = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalTimestamp: SwiftFrame.Boxed<Google_Protobuf_Timestamp>? = nil
+    public var optionalFieldMask: Google_Protobuf_FieldMask? {
+        get { self._optionalFieldMask?.value }
+        set { self._optionalFieldMask = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalFieldMask: SwiftFrame.Boxed<Google_Protobuf_FieldMask>? = nil
+    public var optionalStruct: Google_Protobuf_Struct? {
+        get { self._optionalStruct?.value }
+        set { self._optionalStruct = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalStruct: SwiftFrame.Boxed<Google_Protobuf_Struct>? = nil
+    public var optionalAny: Google_Protobuf_Any? {
+        get { self._optionalAny?.value }
+        set { self._optionalAny = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalAny: SwiftFrame.Boxed<Google_Protobuf_Any>? = nil
+    public var optionalValue: Google_Protobuf_Value? {
+        get { self._optionalValue?.value }
+        set { self._optionalValue = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalValue: SwiftFrame.Boxed<Google_Protobuf_Value>? = nil
     public var optionalNullValue: Google_Protobuf_NullValue = .nullValue
     public var repeatedDuration: [Google_Protobuf_Duration] = []
     public var repeatedTimestamp: [Google_Protobuf_Timestamp] = []
@@ -675,14 +739,14 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
             case 104: self.optionalBool = try reader.readVarint(SwiftFrame.ProtoBool.self)
             case 114: self.optionalString = try reader.readString()
             case 122: self.optionalBytes = try reader.readBytes()
-            case 146: try reader.readMessage(into: &self.optionalNestedMessage)
-            case 154: try reader.readMessage(into: &self.optionalForeignMessage)
+            case 146: try reader.readMessage(into: &self._optionalNestedMessage)
+            case 154: try reader.readMessage(into: &self._optionalForeignMessage)
             case 168: self.optionalNestedEnum = try reader.readVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self)
             case 176: self.optionalForeignEnum = try reader.readVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self)
             case 184: self.optionalAliasedEnum = try reader.readVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.AliasedEnum>.self)
             case 194: self.optionalStringPiece = try reader.readString()
             case 202: self.optionalCord = try reader.readString()
-            case 218: try reader.readMessage(into: &self.recursiveMessage)
+            case 218: try reader.readMessage(into: &self._recursiveMessage)
             case 248: self.repeatedInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self))
             case 250: try reader.readPackedVarint(into: &self.repeatedInt32, SwiftFrame.ProtoInt32.self)
             case 256: self.repeatedInt64.append(try reader.readVarint(SwiftFrame.ProtoInt64.self))
@@ -808,15 +872,15 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
             case 945: self.oneofField = .oneofDouble(try reader.readFixed64(SwiftFrame.ProtoDouble.self))
             case 952: self.oneofField = .oneofEnum(try reader.readVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self))
             case 960: self.oneofField = .oneofNullValue(try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self))
-            case 1610: try reader.readMessage(into: &self.optionalBoolWrapper)
-            case 1618: try reader.readMessage(into: &self.optionalInt32Wrapper)
-            case 1626: try reader.readMessage(into: &self.optionalInt64Wrapper)
-            case 1634: try reader.readMessage(into: &self.optionalUint32Wrapper)
-            case 1642: try reader.readMessage(into: &self.optionalUint64Wrapper)
-            case 1650: try reader.readMessage(into: &self.optionalFloatWrapper)
-            case 1658: try reader.readMessage(into: &self.optionalDoubleWrapper)
-            case 1666: try reader.readMessage(into: &self.optionalStringWrapper)
-            case 1674: try reader.readMessage(into: &self.optionalBytesWrapper)
+            case 1610: try reader.readMessage(into: &self._optionalBoolWrapper)
+            case 1618: try reader.readMessage(into: &self._optionalInt32Wrapper)
+            case 1626: try reader.readMessage(into: &self._optionalInt64Wrapper)
+            case 1634: try reader.readMessage(into: &self._optionalUint32Wrapper)
+            case 1642: try reader.readMessage(into: &self._optionalUint64Wrapper)
+            case 1650: try reader.readMessage(into: &self._optionalFloatWrapper)
+            case 1658: try reader.readMessage(into: &self._optionalDoubleWrapper)
+            case 1666: try reader.readMessage(into: &self._optionalStringWrapper)
+            case 1674: try reader.readMessage(into: &self._optionalBytesWrapper)
             case 1690: try reader.readMessage(appendingTo: &self.repeatedBoolWrapper)
             case 1698: try reader.readMessage(appendingTo: &self.repeatedInt32Wrapper)
             case 1706: try reader.readMessage(appendingTo: &self.repeatedInt64Wrapper)
@@ -826,12 +890,12 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
             case 1738: try reader.readMessage(appendingTo: &self.repeatedDoubleWrapper)
             case 1746: try reader.readMessage(appendingTo: &self.repeatedStringWrapper)
             case 1754: try reader.readMessage(appendingTo: &self.repeatedBytesWrapper)
-            case 2410: try reader.readMessage(into: &self.optionalDuration)
-            case 2418: try reader.readMessage(into: &self.optionalTimestamp)
-            case 2426: try reader.readMessage(into: &self.optionalFieldMask)
-            case 2434: try reader.readMessage(into: &self.optionalStruct)
-            case 2442: try reader.readMessage(into: &self.optionalAny)
-            case 2450: try reader.readMessage(into: &self.optionalValue)
+            case 2410: try reader.readMessage(into: &self._optionalDuration)
+            case 2418: try reader.readMessage(into: &self._optionalTimestamp)
+            case 2426: try reader.readMessage(into: &self._optionalFieldMask)
+            case 2434: try reader.readMessage(into: &self._optionalStruct)
+            case 2442: try reader.readMessage(into: &self._optionalAny)
+            case 2450: try reader.readMessage(into: &self._optionalValue)
             case 2456: self.optionalNullValue = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self)
             case 2490: try reader.readMessage(appendingTo: &self.repeatedDuration)
             case 2498: try reader.readMessage(appendingTo: &self.repeatedTimestamp)
@@ -880,14 +944,14 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
         if self.optionalBool { size += 2 }
         if !self.optionalString.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.optionalString.utf8.count) }
         if !self.optionalBytes.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.optionalBytes.count) }
-        if let value = self.optionalNestedMessage { size += 2 + cache.message(value) }
-        if let value = self.optionalForeignMessage { size += 2 + cache.message(value) }
+        if let box = self._optionalNestedMessage { size += 2 + cache.message(box.value) }
+        if let box = self._optionalForeignMessage { size += 2 + cache.message(box.value) }
         if self.optionalNestedEnum.rawValue != 0 { size += 2 + SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.size(self.optionalNestedEnum) }
         if self.optionalForeignEnum.rawValue != 0 { size += 2 + SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.size(self.optionalForeignEnum) }
         if self.optionalAliasedEnum.rawValue != 0 { size += 2 + SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.AliasedEnum>.size(self.optionalAliasedEnum) }
         if !self.optionalStringPiece.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.optionalStringPiece.utf8.count) }
         if !self.optionalCord.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.optionalCord.utf8.count) }
-        if let value = self.recursiveMessage { size += 2 + cache.message(value) }
+        if let box = self._recursiveMessage { size += 2 + cache.message(box.value) }
         if !self.repeatedInt32.isEmpty { size += 2 + cache.packedVarint(self.repeatedInt32, SwiftFrame.ProtoInt32.self) }
         if !self.repeatedInt64.isEmpty { size += 2 + cache.packedVarint(self.repeatedInt64, SwiftFrame.ProtoInt64.self) }
         if !self.repeatedUint32.isEmpty { size += 2 + cache.packedVarint(self.repeatedUint32, SwiftFrame.ProtoUInt32.self) }
@@ -966,15 +1030,15 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
         if case .oneofDouble? = self.oneofField { size += 10 }
         if case let .oneofEnum(value)? = self.oneofField { size += 2 + SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.size(value) }
         if case let .oneofNullValue(value)? = self.oneofField { size += 2 + SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.size(value) }
-        if let value = self.optionalBoolWrapper { size += 2 + cache.message(value) }
-        if let value = self.optionalInt32Wrapper { size += 2 + cache.message(value) }
-        if let value = self.optionalInt64Wrapper { size += 2 + cache.message(value) }
-        if let value = self.optionalUint32Wrapper { size += 2 + cache.message(value) }
-        if let value = self.optionalUint64Wrapper { size += 2 + cache.message(value) }
-        if let value = self.optionalFloatWrapper { size += 2 + cache.message(value) }
-        if let value = self.optionalDoubleWrapper { size += 2 + cache.message(value) }
-        if let value = self.optionalStringWrapper { size += 2 + cache.message(value) }
-        if let value = self.optionalBytesWrapper { size += 2 + cache.message(value) }
+        if let box = self._optionalBoolWrapper { size += 2 + cache.message(box.value) }
+        if let box = self._optionalInt32Wrapper { size += 2 + cache.message(box.value) }
+        if let box = self._optionalInt64Wrapper { size += 2 + cache.message(box.value) }
+        if let box = self._optionalUint32Wrapper { size += 2 + cache.message(box.value) }
+        if let box = self._optionalUint64Wrapper { size += 2 + cache.message(box.value) }
+        if let box = self._optionalFloatWrapper { size += 2 + cache.message(box.value) }
+        if let box = self._optionalDoubleWrapper { size += 2 + cache.message(box.value) }
+        if let box = self._optionalStringWrapper { size += 2 + cache.message(box.value) }
+        if let box = self._optionalBytesWrapper { size += 2 + cache.message(box.value) }
         for value in self.repeatedBoolWrapper { size += 2 + cache.message(value) }
         for value in self.repeatedInt32Wrapper { size += 2 + cache.message(value) }
         for value in self.repeatedInt64Wrapper { size += 2 + cache.message(value) }
@@ -984,12 +1048,12 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
         for value in self.repeatedDoubleWrapper { size += 2 + cache.message(value) }
         for value in self.repeatedStringWrapper { size += 2 + cache.message(value) }
         for value in self.repeatedBytesWrapper { size += 2 + cache.message(value) }
-        if let value = self.optionalDuration { size += 2 + cache.message(value) }
-        if let value = self.optionalTimestamp { size += 2 + cache.message(value) }
-        if let value = self.optionalFieldMask { size += 2 + cache.message(value) }
-        if let value = self.optionalStruct { size += 2 + cache.message(value) }
-        if let value = self.optionalAny { size += 2 + cache.message(value) }
-        if let value = self.optionalValue { size += 2 + cache.message(value) }
+        if let box = self._optionalDuration { size += 2 + cache.message(box.value) }
+        if let box = self._optionalTimestamp { size += 2 + cache.message(box.value) }
+        if let box = self._optionalFieldMask { size += 2 + cache.message(box.value) }
+        if let box = self._optionalStruct { size += 2 + cache.message(box.value) }
+        if let box = self._optionalAny { size += 2 + cache.message(box.value) }
+        if let box = self._optionalValue { size += 2 + cache.message(box.value) }
         if self.optionalNullValue.rawValue != 0 { size += 2 + SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.size(self.optionalNullValue) }
         for value in self.repeatedDuration { size += 2 + cache.message(value) }
         for value in self.repeatedTimestamp { size += 2 + cache.message(value) }
@@ -1080,13 +1144,13 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
             writer.writeTag(122)
             writer.writeBytes(self.optionalBytes)
         }
-        if let value = self.optionalNestedMessage {
+        if let box = self._optionalNestedMessage {
             writer.writeTag(146)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.optionalForeignMessage {
+        if let box = self._optionalForeignMessage {
             writer.writeTag(154)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         if self.optionalNestedEnum.rawValue != 0 {
             writer.writeTag(168)
@@ -1108,9 +1172,9 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
             writer.writeTag(202)
             writer.writeString(self.optionalCord)
         }
-        if let value = self.recursiveMessage {
+        if let box = self._recursiveMessage {
             writer.writeTag(218)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         if !self.repeatedInt32.isEmpty {
             writer.writeTag(250)
@@ -1405,41 +1469,41 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
             writer.writeTag(960)
             writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self, value)
         }
-        if let value = self.optionalBoolWrapper {
+        if let box = self._optionalBoolWrapper {
             writer.writeTag(1610)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.optionalInt32Wrapper {
+        if let box = self._optionalInt32Wrapper {
             writer.writeTag(1618)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.optionalInt64Wrapper {
+        if let box = self._optionalInt64Wrapper {
             writer.writeTag(1626)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.optionalUint32Wrapper {
+        if let box = self._optionalUint32Wrapper {
             writer.writeTag(1634)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.optionalUint64Wrapper {
+        if let box = self._optionalUint64Wrapper {
             writer.writeTag(1642)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.optionalFloatWrapper {
+        if let box = self._optionalFloatWrapper {
             writer.writeTag(1650)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.optionalDoubleWrapper {
+        if let box = self._optionalDoubleWrapper {
             writer.writeTag(1658)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.optionalStringWrapper {
+        if let box = self._optionalStringWrapper {
             writer.writeTag(1666)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.optionalBytesWrapper {
+        if let box = self._optionalBytesWrapper {
             writer.writeTag(1674)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         for value in self.repeatedBoolWrapper {
             writer.writeTag(1690)
@@ -1477,29 +1541,29 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
             writer.writeTag(1754)
             writer.writeMessage(value)
         }
-        if let value = self.optionalDuration {
+        if let box = self._optionalDuration {
             writer.writeTag(2410)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.optionalTimestamp {
+        if let box = self._optionalTimestamp {
             writer.writeTag(2418)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.optionalFieldMask {
+        if let box = self._optionalFieldMask {
             writer.writeTag(2426)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.optionalStruct {
+        if let box = self._optionalStruct {
             writer.writeTag(2434)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.optionalAny {
+        if let box = self._optionalAny {
             writer.writeTag(2442)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.optionalValue {
+        if let box = self._optionalValue {
             writer.writeTag(2450)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         if self.optionalNullValue.rawValue != 0 {
             writer.writeTag(2456)
@@ -1617,7 +1681,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage {
             let tag = try reader.readTag()
             switch tag {
             case 8: self.a = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 18: try reader.readMessage(into: &self.corecursive)
+            case 18: try reader.readMessage(into: &self._corecursive)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1626,7 +1690,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
         if self.a != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.a) }
-        if let value = self.corecursive { size += 1 + cache.message(value) }
+        if let box = self._corecursive { size += 1 + cache.message(box.value) }
         return size
     }
 
@@ -1635,9 +1699,9 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.a)
         }
-        if let value = self.corecursive {
+        if let box = self._corecursive {
             writer.writeTag(18)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

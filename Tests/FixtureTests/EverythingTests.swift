@@ -367,6 +367,35 @@ struct EverythingTests {
     }
 }
 
+/// Sub-messages live in boxes; a message still behaves as a value.
+@Suite("Sub-messages are values")
+struct SubMessageValueTests {
+    @Test func changingACopyLeavesTheOriginal() throws {
+        var original = Everything()
+        original.nested = Everything.Level1(name: "a", child: .init(value: 1))
+        var copy = original
+        copy.nested?.child?.value = 2
+        #expect(original.nested?.child?.value == 1)
+        #expect(copy.nested?.child?.value == 2)
+        #expect(original != copy)
+        copy.nested?.child?.value = 1
+        #expect(original == copy, "equal values in different boxes are equal")
+        #expect(original.hashValue == copy.hashValue)
+        copy.nested = nil
+        #expect(copy.nested == nil && original.nested?.name == "a")
+    }
+
+    @Test func decodingMergesIntoAnExistingSubMessage() throws {
+        var message = Everything()
+        message.nested = Everything.Level1(name: "kept")
+        let shared = message
+        let more = try Everything(nested: .init(child: .init(value: 7))).serializedBytes()
+        try message.merge(serializedBytes: more)
+        #expect(message.nested == Everything.Level1(name: "kept", child: .init(value: 7)))
+        #expect(shared.nested == Everything.Level1(name: "kept"), "the copy made before the merge is unchanged")
+    }
+}
+
 /// A TreeNode chain `depth` nodes long, each the `left` of the one before.
 func chain(depth: Int) -> TreeNode {
     var node = TreeNode(label: "n\(depth - 1)")

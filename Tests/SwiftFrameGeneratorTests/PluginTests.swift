@@ -117,7 +117,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let source = try #require(files["p.swiftframe.swift"])
         #expect(source.contains("import SwiftFrame\nimport SharedModels\nimport SwiftFrameWellKnownTypes\n"))
-        #expect(source.contains("public var at: Google_Protobuf_Timestamp? = nil"))
+        #expect(source.contains("private var _at: SwiftFrame.Boxed<Google_Protobuf_Timestamp>? = nil"))
     }
 
     @Test func malformedStdinFailsWithAMessage() throws {

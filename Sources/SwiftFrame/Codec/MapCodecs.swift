@@ -138,7 +138,7 @@ extension ProtoReader {
     /// Reads one map entry into `map`. A missing key or value takes its default; a key
     /// seen again replaces the earlier value, as in protobuf's C++ runtime. Inside one
     /// entry a message value seen twice is merged, as any singular message field is.
-    @inlinable
+    @inlinable @inline(never)
     public mutating func readMapEntry<K: MapKeyCodec, V: MapCodec>(
         into map: inout [K.Value: V.Value], _: K.Type, _: V.Type
     ) throws(WireError) {
@@ -166,7 +166,7 @@ extension ProtoReader {
 extension SizeCache {
     /// Sizes every entry of a map field, tags included. Entries are written sorted by key,
     /// so sizes are recorded in that order.
-    @inlinable
+    @inlinable @inline(never)
     public mutating func map<K: MapKeyCodec, V: MapCodec>(
         _ map: [K.Value: V.Value], tagSize: Int, _: K.Type, _: V.Type
     ) -> Int {
@@ -185,7 +185,7 @@ extension SizeCache {
 extension ProtoWriter {
     /// Writes a map field's entries sorted by key (deterministic output), key and value
     /// always present, as protobuf's C++ runtime writes them.
-    @inlinable
+    @inlinable @inline(never)
     public mutating func writeMap<K: MapKeyCodec, V: MapCodec>(
         _ map: [K.Value: V.Value], tag: UInt32, _: K.Type, _: V.Type
     ) {

@@ -194,7 +194,7 @@ public struct ProtoReader {
     }
 
     /// Reads a length-delimited `bytes` value.
-    @inlinable
+    @inlinable @inline(never)
     public mutating func readBytes() throws(WireError) -> [UInt8] {
         let length = try readLength()
         let bytes = [UInt8](UnsafeRawBufferPointer(start: base + position, count: length))
@@ -205,7 +205,7 @@ public struct ProtoReader {
     // MARK: Repeated scalars (packed)
 
     /// Reads a packed run of varints, appending to `values`.
-    @inlinable
+    @inlinable @inline(never)
     public mutating func readPackedVarint<C: VarintCodec>(
         into values: inout [C.Value], _: C.Type
     ) throws(WireError) {
@@ -238,7 +238,7 @@ public struct ProtoReader {
         limit = outerLimit
     }
 
-    @inlinable
+    @inlinable @inline(never)
     public mutating func readPackedFixed32<C: Fixed32Codec>(
         into values: inout [C.Value], _: C.Type
     ) throws(WireError) {
@@ -246,7 +246,7 @@ public struct ProtoReader {
         values.append(contentsOf: PackedFixed32<C>(source: source, count: count))
     }
 
-    @inlinable
+    @inlinable @inline(never)
     public mutating func readPackedFixed64<C: Fixed64Codec>(
         into values: inout [C.Value], _: C.Type
     ) throws(WireError) {
@@ -294,6 +294,17 @@ public struct ProtoReader {
         }
         try readMessage(merging: &message)
         value = message
+    }
+
+    /// Reads a boxed message field (how generated code stores sub-messages), merging into
+    /// the message already there. The old box is released before the merge, so a message
+    /// nobody else shares is merged in place, not copied.
+    @inlinable @inline(never)  // specialised per message type, but not copied into every field
+    public mutating func readMessage<M: Message>(into box: inout Boxed<M>?) throws(WireError) {
+        var message = box?.value ?? M()
+        box = nil
+        try readMessage(merging: &message)
+        box = Boxed(message)
     }
 
     /// Reads one element of a repeated message field.

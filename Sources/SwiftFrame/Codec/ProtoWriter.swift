@@ -118,12 +118,16 @@ public struct ProtoWriter {
         let utf8 = string.utf8
         writeVarint(UInt64(utf8.count))
         let done: Void? = utf8.withContiguousStorageIfAvailable { writeRaw(UnsafeRawBufferPointer($0)) }
-        if done == nil {
-            require(utf8.count)
-            for byte in utf8 {
-                cursor.storeBytes(of: byte, as: UInt8.self)
-                cursor += 1
-            }
+        if done == nil { writeNonContiguous(utf8) }
+    }
+
+    /// The bytes of a string without contiguous UTF-8 (bridged from Objective-C), one by one.
+    @usableFromInline
+    mutating func writeNonContiguous(_ utf8: String.UTF8View) {
+        require(utf8.count)
+        for byte in utf8 {
+            cursor.storeBytes(of: byte, as: UInt8.self)
+            cursor += 1
         }
     }
 
@@ -136,7 +140,7 @@ public struct ProtoWriter {
 
     // MARK: Packed repeated scalars
 
-    @inlinable
+    @inlinable @inline(never)
     public mutating func writePackedVarint<C: VarintCodec>(_ values: [C.Value], _: C.Type) {
         writeVarint(UInt64(sizes.take()))
         values.withUnsafeBufferPointer { values in
@@ -153,12 +157,12 @@ public struct ProtoWriter {
         }
     }
 
-    @inlinable
+    @inlinable @inline(never)
     public mutating func writePackedFixed32<C: Fixed32Codec>(_ values: [C.Value], _: C.Type) {
         writePackedFixed(values, C.wire)
     }
 
-    @inlinable
+    @inlinable @inline(never)
     public mutating func writePackedFixed64<C: Fixed64Codec>(_ values: [C.Value], _: C.Type) {
         writePackedFixed(values, C.wire)
     }
@@ -202,7 +206,7 @@ public struct SizeCache: Sendable {
 
     /// Sizes a packed varint field once, records its payload size, and returns the bytes
     /// its length prefix and payload take.
-    @inlinable
+    @inlinable @inline(never)
     public mutating func packedVarint<C: VarintCodec>(_ values: [C.Value], _: C.Type) -> Int {
         var size = 0
         values.withUnsafeBufferPointer { values in

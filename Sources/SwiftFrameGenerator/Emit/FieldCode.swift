@@ -8,6 +8,12 @@ struct FieldCode {
     /// `self.nickName`: always qualified, so fields named like locals (`size`) are safe.
     var access: String { "self." + field.swiftName }
 
+    /// `self._child`: the box behind a boxed field, which the codec reads and writes directly.
+    var storage: String { "self._" + field.swiftName }
+
+    /// A boxed singular message outside any oneof; its codec goes through `storage`.
+    private var isStoredInBox: Bool { field.isBoxed && field.presence == .explicit }
+
     /// The element type (`Swift.Int32`, `UserInfo`, `[Swift.String: Swift.Int32]`).
     var baseType: String { Self.swiftType(field.kind) }
 
@@ -155,7 +161,7 @@ struct FieldCode {
             return [(tag(wireType), ["self.\(oneof.swiftName) = .\(field.swiftName)(\(readValue))"])]
         case (_, .message):
             let into = field.isRepeated ? "appendingTo" : "into"
-            return [(tag(.lengthDelimited), ["try reader.readMessage(\(into): &\(access))"])]
+            return [(tag(.lengthDelimited), ["try reader.readMessage(\(into): &\(isStoredInBox ? storage : access))"])]
         case (.repeated, _):
             var cases = [(tag(wireType), ["\(access).append(\(readValue))"])]
             // Packable fields accept both packed and unpacked input, whatever they write.
@@ -255,6 +261,7 @@ struct FieldCode {
             return "if \(isSet) { \(addSize(access)) }"
         case .explicit:
             if fixedSize != nil { return "if \(access) != nil { \(addSize("")) }" }
+            if isStoredInBox { return "if let box = \(storage) { \(addSize("box.value")) }" }
             return "if let value = \(access) { \(addSize("value")) }"
         case .oneof:
             guard let oneof = field.oneof else { return "" }
@@ -304,6 +311,7 @@ struct FieldCode {
         case .implicit:
             return ("if \(isSet)", [writeTag, writeValue(access)])
         case .explicit:
+            if isStoredInBox { return ("if let box = \(storage)", [writeTag, writeValue("box.value")]) }
             return ("if let value = \(access)", [writeTag, writeValue("value")])
         case .oneof:
             return ("if \(oneofPattern)", [writeTag, writeValue("value")])

@@ -57,11 +57,10 @@ struct MessageEmitter {
             printer.line("\(visibility)var \(field.swiftName): \(code.declaredType) = \(code.defaultValue)")
             return
         }
-        // The message contains itself through this field: store it in an immutable box.
-        let storage = "self._\(field.swiftName)"
+        // A sub-message lives in an immutable box: the struct holds a reference.
         printer.block("\(visibility)var \(field.swiftName): \(code.declaredType)") {
-            printer.line("get { \(storage)?.value }")
-            printer.line("set { \(storage) = newValue.map(SwiftFrame.Boxed.init) }")
+            printer.line("get { \(code.storage)?.value }")
+            printer.line("set { \(code.storage) = newValue.map(SwiftFrame.Boxed.init) }")
         }
         printer.line("private var _\(field.swiftName): SwiftFrame.Boxed<\(code.baseType)>? = nil")
     }

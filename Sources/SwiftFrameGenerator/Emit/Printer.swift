@@ -8,7 +8,9 @@ final class Printer {
         if text.isEmpty {
             output += "\n"
         } else {
-            output += String(repeating: "    ", count: depth) + text + "\n"
+            for _ in 0..<depth { output += "    " }
+            output += text
+            output += "\n"
         }
     }
 
@@ -31,13 +33,24 @@ final class Printer {
     /// A `///` comment carrying text from the .proto file.
     func documentation(_ text: String?) {
         guard let text else { return }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            String(line.reversed().drop(while: \.isWhitespace).reversed())
-        }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(Self.trimmingTrailingWhitespace)
         while lines.last?.isEmpty == true { lines.removeLast() }
         while lines.first?.isEmpty == true { lines.removeFirst() }
         for text in lines {
             line(text.isEmpty ? "///" : "///" + (text.first == " " ? "" : " ") + text)
         }
+    }
+
+    /// The line without the whitespace at its end, found scalar by scalar from the end (no
+    /// grapheme breaking: doc comments are most of what a plugin run prints).
+    private static func trimmingTrailingWhitespace(_ line: Substring) -> Substring {
+        let scalars = line.unicodeScalars
+        var end = scalars.endIndex
+        while end > scalars.startIndex {
+            let before = scalars.index(before: end)
+            guard scalars[before].properties.isWhitespace else { break }
+            end = before
+        }
+        return line[..<end]
     }
 }

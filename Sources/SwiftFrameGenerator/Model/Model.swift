@@ -233,9 +233,14 @@ public final class Field {
     public let kind: Kind
     public let presence: Presence
     public let comments: String?
-    /// Stored behind an immutable box (or an `indirect` oneof case) because the field's
-    /// type contains this message.
-    public internal(set) var isBoxed = false
+    /// A singular message field: stored out of line, behind an immutable box (or as an
+    /// `indirect` oneof case). A struct then holds one reference per sub-message instead of
+    /// the sub-message itself, so a message may contain itself, and copying, comparing and
+    /// destroying a message costs the same however deep its sub-messages nest.
+    public var isBoxed: Bool {
+        guard case .message = kind else { return false }
+        return presence == .explicit || presence == .oneof
+    }
     /// The oneof this field is a member of.
     public internal(set) weak var oneof: Oneof?
     /// proto2 `required`: decoding and encoding fail while it is unset.

@@ -186,7 +186,6 @@ final class Resolver {
                                                    prefix: Naming.packagePrefix(descriptor.package)) + "Extensions"
         resolveExtensions(descriptor.extensions, in: file, scope: nil, path: [7])
         for message in file.messages { resolveFields(of: message) }
-        for message in file.messages { markRecursiveFields(of: message) }
         markInitializationChecks(file.messages)
     }
 
@@ -402,30 +401,6 @@ final class Resolver {
 
     private func mapEntry(_ typeName: String, in message: MessageType) -> MessageDescriptor? {
         message.descriptor.nestedMessages.first { "." + message.fullName + "." + $0.name == typeName }
-    }
-
-    /// A message that contains itself through singular message fields cannot be a plain
-    /// struct: such fields are boxed.
-    private func markRecursiveFields(of message: MessageType) {
-        for field in message.fields where !field.isRepeated && field.presence != .map {
-            if case let .message(target) = field.kind, reaches(target, message) {
-                field.isBoxed = true
-            }
-        }
-        for nested in message.messages { markRecursiveFields(of: nested) }
-    }
-
-    private func reaches(_ start: MessageType, _ goal: MessageType) -> Bool {
-        var visited: Set<ObjectIdentifier> = []
-        var pending = [start]
-        while let next = pending.popLast() {
-            if next === goal { return true }
-            guard visited.insert(ObjectIdentifier(next)).inserted else { continue }
-            for field in next.fields where !field.isRepeated && field.presence != .map {
-                if case let .message(target) = field.kind { pending.append(target) }
-            }
-        }
-        return false
     }
 
     // MARK: Names

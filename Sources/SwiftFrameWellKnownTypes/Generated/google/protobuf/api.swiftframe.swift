@@ -41,7 +41,11 @@ public struct Google_Protobuf_Api: SwiftFrame.Message {
     public var version: Swift.String = ""
     /// Source context for the protocol buffer service represented by this
     /// message.
-    public var sourceContext: Google_Protobuf_SourceContext? = nil
+    public var sourceContext: Google_Protobuf_SourceContext? {
+        get { self._sourceContext?.value }
+        set { self._sourceContext = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _sourceContext: SwiftFrame.Boxed<Google_Protobuf_SourceContext>? = nil
     /// Included interfaces. See [Mixin][].
     public var mixins: [Google_Protobuf_Mixin] = []
     /// The source syntax of the service.
@@ -213,7 +217,7 @@ extension Google_Protobuf_Api {
             case 18: try reader.readMessage(appendingTo: &self.methods)
             case 26: try reader.readMessage(appendingTo: &self.options)
             case 34: self.version = try reader.readString()
-            case 42: try reader.readMessage(into: &self.sourceContext)
+            case 42: try reader.readMessage(into: &self._sourceContext)
             case 50: try reader.readMessage(appendingTo: &self.mixins)
             case 56: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -227,7 +231,7 @@ extension Google_Protobuf_Api {
         for value in self.methods { size += 1 + cache.message(value) }
         for value in self.options { size += 1 + cache.message(value) }
         if !self.version.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.version.utf8.count) }
-        if let value = self.sourceContext { size += 1 + cache.message(value) }
+        if let box = self._sourceContext { size += 1 + cache.message(box.value) }
         for value in self.mixins { size += 1 + cache.message(value) }
         if self.syntax.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
         return size
@@ -250,9 +254,9 @@ extension Google_Protobuf_Api {
             writer.writeTag(34)
             writer.writeString(self.version)
         }
-        if let value = self.sourceContext {
+        if let box = self._sourceContext {
             writer.writeTag(42)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         for value in self.mixins {
             writer.writeTag(50)

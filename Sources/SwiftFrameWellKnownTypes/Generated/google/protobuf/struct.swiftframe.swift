@@ -81,9 +81,9 @@ public struct Google_Protobuf_Value: SwiftFrame.Message {
         /// Represents a boolean value.
         case boolValue(Swift.Bool)
         /// Represents a structured value.
-        case structValue(Google_Protobuf_Struct)
+        indirect case structValue(Google_Protobuf_Struct)
         /// Represents a repeated `Value`.
-        case listValue(Google_Protobuf_ListValue)
+        indirect case listValue(Google_Protobuf_ListValue)
     }
 }
 

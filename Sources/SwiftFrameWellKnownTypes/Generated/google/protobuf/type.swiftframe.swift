@@ -45,7 +45,11 @@ public struct Google_Protobuf_Type: SwiftFrame.Message {
     /// The protocol buffer options.
     public var options: [Google_Protobuf_Option] = []
     /// The source context.
-    public var sourceContext: Google_Protobuf_SourceContext? = nil
+    public var sourceContext: Google_Protobuf_SourceContext? {
+        get { self._sourceContext?.value }
+        set { self._sourceContext = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _sourceContext: SwiftFrame.Boxed<Google_Protobuf_SourceContext>? = nil
     /// The source syntax.
     public var syntax: Google_Protobuf_Syntax = .proto2
     public var unknownFields = SwiftFrame.UnknownFields()
@@ -291,7 +295,11 @@ public struct Google_Protobuf_Enum: SwiftFrame.Message {
     /// Protocol buffer options.
     public var options: [Google_Protobuf_Option] = []
     /// The source context.
-    public var sourceContext: Google_Protobuf_SourceContext? = nil
+    public var sourceContext: Google_Protobuf_SourceContext? {
+        get { self._sourceContext?.value }
+        set { self._sourceContext = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _sourceContext: SwiftFrame.Boxed<Google_Protobuf_SourceContext>? = nil
     /// The source syntax.
     public var syntax: Google_Protobuf_Syntax = .proto2
     public var unknownFields = SwiftFrame.UnknownFields()
@@ -348,7 +356,11 @@ public struct Google_Protobuf_Option: SwiftFrame.Message {
     /// the corresponding wrapper type defined in google/protobuf/wrappers.proto
     /// should be used. If the value is an enum, it should be stored as an int32
     /// value using the google.protobuf.Int32Value type.
-    public var value: Google_Protobuf_Any? = nil
+    public var value: Google_Protobuf_Any? {
+        get { self._value?.value }
+        set { self._value = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _value: SwiftFrame.Boxed<Google_Protobuf_Any>? = nil
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -370,7 +382,7 @@ extension Google_Protobuf_Type {
             case 18: try reader.readMessage(appendingTo: &self.fields)
             case 26: self.oneofs.append(try reader.readString())
             case 34: try reader.readMessage(appendingTo: &self.options)
-            case 42: try reader.readMessage(into: &self.sourceContext)
+            case 42: try reader.readMessage(into: &self._sourceContext)
             case 48: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
@@ -383,7 +395,7 @@ extension Google_Protobuf_Type {
         for value in self.fields { size += 1 + cache.message(value) }
         for value in self.oneofs { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         for value in self.options { size += 1 + cache.message(value) }
-        if let value = self.sourceContext { size += 1 + cache.message(value) }
+        if let box = self._sourceContext { size += 1 + cache.message(box.value) }
         if self.syntax.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
         return size
     }
@@ -405,9 +417,9 @@ extension Google_Protobuf_Type {
             writer.writeTag(34)
             writer.writeMessage(value)
         }
-        if let value = self.sourceContext {
+        if let box = self._sourceContext {
             writer.writeTag(42)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         if self.syntax.rawValue != 0 {
             writer.writeTag(48)
@@ -509,7 +521,7 @@ extension Google_Protobuf_Enum {
             case 10: self.name = try reader.readString()
             case 18: try reader.readMessage(appendingTo: &self.enumvalue)
             case 26: try reader.readMessage(appendingTo: &self.options)
-            case 34: try reader.readMessage(into: &self.sourceContext)
+            case 34: try reader.readMessage(into: &self._sourceContext)
             case 40: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
@@ -521,7 +533,7 @@ extension Google_Protobuf_Enum {
         if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
         for value in self.enumvalue { size += 1 + cache.message(value) }
         for value in self.options { size += 1 + cache.message(value) }
-        if let value = self.sourceContext { size += 1 + cache.message(value) }
+        if let box = self._sourceContext { size += 1 + cache.message(box.value) }
         if self.syntax.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
         return size
     }
@@ -539,9 +551,9 @@ extension Google_Protobuf_Enum {
             writer.writeTag(26)
             writer.writeMessage(value)
         }
-        if let value = self.sourceContext {
+        if let box = self._sourceContext {
             writer.writeTag(34)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         if self.syntax.rawValue != 0 {
             writer.writeTag(40)
@@ -599,7 +611,7 @@ extension Google_Protobuf_Option {
             let tag = try reader.readTag()
             switch tag {
             case 10: self.name = try reader.readString()
-            case 18: try reader.readMessage(into: &self.value)
+            case 18: try reader.readMessage(into: &self._value)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -608,7 +620,7 @@ extension Google_Protobuf_Option {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
         if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if let value = self.value { size += 1 + cache.message(value) }
+        if let box = self._value { size += 1 + cache.message(box.value) }
         return size
     }
 
@@ -617,9 +629,9 @@ extension Google_Protobuf_Option {
             writer.writeTag(10)
             writer.writeString(self.name)
         }
-        if let value = self.value {
+        if let box = self._value {
             writer.writeTag(18)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

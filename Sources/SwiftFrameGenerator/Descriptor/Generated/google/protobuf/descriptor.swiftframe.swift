@@ -33,12 +33,20 @@ public struct Google_Protobuf_FileDescriptorProto: SwiftFrame.Message {
     public var enumType: [Google_Protobuf_EnumDescriptorProto] = []
     public var service: [Google_Protobuf_ServiceDescriptorProto] = []
     public var extension_: [Google_Protobuf_FieldDescriptorProto] = []
-    public var options: Google_Protobuf_FileOptions? = nil
+    public var options: Google_Protobuf_FileOptions? {
+        get { self._options?.value }
+        set { self._options = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _options: SwiftFrame.Boxed<Google_Protobuf_FileOptions>? = nil
     /// This field contains optional information about the original source code.
     /// You may safely remove this entire field without harming runtime
     /// functionality of the descriptors -- the information is needed only by
     /// development tools.
-    public var sourceCodeInfo: Google_Protobuf_SourceCodeInfo? = nil
+    public var sourceCodeInfo: Google_Protobuf_SourceCodeInfo? {
+        get { self._sourceCodeInfo?.value }
+        set { self._sourceCodeInfo = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _sourceCodeInfo: SwiftFrame.Boxed<Google_Protobuf_SourceCodeInfo>? = nil
     /// The syntax of the proto file.
     /// The supported values are "proto2" and "proto3".
     public var syntax: Swift.String? = nil
@@ -84,7 +92,11 @@ public struct Google_Protobuf_DescriptorProto: SwiftFrame.Message {
     public var enumType: [Google_Protobuf_EnumDescriptorProto] = []
     public var extensionRange: [Google_Protobuf_DescriptorProto.ExtensionRange] = []
     public var oneofDecl: [Google_Protobuf_OneofDescriptorProto] = []
-    public var options: Google_Protobuf_MessageOptions? = nil
+    public var options: Google_Protobuf_MessageOptions? {
+        get { self._options?.value }
+        set { self._options = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _options: SwiftFrame.Boxed<Google_Protobuf_MessageOptions>? = nil
     public var reservedRange: [Google_Protobuf_DescriptorProto.ReservedRange] = []
     /// Reserved field names, which may not be used by fields in the same message.
     /// A given name may only be reserved once.
@@ -122,7 +134,11 @@ public struct Google_Protobuf_DescriptorProto: SwiftFrame.Message {
         public var start: Swift.Int32? = nil
         /// Exclusive.
         public var end: Swift.Int32? = nil
-        public var options: Google_Protobuf_ExtensionRangeOptions? = nil
+        public var options: Google_Protobuf_ExtensionRangeOptions? {
+            get { self._options?.value }
+            set { self._options = newValue.map(SwiftFrame.Boxed.init) }
+        }
+        private var _options: SwiftFrame.Boxed<Google_Protobuf_ExtensionRangeOptions>? = nil
         public var unknownFields = SwiftFrame.UnknownFields()
 
         public init() {}
@@ -201,7 +217,11 @@ public struct Google_Protobuf_FieldDescriptorProto: SwiftFrame.Message {
     /// will be used. Otherwise, it's deduced from the field's name by converting
     /// it to camelCase.
     public var jsonName: Swift.String? = nil
-    public var options: Google_Protobuf_FieldOptions? = nil
+    public var options: Google_Protobuf_FieldOptions? {
+        get { self._options?.value }
+        set { self._options = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _options: SwiftFrame.Boxed<Google_Protobuf_FieldOptions>? = nil
     /// If true, this is a proto3 "optional". When a proto3 field is optional, it
     /// tracks presence regardless of field type.
     ///
@@ -308,7 +328,11 @@ public struct Google_Protobuf_FieldDescriptorProto: SwiftFrame.Message {
 /// Describes a oneof.
 public struct Google_Protobuf_OneofDescriptorProto: SwiftFrame.Message {
     public var name: Swift.String? = nil
-    public var options: Google_Protobuf_OneofOptions? = nil
+    public var options: Google_Protobuf_OneofOptions? {
+        get { self._options?.value }
+        set { self._options = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _options: SwiftFrame.Boxed<Google_Protobuf_OneofOptions>? = nil
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -323,7 +347,11 @@ public struct Google_Protobuf_OneofDescriptorProto: SwiftFrame.Message {
 public struct Google_Protobuf_EnumDescriptorProto: SwiftFrame.Message {
     public var name: Swift.String? = nil
     public var value: [Google_Protobuf_EnumValueDescriptorProto] = []
-    public var options: Google_Protobuf_EnumOptions? = nil
+    public var options: Google_Protobuf_EnumOptions? {
+        get { self._options?.value }
+        set { self._options = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _options: SwiftFrame.Boxed<Google_Protobuf_EnumOptions>? = nil
     /// Range of reserved numeric values. Reserved numeric values may not be used
     /// by enum values in the same enum declaration. Reserved ranges may not
     /// overlap.
@@ -375,7 +403,11 @@ public struct Google_Protobuf_EnumDescriptorProto: SwiftFrame.Message {
 public struct Google_Protobuf_EnumValueDescriptorProto: SwiftFrame.Message {
     public var name: Swift.String? = nil
     public var number: Swift.Int32? = nil
-    public var options: Google_Protobuf_EnumValueOptions? = nil
+    public var options: Google_Protobuf_EnumValueOptions? {
+        get { self._options?.value }
+        set { self._options = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _options: SwiftFrame.Boxed<Google_Protobuf_EnumValueOptions>? = nil
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -395,7 +427,11 @@ public struct Google_Protobuf_EnumValueDescriptorProto: SwiftFrame.Message {
 public struct Google_Protobuf_ServiceDescriptorProto: SwiftFrame.Message {
     public var name: Swift.String? = nil
     public var method: [Google_Protobuf_MethodDescriptorProto] = []
-    public var options: Google_Protobuf_ServiceOptions? = nil
+    public var options: Google_Protobuf_ServiceOptions? {
+        get { self._options?.value }
+        set { self._options = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _options: SwiftFrame.Boxed<Google_Protobuf_ServiceOptions>? = nil
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -418,7 +454,11 @@ public struct Google_Protobuf_MethodDescriptorProto: SwiftFrame.Message {
     /// FieldDescriptorProto.type_name, but must refer to a message type.
     public var inputType: Swift.String? = nil
     public var outputType: Swift.String? = nil
-    public var options: Google_Protobuf_MethodOptions? = nil
+    public var options: Google_Protobuf_MethodOptions? {
+        get { self._options?.value }
+        set { self._options = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _options: SwiftFrame.Boxed<Google_Protobuf_MethodOptions>? = nil
     /// Identifies if client streams multiple client messages
     public var clientStreaming: Swift.Bool? = nil
     /// Identifies if server streams multiple server messages
@@ -1286,8 +1326,8 @@ extension Google_Protobuf_FileDescriptorProto {
             case 42: try reader.readMessage(appendingTo: &self.enumType)
             case 50: try reader.readMessage(appendingTo: &self.service)
             case 58: try reader.readMessage(appendingTo: &self.extension_)
-            case 66: try reader.readMessage(into: &self.options)
-            case 74: try reader.readMessage(into: &self.sourceCodeInfo)
+            case 66: try reader.readMessage(into: &self._options)
+            case 74: try reader.readMessage(into: &self._sourceCodeInfo)
             case 80: self.publicDependency.append(try reader.readVarint(SwiftFrame.ProtoInt32.self))
             case 82: try reader.readPackedVarint(into: &self.publicDependency, SwiftFrame.ProtoInt32.self)
             case 88: self.weakDependency.append(try reader.readVarint(SwiftFrame.ProtoInt32.self))
@@ -1307,8 +1347,8 @@ extension Google_Protobuf_FileDescriptorProto {
         for value in self.enumType { size += 1 + cache.message(value) }
         for value in self.service { size += 1 + cache.message(value) }
         for value in self.extension_ { size += 1 + cache.message(value) }
-        if let value = self.options { size += 1 + cache.message(value) }
-        if let value = self.sourceCodeInfo { size += 1 + cache.message(value) }
+        if let box = self._options { size += 1 + cache.message(box.value) }
+        if let box = self._sourceCodeInfo { size += 1 + cache.message(box.value) }
         for value in self.publicDependency { size += 1 + SwiftFrame.ProtoInt32.size(value) }
         for value in self.weakDependency { size += 1 + SwiftFrame.ProtoInt32.size(value) }
         if let value = self.syntax { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
@@ -1344,13 +1384,13 @@ extension Google_Protobuf_FileDescriptorProto {
             writer.writeTag(58)
             writer.writeMessage(value)
         }
-        if let value = self.options {
+        if let box = self._options {
             writer.writeTag(66)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
-        if let value = self.sourceCodeInfo {
+        if let box = self._sourceCodeInfo {
             writer.writeTag(74)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         for value in self.publicDependency {
             writer.writeTag(80)
@@ -1389,7 +1429,7 @@ extension Google_Protobuf_DescriptorProto {
             case 34: try reader.readMessage(appendingTo: &self.enumType)
             case 42: try reader.readMessage(appendingTo: &self.extensionRange)
             case 50: try reader.readMessage(appendingTo: &self.extension_)
-            case 58: try reader.readMessage(into: &self.options)
+            case 58: try reader.readMessage(into: &self._options)
             case 66: try reader.readMessage(appendingTo: &self.oneofDecl)
             case 74: try reader.readMessage(appendingTo: &self.reservedRange)
             case 82: self.reservedName.append(try reader.readString())
@@ -1406,7 +1446,7 @@ extension Google_Protobuf_DescriptorProto {
         for value in self.enumType { size += 1 + cache.message(value) }
         for value in self.extensionRange { size += 1 + cache.message(value) }
         for value in self.extension_ { size += 1 + cache.message(value) }
-        if let value = self.options { size += 1 + cache.message(value) }
+        if let box = self._options { size += 1 + cache.message(box.value) }
         for value in self.oneofDecl { size += 1 + cache.message(value) }
         for value in self.reservedRange { size += 1 + cache.message(value) }
         for value in self.reservedName { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
@@ -1438,9 +1478,9 @@ extension Google_Protobuf_DescriptorProto {
             writer.writeTag(50)
             writer.writeMessage(value)
         }
-        if let value = self.options {
+        if let box = self._options {
             writer.writeTag(58)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         for value in self.oneofDecl {
             writer.writeTag(66)
@@ -1477,7 +1517,7 @@ extension Google_Protobuf_DescriptorProto.ExtensionRange {
             switch tag {
             case 8: self.start = try reader.readVarint(SwiftFrame.ProtoInt32.self)
             case 16: self.end = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 26: try reader.readMessage(into: &self.options)
+            case 26: try reader.readMessage(into: &self._options)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1487,7 +1527,7 @@ extension Google_Protobuf_DescriptorProto.ExtensionRange {
         var size = self.unknownFields.count
         if let value = self.start { size += 1 + SwiftFrame.ProtoInt32.size(value) }
         if let value = self.end { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.options { size += 1 + cache.message(value) }
+        if let box = self._options { size += 1 + cache.message(box.value) }
         return size
     }
 
@@ -1500,9 +1540,9 @@ extension Google_Protobuf_DescriptorProto.ExtensionRange {
             writer.writeTag(16)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
         }
-        if let value = self.options {
+        if let box = self._options {
             writer.writeTag(26)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -1600,7 +1640,7 @@ extension Google_Protobuf_FieldDescriptorProto {
             case 40: if let value = try reader.readClosedEnum(Google_Protobuf_FieldDescriptorProto.Type_.self, unknownFields: &self.unknownFields) { self.type = value }
             case 50: self.typeName = try reader.readString()
             case 58: self.defaultValue = try reader.readString()
-            case 66: try reader.readMessage(into: &self.options)
+            case 66: try reader.readMessage(into: &self._options)
             case 72: self.oneofIndex = try reader.readVarint(SwiftFrame.ProtoInt32.self)
             case 82: self.jsonName = try reader.readString()
             case 136: self.proto3Optional = try reader.readVarint(SwiftFrame.ProtoBool.self)
@@ -1618,7 +1658,7 @@ extension Google_Protobuf_FieldDescriptorProto {
         if let value = self.type { size += 1 + SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldDescriptorProto.Type_>.size(value) }
         if let value = self.typeName { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.defaultValue { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.options { size += 1 + cache.message(value) }
+        if let box = self._options { size += 1 + cache.message(box.value) }
         if let value = self.oneofIndex { size += 1 + SwiftFrame.ProtoInt32.size(value) }
         if let value = self.jsonName { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if self.proto3Optional != nil { size += 3 }
@@ -1654,9 +1694,9 @@ extension Google_Protobuf_FieldDescriptorProto {
             writer.writeTag(58)
             writer.writeString(value)
         }
-        if let value = self.options {
+        if let box = self._options {
             writer.writeTag(66)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         if let value = self.oneofIndex {
             writer.writeTag(72)
@@ -1686,7 +1726,7 @@ extension Google_Protobuf_OneofDescriptorProto {
             let tag = try reader.readTag()
             switch tag {
             case 10: self.name = try reader.readString()
-            case 18: try reader.readMessage(into: &self.options)
+            case 18: try reader.readMessage(into: &self._options)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1695,7 +1735,7 @@ extension Google_Protobuf_OneofDescriptorProto {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
         if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.options { size += 1 + cache.message(value) }
+        if let box = self._options { size += 1 + cache.message(box.value) }
         return size
     }
 
@@ -1704,9 +1744,9 @@ extension Google_Protobuf_OneofDescriptorProto {
             writer.writeTag(10)
             writer.writeString(value)
         }
-        if let value = self.options {
+        if let box = self._options {
             writer.writeTag(18)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -1725,7 +1765,7 @@ extension Google_Protobuf_EnumDescriptorProto {
             switch tag {
             case 10: self.name = try reader.readString()
             case 18: try reader.readMessage(appendingTo: &self.value)
-            case 26: try reader.readMessage(into: &self.options)
+            case 26: try reader.readMessage(into: &self._options)
             case 34: try reader.readMessage(appendingTo: &self.reservedRange)
             case 42: self.reservedName.append(try reader.readString())
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -1737,7 +1777,7 @@ extension Google_Protobuf_EnumDescriptorProto {
         var size = self.unknownFields.count
         if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         for value in self.value { size += 1 + cache.message(value) }
-        if let value = self.options { size += 1 + cache.message(value) }
+        if let box = self._options { size += 1 + cache.message(box.value) }
         for value in self.reservedRange { size += 1 + cache.message(value) }
         for value in self.reservedName { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
@@ -1752,9 +1792,9 @@ extension Google_Protobuf_EnumDescriptorProto {
             writer.writeTag(18)
             writer.writeMessage(value)
         }
-        if let value = self.options {
+        if let box = self._options {
             writer.writeTag(26)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         for value in self.reservedRange {
             writer.writeTag(34)
@@ -1816,7 +1856,7 @@ extension Google_Protobuf_EnumValueDescriptorProto {
             switch tag {
             case 10: self.name = try reader.readString()
             case 16: self.number = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 26: try reader.readMessage(into: &self.options)
+            case 26: try reader.readMessage(into: &self._options)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1826,7 +1866,7 @@ extension Google_Protobuf_EnumValueDescriptorProto {
         var size = self.unknownFields.count
         if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.number { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.options { size += 1 + cache.message(value) }
+        if let box = self._options { size += 1 + cache.message(box.value) }
         return size
     }
 
@@ -1839,9 +1879,9 @@ extension Google_Protobuf_EnumValueDescriptorProto {
             writer.writeTag(16)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
         }
-        if let value = self.options {
+        if let box = self._options {
             writer.writeTag(26)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -1860,7 +1900,7 @@ extension Google_Protobuf_ServiceDescriptorProto {
             switch tag {
             case 10: self.name = try reader.readString()
             case 18: try reader.readMessage(appendingTo: &self.method)
-            case 26: try reader.readMessage(into: &self.options)
+            case 26: try reader.readMessage(into: &self._options)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1870,7 +1910,7 @@ extension Google_Protobuf_ServiceDescriptorProto {
         var size = self.unknownFields.count
         if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         for value in self.method { size += 1 + cache.message(value) }
-        if let value = self.options { size += 1 + cache.message(value) }
+        if let box = self._options { size += 1 + cache.message(box.value) }
         return size
     }
 
@@ -1883,9 +1923,9 @@ extension Google_Protobuf_ServiceDescriptorProto {
             writer.writeTag(18)
             writer.writeMessage(value)
         }
-        if let value = self.options {
+        if let box = self._options {
             writer.writeTag(26)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -1906,7 +1946,7 @@ extension Google_Protobuf_MethodDescriptorProto {
             case 10: self.name = try reader.readString()
             case 18: self.inputType = try reader.readString()
             case 26: self.outputType = try reader.readString()
-            case 34: try reader.readMessage(into: &self.options)
+            case 34: try reader.readMessage(into: &self._options)
             case 40: self.clientStreaming = try reader.readVarint(SwiftFrame.ProtoBool.self)
             case 48: self.serverStreaming = try reader.readVarint(SwiftFrame.ProtoBool.self)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -1919,7 +1959,7 @@ extension Google_Protobuf_MethodDescriptorProto {
         if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.inputType { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.outputType { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.options { size += 1 + cache.message(value) }
+        if let box = self._options { size += 1 + cache.message(box.value) }
         if self.clientStreaming != nil { size += 2 }
         if self.serverStreaming != nil { size += 2 }
         return size
@@ -1938,9 +1978,9 @@ extension Google_Protobuf_MethodDescriptorProto {
             writer.writeTag(26)
             writer.writeString(value)
         }
-        if let value = self.options {
+        if let box = self._options {
             writer.writeTag(34)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         if let value = self.clientStreaming {
             writer.writeTag(40)

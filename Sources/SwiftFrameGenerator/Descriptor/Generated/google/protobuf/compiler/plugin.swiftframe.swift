@@ -51,7 +51,11 @@ public struct Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.Message 
     /// fully qualified.
     public var protoFile: [Google_Protobuf_FileDescriptorProto] = []
     /// The version number of protocol compiler.
-    public var compilerVersion: Google_Protobuf_Compiler_Version? = nil
+    public var compilerVersion: Google_Protobuf_Compiler_Version? {
+        get { self._compilerVersion?.value }
+        set { self._compilerVersion = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _compilerVersion: SwiftFrame.Boxed<Google_Protobuf_Compiler_Version>? = nil
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -165,7 +169,11 @@ public struct Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.Message
         /// Information describing the file content being inserted. If an insertion
         /// point is used, this information will be appropriately offset and inserted
         /// into the code generation metadata for the generated files.
-        public var generatedCodeInfo: Google_Protobuf_GeneratedCodeInfo? = nil
+        public var generatedCodeInfo: Google_Protobuf_GeneratedCodeInfo? {
+            get { self._generatedCodeInfo?.value }
+            set { self._generatedCodeInfo = newValue.map(SwiftFrame.Boxed.init) }
+        }
+        private var _generatedCodeInfo: SwiftFrame.Boxed<Google_Protobuf_GeneratedCodeInfo>? = nil
         public var unknownFields = SwiftFrame.UnknownFields()
 
         public init() {}
@@ -239,7 +247,7 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest {
             switch tag {
             case 10: self.fileToGenerate.append(try reader.readString())
             case 18: self.parameter = try reader.readString()
-            case 26: try reader.readMessage(into: &self.compilerVersion)
+            case 26: try reader.readMessage(into: &self._compilerVersion)
             case 122: try reader.readMessage(appendingTo: &self.protoFile)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
@@ -250,7 +258,7 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest {
         var size = self.unknownFields.count
         for value in self.fileToGenerate { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.parameter { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.compilerVersion { size += 1 + cache.message(value) }
+        if let box = self._compilerVersion { size += 1 + cache.message(box.value) }
         for value in self.protoFile { size += 1 + cache.message(value) }
         return size
     }
@@ -264,9 +272,9 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest {
             writer.writeTag(18)
             writer.writeString(value)
         }
-        if let value = self.compilerVersion {
+        if let box = self._compilerVersion {
             writer.writeTag(26)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         for value in self.protoFile {
             writer.writeTag(122)
@@ -330,7 +338,7 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse.File {
             case 10: self.name = try reader.readString()
             case 18: self.insertionPoint = try reader.readString()
             case 122: self.content = try reader.readString()
-            case 130: try reader.readMessage(into: &self.generatedCodeInfo)
+            case 130: try reader.readMessage(into: &self._generatedCodeInfo)
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -341,7 +349,7 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse.File {
         if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.insertionPoint { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.content { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.generatedCodeInfo { size += 2 + cache.message(value) }
+        if let box = self._generatedCodeInfo { size += 2 + cache.message(box.value) }
         return size
     }
 
@@ -358,9 +366,9 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse.File {
             writer.writeTag(122)
             writer.writeString(value)
         }
-        if let value = self.generatedCodeInfo {
+        if let box = self._generatedCodeInfo {
             writer.writeTag(130)
-            writer.writeMessage(value)
+            writer.writeMessage(box.value)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
