@@ -28,6 +28,9 @@ import Testing
         ("type", "type"), ("default", "default_"), ("self", "self_"), ("description", "description_"),
         ("unknown_fields", "unknownFields_"), ("hash_value", "hashValue_"), ("size", "size"),
         ("param1", "param1"), ("_leading", "leading"), ("a__b", "aB"),
+        ("2fa_code", "_2faCode"), ("ABC", "abc"), ("A", "a"), ("x_URL_id", "xUrlId"), ("get_HTTPServer", "getHTTPServer"),
+        // Names with non-ASCII letters take the general (Character by Character) path.
+        ("größe_wert", "größeWert"), ("ÜBER_alles", "überAlles"), ("x_ÉTÉ", "xÉté"),
     ])
     func fieldNames(proto: String, swift: String) {
         #expect(Naming.fieldName(proto) == swift)

@@ -1,18 +1,22 @@
 /// Accumulates indented Swift source. Every emitter writes through one printer.
 final class Printer {
-    private(set) var output = ""
+    /// UTF-8 bytes, not a String: appending bytes is a copy, appending to a String is not.
+    private var bytes: [UInt8] = []
     private var depth = 0
+
+    /// Everything printed so far.
+    var output: String { String(decoding: bytes, as: UTF8.self) }
 
     /// One line at the current indentation; an empty string prints an empty line.
     func line(_ text: String = "") {
-        if text.isEmpty {
-            output += "\n"
-        } else {
-            for _ in 0..<depth { output += "    " }
-            output += text
-            output += "\n"
+        if !text.isEmpty {
+            for _ in 0..<depth { bytes.append(contentsOf: Self.indent) }
+            bytes.append(contentsOf: text.utf8)
         }
+        bytes.append(UInt8(ascii: "\n"))
     }
+
+    private static let indent: [UInt8] = Array("    ".utf8)
 
     /// `header {`, the body one level deeper, then `}`.
     func block(_ header: String, _ body: () -> Void) {
@@ -33,7 +37,8 @@ final class Printer {
     /// A `///` comment carrying text from the .proto file.
     func documentation(_ text: String?) {
         guard let text else { return }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(Self.trimmingTrailingWhitespace)
+        var lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .map { Self.trimmingTrailingWhitespace(Substring($0)) }
         while lines.last?.isEmpty == true { lines.removeLast() }
         while lines.first?.isEmpty == true { lines.removeFirst() }
         for text in lines {

@@ -65,10 +65,40 @@ public enum Naming {
     }
 
     static func lowerCamel(_ name: String) -> String {
+        if let ascii = asciiLowerCamel(name) { return ascii }
         let parts = words(name)
         guard let first = parts.first else { return "_" }
         let result = lowerFirstWord(first) + parts.dropFirst().map(capitalized).joined()
         return result.first?.isNumber == true ? "_" + result : result
+    }
+
+    /// `lowerCamel` byte by byte for an ASCII name (nearly every name), with the same rules;
+    /// nil for any other name.
+    private static func asciiLowerCamel(_ name: String) -> String? {
+        let bytes = Array(name.utf8)
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+        func isUpper(_ byte: UInt8) -> Bool { byte >= 0x41 && byte <= 0x5A }
+        func isLower(_ byte: UInt8) -> Bool { byte >= 0x61 && byte <= 0x7A }
+        func lowered(_ byte: UInt8) -> UInt8 { isUpper(byte) ? byte | 0x20 : byte }
+        func uppered(_ byte: UInt8) -> UInt8 { isLower(byte) ? byte & ~0x20 : byte }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count + 1)
+        for (index, word) in bytes.split(separator: UInt8(ascii: "_")).enumerated() {
+            let allCaps = word.contains(where: isUpper) && !word.contains(where: isLower)
+            if index == 0 {
+                // `URL` → `url`, `HTTPServer` → `httpServer`, `Name` → `name`.
+                let upperRun = word.prefix(while: isUpper).count
+                let lowerCount = allCaps ? word.count : upperRun > 1 && upperRun < word.count ? upperRun - 1 : upperRun
+                result += word.prefix(lowerCount).map(lowered)
+                result += word.dropFirst(lowerCount)
+            } else {
+                result.append(uppered(word[word.startIndex]))
+                result += allCaps ? word.dropFirst().map(lowered) : Array(word.dropFirst())
+            }
+        }
+        guard let first = result.first else { return "_" }
+        if first >= 0x30 && first <= 0x39 { result.insert(UInt8(ascii: "_"), at: 0) }
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// The parts of a name between underscores.
