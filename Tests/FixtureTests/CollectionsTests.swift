@@ -40,6 +40,28 @@ import Testing
         #expect(decoded.stringEnum.mapValues { "\($0)" } == ["neg": "negative", "zero": "zero"])
     }
 
+    @Test func stringKeysAreWrittenInUTF8ByteOrder() throws {
+        let keys = [
+            "z", "key-10", "key-9", "a", "", "ab", "a\u{0}", "日本", "é", "Z", "~",
+            "shared-prefix-2", "shared-prefix-10", "shared-prefix-1", "shared-p", "shared-prefiy",
+        ]
+        let maps = Maps(stringString: Dictionary(uniqueKeysWithValues: keys.map { ($0, $0) }))
+        let bytes = try maps.serializedBytes()
+        var written: [String] = []
+        try bytes.withUnsafeBytes { buffer in
+            var reader = ProtoReader(buffer: buffer)
+            while reader.hasRemaining {
+                #expect(try reader.readTag() == 14 << 3 | 2)
+                written.append(try reader.readLengthDelimited { (entry: inout ProtoReader) throws(WireError) in
+                    _ = try entry.readTag()
+                    return try entry.readString()
+                })
+            }
+        }
+        #expect(written == keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        #expect(try Maps(serializedBytes: bytes) == maps)
+    }
+
     @Test func mapEntriesWithMissingKeyOrValueDecodeToDefaults() throws {
         // field 1 entries: {value: 5} (no key), {key: 7} (no value), {} and an unknown field 3 inside.
         let bytes: [UInt8] = [0x0A, 0x02, 0x10, 0x05, 0x0A, 0x02, 0x08, 0x07, 0x0A, 0x00, 0x0A, 0x04, 0x08, 0x09, 0x18, 0x01]

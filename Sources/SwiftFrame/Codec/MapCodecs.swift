@@ -21,6 +21,16 @@ public protocol MapCodec {
 /// A type that can be a map key: integers, bool and string. Entries are written in key order.
 public protocol MapKeyCodec: MapCodec where Value: Hashable {
     static func precedes(_ lhs: Value, _ rhs: Value) -> Bool
+    /// The positions of `keys` in ascending key order.
+    static func order(of keys: [Value]) -> [Int]
+}
+
+extension MapKeyCodec {
+    @inlinable public static func order(of keys: [Value]) -> [Int] {
+        var order = Array(keys.indices)
+        keys.withUnsafeBufferPointer { keys in order.sort { precedes(keys[$0], keys[$1]) } }
+        return order
+    }
 }
 
 extension MapCodec {
@@ -85,6 +95,15 @@ extension ProtoSFixed64: MapKeyCodec { @inlinable public static var defaultValue
 extension ProtoDouble: MapCodec { @inlinable public static var defaultValue: Double { 0 } }
 
 public enum ProtoString: MapKeyCodec {
+    /// UTF-8 byte order, as protobuf's C++ runtime sorts string keys (`String`'s own `<`
+    /// compares normalized Unicode, which is slower and, for text that is not in NFC, another
+    /// order).
+    @inlinable public static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        StringOrder.precedes(lhs, rhs)
+    }
+    @inlinable public static func order(of keys: [String]) -> [Int] {
+        StringOrder.order(of: keys)
+    }
     @inlinable public static var wireType: WireType { .lengthDelimited }
     @inlinable public static var defaultValue: String { "" }
     @inlinable public static func read(from reader: inout ProtoReader) throws(WireError) -> String {
@@ -95,6 +114,50 @@ public enum ProtoString: MapKeyCodec {
     }
     @inlinable public static func write(_ value: String, to writer: inout ProtoWriter) {
         writer.writeString(value)
+    }
+}
+
+/// Sorting string keys by their UTF-8 bytes.
+@usableFromInline
+enum StringOrder {
+    @usableFromInline
+    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        let result = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                // Byte-wise: the shorter one first when one is a prefix of the other.
+                for index in 0..<min(left.count, right.count) where left[index] != right[index] {
+                    return left[index] < right[index]
+                }
+                return left.count < right.count
+            }
+        }
+        return (result ?? nil) ?? lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    }
+
+    /// Sorts by the first eight bytes as one number (most keys differ there, or are no
+    /// longer), and compares bytes only where those are equal.
+    @usableFromInline
+    static func order(of keys: [String]) -> [Int] {
+        var keyed = keys.indices.map { index in (prefix: leadingBytes(keys[index]), index: index) }
+        keyed.sort { lhs, rhs in
+            lhs.prefix != rhs.prefix ? lhs.prefix < rhs.prefix : precedes(keys[lhs.index], keys[rhs.index])
+        }
+        return keyed.map(\.index)
+    }
+
+    /// The first eight UTF-8 bytes as a big-endian number, zeros after a shorter string.
+    @usableFromInline
+    static func leadingBytes(_ string: String) -> UInt64 {
+        func number(_ bytes: some Sequence<UInt8>) -> UInt64 {
+            var result: UInt64 = 0
+            var shift: UInt64 = 56
+            for byte in bytes {
+                result |= UInt64(byte) &<< shift
+                shift &-= 8
+            }
+            return result
+        }
+        return string.utf8.withContiguousStorageIfAvailable { number($0.prefix(8)) } ?? number(string.utf8.prefix(8))
     }
 }
 
@@ -164,17 +227,20 @@ extension ProtoReader {
 }
 
 extension SizeCache {
-    /// Sizes every entry of a map field, tags included. Entries are written sorted by key,
-    /// so sizes are recorded in that order.
+    /// Sizes every entry of a map field, tags included. Entries are written sorted by key;
+    /// the sort happens here, once: for each entry in key order the cache records where the
+    /// entry comes in the map's own order, then its size, and the write pass follows that.
     @inlinable @inline(never)
     public mutating func map<K: MapKeyCodec, V: MapCodec>(
         _ map: [K.Value: V.Value], tagSize: Int, _: K.Type, _: V.Type
     ) -> Int {
+        let entries = Array(map)
         var total = 0
-        for key in map.keys.sorted(by: K.precedes) {
+        for index in K.order(of: entries.map(\.key)) {
+            sizes.append(index)
             let slot = sizes.count
             sizes.append(0)
-            let entry = 1 + K.size(of: key, cache: &self) + 1 + V.size(of: map[key]!, cache: &self)
+            let entry = 1 + K.size(of: entries[index].key, cache: &self) + 1 + V.size(of: entries[index].value, cache: &self)
             sizes[slot] = entry
             total &+= tagSize &+ Wire.lengthDelimitedSize(entry)
         }
@@ -184,20 +250,23 @@ extension SizeCache {
 
 extension ProtoWriter {
     /// Writes a map field's entries sorted by key (deterministic output), key and value
-    /// always present, as protobuf's C++ runtime writes them.
+    /// always present, as protobuf's C++ runtime writes them. The order comes from the size
+    /// pass (`SizeCache.map`).
     @inlinable @inline(never)
     public mutating func writeMap<K: MapKeyCodec, V: MapCodec>(
         _ map: [K.Value: V.Value], tag: UInt32, _: K.Type, _: V.Type
     ) {
         let keyTag = Wire.tag(fieldNumber: 1, wireType: K.wireType)
         let valueTag = Wire.tag(fieldNumber: 2, wireType: V.wireType)
-        for key in map.keys.sorted(by: K.precedes) {
+        let entries = Array(map)
+        for _ in 0..<entries.count {
+            let entry = entries[sizes.take()]
             writeTag(tag)
             writeVarint(UInt64(sizes.take()))
             writeTag(keyTag)
-            K.write(key, to: &self)
+            K.write(entry.key, to: &self)
             writeTag(valueTag)
-            V.write(map[key]!, to: &self)
+            V.write(entry.value, to: &self)
         }
     }
 }
