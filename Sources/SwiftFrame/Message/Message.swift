@@ -98,16 +98,13 @@ extension Message {
     /// - Parameter partial: write even if proto2 `required` fields are not all set.
     @inlinable
     public func serializedBytes(partial: Bool = false) throws(WireError) -> [UInt8] {
-        if !partial { try checkInitialized() }
-        var cache = SizeCache()
-        let size = computeSize(into: &cache)
-        // Written straight into the new array's memory, which is never zero-filled first.
-        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            var writer = ProtoWriter(buffer: UnsafeMutableRawBufferPointer(buffer), sizes: cache)
-            encodeMessage(to: &writer)
-            precondition(writer.remaining == 0, "\(Self.protoMessageName): size pass and write pass disagree")
-            count = size
-        }
+        // Not `Array(unsafeUninitializedCapacity:)` or `[UInt8](repeating:count:)`: both go
+        // through an unspecialised allocation in the standard library that looks up the
+        // array's metadata on every call (about 500 instructions, more than encoding a small
+        // message); growing an empty array is specialised.
+        var bytes: [UInt8] = []
+        try serialize(appendingTo: &bytes, partial: partial)
+        return bytes
     }
 
     /// Encodes the message at the end of `bytes`, growing it once by exactly the encoded size.
