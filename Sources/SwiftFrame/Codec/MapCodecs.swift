@@ -21,14 +21,14 @@ public protocol MapCodec {
 /// A type that can be a map key: integers, bool and string. Entries are written in key order.
 public protocol MapKeyCodec: MapCodec where Value: Hashable {
     static func precedes(_ lhs: Value, _ rhs: Value) -> Bool
-    /// The positions of `keys` in ascending key order.
-    static func order(of keys: [Value]) -> [Int]
+    /// The positions of `entries` in ascending key order.
+    static func order<V>(of entries: [(key: Value, value: V)]) -> [Int]
 }
 
 extension MapKeyCodec {
-    @inlinable public static func order(of keys: [Value]) -> [Int] {
-        var order = Array(keys.indices)
-        keys.withUnsafeBufferPointer { keys in order.sort { precedes(keys[$0], keys[$1]) } }
+    @inlinable public static func order<V>(of entries: [(key: Value, value: V)]) -> [Int] {
+        var order = Array(entries.indices)
+        entries.withUnsafeBufferPointer { entries in order.sort { precedes(entries[$0].key, entries[$1].key) } }
         return order
     }
 }
@@ -101,8 +101,8 @@ public enum ProtoString: MapKeyCodec {
     @inlinable public static func precedes(_ lhs: String, _ rhs: String) -> Bool {
         StringOrder.precedes(lhs, rhs)
     }
-    @inlinable public static func order(of keys: [String]) -> [Int] {
-        StringOrder.order(of: keys)
+    @inlinable public static func order<V>(of entries: [(key: String, value: V)]) -> [Int] {
+        StringOrder.order(of: entries)
     }
     @inlinable public static var wireType: WireType { .lengthDelimited }
     @inlinable public static var defaultValue: String { "" }
@@ -136,11 +136,11 @@ enum StringOrder {
 
     /// Sorts by the first eight bytes as one number (most keys differ there, or are no
     /// longer), and compares bytes only where those are equal.
-    @usableFromInline
-    static func order(of keys: [String]) -> [Int] {
-        var keyed = keys.indices.map { index in (prefix: leadingBytes(keys[index]), index: index) }
+    @inlinable
+    static func order<V>(of entries: [(key: String, value: V)]) -> [Int] {
+        var keyed = entries.indices.map { index in (prefix: leadingBytes(entries[index].key), index: index) }
         keyed.sort { lhs, rhs in
-            lhs.prefix != rhs.prefix ? lhs.prefix < rhs.prefix : precedes(keys[lhs.index], keys[rhs.index])
+            lhs.prefix != rhs.prefix ? lhs.prefix < rhs.prefix : precedes(entries[lhs.index].key, entries[rhs.index].key)
         }
         return keyed.map(\.index)
     }
@@ -235,8 +235,9 @@ extension SizeCache {
         _ map: [K.Value: V.Value], tagSize: Int, _: K.Type, _: V.Type
     ) -> Int {
         let entries = Array(map)
+        sizes.reserve(2 &* entries.count)
         var total = 0
-        for index in K.order(of: entries.map(\.key)) {
+        for index in K.order(of: entries) {
             sizes.append(index)
             let slot = sizes.count
             sizes.append(0)

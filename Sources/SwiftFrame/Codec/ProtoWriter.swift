@@ -250,6 +250,13 @@ struct SizeList: Sendable {
         count &+= 1
     }
 
+    /// Makes room for `additional` more sizes at once.
+    @inlinable
+    mutating func reserve(_ additional: Int) {
+        let needed = count &+ additional &- SizeList.inlineCount
+        if needed > overflow.capacity { overflow.reserveCapacity(Swift.max(56, needed)) }
+    }
+
     @inlinable
     subscript(index: Int) -> Int {
         get {
