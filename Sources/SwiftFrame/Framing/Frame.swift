@@ -5,12 +5,23 @@ public struct FrameHeader: Sendable, Hashable {
     public var sequence: UInt64?
     public var type: UInt64?
     /// Values of the layout's `extra` fields, by name.
-    public var extras: [String: UInt64]
+    public var extras: [String: UInt64] {
+        get { extraValues ?? [:] }
+        set { extraValues = newValue.isEmpty ? nil : newValue }
+    }
+    /// Nil rather than empty, so that a header without extras (most of them) is plain values:
+    /// copying one, as every decoded frame does, touches no reference count.
+    private var extraValues: [String: UInt64]?
 
-    public init(command: UInt32? = nil, sequence: UInt64? = nil, type: UInt64? = nil, extras: [String: UInt64] = [:]) {
+    public init(command: UInt32? = nil, sequence: UInt64? = nil, type: UInt64? = nil) {
         self.command = command
         self.sequence = sequence
         self.type = type
+        self.extraValues = nil
+    }
+
+    public init(command: UInt32? = nil, sequence: UInt64? = nil, type: UInt64? = nil, extras: [String: UInt64]) {
+        self.init(command: command, sequence: sequence, type: type)
         self.extras = extras
     }
 }

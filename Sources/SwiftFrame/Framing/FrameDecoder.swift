@@ -45,19 +45,9 @@ public struct FrameDecoder: Sendable {
     /// Every header field has a fixed width, so a buffered header is read with no per-field
     /// bounds checks.
     let fixedHeader: Bool
-    /// `FrameHeader()`, made once (its empty `extras` dictionary costs a call each time).
-    let emptyHeader = FrameHeader()
-    /// The header fields as plain values for the per-frame fast path; nil when a field needs
-    /// the general path (a varint length, a type with known values, an extra field).
-    let quickFields: [QuickField]?
-
-    struct QuickField {
-        enum Role { case magic, length, command, sequence, type }
-        var role: Role
-        var width: Int
-        var bigEndian: Bool
-        var signed: Bool
-    }
+    /// The header in the form of the per-frame fast path; nil when a field needs the general
+    /// path (a varint length, a type with known values, an extra field).
+    let quick: QuickHeader?
 
     struct Pending {
         var header: FrameHeader
@@ -70,21 +60,7 @@ public struct FrameDecoder: Sendable {
         self.layout = layout
         self.plan = layout.checkedPlan
         self.fixedHeader = layout.fields.allSatisfy { $0.width > 0 }
-        var quick: [QuickField]? = []
-        for field in layout.fields {
-            let role: QuickField.Role
-            switch field.kind {
-            case .magic: role = .magic
-            case .length: role = .length
-            case .command: role = .command
-            case .sequence: role = .sequence
-            case let .type(known) where known.isEmpty: role = .type
-            case .type, .extra: role = .type; quick = nil
-            }
-            if field.width == 0 { quick = nil }
-            quick?.append(QuickField(role: role, width: field.width, bigEndian: field.byteOrder == .bigEndian, signed: field.isSigned))
-        }
-        self.quickFields = quick
+        self.quick = QuickHeader(plan)
     }
 
     /// Bytes fed and not yet returned in a frame (or skipped).
@@ -214,6 +190,15 @@ public struct FrameDecoder: Sendable {
 
     /// The next complete frame, or nil when more bytes are needed.
     public mutating func nextFrame() throws(FrameError) -> Frame? {
+        if poison == nil, resyncFrom == nil, pending == nil, let frame = quickFrame() {
+            return frame
+        }
+        return try nextFrameInGeneral()
+    }
+
+    /// `nextFrame()` for everything the fast path leaves: a poisoned decoder, resynchronizing,
+    /// queued arrays, incomplete frames and headers to report on.
+    mutating func nextFrameInGeneral() throws(FrameError) -> Frame? {
         if poison != nil { try throwPoison() }
         if let from = resyncFrom {
             pull(queuedByteCount)
@@ -222,7 +207,7 @@ public struct FrameDecoder: Sendable {
         if start == buffer.count && queuedByteCount > 0 {
             takeQueuedArray()
         }
-        if pending == nil, quickFields != nil, let frame = quickFrame() {
+        if pending == nil, let frame = quickFrame() {
             return frame
         }
         while true {
@@ -234,7 +219,7 @@ public struct FrameDecoder: Sendable {
                 header = pending
             } else {
                 let outcome = buffer.withUnsafeBufferPointer { bytes in
-                    plan.readHeader(bytes, at: start, streamBase: base, fixed: fixedHeader, empty: emptyHeader)
+                    plan.readHeader(bytes, at: start, streamBase: base, fixed: fixedHeader)
                 }
                 switch outcome {
                 case .needMore:
@@ -275,47 +260,16 @@ public struct FrameDecoder: Sendable {
     /// general path must report on), which the general path then handles.
     @inline(__always)
     mutating func quickFrame() -> Frame? {
-        let headerSize = plan.fixedHeaderSize
+        guard let quick else { return nil }
         let start = self.start
-        let available = buffer.count - start
-        guard available >= headerSize, let fields = quickFields else { return nil }
-        // Plain values only in the closure, so nothing of `self` is copied per frame.
-        let minimum = plan.spanOverhead + plan.adjustment
-        let largest = plan.maxFrameSize - headerSize
-        let magic = plan.magic?.value
-        var header = emptyHeader
-        let payloadCount: Int = buffer.withUnsafeBytes { bytes in
-            var payloadCount = 0
-            var address = bytes.baseAddress! + start
-            for field in fields {
-                let value = FramePlan.loadUnchecked(address, width: field.width, byteOrder: field.bigEndian ? .bigEndian : .littleEndian)
-                address += field.width
-                switch field.role {
-                case .magic:
-                    guard value == magic else { return -1 }
-                case .length:
-                    if field.signed {
-                        let shift = UInt64(64 - 8 * field.width)
-                        guard Int64(bitPattern: value << shift) >> shift >= -1 else { return -1 }
-                    }
-                    // wire = payload + minimum; the general path reports anything out of range.
-                    let payload = Int64(bitPattern: value) &- Int64(minimum)
-                    guard value <= UInt64(Int64.max), payload >= 0, payload <= Int64(largest) else { return -1 }
-                    payloadCount = Int(payload)
-                case .command:
-                    header.command = UInt32(truncatingIfNeeded: value)
-                case .sequence:
-                    header.sequence = value
-                case .type:
-                    header.type = value
-                }
-            }
-            return payloadCount
-        }
-        guard payloadCount >= 0, available - headerSize >= payloadCount else { return nil }
-        let body = start + headerSize
-        let frame = Frame(header: header, payload: buffer[body..<(body + payloadCount)], offset: base + start)
-        self.start = body + payloadCount
+        let available = buffer.count &- start
+        guard available >= quick.size else { return nil }
+        var header = FrameHeader()
+        let payloadCount = buffer.withUnsafeBytes { quick.read($0.baseAddress! + start, into: &header) }
+        guard payloadCount >= 0, available &- quick.size >= payloadCount else { return nil }
+        let body = start &+ quick.size
+        let frame = Frame(header: header, payload: buffer[body..<(body &+ payloadCount)], offset: base &+ start)
+        self.start = body &+ payloadCount
         return frame
     }
 
@@ -408,13 +362,12 @@ extension FramePlan {
     /// reported without waiting for the rest.
     ///
     /// `fixed`: every field has a fixed width, so once `fixedHeaderSize` bytes are there, fields
-    /// are loaded with no bounds checks. `empty` is `FrameHeader()`.
+    /// are loaded with no bounds checks.
     func readHeader(
-        _ bytes: UnsafeBufferPointer<UInt8>, at frameStart: Int, streamBase: Int, fixed: Bool = false,
-        empty: FrameHeader = FrameHeader()
+        _ bytes: UnsafeBufferPointer<UInt8>, at frameStart: Int, streamBase: Int, fixed: Bool = false
     ) -> HeaderOutcome {
         var position = frameStart
-        var header = empty
+        var header = FrameHeader()
         var payloadCount = 0
         let whole = fixed && bytes.count - frameStart >= fixedHeaderSize
         for field in fields {

@@ -1,0 +1,91 @@
+/// The header of a layout whose fields are all plain fixed-width integers (magic, length,
+/// command, sequence, a type without a list of known values), at most `capacity` of them, in
+/// a form the decoder reads with no reference counted along the way: one byte per field, packed
+/// into an integer. Frames of such a layout that lie wholly in the buffer are cut by `read`;
+/// everything else (an incomplete frame, a header to report on) goes the general way.
+struct QuickHeader: Sendable {
+    static let capacity = 8
+
+    enum Role: UInt8 { case magic, length, command, sequence, type }
+
+    /// Field `i` in byte `i` of `codes`: its width (1, 2, 4 or 8) in bits 0-3, big-endian in
+    /// bit 4, signed in bit 5; its `Role` in bits 4i to 4i+3 of `roles`.
+    private let codes: UInt64
+    private let roles: UInt32
+    private let count: Int
+    /// Bytes of the whole header.
+    let size: Int
+    /// The length field's value is the payload size plus this.
+    private let minimum: Int
+    /// The largest payload `maxFrameSize` allows.
+    private let largestPayload: Int
+    private let magic: UInt64
+
+    /// Nil when the layout has a field the fast path does not read (a varint length, an
+    /// `extra` field, a type with known values) or more than `capacity` fields.
+    init?(_ plan: FramePlan) {
+        guard plan.fields.count <= Self.capacity else { return nil }
+        var codes: UInt64 = 0
+        var roles: UInt32 = 0
+        for (index, field) in plan.fields.enumerated() {
+            let role: Role
+            switch field.kind {
+            case .magic: role = .magic
+            case .length: role = .length
+            case .command: role = .command
+            case .sequence: role = .sequence
+            case let .type(known) where known.isEmpty: role = .type
+            case .type, .extra: return nil
+            }
+            guard field.width > 0 else { return nil }
+            let code = UInt64(field.width) | (field.byteOrder == .bigEndian ? 0x10 : 0) | (field.isSigned ? 0x20 : 0)
+            codes |= code << UInt64(8 * index)
+            roles |= UInt32(role.rawValue) << UInt32(4 * index)
+        }
+        self.codes = codes
+        self.roles = roles
+        self.count = plan.fields.count
+        self.size = plan.fixedHeaderSize
+        self.minimum = plan.spanOverhead + plan.adjustment
+        self.largestPayload = plan.maxFrameSize - plan.fixedHeaderSize
+        self.magic = plan.magic?.value ?? 0
+    }
+
+    /// Reads the header at `address` (`size` bytes are there) into `header` and returns the
+    /// payload size, or -1 when the general path must look at it (a wrong magic, a length out
+    /// of range).
+    @inline(__always)
+    func read(_ address: UnsafeRawPointer, into header: inout FrameHeader) -> Int {
+        var address = address
+        var payload = -1
+        for index in 0..<count {
+            let code = codes &>> UInt64(8 &* index)
+            let width = Int(code & 0x0F)
+            let value = FramePlan.loadUnchecked(address, width: width, byteOrder: code & 0x10 != 0 ? .bigEndian : .littleEndian)
+            address += width
+            switch Role(rawValue: UInt8(truncatingIfNeeded: roles &>> UInt32(4 &* index)) & 0x0F) {
+            case .magic?:
+                guard value == magic else { return -1 }
+            case .length?:
+                if code & 0x20 != 0 {
+                    let shift = UInt64(64 &- 8 &* width)
+                    guard Int64(bitPattern: value &<< shift) &>> shift >= 0 else { return -1 }
+                }
+                // wire = payload + minimum; the general path reports anything out of range.
+                guard value <= UInt64(Int.max) else { return -1 }
+                let count = Int(value) &- minimum
+                guard count >= 0, count <= largestPayload else { return -1 }
+                payload = count
+            case .command?:
+                header.command = UInt32(truncatingIfNeeded: value)
+            case .sequence?:
+                header.sequence = value
+            case .type?:
+                header.type = value
+            case nil:
+                return -1
+            }
+        }
+        return payload
+    }
+}
