@@ -304,6 +304,7 @@ extension Legacy_Account {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         if self.id == nil {
             throw .missingRequiredField(message: Self.protoMessageName, field: "id")
@@ -377,6 +378,7 @@ extension Legacy_Account.Visit {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         if self.day == nil {
             throw .missingRequiredField(message: Self.protoMessageName, field: "day")

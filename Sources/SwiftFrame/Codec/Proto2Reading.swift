@@ -121,7 +121,7 @@ extension ProtoReader {
 
 extension SizeCache {
     /// Bytes of a group's fields (its tags are counted by the caller); nested sizes recorded.
-    @inlinable
+    @inlinable @inline(never)  // specialised per message type, but not copied into every field
     public mutating func group<M: Message>(_ message: M) -> Int {
         message.computeSize(into: &self)
     }
@@ -129,7 +129,7 @@ extension SizeCache {
 
 extension ProtoWriter {
     /// A group: start tag, the message's fields, end tag.
-    @inlinable
+    @inlinable @inline(never)  // specialised per message type, but not copied into every field
     public mutating func writeGroup<M: Message>(_ message: M, fieldNumber: Int) {
         writeTag(Wire.tag(fieldNumber: fieldNumber, wireType: .startGroup))
         message.encodeMessage(to: &self)

@@ -184,7 +184,9 @@ public struct ProtoReader {
         return string
     }
 
-    /// Validates UTF-8, then makes the String.
+    /// Validates UTF-8, then makes the String. (Not `String(validating:as:)`, which does both
+    /// at once: the standard library does not specialise it, and it looks up metadata on every
+    /// call, costing more than the second pass over the bytes.)
     @usableFromInline
     static func string(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(WireError) -> String {
         if let bad = UTF8Validation.firstInvalidIndex(bytes) {
@@ -216,17 +218,19 @@ public struct ProtoReader {
             // them, make room once, and decode with no bounds checks.
             let count = ProtoReader.countVarintEnds(base + position, length)
             var offset = position
-            var malformed = false
-            let oldCount = values.count
-            values.reserveCapacity(oldCount &+ count)
-            values.append(contentsOf: PackedVarints<C>(base: base, offset: position, count: count))
-            if values.count &- oldCount < count {
-                // A varint of more than ten bytes stopped the sequence: find where it starts.
-                offset = position
-                for _ in 0..<(values.count &- oldCount) { _ = ProtoReader.decodeVarint(base, at: &offset) }
-                malformed = true
+            let base = self.base
+            var complete = true
+            // Not `Array(unsafeUninitializedCapacity:)`: the standard library does not specialise
+            // it, and it looks up the array's metadata on every call.
+            values.reserveCapacity(values.count &+ count)
+            for _ in 0..<count {
+                guard let raw = ProtoReader.decodeVarint(base, at: &offset) else {
+                    complete = false  // more than ten bytes: `offset` is where it starts
+                    break
+                }
+                values.append(C.value(raw))
             }
-            if malformed { throw .malformedVarint(offset: offset) }
+            guard complete else { throw .malformedVarint(offset: offset) }
             position = end
             return
         }
@@ -432,31 +436,6 @@ public struct ProtoReader {
             try skipValue(tag: tag)
         }
         depthRemaining += 1
-    }
-}
-
-/// The varints of a packed run known to hold `count` complete varints, for
-/// `Array.append(contentsOf:)` after `reserveCapacity`: it then writes each value in place.
-/// Ends early at a varint longer than ten bytes, so it promises no count (an overestimate
-/// traps in `append(contentsOf:)`).
-@usableFromInline
-struct PackedVarints<C: VarintCodec>: Sequence, IteratorProtocol {
-    @usableFromInline let base: UnsafeRawPointer
-    @usableFromInline var offset: Int
-    @usableFromInline var remaining: Int
-
-    @inlinable
-    init(base: UnsafeRawPointer, offset: Int, count: Int) {
-        self.base = base
-        self.offset = offset
-        self.remaining = count
-    }
-
-    @inlinable
-    mutating func next() -> C.Value? {
-        guard remaining > 0, let raw = ProtoReader.decodeVarint(base, at: &offset) else { return nil }
-        remaining &-= 1
-        return C.value(raw)
     }
 }
 

@@ -30,15 +30,18 @@ public struct ProtoWriter {
 
     @inlinable
     public mutating func writeVarint(_ value: UInt64) {
-        var value = value
-        require(Wire.varintSize(value))
-        while value >= 0x80 {
-            cursor.storeBytes(of: UInt8(truncatingIfNeeded: value) | 0x80, as: UInt8.self)
+        if value < 0x80 && cursor < end {
+            cursor.storeBytes(of: UInt8(truncatingIfNeeded: value), as: UInt8.self)
             cursor += 1
-            value >>= 7
+        } else {
+            writeLongVarint(value)
         }
-        cursor.storeBytes(of: UInt8(value), as: UInt8.self)
-        cursor += 1
+    }
+
+    @usableFromInline
+    mutating func writeLongVarint(_ value: UInt64) {
+        require(Wire.varintSize(value))
+        cursor = ProtoWriter.storeVarint(value, at: cursor)
     }
 
     /// Stores a varint with no bounds check (the caller made sure that it fits) and returns
@@ -132,7 +135,7 @@ public struct ProtoWriter {
     }
 
     /// Writes the length recorded for `message` by the size pass, then the message.
-    @inlinable
+    @inlinable @inline(never)  // specialised per message type, but not copied into every field
     public mutating func writeMessage<M: Message>(_ message: M) {
         writeVarint(UInt64(sizes.take()))
         message.encodeMessage(to: &self)
@@ -143,18 +146,16 @@ public struct ProtoWriter {
     @inlinable @inline(never)
     public mutating func writePackedVarint<C: VarintCodec>(_ values: [C.Value], _: C.Type) {
         writeVarint(UInt64(sizes.take()))
-        values.withUnsafeBufferPointer { values in
-            var cursor = self.cursor
-            let safeEnd = end - 10  // up to here any varint fits: one check per value
-            for value in values {
-                if cursor > safeEnd {
-                    self.cursor = cursor
-                    require(C.size(value))
-                }
-                cursor = ProtoWriter.storeVarint(C.wire(value), at: cursor)
+        var cursor = self.cursor
+        let safeEnd = end - 10  // up to here any varint fits: one check per value
+        for value in values {
+            if cursor > safeEnd {
+                self.cursor = cursor
+                require(C.size(value))
             }
-            self.cursor = cursor
+            cursor = ProtoWriter.storeVarint(C.wire(value), at: cursor)
         }
+        self.cursor = cursor
     }
 
     @inlinable @inline(never)
@@ -195,7 +196,7 @@ public struct SizeCache: Sendable {
 
     /// Sizes a nested message once, records its size, and returns the bytes its length
     /// prefix and body take.
-    @inlinable
+    @inlinable @inline(never)  // specialised per message type, but not copied into every field
     public mutating func message<M: Message>(_ message: M) -> Int {
         let slot = sizes.count
         sizes.append(0)
@@ -209,10 +210,8 @@ public struct SizeCache: Sendable {
     @inlinable @inline(never)
     public mutating func packedVarint<C: VarintCodec>(_ values: [C.Value], _: C.Type) -> Int {
         var size = 0
-        values.withUnsafeBufferPointer { values in
-            for value in values {
-                size &+= C.size(value)
-            }
+        for value in values {
+            size &+= C.size(value)
         }
         sizes.append(size)
         return Wire.lengthDelimitedSize(size)

@@ -199,8 +199,11 @@ struct MessageEmitter {
         }
     }
 
-    /// Required fields are set, here and in every nested message that can hold them.
+    /// Required fields are set, here and in every nested message that can hold them. Kept out
+    /// of line: otherwise the optimiser copies each nested message's check into its parent's,
+    /// and a file's top message carries the checks of the whole tree (4 KiB in descriptor.proto).
     private func emitInitializationCheck(to printer: Printer) {
+        printer.line("@inline(never)")
         printer.block("\(visibility)func checkInitialized() throws(SwiftFrame.WireError)") {
             for field in message.fields where field.isRequired {
                 printer.block("if self.\(field.swiftName) == nil") {

@@ -1307,6 +1307,7 @@ extension Google_Protobuf_FileDescriptorSet {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.file { try value.checkInitialized() }
     }
@@ -1407,6 +1408,7 @@ extension Google_Protobuf_FileDescriptorProto {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.messageType { try value.checkInitialized() }
         for value in self.enumType { try value.checkInitialized() }
@@ -1497,6 +1499,7 @@ extension Google_Protobuf_DescriptorProto {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.field { try value.checkInitialized() }
         for value in self.extension_ { try value.checkInitialized() }
@@ -1547,6 +1550,7 @@ extension Google_Protobuf_DescriptorProto.ExtensionRange {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         try self.options?.checkInitialized()
     }
@@ -1621,6 +1625,7 @@ extension Google_Protobuf_ExtensionRangeOptions {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.uninterpretedOption { try value.checkInitialized() }
     }
@@ -1713,6 +1718,7 @@ extension Google_Protobuf_FieldDescriptorProto {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         try self.options?.checkInitialized()
     }
@@ -1751,6 +1757,7 @@ extension Google_Protobuf_OneofDescriptorProto {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         try self.options?.checkInitialized()
     }
@@ -1807,6 +1814,7 @@ extension Google_Protobuf_EnumDescriptorProto {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.value { try value.checkInitialized() }
         try self.options?.checkInitialized()
@@ -1886,6 +1894,7 @@ extension Google_Protobuf_EnumValueDescriptorProto {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         try self.options?.checkInitialized()
     }
@@ -1930,6 +1939,7 @@ extension Google_Protobuf_ServiceDescriptorProto {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.method { try value.checkInitialized() }
         try self.options?.checkInitialized()
@@ -1993,6 +2003,7 @@ extension Google_Protobuf_MethodDescriptorProto {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         try self.options?.checkInitialized()
     }
@@ -2153,6 +2164,7 @@ extension Google_Protobuf_FileOptions {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.uninterpretedOption { try value.checkInitialized() }
     }
@@ -2217,6 +2229,7 @@ extension Google_Protobuf_MessageOptions {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.uninterpretedOption { try value.checkInitialized() }
     }
@@ -2299,6 +2312,7 @@ extension Google_Protobuf_FieldOptions {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.uninterpretedOption { try value.checkInitialized() }
     }
@@ -2339,6 +2353,7 @@ extension Google_Protobuf_OneofOptions {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.uninterpretedOption { try value.checkInitialized() }
     }
@@ -2391,6 +2406,7 @@ extension Google_Protobuf_EnumOptions {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.uninterpretedOption { try value.checkInitialized() }
     }
@@ -2437,6 +2453,7 @@ extension Google_Protobuf_EnumValueOptions {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.uninterpretedOption { try value.checkInitialized() }
     }
@@ -2483,6 +2500,7 @@ extension Google_Protobuf_ServiceOptions {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.uninterpretedOption { try value.checkInitialized() }
     }
@@ -2535,6 +2553,7 @@ extension Google_Protobuf_MethodOptions {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.uninterpretedOption { try value.checkInitialized() }
     }
@@ -2603,6 +2622,7 @@ extension Google_Protobuf_UninterpretedOption {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.name { try value.checkInitialized() }
     }
@@ -2641,6 +2661,7 @@ extension Google_Protobuf_UninterpretedOption.NamePart {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         if self.namePart == nil {
             throw .missingRequiredField(message: Self.protoMessageName, field: "name_part")

@@ -283,6 +283,7 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest {
         writer.writeUnknownFields(self.unknownFields)
     }
 
+    @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         for value in self.protoFile { try value.checkInitialized() }
     }
