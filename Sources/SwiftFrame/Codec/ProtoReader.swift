@@ -218,19 +218,14 @@ public struct ProtoReader {
             // them, make room once, and decode with no bounds checks.
             let count = ProtoReader.countVarintEnds(base + position, length)
             var offset = position
-            let base = self.base
-            var complete = true
             // Not `Array(unsafeUninitializedCapacity:)`: the standard library does not specialise
             // it, and it looks up the array's metadata on every call.
             values.reserveCapacity(values.count &+ count)
             for _ in 0..<count {
-                guard let raw = ProtoReader.decodeVarint(base, at: &offset) else {
-                    complete = false  // more than ten bytes: `offset` is where it starts
-                    break
-                }
+                // Nil for more than ten bytes; `offset` is then where that varint starts.
+                guard let raw = ProtoReader.decodeVarint(base, at: &offset) else { throw .malformedVarint(offset: offset) }
                 values.append(C.value(raw))
             }
-            guard complete else { throw .malformedVarint(offset: offset) }
             position = end
             return
         }

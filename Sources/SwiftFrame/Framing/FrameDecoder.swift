@@ -400,8 +400,7 @@ extension FramePlan {
                 if value != expected { return .failure(.badMagic(offset: offset, found: value, expected: expected)) }
             case .length:
                 if field.isSigned {
-                    let shift = UInt64(64 - 8 * field.width)
-                    let signed = Int64(bitPattern: value << shift) >> shift
+                    let signed = FramePlan.signExtended(value, width: field.width)
                     if signed < 0 { return .failure(.negativeLength(offset: offset, value: signed)) }
                 }
                 let headerSize = position - frameStart + afterLengthSize

@@ -101,6 +101,13 @@ struct FramePlan: Sendable {
         return value
     }
 
+    /// A `width`-byte two's-complement value, read as unsigned, with its sign extended.
+    @inlinable
+    static func signExtended(_ value: UInt64, width: Int) -> Int64 {
+        let shift = UInt64(64 &- 8 &* width)
+        return Int64(bitPattern: value &<< shift) &>> shift
+    }
+
     @inlinable
     static func store(_ value: UInt64, width: Int, byteOrder: FrameLayout.ByteOrder, into bytes: inout [UInt8]) {
         if byteOrder == .bigEndian {

@@ -67,10 +67,7 @@ struct QuickHeader: Sendable {
             case .magic?:
                 guard value == magic else { return -1 }
             case .length?:
-                if code & 0x20 != 0 {
-                    let shift = UInt64(64 &- 8 &* width)
-                    guard Int64(bitPattern: value &<< shift) &>> shift >= 0 else { return -1 }
-                }
+                if code & 0x20 != 0, FramePlan.signExtended(value, width: width) < 0 { return -1 }
                 // wire = payload + minimum; the general path reports anything out of range.
                 guard value <= UInt64(Int.max) else { return -1 }
                 let count = Int(value) &- minimum

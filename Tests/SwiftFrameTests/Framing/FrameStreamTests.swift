@@ -102,22 +102,6 @@ import Testing
         #expect(FrameHeader(extras: [:]).hashValue == FrameHeader().hashValue)
     }
 
-    /// The fast path (plain fixed-width fields, a frame wholly buffered) and the general path
-    /// give the same frames: a stream of `gameTCP` frames cut once at every offset.
-    @Test func fastAndGeneralPathsAgree() throws {
-        let (bytes, expected) = try sampleStream(.gameTCP)
-        for cut in 0...bytes.count {
-            var decoder = FrameDecoder(layout: .gameTCP)
-            decoder.feed(Array(bytes[..<cut]))
-            decoder.feed(Array(bytes[cut...]))
-            var frames: [Frame] = []
-            while let frame = try decoder.nextFrame() { frames.append(frame) }
-            #expect(frames.map(\.header) == expected.map(\.header))
-            #expect(frames.map { Array($0.payload) } == expected.map { Array($0.payload) })
-            #expect(frames.map(\.offset) == expected.map(\.offset))
-        }
-    }
-
     @Test func bytesAfterAFrameAreKeptForTheNext() throws {
         let (bytes, expected) = try sampleStream(.im)
         let firstEnd = expected[1].offset
