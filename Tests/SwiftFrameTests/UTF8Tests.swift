@@ -104,6 +104,20 @@ import Testing
         }
     }
 
+    /// `isASCII` reads words, an overlapping last word, and 4-, 2-, 1-byte pieces under eight
+    /// bytes: a high bit must be seen at every position of every length up to three words.
+    @Test func isASCIISeesAHighBitAtEveryPosition() {
+        for length in 0...25 {
+            var bytes = [UInt8](repeating: 0x7F, count: length)
+            #expect(bytes.withUnsafeBytes { UTF8Validation.isASCII($0) }, "length \(length)")
+            for position in 0..<length {
+                bytes[position] = 0x80
+                #expect(!bytes.withUnsafeBytes { UTF8Validation.isASCII($0) }, "length \(length), at \(position)")
+                bytes[position] = 0x7F
+            }
+        }
+    }
+
     @Test func longValidTextWithOneBadByteAtTheEnd() {
         var bytes = Array(String(repeating: "The quick brown fox — ünïcödé 😀 ", count: 200).utf8)
         #expect(Self.firstInvalid(bytes) == nil)
@@ -148,6 +162,19 @@ import Testing
     }
 
     // MARK: Through the reader
+
+    /// Strings short enough to be stored inline and long ones, ASCII and not, come back as sent.
+    @Test(arguments: ["", "a", "neo", "fifteen bytes!!", "sixteen bytes!!!", "é", "ünïcödé, longer than fifteen bytes 😀"])
+    func readerReturnsTheStringSent(text: String) throws {
+        let bytes: [UInt8] = [0x12, UInt8(text.utf8.count)] + Array(text.utf8)
+        bytes.withUnsafeBytes { buffer in
+            var reader = ProtoReader(buffer: buffer)
+            #expect(throws: Never.self) {
+                _ = try reader.readTag()
+                #expect(try reader.readString() == text)
+            }
+        }
+    }
 
     @Test func readerReportsTheAbsoluteOffset() {
         // 20 ASCII bytes then a surrogate, in a string field after another field.

@@ -184,15 +184,19 @@ public struct ProtoReader {
         return string
     }
 
-    /// Validates UTF-8, then makes the String. (Not `String(validating:as:)`, which does both
-    /// at once: the standard library does not specialise it, and it looks up metadata on every
-    /// call, costing more than the second pass over the bytes.)
+    /// Validates UTF-8, then makes the String with one copy. ASCII, the common case, costs one
+    /// word-at-a-time pass; anything else gets the full check, which names the first bad byte.
+    /// (Not `String(validating:as:)`, which does both at once: the standard library does not
+    /// specialise it, and it looks up metadata on every call.)
     @usableFromInline
     static func string(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(WireError) -> String {
-        if let bad = UTF8Validation.firstInvalidIndex(bytes) {
+        if !UTF8Validation.isASCII(bytes), let bad = UTF8Validation.firstInvalidIndex(bytes) {
             throw .invalidUTF8(offset: offset + bad)
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: bytes)
+            return bytes.count
+        }
     }
 
     /// Reads a length-delimited `bytes` value.

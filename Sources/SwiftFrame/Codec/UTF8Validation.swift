@@ -2,6 +2,38 @@
 /// nothing above U+10FFFF. ASCII runs are checked eight bytes at a time.
 @usableFromInline
 enum UTF8Validation {
+    /// Whether every byte is below 0x80, read a word at a time with no byte loop: the last
+    /// word overlaps the one before it, and a buffer under eight bytes is read in 4-, 2- and
+    /// 1-byte pieces.
+    @usableFromInline
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        guard count > 0, let base = bytes.baseAddress else { return true }
+        var bits: UInt64 = 0
+        if count >= 8 {
+            var index = 0
+            while index < count - 8 {
+                bits |= base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                index += 8
+            }
+            bits |= base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        } else {
+            var index = 0
+            if count & 4 != 0 {
+                bits |= UInt64(base.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+                index += 4
+            }
+            if count & 2 != 0 {
+                bits |= UInt64(base.loadUnaligned(fromByteOffset: index, as: UInt16.self))
+                index += 2
+            }
+            if count & 1 != 0 {
+                bits |= UInt64(base.load(fromByteOffset: index, as: UInt8.self))
+            }
+        }
+        return bits & 0x8080_8080_8080_8080 == 0
+    }
+
     /// Index of the first byte that starts an invalid sequence, or nil when all is valid.
     @usableFromInline
     static func firstInvalidIndex(_ bytes: UnsafeRawBufferPointer) -> Int? {

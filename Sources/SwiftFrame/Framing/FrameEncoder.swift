@@ -40,13 +40,7 @@ public struct FrameEncoder: Sendable {
         var cache = SizeCache()
         let size = message.computeSize(into: &cache)
         try writeHeader(header, payloadCount: size, to: &bytes)
-        let bodyStart = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: size))
-        bytes.withUnsafeMutableBytes { buffer in
-            var writer = ProtoWriter(buffer: UnsafeMutableRawBufferPointer(rebasing: buffer[bodyStart...]), sizes: cache)
-            message.encodeMessage(to: &writer)
-            precondition(writer.remaining == 0, "\(M.protoMessageName): size pass and write pass disagree")
-        }
+        message.append(size: size, sizes: cache, to: &bytes)
     }
 
     /// The header size of a frame with `payloadCount` bytes of body (it varies only with a

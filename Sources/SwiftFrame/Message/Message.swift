@@ -98,10 +98,6 @@ extension Message {
     /// - Parameter partial: write even if proto2 `required` fields are not all set.
     @inlinable
     public func serializedBytes(partial: Bool = false) throws(WireError) -> [UInt8] {
-        // Not `Array(unsafeUninitializedCapacity:)` or `[UInt8](repeating:count:)`: both go
-        // through an unspecialised allocation in the standard library that looks up the
-        // array's metadata on every call (about 500 instructions, more than encoding a small
-        // message); growing an empty array is specialised.
         var bytes: [UInt8] = []
         try serialize(appendingTo: &bytes, partial: partial)
         return bytes
@@ -113,8 +109,14 @@ extension Message {
         if !partial { try checkInitialized() }
         var cache = SizeCache()
         let size = computeSize(into: &cache)
+        append(size: size, sizes: cache, to: &bytes)
+    }
+
+    /// Appends the encoding whose size pass returned `size` and filled `cache`.
+    @inlinable
+    func append(size: Int, sizes cache: SizeCache, to bytes: inout [UInt8]) {
         let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: size))
+        bytes.appendZeros(size)
         bytes.withUnsafeMutableBytes { buffer in
             var writer = ProtoWriter(buffer: UnsafeMutableRawBufferPointer(rebasing: buffer[start...]), sizes: cache)
             encodeMessage(to: &writer)
