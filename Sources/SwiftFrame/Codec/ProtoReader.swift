@@ -121,6 +121,21 @@ public struct ProtoReader {
     /// Reads the next tag; rejects field number 0, wire types 6 and 7, and tags over 32 bits.
     @inlinable
     public mutating func readTag() throws(WireError) -> UInt32 {
+        // Inline only the common case, a one-byte valid tag: the checks and their errors stay
+        // out of every message's decode loop.
+        if position < limit {
+            let byte = base.load(fromByteOffset: position, as: UInt8.self)
+            if byte < 0x80, byte >= 8, byte & 7 < 6 {
+                tagStart = position
+                position &+= 1
+                return UInt32(byte)
+            }
+        }
+        return try readTagSlow()
+    }
+
+    @usableFromInline
+    mutating func readTagSlow() throws(WireError) -> UInt32 {
         tagStart = position
         let raw = try readVarint()
         guard raw >> 32 == 0 else { throw .invalidTag(offset: tagStart) }
@@ -176,7 +191,6 @@ public struct ProtoReader {
     }
 
     /// Reads a length-delimited `string`, rejecting invalid UTF-8.
-    @inlinable
     public mutating func readString() throws(WireError) -> String {
         let length = try readLength()
         let string = try ProtoReader.string(UnsafeRawBufferPointer(start: base + position, count: length), at: position)
