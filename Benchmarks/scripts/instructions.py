@@ -6,6 +6,9 @@ between runs; instruction counts do not, so they back the timed ratios with repe
 Each case runs BenchProfile under callgrind twice, with N operations and with none; the
 difference over N is the count per operation (start-up and the building of the values cancel).
 
+The frame streams are counted the same way, per frame: SwiftFrame's decoder, NIO's
+LengthFieldBasedFrameDecoder called directly, and memcpy of the same chunks.
+
 Usage: scripts/instructions.py BENCHPROFILE_BINARY [N]
 """
 import re
@@ -35,3 +38,18 @@ for case in cases:
             per_op[library] = (collected(arguments + [str(count)]) - collected(arguments + ["0"])) / count
         sf, pb = per_op["SwiftFrame"], per_op["SwiftProtobuf"]
         print(f"| {case} | {operation} | {sf:,.0f} | {pb:,.0f} | **{pb / sf:.2f}×** |", flush=True)
+
+
+# Frames: the streams of Sources/BenchData/Frames.swift (about 1 MiB each, at least 16 frames).
+print()
+print("| frames | SwiftFrame instructions/frame | NIO-decoder instructions/frame | memcpy instructions/frame | ratio to NIO |")
+print("| --- | ---: | ---: | ---: | ---: |")
+for size, name in [(64, "64B"), (1024, "1KiB"), (65536, "64KiB")]:
+    frames = max(16, (1 << 20) // (size + 4))
+    streams = 20
+    per_frame = {}
+    for decoder in ["SwiftFrame", "NIO-decoder", "memcpy"]:
+        arguments = ["frames", name, decoder]
+        per_frame[decoder] = (collected(arguments + [str(streams)]) - collected(arguments + ["0"])) / streams / frames
+    sf, nio, copy = per_frame["SwiftFrame"], per_frame["NIO-decoder"], per_frame["memcpy"]
+    print(f"| {name} × {frames} | {sf:,.0f} | {nio:,.0f} | {copy:,.0f} | **{nio / sf:.2f}×** |", flush=True)
