@@ -6,13 +6,17 @@ let zeroPage = [UInt8](repeating: 0, count: 4096)
 extension Array where Element == UInt8 {
     /// Grows the array by `count` zero bytes, for an encoder to overwrite in place.
     ///
-    /// Encoders size their output first, so the array grows once, by the exact size.
+    /// Encoders size their output first, so the array is grown once per call, and then by at
+    /// least double its capacity: an exact `reserveCapacity` would reallocate on nearly every
+    /// call when messages or frames are appended one after another to one array (1,353
+    /// reallocations for 10,000 appends of 120 bytes, against 15).
     /// (Not `Array(unsafeUninitializedCapacity:)`: the standard library does not specialise its
     /// allocation and looks up the array's metadata on every call, about 500 instructions,
     /// more than encoding a small message; growing an array of bytes is specialised.)
     @inlinable
     mutating func appendZeros(_ count: Int) {
-        reserveCapacity(self.count + count)
+        let needed = self.count + count
+        if needed > capacity { reserveCapacity(Swift.max(needed, 2 * capacity)) }
         var left = count
         zeroPage.withUnsafeBytes { zeros in
             while left > 0 {
