@@ -27,6 +27,11 @@ def collected(arguments):
     return int(re.search(r"Collected : (\d+)", result.stderr).group(1))
 
 
+def per_run(arguments, runs):
+    """Instructions of one run of `arguments`: `runs` runs minus none, over `runs`."""
+    return (collected(arguments + [str(runs)]) - collected(arguments + ["0"])) / runs
+
+
 print("| message | op | SwiftFrame instructions/op | SwiftProtobuf instructions/op | ratio |")
 print("| --- | --- | ---: | ---: | ---: |")
 for case in cases:
@@ -34,8 +39,7 @@ for case in cases:
     for operation in ["decode", "encode"]:
         per_op = {}
         for library in libraries:
-            arguments = ["codec", operation, case, library]
-            per_op[library] = (collected(arguments + [str(count)]) - collected(arguments + ["0"])) / count
+            per_op[library] = per_run(["codec", operation, case, library], count)
         sf, pb = per_op["SwiftFrame"], per_op["SwiftProtobuf"]
         print(f"| {case} | {operation} | {sf:,.0f} | {pb:,.0f} | **{pb / sf:.2f}×** |", flush=True)
 
@@ -45,11 +49,9 @@ print()
 print("| frames | SwiftFrame instructions/frame | NIO-decoder instructions/frame | memcpy instructions/frame | ratio to NIO |")
 print("| --- | ---: | ---: | ---: | ---: |")
 for size, name in [(64, "64B"), (1024, "1KiB"), (65536, "64KiB")]:
-    frames = max(16, (1 << 20) // (size + 4))
-    streams = 20
+    frames = max(16, (1 << 20) // (size + 4))  # FrameStream.shape(payloadSize:)
     per_frame = {}
     for decoder in ["SwiftFrame", "NIO-decoder", "memcpy"]:
-        arguments = ["frames", name, decoder]
-        per_frame[decoder] = (collected(arguments + [str(streams)]) - collected(arguments + ["0"])) / streams / frames
+        per_frame[decoder] = per_run(["frames", name, decoder], 20) / frames
     sf, nio, copy = per_frame["SwiftFrame"], per_frame["NIO-decoder"], per_frame["memcpy"]
     print(f"| {name} × {frames} | {sf:,.0f} | {nio:,.0f} | {copy:,.0f} | **{nio / sf:.2f}×** |", flush=True)
