@@ -1,23 +1,46 @@
 /// The values of a frame's header fields (magic and length are implied by the layout and the
 /// payload). A value the layout has no field for is ignored when encoding.
 public struct FrameHeader: Sendable, Hashable {
-    public var command: UInt32?
-    public var sequence: UInt64?
-    public var type: UInt64?
+    public var command: UInt32? {
+        get { present & Self.hasCommand != 0 ? commandValue : nil }
+        set { commandValue = newValue ?? 0; mark(Self.hasCommand, newValue != nil) }
+    }
+    public var sequence: UInt64? {
+        get { present & Self.hasSequence != 0 ? sequenceValue : nil }
+        set { sequenceValue = newValue ?? 0; mark(Self.hasSequence, newValue != nil) }
+    }
+    public var type: UInt64? {
+        get { present & Self.hasType != 0 ? typeValue : nil }
+        set { typeValue = newValue ?? 0; mark(Self.hasType, newValue != nil) }
+    }
     /// Values of the layout's `extra` fields, by name.
     public var extras: [String: UInt64] {
         get { extraValues ?? [:] }
         set { extraValues = newValue.isEmpty ? nil : newValue }
     }
-    /// Nil rather than empty, so that a header without extras (most of them) is plain values:
-    /// copying one, as every decoded frame does, touches no reference count.
+
+    // Stored as plain integers with a mask of which are set (an absent value is stored as 0, so
+    // the synthesized `==` and `hash(into:)` stay right), and the extras as nil rather than
+    // empty: a header without extras (most of them) holds no reference, and a `Frame`, its
+    // payload's one. Swift then copies and destroys frames inline, not through their metadata.
+    private var commandValue: UInt32 = 0
+    private var sequenceValue: UInt64 = 0
+    private var typeValue: UInt64 = 0
+    private var present: UInt8 = 0
     private var extraValues: [String: UInt64]?
+
+    private static let hasCommand: UInt8 = 1
+    private static let hasSequence: UInt8 = 2
+    private static let hasType: UInt8 = 4
+
+    private mutating func mark(_ bit: UInt8, _ isSet: Bool) {
+        present = isSet ? present | bit : present & ~bit
+    }
 
     public init(command: UInt32? = nil, sequence: UInt64? = nil, type: UInt64? = nil) {
         self.command = command
         self.sequence = sequence
         self.type = type
-        self.extraValues = nil
     }
 
     public init(command: UInt32? = nil, sequence: UInt64? = nil, type: UInt64? = nil, extras: [String: UInt64]) {

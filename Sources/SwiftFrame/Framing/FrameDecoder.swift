@@ -28,10 +28,15 @@ public struct FrameDecoder: Sendable {
     /// True while `buffer` is an array the caller fed (shared with the caller, so the decoder
     /// never appends to it in place).
     var bufferIsFed = false
-    /// Arrays fed while `buffer` still held bytes, in order, each with how much of it has been
-    /// moved into `buffer` already. Their bytes follow `buffer`'s in the stream.
-    var queue: [(bytes: [UInt8], offset: Int)] = []
-    var queueHead = 0
+    /// Arrays fed while `buffer` still held bytes: their bytes follow `buffer`'s in the stream.
+    /// The first is `next`, of which the bytes before `nextOffset` have been moved into `buffer`
+    /// already; any fed after it wait in `later` (from `laterHead` on). Usually there is only
+    /// `next`: the rest of a frame that straddles two reads, and the frames after it.
+    var next: [UInt8] = []
+    var nextOffset = 0
+    var later: [[UInt8]] = []
+    var laterHead = 0
+    /// Bytes of `next` (from `nextOffset`) and `later`; zero when nothing is queued.
     var queuedByteCount = 0
     /// The decoder's own array, set aside while `buffer` is a fed one, to be reused (with its
     /// capacity) for the next frame that has to be copied together.
@@ -81,8 +86,12 @@ public struct FrameDecoder: Sendable {
             setAside()
             buffer = bytes
             bufferIsFed = true
+        } else if queuedByteCount == 0 {
+            next = bytes
+            nextOffset = 0
+            queuedByteCount = bytes.count
         } else {
-            queue.append((bytes, 0))
+            later.append(bytes)
             queuedByteCount += bytes.count
         }
     }
@@ -144,25 +153,30 @@ public struct FrameDecoder: Sendable {
         var wanted = min(count, queuedByteCount)
         makeAppendable(adding: wanted)
         while wanted > 0 {
-            let (bytes, offset) = queue[queueHead]
-            let take = min(wanted, bytes.count - offset)
-            buffer.append(contentsOf: bytes[offset..<(offset + take)])
+            let take = min(wanted, next.count - nextOffset)
+            buffer.append(contentsOf: next[nextOffset..<(nextOffset + take)])
             wanted -= take
             queuedByteCount -= take
-            if offset + take == bytes.count {
-                queue[queueHead] = ([], 0)
-                popQueue()
-            } else {
-                queue[queueHead].offset = offset + take
+            nextOffset += take
+            if nextOffset == next.count {
+                advanceQueue()
             }
         }
     }
 
-    mutating func popQueue() {
-        queueHead += 1
-        if queueHead == queue.count {
-            queue.removeAll(keepingCapacity: true)
-            queueHead = 0
+    /// `next` is used up: the first of `later` takes its place.
+    mutating func advanceQueue() {
+        nextOffset = 0
+        guard laterHead < later.count else {
+            next = []
+            return
+        }
+        next = later[laterHead]
+        later[laterHead] = []
+        laterHead += 1
+        if laterHead == later.count {
+            later.removeAll(keepingCapacity: true)
+            laterHead = 0
         }
     }
 
@@ -175,9 +189,9 @@ public struct FrameDecoder: Sendable {
 
     /// With `buffer` all consumed, makes the next queued array the buffer (no copy).
     mutating func takeQueuedArray() {
-        let (bytes, offset) = queue[queueHead]
-        queue[queueHead] = ([], 0)
-        popQueue()
+        let bytes = next
+        let offset = nextOffset
+        advanceQueue()
         queuedByteCount -= bytes.count - offset
         base += buffer.count - offset  // its first unread byte follows the buffer's last one
         setAside()
@@ -190,8 +204,10 @@ public struct FrameDecoder: Sendable {
 
     /// The next complete frame, or nil when more bytes are needed.
     public mutating func nextFrame() throws(FrameError) -> Frame? {
-        if poison == nil, resyncFrom == nil, pending == nil, let frame = quickFrame() {
-            return frame
+        if poison == nil, resyncFrom == nil, pending == nil, let quick {
+            var needsMore = false
+            if let frame = quickFrame(quick, needsMore: &needsMore) { return frame }
+            if needsMore { return nil }
         }
         return try nextFrameInGeneral()
     }
@@ -204,12 +220,6 @@ public struct FrameDecoder: Sendable {
             pull(queuedByteCount)
             guard try resynchronize(from: from) else { return nil }
         }
-        if start == buffer.count && queuedByteCount > 0 {
-            takeQueuedArray()
-        }
-        if pending == nil, let frame = quickFrame() {
-            return frame
-        }
         while true {
             if start == buffer.count && queuedByteCount > 0 {
                 takeQueuedArray()
@@ -217,6 +227,9 @@ public struct FrameDecoder: Sendable {
             let header: Pending
             if let pending {
                 header = pending
+            } else if let read = quickPending() {
+                header = read
+                pending = read
             } else {
                 let outcome = buffer.withUnsafeBufferPointer { bytes in
                     plan.readHeader(bytes, at: start, streamBase: base, fixed: fixedHeader)
@@ -245,6 +258,9 @@ public struct FrameDecoder: Sendable {
             let frame = Frame(header: header.header, payload: buffer[body..<(start + frameSize)], offset: base + start)
             start += frameSize
             pending = nil
+            if start == buffer.count && queuedByteCount > 0 {
+                takeQueuedArray()  // now rather than on the next call, which can then take the fast path
+            }
             return frame
         }
     }
@@ -256,21 +272,40 @@ public struct FrameDecoder: Sendable {
     }
 
     /// The fast path of `nextFrame()`: a frame whose header has only plain fixed-width fields
-    /// and that is wholly in `buffer`. Nil for anything else (an incomplete frame, a header the
-    /// general path must report on), which the general path then handles.
+    /// and that is wholly in `buffer`. Nil for anything else; then `needsMore` is true when the
+    /// answer is simply that more bytes are needed (nothing is queued, and the buffer ends at a
+    /// frame boundary or inside a payload whose header checked out), and false when the general
+    /// path must look (queued arrays, a header cut short or to report on).
     @inline(__always)
-    mutating func quickFrame() -> Frame? {
-        guard let quick else { return nil }
+    mutating func quickFrame(_ quick: QuickHeader, needsMore: inout Bool) -> Frame? {
         let start = self.start
         let available = buffer.count &- start
-        guard available >= quick.size else { return nil }
+        guard available >= quick.size else {
+            needsMore = available == 0 && queuedByteCount == 0
+            return nil
+        }
         var header = FrameHeader()
-        let payloadCount = buffer.withUnsafeBytes { quick.read($0.baseAddress! + start, into: &header) }
-        guard payloadCount >= 0, available &- quick.size >= payloadCount else { return nil }
+        let payloadCount = quick.read(buffer, at: start, into: &header)
+        guard payloadCount >= 0 else { return nil }
+        guard available &- quick.size >= payloadCount else {
+            needsMore = queuedByteCount == 0
+            return nil
+        }
         let body = start &+ quick.size
         let frame = Frame(header: header, payload: buffer[body..<(body &+ payloadCount)], offset: base &+ start)
         self.start = body &+ payloadCount
         return frame
+    }
+
+    /// The header at `start` read as the fast path reads it, when it is whole in `buffer` and
+    /// checks out; nil for the general reader to deal with (and report on). Mutating only so that
+    /// the decoder is passed by reference, not copied.
+    mutating func quickPending() -> Pending? {
+        guard let quick, buffer.count - start >= quick.size else { return nil }
+        var header = FrameHeader()
+        let payloadCount = quick.read(buffer, at: start, into: &header)
+        guard payloadCount >= 0 else { return nil }
+        return Pending(header: header, headerSize: quick.size, payloadCount: payloadCount)
     }
 
     /// At the end of the stream: throws `.truncated` if the bytes of an incomplete frame are

@@ -20,6 +20,9 @@ struct QuickHeader: Sendable {
     /// The largest payload `maxFrameSize` allows.
     private let largestPayload: Int
     private let magic: UInt64
+    /// The length is the only field (`length:u32:body`, the commonest layout): `read` skips the
+    /// loop over the fields.
+    private let lengthOnly: Bool
 
     /// Nil when the layout has a field the fast path does not read (a varint length, an
     /// `extra` field, a type with known values) or more than `capacity` fields.
@@ -49,6 +52,13 @@ struct QuickHeader: Sendable {
         self.minimum = plan.spanOverhead + plan.adjustment
         self.largestPayload = plan.maxFrameSize - plan.fixedHeaderSize
         self.magic = plan.magic?.value ?? 0
+        self.lengthOnly = count == 1 && roles == UInt32(Role.length.rawValue)
+    }
+
+    /// Reads the header at `bytes[offset]` (`size` bytes are there) into `header`: see below.
+    @inline(__always)
+    func read(_ bytes: [UInt8], at offset: Int, into header: inout FrameHeader) -> Int {
+        bytes.withUnsafeBytes { read($0.baseAddress! + offset, into: &header) }
     }
 
     /// Reads the header at `address` (`size` bytes are there) into `header` and returns the
@@ -56,6 +66,9 @@ struct QuickHeader: Sendable {
     /// of range).
     @inline(__always)
     func read(_ address: UnsafeRawPointer, into header: inout FrameHeader) -> Int {
+        if lengthOnly {
+            return payloadSize(FramePlan.loadUnchecked(address, width: size, byteOrder: codes & 0x10 != 0 ? .bigEndian : .littleEndian), code: codes)
+        }
         var address = address
         var payload = -1
         for index in 0..<count {
@@ -67,12 +80,8 @@ struct QuickHeader: Sendable {
             case .magic?:
                 guard value == magic else { return -1 }
             case .length?:
-                if code & 0x20 != 0, FramePlan.signExtended(value, width: width) < 0 { return -1 }
-                // wire = payload + minimum; the general path reports anything out of range.
-                guard value <= UInt64(Int.max) else { return -1 }
-                let count = Int(value) &- minimum
-                guard count >= 0, count <= largestPayload else { return -1 }
-                payload = count
+                payload = payloadSize(value, code: code)
+                guard payload >= 0 else { return -1 }
             case .command?:
                 header.command = UInt32(truncatingIfNeeded: value)
             case .sequence?:
@@ -84,5 +93,16 @@ struct QuickHeader: Sendable {
             }
         }
         return payload
+    }
+
+    /// The payload size a length field (of field code `code`) announces, or -1 when it is out
+    /// of range: wire = payload + minimum, and the general path reports anything else.
+    @inline(__always)
+    private func payloadSize(_ value: UInt64, code: UInt64) -> Int {
+        if code & 0x20 != 0, FramePlan.signExtended(value, width: Int(code & 0x0F)) < 0 { return -1 }
+        guard value <= UInt64(Int.max) else { return -1 }
+        let count = Int(value) &- minimum
+        guard count >= 0, count <= largestPayload else { return -1 }
+        return count
     }
 }

@@ -67,6 +67,28 @@ import Testing
         }
     }
 
+    /// Every piece fed before any frame is taken: the decoder holds one array and queues the
+    /// rest, and takes frames out of the queue in order.
+    @Test(arguments: allLayouts)
+    func piecesAllFedBeforeDecodingGiveTheSameFrames(name: String) throws {
+        let layout = try Self.layout(name)
+        let (bytes, expected) = try sampleStream(layout)
+        for seed in 0..<10 as Range<UInt64> {
+            var decoder = FrameDecoder(layout: layout)
+            for piece in randomChunks(bytes, seed: seed, maxChunk: 5 + Int(seed) * 9) {
+                decoder.feed(Array(piece))
+            }
+            #expect(decoder.bufferedByteCount == bytes.count)
+            var frames: [Frame] = []
+            while let frame = try decoder.nextFrame() {
+                frames.append(frame)
+            }
+            #expect(frames == expected, "seed \(seed)")
+            #expect(decoder.bufferedByteCount == 0)
+            try decoder.finish()
+        }
+    }
+
     @Test func stickyFramesComeOutOfOneFeedWithoutMoreInput() throws {
         let (bytes, expected) = try sampleStream(.gameTCP)
         var decoder = FrameDecoder(layout: .gameTCP)
@@ -91,6 +113,21 @@ import Testing
         let decoded = try #require(try decoder.nextFrame())
         #expect(decoded.header == FrameHeader(command: 7, extras: ["playerId": 1, "sessionId": 2]))
         #expect(Array(decoded.payload) == [1, 2, 3])
+    }
+
+    @Test func aValueSetAndClearedLeavesTheHeaderAsIfNeverSet() {
+        var header = FrameHeader(command: 5, sequence: 6, type: 7)
+        #expect(header.command == 5 && header.sequence == 6 && header.type == 7)
+        header.command = nil
+        header.sequence = nil
+        header.type = nil
+        #expect(header.command == nil && header.sequence == nil && header.type == nil)
+        #expect(header == FrameHeader())
+        #expect(header.hashValue == FrameHeader().hashValue)
+        // Zero is a value, not the absence of one.
+        #expect(FrameHeader(command: 0) != FrameHeader())
+        header.sequence = 0
+        #expect(header.sequence == 0 && header != FrameHeader())
     }
 
     @Test func headersWithAndWithoutEmptyExtrasAreEqual() {
