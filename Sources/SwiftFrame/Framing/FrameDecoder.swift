@@ -227,7 +227,7 @@ public struct FrameDecoder: Sendable {
             let header: Pending
             if let pending {
                 header = pending
-            } else if let read = quickPending() {
+            } else if let read = quick?.pending(in: buffer, at: start) {
                 header = read
                 pending = read
             } else {
@@ -295,17 +295,6 @@ public struct FrameDecoder: Sendable {
         let frame = Frame(header: header, payload: buffer[body..<(body &+ payloadCount)], offset: base &+ start)
         self.start = body &+ payloadCount
         return frame
-    }
-
-    /// The header at `start` read as the fast path reads it, when it is whole in `buffer` and
-    /// checks out; nil for the general reader to deal with (and report on). Mutating only so that
-    /// the decoder is passed by reference, not copied.
-    mutating func quickPending() -> Pending? {
-        guard let quick, buffer.count - start >= quick.size else { return nil }
-        var header = FrameHeader()
-        let payloadCount = quick.read(buffer, at: start, into: &header)
-        guard payloadCount >= 0 else { return nil }
-        return Pending(header: header, headerSize: quick.size, payloadCount: payloadCount)
     }
 
     /// At the end of the stream: throws `.truncated` if the bytes of an incomplete frame are

@@ -55,6 +55,16 @@ struct QuickHeader: Sendable {
         self.lengthOnly = count == 1 && roles == UInt32(Role.length.rawValue)
     }
 
+    /// The header at `bytes[offset]` as the decoder's general path keeps it, when it is whole
+    /// there and checks out; nil for the general reader to deal with (and report on).
+    func pending(in bytes: [UInt8], at offset: Int) -> FrameDecoder.Pending? {
+        guard bytes.count - offset >= size else { return nil }
+        var header = FrameHeader()
+        let payloadCount = read(bytes, at: offset, into: &header)
+        guard payloadCount >= 0 else { return nil }
+        return FrameDecoder.Pending(header: header, headerSize: size, payloadCount: payloadCount)
+    }
+
     /// Reads the header at `bytes[offset]` (`size` bytes are there) into `header`: see below.
     @inline(__always)
     func read(_ bytes: [UInt8], at offset: Int, into header: inout FrameHeader) -> Int {
@@ -66,7 +76,7 @@ struct QuickHeader: Sendable {
     /// of range).
     @inline(__always)
     func read(_ address: UnsafeRawPointer, into header: inout FrameHeader) -> Int {
-        if lengthOnly {
+        if lengthOnly {  // the one field is the whole header: its width is `size`
             return payloadSize(FramePlan.loadUnchecked(address, width: size, byteOrder: codes & 0x10 != 0 ? .bigEndian : .littleEndian), code: codes)
         }
         var address = address
