@@ -2,6 +2,7 @@
 //
 //   BenchProfile codec encode|decode CASE SwiftFrame|SwiftProtobuf [ITERATIONS]
 //   BenchProfile frames 64B|1KiB|64KiB SwiftFrame|NIO-handler|NIO-decoder|memcpy [ITERATIONS]
+//   BenchProfile floor encode|decode flat|login|repeated [ITERATIONS]   (BenchData/Floor.swift)
 //
 // `make -C Benchmarks profile ARGS="codec decode flat SwiftFrame"` runs it under callgrind.
 import BenchData
@@ -30,7 +31,7 @@ func loop<M: SwiftProtobuf.Message>(_ operation: String, _ message: M, _ iterati
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4 else {
-    print("usage: BenchProfile codec encode|decode CASE LIBRARY [N] | frames SIZE DECODER [N]")
+    print("usage: BenchProfile codec encode|decode CASE LIBRARY [N] | floor encode|decode CASE [N] | frames SIZE DECODER [N]")
     exit(2)
 }
 let iterations = Int(arguments.last!) ?? 10000
@@ -46,6 +47,22 @@ case "codec":
     default:
         let depth = Int(name.dropFirst("depth".count))!
         swiftFrame ? loop(arguments[2], SF.node(depth: depth), iterations) : loop(arguments[2], PB.node(depth: depth), iterations)
+    }
+case "floor":
+    let decode = arguments[2] == "decode"
+    func run<M>(_ message: some SwiftFrame.Message, _ decoded: (Floor) -> M) {
+        let floor = Floor(message)
+        for _ in 0..<iterations {
+            if decode { consume(decoded(floor)) } else { consume(floor.encode()) }
+        }
+    }
+    switch arguments[3] {
+    case "flat": run(SF.flat) { $0.decodeFlat() }
+    case "login": run(SF.login) { $0.decodeLogin() }
+    case "repeated": run(SF.repeated) { $0.decodeRepeated() }
+    default:
+        print("no floor for \(arguments[3])")
+        exit(2)
     }
 case "frames":
     let size = FrameStream.payloadSizes.first { FrameStream.streamName(payloadSize: $0) == arguments[2] }!

@@ -15,6 +15,11 @@ extension Array where Element == UInt8 {
     /// more than encoding a small message; growing an array of bytes is specialised.)
     @inlinable
     mutating func appendZeros(_ count: Int) {
+        if capacity == 0 && count <= zeroPage.count {
+            // A new array: allocated at the exact size and filled in one step.
+            self = zeroPage.withUnsafeBytes { [UInt8](UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            return
+        }
         let needed = self.count + count
         if needed > capacity { reserveCapacity(Swift.max(needed, 2 * capacity)) }
         var left = count
@@ -25,5 +30,21 @@ extension Array where Element == UInt8 {
                 left -= chunk
             }
         }
+    }
+
+    /// Grows the array by `size` bytes and runs `body` with a writer over them that uses the
+    /// sizes of the size pass; returns the bytes `body` left unwritten (0 when the passes agree).
+    @inlinable
+    mutating func appendWritten(size: Int, sizes: consuming SizeCache, _ body: (inout ProtoWriter) -> Void) -> Int {
+        let start = count
+        appendZeros(size)
+        // The cache moves into the writer here, outside the closure below: a writer made inside
+        // it would get a copy of the cache (about 180 instructions to copy and destroy both).
+        var writer = ProtoWriter(buffer: UnsafeMutableRawBufferPointer(start: nil, count: 0), sizes: sizes)
+        withUnsafeMutableBytes { buffer in
+            writer.retarget(UnsafeMutableRawBufferPointer(rebasing: buffer[start...]))
+            body(&writer)
+        }
+        return writer.remaining
     }
 }

@@ -7,15 +7,23 @@
 /// the buffer.
 public struct ProtoWriter {
     @usableFromInline var cursor: UnsafeMutableRawPointer
-    @usableFromInline let end: UnsafeMutableRawPointer
+    @usableFromInline var end: UnsafeMutableRawPointer
     @usableFromInline var sizes: SizeCache
 
     /// A writer over `buffer`, using the sizes recorded by the size pass.
-    public init(buffer: UnsafeMutableRawBufferPointer, sizes: SizeCache) {
+    @inlinable
+    public init(buffer: UnsafeMutableRawBufferPointer, sizes: consuming SizeCache) {
         let start = buffer.baseAddress ?? UnsafeMutableRawPointer(bitPattern: 0x10)!
         self.cursor = start
         self.end = start + buffer.count
         self.sizes = sizes
+    }
+
+    /// Points the writer at `buffer`, keeping its sizes.
+    @inlinable
+    mutating func retarget(_ buffer: UnsafeMutableRawBufferPointer) {
+        cursor = buffer.baseAddress ?? UnsafeMutableRawPointer(bitPattern: 0x10)!
+        end = cursor + buffer.count
     }
 
     /// Bytes still free in the buffer.

@@ -40,7 +40,7 @@ public struct FrameEncoder: Sendable {
         var cache = SizeCache()
         let size = message.computeSize(into: &cache)
         try writeHeader(header, payloadCount: size, to: &bytes)
-        message.append(size: size, sizes: cache, to: &bytes)
+        message.append(size: size, sizes: consume cache, to: &bytes)
     }
 
     /// The header size of a frame with `payloadCount` bytes of body (it varies only with a

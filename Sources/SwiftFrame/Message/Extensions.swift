@@ -151,9 +151,7 @@ extension UnknownFields {
         let size = packed
             ? Wire.varintSize(tag) + Wire.lengthDelimitedSize(payload)
             : values.count * Wire.varintSize(tag) + payload
-        var encoded = [UInt8](repeating: 0, count: size)
-        encoded.withUnsafeMutableBytes { buffer in
-            var writer = ProtoWriter(buffer: buffer, sizes: cache)
+        let left = bytes.appendWritten(size: size, sizes: consume cache) { writer in
             if packed {
                 writer.writeTag(tag)
                 writer.writeVarint(UInt64(payload))
@@ -163,7 +161,7 @@ extension UnknownFields {
                 Codec.write(value, to: &writer)
             }
         }
-        bytes.append(contentsOf: encoded)
+        precondition(left == 0, "extension field \(fieldNumber): size pass and write pass disagree")
     }
 }
 

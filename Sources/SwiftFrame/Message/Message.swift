@@ -109,18 +109,13 @@ extension Message {
         if !partial { try checkInitialized() }
         var cache = SizeCache()
         let size = computeSize(into: &cache)
-        append(size: size, sizes: cache, to: &bytes)
+        append(size: size, sizes: consume cache, to: &bytes)
     }
 
     /// Appends the encoding whose size pass returned `size` and filled `cache`.
     @inlinable
-    func append(size: Int, sizes cache: SizeCache, to bytes: inout [UInt8]) {
-        let start = bytes.count
-        bytes.appendZeros(size)
-        bytes.withUnsafeMutableBytes { buffer in
-            var writer = ProtoWriter(buffer: UnsafeMutableRawBufferPointer(rebasing: buffer[start...]), sizes: cache)
-            encodeMessage(to: &writer)
-            precondition(writer.remaining == 0, "\(Self.protoMessageName): size pass and write pass disagree")
-        }
+    func append(size: Int, sizes cache: consuming SizeCache, to bytes: inout [UInt8]) {
+        let left = bytes.appendWritten(size: size, sizes: cache) { writer in encodeMessage(to: &writer) }
+        precondition(left == 0, "\(Self.protoMessageName): size pass and write pass disagree")
     }
 }
