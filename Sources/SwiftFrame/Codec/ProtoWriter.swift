@@ -188,10 +188,15 @@ public struct ProtoWriter {
         }
     }
 
-    /// Re-emits unknown fields byte for byte.
-    @inlinable
+    /// Re-emits unknown fields byte for byte. Inline only the check: most messages have none.
+    @inlinable @inline(__always)
     public mutating func writeUnknownFields(_ fields: UnknownFields) {
-        fields.bytes.withUnsafeBytes { writeRaw($0) }
+        if !fields.isEmpty { writeAll(fields.bytes) }
+    }
+
+    @usableFromInline
+    mutating func writeAll(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { writeRaw($0) }
     }
 }
 
