@@ -146,12 +146,12 @@ public struct ProtoReader {
     }
 
     /// Reads a length prefix and checks it against the bytes left in the current message.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func readLength() throws(WireError) -> Int {
         let start = position
         let length = try readVarint()
-        let remaining = limit - position
-        guard length <= UInt64(remaining) else {
+        let remaining = limit &- position  // never negative: no read moves past `limit`
+        guard length <= UInt64(truncatingIfNeeded: remaining) else {
             throw .lengthPastEnd(offset: start, length: length, remaining: remaining)
         }
         return Int(truncatingIfNeeded: length)
@@ -207,9 +207,10 @@ public struct ProtoReader {
         if !UTF8Validation.isASCII(bytes), let bad = UTF8Validation.firstInvalidIndex(bytes) {
             throw .invalidUTF8(offset: offset + bad)
         }
-        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
-            UnsafeMutableRawBufferPointer(buffer).copyMemory(from: bytes)
-            return bytes.count
+        let count = bytes.count
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            if count > 0 { UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: bytes.baseAddress!, byteCount: count) }
+            return count
         }
     }
 
