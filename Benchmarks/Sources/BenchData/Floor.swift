@@ -39,9 +39,12 @@ public struct Floor {
     /// A new string of the UTF-8 in `piece` (no allocation for 15 bytes or fewer, as in decoding).
     @inline(__always)
     static func string(_ buffer: UnsafeRawBufferPointer, _ piece: Range<Int>) -> String {
-        String(unsafeUninitializedCapacity: piece.count) { target in
-            UnsafeMutableRawBufferPointer(target).copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[piece]))
-            return piece.count
+        let count = piece.count
+        return String(unsafeUninitializedCapacity: count) { target in
+            if count > 0 {
+                UnsafeMutableRawPointer(target.baseAddress!).copyMemory(from: buffer.baseAddress! + piece.lowerBound, byteCount: count)
+            }
+            return count
         }
     }
 

@@ -13,17 +13,21 @@ public struct ProtoWriter {
     /// A writer over `buffer`, using the sizes recorded by the size pass.
     @inlinable
     public init(buffer: UnsafeMutableRawBufferPointer, sizes: consuming SizeCache) {
-        let start = buffer.baseAddress ?? UnsafeMutableRawPointer(bitPattern: 0x10)!
-        self.cursor = start
-        self.end = start + buffer.count
+        (cursor, end) = ProtoWriter.bounds(of: buffer)
         self.sizes = sizes
     }
 
     /// Points the writer at `buffer`, keeping its sizes.
     @inlinable
     mutating func retarget(_ buffer: UnsafeMutableRawBufferPointer) {
-        cursor = buffer.baseAddress ?? UnsafeMutableRawPointer(bitPattern: 0x10)!
-        end = cursor + buffer.count
+        (cursor, end) = ProtoWriter.bounds(of: buffer)
+    }
+
+    /// Start and end of `buffer`; an empty buffer may have no address, and nothing is stored there.
+    @inlinable
+    static func bounds(of buffer: UnsafeMutableRawBufferPointer) -> (UnsafeMutableRawPointer, UnsafeMutableRawPointer) {
+        let start = buffer.baseAddress ?? UnsafeMutableRawPointer(bitPattern: 0x10)!
+        return (start, start + buffer.count)
     }
 
     /// Bytes still free in the buffer.
