@@ -33,9 +33,12 @@ extension Array where Element == UInt8 {
     }
 
     /// Grows the array by `size` bytes and runs `body` with a writer over them that uses the
-    /// sizes of the size pass; returns the bytes `body` left unwritten (0 when the passes agree).
+    /// sizes of the size pass. `body` must fill them exactly: anything else is a generator bug,
+    /// and traps naming `what` was written.
     @inlinable
-    mutating func appendWritten(size: Int, sizes: consuming SizeCache, _ body: (inout ProtoWriter) -> Void) -> Int {
+    mutating func appendWritten(
+        size: Int, sizes: consuming SizeCache, of what: @autoclosure () -> String, _ body: (inout ProtoWriter) -> Void
+    ) {
         let start = count
         appendZeros(size)
         // The cache moves into the writer here, outside the closure below: a writer made inside
@@ -45,6 +48,6 @@ extension Array where Element == UInt8 {
             writer.retarget(UnsafeMutableRawBufferPointer(rebasing: buffer[start...]))
             body(&writer)
         }
-        return writer.remaining
+        precondition(writer.remaining == 0, "\(what()): size pass and write pass disagree")
     }
 }

@@ -151,7 +151,7 @@ extension UnknownFields {
         let size = packed
             ? Wire.varintSize(tag) + Wire.lengthDelimitedSize(payload)
             : values.count * Wire.varintSize(tag) + payload
-        let left = bytes.appendWritten(size: size, sizes: consume cache) { writer in
+        bytes.appendWritten(size: size, sizes: consume cache, of: "extension field \(fieldNumber)") { writer in
             if packed {
                 writer.writeTag(tag)
                 writer.writeVarint(UInt64(payload))
@@ -161,7 +161,6 @@ extension UnknownFields {
                 Codec.write(value, to: &writer)
             }
         }
-        precondition(left == 0, "extension field \(fieldNumber): size pass and write pass disagree")
     }
 }
 

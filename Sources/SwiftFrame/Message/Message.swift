@@ -115,7 +115,6 @@ extension Message {
     /// Appends the encoding whose size pass returned `size` and filled `cache`.
     @inlinable
     func append(size: Int, sizes cache: consuming SizeCache, to bytes: inout [UInt8]) {
-        let left = bytes.appendWritten(size: size, sizes: cache) { writer in encodeMessage(to: &writer) }
-        precondition(left == 0, "\(Self.protoMessageName): size pass and write pass disagree")
+        bytes.appendWritten(size: size, sizes: cache, of: Self.protoMessageName) { writer in encodeMessage(to: &writer) }
     }
 }
