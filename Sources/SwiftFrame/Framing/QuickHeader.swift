@@ -77,14 +77,14 @@ struct QuickHeader: Sendable {
     @inline(__always)
     func read(_ address: UnsafeRawPointer, into header: inout FrameHeader) -> Int {
         if lengthOnly {  // the one field is the whole header: its width is `size`
-            return payloadSize(FramePlan.loadUnchecked(address, width: size, byteOrder: codes & 0x10 != 0 ? .bigEndian : .littleEndian), code: codes)
+            return payloadSize(FramePlan.loadUnchecked(address, width: size, byteOrder: Self.byteOrder(codes)), code: codes)
         }
         var address = address
         var payload = -1
         for index in 0..<count {
             let code = codes &>> UInt64(8 &* index)
             let width = Int(code & 0x0F)
-            let value = FramePlan.loadUnchecked(address, width: width, byteOrder: code & 0x10 != 0 ? .bigEndian : .littleEndian)
+            let value = FramePlan.loadUnchecked(address, width: width, byteOrder: Self.byteOrder(code))
             address += width
             switch Role(rawValue: UInt8(truncatingIfNeeded: roles &>> UInt32(4 &* index)) & 0x0F) {
             case .magic?:
@@ -103,6 +103,12 @@ struct QuickHeader: Sendable {
             }
         }
         return payload
+    }
+
+    /// The byte order of the field whose code is in the low byte of `code`.
+    @inline(__always)
+    private static func byteOrder(_ code: UInt64) -> FrameLayout.ByteOrder {
+        code & 0x10 != 0 ? .bigEndian : .littleEndian
     }
 
     /// The payload size a length field (of field code `code`) announces, or -1 when it is out
