@@ -87,6 +87,19 @@ import Testing
             #expect(decoder.bufferedByteCount == 0)
             try decoder.finish()
         }
+        // Two pieces, both fed first, cut at every offset: a frame straddles the two arrays at
+        // every point of its header and payload.
+        for cut in 0...bytes.count {
+            var decoder = FrameDecoder(layout: layout)
+            decoder.feed(Array(bytes[..<cut]))
+            decoder.feed(Array(bytes[cut...]))
+            var frames: [Frame] = []
+            while let frame = try decoder.nextFrame() {
+                frames.append(frame)
+            }
+            #expect(frames == expected, "cut at \(cut)")
+            try decoder.finish()
+        }
     }
 
     @Test func stickyFramesComeOutOfOneFeedWithoutMoreInput() throws {
