@@ -10,9 +10,14 @@ let package = Package(
         .executable(name: "protoc-gen-swiftframe", targets: ["protoc-gen-swiftframe"]),
         .executable(name: "swiftframe", targets: ["swiftframe"]),
         .executable(name: "swiftframe-conformance", targets: ["swiftframe-conformance"]),
+        .library(name: "SwiftFrameNIO", targets: ["SwiftFrameNIO"]),
+        .library(name: "SwiftFrameURLSession", targets: ["SwiftFrameURLSession"]),
+        .executable(name: "swiftframe-demo", targets: ["swiftframe-demo"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // Runtime the generated code calls: no dependencies, no Foundation.
@@ -28,6 +33,29 @@ let package = Package(
             dependencies: ["SwiftFrame", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
 
+        // Live connections on SwiftNIO: channel handlers, a client (request/response, pushes,
+        // heartbeat, reconnect) and a server for any command table.
+        .target(
+            name: "SwiftFrameNIO",
+            dependencies: [
+                "SwiftFrame",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The HTTP short connection on URLSession (Foundation), kept out of the runtime.
+        .target(name: "SwiftFrameURLSession", dependencies: ["SwiftFrame"]),
+        // One scenario per seed system against a live server; prints a line per step.
+        .executableTarget(
+            name: "swiftframe-demo",
+            dependencies: [
+                "SwiftFrameNIO", "SwiftFrameURLSession", "SwiftFrameFixtures",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
         // The protobuf conformance testee: messages generated from ../shared/protos/conformance.
         .target(name: "SwiftFrameConformanceMessages", dependencies: ["SwiftFrame", "SwiftFrameWellKnownTypes"]),
         .executableTarget(name: "swiftframe-conformance", dependencies: ["SwiftFrame", "SwiftFrameConformanceMessages"]),
@@ -36,6 +64,19 @@ let package = Package(
         .target(name: "SwiftFrameFixtures", dependencies: ["SwiftFrame"], path: "Fixtures/generated"),
 
         .testTarget(name: "SwiftFrameTests", dependencies: ["SwiftFrame"]),
+        // Handlers on EmbeddedChannel; client, server and demo over loopback against the
+        // Python reference peers in Tests/Peers.
+        .testTarget(
+            name: "SwiftFrameNIOTests",
+            dependencies: [
+                "SwiftFrameNIO", "SwiftFrameURLSession", "SwiftFrameFixtures", "swiftframe-demo",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
+            ]
+        ),
         .testTarget(
             name: "SwiftFrameGeneratorTests",
             dependencies: ["SwiftFrameGenerator", "protoc-gen-swiftframe"]

@@ -6,7 +6,8 @@ import SwiftFrame
 public enum CommandEnum: SwiftFrame.Enum {
     case cmdDefault // CMD_DEFAULT = 0
     case cmdTest // CMD_TEST = 1
-    /// the server may answer any request with Error_Rsp
+    /// a server push: Notice_Ntf
+    case cmdNotice // CMD_NOTICE = 200
     case cmdError // CMD_ERROR = 100000
     case cmdSystemLogout // CMD_SYSTEM_LOGOUT = 99900001
     case cmdHeartBeat // CMD_HEART_BEAT = 99900002
@@ -21,6 +22,7 @@ public enum CommandEnum: SwiftFrame.Enum {
         switch rawValue {
         case 0: self = .cmdDefault
         case 1: self = .cmdTest
+        case 200: self = .cmdNotice
         case 100000: self = .cmdError
         case 99900001: self = .cmdSystemLogout
         case 99900002: self = .cmdHeartBeat
@@ -32,6 +34,7 @@ public enum CommandEnum: SwiftFrame.Enum {
         switch self {
         case .cmdDefault: return 0
         case .cmdTest: return 1
+        case .cmdNotice: return 200
         case .cmdError: return 100000
         case .cmdSystemLogout: return 99900001
         case .cmdHeartBeat: return 99900002
@@ -42,6 +45,7 @@ public enum CommandEnum: SwiftFrame.Enum {
     public static let allCases: [Self] = [
         .cmdDefault,
         .cmdTest,
+        .cmdNotice,
         .cmdError,
         .cmdSystemLogout,
         .cmdHeartBeat,
@@ -91,6 +95,20 @@ public struct EmptyReq: SwiftFrame.Message {
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
+}
+
+/// Pushed by the server at any time on CMD_NOTICE.
+public struct NoticeNtf: SwiftFrame.Message {
+    public var text: Swift.String = ""
+    public var serial: Swift.Int64 = 0
+    public var unknownFields = SwiftFrame.UnknownFields()
+
+    public init() {}
+
+    public init(text: Swift.String = "", serial: Swift.Int64 = 0) {
+        self.text = text
+        self.serial = serial
+    }
 }
 
 extension TestReq {
@@ -216,14 +234,51 @@ extension EmptyReq {
     }
 }
 
+extension NoticeNtf {
+    public static let protoMessageName: Swift.String = "Notice_Ntf"
+
+    public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        while reader.hasRemaining {
+            let tag = try reader.readTag()
+            switch tag {
+            case 10: self.text = try reader.readString()
+            case 16: self.serial = try reader.readVarint(SwiftFrame.ProtoInt64.self)
+            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            }
+        }
+    }
+
+    public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
+        var size = self.unknownFields.count
+        if !self.text.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.text.utf8.count) }
+        if self.serial != 0 { size += 1 + SwiftFrame.ProtoInt64.size(self.serial) }
+        return size
+    }
+
+    public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
+        if !self.text.isEmpty {
+            writer.writeTag(10)
+            writer.writeString(self.text)
+        }
+        if self.serial != 0 {
+            writer.writeTag(16)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.serial)
+        }
+        writer.writeUnknownFields(self.unknownFields)
+    }
+}
+
 /// The commands of this file, framed as `magic:u32=0xFF length:u32:cmd+body cmd:u32`.
 /// Ids travel in the header's command field.
 public enum GameCommands: SwiftFrame.CommandTable {
     public static let layout = SwiftFrame.FrameLayout(checkedDescription: "magic:u32=0xFF length:u32:cmd+body cmd:u32")
+    public static let errorCommand: Swift.UInt32? = 100000
+    public static let heartbeatCommand: Swift.UInt32? = 99900002
 
     /// The command ids.
     public enum ID: Swift.UInt32, Swift.Sendable, Swift.CaseIterable {
         case test = 1 // CMD_TEST
+        case notice = 200 // CMD_NOTICE
         case error = 100000 // CMD_ERROR
         case systemLogout = 99900001 // CMD_SYSTEM_LOGOUT
         case heartBeat = 99900002 // CMD_HEART_BEAT
@@ -232,6 +287,7 @@ public enum GameCommands: SwiftFrame.CommandTable {
     /// What a client receives: responses and pushes.
     public enum Inbound: Swift.Sendable, Swift.Hashable {
         case testRsp(TestRsp)
+        case noticeNtf(NoticeNtf)
         case errorRsp(ErrorRsp)
         /// CMD_SYSTEM_LOGOUT, which carries no typed message.
         case systemLogout(payload: [Swift.UInt8])
@@ -244,6 +300,8 @@ public enum GameCommands: SwiftFrame.CommandTable {
     /// What a server receives: requests.
     public enum Request: Swift.Sendable, Swift.Hashable {
         case testReq(TestReq)
+        /// CMD_NOTICE, which carries no typed message.
+        case notice(payload: [Swift.UInt8])
         /// CMD_ERROR, which carries no typed message.
         case error(payload: [Swift.UInt8])
         /// CMD_SYSTEM_LOGOUT, which carries no typed message.
@@ -258,6 +316,7 @@ public enum GameCommands: SwiftFrame.CommandTable {
         let command = Self.commandID(of: frame)
         switch command {
         case 1: return .testRsp(try TestRsp(serializedBytes: frame.payload))
+        case 200: return .noticeNtf(try NoticeNtf(serializedBytes: frame.payload))
         case 100000: return .errorRsp(try ErrorRsp(serializedBytes: frame.payload))
         case 99900001: return .systemLogout(payload: Swift.Array(frame.payload))
         case 99900002: return .heartBeat(payload: Swift.Array(frame.payload))
@@ -270,6 +329,7 @@ public enum GameCommands: SwiftFrame.CommandTable {
         let command = Self.commandID(of: frame)
         switch command {
         case 1: return .testReq(try TestReq(serializedBytes: frame.payload))
+        case 200: return .notice(payload: Swift.Array(frame.payload))
         case 100000: return .error(payload: Swift.Array(frame.payload))
         case 99900001: return .systemLogout(payload: Swift.Array(frame.payload))
         case 99900002: return .emptyReq(try EmptyReq(serializedBytes: frame.payload))
@@ -284,6 +344,10 @@ extension TestReq: SwiftFrame.CommandMessage {
 
 extension TestRsp: SwiftFrame.CommandMessage {
     public static let commandID: Swift.UInt32 = 1
+}
+
+extension NoticeNtf: SwiftFrame.CommandMessage {
+    public static let commandID: Swift.UInt32 = 200
 }
 
 extension ErrorRsp: SwiftFrame.CommandMessage {

@@ -5,7 +5,7 @@ import SwiftFrame
 /// The layout has no command field, so the table's ids are the type byte.
 public enum FrameType: SwiftFrame.Enum {
     case unspecified // FRAME_TYPE_UNSPECIFIED = 0
-    /// empty body
+    /// empty body, echoed
     case heartbeat // FRAME_TYPE_HEARTBEAT = 1
     case request // FRAME_TYPE_REQUEST = 2
     case chat // FRAME_TYPE_CHAT = 3
@@ -52,6 +52,7 @@ public enum FrameType: SwiftFrame.Enum {
 /// Ids travel in the header's type field.
 public enum ImCommands: SwiftFrame.CommandTable {
     public static let layout = SwiftFrame.FrameLayout(checkedDescription: "magic:u8=0x81 seq:u32 type:u8:known=1,2,3,4 length:u16:body max=65543")
+    public static let heartbeatCommand: Swift.UInt32? = 1
 
     /// The command ids.
     public enum ID: Swift.UInt32, Swift.Sendable, Swift.CaseIterable {

@@ -64,7 +64,7 @@ struct EnumTests {
         #expect(CommonMethod.allCases.map(caseName) == ["user", "message", "friend", "p2pConnect", "respond"])
         #expect(ErrorType.allCases.map(caseName) == ["comomErr", "invalidParams"])
         #expect(UserCmd.allCases.map(caseName) == ["signIn", "login", "logout", "userInfo"])
-        #expect(CommandEnum.allCases.map(caseName) == ["cmdDefault", "cmdTest", "cmdError", "cmdSystemLogout", "cmdHeartBeat"])
+        #expect(CommandEnum.allCases.map(caseName) == ["cmdDefault", "cmdTest", "cmdNotice", "cmdError", "cmdSystemLogout", "cmdHeartBeat"])
         #expect(KeywordCases.allCases.map(caseName) == ["default_", "self_", "unrecognized_", "keywordCases1st", "httpOk"])
         #expect(Aliased.allCases.map(caseName) == ["first", "one"])
         #expect(Sign.allCases == [.zero, .negative, .min, .max, .million])
@@ -72,7 +72,7 @@ struct EnumTests {
         #expect(CommonMethod.allCases == [.user, .message, .friend, .p2pConnect, .respond])
         #expect(ErrorType.allCases == [.comomErr, .invalidParams])
         #expect(UserCmd.allCases == [.signIn, .login, .logout, .userInfo])
-        #expect(CommandEnum.allCases == [.cmdDefault, .cmdTest, .cmdError, .cmdSystemLogout, .cmdHeartBeat])
+        #expect(CommandEnum.allCases == [.cmdDefault, .cmdTest, .cmdNotice, .cmdError, .cmdSystemLogout, .cmdHeartBeat])
         #expect(KeywordCases.allCases == [.default_, .self_, .unrecognized_, .keywordCases1st, .httpOk])
         #expect(Aliased.allCases == [.first, .one])
         // Defaults are the first declared value.

@@ -59,6 +59,33 @@ import Testing
         #expect(!result.stderr.contains("CMD_NONE"))
     }
 
+    @Test func errorReplyAndHeartbeatAreDeclaredOnce() throws {
+        let (result, output) = try Self.generate("""
+            option (swiftframe.layout) = "game-tcp";
+            enum Cmd {
+              option (swiftframe.command_table) = true;
+              CMD_NONE = 0;
+              CMD_FAIL = 9 [(swiftframe.error_reply) = true];
+              CMD_PING = 7 [(swiftframe.heartbeat) = true];
+            }
+            """)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(output?.contains("static let errorCommand: Swift.UInt32? = 9") == true)
+        #expect(output?.contains("static let heartbeatCommand: Swift.UInt32? = 7") == true)
+
+        let (twice, _) = try Self.generate("""
+            option (swiftframe.layout) = "game-tcp";
+            enum Cmd {
+              option (swiftframe.command_table) = true;
+              CMD_NONE = 0;
+              CMD_A = 1 [(swiftframe.heartbeat) = true];
+              CMD_B = 2 [(swiftframe.heartbeat) = true];
+            }
+            """)
+        #expect(twice.status != 0)
+        #expect(twice.stderr.contains("(swiftframe.heartbeat) is on both CMD_A and CMD_B"), "\(twice.stderr)")
+    }
+
     @Test func ambiguousNamesAreAnError() throws {
         let (result, _) = try Self.generate("""
             option (swiftframe.layout) = "game-tcp";

@@ -8,9 +8,17 @@ public protocol CommandMessage: Message {
     static var commandID: UInt32 { get }
 }
 
+#if compiler(>=6.2)
+/// Lets generic code use a command table's static members from any task or thread (its
+/// metatype is `Sendable`; a command table holds no state).
+public protocol CommandTableMetatype: SendableMetatype {}
+#else
+public protocol CommandTableMetatype {}
+#endif
+
 /// A generated command table: the frame layout, and the typed decoding of frames for each
 /// side of the connection.
-public protocol CommandTable {
+public protocol CommandTable: CommandTableMetatype {
     /// What a client receives: responses and pushes, one case per message, plus cases
     /// for commands that carry no typed message and for commands the table does not know.
     associatedtype Inbound: Sendable, Hashable
@@ -18,6 +26,14 @@ public protocol CommandTable {
     associatedtype Request: Sendable, Hashable
 
     static var layout: FrameLayout { get }
+
+    /// The command whose replies are errors: a client fails a request answered with it (the
+    /// game's `CMD_ERROR` with `Error_Rsp`). Nil when the table declares none.
+    static var errorCommand: UInt32? { get }
+
+    /// The keep-alive command a client sends when idle, with an empty body, and expects back.
+    /// Nil when the table declares none.
+    static var heartbeatCommand: UInt32? { get }
 
     /// Decodes a frame a client received.
     static func decode(_ frame: Frame) throws(WireError) -> Inbound
@@ -43,11 +59,19 @@ extension FrameLayout {
     /// The command id of a frame of this layout (0 for a frame without one, which a decoder
     /// of a command table's layout never produces).
     public func commandID(of frame: Frame) -> UInt32 {
-        carriesCommandInType ? UInt32(truncatingIfNeeded: frame.header.type ?? 0) : frame.header.command ?? 0
+        commandID(of: frame.header)
+    }
+
+    /// The command id a header carries, in its command field or its type field.
+    public func commandID(of header: FrameHeader) -> UInt32 {
+        carriesCommandInType ? UInt32(truncatingIfNeeded: header.type ?? 0) : header.command ?? 0
     }
 }
 
 extension CommandTable {
+    public static var errorCommand: UInt32? { nil }
+    public static var heartbeatCommand: UInt32? { nil }
+
     /// The command id of a frame: its command field, or its type field when the layout has
     /// no command field.
     public static func commandID(of frame: Frame) -> UInt32 {

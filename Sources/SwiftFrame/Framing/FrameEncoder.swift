@@ -43,6 +43,14 @@ public struct FrameEncoder: Sendable {
         message.append(size: size, sizes: consume cache, to: &bytes)
     }
 
+    /// The header alone of a frame with `payloadCount` bytes of body, for a transport that
+    /// writes the body from its own buffer after it.
+    public func header(_ header: FrameHeader, payloadCount: Int) throws(FrameError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        try writeHeader(header, payloadCount: payloadCount, to: &bytes, reservingPayload: false)
+        return bytes
+    }
+
     /// The header size of a frame with `payloadCount` bytes of body (it varies only with a
     /// varint length), or the error encoding such a payload would throw.
     public func headerSize(payloadCount: Int) throws(FrameError) -> Int {
@@ -69,12 +77,14 @@ public struct FrameEncoder: Sendable {
         return (UInt64(wire), headerSize)
     }
 
-    /// Appends the header for a body of `payloadCount` bytes and makes room for the body.
-    /// Leaves `bytes` as it was on error.
+    /// Appends the header for a body of `payloadCount` bytes and makes room for the body
+    /// (unless `reservingPayload` is false). Leaves `bytes` as it was on error.
     @usableFromInline
-    func writeHeader(_ header: FrameHeader, payloadCount: Int, to bytes: inout [UInt8]) throws(FrameError) {
+    func writeHeader(
+        _ header: FrameHeader, payloadCount: Int, to bytes: inout [UInt8], reservingPayload: Bool = true
+    ) throws(FrameError) {
         let (wire, headerSize) = try checkedLength(payloadCount: payloadCount)
-        let needed = bytes.count + headerSize + payloadCount
+        let needed = bytes.count + headerSize + (reservingPayload ? payloadCount : 0)
         if bytes.capacity < needed {
             // Exact for a fresh array; geometric when appending frame after frame.
             bytes.reserveCapacity(bytes.isEmpty ? needed : max(needed, 2 * bytes.capacity))

@@ -19,6 +19,12 @@ struct CommandTableEmitter {
         printer.line("/// Ids travel in the header's \(table.layout.carriesCommandInType ? "type" : "command") field.")
         printer.block("\(visibility)enum \(table.swiftName): SwiftFrame.CommandTable") {
             printer.line("\(visibility)static let layout = SwiftFrame.FrameLayout(checkedDescription: \"\(table.layout)\")")
+            if let error = table.errorCommand {
+                printer.line("\(visibility)static let errorCommand: Swift.UInt32? = \(error)")
+            }
+            if let heartbeat = table.heartbeatCommand {
+                printer.line("\(visibility)static let heartbeatCommand: Swift.UInt32? = \(heartbeat)")
+            }
             printer.line()
             emitIDs(to: printer)
             printer.line()

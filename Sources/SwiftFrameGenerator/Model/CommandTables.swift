@@ -18,6 +18,9 @@ public final class CommandTable {
     public let swiftName: String
     public let layout: FrameLayout
     public internal(set) var entries: [Entry] = []
+    /// The command whose replies are errors, and the keep-alive command (enum value options).
+    public internal(set) var errorCommand: UInt32?
+    public internal(set) var heartbeatCommand: UInt32?
     /// Messages of this table that travel under exactly one id in the whole run, so they
     /// can carry it as `CommandMessage.commandID`.
     public internal(set) var conformances: [(message: MessageType, id: UInt32)] = []
@@ -104,6 +107,8 @@ struct CommandResolver {
             swiftName: Naming.typeName(stem, prefix: Naming.packagePrefix(file.descriptor.package)) + "Commands",
             layout: layout)
         table.entries = builder.entries
+        table.errorCommand = builder.errorCommand
+        table.heartbeatCommand = builder.heartbeatCommand
         for entry in table.entries {
             if let request = entry.request, let response = entry.response {
                 pair(request, response, place: "\(place): \(entry.origin)")
@@ -159,8 +164,15 @@ struct CommandResolver {
             if request == nil && response == nil {
                 warnings.append("\(place) (\(value.number)) matches no message; it gets a case without a typed payload")
             }
-            builder.add(id: UInt32(bitPattern: value.number), swiftName: Naming.caseName(word, enumName: ""),
+            let id = UInt32(bitPattern: value.number)
+            builder.add(id: id, swiftName: Naming.caseName(word, enumName: ""),
                         origin: value.protoName, request: request, response: response)
+            if options.bool(field: SwiftFrameOption.EnumValue.errorReply) == true {
+                builder.mark(\.errorCommand, id, role: "error_reply", origin: value.protoName)
+            }
+            if options.bool(field: SwiftFrameOption.EnumValue.heartbeat) == true {
+                builder.mark(\.heartbeatCommand, id, role: "heartbeat", origin: value.protoName)
+            }
         }
     }
 
@@ -306,6 +318,19 @@ private struct TableBuilder {
     let file: ProtoFile
     var entries: [CommandTable.Entry] = []
     var problems: [String] = []
+    var errorCommand: UInt32?
+    var heartbeatCommand: UInt32?
+    var marked: [String: String] = [:]  // role -> the value that has it
+
+    /// Sets the error or heartbeat command, reporting a second value that claims the role.
+    mutating func mark(_ field: WritableKeyPath<TableBuilder, UInt32?>, _ id: UInt32, role name: String, origin: String) {
+        if let existing = marked[name] {
+            problems.append("\(file.name): (swiftframe.\(name)) is on both \(existing) and \(origin); a table has one")
+            return
+        }
+        marked[name] = origin
+        self[keyPath: field] = id
+    }
 
     mutating func add(id: UInt32, swiftName: String, origin: String, request: MessageType?, response: MessageType?) {
         guard let index = entries.firstIndex(where: { $0.id == id }) else {

@@ -19,6 +19,8 @@ enum SwiftFrameOption {
         static let request = 50700
         static let response = 50701
         static let holds = 50702
+        static let errorReply = 50703
+        static let heartbeat = 50704
     }
 
     enum Field {

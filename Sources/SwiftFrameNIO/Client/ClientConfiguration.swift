@@ -1,0 +1,129 @@
+import Logging
+import SwiftFrame
+
+/// How a client matches replies to requests.
+public enum Correlation: Sendable, Hashable {
+    /// By the header's sequence number: each request gets the next number (increasing, wrapping
+    /// to 1 after the field's largest value, skipping 0 and any number still outstanding), and
+    /// the reply carries it back. The default for layouts with a `seq` field.
+    case sequence
+    /// By a varint field inside every request and reply body (the `RpcId` some frameworks put
+    /// in each message): the client writes a fresh id into that field of each request and reads
+    /// it back from the reply. Messages need not declare the field; a reply must carry it.
+    case bodyField(number: Int)
+    /// In order per reply command: a reply answers the oldest outstanding request expecting that
+    /// command, and an error reply the oldest outstanding request of all. The default for
+    /// layouts without a `seq` field. A request that times out or is cancelled keeps its place,
+    /// so its late reply is dropped instead of being taken for the next one's.
+    case inOrder
+}
+
+/// The keep-alive: a frame sent when the connection has been idle for `interval`, whose answer
+/// must come within `timeout`. A missed answer is retried `retries` times; then the connection
+/// is dropped (`DisconnectReason.heartbeatTimeout`) and, if reconnecting is on, made again.
+/// A dead peer is noticed at most `interval + (retries + 1) × timeout` after it went silent.
+public struct Heartbeat: Sendable, Hashable {
+    /// Idle means nothing was sent, or nothing was received, for this long.
+    public var interval: Duration
+    public var timeout: Duration
+    public var retries: Int
+    /// The heartbeat's command id; nil takes the command table's (`CommandTable.heartbeatCommand`).
+    public var command: UInt32?
+    /// What it carries (an empty message encodes to no bytes).
+    public var payload: [UInt8]
+
+    public init(
+        interval: Duration = .seconds(90), timeout: Duration = .seconds(10), retries: Int = 3,
+        command: UInt32? = nil, payload: [UInt8] = []
+    ) {
+        self.interval = interval
+        self.timeout = timeout
+        self.retries = retries
+        self.command = command
+        self.payload = payload
+    }
+}
+
+/// Delays between connection attempts: `initialDelay`, then each `multiplier` times the one
+/// before, at most `maxDelay`, each moved at random by up to ± `jitter` of itself, so that
+/// many clients of one server do not come back in step.
+public struct Backoff: Sendable, Hashable {
+    public var initialDelay: Duration
+    public var multiplier: Double
+    public var maxDelay: Duration
+    public var jitter: Double
+    /// Attempts after a drop or a failed connect before `run()` gives up; nil: no limit, 0:
+    /// never reconnect.
+    public var maxAttempts: Int?
+
+    public init(
+        initialDelay: Duration = .seconds(1), multiplier: Double = 1.6, maxDelay: Duration = .seconds(120),
+        jitter: Double = 0.2, maxAttempts: Int? = nil
+    ) {
+        self.initialDelay = initialDelay
+        self.multiplier = multiplier
+        self.maxDelay = maxDelay
+        self.jitter = jitter
+        self.maxAttempts = maxAttempts
+    }
+
+    /// The delay before attempt `attempt` (1 is the first after a drop), before jitter.
+    public func delay(attempt: Int) -> Duration {
+        var seconds = initialDelay.seconds
+        for _ in 1..<max(attempt, 1) {
+            seconds *= multiplier
+            if seconds >= maxDelay.seconds { return maxDelay }
+        }
+        return min(.seconds(seconds), maxDelay)
+    }
+
+    func jittered(attempt: Int) -> Duration {
+        let base = delay(attempt: attempt).seconds
+        return .seconds(max(0, base * (1 + Double.random(in: -jitter...jitter))))
+    }
+}
+
+/// What happens to pushes when the app reads them more slowly than they arrive.
+public enum PushOverflow: Sendable, Hashable {
+    /// Keep the newest `pushBufferSize` pushes; the oldest waiting one is dropped.
+    case dropOldest
+    /// Keep the oldest; a push that arrives to a full buffer is dropped.
+    case dropNewest
+}
+
+/// A client's settings. Every wait has a deadline: connecting (`connectTimeout`), each request
+/// (`requestTimeout`, or the one given to the call, which also bounds waiting for a connection),
+/// and the heartbeat's answer.
+public struct ClientConfiguration: Sendable {
+    /// Default 10 s.
+    public var connectTimeout: Duration = .seconds(10)
+    /// Default 15 s.
+    public var requestTimeout: Duration = .seconds(15)
+    /// Nil: `.sequence` when the layout has a `seq` field, `.inOrder` otherwise.
+    public var correlation: Correlation?
+    /// Nil: no heartbeat. The default sends the table's heartbeat command every 90 s of
+    /// idleness, and is off for tables that declare none.
+    public var heartbeat: Heartbeat? = Heartbeat()
+    /// Default: 1 s, ×1.6, at most 2 minutes, ±20 %, no limit on attempts.
+    public var reconnect = Backoff()
+    /// The command whose replies are errors (`ErrorReply`); nil takes the table's
+    /// (`CommandTable.errorCommand`).
+    public var errorCommand: UInt32?
+    /// Pushes waiting for the app: at most this many (default 1024), then `pushOverflow`.
+    public var pushBufferSize = 1024
+    public var pushOverflow = PushOverflow.dropOldest
+    /// Requests awaiting replies on one connection (default 65,536); one more fails at once.
+    public var maxPendingRequests = 65_536
+    /// The first sequence number (default 1); later ones count up from it and wrap.
+    public var firstSequence: UInt64 = 1
+    public var logger = Logger(label: "swiftframe.client")
+
+    public init() {}
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,274 @@
+import Logging
+import NIOCore
+import SwiftFrame
+
+/// What a `Connection` writes into its channel.
+struct ClientWrite: Sendable {
+    enum Kind: Sendable {
+        /// A request awaiting a reply on `replyCommand`, due by `deadline`.
+        case request(replyCommand: UInt32, deadline: NIODeadline, timeout: Duration, token: ObjectIdentifier,
+                     completion: @Sendable (Result<Frame, any Error>) -> Void)
+        /// Fire and forget.
+        case send
+    }
+
+    var frame: OutboundFrame
+    var kind: Kind
+}
+
+/// Asks the handler to give up a request (its caller was cancelled).
+struct CancelRequest: Sendable {
+    let token: ObjectIdentifier
+}
+
+/// The client end of one connection, on its event loop: numbers requests, frames them, keeps
+/// the table of requests awaiting replies with their deadlines, matches each frame to the
+/// request it answers or hands it on as a push, and keeps the connection alive with
+/// heartbeats. Every table and timer it owns is touched on the event loop only.
+final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
+    typealias InboundIn = Frame
+    typealias OutboundIn = ClientWrite
+    typealias OutboundOut = ByteBuffer
+
+    private let encoder: FrameEncoder
+    private var pending: PendingRequests
+    private let heartbeat: Heartbeat?
+    private let heartbeatCommand: UInt32?
+    private let push: @Sendable (Frame) -> Void
+    private let logger: Logger
+    /// Succeeded with the reason when the channel goes inactive.
+    let closed: EventLoopPromise<DisconnectReason>
+    private var closeReason: DisconnectReason?
+
+    private var lastRead = NIODeadline.now()
+    private var lastWrite = NIODeadline.now()
+    private var heartbeatTimer: Scheduled<Void>?
+    private var heartbeatOutstanding = false
+
+    init(configuration: ClientConfiguration, eventLoop: EventLoop, push: @escaping @Sendable (Frame) -> Void) {
+        let layout = Table.layout
+        encoder = FrameEncoder(layout: layout)
+        let sequenceField = layout.fields.first { $0.kind == .sequence }
+        let correlation = configuration.correlation ?? (sequenceField != nil ? .sequence : .inOrder)
+        pending = PendingRequests(
+            correlation: correlation, errorCommand: configuration.errorCommand ?? Table.errorCommand,
+            limit: configuration.maxPendingRequests, sequenceWidth: sequenceField?.width,
+            first: configuration.firstSequence)
+        heartbeatCommand = configuration.heartbeat?.command ?? Table.heartbeatCommand
+        heartbeat = heartbeatCommand == nil ? nil : configuration.heartbeat
+        self.push = push
+        logger = configuration.logger
+        closed = eventLoop.makePromise()
+    }
+
+    // MARK: Lifecycle
+
+    func channelActive(context: ChannelHandlerContext) {
+        lastRead = .now()
+        lastWrite = .now()
+        scheduleHeartbeat(context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        heartbeatTimer?.cancel()
+        let reason = closeReason ?? .closedByPeer
+        for entry in pending.removeAll() {
+            entry.timer?.cancel()
+            if case let .caller(complete) = entry.completion { complete(.failure(FrameClientError.connectionLost(reason))) }
+        }
+        closed.succeed(reason)
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        closed.succeed(closeReason ?? .closedByPeer)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if closeReason == nil {
+            closeReason = (error as? FrameError).map(DisconnectReason.badFrame)
+                ?? .transportError(String(describing: error))
+        }
+        logger.warning("closing the connection", metadata: ["error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    /// Closes the connection for `reason` (kept for the disconnect report).
+    private func close(context: ChannelHandlerContext, reason: DisconnectReason) {
+        if closeReason == nil { closeReason = reason }
+        context.close(promise: nil)
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        if let cancel = event as? CancelRequest {
+            if let key = pending.key(of: cancel.token), let entry = pending.abandon(key),
+               case let .caller(complete) = entry.completion {
+                logger.debug("request cancelled; a late reply will be dropped", metadata: ["key": "\(key)"])
+                complete(.failure(CancellationError()))
+            }
+            promise?.succeed()
+        } else if event is ReconnectRequest {
+            close(context: context, reason: .closedByClient)
+            promise?.succeed()
+        } else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+        }
+    }
+
+    // MARK: Writing
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        let write = unwrapOutboundIn(data)
+        switch write.kind {
+        case .send:
+            writeFrame(write.frame, context: context, promise: promise)
+        case let .request(replyCommand, deadline, timeout, token, complete):
+            let command = Table.layout.commandID(of: write.frame.header)
+            startRequest(write.frame, command: command, replyCommand: replyCommand, deadline: deadline,
+                         timeout: timeout, token: token, completion: .caller(complete), context: context,
+                         promise: promise)
+        }
+    }
+
+    private func startRequest(
+        _ frame: OutboundFrame, command: UInt32, replyCommand: UInt32, deadline: NIODeadline, timeout: Duration,
+        token: ObjectIdentifier?, completion: PendingRequests.Completion, context: ChannelHandlerContext,
+        promise: EventLoopPromise<Void>?
+    ) {
+        guard pending.entries.count < pending.limit, let key = pending.newKey() else {
+            promise?.fail(FrameClientError.tooManyPending(limit: pending.limit))
+            return
+        }
+        var frame = frame
+        switch pending.correlation {
+        case .sequence: frame.header.sequence = key
+        case let .bodyField(number): BodyID.append(key, field: number, to: &frame.payload)
+        case .inOrder: break
+        }
+        var buffer = context.channel.allocator.buffer(capacity: 0)
+        do {
+            try encoder.write(frame.header, payload: frame.payload, to: &buffer)
+        } catch {
+            promise?.fail(error)
+            return
+        }
+        let loop = context.eventLoop.assumeIsolated()
+        let timer = loop.scheduleTask(deadline: deadline) { [weak self] in
+            guard let self else { return }
+            self.expire(key, command: command, timeout: timeout, context: context)
+        }
+        pending.insert(.init(command: command, replyCommand: replyCommand, token: token, completion: completion,
+                             timer: timer), key: key)
+        lastWrite = .now()
+        context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
+    }
+
+    private func writeFrame(_ frame: OutboundFrame, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        var buffer = context.channel.allocator.buffer(capacity: 0)
+        do {
+            try encoder.write(frame.header, payload: frame.payload, to: &buffer)
+        } catch {
+            promise?.fail(error)
+            return
+        }
+        lastWrite = .now()
+        context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
+    }
+
+    private func expire(_ key: UInt64, command: UInt32, timeout: Duration, context: ChannelHandlerContext) {
+        guard let entry = pending.abandon(key) else { return }
+        switch entry.completion {
+        case let .caller(complete):
+            logger.debug("request timed out", metadata: ["command": "\(command)", "key": "\(key)"])
+            complete(.failure(FrameClientError.timedOut(command: command, after: timeout)))
+        case let .heartbeat(attempt):
+            heartbeatMissed(attempt: attempt, context: context)
+        }
+    }
+
+    // MARK: Reading
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        lastRead = .now()
+        let command = Table.commandID(of: frame)
+        var bodyKey: UInt64?
+        if case let .bodyField(number) = pending.correlation { bodyKey = BodyID.read(field: number, in: frame.payload) }
+        guard let (key, entry) = pending.match(frame, command: command, bodyKey: bodyKey) else {
+            push(frame)
+            return
+        }
+        guard let entry else {
+            logger.info("dropping a late reply to a request given up", metadata: ["command": "\(command)", "key": "\(key)"])
+            return
+        }
+        switch entry.completion {
+        case let .caller(complete):
+            if command == pending.errorCommand && entry.replyCommand != command {
+                do {
+                    complete(.failure(ErrorReply<Table>(reply: try Table.decode(frame), header: frame.header)))
+                } catch {
+                    complete(.failure(FrameClientError.badReply(command: command, error)))
+                }
+            } else {
+                complete(.success(frame))
+            }
+        case .heartbeat:
+            heartbeatOutstanding = false
+            scheduleHeartbeat(context: context)
+        }
+    }
+
+    // MARK: Heartbeat
+
+    /// Arms the timer for when the connection will have been idle for the interval.
+    private func scheduleHeartbeat(context: ChannelHandlerContext) {
+        guard let heartbeat, !heartbeatOutstanding else { return }
+        heartbeatTimer?.cancel()
+        let due = min(lastRead, lastWrite) + TimeAmount(heartbeat.interval)
+        heartbeatTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) { [weak self] in
+            guard let self else { return }
+            self.heartbeatDue(context: context)
+        }
+    }
+
+    private func heartbeatDue(context: ChannelHandlerContext) {
+        guard let heartbeat, context.channel.isActive else { return }
+        if min(lastRead, lastWrite) + TimeAmount(heartbeat.interval) > .now() {
+            scheduleHeartbeat(context: context)  // traffic since: not idle yet
+        } else {
+            sendHeartbeat(attempt: 1, context: context)
+        }
+    }
+
+    private func sendHeartbeat(attempt: Int, context: ChannelHandlerContext) {
+        guard let heartbeat, let command = heartbeatCommand else { return }
+        heartbeatOutstanding = true
+        logger.trace("heartbeat", metadata: ["attempt": "\(attempt)"])
+        let frame = OutboundFrame(header: Table.layout.header(command: command), payload: heartbeat.payload)
+        startRequest(frame, command: command, replyCommand: command, deadline: .now() + TimeAmount(heartbeat.timeout),
+                     timeout: heartbeat.timeout, token: nil, completion: .heartbeat(attempt: attempt),
+                     context: context, promise: nil)
+    }
+
+    private func heartbeatMissed(attempt: Int, context: ChannelHandlerContext) {
+        guard let heartbeat else { return }
+        logger.notice("heartbeat missed", metadata: ["attempt": "\(attempt)"])
+        if attempt <= heartbeat.retries {
+            sendHeartbeat(attempt: attempt + 1, context: context)
+        } else {
+            close(context: context, reason: .heartbeatTimeout(attempts: attempt))
+        }
+    }
+}
+
+/// Asks the handler to drop the connection so that the client connects again at once.
+struct ReconnectRequest: Sendable {}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,208 @@
+import NIOCore
+import SwiftFrame
+
+/// The requests of one connection that await replies, and the rule that matches a reply to
+/// one of them. It lives on the connection's event loop and is only touched there, so it needs
+/// no lock. Keys are sequence numbers, body ids, or (in order) ordinals.
+struct PendingRequests {
+    struct Entry {
+        let command: UInt32
+        let replyCommand: UInt32
+        let token: ObjectIdentifier?
+        let completion: Completion
+        var timer: Scheduled<Void>?
+    }
+
+    enum Completion {
+        /// A caller's request: decodes on the event loop and fulfils the caller's promise.
+        case caller(@Sendable (Result<Frame, any Error>) -> Void)
+        /// The connection's own heartbeat, attempt n.
+        case heartbeat(attempt: Int)
+    }
+
+    let correlation: Correlation
+    let errorCommand: UInt32?
+    let limit: Int
+    private(set) var entries: [UInt64: Entry] = [:]
+    private var tokens: [ObjectIdentifier: UInt64] = [:]
+
+    // Sequence numbers and body ids.
+    private var next: UInt64
+    private let largest: UInt64
+    /// Keys given up (timed out or cancelled) whose replies may still come: kept, up to
+    /// `abandonedLimit`, so a late reply is recognized and dropped rather than taken for a push.
+    private var abandoned: Set<UInt64> = []
+    private var abandonedOrder: [UInt64] = []
+    private var abandonedHead = 0
+    private let abandonedLimit = 4096
+
+    // In order: ordinals waiting per reply command, oldest first. A given-up request stays
+    // in its queue (its entry removed) so that its late reply is matched to it.
+    private var queues: [UInt32: OrdinalQueue] = [:]
+
+    init(correlation: Correlation, errorCommand: UInt32?, limit: Int, sequenceWidth: Int?, first: UInt64) {
+        self.correlation = correlation
+        self.errorCommand = errorCommand
+        self.limit = limit
+        switch correlation {
+        case .sequence:
+            let width = sequenceWidth ?? 8
+            largest = width >= 8 ? .max : (1 << (8 * UInt64(width))) - 1
+        case .bodyField:
+            largest = UInt64(Int64.max)
+        case .inOrder:
+            largest = .max
+        }
+        next = min(max(first, 1), largest)
+    }
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    /// A key for a new request, or nil when every key is taken.
+    mutating func newKey() -> UInt64? {
+        if case .inOrder = correlation {
+            defer { next &+= 1 }
+            return next
+        }
+        for _ in 0...(entries.count + abandoned.count) {
+            let key = next
+            next = key >= largest ? 1 : key + 1
+            if entries[key] == nil && !abandoned.contains(key) { return key }
+        }
+        return nil
+    }
+
+    mutating func insert(_ entry: Entry, key: UInt64) {
+        entries[key] = entry
+        if let token = entry.token { tokens[token] = key }
+        if case .inOrder = correlation { queues[entry.replyCommand, default: OrdinalQueue()].append(key) }
+    }
+
+    /// The key of the request `frame` answers, if any. Returns the entry removed; for a
+    /// reply to a request given up, returns the key with no entry (drop the frame).
+    mutating func match(_ frame: Frame, command: UInt32, bodyKey: UInt64?) -> (key: UInt64, entry: Entry?)? {
+        switch correlation {
+        case .sequence, .bodyField:
+            let candidate: UInt64?
+            if case .sequence = correlation { candidate = frame.header.sequence } else { candidate = bodyKey }
+            guard let key = candidate else { return nil }
+            if let entry = entries[key], command == entry.replyCommand || command == errorCommand {
+                return (key, remove(key))
+            }
+            if abandoned.remove(key) != nil { return (key, nil) }
+            return nil
+        case .inOrder:
+            if command == errorCommand, queues[command] == nil || queues[command]!.isEmpty {
+                // An error reply answers the oldest request of all.
+                guard let (replyCommand, key) = queues.compactMap({ item in item.value.first.map { (item.key, $0) } })
+                    .min(by: { $0.1 < $1.1 }) else { return nil }
+                _ = queues[replyCommand]!.popFirst()
+                return (key, remove(key))
+            }
+            guard let key = queues[command]?.popFirst() else { return nil }
+            return (key, remove(key))
+        }
+    }
+
+    /// Removes a request given up (timed out or cancelled); its reply, if it comes, is dropped.
+    mutating func abandon(_ key: UInt64) -> Entry? {
+        guard let entry = remove(key) else { return nil }
+        switch correlation {
+        case .sequence, .bodyField:
+            abandoned.insert(key)
+            abandonedOrder.append(key)
+            if abandonedOrder.count - abandonedHead > abandonedLimit {
+                abandoned.remove(abandonedOrder[abandonedHead])
+                abandonedHead += 1
+                if abandonedHead > abandonedLimit {
+                    abandonedOrder.removeFirst(abandonedHead)
+                    abandonedHead = 0
+                }
+            }
+        case .inOrder:
+            break  // its ordinal stays queued; the reply that takes it finds no entry
+        }
+        return entry
+    }
+
+    func key(of token: ObjectIdentifier) -> UInt64? { tokens[token] }
+
+    /// Every outstanding request, removed.
+    mutating func removeAll() -> [Entry] {
+        let all = Array(entries.values)
+        entries.removeAll()
+        tokens.removeAll()
+        queues.removeAll()
+        return all
+    }
+
+    private mutating func remove(_ key: UInt64) -> Entry? {
+        guard let entry = entries.removeValue(forKey: key) else { return nil }
+        if let token = entry.token { tokens[token] = nil }
+        entry.timer?.cancel()
+        return entry
+    }
+}
+
+/// A queue of ordinals: an array read from `head`, compacted when half is consumed.
+struct OrdinalQueue {
+    private var items: [UInt64] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == items.count }
+    var first: UInt64? { isEmpty ? nil : items[head] }
+
+    mutating func append(_ item: UInt64) { items.append(item) }
+
+    mutating func popFirst() -> UInt64? {
+        guard let item = first else { return nil }
+        head += 1
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 64 && head * 2 >= items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return item
+    }
+}
+
+/// A request id carried in a varint field of the body (`Correlation.bodyField`).
+enum BodyID {
+    /// Appends the field to an encoded body. A later occurrence of a scalar field wins, so
+    /// this overrides any value the message itself holds.
+    static func append(_ id: UInt64, field: Int, to payload: inout [UInt8]) {
+        var value = UInt64(Wire.tag(fieldNumber: field, wireType: .varint))
+        for _ in 0..<2 {
+            while value >= 0x80 {
+                payload.append(UInt8(truncatingIfNeeded: value) | 0x80)
+                value >>= 7
+            }
+            payload.append(UInt8(value))
+            value = id
+        }
+    }
+
+    /// The last value of varint field `field` in an encoded body, or nil when it has none or
+    /// does not parse.
+    static func read(field: Int, in payload: ArraySlice<UInt8>) -> UInt64? {
+        payload.withUnsafeBytes { bytes -> UInt64? in
+            var reader = ProtoReader(buffer: bytes)
+            var found: UInt64?
+            do {
+                while reader.hasRemaining {
+                    let tag = try reader.readTag()
+                    if tag == Wire.tag(fieldNumber: field, wireType: .varint) {
+                        found = try reader.readVarint()
+                    } else {
+                        try reader.skipValue(tag: tag)
+                    }
+                }
+            } catch {
+                return nil
+            }
+            return found
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import SwiftFrame
+
+/// A server's settings.
+public struct ServerConfiguration: Sendable {
+    /// A connection that sends nothing for this long is closed (default 5 minutes; nil: never).
+    public var idleTimeout: Duration? = .seconds(300)
+    public var logger = Logger(label: "swiftframe.server")
+
+    public init() {}
+}
+
+/// A reply or push a server writes: a command and its encoded body.
+public struct ServerFrame: Sendable, Hashable {
+    public var command: UInt32
+    public var payload: [UInt8]
+
+    public init(command: UInt32, payload: [UInt8] = []) {
+        self.command = command
+        self.payload = payload
+    }
+
+    /// `message` under its command id.
+    public init<M: CommandMessage>(_ message: M) throws {
+        self.init(command: M.commandID, payload: try message.serializedBytes())
+    }
+}
+
+/// What a request handler knows of the request besides its body, and how it reaches the
+/// connection.
+public struct RequestContext<Table: CommandTable>: Sendable {
+    /// The connection the request came on (for `FrameServer.push(_:to:)`).
+    public let connection: Int
+    /// The request's header; its sequence number is echoed in the reply.
+    public let header: FrameHeader
+    let writer: NIOAsyncChannelOutboundWriter<OutboundFrame>
+
+    /// Writes a push to this connection (sequence 0 where the layout numbers frames).
+    public func push(_ frame: ServerFrame) async throws {
+        try await writer.write(OutboundFrame(header: FrameServer<Table>.header(frame.command, sequence: 0), payload: frame.payload))
+    }
+}
+
+/// A server for one command table. Each connection's requests are decoded with
+/// `Table.decodeRequest` and handed to the handler one at a time, in order; the frame it
+/// returns is written back under the request's sequence number. A connection that sends a
+/// bad frame (bad magic, absurd length, unknown type) is closed with a logged `FrameError`;
+/// other connections go on.
+///
+///     let server = FrameServer<GameCommands>(port: 9000)
+///     try await server.run { request, context in
+///         switch request {
+///         case let .testReq(request): try ServerFrame(TestRsp(result1: request.param1))
+///         default: nil
+///         }
+///     }
+public final class FrameServer<Table: CommandTable>: Sendable {
+    public typealias Handler = @Sendable (Table.Request, RequestContext<Table>) async throws -> ServerFrame?
+
+    public let host: String
+    public let configuration: ServerConfiguration
+    private let requestedPort: Int
+    private let group: any EventLoopGroup
+    private let connections = NIOLockedValueBox<[Int: NIOAsyncChannelOutboundWriter<OutboundFrame>]>([:])
+    private let listening = NIOLockedValueBox(Listening())
+
+    private struct Listening {
+        var port: Int?
+        var failure: (any Error)?
+        var nextConnection = 0
+        var waiters: [CheckedContinuation<Int, any Error>] = []
+    }
+
+    /// A server for `host:port` (port 0: any free port, see `port()`); `run` listens.
+    public init(
+        host: String = "127.0.0.1", port: Int, configuration: ServerConfiguration = ServerConfiguration(),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        self.host = host
+        self.requestedPort = port
+        self.configuration = configuration
+        self.group = eventLoopGroup
+    }
+
+    /// The port listened on, once `run` has bound it (the one the system chose for port 0).
+    /// Throws the error if binding failed.
+    public func port() async throws -> Int {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready: Result<Int, any Error>? = listening.withLockedValue { state in
+                if let port = state.port { return .success(port) }
+                if let failure = state.failure { return .failure(failure) }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+
+    /// Listens, then accepts connections and serves them with `handler` until the task is
+    /// cancelled. Each connection's requests are handled one at a time, in order.
+    public func run(handler: @escaping Handler) async throws {
+        let listener: NIOAsyncChannel<NIOAsyncChannel<Frame, OutboundFrame>, Never>
+        do {
+            listener = try await bind()
+        } catch {
+            settle(.failure(error))
+            throw error
+        }
+        settle(.success(listener.channel.localAddress?.port ?? requestedPort))
+        try await withTaskCancellationHandler {
+            try await listener.executeThenClose { inbound in
+                try await withThrowingDiscardingTaskGroup { group in
+                    for try await connection in inbound {
+                        group.addTask { await self.serve(connection, handler: handler) }
+                    }
+                }
+            }
+        } onCancel: {
+            listener.channel.close(promise: nil)
+        }
+    }
+
+    private func settle(_ result: Result<Int, any Error>) {
+        let waiters = listening.withLockedValue { state in
+            switch result {
+            case let .success(port): state.port = port
+            case let .failure(error): state.failure = error
+            }
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(with: result) }
+    }
+
+    private func bind() async throws -> NIOAsyncChannel<NIOAsyncChannel<Frame, OutboundFrame>, Never> {
+        let idle = configuration.idleTimeout
+        return try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .bind(host: host, port: requestedPort) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    if let idle {
+                        try pipeline.addHandlers(IdleStateHandler(readTimeout: TimeAmount(idle)), CloseWhenIdle())
+                    }
+                    try pipeline.addHandlers(
+                        ByteToMessageHandler(FrameDecoderHandler(layout: Table.layout)),
+                        MessageToByteHandler(FrameEncoderHandler(layout: Table.layout)))
+                    return try NIOAsyncChannel<Frame, OutboundFrame>(wrappingChannelSynchronously: channel)
+                }
+            }
+    }
+
+    /// The connections open now.
+    public var connectionIDs: [Int] { connections.withLockedValue { $0.keys.sorted() } }
+
+    /// Writes a push to one connection (sequence 0 where the layout numbers frames).
+    public func push(_ frame: ServerFrame, to connection: Int) async throws {
+        guard let writer = connections.withLockedValue({ $0[connection] }) else { return }
+        try await writer.write(OutboundFrame(header: Self.header(frame.command, sequence: 0), payload: frame.payload))
+    }
+
+    /// Writes a push to every connection; a connection that fails to take it is skipped.
+    public func broadcast(_ frame: ServerFrame) async {
+        for connection in connectionIDs { try? await push(frame, to: connection) }
+    }
+
+    static func header(_ command: UInt32, sequence: UInt64?) -> FrameHeader {
+        let hasSequence = Table.layout.fields.contains { $0.kind == .sequence }
+        return Table.layout.header(command: command, sequence: hasSequence ? sequence ?? 0 : nil)
+    }
+
+    private func serve(_ connection: NIOAsyncChannel<Frame, OutboundFrame>, handler: Handler) async {
+        let id = listening.withLockedValue { state in
+            state.nextConnection += 1
+            return state.nextConnection
+        }
+        let logger = configuration.logger
+        let peer = connection.channel.remoteAddress.map { "\($0)" } ?? "?"
+        do {
+            try await connection.executeThenClose { inbound, outbound in
+                connections.withLockedValue { $0[id] = outbound }
+                defer { _ = connections.withLockedValue { $0.removeValue(forKey: id) } }
+                for try await frame in inbound {
+                    let request: Table.Request
+                    do {
+                        request = try Table.decodeRequest(frame)
+                    } catch {
+                        logger.warning("request does not decode; skipped", metadata: [
+                            "peer": "\(peer)", "command": "\(Table.commandID(of: frame))", "error": "\(error)"])
+                        continue
+                    }
+                    let context = RequestContext<Table>(connection: id, header: frame.header, writer: outbound)
+                    if let reply = try await handler(request, context) {
+                        try await outbound.write(OutboundFrame(
+                            header: Self.header(reply.command, sequence: frame.header.sequence), payload: reply.payload))
+                    }
+                }
+            }
+        } catch is CancellationError {
+            logger.debug("connection closed: the server stops", metadata: ["peer": "\(peer)"])
+        } catch {
+            logger.warning("connection closed", metadata: ["peer": "\(peer)", "error": "\(error)"])
+        }
+    }
+}
+
+/// Closes a connection when `IdleStateHandler` reports that it has been silent too long.
+private final class CloseWhenIdle: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+}
