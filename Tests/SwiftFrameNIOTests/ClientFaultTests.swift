@@ -1,0 +1,140 @@
+// What the client does when things go wrong, against the Swift server: heartbeats that go
+// unanswered, a server that goes away, cancelled requests, replies matched by a body id.
+
+import NIOConcurrencyHelpers
+import SwiftFrame
+import SwiftFrameFixtures
+import SwiftFrameNIO
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct ClientFaultTests {
+    @Test func unansweredHeartbeatsDropTheConnectionAndTheClientLogsInAgain() async throws {
+        var configuration = ClientConfiguration()
+        configuration.heartbeat = Heartbeat(interval: .milliseconds(200), timeout: .milliseconds(100), retries: 2)
+        configuration.reconnect = Backoff(initialDelay: .milliseconds(50), jitter: 0)
+        let logins = NIOLockedValueBox(0)
+        let heartbeats = NIOLockedValueBox(0)
+        let server = FrameServer<GameCommands>(port: 0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await server.run { request, context in
+                    if case .emptyReq = request {
+                        heartbeats.withLockedValue { $0 += 1 }
+                        return nil  // never answered
+                    }
+                    return try await gameHandler(request, context)
+                }
+            }
+            let client = FrameClient<GameCommands>(
+                host: "127.0.0.1", port: try await server.port(), configuration: configuration
+            ) { connection in
+                _ = try await connection.request(TestReq(param1: "login"))
+                logins.withLockedValue { $0 += 1 }
+            }
+            group.addTask { try await client.run() }
+            let start = ContinuousClock.now
+            var states: [ConnectionState] = []
+            for await state in client.states {
+                states.append(state)
+                if case .connected = state, states.count > 2 { break }
+            }
+            // Idle 200 ms, then 3 heartbeats of 100 ms each: dropped after about 0.5 s.
+            #expect(ContinuousClock.now - start < .seconds(5))
+            #expect(states.contains(.disconnected(.heartbeatTimeout(attempts: 3))), "\(states)")
+            #expect(states.contains { if case .reconnecting(1, _) = $0 { true } else { false } }, "\(states)")
+            #expect(logins.withLockedValue { $0 } == 2)
+            #expect(heartbeats.withLockedValue { $0 } >= 3)
+            group.cancelAll()
+        }
+    }
+
+    @Test func whenTheServerGoesAwayPendingRequestsFailAtOnceAndNewOnesWaitForTheNextOne() async throws {
+        var configuration = ClientConfiguration()
+        configuration.reconnect = Backoff(initialDelay: .milliseconds(100), jitter: 0)
+        let first = FrameServer<GameCommands>(port: 0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let firstRun = Task {
+                try await first.run { request, context in
+                    if case let .testReq(request) = request, request.param1 == "hang" {
+                        try await Task.sleep(for: .seconds(30))  // never answers in time
+                    }
+                    return try await gameHandler(request, context)
+                }
+            }
+            let port = try await first.port()
+            let client = FrameClient<GameCommands>(host: "127.0.0.1", port: port, configuration: configuration)
+            group.addTask { try await client.run() }
+            #expect(try await client.request(TestReq(param1: "a")).result1 == "echo:a")
+            let hanging = Task { try await client.request(TestReq(param1: "hang"), timeout: .seconds(20)) }
+            try await Task.sleep(for: .milliseconds(100))
+            let stop = ContinuousClock.now
+            firstRun.cancel()  // the server stops, closing its connections
+            await #expect(throws: FrameClientError.connectionLost(.closedByPeer)) { _ = try await hanging.value }
+            #expect(ContinuousClock.now - stop < .seconds(2))
+
+            // A new server on the same port: a request made now waits for the reconnect.
+            let second = FrameServer<GameCommands>(port: port)
+            group.addTask { try await second.run(handler: gameHandler) }
+            #expect(try await client.request(TestReq(param1: "b"), timeout: .seconds(10)).result1 == "echo:b")
+            group.cancelAll()
+        }
+    }
+
+    @Test func aCancelledRequestFreesItsSlotAndItsLateReplyIsDropped() async throws {
+        let server = FrameServer<ImCommands>(port: 0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await server.run { request, _ in
+                    guard case let .common(common) = request else { return nil }
+                    if common.method == .friend { try await Task.sleep(for: .milliseconds(300)) }
+                    return try ServerFrame(CommonRespon(isSuc: common.method == .friend))
+                }
+            }
+            let client = FrameClient<ImCommands>(host: "127.0.0.1", port: try await server.port())
+            group.addTask { try await client.run() }
+            let slow = Task { try await client.request(Common(method: .friend)) }
+            try await Task.sleep(for: .milliseconds(100))
+            slow.cancel()
+            await #expect(throws: CancellationError.self) { _ = try await slow.value }
+            // The late reply (isSuc = true) is not taken for this request's, nor for a push.
+            let next = try await client.request(Common(method: .user))
+            #expect(next.isSuc == false)
+            try await Task.sleep(for: .milliseconds(400))
+            var pushes = client.pushes.makeAsyncIterator()
+            let drained = Task { await pushes.next() }
+            try await Task.sleep(for: .milliseconds(100))
+            drained.cancel()
+            #expect(await drained.value == nil)
+            group.cancelAll()
+        }
+    }
+
+    @Test func repliesMatchedByAnIDInTheBody() async throws {
+        var configuration = ClientConfiguration()
+        configuration.correlation = .bodyField(number: 90)  // an RpcId field in every body
+        let server = FrameServer<GameCommands>(port: 0)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await server.run { request, _ in
+                    guard case let .testReq(request) = request else { return nil }
+                    // The id arrives as field 90, unknown to TestReq; the reply carries it back.
+                    var reply = TestRsp(result1: request.param1)
+                    reply.unknownFields = request.unknownFields
+                    return try ServerFrame(reply)
+                }
+            }
+            let client = FrameClient<GameCommands>(host: "127.0.0.1", port: try await server.port(), configuration: configuration)
+            group.addTask { try await client.run() }
+            try await withThrowingTaskGroup(of: Void.self) { callers in
+                for index in 0..<50 {
+                    callers.addTask {
+                        let reply = try await client.request(TestReq(param1: "r\(index)"))
+                        #expect(reply.result1 == "r\(index)")
+                    }
+                }
+                try await callers.waitForAll()
+            }
+            group.cancelAll()
+        }
+    }
+}
