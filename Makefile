@@ -6,7 +6,7 @@ PLUGIN = $(BIN_PATH)/protoc-gen-swiftframe
 FIXTURE_PROTOS = $(sort $(wildcard Fixtures/protos/*.proto))
 PREFIX ?= /usr/local
 
-.PHONY: all generate golden check-golden test install protoc plugin clean bench bench-codesize bench-regenerate
+.PHONY: all generate golden check-golden test peers install protoc plugin clean bench bench-codesize bench-regenerate bench-transport
 
 all: generate
 
@@ -27,7 +27,13 @@ golden: generate
 check-golden: plugin
 	scripts/check-golden.sh "$(PLUGIN)"
 
-test: check-golden
+# The Python reference peers the transport tests talk to (protobuf from PyPI), and their own
+# self-test.
+peers: protoc
+	@scripts/ensure-peers.sh
+	python3 Tests/Peers/selftest.py
+
+test: check-golden peers
 	$(SWIFT) test
 
 # A release build with the Swift runtime linked in (on Linux: it starts faster and runs where
@@ -50,6 +56,10 @@ bench: protoc
 # Generated-code cost only: plugin wall time, compile time and machine code per message.
 bench-codesize: protoc
 	$(MAKE) -C Benchmarks codesize
+
+# swiftframe's client against a plain SwiftNIO client over loopback (a few minutes).
+bench-transport:
+	$(MAKE) -C Benchmarks transport
 
 # Regenerate both sides' benchmark messages from Benchmarks/Protos.
 bench-regenerate: protoc

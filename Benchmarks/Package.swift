@@ -60,6 +60,19 @@ let package = Package(
             path: "Benchmarks/FrameDecoding",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // swiftframe's client against a plain SwiftNIO client over loopback (`make transport`).
+        .executableTarget(
+            name: "TransportBench",
+            dependencies: [
+                "SwiftFrameBenchMessages",
+                .product(name: "SwiftFrame", package: swiftframe),
+                .product(name: "SwiftFrameNIO", package: swiftframe),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+            ]
+        ),
         // Prints the results of one run (.build/benchmark-results) as a table with ratios.
         .executableTarget(name: "BenchCheck", dependencies: ["BenchData"]),
         // One benchmark's operation in a loop, for callgrind (`make profile`).

@@ -34,6 +34,7 @@ The formats (every integer big-endian):
 
 import argparse
 import asyncio
+import atexit
 import importlib
 import itertools
 import os
@@ -92,7 +93,6 @@ def quiet_stderr_when_full():
     try:
         if stat.S_ISFIFO(os.fstat(2).st_mode) and os.get_blocking(2):
             os.set_blocking(2, False)
-            import atexit
             atexit.register(os.set_blocking, 2, True)
     except OSError:
         pass
@@ -274,10 +274,11 @@ class SplitWriter:
     """Writes frames to an asyncio stream.
 
     Without splitting every frame is one write. With splitting a frame is cut into random
-    pieces of 1..7 bytes with a pause of 0..2 ms after each, and its last 1..3 bytes are
-    held back: they go out glued to the first bytes of the next frame if that comes within
-    5 ms, or alone after 5 ms. The reader on the other side thus sees frames split
-    anywhere and frames sharing a read."""
+    pieces of 1..7 bytes, one write each with a pause of 0..2 ms between them, and its
+    last 1..3 bytes are held back: if the next frame comes within 5 ms they are written
+    together with its first piece, otherwise alone after 5 ms. The reader on the other
+    side thus sees frames cut anywhere, and the end of one frame arriving with the start
+    of the next."""
 
     def __init__(self, writer, rng, split):
         self.writer = writer
@@ -422,7 +423,7 @@ class GameHandler:
     --notices pushes after the first Test_Req of the connection."""
     codec = GAME
 
-    def __init__(self, pb, opts):
+    def __init__(self, pb, opts, log):
         self.pb = pb
         self.notices = opts.notices
         self.noticed = False
@@ -443,18 +444,22 @@ class ErlangHandler:
     """erlang server: protocol 20001 (enter a scene) is answered, others are ignored."""
     codec = ERLANG
 
-    def __init__(self, pb, opts):
+    def __init__(self, pb, opts, log):
         self.pb = pb
+        self.log = log
 
     def is_heartbeat(self, frame):
         return False
 
     def reply(self, frame):
         if frame.kind != ERLANG_ENTER_SCENE:
-            log(f"protocol {frame.kind} ignored")
+            self.log(f"protocol {frame.kind} ignored")
             return Reply()
-        request = self.pb.erlang.Cs_20001.FromString(frame.body)
-        scene = request.scene_id
+        try:
+            scene = self.pb.erlang.Cs_20001.FromString(frame.body).scene_id
+        except Exception as error:      # protobuf's DecodeError
+            self.log(f"cannot decode Cs_20001 ({error}); ignored")
+            return Reply()
         response = self.pb.erlang.Sc_20001(
             res=1, scene_id=scene, pos=(scene * 10) % (1 << 32), status=2, type=3,
             default_combat=0, message=f"entered {scene}")
@@ -466,9 +471,10 @@ class ImHandler:
     logout), ignores chat and pushes from the client."""
     codec = IM
 
-    def __init__(self, pb, opts):
+    def __init__(self, pb, opts, log):
         self.pb = pb
         self.opts = opts
+        self.log = log
 
     def is_heartbeat(self, frame):
         return frame.kind == IM_HEARTBEAT
@@ -477,7 +483,7 @@ class ImHandler:
         if frame.kind == IM_HEARTBEAT:
             return Reply([Frame(IM_HEARTBEAT, seq=frame.seq)])
         if frame.kind != IM_REQUEST:
-            log(f"type {frame.kind} from the client ignored")
+            self.log(f"type {frame.kind} from the client ignored")
             return Reply()
         response, logged_in = self.answer_request(frame.body)
         reply = Reply([Frame(IM_REQUEST, response.SerializeToString(), frame.seq)])
@@ -522,11 +528,11 @@ class ImHandler:
                 return success(), False
             return unsupported, False
         except Exception as error:    # protobuf's DecodeError, or a value out of range
-            log(f"cannot decode the request: {error}")
+            self.log(f"cannot decode the request: {error}")
             return failure(error_pb.comom_err, "bad request"), False
 
     def record_login(self, nick):
-        log(f"login {nick}")
+        self.log(f"login {nick}")
         if self.opts.logins_file:
             with open(self.opts.logins_file, "a", encoding="utf-8") as file:
                 file.write(f"login {nick}\n")
@@ -550,13 +556,13 @@ class StreamConnection:
     """Reads frames, computes answers, and sends them from a separate task, so that
     requests keep being read while answers are delayed or held for shuffling."""
 
-    def __init__(self, handler, opts, reader, writer, number):
-        self.handler = handler
-        self.codec = handler.codec
+    def __init__(self, handler_class, pb, opts, reader, writer, number):
+        self.number = number
+        self.handler = handler_class(pb, opts, self.log)
+        self.codec = self.handler.codec
         self.opts = opts
         self.reader = reader
         self.writer = writer
-        self.number = number
         self.rng = random.Random(f"{opts.seed}:{number}")
         self.out = SplitWriter(writer, self.rng, opts.split)
         self.queue = asyncio.Queue()
@@ -574,9 +580,12 @@ class StreamConnection:
             await self.receive_loop()
         except (ConnectionError, OSError) as error:
             self.log(f"receive failed: {error!r}")
-        finally:
-            self.queue.put_nowait(Outgoing([], "close", kind="raw", then="close"))
-            await sender
+        except asyncio.CancelledError:
+            sender.cancel()     # the server is stopping: no waiting for delayed replies
+            raise
+        # Whatever ended the reading, the replies queued so far go out, then the close.
+        self.queue.put_nowait(Outgoing([], "close", kind="raw", then="close"))
+        await sender
 
     async def receive_loop(self):
         count = 0
@@ -754,7 +763,7 @@ async def read_chunked_body(reader):
             raise HttpError("request body too long")
 
 
-HTTP_REASONS = {100: "Continue", 200: "OK", 400: "Bad Request", 405: "Method Not Allowed"}
+HTTP_REASONS = {200: "OK", 400: "Bad Request", 405: "Method Not Allowed"}
 OCTET_STREAM = "application/octet-stream"
 
 
@@ -907,6 +916,10 @@ async def serve(opts, make_connection):
         running[asyncio.current_task()] = connection
         try:
             await connection.run()
+        except asyncio.CancelledError:
+            # The server is stopping. Ending normally rather than as cancelled keeps
+            # Python 3.11's stream machinery from logging the cancellation as an error.
+            pass
         finally:
             running.pop(asyncio.current_task(), None)
 
@@ -934,7 +947,7 @@ async def serve(opts, make_connection):
 def stream_server(handler_class):
     async def run(opts, pb):
         return await serve(opts, lambda reader, writer, number: StreamConnection(
-            handler_class(pb, opts), opts, reader, writer, number))
+            handler_class, pb, opts, reader, writer, number))
     return run
 
 
@@ -964,8 +977,8 @@ async def game_client(opts, pb):
     except asyncio.TimeoutError:
         print(f"timeout after {opts.timeout} s", flush=True)
         return 2
-    except (ConnectionError, OSError) as error:
-        print(f"connection failed: {error}", flush=True)
+    except Exception as error:      # a connection failure, or a body protobuf cannot decode
+        print(f"failed: {error!r}", flush=True)
         return 1
     if not ok:
         return 1
@@ -1053,8 +1066,8 @@ async def im_client(opts, pb):
     except asyncio.TimeoutError:
         print(f"timeout after {opts.timeout} s", flush=True)
         return 2
-    except (ConnectionError, OSError) as error:
-        print(f"connection failed: {error}", flush=True)
+    except Exception as error:      # a connection failure, or a body protobuf cannot decode
+        print(f"failed: {error!r}", flush=True)
         return 1
     writer.close()
     if not ok:

@@ -114,6 +114,8 @@ public struct ClientConfiguration: Sendable {
     public var pushOverflow = PushOverflow.dropOldest
     /// Requests awaiting replies on one connection (default 65,536); one more fails at once.
     public var maxPendingRequests = 65_536
+    /// Values of the layout's `extra.NAME` fields, written in every frame sent.
+    public var headerExtras: [String: UInt64] = [:]
     /// The first sequence number (default 1); later ones count up from it and wrap.
     public var firstSequence: UInt64 = 1
     public var logger = Logger(label: "swiftframe.client")

@@ -15,7 +15,15 @@ public struct Connection<Table: CommandTable>: Sendable {
     public func request<M: RequestMessage & CommandMessage>(
         _ message: M, timeout: Duration? = nil
     ) async throws -> M.Response where M.Response: CommandMessage {
-        let frame = try OutboundFrame(message, layout: Table.layout)
+        try await NotSent.asConnectionLost { try await unsentRequest(message, timeout: timeout) }
+    }
+
+    /// `request(_:timeout:)`, throwing `NotSent` when the connection had closed before the
+    /// request could be written (the client then tries the next connection).
+    func unsentRequest<M: RequestMessage & CommandMessage>(
+        _ message: M, timeout: Duration?
+    ) async throws -> M.Response where M.Response: CommandMessage {
+        let frame = try OutboundFrame(message, layout: Table.layout, extras: configuration.headerExtras)
         return try await exchange(frame, replyCommand: M.Response.commandID, timeout: timeout) { frame in
             do throws(WireError) {
                 return try M.Response(serializedBytes: frame.payload)
@@ -31,7 +39,15 @@ public struct Connection<Table: CommandTable>: Sendable {
     public func request(
         command: UInt32, payload: [UInt8] = [], replyCommand: UInt32? = nil, timeout: Duration? = nil
     ) async throws -> Table.Inbound {
-        let frame = OutboundFrame(header: Table.layout.header(command: command), payload: payload)
+        try await NotSent.asConnectionLost {
+            try await unsentRequest(command: command, payload: payload, replyCommand: replyCommand, timeout: timeout)
+        }
+    }
+
+    func unsentRequest(
+        command: UInt32, payload: [UInt8], replyCommand: UInt32?, timeout: Duration?
+    ) async throws -> Table.Inbound {
+        let frame = OutboundFrame(header: header(command), payload: payload)
         return try await exchange(frame, replyCommand: replyCommand ?? command, timeout: timeout) { frame in
             do throws(WireError) {
                 return try Table.decode(frame)
@@ -41,19 +57,23 @@ public struct Connection<Table: CommandTable>: Sendable {
         }
     }
 
-    /// Sends `message` without waiting for a reply (returns once it is written).
+    /// Sends `message` without waiting for a reply or for the write (see `send(_:)` below).
     public func send<M: CommandMessage>(_ message: M) async throws {
-        try await send(OutboundFrame(message, layout: Table.layout))
+        try await send(OutboundFrame(message, layout: Table.layout, extras: configuration.headerExtras))
     }
 
     /// Sends a frame under any command with a raw body (an empty one for a bare command).
     public func send(command: UInt32, payload: [UInt8] = []) async throws {
-        try await send(OutboundFrame(header: Table.layout.header(command: command), payload: payload))
+        try await send(OutboundFrame(header: header(command), payload: payload))
     }
 
     /// Drops this connection; a running client connects again at once.
     public func reconnect() {
         channel.triggerUserOutboundEvent(ReconnectRequest(), promise: nil)
+    }
+
+    private func header(_ command: UInt32) -> FrameHeader {
+        Table.layout.header(command: command, extras: configuration.headerExtras)
     }
 
     var closeReason: EventLoopFuture<DisconnectReason> {
@@ -64,11 +84,21 @@ public struct Connection<Table: CommandTable>: Sendable {
         }
     }
 
+    /// Fire and forget: the size is checked against the layout here (too large a body throws), then
+    /// handed to the channel without waiting for the write, unless the channel's buffer is
+    /// full, in which case it waits for that write (back pressure). A write that fails later
+    /// means the connection dropped, which `FrameClient.states` reports.
     private func send(_ frame: OutboundFrame) async throws {
+        _ = try FrameEncoder(layout: Table.layout).headerSize(payloadCount: frame.payload.count)
+        let write = ClientWrite(frame: frame, kind: .send)
+        guard !channel.isWritable else {
+            channel.writeAndFlush(write, promise: nil)
+            return
+        }
         do {
-            try await channel.writeAndFlush(ClientWrite(frame: frame, kind: .send))
-        } catch let error as ChannelError {
-            throw FrameClientError.connectionLost(.transportError(String(describing: error)))
+            try await channel.writeAndFlush(write)
+        } catch is ChannelError {
+            throw FrameClientError.connectionLost(.closedByPeer)
         }
     }
 
@@ -86,14 +116,26 @@ public struct Connection<Table: CommandTable>: Sendable {
                 completion: { result in promise.completeWith(result.flatMap { frame in Result { try decode(frame) } }) }))
         try Task.checkCancellation()
         channel.writeAndFlush(write).whenFailure { error in
-            // Not written: the channel closed, the layout cannot carry it, or too many pending.
-            promise.fail(error is ChannelError ? FrameClientError.connectionLost(.closedByPeer) : error)
+            // Not written: the channel had closed (so the request never went out), the layout
+            // cannot carry it, or too many are pending.
+            promise.fail(error is ChannelError ? NotSent() : error)
         }
         return try await withTaskCancellationHandler {
             try await promise.futureResult.get()
         } onCancel: { [channel] in
             channel.triggerUserOutboundEvent(CancelRequest(token: token), promise: nil)
             promise.fail(CancellationError())
+        }
+    }
+}
+
+/// A request that was not written because its connection had closed: safe to send again.
+struct NotSent: Error {
+    static func asConnectionLost<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch is NotSent {
+            throw FrameClientError.connectionLost(.closedByPeer)
         }
     }
 }

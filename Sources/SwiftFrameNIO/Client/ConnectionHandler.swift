@@ -34,6 +34,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     private var pending: PendingRequests
     private let heartbeat: Heartbeat?
     private let heartbeatCommand: UInt32?
+    private let headerExtras: [String: UInt64]
     private let push: @Sendable (Frame) -> Void
     private let logger: Logger
     /// Succeeded with the reason when the channel goes inactive.
@@ -56,6 +57,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             first: configuration.firstSequence)
         heartbeatCommand = configuration.heartbeat?.command ?? Table.heartbeatCommand
         heartbeat = heartbeatCommand == nil ? nil : configuration.heartbeat
+        headerExtras = configuration.headerExtras
         self.push = push
         logger = configuration.logger
         closed = eventLoop.makePromise()
@@ -122,7 +124,10 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         let write = unwrapOutboundIn(data)
         switch write.kind {
         case .send:
-            writeFrame(write.frame, context: context, promise: promise)
+            var frame = write.frame
+            // Numbered like a request (so the server can tell frames apart), but awaiting nothing.
+            if case .sequence = pending.correlation { frame.header.sequence = pending.newKey() ?? 0 }
+            writeFrame(frame, context: context, promise: promise)
         case let .request(replyCommand, deadline, timeout, token, complete):
             let command = Table.layout.commandID(of: write.frame.header)
             startRequest(write.frame, command: command, replyCommand: replyCommand, deadline: deadline,
@@ -169,6 +174,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         do {
             try encoder.write(frame.header, payload: frame.payload, to: &buffer)
         } catch {
+            logger.error("frame not sent", metadata: ["error": "\(error)"])
             promise?.fail(error)
             return
         }
@@ -246,7 +252,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         guard let heartbeat, let command = heartbeatCommand else { return }
         heartbeatOutstanding = true
         logger.trace("heartbeat", metadata: ["attempt": "\(attempt)"])
-        let frame = OutboundFrame(header: Table.layout.header(command: command), payload: heartbeat.payload)
+        let frame = OutboundFrame(header: Table.layout.header(command: command, extras: headerExtras), payload: heartbeat.payload)
         startRequest(frame, command: command, replyCommand: command, deadline: .now() + TimeAmount(heartbeat.timeout),
                      timeout: heartbeat.timeout, token: nil, completion: .heartbeat(attempt: attempt),
                      context: context, promise: nil)

@@ -85,21 +85,49 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     public func request<M: RequestMessage & CommandMessage>(
         _ message: M, timeout: Duration? = nil
     ) async throws -> M.Response where M.Response: CommandMessage {
-        let timeout = timeout ?? configuration.requestTimeout
-        let start = ContinuousClock.now
-        let connection = try await connection(within: timeout)
-        return try await connection.request(message, timeout: timeout - (ContinuousClock.now - start))
+        try await onAConnection(timeout: timeout) { connection, remaining in
+            try await connection.unsentRequest(message, timeout: remaining)
+        }
     }
 
     /// `Connection.request(command:payload:replyCommand:timeout:)` on the current connection.
     public func request(
         command: UInt32, payload: [UInt8] = [], replyCommand: UInt32? = nil, timeout: Duration? = nil
     ) async throws -> Table.Inbound {
+        try await onAConnection(timeout: timeout) { connection, remaining in
+            try await connection.unsentRequest(command: command, payload: payload, replyCommand: replyCommand,
+                                               timeout: remaining)
+        }
+    }
+
+    /// Runs `body` on the current connection, or the next within `timeout`; again on the next
+    /// one if the connection had closed before the request went out.
+    private func onAConnection<T>(
+        timeout: Duration?, _ body: (Connection<Table>, Duration) async throws -> T
+    ) async throws -> T {
         let timeout = timeout ?? configuration.requestTimeout
-        let start = ContinuousClock.now
-        let connection = try await connection(within: timeout)
-        return try await connection.request(command: command, payload: payload, replyCommand: replyCommand,
-                                            timeout: timeout - (ContinuousClock.now - start))
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let connection: Connection<Table>
+            do {
+                connection = try await self.connection(within: deadline - ContinuousClock.now)
+            } catch FrameClientError.noConnection {
+                throw FrameClientError.noConnection(after: timeout)  // the request's whole deadline
+            }
+            do {
+                return try await body(connection, deadline - ContinuousClock.now)
+            } catch is NotSent {
+                retire(connection)
+                if ContinuousClock.now >= deadline { throw FrameClientError.noConnection(after: timeout) }
+            }
+        }
+    }
+
+    /// Stops handing out a connection found closed (its end is reported by `run()`).
+    private func retire(_ connection: Connection<Table>) {
+        state.withLockedValue { state in
+            if state.connection?.channel === connection.channel { state.connection = nil }
+        }
     }
 
     /// Sends without waiting for a reply, once connected (within the request timeout).

@@ -13,8 +13,11 @@ public struct OutboundFrame: Sendable, Hashable {
 
     /// A frame carrying `message` under its command id, in `layout`'s command field (or its
     /// type field, for layouts without one).
-    public init<M: CommandMessage>(_ message: M, layout: FrameLayout, sequence: UInt64? = nil) throws {
-        self.init(header: layout.header(command: M.commandID, sequence: sequence), payload: try message.serializedBytes())
+    public init<M: CommandMessage>(
+        _ message: M, layout: FrameLayout, sequence: UInt64? = nil, extras: [String: UInt64] = [:]
+    ) throws {
+        self.init(header: layout.header(command: M.commandID, sequence: sequence, extras: extras),
+                  payload: try message.serializedBytes())
     }
 }
 

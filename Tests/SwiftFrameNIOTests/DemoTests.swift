@@ -1,0 +1,85 @@
+// The four `swiftframe-demo` scenarios against the Python peers, which cut their writes into
+// tiny pieces glued to the next frame: the exact lines scripts rely on, and the exit status.
+
+import Foundation
+import Testing
+
+enum DemoProgram {
+    /// The `swiftframe-demo` executable SwiftPM built for this test run, beside the test bundle.
+    static var path: String {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("swiftframe-demo").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return "swiftframe-demo"
+    }
+
+    static func run(_ arguments: [String], seconds: Double = 60) throws -> (status: Int32, lines: [String]) {
+        let (status, output) = try Peer.run([path] + arguments, seconds: seconds)
+        return (status, output.split(separator: "\n").map(String.init))
+    }
+}
+
+@Suite(.serialized, .timeLimit(.minutes(2))) struct DemoTests {
+    @Test func game() throws {
+        let peer = try Peer("game", ["--split"])
+        let result = try DemoProgram.run(["game", "--port", "\(peer.port)"])
+        #expect(result.status == 0)
+        #expect(result.lines == [
+            "Test_Rsp result1=echo:hello result2=42",
+            "heartbeat ok",
+            "Error_Rsp code=401 message=logged out",
+        ])
+    }
+
+    @Test func erlang() throws {
+        let peer = try Peer("erlang", ["--split"])
+        let result = try DemoProgram.run(["erlang", "--port", "\(peer.port)"])
+        #expect(result.status == 0)
+        #expect(result.lines == ["Sc_20001 res=1 scene_id=42 pos=420 message=entered 42"])
+    }
+
+    @Test func imLoginPushesAndHeartbeat() throws {
+        let peer = try Peer("im", ["--split", "--pushes", "3"])
+        let result = try DemoProgram.run(["im", "--port", "\(peer.port)"])
+        #expect(result.status == 0)
+        #expect(result.lines == [
+            "login ok uid=1003 token=tok-neo",
+            "push bytes=16", "push bytes=16", "push bytes=16",
+            "heartbeat ok",
+        ])
+    }
+
+    @Test func imWrongPassword() throws {
+        let peer = try Peer("im", ["--split"])
+        let result = try DemoProgram.run(["im", "--port", "\(peer.port)", "--password", "nope"])
+        #expect(result.status != 0)
+        #expect(result.lines.first == "login failed type=2 msg=wrong password")
+    }
+
+    @Test func imWatchReconnectsAndLogsInAgain() throws {
+        // The peer drops each connection on its third frame (after the login and a heartbeat or
+        // two, whichever of the demo's own and the idle ones come first).
+        let peer = try Peer("im", ["--split", "--drop-after", "3"])
+        let result = try DemoProgram.run(["im", "--port", "\(peer.port)", "--watch", "3", "--heartbeat-interval", "0.5"])
+        #expect(result.status == 0, "\(result.lines)")
+        let lines = result.lines
+        #expect(lines.first == "login ok uid=1003 token=tok-neo", "\(lines)")
+        #expect(lines.contains("heartbeat ok"), "\(lines)")
+        #expect(lines.contains("disconnected reason=closed by peer"), "\(lines)")
+        #expect(lines.contains("reconnecting attempt=1"), "\(lines)")
+        #expect(lines.contains("reconnected"), "\(lines)")
+        #expect(lines.filter { $0.hasPrefix("login ok") }.count >= 2, "\(lines)")
+    }
+
+    @Test func http() throws {
+        let peer = try Peer("http", ["--events", "2"])
+        let result = try DemoProgram.run(["http", "--url", "http://127.0.0.1:\(peer.port)/game"])
+        #expect(result.status == 0)
+        #expect(result.lines.count == 3)
+        #expect(result.lines.first == "Test_Rsp result1=web:7:9 result2=-10")
+        #expect(result.lines.dropFirst().allSatisfy { $0.hasPrefix("event cmd=200 bytes=") }, "\(result.lines)")
+    }
+}

@@ -1,0 +1,123 @@
+// Starts the Python reference peers of Tests/Peers (Google's protobuf runtime for the bodies,
+// written independently of the Swift code) on free loopback ports, and runs the demo.
+
+import Foundation
+import Testing
+
+enum Repository {
+    /// The package root, from this file's path (Tests/SwiftFrameNIOTests/Peers.swift).
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let peerScript = root.appendingPathComponent("Tests/Peers/peer.py").path
+}
+
+struct PeerError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// One running peer: a server (with the port it listens on) or a client run to its end.
+final class Peer: @unchecked Sendable {
+    // @unchecked: the Process and pipes are set up in init and then only read (stdout is
+    // drained by one thread); stop() may race with the process ending, which Process allows.
+    let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private let errors = Pipe()
+    let port: Int
+
+    /// Starts `peer.py role arguments...` as a server and waits (at most 30 s) for its
+    /// `listening PORT` line.
+    init(_ role: String, _ arguments: [String] = [], port: Int = 0) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Repository.peerScript, role, "--port", "\(port)", "--watch-stdin"] + arguments
+        process.currentDirectoryURL = Repository.root
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let line = try Self.firstLine(of: output.fileHandleForReading, within: 30)
+        guard let line, line.hasPrefix("listening "), let port = Int(line.dropFirst("listening ".count)) else {
+            process.terminate()
+            process.waitUntilExit()
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw PeerError(description: "peer \(role) did not start: \(line ?? "no output"); stderr: \(stderr)")
+        }
+        self.port = port
+    }
+
+    /// Closes its stdin (it stops at EOF) and terminates it; killed if still running after 3 s.
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        if process.isRunning { process.terminate() }
+        let deadline = Date(timeIntervalSinceNow: 3)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    deinit { stop() }
+
+    private static func firstLine(of handle: FileHandle, within seconds: Double) throws -> String? {
+        let box = LineBox()
+        let thread = Thread {
+            var bytes: [UInt8] = []
+            while true {
+                let chunk = handle.readData(ofLength: 1)
+                guard let byte = chunk.first else { break }
+                if byte == UInt8(ascii: "\n") { break }
+                bytes.append(byte)
+            }
+            box.set(String(decoding: bytes, as: UTF8.self))
+        }
+        thread.start()
+        return box.wait(seconds: seconds)
+    }
+
+    /// Runs a client role to its end (at most `seconds`), returning its exit code and output.
+    static func runClient(_ role: String, _ arguments: [String], seconds: Double = 60) throws -> (status: Int32, output: String) {
+        try run(["python3", Repository.peerScript, role] + arguments, seconds: seconds)
+    }
+
+    /// Runs a command to its end (killed after `seconds`), returning its exit code and stdout.
+    static func run(_ command: [String], seconds: Double) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command
+        process.currentDirectoryURL = Repository.root
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let box = LineBox()
+        let thread = Thread { box.set(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)) }
+        thread.start()
+        guard let text = box.wait(seconds: seconds) else {
+            process.terminate()
+            throw PeerError(description: "\(command.joined(separator: " ")) did not finish within \(seconds) s")
+        }
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+}
+
+/// A value handed from one thread to another, waited for with a deadline.
+final class LineBox: @unchecked Sendable {
+    // @unchecked: every access goes through `condition`.
+    private let condition = NSCondition()
+    private var value: String?
+
+    func set(_ text: String) {
+        condition.lock()
+        value = text
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func wait(seconds: Double) -> String? {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while value == nil && condition.wait(until: deadline) {}
+        return value
+    }
+}
