@@ -44,6 +44,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     private var lastRead = NIODeadline.now()
     private var lastWrite = NIODeadline.now()
     private var heartbeatTimer: Scheduled<Void>?
+    private var deadlineTimer: (deadline: NIODeadline, task: Scheduled<Void>)?
     private var heartbeatOutstanding = false
 
     init(configuration: ClientConfiguration, eventLoop: EventLoop, push: @escaping @Sendable (Frame) -> Void) {
@@ -74,9 +75,9 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         heartbeatTimer?.cancel()
+        deadlineTimer?.task.cancel()
         let reason = closeReason ?? .closedByPeer
         for entry in pending.removeAll() {
-            entry.timer?.cancel()
             if case let .caller(complete) = entry.completion { complete(.failure(FrameClientError.connectionLost(reason))) }
         }
         closed.succeed(reason)
@@ -158,13 +159,11 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             promise?.fail(error)
             return
         }
-        let loop = context.eventLoop.assumeIsolated()
-        let timer = loop.scheduleTask(deadline: deadline) { [weak self] in
-            guard let self else { return }
-            self.expire(key, command: command, timeout: timeout, context: context)
-        }
-        pending.insert(.init(command: command, replyCommand: replyCommand, token: token, completion: completion,
-                             timer: timer), key: key)
+        let soonest = pending.insert(
+            .init(command: command, replyCommand: replyCommand, token: token, completion: completion,
+                  deadline: deadline, timeout: timeout),
+            key: key)
+        if soonest { armDeadlineTimer(context: context) }
         lastWrite = .now()
         context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
     }
@@ -182,15 +181,34 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
     }
 
-    private func expire(_ key: UInt64, command: UInt32, timeout: Duration, context: ChannelHandlerContext) {
-        guard let entry = pending.abandon(key) else { return }
-        switch entry.completion {
-        case let .caller(complete):
-            logger.debug("request timed out", metadata: ["command": "\(command)", "key": "\(key)"])
-            complete(.failure(FrameClientError.timedOut(command: command, after: timeout)))
-        case let .heartbeat(attempt):
-            heartbeatMissed(attempt: attempt, context: context)
+    /// One timer for the connection, at the soonest deadline of a request still outstanding.
+    private func armDeadlineTimer(context: ChannelHandlerContext) {
+        guard let deadline = pending.nextDeadline() else {
+            deadlineTimer?.task.cancel()
+            deadlineTimer = nil
+            return
         }
+        if let timer = deadlineTimer, timer.deadline == deadline { return }
+        deadlineTimer?.task.cancel()
+        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
+            guard let self else { return }
+            self.deadlineTimer = nil
+            self.expireRequests(context: context)
+        }
+        deadlineTimer = (deadline, task)
+    }
+
+    private func expireRequests(context: ChannelHandlerContext) {
+        for (key, entry) in pending.expire(now: .now()) {
+            switch entry.completion {
+            case let .caller(complete):
+                logger.debug("request timed out", metadata: ["command": "\(entry.command)", "key": "\(key)"])
+                complete(.failure(FrameClientError.timedOut(command: entry.command, after: entry.timeout)))
+            case let .heartbeat(attempt):
+                heartbeatMissed(attempt: attempt, context: context)
+            }
+        }
+        armDeadlineTimer(context: context)
     }
 
     // MARK: Reading

@@ -116,6 +116,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
             }
             do {
                 return try await body(connection, deadline - ContinuousClock.now)
+            } catch let FrameClientError.timedOut(command, _) {
+                throw FrameClientError.timedOut(command: command, after: timeout)  // the whole deadline
             } catch is NotSent {
                 retire(connection)
                 if ContinuousClock.now >= deadline { throw FrameClientError.noConnection(after: timeout) }
@@ -234,6 +236,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                     do {
                         try await onConnect(connection)
                     } catch {
+                        // The connection itself ended (a heartbeat timeout, a bad frame): say so.
+                        if !channel.isActive { return try await closed.get() }
                         try? await channel.close()
                         return .handshakeFailed(String(describing: error))
                     }

@@ -10,7 +10,10 @@ struct PendingRequests {
         let replyCommand: UInt32
         let token: ObjectIdentifier?
         let completion: Completion
-        var timer: Scheduled<Void>?
+        let deadline: NIODeadline
+        let timeout: Duration
+        /// Tells this entry's place in `deadlines` from an earlier one's under the same key.
+        var ticket: UInt64 = 0
     }
 
     enum Completion {
@@ -35,6 +38,13 @@ struct PendingRequests {
     private var abandonedOrder: [UInt64] = []
     private var abandonedHead = 0
     private let abandonedLimit = 4096
+
+    /// Deadlines in order, soonest first, each with its entry's key and ticket. Entries answered
+    /// in time leave theirs behind; they are skipped when reached, and swept out when they
+    /// outnumber the live ones.
+    private var deadlines: [(deadline: NIODeadline, key: UInt64, ticket: UInt64)] = []
+    private var deadlinesHead = 0
+    private var nextTicket: UInt64 = 0
 
     // In order: ordinals waiting per reply command, oldest first. A given-up request stays
     // in its queue (its entry removed) so that its late reply is matched to it.
@@ -72,10 +82,48 @@ struct PendingRequests {
         return nil
     }
 
-    mutating func insert(_ entry: Entry, key: UInt64) {
+    /// Adds a request; true when its deadline is now the soonest (the timer must be moved).
+    mutating func insert(_ entry: Entry, key: UInt64) -> Bool {
+        var entry = entry
+        nextTicket += 1
+        entry.ticket = nextTicket
         entries[key] = entry
         if let token = entry.token { tokens[token] = key }
         if case .inOrder = correlation { queues[entry.replyCommand, default: OrdinalQueue()].append(key) }
+        // Usually the latest deadline of all (one timeout for every request): appended.
+        var index = deadlines.count
+        while index > deadlinesHead && deadlines[index - 1].deadline > entry.deadline { index -= 1 }
+        deadlines.insert((entry.deadline, key, entry.ticket), at: index)
+        if deadlines.count - deadlinesHead > 2 * entries.count + 1024 { sweepDeadlines() }
+        return index == deadlinesHead
+    }
+
+    /// The soonest deadline of a request still outstanding.
+    mutating func nextDeadline() -> NIODeadline? {
+        while deadlinesHead < deadlines.count {
+            let first = deadlines[deadlinesHead]
+            if entries[first.key]?.ticket == first.ticket { return first.deadline }
+            deadlinesHead += 1
+        }
+        deadlines.removeAll(keepingCapacity: true)
+        deadlinesHead = 0
+        return nil
+    }
+
+    /// Removes and returns the requests whose deadline has passed, given up (as `abandon`).
+    mutating func expire(now: NIODeadline) -> [(key: UInt64, entry: Entry)] {
+        var expired: [(key: UInt64, entry: Entry)] = []
+        while let deadline = nextDeadline(), deadline <= now {
+            let key = deadlines[deadlinesHead].key
+            deadlinesHead += 1
+            if let entry = abandon(key) { expired.append((key, entry)) }
+        }
+        return expired
+    }
+
+    private mutating func sweepDeadlines() {
+        deadlines = deadlines[deadlinesHead...].filter { entries[$0.key]?.ticket == $0.ticket }
+        deadlinesHead = 0
     }
 
     /// The key of the request `frame` answers, if any. Returns the entry removed; for a
@@ -133,13 +181,14 @@ struct PendingRequests {
         entries.removeAll()
         tokens.removeAll()
         queues.removeAll()
+        deadlines.removeAll()
+        deadlinesHead = 0
         return all
     }
 
     private mutating func remove(_ key: UInt64) -> Entry? {
         guard let entry = entries.removeValue(forKey: key) else { return nil }
         if let token = entry.token { tokens[token] = nil }
-        entry.timer?.cancel()
         return entry
     }
 }
