@@ -107,25 +107,31 @@ public struct Connection<Table: CommandTable>: Sendable {
         decode: @escaping @Sendable (Frame) throws -> Reply
     ) async throws -> Reply {
         let timeout = timeout ?? configuration.requestTimeout
-        let promise = channel.eventLoop.makePromise(of: Reply.self)
+        let promise = channel.eventLoop.makePromise(of: Frame.self)
         let token = ObjectIdentifier(promise.futureResult)
+        // The reply's body is copied out of the decoder's buffer on the event loop and decoded
+        // here, in the caller's task: the event loop, which one connection's frames all go
+        // through, does only the framing.
         let write = ClientWrite(
             frame: frame,
             kind: .request(
                 replyCommand: replyCommand, deadline: .now() + TimeAmount(timeout), timeout: timeout, token: token,
-                completion: { result in promise.completeWith(result.flatMap { frame in Result { try decode(frame) } }) }))
+                completion: { result in
+                    promise.completeWith(result.map { Frame(header: $0.header, payload: ArraySlice(Array($0.payload)), offset: $0.offset) })
+                }))
         try Task.checkCancellation()
         channel.writeAndFlush(write).whenFailure { error in
             // Not written: the channel had closed (so the request never went out), the layout
             // cannot carry it, or too many are pending.
             promise.fail(error is ChannelError ? NotSent() : error)
         }
-        return try await withTaskCancellationHandler {
+        let reply = try await withTaskCancellationHandler {
             try await promise.futureResult.get()
         } onCancel: { [channel] in
             channel.triggerUserOutboundEvent(CancelRequest(token: token), promise: nil)
             promise.fail(CancellationError())
         }
+        return try decode(reply)
     }
 }
 
