@@ -964,29 +964,36 @@ async def connect(opts):
     return reader, writer, SplitWriter(writer, random.Random(opts.seed), opts.split)
 
 
-async def game_client(opts, pb):
-    """Sends --requests Test_Req frames and a heartbeat, checks the answers in order."""
-    game = pb.game
+async def run_client(opts, exchange):
+    """Connects, runs exchange(reader, writer, out) within --timeout, and turns the outcome
+    into the exit status: 0 all right, 1 wrong (or no connection), 2 timed out."""
     try:
         reader, writer, out = await connect(opts)
     except OSError as error:
         print(f"cannot connect: {error}", flush=True)
         return 1
     try:
-        ok = await asyncio.wait_for(game_exchange(game, reader, out, opts.requests), opts.timeout)
+        ok = await asyncio.wait_for(exchange(reader, writer, out), opts.timeout)
     except asyncio.TimeoutError:
         print(f"timeout after {opts.timeout} s", flush=True)
         return 2
     except Exception as error:      # a connection failure, or a body protobuf cannot decode
         print(f"failed: {error!r}", flush=True)
         return 1
-    if not ok:
-        return 1
-    if opts.garbage and not await closed_after_garbage(reader, out, random.Random(opts.seed)):
-        print("not closed within 5 s after garbage", flush=True)
-        return 1
     writer.close()
-    return 0
+    return 0 if ok else 1
+
+
+async def game_client(opts, pb):
+    """Sends --requests Test_Req frames and a heartbeat, checks the answers in order."""
+    async def exchange(reader, writer, out):
+        if not await game_exchange(pb.game, reader, out, opts.requests):
+            return False
+        if opts.garbage and not await closed_after_garbage(reader, out, random.Random(opts.seed)):
+            print("not closed within 5 s after garbage", flush=True)
+            return False
+        return True
+    return await run_client(opts, exchange)
 
 
 async def closed_after_garbage(reader, out, rng):
@@ -1056,24 +1063,12 @@ async def game_exchange(game, reader, out, count):
 async def im_client(opts, pb):
     """Sends --requests pipelined user-info requests (seq = uid = 1..N) and matches the
     replies by seq."""
-    try:
-        reader, writer, out = await connect(opts)
-    except OSError as error:
-        print(f"cannot connect: {error}", flush=True)
-        return 1
-    try:
-        ok = await asyncio.wait_for(im_exchange(pb, reader, out, opts.requests), opts.timeout)
-    except asyncio.TimeoutError:
-        print(f"timeout after {opts.timeout} s", flush=True)
-        return 2
-    except Exception as error:      # a connection failure, or a body protobuf cannot decode
-        print(f"failed: {error!r}", flush=True)
-        return 1
-    writer.close()
-    if not ok:
-        return 1
-    print(f"replies ok {opts.requests}", flush=True)
-    return 0
+    async def exchange(reader, writer, out):
+        if not await im_exchange(pb, reader, out, opts.requests):
+            return False
+        print(f"replies ok {opts.requests}", flush=True)
+        return True
+    return await run_client(opts, exchange)
 
 
 async def im_exchange(pb, reader, out, count):
