@@ -152,13 +152,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         case let .bodyField(number): BodyID.append(key, field: number, to: &frame.payload)
         case .inOrder: break
         }
-        var buffer = context.channel.allocator.buffer(capacity: 0)
-        do {
-            try encoder.write(frame.header, payload: frame.payload, to: &buffer)
-        } catch {
-            promise?.fail(error)
-            return
-        }
+        guard let buffer = framed(frame, context: context, promise: promise) else { return }
         let soonest = pending.insert(
             .init(command: command, replyCommand: replyCommand, token: token, completion: completion,
                   deadline: deadline, timeout: timeout),
@@ -169,16 +163,23 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     }
 
     private func writeFrame(_ frame: OutboundFrame, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        guard let buffer = framed(frame, context: context, promise: promise) else { return }
+        lastWrite = .now()
+        context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
+    }
+
+    /// The frame's bytes; nil (the write failed with the `FrameError`, and logged) when the
+    /// layout cannot carry it.
+    private func framed(_ frame: OutboundFrame, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) -> ByteBuffer? {
         var buffer = context.channel.allocator.buffer(capacity: 0)
         do {
             try encoder.write(frame.header, payload: frame.payload, to: &buffer)
+            return buffer
         } catch {
             logger.error("frame not sent", metadata: ["error": "\(error)"])
             promise?.fail(error)
-            return
+            return nil
         }
-        lastWrite = .now()
-        context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
     }
 
     /// One timer for the connection, at the soonest deadline of a request still outstanding.
