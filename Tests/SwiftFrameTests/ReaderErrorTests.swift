@@ -46,6 +46,14 @@ import SwiftFrame
         #expect(decodeError(Node.self, allOnes + [0x00]) == .invalidTag(offset: 0))
         // Inside an unknown group.
         #expect(decodeError(Node.self, [0x7B] + twoToThe32) == .invalidTag(offset: 1))
+        // Field 1 as a varint, padded to 6 and to 10 bytes: the value fits, the encoding does
+        // not (protobuf's C++ and Python runtimes refuse it too). Five bytes are fine.
+        let padded6: [UInt8] = [0x88, 0x80, 0x80, 0x80, 0x80, 0x00]
+        let padded10: [UInt8] = [0x88] + Array(repeating: 0x80, count: 8) + [0x00]
+        #expect(decodeError(Node.self, padded6 + [0x01]) == .invalidTag(offset: 0))
+        #expect(decodeError(Node.self, [0x08, 0x01] + padded10 + [0x01]) == .invalidTag(offset: 2))
+        let fiveBytes = try? withReader([0x88, 0x80, 0x80, 0x80, 0x00]) { reader throws(WireError) in try reader.readTag() }
+        #expect(fiveBytes == 8)
         #expect(throws: WireError.invalidTag(offset: 0)) {
             try withReader(twoToThe32) { reader throws(WireError) in try reader.readTag() }
         }

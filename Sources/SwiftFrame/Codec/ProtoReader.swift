@@ -138,7 +138,10 @@ public struct ProtoReader {
     mutating func readTagSlow() throws(WireError) -> UInt32 {
         tagStart = position
         let raw = try readVarint()
-        guard raw >> 32 == 0 else { throw .invalidTag(offset: tagStart) }
+        // A tag is a 32-bit varint: at most 5 bytes. A longer encoding of a small value (padded
+        // with 0x80 bytes) is refused, as protobuf's C++ and Python runtimes refuse it; kept,
+        // it would be written back as read into unknown fields they cannot parse.
+        guard raw >> 32 == 0, position - tagStart <= 5 else { throw .invalidTag(offset: tagStart) }
         let tag = UInt32(truncatingIfNeeded: raw)
         guard tag >= 8 else { throw .fieldNumberZero(offset: tagStart) }
         guard tag & 7 < 6 else { throw .invalidWireType(offset: tagStart, wireType: UInt8(tag & 7)) }
