@@ -125,7 +125,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         }
     }
 
-    /// Stops handing out a connection found closed (its end is reported by `run()`).
+    /// Stops handing out `connection` (found closed by a request, or ended under `run()`).
     private func retire(_ connection: Connection<Table>) {
         state.withLockedValue { state in
             if state.connection?.channel === connection.channel { state.connection = nil }
@@ -245,10 +245,10 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                 publish(connection)
                 onSuccess()
                 let reason = try await closed.get()
-                unpublish()
+                retire(connection)
                 return reason
             } catch {
-                unpublish()
+                retire(connection)
                 return .transportError(String(describing: error))
             }
         } onCancel: {
@@ -297,10 +297,6 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         }
         stateInput.yield(.connected)
         for waiter in waiters { waiter.resume(returning: connection) }
-    }
-
-    private func unpublish() {
-        state.withLockedValue { $0.connection = nil }
     }
 
     private func stop() {
