@@ -6,7 +6,7 @@ PLUGIN = $(BIN_PATH)/protoc-gen-swiftframe
 FIXTURE_PROTOS = $(sort $(wildcard Fixtures/protos/*.proto))
 PREFIX ?= /usr/local
 
-.PHONY: all generate golden check-golden test peers install protoc plugin clean bench bench-codesize bench-regenerate bench-transport
+.PHONY: all generate golden check-golden check-protos test peers install protoc plugin clean bench bench-codesize bench-regenerate bench-transport
 
 all: generate
 
@@ -26,6 +26,12 @@ golden: generate
 # Fail on any difference between a fresh generation and the checked-in goldens.
 check-golden: plugin
 	scripts/check-golden.sh "$(PLUGIN)"
+
+# Generates and compiles every .proto libprotobuf-dev installs and every test .proto of
+# swift-protobuf 1.39.0 (from the local package copy): a few minutes, so not part of `test`.
+check-protos: plugin
+	swift build --target SwiftFrameWellKnownTypes
+	scripts/check-protos.sh "$(PLUGIN)"
 
 # The Python reference peers the transport tests talk to (protobuf from PyPI), and their own
 # self-test.

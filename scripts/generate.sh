@@ -3,7 +3,8 @@
 # OUT_ROOT with the repository's layout:
 #   Fixtures/protos/*.proto                -> Fixtures/generated
 #   google/protobuf well-known types       -> Sources/SwiftFrameWellKnownTypes/Generated
-#   descriptor.proto and plugin.proto      -> Sources/SwiftFrameGenerator/Descriptor/Generated
+#   descriptor.proto                       -> Sources/SwiftFrameDescriptors/Generated
+#   plugin.proto                           -> Sources/SwiftFrameGenerator/Descriptor/Generated
 #   ../shared/protos/conformance/*.proto   -> Sources/SwiftFrameConformanceMessages (when present)
 #   scripts/generate.sh PLUGIN OUT_ROOT
 set -euo pipefail
@@ -26,9 +27,10 @@ wkt="any api duration empty field_mask source_context struct timestamp type wrap
 run "$out_root/Sources/SwiftFrameWellKnownTypes/Generated" -I "$include" \
     $(for name in $wkt; do echo "google/protobuf/$name.proto"; done)
 
-# The plugin's own models of its input (self-hosting).
-run "$out_root/Sources/SwiftFrameGenerator/Descriptor/Generated" -I "$include" \
-    google/protobuf/descriptor.proto google/protobuf/compiler/plugin.proto
+# descriptor.proto ships in its own module; the plugin reads its input through it and through
+# plugin.proto (self-hosting).
+run "$out_root/Sources/SwiftFrameDescriptors/Generated" -I "$include" google/protobuf/descriptor.proto
+run "$out_root/Sources/SwiftFrameGenerator/Descriptor/Generated" -I "$include" google/protobuf/compiler/plugin.proto
 
 conformance=../shared/protos/conformance
 if [ -d "$conformance" ]; then

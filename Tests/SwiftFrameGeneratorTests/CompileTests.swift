@@ -78,13 +78,6 @@ import Testing
             .filter { $0.hasSuffix(".swift") }.map { output.appendingPathComponent($0).path }.sorted()
         #expect(swiftFiles.count == wellKnown.count + 4)
 
-        let modules = URL(fileURLWithPath: Support.plugin).deletingLastPathComponent().appendingPathComponent("Modules").path
-        for isolation in [[], ["-default-isolation", "MainActor"]] {
-            let check = try Support.run(Support.swiftc, [
-                "-typecheck", "-swift-version", "6", "-warnings-as-errors", "-I", modules,
-            ] + isolation + swiftFiles)
-            #expect(check.status == 0, "swiftc \(isolation): \(check.stderr)")
-            #expect(check.stderr.isEmpty, "\(check.stderr)")
-        }
+        #expect(try Support.typecheck(swiftFiles) == [])
     }
 }

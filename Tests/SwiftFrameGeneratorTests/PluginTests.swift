@@ -63,45 +63,6 @@ import Testing
         #expect(files.isEmpty)
     }
 
-    @Test(arguments: [
-        ("syntax = \"proto3\";\nmessage M { oneof choice_kind { int32 a = 1; } message ChoiceKind {} }\n",
-         "p.proto: message M: nested types ChoiceKind and oneof choice_kind both map to the Swift name ChoiceKind"),
-        ("syntax = \"proto3\";\nmessage foo_bar {}\nmessage FooBar {}\n",
-         "p.proto: FooBar and foo_bar (p.proto) both map to the Swift name FooBar"),
-        ("syntax = \"proto3\";\nmessage M { message a_b {} enum AB { AB_X = 0; } }\n",
-         "p.proto: message M: nested types a_b and AB both map to the Swift name AB"),
-    ])
-    func unsupportedInputFailsNamingFileAndElement(source: String, message: String) throws {
-        let (result, files) = try Support.generate(["p.proto": source])
-        #expect(result.status != 0)
-        #expect(result.stderr.contains(message), "\(result.stderr)")
-        #expect(files.isEmpty)
-    }
-
-    /// protoc rejects proto3 fields whose JSON names clash, so this collision is built by hand.
-    @Test func fieldNameCollisionIsReported() {
-        var field = FieldDescriptor()
-        field.name = "URL"
-        field.number = 1
-        field.rawType = FieldDescriptor.FieldType.int32.rawValue
-        var twin = field
-        twin.name = "url"
-        twin.number = 2
-        var message = MessageDescriptor()
-        message.name = "M"
-        message.fields = [field, twin]
-        var file = FileDescriptor()
-        file.name = "p.proto"
-        file.syntax = "proto3"
-        file.messages = [message]
-        var request = CodeGeneratorRequest()
-        request.filesToGenerate = ["p.proto"]
-        request.protoFiles = [file]
-        let response = Generator.generate(request)
-        #expect(response.error == "p.proto: message M: fields URL and url both map to the Swift name url")
-        #expect(response.file.isEmpty)
-    }
-
     @Test func typesFromOtherModulesAreImported() throws {
         let mapFile = try Support.temporaryDirectory().appendingPathComponent("modules.txt")
         try "# proto file = Swift module\ndep.proto = SharedModels\n".write(to: mapFile, atomically: true, encoding: .utf8)

@@ -132,4 +132,34 @@ enum Support {
         }
         return (result, generated)
     }
+
+    /// The directory of this build's Swift modules (SwiftFrame, SwiftFrameWellKnownTypes, ...).
+    static var modules: String {
+        URL(fileURLWithPath: plugin).deletingLastPathComponent().appendingPathComponent("Modules").path
+    }
+
+    /// Type-checks Swift sources against this build's modules in Swift 6 mode with warnings as
+    /// errors, also with MainActor as the default isolation; returns swiftc's complaints.
+    static func typecheck(_ paths: [String]) throws -> [String] {
+        var complaints: [String] = []
+        for isolation in [[], ["-default-isolation", "MainActor"]] {
+            let check = try run(swiftc, ["-typecheck", "-swift-version", "6", "-warnings-as-errors", "-I", modules]
+                                + isolation + paths)
+            if check.status != 0 || !check.stderr.isEmpty { complaints.append("swiftc \(isolation): \(check.stderr)") }
+        }
+        return complaints
+    }
+
+    /// Type-checks generated sources given by name and content.
+    static func typecheck(_ sources: [String: String]) throws -> [String] {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var paths: [String] = []
+        for (name, source) in sources.sorted(by: { $0.key < $1.key }) {
+            let file = directory.appendingPathComponent(name.replacingOccurrences(of: "/", with: "_"))
+            try source.write(to: file, atomically: true, encoding: .utf8)
+            paths.append(file.path)
+        }
+        return try typecheck(paths)
+    }
 }

@@ -1,4 +1,5 @@
 import SwiftFrame
+import SwiftFrameDescriptors
 
 // The plugin reads its input through the models of descriptor.proto and plugin.proto that it
 // generates itself (Generated/, regenerated and golden-checked by `make test`). From them

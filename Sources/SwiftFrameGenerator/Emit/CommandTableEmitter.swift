@@ -6,14 +6,6 @@ struct CommandTableEmitter {
     let table: CommandTable
     let visibility: String
 
-    /// One case of `Inbound` or `Request`: a message, or a command with no typed message.
-    private struct Case {
-        var name: String
-        let message: MessageType?
-        var ids: [UInt32]
-        let origin: String
-    }
-
     func emit(to printer: Printer) {
         printer.line("/// The commands of this file, framed as `\(table.layout)`.")
         printer.line("/// Ids travel in the header's \(table.layout.carriesCommandInType ? "type" : "command") field.")
@@ -28,15 +20,13 @@ struct CommandTableEmitter {
             printer.line()
             emitIDs(to: printer)
             printer.line()
-            let inbound = cases(\.response)
-            let requests = cases(\.request)
-            emitEnum("Inbound", "What a client receives: responses and pushes.", inbound, to: printer)
+            emitEnum("Inbound", "What a client receives: responses and pushes.", table.inbound, to: printer)
             printer.line()
-            emitEnum("Request", "What a server receives: requests.", requests, to: printer)
+            emitEnum("Request", "What a server receives: requests.", table.requests, to: printer)
             printer.line()
-            emitDecode("decode", "Inbound", "Decodes a frame a client received.", inbound, to: printer)
+            emitDecode("decode", "Inbound", "Decodes a frame a client received.", table.inbound, to: printer)
             printer.line()
-            emitDecode("decodeRequest", "Request", "Decodes a frame a server received.", requests, to: printer)
+            emitDecode("decodeRequest", "Request", "Decodes a frame a server received.", table.requests, to: printer)
         }
     }
 
@@ -49,36 +39,7 @@ struct CommandTableEmitter {
         }
     }
 
-    /// The cases of one side: a case per distinct message (listing every id it arrives
-    /// under), and a payload case per command with no message on that side.
-    private func cases(_ side: KeyPath<CommandTable.Entry, MessageType?>) -> [Case] {
-        var result: [Case] = []
-        for entry in table.entries {
-            if let message = entry[keyPath: side] {
-                if let index = result.firstIndex(where: { $0.message === message }) {
-                    result[index].ids.append(entry.id)
-                } else {
-                    result.append(Case(name: Naming.fieldName(message.swiftName), message: message,
-                                       ids: [entry.id], origin: entry.origin))
-                }
-            } else {
-                result.append(Case(name: entry.swiftName, message: nil, ids: [entry.id], origin: entry.origin))
-            }
-        }
-        // `unknown` is the case for ids the table does not know.
-        var seen: Set<String> = ["unknown"]
-        for index in result.indices {
-            let base = result[index].name
-            var suffix = 2
-            while !seen.insert(result[index].name).inserted {
-                result[index].name = "\(base)\(suffix)"
-                suffix += 1
-            }
-        }
-        return result
-    }
-
-    private func emitEnum(_ name: String, _ documentation: String, _ cases: [Case], to printer: Printer) {
+    private func emitEnum(_ name: String, _ documentation: String, _ cases: [CommandTable.Case], to printer: Printer) {
         printer.line("/// \(documentation)")
         printer.block("\(visibility)enum \(name): Swift.Sendable, Swift.Hashable") {
             for item in cases {
@@ -94,7 +55,7 @@ struct CommandTableEmitter {
         }
     }
 
-    private func emitDecode(_ function: String, _ type: String, _ documentation: String, _ cases: [Case],
+    private func emitDecode(_ function: String, _ type: String, _ documentation: String, _ cases: [CommandTable.Case],
                             to printer: Printer) {
         printer.line("/// \(documentation)")
         let signature = "\(visibility)static func \(function)(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> \(type)"
@@ -135,9 +96,9 @@ struct EnvelopeEmitter {
     func emit(to printer: Printer) {
         let body = envelope.body
         let selector = envelope.selector
-        let typeName = Naming.typeName(body.protoName)
+        let typeName = envelope.typeName
         let held = envelope.choices.filter { $0.holds != nil }
-        let otherName = held.contains { $0.enumCase.swiftName == "other" } ? "other_" : "other"
+        let otherName = envelope.otherCase
         printer.line()
         printer.block("extension \(envelope.message.swiftPath)") {
             printer.line("/// What `\(body.swiftName)` holds, selected by `\(selector.swiftName)`.")
@@ -164,7 +125,7 @@ struct EnvelopeEmitter {
                 }
             }
             printer.line()
-            let accessor = "decoded" + typeName
+            let accessor = envelope.accessor
             printer.line("/// Decodes what `\(body.swiftName)` holds, as `\(selector.swiftName)` says.")
             printer.block("\(visibility)func \(accessor)() throws(SwiftFrame.WireError) -> \(typeName)") {
                 printer.switchBlock("self.\(selector.swiftName)") {

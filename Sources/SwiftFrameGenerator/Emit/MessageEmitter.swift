@@ -30,7 +30,7 @@ struct MessageEmitter {
             }
             printer.line()
             printer.line("\(visibility)init() {}")
-            if !message.members.isEmpty {
+            if message.hasMemberwiseInit {
                 printer.line()
                 emitMemberwiseInit(to: printer)
             }
@@ -87,10 +87,10 @@ struct MessageEmitter {
             }
             return (field, literal)
         }
-        guard !declared.isEmpty else { return }
+        guard let name = message.defaultsName, !declared.isEmpty else { return }
         printer.line()
         printer.line("/// The `[default = ...]` values of the .proto, for fields that are not set.")
-        printer.block("\(visibility)enum Defaults") {
+        printer.block("\(visibility)enum \(name)") {
             for (field, literal) in declared {
                 printer.line("\(visibility)static let \(field.swiftName): \(FieldCode(field: field).baseType) = \(literal)")
             }

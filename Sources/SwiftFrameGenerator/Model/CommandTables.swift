@@ -5,7 +5,7 @@ public final class CommandTable {
     public struct Entry {
         public let id: UInt32
         /// Case name in the table's `ID` enum (`test` for CMD_TEST).
-        public let swiftName: String
+        public internal(set) var swiftName: String
         /// Where the command came from, for messages and comments (`CMD_TEST`, `Cs_20001`).
         public let origin: String
         /// Client to server.
@@ -14,10 +14,21 @@ public final class CommandTable {
         public var response: MessageType?
     }
 
+    /// One case of `Inbound` (client side) or `Request` (server side): a message, listing
+    /// every id it arrives under, or a command with no message on that side.
+    public struct Case {
+        public let name: String
+        public let message: MessageType?
+        public let ids: [UInt32]
+        public let origin: String
+    }
+
     /// `GameCommands`.
-    public let swiftName: String
+    public internal(set) var swiftName: String
     public let layout: FrameLayout
     public internal(set) var entries: [Entry] = []
+    public internal(set) var inbound: [Case] = []
+    public internal(set) var requests: [Case] = []
     /// The command whose replies are errors, and the keep-alive command (enum value options).
     public internal(set) var errorCommand: UInt32?
     public internal(set) var heartbeatCommand: UInt32?
@@ -28,6 +39,41 @@ public final class CommandTable {
     init(swiftName: String, layout: FrameLayout) {
         self.swiftName = swiftName
         self.layout = layout
+    }
+}
+
+extension CommandTable {
+    /// Names the `ID` cases, then the `Inbound` and `Request` cases: one per distinct
+    /// message of that side, and one per command with no message there.
+    func nameCases() {
+        var ids = NameScope(reserved: Naming.reservedCaseNames)
+        for (index, name) in ids.claim(entries.map { ($0.swiftName, $0.origin) }).enumerated() {
+            entries[index].swiftName = name
+        }
+        inbound = cases(\.response)
+        requests = cases(\.request)
+    }
+
+    private func cases(_ side: KeyPath<Entry, MessageType?>) -> [Case] {
+        var idsByMessage: [ObjectIdentifier: [UInt32]] = [:]
+        var items: [(message: MessageType?, entry: Entry)] = []
+        for entry in entries {
+            if let message = entry[keyPath: side] {
+                if idsByMessage[ObjectIdentifier(message)] == nil { items.append((message, entry)) }
+                idsByMessage[ObjectIdentifier(message), default: []].append(entry.id)
+            } else {
+                items.append((nil, entry))
+            }
+        }
+        // `unknown` is the case for ids the table does not know.
+        var scope = NameScope(reserved: Naming.swiftKeywords.union(["unknown"]))
+        let names = scope.claim(items.map { item in
+            item.message.map { (Naming.fieldName($0.swiftName), $0.fullName) } ?? (item.entry.swiftName, item.entry.origin)
+        })
+        return zip(items, names).map { item, name in
+            Case(name: name, message: item.message,
+                 ids: item.message.map { idsByMessage[ObjectIdentifier($0)]! } ?? [item.entry.id], origin: item.entry.origin)
+        }
     }
 }
 
@@ -45,6 +91,11 @@ public final class Envelope {
     public let selectorType: EnumType
     public let body: Field
     public let choices: [Choice]
+    /// The nested enum of what the body holds (`Body`), the method that decodes it
+    /// (`decodedBody`), and the enum's case for a selector that holds no declared message.
+    public let typeName: String
+    public let accessor: String
+    public let otherCase: String
 
     init(message: MessageType, selector: Field, selectorType: EnumType, body: Field, choices: [Choice]) {
         self.message = message
@@ -52,6 +103,10 @@ public final class Envelope {
         self.selectorType = selectorType
         self.body = body
         self.choices = choices
+        (typeName, accessor) = message.envelopeNames[body.number]!
+        var cases = NameScope(reserved: Naming.reservedCaseNames)
+        _ = cases.claim(choices.filter { $0.holds != nil }.map { ($0.enumCase.swiftName, $0.enumCase.protoName) })
+        otherCase = cases.claim("other")
     }
 }
 
@@ -107,6 +162,7 @@ struct CommandResolver {
             swiftName: Naming.typeName(stem, prefix: Naming.packagePrefix(file.descriptor.package)) + "Commands",
             layout: layout)
         table.entries = builder.entries
+        table.nameCases()
         table.errorCommand = builder.errorCommand
         table.heartbeatCommand = builder.heartbeatCommand
         for entry in table.entries {

@@ -107,8 +107,8 @@ public final class ProtoFile {
 
     public var name: String { descriptor.name }
 
-    /// Every file this one imports, directly or through other imports.
-    public internal(set) var dependencyClosure: [String] = []
+    /// The modules the generated file imports besides SwiftFrame.
+    public internal(set) var imports: [String] = []
 
     /// proto2 rules: explicit presence everywhere, closed enums, unpacked by default.
     public var isProto2: Bool { descriptor.syntax == "proto2" || descriptor.syntax.isEmpty }
@@ -154,6 +154,13 @@ public final class MessageType {
     public internal(set) var needsInitializationCheck = false
     public internal(set) var messages: [MessageType] = []
     public internal(set) var enums: [EnumType] = []
+    /// The nested enum of `[default = ...]` values (`Defaults`), when there are any.
+    public internal(set) var defaultsName: String?
+    /// Names decided with the message's other names before its fields are resolved: each
+    /// property by proto name, and each envelope body's enum type and decoding method by
+    /// field number.
+    var propertyNames: [String: String] = [:]
+    var envelopeNames: [Int32: (type: String, accessor: String)] = [:]
     unowned let file: ProtoFile
     let descriptor: MessageDescriptor
 
@@ -178,6 +185,11 @@ public final class MessageType {
         case oneof(Oneof)
     }
 
+    /// A memberwise `init` with every member defaulted, for messages of 1 to 512 members:
+    /// past about 1,020 defaulted parameters Swift's symbol mangling gives two default
+    /// arguments the same symbol, and no one calls such an initializer.
+    public var hasMemberwiseInit: Bool { (1...512).contains(members.count) }
+
     public var members: [Member] {
         var seen: Set<ObjectIdentifier> = []
         return fields.compactMap { field in
@@ -196,9 +208,14 @@ public final class Oneof {
     public let typeName: String
     public let comments: String?
     public internal(set) var fields: [Field] = []
+    /// The oneof's index in its message's descriptor.
+    let index: Int32
+    /// Each member's case name, by proto name.
+    var caseNames: [String: String] = [:]
 
-    init(protoName: String, swiftName: String, typeName: String, comments: String?) {
+    init(protoName: String, index: Int32, swiftName: String, typeName: String, comments: String?) {
         self.protoName = protoName
+        self.index = index
         self.swiftName = swiftName
         self.typeName = typeName
         self.comments = comments

@@ -4,9 +4,11 @@ public enum Naming {
     /// Message and enum names: the parts between underscores, each with its first letter
     /// upper-cased, joined (`login_request` → `LoginRequest`, `Cs_20001` → `Cs20001`).
     /// The rest of each part is kept as written (`HTTPRequest` stays `HTTPRequest`).
+    /// A name that would start with a digit (`4fun.Foo` → `_4fun_Foo`) starts with `_`.
     public static func typeName(_ protoName: String, prefix: String = "") -> String {
-        let joined = words(protoName).map(capitalizedFirst).joined()
-        return safe(prefix + (joined.isEmpty ? "_" : joined), reserved: reservedTypeNames)
+        let words = words(protoName).map(capitalizedFirst).joined()
+        let joined = prefix + (words.isEmpty ? "_" : words)
+        return safe(joined.first?.isNumber == true ? "_" + joined : joined, reserved: reservedTypeNames)
     }
 
     /// Prefix for the top-level types of a file in a package: each dotted component as a

@@ -14,6 +14,9 @@ final class Resolver {
     private var warnings: [String] = []
     private var types: [String: TypeReference] = [:]
     private var paths: [ObjectIdentifier: [Int32]] = [:]
+    /// The module's namespace: top-level types of every file of the run, then the command
+    /// tables and extension namespaces of the files to generate.
+    private var topLevel = NameScope(reserved: Naming.reservedTypeNames)
 
     private enum TypeReference {
         case message(MessageType)
@@ -32,20 +35,19 @@ final class Resolver {
     static func resolve(_ request: CodeGeneratorRequest, options: GeneratorOptions) throws(GenerationError) -> Resolution {
         let resolver = Resolver()
         let files = request.protoFiles.map(ProtoFile.init)
-        for file in files { resolver.declare(file) }
+        resolver.declare(files)
         let generated = request.filesToGenerate.compactMap { name in files.first { $0.name == name } }
-        let byName = Dictionary(files.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        for file in generated {
-            var seen: Set<String> = []
-            var pending = file.descriptor.dependencies
-            while let name = pending.popLast() {
-                guard seen.insert(name).inserted else { continue }
-                pending += byName[name]?.descriptor.dependencies ?? []
-            }
-            file.dependencyClosure = seen.sorted()
-        }
         for file in generated { resolver.check(file) }
         guard resolver.problems.isEmpty else { throw GenerationError(problems: resolver.problems) }
+        // The other files' fields too, quietly: whether a message checks required fields
+        // depends on every message it can hold, wherever it is declared.
+        let generatedNames = Set(generated.map(\.name))
+        for file in files where !generatedNames.contains(file.name) {
+            let (problems, warnings) = (resolver.problems, resolver.warnings)
+            resolver.check(file)
+            (resolver.problems, resolver.warnings) = (problems, warnings)
+        }
+        markInitializationChecks(files.flatMap(\.messages))
 
         var layoutOverride: FrameLayout?
         if let text = options.layout {
@@ -59,6 +61,10 @@ final class Resolver {
             file.envelopes = commands.envelopes(in: file)
         }
         assignCommandIDs(generated.compactMap(\.commandTable), warnings: &commands.warnings)
+        resolver.nameHelpers(generated)
+        for file in generated {
+            file.imports = importedModules(of: file, generatedHere: generatedNames, moduleMap: options.moduleMap)
+        }
         // Each request → response pair is written once, in the first generated file that
         // declares it or, failing that, the file of the request.
         for (request, response) in commands.responses.values.sorted(by: { $0.request.fullName < $1.request.fullName }) {
@@ -69,7 +75,6 @@ final class Resolver {
             home?.responsePairs.append((request, response))
         }
         resolver.problems += commands.problems
-        resolver.checkTopLevelNames(files, generated: generated)
         guard resolver.problems.isEmpty else { throw GenerationError(problems: resolver.problems) }
         return Resolution(files: generated, allFiles: files, warnings: resolver.warnings + commands.warnings)
     }
@@ -102,46 +107,156 @@ final class Resolver {
         }
     }
 
+    /// The modules holding the Swift of the types this file's code names (field and extension
+    /// types, extended messages, command-table and envelope messages) that are generated
+    /// elsewhere. Importing a file is not enough to need its module.
+    private static func importedModules(of file: ProtoFile, generatedHere: Set<String>,
+                                        moduleMap: [String: String]) -> [String] {
+        var named: [ProtoFile] = []
+        func add(_ kind: Field.Kind) {
+            switch kind {
+            case let .message(message): named.append(message.file)
+            case let .enumeration(enumType): named.append(enumType.file)
+            case let .map(_, value): add(value)
+            case .scalar: break
+            }
+        }
+        func walk(_ message: MessageType) {
+            message.fields.forEach { add($0.kind) }
+            message.messages.forEach(walk)
+        }
+        file.messages.forEach(walk)
+        for field in file.extensions {
+            named.append(field.container.file)
+            add(field.kind)
+        }
+        for entry in file.commandTable?.entries ?? [] {
+            named += [entry.request?.file, entry.response?.file].compactMap { $0 }
+        }
+        for envelope in file.envelopes { named += envelope.choices.compactMap { $0.holds?.file } }
+        for (request, response) in file.responsePairs { named += [request.file, response.file] }
+        let modules = named.compactMap { generatedHere.contains($0.name) ? nil : moduleMap[$0.name] }
+        return Set(modules).sorted()
+    }
+
+    /// The generator's own top-level types, after every declared one: command tables and
+    /// extension namespaces, in file-name order.
+    private func nameHelpers(_ files: [ProtoFile]) {
+        var elements: [(natural: String, protoName: String)] = []
+        var assignments: [(String) -> Void] = []
+        for file in files.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
+            let stem = Naming.typeName(Self.stem(of: file.name), prefix: Naming.packagePrefix(file.descriptor.package))
+            if let table = file.commandTable {
+                elements.append((stem + "Commands", file.name + " commands"))
+                assignments.append { table.swiftName = $0 }
+            }
+            if file.extensions.contains(where: { $0.scope == nil }) {
+                elements.append((stem + "Extensions", file.name + " extensions"))
+                assignments.append { file.extensionsNamespace = $0 }
+            }
+        }
+        for (name, assign) in zip(topLevel.claim(elements), assignments) { assign(name) }
+    }
+
     // MARK: Declaring types
 
-    private func declare(_ file: ProtoFile) {
-        let scope = file.descriptor.package
-        let prefix = Naming.packagePrefix(scope)
-        for (index, descriptor) in file.descriptor.messages.enumerated() where !descriptor.isMapEntry {
-            file.messages.append(declare(descriptor, scope: scope, swiftParent: nil, prefix: prefix,
-                                         path: [4, Int32(index)], file: file))
+    /// Declares the top-level types of every file of the run, which share the module's
+    /// namespace, then everything nested in them.
+    private func declare(_ files: [ProtoFile]) {
+        var elements: [(natural: String, protoName: String)] = []
+        for file in files {
+            let prefix = Naming.packagePrefix(file.descriptor.package)
+            let package = file.descriptor.package.isEmpty ? "" : file.descriptor.package + "."
+            for descriptor in file.descriptor.messages where !descriptor.isMapEntry {
+                elements.append((Naming.typeName(descriptor.name, prefix: prefix), package + descriptor.name))
+            }
+            for descriptor in file.descriptor.enums {
+                elements.append((Naming.typeName(descriptor.name, prefix: prefix), package + descriptor.name))
+            }
         }
-        for (index, descriptor) in file.descriptor.enums.enumerated() {
-            file.enums.append(declare(descriptor, scope: scope, swiftParent: nil, prefix: prefix,
-                                      path: [5, Int32(index)], file: file))
+        var names = topLevel.claim(elements)[...]
+        for file in files {
+            let scope = file.descriptor.package
+            for (index, descriptor) in file.descriptor.messages.enumerated() where !descriptor.isMapEntry {
+                file.messages.append(declare(descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
+                                             path: [4, Int32(index)], file: file))
+            }
+            for (index, descriptor) in file.descriptor.enums.enumerated() {
+                file.enums.append(declare(descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
+                                          path: [5, Int32(index)], file: file))
+            }
         }
     }
 
-    private func declare(_ descriptor: MessageDescriptor, scope: String, swiftParent: String?, prefix: String,
+    private func declare(_ descriptor: MessageDescriptor, scope: String, swiftName: String, swiftParent: String?,
                          path: [Int32], file: ProtoFile) -> MessageType {
         let fullName = scope.isEmpty ? descriptor.name : scope + "." + descriptor.name
-        let swiftName = Naming.typeName(descriptor.name, prefix: prefix)
         let message = MessageType(
             descriptor: descriptor, fullName: fullName, swiftName: swiftName,
             swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
             comments: file.comments[path], file: file)
         types["." + fullName] = .message(message)
         paths[ObjectIdentifier(message)] = path
+        let nestedNames = nameMembers(of: message, path: path)
         for (index, nested) in descriptor.nestedMessages.enumerated() where !nested.isMapEntry {
-            message.messages.append(declare(nested, scope: fullName, swiftParent: message.swiftPath, prefix: "",
-                                            path: path + [3, Int32(index)], file: file))
+            message.messages.append(declare(nested, scope: fullName, swiftName: nestedNames[nested.name]!,
+                                            swiftParent: message.swiftPath, path: path + [3, Int32(index)], file: file))
         }
         for (index, nested) in descriptor.enums.enumerated() {
-            message.enums.append(declare(nested, scope: fullName, swiftParent: message.swiftPath, prefix: "",
-                                         path: path + [4, Int32(index)], file: file))
+            message.enums.append(declare(nested, scope: fullName, swiftName: nestedNames[nested.name]!,
+                                         swiftParent: message.swiftPath, path: path + [4, Int32(index)], file: file))
         }
         return message
     }
 
-    private func declare(_ descriptor: EnumDescriptor, scope: String, swiftParent: String?, prefix: String,
+    /// Names everything a message's struct declares: its nested types, oneof enums and
+    /// helper types in one scope, its properties and helper methods in another, and each
+    /// oneof's cases. Returns the names of the nested messages and enums by proto name.
+    private func nameMembers(of message: MessageType, path: [Int32]) -> [String: String] {
+        let descriptor = message.descriptor
+        let realOneofs = descriptor.oneofs.indices.filter { index in
+            !descriptor.fields.contains { $0.oneofIndex == Int32(index) && $0.proto3Optional }
+        }
+        let envelopeBodies = descriptor.fields.filter { $0.options.string(field: SwiftFrameOption.Field.selectedBy) != nil }
+
+        // Nested types: declared, then the oneofs' enums, then helpers.
+        var types = NameScope(reserved: Naming.reservedTypeNames)
+        let nested = descriptor.nestedMessages.filter { !$0.isMapEntry }.map(\.name) + descriptor.enums.map(\.name)
+        let nestedNames = Dictionary(uniqueKeysWithValues: zip(nested, types.claim(nested.map { (Naming.typeName($0), $0) })))
+        let oneofTypes = types.claim(realOneofs.map { (Naming.typeName(descriptor.oneofs[$0].name), descriptor.oneofs[$0].name) })
+        let envelopeTypes = types.claim(envelopeBodies.map { (Naming.typeName($0.name), $0.name) })
+        if descriptor.fields.contains(where: { $0.defaultValue != nil && $0.oneofIndex == nil }) {
+            message.defaultsName = types.claim("Defaults")
+        }
+
+        // Properties: fields outside real oneofs and the oneofs themselves, then helpers.
+        var members = NameScope(reserved: Naming.reservedFieldNames.union(["extensionFields"]))
+        let inOneof = { (field: FieldDescriptor) in field.oneofIndex.map { realOneofs.contains(Int($0)) } ?? false }
+        let properties = descriptor.fields.filter { !inOneof($0) }.map(\.name) + realOneofs.map { descriptor.oneofs[$0].name }
+        let propertyNames = Dictionary(uniqueKeysWithValues: zip(properties, members.claim(properties.map { (Naming.fieldName($0), $0) })))
+        let accessors = members.claim(envelopeTypes.enumerated().map { ("decoded" + $0.element, envelopeBodies[$0.offset].name) })
+        for (index, body) in envelopeBodies.enumerated() {
+            message.envelopeNames[body.number] = (envelopeTypes[index], accessors[index])
+        }
+
+        for (position, index) in realOneofs.enumerated() {
+            let oneof = descriptor.oneofs[index]
+            let model = Oneof(protoName: oneof.name, index: Int32(index), swiftName: propertyNames[oneof.name]!,
+                              typeName: oneofTypes[position], comments: message.file.comments[path + [8, Int32(index)]])
+            var cases = NameScope(reserved: Naming.reservedFieldNames)
+            let fields = descriptor.fields.filter { $0.oneofIndex == Int32(index) }.map(\.name)
+            for (name, swiftName) in zip(fields, cases.claim(fields.map { (Naming.fieldName($0), $0) })) {
+                model.caseNames[name] = swiftName
+            }
+            message.oneofs.append(model)
+        }
+        message.propertyNames = propertyNames
+        return nestedNames
+    }
+
+    private func declare(_ descriptor: EnumDescriptor, scope: String, swiftName: String, swiftParent: String?,
                          path: [Int32], file: ProtoFile) -> EnumType {
         let fullName = scope.isEmpty ? descriptor.name : scope + "." + descriptor.name
-        let swiftName = Naming.typeName(descriptor.name, prefix: prefix)
         let enumType = EnumType(
             protoName: descriptor.name, fullName: fullName, swiftName: swiftName,
             swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
@@ -149,28 +264,32 @@ final class Resolver {
         types["." + fullName] = .enumeration(enumType)
 
         // Drop the enum's name from its values unless that makes two names collide.
-        var names = descriptor.values.map { Naming.caseName($0.name, enumName: descriptor.name) }
-        if Set(names).count != names.count {
-            names = descriptor.values.map { Naming.unstrippedCaseName($0.name) }
+        var natural = descriptor.values.map { Naming.caseName($0.name, enumName: descriptor.name) }
+        if Set(natural).count != natural.count {
+            natural = descriptor.values.map { Naming.unstrippedCaseName($0.name) }
         }
+        // An alias spelled like another name of the same number (MOO, moo) means the same.
+        var firstNumber: [String: Int32] = [:]
+        let kept = descriptor.values.indices.filter { index in
+            let number = descriptor.values[index].number
+            if firstNumber[natural[index]] == number { return false }
+            firstNumber[natural[index]] = firstNumber[natural[index]] ?? number
+            return true
+        }
+        var scope = NameScope(reserved: Naming.reservedCaseNames)
+        let names = scope.claim(kept.map { (natural[$0], descriptor.values[$0].name) })
         var byNumber: [Int32: EnumType.Case] = [:]
-        var numberBySwiftName: [String: Int32] = [:]
-        for (index, value) in descriptor.values.enumerated() {
-            let comments = file.comments[path + [2, Int32(index)]]
-            // An alias spelled like another name of the same number (MOO, moo) means the same.
-            if numberBySwiftName[names[index]] == value.number { continue }
-            numberBySwiftName[names[index]] = numberBySwiftName[names[index]] ?? value.number
+        for (index, swiftName) in zip(kept, names) {
+            let value = descriptor.values[index]
             if let target = byNumber[value.number] {
-                enumType.aliases.append(.init(protoName: value.name, swiftName: names[index], target: target))
+                enumType.aliases.append(.init(protoName: value.name, swiftName: swiftName, target: target))
             } else {
-                let enumCase = EnumType.Case(protoName: value.name, number: value.number,
-                                             swiftName: names[index], comments: comments, options: value.options)
+                let enumCase = EnumType.Case(protoName: value.name, number: value.number, swiftName: swiftName,
+                                             comments: file.comments[path + [2, Int32(index)]], options: value.options)
                 byNumber[value.number] = enumCase
                 enumType.cases.append(enumCase)
             }
         }
-        let kept = enumType.cases.map { ($0.protoName, $0.swiftName) } + enumType.aliases.map { ($0.protoName, $0.swiftName) }
-        reportCollisions(kept.map(\.0), swiftNames: kept.map(\.1), in: "\(file.name): enum \(fullName)", what: "values")
         return enumType
     }
 
@@ -182,11 +301,8 @@ final class Resolver {
             problems.append("\(file.name): \(descriptor.syntax) syntax is not supported yet (only proto2 and proto3 files can be generated)")
             return
         }
-        file.extensionsNamespace = Naming.typeName(Self.stem(of: file.name),
-                                                   prefix: Naming.packagePrefix(descriptor.package)) + "Extensions"
         resolveExtensions(descriptor.extensions, in: file, scope: nil, path: [7])
         for message in file.messages { resolveFields(of: message) }
-        markInitializationChecks(file.messages)
     }
 
     /// `user.proto` → `user`, `a/b/c.proto` → `c`.
@@ -195,13 +311,13 @@ final class Resolver {
         return base.hasSuffix(".proto") ? String(base.dropLast(6)) : base
     }
 
-    /// Typed accessors for `extend` blocks. Custom options (extensions of descriptor.proto's
-    /// *Options) need none: the generator reads them from option bytes.
+    /// Typed accessors for `extend` blocks, custom options (extensions of descriptor.proto's
+    /// `*Options`, which `SwiftFrameDescriptors` ships) included.
     private func resolveExtensions(_ extensions: [FieldDescriptor], in file: ProtoFile, scope: MessageType?,
                                    path: [Int32]) {
+        var accepted: [(index: Int, field: FieldDescriptor, container: MessageType, kind: Field.Kind)] = []
         for (index, field) in extensions.enumerated() {
             let extendee = field.extendee
-            if extendee.hasPrefix(".google.protobuf.") && extendee.hasSuffix("Options") { continue }
             let place = "\(file.name): extension \(scope.map { $0.fullName + "." } ?? "")\(field.name)"
             guard case let .message(container)? = types[extendee] else {
                 problems.append("\(place): unknown message \(extendee)")
@@ -213,13 +329,20 @@ final class Resolver {
                 continue
             }
             guard let kind = extensionKind(field, place: place) else { continue }
+            accepted.append((index, field, container, kind))
+        }
+        // Static members of the declaring message, or of the file's namespace enum.
+        var names = NameScope(reserved: Naming.swiftKeywords.union(["protoMessageName", "commandID"]))
+        let swiftNames = names.claim(accepted.map { (Naming.fieldName($0.field.name), $0.field.name) })
+        for (item, swiftName) in zip(accepted, swiftNames) {
+            let field = item.field
             let scopeName = scope?.fullName ?? file.descriptor.package
             file.extensions.append(ExtensionField(
                 protoName: field.name, fullName: scopeName.isEmpty ? field.name : scopeName + "." + field.name,
-                swiftName: Naming.fieldName(field.name), number: field.number, container: container, kind: kind,
+                swiftName: swiftName, number: field.number, container: item.container, kind: item.kind,
                 isRepeated: field.label == .repeated,
-                isPacked: field.label == .repeated && kind.isPackable && (field.packedOption ?? !file.isProto2),
-                comments: file.comments[path + [Int32(index)]], scope: scope))
+                isPacked: field.label == .repeated && item.kind.isPackable && (field.packedOption ?? !file.isProto2),
+                comments: file.comments[path + [Int32(item.index)]], scope: scope))
         }
     }
 
@@ -243,38 +366,22 @@ final class Resolver {
         let descriptor = message.descriptor
         let path = paths[ObjectIdentifier(message)] ?? []
         resolveExtensions(descriptor.extensions, in: message.file, scope: message, path: path + [6])
-        // Real oneofs; the synthetic oneof of a proto3 `optional` field is just presence.
-        var oneofs: [Int32: Oneof] = [:]
-        for (index, oneof) in descriptor.oneofs.enumerated() {
-            let members = descriptor.fields.filter { $0.oneofIndex == Int32(index) }
-            guard !members.contains(where: \.proto3Optional) else { continue }
-            let model = Oneof(protoName: oneof.name, swiftName: Naming.fieldName(oneof.name),
-                              typeName: Naming.typeName(oneof.name),
-                              comments: message.file.comments[path + [8, Int32(index)]])
-            oneofs[Int32(index)] = model
-            message.oneofs.append(model)
-        }
+        // Real oneofs (declared with their names); the synthetic oneof of a proto3 `optional`
+        // field is just presence.
+        let oneofs = Dictionary(uniqueKeysWithValues: message.oneofs.map { ($0.index, $0) })
         for (index, field) in descriptor.fields.enumerated() {
             let oneof = field.oneofIndex.flatMap { oneofs[$0] }
-            if let resolved = resolve(field, in: message, place: "\(place): field \(field.name)",
+            let swiftName = oneof?.caseNames[field.name] ?? message.propertyNames[field.name]!
+            if let resolved = resolve(field, in: message, swiftName: swiftName, place: "\(place): field \(field.name)",
                                       comments: message.file.comments[path + [2, Int32(index)]], oneof: oneof) {
                 message.fields.append(resolved)
                 oneof?.fields.append(resolved)
             }
         }
-        let members = message.members
-        reportCollisions(members.map(\.protoName), swiftNames: members.map(\.swiftName), in: place, what: "fields")
-        for oneof in message.oneofs {
-            reportCollisions(oneof.fields.map(\.protoName), swiftNames: oneof.fields.map(\.swiftName),
-                             in: "\(place): oneof \(oneof.protoName)", what: "members")
-        }
-        let nested = message.messages.map { ($0.protoName, $0.swiftName) } + message.enums.map { ($0.protoName, $0.swiftName) }
-            + message.oneofs.map { ("oneof " + $0.protoName, $0.typeName) }
-        reportCollisions(nested.map(\.0), swiftNames: nested.map(\.1), in: place, what: "nested types")
         for nested in message.messages { resolveFields(of: nested) }
     }
 
-    private func resolve(_ field: FieldDescriptor, in message: MessageType, place: String,
+    private func resolve(_ field: FieldDescriptor, in message: MessageType, swiftName: String, place: String,
                          comments: String?, oneof: Oneof?) -> Field? {
         guard let type = field.type else {
             problems.append("\(place): unknown field type \(field.rawType)")
@@ -287,7 +394,7 @@ final class Resolver {
             isGroup = type == .group
             if let entry = mapEntry(field.typeName, in: message), entry.isMapEntry {
                 guard let mapKind = resolveMap(entry, in: message, place: place) else { return nil }
-                return Field(protoName: field.name, number: field.number, swiftName: Naming.fieldName(field.name),
+                return Field(protoName: field.name, number: field.number, swiftName: swiftName,
                              kind: mapKind, presence: .map, comments: comments)
             }
             guard case let .message(target)? = types[field.typeName] else {
@@ -307,7 +414,7 @@ final class Resolver {
             kind = .scalar(ScalarType(type)!)
         }
         if let oneof {
-            let member = Field(protoName: field.name, number: field.number, swiftName: Naming.fieldName(field.name),
+            let member = Field(protoName: field.name, number: field.number, swiftName: swiftName,
                                kind: kind, presence: .oneof, comments: comments)
             member.oneof = oneof
             member.isGroup = isGroup
@@ -328,7 +435,7 @@ final class Resolver {
                 presence = isProto2 || field.proto3Optional ? .explicit : .implicit
             }
         }
-        let resolved = Field(protoName: field.name, number: field.number, swiftName: Naming.fieldName(field.name),
+        let resolved = Field(protoName: field.name, number: field.number, swiftName: swiftName,
                              kind: kind, presence: presence, comments: comments)
         resolved.isRequired = field.label == .required
         resolved.isGroup = isGroup
@@ -345,7 +452,7 @@ final class Resolver {
     }
 
     /// Messages with required fields, and messages that can hold them, check after decoding.
-    private func markInitializationChecks(_ roots: [MessageType]) {
+    private static func markInitializationChecks(_ roots: [MessageType]) {
         func all(_ message: MessageType) -> [MessageType] { [message] + message.messages.flatMap(all) }
         let messages = roots.flatMap(all)
         for message in messages where message.fields.contains(where: \.isRequired) {
@@ -401,38 +508,6 @@ final class Resolver {
 
     private func mapEntry(_ typeName: String, in message: MessageType) -> MessageDescriptor? {
         message.descriptor.nestedMessages.first { "." + message.fullName + "." + $0.name == typeName }
-    }
-
-    // MARK: Names
-
-    private func reportCollisions(_ protoNames: [String], swiftNames: [String], in place: String, what: String) {
-        var firstBySwiftName: [String: String] = [:]
-        for (protoName, swiftName) in zip(protoNames, swiftNames) {
-            if let other = firstBySwiftName[swiftName] {
-                problems.append("\(place): \(what) \(other) and \(protoName) both map to the Swift name \(swiftName)")
-            } else {
-                firstBySwiftName[swiftName] = protoName
-            }
-        }
-    }
-
-    /// All top-level types of a run share one Swift module namespace.
-    private func checkTopLevelNames(_ files: [ProtoFile], generated: [ProtoFile]) {
-        let generatedNames = Set(generated.map(\.name))
-        var seen: [String: (fullName: String, file: String)] = [:]
-        for file in files {
-            let declared = file.messages.map { ($0.swiftName, $0.fullName) } + file.enums.map { ($0.swiftName, $0.fullName) }
-                + (file.commandTable.map { [($0.swiftName, "the command table of \(file.name)")] } ?? [])
-                + (file.extensions.contains { $0.scope == nil } ? [(file.extensionsNamespace, "the extensions of \(file.name)")] : [])
-            for (swiftName, fullName) in declared {
-                if let other = seen[swiftName], other.fullName != fullName,
-                   generatedNames.contains(file.name) || generatedNames.contains(other.file) {
-                    problems.append("\(file.name): \(fullName) and \(other.fullName) (\(other.file)) both map to the Swift name \(swiftName)")
-                } else {
-                    seen[swiftName] = (fullName, file.name)
-                }
-            }
-        }
     }
 }
 

@@ -16,7 +16,6 @@ public enum Generator {
         do throws(GenerationError) {
             let options = try GeneratorOptions(parameter: request.parameter)
             let resolution = try Resolver.resolve(request, options: options)
-            let generatedHere = Set(resolution.files.map(\.name))
             var outputs: [String: String] = [:]
             for file in resolution.files {
                 let output = file.outputName(options.fileNaming)
@@ -28,7 +27,7 @@ public enum Generator {
             response.file = withExtendedLifetime(resolution.allFiles) {
                 resolution.files.map { file in
                     .init(name: file.outputName(options.fileNaming),
-                          content: FileEmitter(file: file, options: options, generatedHere: generatedHere).emit())
+                          content: FileEmitter(file: file, options: options).emit())
                 }
             }
             return (response, resolution.warnings)

@@ -33,10 +33,12 @@ public struct GeneratorOptions: Equatable, Sendable {
     /// `SwiftFrameWellKnownTypes`): generated code imports that module instead.
     public var moduleMap: [String: String] = GeneratorOptions.wellKnownTypeModules
 
-    /// The well-known types ship generated in `SwiftFrameWellKnownTypes`.
+    /// The well-known types ship generated in `SwiftFrameWellKnownTypes`, descriptor.proto
+    /// (which custom options extend) in `SwiftFrameDescriptors`.
     public static let wellKnownTypeModules: [String: String] = Dictionary(uniqueKeysWithValues:
         ["any", "api", "duration", "empty", "field_mask", "source_context", "struct", "timestamp", "type", "wrappers"]
-            .map { ("google/protobuf/\($0).proto", "SwiftFrameWellKnownTypes") })
+            .map { ("google/protobuf/\($0).proto", "SwiftFrameWellKnownTypes") }
+            + [("google/protobuf/descriptor.proto", "SwiftFrameDescriptors")])
 
     public init() {}
 
