@@ -65,7 +65,7 @@ let package = Package(
         .executableTarget(name: "swiftframe-conformance", dependencies: ["SwiftFrame", "SwiftFrameConformanceMessages"]),
 
         // The checked-in output of the plugin for Fixtures/protos, compiled as a module.
-        .target(name: "SwiftFrameFixtures", dependencies: ["SwiftFrame"], path: "Fixtures/generated"),
+        .target(name: "SwiftFrameFixtures", dependencies: ["SwiftFrame", "SwiftFrameDescriptors"], path: "Fixtures/generated"),
 
         .testTarget(name: "SwiftFrameTests", dependencies: ["SwiftFrame"]),
         // Handlers on EmbeddedChannel; client, server and demo over loopback against the
@@ -85,7 +85,7 @@ let package = Package(
             name: "SwiftFrameGeneratorTests",
             dependencies: ["SwiftFrameGenerator", "protoc-gen-swiftframe"]
         ),
-        .testTarget(name: "FixtureTests", dependencies: ["SwiftFrame", "SwiftFrameFixtures"]),
+        .testTarget(name: "FixtureTests", dependencies: ["SwiftFrame", "SwiftFrameDescriptors", "SwiftFrameFixtures"]),
         // Runs the built `swiftframe` executable on captured streams.
         .testTarget(name: "SwiftFrameCLITests", dependencies: ["swiftframe"]),
         .testTarget(name: "WellKnownTypesTests", dependencies: ["SwiftFrameWellKnownTypes", "SwiftFrame"]),

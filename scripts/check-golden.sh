@@ -10,7 +10,7 @@ trap 'rm -rf "$fresh"' EXIT
 scripts/generate.sh "$plugin" "$fresh" 2>/dev/null
 status=0
 for dir in Fixtures/generated Sources/SwiftFrameWellKnownTypes/Generated Sources/SwiftFrameDescriptors/Generated \
-    Sources/SwiftFrameGenerator/Descriptor/Generated \
+    Sources/SwiftFrameGenerator/Descriptor/Generated Sources/SwiftFrameGenerator/Config/Generated \
     Sources/SwiftFrameConformanceMessages; do
     [ -d "$fresh/$dir" ] || { echo "golden check: skipped $dir (its inputs are not here)"; continue; }
     if ! diff -ru "$dir" "$fresh/$dir"; then

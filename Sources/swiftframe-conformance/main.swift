@@ -1,4 +1,4 @@
-// The protobuf conformance testee (see shared/CONFORMANCE.md): length-prefixed
+// The protobuf conformance testee: length-prefixed
 // ConformanceRequests on stdin, ConformanceResponses on stdout, until stdin ends.
 #if canImport(Glibc)
 import Glibc

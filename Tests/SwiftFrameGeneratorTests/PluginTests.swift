@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("Bogus=1", "unknown option 'Bogus' (known options: Visibility, FileNaming, Layout, LayoutFile, ModuleMap)"),
+        ("Bogus=1", "unknown option 'Bogus' (known options: Visibility, FileNaming, Layout, LayoutFile, ModuleMap, Config)"),
         ("Visibility", "option 'Visibility' needs a value: write Visibility=VALUE"),
         ("Visibility=open", "option Visibility=open: expected one of public, internal, package"),
     ])

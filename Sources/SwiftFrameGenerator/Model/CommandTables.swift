@@ -12,6 +12,9 @@ public final class CommandTable {
         public var request: MessageType?
         /// Server to client: the reply to `request`, or a push.
         public var response: MessageType?
+        /// The id is the message's own (a convention that gives every message an id): the
+        /// other side has no case for it.
+        public var isMessageID = false
     }
 
     /// One case of `Inbound` (client side) or `Request` (server side): a message, listing
@@ -61,14 +64,14 @@ extension CommandTable {
             if let message = entry[keyPath: side] {
                 if idsByMessage[ObjectIdentifier(message)] == nil { items.append((message, entry)) }
                 idsByMessage[ObjectIdentifier(message), default: []].append(entry.id)
-            } else {
+            } else if !entry.isMessageID {
                 items.append((nil, entry))
             }
         }
         // `unknown` is the case for ids the table does not know.
         var scope = NameScope(reserved: Naming.swiftKeywords.union(["unknown"]))
         let names = scope.claim(items.map { item in
-            item.message.map { (Naming.fieldName($0.swiftName), $0.fullName) } ?? (item.entry.swiftName, item.entry.origin)
+            item.message.map { (Naming.fieldName($0.protoName), $0.fullName) } ?? (item.entry.swiftName, item.entry.origin)
         })
         return zip(items, names).map { item, name in
             Case(name: name, message: item.message,
@@ -119,10 +122,28 @@ struct CommandResolver {
     /// Request types and their responses, from tables and envelope options.
     var responses: [ObjectIdentifier: (request: MessageType, response: MessageType)] = [:]
 
-    private let messagesByFullName: [String: MessageType]
+    let messagesByFullName: [String: MessageType]
     private let layoutOverride: FrameLayout?
+    let config: Swiftframe_Config
+    /// Every `extend` field of the run, by full name without the leading dot.
+    let extensionsByFullName: [String: FieldDescriptor]
 
-    init(allFiles: [ProtoFile], layoutOverride: FrameLayout?) {
+    init(allFiles: [ProtoFile], layoutOverride: FrameLayout?, config: Swiftframe_Config) {
+        self.config = config
+        var extensions: [String: FieldDescriptor] = [:]
+        func addExtensions(_ fields: [FieldDescriptor], scope: String) {
+            for field in fields { extensions[scope.isEmpty ? field.name : scope + "." + field.name] = field }
+        }
+        func addNested(_ message: MessageDescriptor, scope: String) {
+            let name = scope.isEmpty ? message.name : scope + "." + message.name
+            addExtensions(message.extensions, scope: name)
+            message.nestedMessages.forEach { addNested($0, scope: name) }
+        }
+        for file in allFiles {
+            addExtensions(file.descriptor.extensions, scope: file.descriptor.package)
+            file.descriptor.messages.forEach { addNested($0, scope: file.descriptor.package) }
+        }
+        extensionsByFullName = extensions
         var index: [String: MessageType] = [:]
         func add(_ message: MessageType) {
             index[message.fullName] = message
@@ -137,16 +158,23 @@ struct CommandResolver {
 
     mutating func table(for file: ProtoFile) -> CommandTable? {
         var builder = TableBuilder(file: file)
-        for enumType in allEnums(of: file) where enumType.options.bool(field: SwiftFrameOption.Enum.commandTable) == true {
+        let configured = config.table.filter { $0.file == file.name }
+        let idEnums = Set(configured.flatMap(\.idEnum).map { $0.hasPrefix(".") ? String($0.dropFirst()) : $0 })
+        for enumType in allEnums(of: file) where enumType.options.bool(field: SwiftFrameOption.Enum.commandTable) == true
+            || idEnums.contains(enumType.fullName) || idEnums.contains(enumType.protoName) {
             addEnumTable(enumType, file: file, to: &builder)
         }
         addExplicitIDs(file, to: &builder)
         addIDsInNames(file, to: &builder)
+        for table in configured { addConfigured(table, file: file, to: &builder) }
         problems += builder.problems
         guard !builder.entries.isEmpty else { return nil }
 
         let place = "\(file.name): command table"
-        guard let layout = layoutOverride ?? fileLayout(file, place: place) else { return nil }
+        let configuredLayout = configured.map(\.layout).first { !$0.isEmpty }.flatMap {
+            Self.parseLayout($0, place: "\(file.name): config layout", problems: &problems)
+        }
+        guard let layout = layoutOverride ?? configuredLayout ?? fileLayout(file, place: place) else { return nil }
         let commandField = layout.fields.first { $0.kind == .command }
         let typeField = layout.fields.first { if case .type = $0.kind { return true } else { return false } }
         guard let keyField = commandField ?? typeField else {
@@ -217,7 +245,8 @@ struct CommandResolver {
                 request = request ?? byNameRequest
                 response = response ?? byNameResponse
             }
-            if request == nil && response == nil {
+            let configuredCommand = config.table.contains { $0.file == file.name && $0.command.contains { $0.id == UInt32(bitPattern: value.number) } }
+            if request == nil && response == nil && !configuredCommand {
                 warnings.append("\(place) (\(value.number)) matches no message; it gets a case without a typed payload")
             }
             let id = UInt32(bitPattern: value.number)
@@ -243,7 +272,7 @@ struct CommandResolver {
                     problems.append("\(file.name): message \(message.fullName): command id \(id) is over 32 bits")
                     continue
                 }
-                builder.add(id: UInt32(id), swiftName: Naming.fieldName(message.swiftName), origin: message.protoName,
+                builder.add(id: UInt32(id), swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
                             request: isRequest ? message : nil, response: isRequest ? nil : message)
             }
         }
@@ -251,15 +280,17 @@ struct CommandResolver {
 
     private func addIDsInNames(_ file: ProtoFile, to builder: inout TableBuilder) {
         let options = file.descriptor.options
-        let prefixes = [
+        let configured = config.table.filter { $0.file == file.name }
+        var prefixes: [(String?, Bool)] = [
             (options.string(field: SwiftFrameOption.File.requestPrefix), true),
             (options.string(field: SwiftFrameOption.File.responsePrefix), false),
         ]
+        for table in configured { prefixes += [(table.requestPrefix, true), (table.responsePrefix, false)] }
         for case let (prefix?, isRequest) in prefixes where !prefix.isEmpty {
             for message in file.messages where message.protoName.hasPrefix(prefix) {
                 let digits = message.protoName.dropFirst(prefix.count)
                 guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let id = UInt32(digits) else { continue }
-                builder.add(id: id, swiftName: Naming.fieldName(message.swiftName), origin: message.protoName,
+                builder.add(id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
                             request: isRequest ? message : nil, response: isRequest ? nil : message)
             }
         }
@@ -305,7 +336,9 @@ struct CommandResolver {
         var found: [Envelope] = []
         for container in allMessages(of: file) {
             for (index, descriptor) in container.descriptor.fields.enumerated() {
-                guard let selectorName = descriptor.options.string(field: SwiftFrameOption.Field.selectedBy) else { continue }
+                let configured = config.envelope(message: container.fullName, body: descriptor.name)
+                guard let selectorName = descriptor.options.string(field: SwiftFrameOption.Field.selectedBy)
+                    ?? configured?.selectedBy else { continue }
                 let place = "\(file.name): message \(container.fullName): field \(descriptor.name)"
                 guard let body = container.fields.first(where: { $0.number == container.descriptor.fields[index].number }),
                       case .scalar(.bytes) = body.kind, body.presence == .implicit else {
@@ -320,11 +353,13 @@ struct CommandResolver {
                 var choices: [Envelope.Choice] = []
                 for enumCase in selectorType.cases {
                     let valuePlace = "\(place): \(selectorType.protoName).\(enumCase.protoName)"
+                    let choice = configured?.choice.first { $0.value == enumCase.protoName }
                     var holds: MessageType?
-                    if let name = enumCase.options.string(field: SwiftFrameOption.EnumValue.holds) {
+                    if let name = enumCase.options.string(field: SwiftFrameOption.EnumValue.holds) ?? choice?.holds.nonEmpty {
                         holds = message(named: name, from: file, place: valuePlace)
                     }
-                    if let holds, let responseName = enumCase.options.string(field: SwiftFrameOption.EnumValue.response),
+                    if let holds, let responseName = enumCase.options.string(field: SwiftFrameOption.EnumValue.response)
+                        ?? choice?.response.nonEmpty,
                        let response = message(named: responseName, from: file, place: valuePlace) {
                         pair(holds, response, place: valuePlace)
                     }
@@ -339,7 +374,7 @@ struct CommandResolver {
 
     // MARK: Helpers
 
-    private mutating func pair(_ request: MessageType, _ response: MessageType, place: String) {
+    mutating func pair(_ request: MessageType, _ response: MessageType, place: String) {
         let key = ObjectIdentifier(request)
         if let existing = responses[key], existing.response !== response {
             problems.append("\(place): \(request.protoName) already answers with \(existing.response.protoName), not \(response.protoName)")
@@ -349,7 +384,7 @@ struct CommandResolver {
     }
 
     /// A message named in an option: relative to the file's package, or fully qualified.
-    private mutating func message(named name: String, from file: ProtoFile, place: String) -> MessageType? {
+    mutating func message(named name: String, from file: ProtoFile, place: String) -> MessageType? {
         let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
         let package = file.descriptor.package
         if !package.isEmpty, let found = messagesByFullName[package + "." + trimmed] { return found }
@@ -358,7 +393,7 @@ struct CommandResolver {
         return nil
     }
 
-    private func allMessages(of file: ProtoFile) -> [MessageType] {
+    func allMessages(of file: ProtoFile) -> [MessageType] {
         func walk(_ message: MessageType) -> [MessageType] { [message] + message.messages.flatMap(walk) }
         return file.messages.flatMap(walk)
     }
@@ -370,7 +405,7 @@ struct CommandResolver {
 
 /// Collects entries by id, merging a request and a response under one id and reporting
 /// two messages that claim the same role of one id.
-private struct TableBuilder {
+struct TableBuilder {
     let file: ProtoFile
     var entries: [CommandTable.Entry] = []
     var problems: [String] = []
@@ -388,9 +423,11 @@ private struct TableBuilder {
         self[keyPath: field] = id
     }
 
-    mutating func add(id: UInt32, swiftName: String, origin: String, request: MessageType?, response: MessageType?) {
+    mutating func add(id: UInt32, swiftName: String, origin: String, request: MessageType?, response: MessageType?,
+                      isMessageID: Bool = false) {
         guard let index = entries.firstIndex(where: { $0.id == id }) else {
-            entries.append(.init(id: id, swiftName: swiftName, origin: origin, request: request, response: response))
+            entries.append(.init(id: id, swiftName: swiftName, origin: origin, request: request, response: response,
+                                 isMessageID: isMessageID))
             return
         }
         let place = "\(file.name): command \(id)"

@@ -17,6 +17,11 @@ final class Resolver {
     /// The module's namespace: top-level types of every file of the run, then the command
     /// tables and extension namespaces of the files to generate.
     private var topLevel = NameScope(reserved: Naming.reservedTypeNames)
+    private let config: Swiftframe_Config
+
+    private init(config: Swiftframe_Config) {
+        self.config = config
+    }
 
     private enum TypeReference {
         case message(MessageType)
@@ -33,7 +38,7 @@ final class Resolver {
     }
 
     static func resolve(_ request: CodeGeneratorRequest, options: GeneratorOptions) throws(GenerationError) -> Resolution {
-        let resolver = Resolver()
+        let resolver = Resolver(config: options.config)
         let files = request.protoFiles.map(ProtoFile.init)
         resolver.declare(files)
         let generated = request.filesToGenerate.compactMap { name in files.first { $0.name == name } }
@@ -55,7 +60,7 @@ final class Resolver {
             layoutOverride = CommandResolver.parseLayout(text, place: "option Layout", problems: &problems)
             guard problems.isEmpty else { throw GenerationError(problems: problems) }
         }
-        var commands = CommandResolver(allFiles: files, layoutOverride: layoutOverride)
+        var commands = CommandResolver(allFiles: files, layoutOverride: layoutOverride, config: options.config)
         for file in generated {
             file.commandTable = commands.table(for: file)
             file.envelopes = commands.envelopes(in: file)
@@ -217,7 +222,10 @@ final class Resolver {
         let realOneofs = descriptor.oneofs.indices.filter { index in
             !descriptor.fields.contains { $0.oneofIndex == Int32(index) && $0.proto3Optional }
         }
-        let envelopeBodies = descriptor.fields.filter { $0.options.string(field: SwiftFrameOption.Field.selectedBy) != nil }
+        let envelopeBodies = descriptor.fields.filter { field in
+            field.options.string(field: SwiftFrameOption.Field.selectedBy) != nil
+                || config.envelope(message: message.fullName, body: field.name) != nil
+        }
 
         // Nested types: declared, then the oneofs' enums, then helpers.
         var types = NameScope(reserved: Naming.reservedTypeNames)

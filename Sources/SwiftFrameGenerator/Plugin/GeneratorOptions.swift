@@ -1,3 +1,4 @@
+import SwiftFrameDescriptors
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -40,6 +41,10 @@ public struct GeneratorOptions: Equatable, Sendable {
             .map { ("google/protobuf/\($0).proto", "SwiftFrameWellKnownTypes") }
             + [("google/protobuf/descriptor.proto", "SwiftFrameDescriptors")])
 
+    /// The command configuration read from `Config=<path>`: command tables and envelopes
+    /// described outside the .proto files (see Protos/swiftframe/config.proto).
+    var config = Swiftframe_Config()
+
     public init() {}
 
     /// Parses protoc's parameter string.
@@ -70,8 +75,10 @@ public struct GeneratorOptions: Equatable, Sendable {
                 self.layout = try Self.readTextFile(value)
             case "ModuleMap":
                 try addModuleMap(Self.readTextFile(value), path: value)
+            case "Config":
+                config = try Self.readConfig(Self.readTextFile(value), path: value)
             default:
-                throw GenerationError(problems: ["unknown option '\(key)' (known options: Visibility, FileNaming, Layout, LayoutFile, ModuleMap)"])
+                throw GenerationError(problems: ["unknown option '\(key)' (known options: Visibility, FileNaming, Layout, LayoutFile, ModuleMap, Config)"])
             }
         }
     }
@@ -88,6 +95,19 @@ extension GeneratorOptions {
                 throw GenerationError(problems: ["option ModuleMap=\(path): line \(number + 1): expected file.proto = ModuleName"])
             }
             moduleMap[parts[0]] = parts[1]
+        }
+    }
+
+    /// A `swiftframe.Config` in protobuf text format.
+    static func readConfig(_ text: String, path: String) throws(GenerationError) -> Swiftframe_Config {
+        do {
+            let schema = try Google_Protobuf_FileDescriptorSet(serializedBytes: configSchema)
+            let bytes = try TextFormatReader(schema: schema).encode(text, as: ".swiftframe.Config")
+            return try Swiftframe_Config(serializedBytes: bytes)
+        } catch let error as TextFormatError {
+            throw GenerationError(problems: ["option Config=\(path): \(error)"])
+        } catch {
+            throw GenerationError(problems: ["option Config=\(path): \(error)"])
         }
     }
 

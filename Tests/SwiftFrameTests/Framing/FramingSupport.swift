@@ -1,6 +1,6 @@
 // Helpers for the framing tests: reproducible random chunking, sample streams built with the
 // encoder for any layout, decoding in arbitrary pieces, and two hand-written messages from
-// the game backend's proto (PROTOCOLS.md, A).
+// the game backend's proto (format A).
 
 @testable import SwiftFrame
 

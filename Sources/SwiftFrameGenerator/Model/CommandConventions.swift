@@ -1,0 +1,196 @@
+import SwiftFrame
+
+// The ways real projects already carry command ids in their .proto files, read as they are,
+// as a config file (Protos/swiftframe/config.proto) asks: a custom message option of their
+// own, a field whose default names the id, comments with ids in declaration order, and
+// commands listed one by one. Ids from every source go through one TableBuilder, so they are
+// checked the same way.
+
+extension Swiftframe_Config {
+    /// The configured envelope of a message's bytes field.
+    func envelope(message fullName: String, body: String) -> Swiftframe_Envelope? {
+        envelope.first { ($0.message == fullName || $0.message == "." + fullName) && $0.body == body }
+    }
+}
+
+extension String {
+    /// nil for an empty string: config fields are proto3 strings, empty when not given.
+    var nonEmpty: String? { isEmpty ? nil : self }
+}
+
+extension CommandResolver {
+    /// Which side a message with an id of its own travels on, from its name.
+    enum Role: Equatable {
+        case request, response
+        /// Neither name says: it is both sent and received under its id (`Heartbeat`).
+        case both
+    }
+
+    /// `C2G_Login`, `LoginReq`, `LoginRequest` are requests; `G2C_Login`, `LoginRsp`,
+    /// `LoginResp`, `LoginResponse`, `LoginAck`, `LoginNtf`, `LoginNotify`, `LoginPush` are
+    /// responses or pushes.
+    static func role(of name: String) -> Role {
+        let bytes = Array(name.utf8)
+        if bytes.count > 3, bytes[1] == UInt8(ascii: "2"), bytes[3] == UInt8(ascii: "_") {
+            if bytes[0] | 0x20 == UInt8(ascii: "c") { return .request }
+            if bytes[2] | 0x20 == UInt8(ascii: "c") { return .response }
+        }
+        let key = normalized(name)
+        if requestSuffixes.contains(where: key.hasSuffix) { return .request }
+        if responseSuffixes.contains(where: key.hasSuffix) { return .response }
+        return .both
+    }
+
+    static let requestSuffixes = ["req", "request"]
+    static let responseSuffixes = ["rsp", "resp", "response", "ack", "ntf", "notify", "push"]
+
+    /// The name without its direction: `LoginReq` and `LoginRsp` are both `login`,
+    /// `C2G_Ping` and `G2C_Ping` both `ping`.
+    static func stem(of name: String) -> String {
+        var key = normalized(name)
+        let bytes = Array(name.utf8)
+        if bytes.count > 3, bytes[1] == UInt8(ascii: "2"), bytes[3] == UInt8(ascii: "_") { key.removeFirst(3) }
+        for suffix in (requestSuffixes + responseSuffixes).sorted(by: { $0.count > $1.count }) where key.hasSuffix(suffix) {
+            return String(key.dropLast(suffix.count))
+        }
+        return key
+    }
+
+    /// Adds what one config table says about a file.
+    mutating func addConfigured(_ table: Swiftframe_Table, file: ProtoFile, to builder: inout TableBuilder) {
+        let place = "\(file.name): config table"
+        var ids: [(message: MessageType, id: UInt32)] = []
+        var explicitPairs: [(MessageType, MessageType)] = []
+        if let option = table.messageOption.nonEmpty {
+            ids += optionIDs(option, file: file, place: place)
+        }
+        if let fieldName = table.defaultField.nonEmpty {
+            ids += defaultFieldIDs(fieldName, file: file, place: place)
+        }
+        if let comments = table.comments {
+            let (commentIDs, pairs) = commentConvention(comments, file: file, place: place)
+            ids += commentIDs
+            explicitPairs += pairs
+        }
+        let responses = Set(explicitPairs.map { ObjectIdentifier($0.1) })
+        let requests = Set(explicitPairs.map { ObjectIdentifier($0.0) })
+        for (message, id) in ids {
+            var role = Self.role(of: message.protoName)
+            if requests.contains(ObjectIdentifier(message)) { role = .request }
+            if responses.contains(ObjectIdentifier(message)) { role = .response }
+            builder.add(id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
+                        request: role == .response ? nil : message, response: role == .request ? nil : message,
+                        isMessageID: true)
+        }
+        // Requests answer with the response of the same stem, unless a comment names it.
+        for (request, response) in explicitPairs { pair(request, response, place: "\(place): \(request.protoName)") }
+        let withIDs = ids.map(\.message)
+        for request in withIDs where Self.role(of: request.protoName) == .request && !requests.contains(ObjectIdentifier(request)) {
+            let stem = Self.stem(of: request.protoName)
+            let matches = withIDs.filter { Self.role(of: $0.protoName) == .response && Self.stem(of: $0.protoName) == stem }
+            if matches.count == 1 { pair(request, matches[0], place: "\(place): \(request.protoName)") }
+        }
+        for command in table.command {
+            let commandPlace = "\(place): command \(command.id)"
+            let request = command.request.nonEmpty.flatMap { message(named: $0, from: file, place: commandPlace) }
+            let response = command.response.nonEmpty.flatMap { message(named: $0, from: file, place: commandPlace) }
+            guard let named = request ?? response else {
+                problems.append("\(commandPlace) names no request and no response")
+                continue
+            }
+            builder.add(id: command.id, swiftName: Naming.fieldName(named.protoName), origin: named.protoName,
+                        request: request, response: response)
+            if let request, let response { pair(request, response, place: commandPlace) }
+        }
+        for (name, role, keyPath) in [(table.errorReply, "error_reply", \TableBuilder.errorCommand),
+                                      (table.heartbeat, "heartbeat", \TableBuilder.heartbeatCommand)] where !name.isEmpty {
+            let matches = builder.entries.filter { entry in
+                entry.origin == name || entry.request?.protoName == name || entry.response?.protoName == name
+                    || entry.request?.fullName == name || entry.response?.fullName == name
+            }
+            guard let entry = matches.first, matches.count == 1 else {
+                problems.append("\(place): \(role) \"\(name)\" \(matches.isEmpty ? "names no command of the table" : "names several commands")")
+                continue
+            }
+            builder.mark(keyPath, entry.id, role: role, origin: name)
+        }
+    }
+
+    /// `option (MsgID) = MSG_LOGIN_REQUEST;`: the option's value on each message of the file.
+    private mutating func optionIDs(_ option: String, file: ProtoFile, place: String) -> [(message: MessageType, id: UInt32)] {
+        let trimmed = option.hasPrefix(".") ? String(option.dropFirst()) : option
+        let package = file.descriptor.package
+        let candidates = extensionsByFullName.filter { name, field in
+            field.extendee == ".google.protobuf.MessageOptions"
+                && (name == trimmed || name == package + "." + trimmed || name.hasSuffix("." + trimmed) || name == trimmed)
+        }
+        guard candidates.count == 1, let field = candidates.first?.value else {
+            let found = candidates.keys.sorted().joined(separator: ", ")
+            problems.append("\(place): message_option \"\(option)\" \(candidates.isEmpty ? "is no extension of google.protobuf.MessageOptions in this protoc run" : "is ambiguous: \(found)")")
+            return []
+        }
+        guard [.int32, .uint32, .int64, .uint64, .enum].contains(field.type) else {
+            problems.append("\(place): message_option \"\(option)\" is not an integer or enum option")
+            return []
+        }
+        return allMessages(of: file).compactMap { message in
+            guard let value = message.descriptor.options.varint(field: Int(field.number)) else { return nil }
+            guard let id = UInt32(exactly: value) else {
+                problems.append("\(place): message \(message.fullName): (\(option)) = \(Int64(bitPattern: value)) is no command id")
+                return nil
+            }
+            return (message, id)
+        }
+    }
+
+    /// `optional MID mid = 1 [default = LoginReq];`: the number of the enum value the default names.
+    private mutating func defaultFieldIDs(_ fieldName: String, file: ProtoFile, place: String) -> [(message: MessageType, id: UInt32)] {
+        var found: [(message: MessageType, id: UInt32)] = []
+        for message in allMessages(of: file) {
+            guard let field = message.fields.first(where: { $0.protoName == fieldName }),
+                  let name = field.declaredDefault else { continue }
+            guard case let .enumeration(enumType) = field.kind,
+                  let number = enumType.cases.first(where: { $0.protoName == name })?.number
+                    ?? enumType.aliases.first(where: { $0.protoName == name })?.target.number else {
+                problems.append("\(place): message \(message.fullName): field \(fieldName) needs an enum default naming the id")
+                continue
+            }
+            found.append((message, UInt32(bitPattern: number)))
+        }
+        return found
+    }
+
+    /// Every top-level message gets base + its position; `//ResponseType X` above a request names
+    /// its response.
+    private mutating func commentConvention(_ comments: Swiftframe_Comments, file: ProtoFile,
+                                            place: String) -> ([(message: MessageType, id: UInt32)], [(MessageType, MessageType)]) {
+        var base = comments.base
+        if comments.baseFromFileName {
+            let stem = Resolver.stem(of: file.name)
+            let digits = stem.reversed().drop { !$0.isNumber }.prefix { $0.isNumber }
+            guard let number = UInt32(String(digits.reversed())) else {
+                problems.append("\(place): base_from_file_name, but \(file.name) has no number in its name")
+                return ([], [])
+            }
+            base = number
+        }
+        let keyword = comments.keyword.nonEmpty ?? "ResponseType"
+        var ids: [(message: MessageType, id: UInt32)] = []
+        var pairs: [(MessageType, MessageType)] = []
+        for (index, message) in file.messages.enumerated() {
+            let (id, overflow) = base.addingReportingOverflow(UInt32(index))
+            guard !overflow else {
+                problems.append("\(place): message \(message.fullName): id \(UInt64(base) + UInt64(index)) is over 32 bits")
+                continue
+            }
+            ids.append((message, id))
+            let lines = (message.comments ?? "").split(separator: "\n").map { $0.drop(while: \.isWhitespace) }
+            guard let line = lines.first(where: { $0.hasPrefix(keyword) }) else { continue }
+            let name = line.dropFirst(keyword.count).drop(while: \.isWhitespace).prefix { !$0.isWhitespace }
+            if let response = self.message(named: String(name), from: file, place: "\(place): message \(message.fullName)") {
+                pairs.append((message, response))
+            }
+        }
+        return (ids, pairs)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+
+/// The command configuration file (`--swiftframe_opt=Config=<path>`, a text-format
+/// swiftframe.Config): the same tables as the annotations, checked the same way, with errors
+/// that name the line.
+@Suite struct ConfigTests {
+    static let conventions = Support.root.appendingPathComponent("Fixtures/conventions").path
+
+    /// The command table block of a generated file, with the package prefix removed.
+    static func table(_ swift: String, prefix: String = "") -> String {
+        let lines = swift.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(where: { $0.contains("Commands: SwiftFrame.CommandTable") }),
+              let end = lines[start...].firstIndex(of: "}") else { return "" }
+        return lines[start...end].joined(separator: "\n").replacingOccurrences(of: prefix, with: "")
+    }
+
+    static func writeConfig(_ text: String) throws -> String {
+        let directory = try Support.temporaryDirectory()
+        let path = directory.appendingPathComponent("swiftframe.txtpb").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func theConfigFileGivesTheTableTheAnnotationsGive() throws {
+        let annotated = try String(contentsOfFile: Support.fixtureProtos + "/game.proto", encoding: .utf8)
+        // The fixture is game_plain.proto; here it stands in for game.proto.
+        let plain = try String(contentsOfFile: Self.conventions + "/game/game_plain.proto", encoding: .utf8)
+        let config = try String(contentsOfFile: Self.conventions + "/game/game.txtpb", encoding: .utf8)
+        let path = try Self.writeConfig(config.replacingOccurrences(of: "game_plain.proto", with: "game.proto"))
+        let (first, fromAnnotations) = try Support.generate(["game.proto": annotated])
+        let (second, fromConfig) = try Support.generate(["game.proto": plain], parameter: "Config=\(path)")
+        #expect(first.status == 0 && second.status == 0, "\(first.stderr) \(second.stderr)")
+        let expected = Self.table(fromAnnotations["game.swiftframe.swift"] ?? "")
+        #expect(expected.contains("static let heartbeatCommand: Swift.UInt32? = 99900002"))
+        #expect(Self.table(fromConfig["game.swiftframe.swift"] ?? "", prefix: "PlainGame_") == expected)
+    }
+
+    /// protoc reads every fixture config file as a swiftframe.Config: the schema users can
+    /// check theirs against.
+    @Test func fixtureConfigsMatchTheSchema() throws {
+        for convention in ["game", "mid", "msgid", "et"] {
+            let directory = Self.conventions + "/" + convention
+            let config = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".txtpb") })
+            let text = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + config))
+            let result = try Support.run(Support.protoc, ["-I", Support.optionsProtos, "--encode=swiftframe.Config",
+                                                          "swiftframe/config.proto"], input: text)
+            #expect(result.status == 0, "\(convention): \(result.stderr)")
+            #expect(!result.stdout.isEmpty)
+        }
+    }
+
+    @Test(arguments: [
+        ("table { fiel: \"a.proto\" }", "line 1, column 9: swiftframe.Table has no field 'fiel'"),
+        ("table {\n  file: 3\n}", "line 2, column 9: 'file' takes a quoted string"),
+        ("table { file: \"a.proto", "line 1, column 15: unterminated string"),
+        ("table { command { id: -1 } }", "line 1, column 23: 'id' takes a non-negative integer of 32 bits"),
+        ("table { file: \"a.proto\"", "line 1, column 24: missing '}'"),
+    ])
+    func badConfigFilesNameTheLine(text: String, message: String) throws {
+        let path = try Self.writeConfig(text)
+        let (result, files) = try Support.generate(["a.proto": "syntax = \"proto3\";\nmessage A {}\n"],
+                                                   parameter: "Config=\(path)")
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("option Config=\(path): \(message)"), "\(result.stderr)")
+        #expect(files.isEmpty)
+    }
+
+    /// An id given twice, by the .proto and by the config file, fails naming both.
+    @Test func idsFromBothSourcesAreCheckedTogether() throws {
+        let proto = """
+            syntax = "proto3";
+            enum Cmd { CMD_NONE = 0; CMD_LOGIN = 1; }
+            message Login_Req { string name = 1; }
+            message Logout_Req {}
+            message Big_Req {}
+            """
+        let path = try Self.writeConfig("""
+            table { file: "p.proto" layout: "u16-u16" id_enum: "Cmd" command { id: 1 request: "Logout_Req" } }
+            """)
+        let (result, _) = try Support.generate(["p.proto": proto], parameter: "Config=\(path)")
+        #expect(result.stderr.contains("p.proto: command 1: requests Login_Req and Logout_Req both claim it"), "\(result.stderr)")
+
+        let wide = try Self.writeConfig("table { file: \"p.proto\" layout: \"u16-u16\" command { id: 70000 request: \"Big_Req\" } }")
+        let (tooWide, _) = try Support.generate(["p.proto": proto], parameter: "Config=\(wide)")
+        #expect(tooWide.stderr.contains("p.proto: command table: command Big_Req = 70000 does not fit the layout's 2-byte field"),
+                "\(tooWide.stderr)")
+    }
+
+    /// An IM-style envelope described in the config file, with no option in the .proto.
+    @Test func envelopesFromTheConfigFile() throws {
+        let proto = """
+            syntax = "proto3";
+            package im;
+            enum Method { METHOD_USER = 0; METHOD_ROOM = 1; }
+            message User { string name = 1; }
+            message UserReply { int32 code = 1; }
+            message Common { Method method = 1; bytes body = 2; }
+            """
+        let path = try Self.writeConfig("""
+            envelope {
+              message: "im.Common" body: "body" selected_by: "method"
+              choice { value: "METHOD_USER" holds: "User" response: "UserReply" }
+            }
+            """)
+        let (result, generated) = try Support.generate(["im.proto": proto], parameter: "Config=\(path)")
+        #expect(result.status == 0, "\(result.stderr)")
+        let swift = try #require(generated["im.swiftframe.swift"])
+        #expect(swift.contains("public func decodedBody() throws(SwiftFrame.WireError) -> Body"))
+        #expect(swift.contains("case user(Im_User)"))
+        #expect(swift.contains("extension Im_User: SwiftFrame.RequestMessage"))
+        #expect(try Support.typecheck(generated) == [])
+    }
+}
