@@ -31,10 +31,10 @@ extension UserInfo {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.uid = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
-            case 18: self.nickName = try reader.readString()
-            case 26: self.avatar = try reader.readString()
-            case 32: self.lastLogin = try reader.readVarint(SwiftFrame.ProtoInt64.self)
+            case 8: self.uid = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // uid = 1
+            case 18: self.nickName = try reader.readString() // nick_name = 2
+            case 26: self.avatar = try reader.readString() // avatar = 3
+            case 32: self.lastLogin = try reader.readVarint(SwiftFrame.ProtoInt64.self) // last_login = 4
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

@@ -92,8 +92,8 @@ extension Common {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.method = try reader.readVarint(SwiftFrame.ProtoEnum<CommonMethod>.self)
-            case 18: self.body = try reader.readBytes()
+            case 8: self.method = try reader.readVarint(SwiftFrame.ProtoEnum<CommonMethod>.self) // method = 1
+            case 18: self.body = try reader.readBytes() // body = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -126,9 +126,9 @@ extension CommonRespon {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.isSuc = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 18: self.respon = try reader.readBytes()
-            case 26: try reader.readMessage(into: &self._error)
+            case 8: self.isSuc = try reader.readVarint(SwiftFrame.ProtoBool.self) // isSuc = 1
+            case 18: self.respon = try reader.readBytes() // respon = 2
+            case 26: try reader.readMessage(into: &self._error) // error = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

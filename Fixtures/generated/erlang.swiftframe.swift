@@ -61,9 +61,9 @@ extension Cs20001 {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.sceneId = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
-            case 16: self.line = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
-            case 26: self.message = try reader.readString()
+            case 8: self.sceneId = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // scene_id = 1
+            case 16: self.line = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // line = 2
+            case 26: self.message = try reader.readString() // message = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -101,13 +101,13 @@ extension Sc20001 {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.res = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
-            case 16: self.sceneId = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
-            case 24: self.pos = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
-            case 32: self.status = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
-            case 40: self.type = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
-            case 48: self.defaultCombat = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
-            case 58: self.message = try reader.readString()
+            case 8: self.res = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // res = 1
+            case 16: self.sceneId = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // scene_id = 2
+            case 24: self.pos = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // pos = 3
+            case 32: self.status = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // status = 4
+            case 40: self.type = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // type = 5
+            case 48: self.defaultCombat = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // default_combat = 6
+            case 58: self.message = try reader.readString() // message = 7
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

@@ -53,8 +53,8 @@ extension ErrorMsg {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.type = try reader.readVarint(SwiftFrame.ProtoEnum<ErrorType>.self)
-            case 18: self.msg = try reader.readString()
+            case 8: self.type = try reader.readVarint(SwiftFrame.ProtoEnum<ErrorType>.self) // type = 1
+            case 18: self.msg = try reader.readString() // msg = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

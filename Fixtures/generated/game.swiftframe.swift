@@ -118,8 +118,8 @@ extension TestReq {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.param1 = try reader.readString()
-            case 16: self.param2 = try reader.readVarint(SwiftFrame.ProtoInt32.self)
+            case 10: self.param1 = try reader.readString() // param1 = 1
+            case 16: self.param2 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // param2 = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -152,8 +152,8 @@ extension TestRsp {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.result1 = try reader.readString()
-            case 16: self.result2 = try reader.readVarint(SwiftFrame.ProtoInt64.self)
+            case 10: self.result1 = try reader.readString() // result1 = 1
+            case 16: self.result2 = try reader.readVarint(SwiftFrame.ProtoInt64.self) // result2 = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -186,8 +186,8 @@ extension ErrorRsp {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.code = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 18: self.message = try reader.readString()
+            case 8: self.code = try reader.readVarint(SwiftFrame.ProtoInt32.self) // code = 1
+            case 18: self.message = try reader.readString() // message = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -241,8 +241,8 @@ extension NoticeNtf {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.text = try reader.readString()
-            case 16: self.serial = try reader.readVarint(SwiftFrame.ProtoInt64.self)
+            case 10: self.text = try reader.readString() // text = 1
+            case 16: self.serial = try reader.readVarint(SwiftFrame.ProtoInt64.self) // serial = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

@@ -197,24 +197,24 @@ extension Legacy_Account {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.id = try reader.readVarint(SwiftFrame.ProtoInt64.self)
-            case 18: self.name = try reader.readString()
-            case 24: self.level = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 32: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.mood = value }
-            case 40: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.history.append(value) }
-            case 42: try reader.readPackedClosedEnum(into: &self.history, Legacy_Mood.self, fieldNumber: 5, unknownFields: &self.unknownFields)
-            case 48: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.packedHistory.append(value) }
-            case 50: try reader.readPackedClosedEnum(into: &self.packedHistory, Legacy_Mood.self, fieldNumber: 6, unknownFields: &self.unknownFields)
-            case 56: self.scores.append(try reader.readVarint(SwiftFrame.ProtoInt32.self))
-            case 58: try reader.readPackedVarint(into: &self.scores, SwiftFrame.ProtoInt32.self)
-            case 64: self.packedScores.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self))
-            case 66: try reader.readPackedVarint(into: &self.packedScores, SwiftFrame.ProtoSInt64.self)
-            case 75: try reader.readGroup(fieldNumber: 9, into: &self.profile)
-            case 99: try reader.readGroup(fieldNumber: 12, appendingTo: &self.visit)
-            case 114: try reader.readMessage(into: &self._referrer)
-            case 122: try reader.readMapEntry(into: &self.moods, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self, unknownFields: &self.unknownFields)
-            case 130: self.contact = .email(try reader.readString())
-            case 136: self.contact = .phone(try reader.readVarint(SwiftFrame.ProtoUInt64.self))
+            case 8: self.id = try reader.readVarint(SwiftFrame.ProtoInt64.self) // id = 1
+            case 18: self.name = try reader.readString() // name = 2
+            case 24: self.level = try reader.readVarint(SwiftFrame.ProtoInt32.self) // level = 3
+            case 32: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.mood = value } // mood = 4
+            case 40: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.history.append(value) } // history = 5
+            case 42: try reader.readPackedClosedEnum(into: &self.history, Legacy_Mood.self, fieldNumber: 5, unknownFields: &self.unknownFields) // history = 5, packed
+            case 48: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.packedHistory.append(value) } // packed_history = 6
+            case 50: try reader.readPackedClosedEnum(into: &self.packedHistory, Legacy_Mood.self, fieldNumber: 6, unknownFields: &self.unknownFields) // packed_history = 6, packed
+            case 56: self.scores.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // scores = 7
+            case 58: try reader.readPackedVarint(into: &self.scores, SwiftFrame.ProtoInt32.self) // scores = 7, packed
+            case 64: self.packedScores.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // packed_scores = 8
+            case 66: try reader.readPackedVarint(into: &self.packedScores, SwiftFrame.ProtoSInt64.self) // packed_scores = 8, packed
+            case 75: try reader.readGroup(fieldNumber: 9, into: &self.profile) // profile = 9
+            case 99: try reader.readGroup(fieldNumber: 12, appendingTo: &self.visit) // visit = 12
+            case 114: try reader.readMessage(into: &self._referrer) // referrer = 14
+            case 122: try reader.readMapEntry(into: &self.moods, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self, unknownFields: &self.unknownFields) // moods = 15
+            case 130: self.contact = .email(try reader.readString()) // email = 16
+            case 136: self.contact = .phone(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // phone = 17
             default:
                 let number = Swift.Int(tag >> 3)
                 if 100...199 ~= number {
@@ -324,8 +324,8 @@ extension Legacy_Account.Profile {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 82: self.bio = try reader.readString()
-            case 90: self.tags.append(try reader.readString())
+            case 82: self.bio = try reader.readString() // bio = 10
+            case 90: self.tags.append(try reader.readString()) // tags = 11
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -358,7 +358,7 @@ extension Legacy_Account.Visit {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 104: self.day = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
+            case 104: self.day = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // day = 13
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -393,21 +393,21 @@ extension Legacy_Defaults {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.i32 = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 16: self.i64 = try reader.readVarint(SwiftFrame.ProtoInt64.self)
-            case 24: self.u32 = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
-            case 32: self.u64 = try reader.readVarint(SwiftFrame.ProtoUInt64.self)
-            case 40: self.s32 = try reader.readVarint(SwiftFrame.ProtoSInt32.self)
-            case 49: self.f64 = try reader.readFixed64(SwiftFrame.ProtoFixed64.self)
-            case 61: self.f = try reader.readFixed32(SwiftFrame.ProtoFloat.self)
-            case 65: self.d = try reader.readFixed64(SwiftFrame.ProtoDouble.self)
-            case 77: self.inf = try reader.readFixed32(SwiftFrame.ProtoFloat.self)
-            case 81: self.negInf = try reader.readFixed64(SwiftFrame.ProtoDouble.self)
-            case 89: self.notANumber = try reader.readFixed64(SwiftFrame.ProtoDouble.self)
-            case 96: self.flag = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 106: self.text = try reader.readString()
-            case 114: self.data = try reader.readBytes()
-            case 120: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.mood = value }
+            case 8: self.i32 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // i32 = 1
+            case 16: self.i64 = try reader.readVarint(SwiftFrame.ProtoInt64.self) // i64 = 2
+            case 24: self.u32 = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // u32 = 3
+            case 32: self.u64 = try reader.readVarint(SwiftFrame.ProtoUInt64.self) // u64 = 4
+            case 40: self.s32 = try reader.readVarint(SwiftFrame.ProtoSInt32.self) // s32 = 5
+            case 49: self.f64 = try reader.readFixed64(SwiftFrame.ProtoFixed64.self) // f64 = 6
+            case 61: self.f = try reader.readFixed32(SwiftFrame.ProtoFloat.self) // f = 7
+            case 65: self.d = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // d = 8
+            case 77: self.inf = try reader.readFixed32(SwiftFrame.ProtoFloat.self) // inf = 9
+            case 81: self.negInf = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // neg_inf = 10
+            case 89: self.notANumber = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // not_a_number = 11
+            case 96: self.flag = try reader.readVarint(SwiftFrame.ProtoBool.self) // flag = 12
+            case 106: self.text = try reader.readString() // text = 13
+            case 114: self.data = try reader.readBytes() // data = 14
+            case 120: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.mood = value } // mood = 15
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

@@ -169,8 +169,8 @@ extension UserMsg {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.cmd = try reader.readVarint(SwiftFrame.ProtoEnum<UserCmd>.self)
-            case 18: self.body = try reader.readBytes()
+            case 8: self.cmd = try reader.readVarint(SwiftFrame.ProtoEnum<UserCmd>.self) // cmd = 1
+            case 18: self.body = try reader.readBytes() // body = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -203,8 +203,8 @@ extension SigninRequest {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.nickName = try reader.readString()
-            case 18: self.pwd = try reader.readString()
+            case 10: self.nickName = try reader.readString() // nick_name = 1
+            case 18: self.pwd = try reader.readString() // pwd = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -237,13 +237,13 @@ extension LoginRequest {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.nickName = try reader.readString()
-            case 18: self.pwd = try reader.readString()
-            case 26: self.ip = try reader.readString()
-            case 32: self.port = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 42: self.deviceName = try reader.readString()
-            case 50: self.deviceId = try reader.readString()
-            case 58: self.version = try reader.readString()
+            case 10: self.nickName = try reader.readString() // nick_name = 1
+            case 18: self.pwd = try reader.readString() // pwd = 2
+            case 26: self.ip = try reader.readString() // ip = 3
+            case 32: self.port = try reader.readVarint(SwiftFrame.ProtoInt32.self) // port = 4
+            case 42: self.deviceName = try reader.readString() // device_name = 5
+            case 50: self.deviceId = try reader.readString() // device_id = 6
+            case 58: self.version = try reader.readString() // version = 7
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -301,7 +301,7 @@ extension LogoutRequest {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.uid = try reader.readVarint(SwiftFrame.ProtoInt32.self)
+            case 8: self.uid = try reader.readVarint(SwiftFrame.ProtoInt32.self) // uid = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -329,8 +329,8 @@ extension SiginResponse {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.uid = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
-            case 18: self.token = try reader.readString()
+            case 8: self.uid = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // uid = 1
+            case 18: self.token = try reader.readString() // token = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -363,8 +363,8 @@ extension LoginResponse {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.uid = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
-            case 18: self.token = try reader.readString()
+            case 8: self.uid = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // uid = 1
+            case 18: self.token = try reader.readString() // token = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -397,7 +397,7 @@ extension UserInfoRequest {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.uid = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
+            case 8: self.uid = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // uid = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -425,7 +425,7 @@ extension UserInfoResponse {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: try reader.readMessage(into: &self._userInfo)
+            case 10: try reader.readMessage(into: &self._userInfo) // user_info = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

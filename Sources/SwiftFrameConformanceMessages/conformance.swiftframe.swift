@@ -248,7 +248,7 @@ extension Conformance_FailureSet {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.failure.append(try reader.readString())
+            case 10: self.failure.append(try reader.readString()) // failure = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -276,15 +276,15 @@ extension Conformance_ConformanceRequest {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.payload = .protobufPayload(try reader.readBytes())
-            case 18: self.payload = .jsonPayload(try reader.readString())
-            case 24: self.requestedOutputFormat = try reader.readVarint(SwiftFrame.ProtoEnum<Conformance_WireFormat>.self)
-            case 34: self.messageType = try reader.readString()
-            case 40: self.testCategory = try reader.readVarint(SwiftFrame.ProtoEnum<Conformance_TestCategory>.self)
-            case 50: try reader.readMessage(into: &self._jspbEncodingOptions)
-            case 58: self.payload = .jspbPayload(try reader.readString())
-            case 66: self.payload = .textPayload(try reader.readString())
-            case 72: self.printUnknownFields = try reader.readVarint(SwiftFrame.ProtoBool.self)
+            case 10: self.payload = .protobufPayload(try reader.readBytes()) // protobuf_payload = 1
+            case 18: self.payload = .jsonPayload(try reader.readString()) // json_payload = 2
+            case 24: self.requestedOutputFormat = try reader.readVarint(SwiftFrame.ProtoEnum<Conformance_WireFormat>.self) // requested_output_format = 3
+            case 34: self.messageType = try reader.readString() // message_type = 4
+            case 40: self.testCategory = try reader.readVarint(SwiftFrame.ProtoEnum<Conformance_TestCategory>.self) // test_category = 5
+            case 50: try reader.readMessage(into: &self._jspbEncodingOptions) // jspb_encoding_options = 6
+            case 58: self.payload = .jspbPayload(try reader.readString()) // jspb_payload = 7
+            case 66: self.payload = .textPayload(try reader.readString()) // text_payload = 8
+            case 72: self.printUnknownFields = try reader.readVarint(SwiftFrame.ProtoBool.self) // print_unknown_fields = 9
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -352,14 +352,14 @@ extension Conformance_ConformanceResponse {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.result = .parseError(try reader.readString())
-            case 18: self.result = .runtimeError(try reader.readString())
-            case 26: self.result = .protobufPayload(try reader.readBytes())
-            case 34: self.result = .jsonPayload(try reader.readString())
-            case 42: self.result = .skipped(try reader.readString())
-            case 50: self.result = .serializeError(try reader.readString())
-            case 58: self.result = .jspbPayload(try reader.readString())
-            case 66: self.result = .textPayload(try reader.readString())
+            case 10: self.result = .parseError(try reader.readString()) // parse_error = 1
+            case 18: self.result = .runtimeError(try reader.readString()) // runtime_error = 2
+            case 26: self.result = .protobufPayload(try reader.readBytes()) // protobuf_payload = 3
+            case 34: self.result = .jsonPayload(try reader.readString()) // json_payload = 4
+            case 42: self.result = .skipped(try reader.readString()) // skipped = 5
+            case 50: self.result = .serializeError(try reader.readString()) // serialize_error = 6
+            case 58: self.result = .jspbPayload(try reader.readString()) // jspb_payload = 7
+            case 66: self.result = .textPayload(try reader.readString()) // text_payload = 8
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -422,7 +422,7 @@ extension Conformance_JspbEncodingConfig {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.useJspbArrayAnyFormat = try reader.readVarint(SwiftFrame.ProtoBool.self)
+            case 8: self.useJspbArrayAnyFormat = try reader.readVarint(SwiftFrame.ProtoBool.self) // use_jspb_array_any_format = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

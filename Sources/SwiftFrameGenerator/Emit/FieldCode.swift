@@ -72,11 +72,13 @@ struct FieldCode {
         switch kind {
         case .scalar(.string): return "SwiftFrame.ProtoString"
         case .scalar(.bytes): return "SwiftFrame.ProtoBytes"
-        case let .scalar(scalar): return "SwiftFrame." + (scalar.codec ?? "")
+        case let .scalar(scalar):
+            guard let codec = scalar.codec else { preconditionFailure("\(scalar) has no varint or fixed codec") }
+            return "SwiftFrame." + codec
         case let .enumeration(enumType) where enumType.isClosed: return "SwiftFrame.ProtoClosedEnum<\(enumType.swiftPath)>"
         case let .enumeration(enumType): return "SwiftFrame.ProtoEnum<\(enumType.swiftPath)>"
         case let .message(message): return "SwiftFrame.ProtoMessage<\(message.swiftPath)>"
-        case .map: return ""
+        case .map: preconditionFailure("a map has no single codec; its key and value have")
         }
     }
 
@@ -118,10 +120,21 @@ struct FieldCode {
         }
     }
 
+    /// The oneof of a oneof member.
+    private var oneof: Oneof {
+        guard let oneof = field.oneof else { preconditionFailure("\(field.protoName) is in no oneof") }
+        return oneof
+    }
+
+    /// The key and value types of a map field.
+    private var mapTypes: (key: ScalarType, value: Field.Kind) {
+        guard case let .map(key, value) = field.kind else { preconditionFailure("\(field.protoName) is no map") }
+        return (key, value)
+    }
+
     /// `case let .name(value)? = self.choice`: the pattern that binds a oneof member.
     private var oneofPattern: String {
-        guard let oneof = field.oneof else { return "" }
-        return "case let .\(field.swiftName)(value)? = self.\(oneof.swiftName)"
+        "case let .\(field.swiftName)(value)? = self.\(oneof.swiftName)"
     }
 
     // MARK: Decoding
@@ -134,7 +147,7 @@ struct FieldCode {
         case .fixed64: return "try reader.readFixed64(\(codec).self)"
         case .string: return "try reader.readString()"
         case .bytes: return "try reader.readBytes()"
-        case .message, .map: return ""
+        case .message, .map: preconditionFailure("\(field.protoName): messages and maps have readers of their own")
         }
     }
 
@@ -144,12 +157,11 @@ struct FieldCode {
         if let closed = Self.closedEnum(field.kind) { return closedEnumDecodeCases(closed) }
         switch (field.presence, family) {
         case (.map, _):
-            guard case let .map(key, value) = field.kind else { return [] }
+            let (key, value) = mapTypes
             return [(tag(.lengthDelimited),
                      ["try reader.readMapEntry(into: &\(access), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self)"])]
         case (.oneof, .message):
             // A message seen again in the same oneof case merges, as a singular message does.
-            guard let oneof = field.oneof else { return [] }
             return [(tag(.lengthDelimited), [
                 "var value = \(baseType)()",
                 "if case let .\(field.swiftName)(existing)? = self.\(oneof.swiftName) { value = existing }",
@@ -157,7 +169,6 @@ struct FieldCode {
                 "self.\(oneof.swiftName) = .\(field.swiftName)(value)",
             ])]
         case (.oneof, _):
-            guard let oneof = field.oneof else { return [] }
             return [(tag(wireType), ["self.\(oneof.swiftName) = .\(field.swiftName)(\(readValue))"])]
         case (_, .message):
             let into = field.isRepeated ? "appendingTo" : "into"
@@ -174,10 +185,16 @@ struct FieldCode {
         }
     }
 
+    /// What a decode case reads, for the comment beside it (`rDouble = 21, packed`).
+    func decodeComment(tag: UInt32) -> String {
+        let packed = field.isRepeated && field.kind.isPackable && tag & 7 == 2
+        return "\(field.protoName) = \(field.number)" + (packed ? ", packed" : "")
+    }
+
     /// A group: read up to its end tag.
     private var groupDecodeCases: [(tag: UInt32, statements: [String])] {
         let number = field.number
-        if let oneof = field.oneof {
+        if field.oneof != nil {
             return [(tag(.startGroup), [
                 "var value = \(baseType)()",
                 "if case let .\(field.swiftName)(existing)? = self.\(oneof.swiftName) { value = existing }",
@@ -194,7 +211,7 @@ struct FieldCode {
         let read = "try reader.readClosedEnum(\(closed.swiftPath).self, unknownFields: &self.unknownFields)"
         switch field.presence {
         case .map:
-            guard case let .map(key, value) = field.kind else { return [] }
+            let (key, value) = mapTypes
             return [(tag(.lengthDelimited), [
                 "try reader.readMapEntry(into: &\(access), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self, unknownFields: &self.unknownFields)",
             ])]
@@ -206,11 +223,15 @@ struct FieldCode {
                 ]),
             ]
         case .oneof:
-            guard let oneof = field.oneof else { return [] }
             return [(tag(.varint), ["if let value = \(read) { self.\(oneof.swiftName) = .\(field.swiftName)(value) }"])]
         case .explicit, .implicit:
             return [(tag(.varint), ["if let value = \(read) { \(access) = value }"])]
         }
+    }
+
+    private var packedName: String {
+        guard let name = packedFamilyName else { preconditionFailure("\(field.protoName): \(field.kind) cannot be packed") }
+        return name
     }
 
     private var packedFamilyName: String? {
@@ -232,7 +253,8 @@ struct FieldCode {
         case .string: return "SwiftFrame.Wire.lengthDelimitedSize(\(value).utf8.count)"
         case .bytes: return "SwiftFrame.Wire.lengthDelimitedSize(\(value).count)"
         case .message: return "cache.message(\(value))"
-        case .fixed32, .fixed64, .map: return ""
+        case .fixed32, .fixed64: preconditionFailure("fixed-width values have a constant size")
+        case .map: preconditionFailure("\(field.protoName): a map is sized entry by entry")
         }
     }
 
@@ -264,11 +286,10 @@ struct FieldCode {
             if isStoredInBox { return "if let box = \(storage) { \(addSize("box.value")) }" }
             return "if let value = \(access) { \(addSize("value")) }"
         case .oneof:
-            guard let oneof = field.oneof else { return "" }
             if fixedSize != nil { return "if case .\(field.swiftName)? = self.\(oneof.swiftName) { \(addSize("")) }" }
             return "if \(oneofPattern) { \(addSize("value")) }"
         case .map:
-            guard case let .map(key, value) = field.kind else { return "" }
+            let (key, value) = mapTypes
             return "if \(isSet) { size += cache.map(\(access), tagSize: \(tagSize), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self) }"
         case .repeated(packed: true):
             let packedTag = Wire.varintSize(tag(.lengthDelimited))
@@ -292,7 +313,7 @@ struct FieldCode {
         case .string: return "writer.writeString(\(value))"
         case .bytes: return "writer.writeBytes(\(value))"
         case .message: return "writer.writeMessage(\(value))"
-        case .map: return ""
+        case .map: preconditionFailure("\(field.protoName): a map is written entry by entry")
         }
     }
 
@@ -316,14 +337,14 @@ struct FieldCode {
         case .oneof:
             return ("if \(oneofPattern)", [writeTag, writeValue("value")])
         case .map:
-            guard case let .map(key, value) = field.kind else { return ("", []) }
+            let (key, value) = mapTypes
             return ("if \(isSet)", [
                 "writer.writeMap(\(access), tag: \(tag(.lengthDelimited)), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self)",
             ])
         case .repeated(packed: true):
             return ("if !\(access).isEmpty", [
                 "writer.writeTag(\(tag(.lengthDelimited)))",
-                "writer.writePacked\(packedFamilyName ?? "")(\(access), \(codec).self)",
+                "writer.writePacked\(packedName)(\(access), \(codec).self)",
             ])
         case .repeated(packed: false):
             return ("for value in \(access)", [writeTag, writeValue("value")])

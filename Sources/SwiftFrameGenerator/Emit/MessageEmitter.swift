@@ -159,10 +159,11 @@ struct MessageEmitter {
                 printer.switchBlock("tag") {
                     for code in fields {
                         for (tag, statements) in code.decodeCases {
+                            let comment = " // " + code.decodeComment(tag: tag)
                             if statements.count == 1 {
-                                printer.line("case \(tag): \(statements[0])")
+                                printer.line("case \(tag): \(statements[0])" + comment)
                             } else {
-                                printer.line("case \(tag):")
+                                printer.line("case \(tag):" + comment)
                                 for statement in statements { printer.line("    " + statement) }
                             }
                         }
@@ -216,8 +217,8 @@ struct MessageEmitter {
                 case .repeated: printer.line("for value in \(access) { try value.checkInitialized() }")
                 case .map: printer.line("for value in \(access).values { try value.checkInitialized() }")
                 case .oneof:
-                    let oneof = field.oneof?.swiftName ?? ""
-                    printer.line("if case let .\(field.swiftName)(value)? = self.\(oneof) { try value.checkInitialized() }")
+                    guard let oneof = field.oneof else { preconditionFailure("\(field.protoName) is in no oneof") }
+                    printer.line("if case let .\(field.swiftName)(value)? = self.\(oneof.swiftName) { try value.checkInitialized() }")
                 case .explicit, .implicit: printer.line("try \(access)?.checkInitialized()")
                 }
             }

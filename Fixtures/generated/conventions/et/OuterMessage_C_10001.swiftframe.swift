@@ -90,8 +90,8 @@ extension ET_C2MTestRequest {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.request = try reader.readString()
-            case 720: self.rpcId = try reader.readVarint(SwiftFrame.ProtoInt32.self)
+            case 10: self.request = try reader.readString() // request = 1
+            case 720: self.rpcId = try reader.readVarint(SwiftFrame.ProtoInt32.self) // RpcId = 90
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -124,10 +124,10 @@ extension ET_M2CTestResponse {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.response = try reader.readString()
-            case 720: self.rpcId = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 728: self.error = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 738: self.message = try reader.readString()
+            case 10: self.response = try reader.readString() // response = 1
+            case 720: self.rpcId = try reader.readVarint(SwiftFrame.ProtoInt32.self) // RpcId = 90
+            case 728: self.error = try reader.readVarint(SwiftFrame.ProtoInt32.self) // Error = 91
+            case 738: self.message = try reader.readString() // Message = 92
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -170,7 +170,7 @@ extension ET_C2GPing {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 720: self.rpcId = try reader.readVarint(SwiftFrame.ProtoInt32.self)
+            case 720: self.rpcId = try reader.readVarint(SwiftFrame.ProtoInt32.self) // RpcId = 90
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -198,10 +198,10 @@ extension ET_G2CPing {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.time = try reader.readVarint(SwiftFrame.ProtoInt64.self)
-            case 720: self.rpcId = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 728: self.error = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 738: self.message = try reader.readString()
+            case 8: self.time = try reader.readVarint(SwiftFrame.ProtoInt64.self) // Time = 1
+            case 720: self.rpcId = try reader.readVarint(SwiftFrame.ProtoInt32.self) // RpcId = 90
+            case 728: self.error = try reader.readVarint(SwiftFrame.ProtoInt32.self) // Error = 91
+            case 738: self.message = try reader.readString() // Message = 92
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -244,7 +244,7 @@ extension ET_M2CNotice {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.text = try reader.readString()
+            case 10: self.text = try reader.readString() // Text = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

@@ -201,9 +201,9 @@ extension Midgame_LoginReq {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: if let value = try reader.readClosedEnum(Midgame_MsgId.MID.self, unknownFields: &self.unknownFields) { self.mid = value }
-            case 18: self.account = try reader.readString()
-            case 26: self.token = try reader.readString()
+            case 8: if let value = try reader.readClosedEnum(Midgame_MsgId.MID.self, unknownFields: &self.unknownFields) { self.mid = value } // mid = 1
+            case 18: self.account = try reader.readString() // account = 2
+            case 26: self.token = try reader.readString() // token = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -241,9 +241,9 @@ extension Midgame_LoginRsp {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: if let value = try reader.readClosedEnum(Midgame_MsgId.MID.self, unknownFields: &self.unknownFields) { self.mid = value }
-            case 16: self.result = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 24: self.playerId = try reader.readVarint(SwiftFrame.ProtoUInt64.self)
+            case 8: if let value = try reader.readClosedEnum(Midgame_MsgId.MID.self, unknownFields: &self.unknownFields) { self.mid = value } // mid = 1
+            case 16: self.result = try reader.readVarint(SwiftFrame.ProtoInt32.self) // result = 2
+            case 24: self.playerId = try reader.readVarint(SwiftFrame.ProtoUInt64.self) // player_id = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -281,8 +281,8 @@ extension Midgame_HeartBeat {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: if let value = try reader.readClosedEnum(Midgame_MsgId.MID.self, unknownFields: &self.unknownFields) { self.mid = value }
-            case 16: self.clientTime = try reader.readVarint(SwiftFrame.ProtoInt64.self)
+            case 8: if let value = try reader.readClosedEnum(Midgame_MsgId.MID.self, unknownFields: &self.unknownFields) { self.mid = value } // mid = 1
+            case 16: self.clientTime = try reader.readVarint(SwiftFrame.ProtoInt64.self) // client_time = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -315,8 +315,8 @@ extension Midgame_EnterRoomReq {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: if let value = try reader.readClosedEnum(Midgame_MsgId.MID.self, unknownFields: &self.unknownFields) { self.mid = value }
-            case 16: self.roomId = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
+            case 8: if let value = try reader.readClosedEnum(Midgame_MsgId.MID.self, unknownFields: &self.unknownFields) { self.mid = value } // mid = 1
+            case 16: self.roomId = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // room_id = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -349,10 +349,10 @@ extension Midgame_EnterRoomRsp {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: if let value = try reader.readClosedEnum(Midgame_MsgId.MID.self, unknownFields: &self.unknownFields) { self.mid = value }
-            case 16: self.result = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 24: self.players.append(try reader.readVarint(SwiftFrame.ProtoUInt64.self))
-            case 26: try reader.readPackedVarint(into: &self.players, SwiftFrame.ProtoUInt64.self)
+            case 8: if let value = try reader.readClosedEnum(Midgame_MsgId.MID.self, unknownFields: &self.unknownFields) { self.mid = value } // mid = 1
+            case 16: self.result = try reader.readVarint(SwiftFrame.ProtoInt32.self) // result = 2
+            case 24: self.players.append(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // players = 3
+            case 26: try reader.readPackedVarint(into: &self.players, SwiftFrame.ProtoUInt64.self) // players = 3, packed
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -390,8 +390,8 @@ extension Midgame_RoomBroadcastNtf {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: if let value = try reader.readClosedEnum(Midgame_MsgId.MID.self, unknownFields: &self.unknownFields) { self.mid = value }
-            case 18: self.text = try reader.readString()
+            case 8: if let value = try reader.readClosedEnum(Midgame_MsgId.MID.self, unknownFields: &self.unknownFields) { self.mid = value } // mid = 1
+            case 18: self.text = try reader.readString() // text = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -424,9 +424,9 @@ extension Midgame_ErrorNtf {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: if let value = try reader.readClosedEnum(Midgame_MsgId.MID.self, unknownFields: &self.unknownFields) { self.mid = value }
-            case 16: self.code = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 26: self.text = try reader.readString()
+            case 8: if let value = try reader.readClosedEnum(Midgame_MsgId.MID.self, unknownFields: &self.unknownFields) { self.mid = value } // mid = 1
+            case 16: self.code = try reader.readVarint(SwiftFrame.ProtoInt32.self) // code = 2
+            case 26: self.text = try reader.readString() // text = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

@@ -105,8 +105,8 @@ extension Msgid_LoginRequest {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.account = try reader.readString()
-            case 18: self.password = try reader.readString()
+            case 10: self.account = try reader.readString() // account = 1
+            case 18: self.password = try reader.readString() // password = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -139,8 +139,8 @@ extension Msgid_LoginResponse {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.code = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 18: self.session = try reader.readString()
+            case 8: self.code = try reader.readVarint(SwiftFrame.ProtoInt32.self) // code = 1
+            case 18: self.session = try reader.readString() // session = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -173,8 +173,8 @@ extension Msgid_ChatPush {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.from = try reader.readString()
-            case 18: self.text = try reader.readString()
+            case 10: self.from = try reader.readString() // from = 1
+            case 18: self.text = try reader.readString() // text = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -207,7 +207,7 @@ extension Msgid_Ping {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.time = try reader.readVarint(SwiftFrame.ProtoInt64.self)
+            case 8: self.time = try reader.readVarint(SwiftFrame.ProtoInt64.self) // time = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

@@ -1287,7 +1287,7 @@ extension Google_Protobuf_FileDescriptorSet {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: try reader.readMessage(appendingTo: &self.file)
+            case 10: try reader.readMessage(appendingTo: &self.file) // file = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1320,20 +1320,20 @@ extension Google_Protobuf_FileDescriptorProto {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 18: self.package = try reader.readString()
-            case 26: self.dependency.append(try reader.readString())
-            case 34: try reader.readMessage(appendingTo: &self.messageType)
-            case 42: try reader.readMessage(appendingTo: &self.enumType)
-            case 50: try reader.readMessage(appendingTo: &self.service)
-            case 58: try reader.readMessage(appendingTo: &self.extension_)
-            case 66: try reader.readMessage(into: &self._options)
-            case 74: try reader.readMessage(into: &self._sourceCodeInfo)
-            case 80: self.publicDependency.append(try reader.readVarint(SwiftFrame.ProtoInt32.self))
-            case 82: try reader.readPackedVarint(into: &self.publicDependency, SwiftFrame.ProtoInt32.self)
-            case 88: self.weakDependency.append(try reader.readVarint(SwiftFrame.ProtoInt32.self))
-            case 90: try reader.readPackedVarint(into: &self.weakDependency, SwiftFrame.ProtoInt32.self)
-            case 98: self.syntax = try reader.readString()
+            case 10: self.name = try reader.readString() // name = 1
+            case 18: self.package = try reader.readString() // package = 2
+            case 26: self.dependency.append(try reader.readString()) // dependency = 3
+            case 34: try reader.readMessage(appendingTo: &self.messageType) // message_type = 4
+            case 42: try reader.readMessage(appendingTo: &self.enumType) // enum_type = 5
+            case 50: try reader.readMessage(appendingTo: &self.service) // service = 6
+            case 58: try reader.readMessage(appendingTo: &self.extension_) // extension = 7
+            case 66: try reader.readMessage(into: &self._options) // options = 8
+            case 74: try reader.readMessage(into: &self._sourceCodeInfo) // source_code_info = 9
+            case 80: self.publicDependency.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // public_dependency = 10
+            case 82: try reader.readPackedVarint(into: &self.publicDependency, SwiftFrame.ProtoInt32.self) // public_dependency = 10, packed
+            case 88: self.weakDependency.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // weak_dependency = 11
+            case 90: try reader.readPackedVarint(into: &self.weakDependency, SwiftFrame.ProtoInt32.self) // weak_dependency = 11, packed
+            case 98: self.syntax = try reader.readString() // syntax = 12
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1425,16 +1425,16 @@ extension Google_Protobuf_DescriptorProto {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 18: try reader.readMessage(appendingTo: &self.field)
-            case 26: try reader.readMessage(appendingTo: &self.nestedType)
-            case 34: try reader.readMessage(appendingTo: &self.enumType)
-            case 42: try reader.readMessage(appendingTo: &self.extensionRange)
-            case 50: try reader.readMessage(appendingTo: &self.extension_)
-            case 58: try reader.readMessage(into: &self._options)
-            case 66: try reader.readMessage(appendingTo: &self.oneofDecl)
-            case 74: try reader.readMessage(appendingTo: &self.reservedRange)
-            case 82: self.reservedName.append(try reader.readString())
+            case 10: self.name = try reader.readString() // name = 1
+            case 18: try reader.readMessage(appendingTo: &self.field) // field = 2
+            case 26: try reader.readMessage(appendingTo: &self.nestedType) // nested_type = 3
+            case 34: try reader.readMessage(appendingTo: &self.enumType) // enum_type = 4
+            case 42: try reader.readMessage(appendingTo: &self.extensionRange) // extension_range = 5
+            case 50: try reader.readMessage(appendingTo: &self.extension_) // extension = 6
+            case 58: try reader.readMessage(into: &self._options) // options = 7
+            case 66: try reader.readMessage(appendingTo: &self.oneofDecl) // oneof_decl = 8
+            case 74: try reader.readMessage(appendingTo: &self.reservedRange) // reserved_range = 9
+            case 82: self.reservedName.append(try reader.readString()) // reserved_name = 10
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1518,9 +1518,9 @@ extension Google_Protobuf_DescriptorProto.ExtensionRange {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.start = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 16: self.end = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 26: try reader.readMessage(into: &self._options)
+            case 8: self.start = try reader.readVarint(SwiftFrame.ProtoInt32.self) // start = 1
+            case 16: self.end = try reader.readVarint(SwiftFrame.ProtoInt32.self) // end = 2
+            case 26: try reader.readMessage(into: &self._options) // options = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1563,8 +1563,8 @@ extension Google_Protobuf_DescriptorProto.ReservedRange {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.start = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 16: self.end = try reader.readVarint(SwiftFrame.ProtoInt32.self)
+            case 8: self.start = try reader.readVarint(SwiftFrame.ProtoInt32.self) // start = 1
+            case 16: self.end = try reader.readVarint(SwiftFrame.ProtoInt32.self) // end = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1597,7 +1597,7 @@ extension Google_Protobuf_ExtensionRangeOptions {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
+            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
                 let number = Swift.Int(tag >> 3)
                 if 1000...536870911 ~= number {
@@ -1638,17 +1638,17 @@ extension Google_Protobuf_FieldDescriptorProto {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 18: self.extendee = try reader.readString()
-            case 24: self.number = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 32: if let value = try reader.readClosedEnum(Google_Protobuf_FieldDescriptorProto.Label.self, unknownFields: &self.unknownFields) { self.label = value }
-            case 40: if let value = try reader.readClosedEnum(Google_Protobuf_FieldDescriptorProto.Type_.self, unknownFields: &self.unknownFields) { self.type = value }
-            case 50: self.typeName = try reader.readString()
-            case 58: self.defaultValue = try reader.readString()
-            case 66: try reader.readMessage(into: &self._options)
-            case 72: self.oneofIndex = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 82: self.jsonName = try reader.readString()
-            case 136: self.proto3Optional = try reader.readVarint(SwiftFrame.ProtoBool.self)
+            case 10: self.name = try reader.readString() // name = 1
+            case 18: self.extendee = try reader.readString() // extendee = 2
+            case 24: self.number = try reader.readVarint(SwiftFrame.ProtoInt32.self) // number = 3
+            case 32: if let value = try reader.readClosedEnum(Google_Protobuf_FieldDescriptorProto.Label.self, unknownFields: &self.unknownFields) { self.label = value } // label = 4
+            case 40: if let value = try reader.readClosedEnum(Google_Protobuf_FieldDescriptorProto.Type_.self, unknownFields: &self.unknownFields) { self.type = value } // type = 5
+            case 50: self.typeName = try reader.readString() // type_name = 6
+            case 58: self.defaultValue = try reader.readString() // default_value = 7
+            case 66: try reader.readMessage(into: &self._options) // options = 8
+            case 72: self.oneofIndex = try reader.readVarint(SwiftFrame.ProtoInt32.self) // oneof_index = 9
+            case 82: self.jsonName = try reader.readString() // json_name = 10
+            case 136: self.proto3Optional = try reader.readVarint(SwiftFrame.ProtoBool.self) // proto3_optional = 17
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1731,8 +1731,8 @@ extension Google_Protobuf_OneofDescriptorProto {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 18: try reader.readMessage(into: &self._options)
+            case 10: self.name = try reader.readString() // name = 1
+            case 18: try reader.readMessage(into: &self._options) // options = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1770,11 +1770,11 @@ extension Google_Protobuf_EnumDescriptorProto {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 18: try reader.readMessage(appendingTo: &self.value)
-            case 26: try reader.readMessage(into: &self._options)
-            case 34: try reader.readMessage(appendingTo: &self.reservedRange)
-            case 42: self.reservedName.append(try reader.readString())
+            case 10: self.name = try reader.readString() // name = 1
+            case 18: try reader.readMessage(appendingTo: &self.value) // value = 2
+            case 26: try reader.readMessage(into: &self._options) // options = 3
+            case 34: try reader.readMessage(appendingTo: &self.reservedRange) // reserved_range = 4
+            case 42: self.reservedName.append(try reader.readString()) // reserved_name = 5
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1828,8 +1828,8 @@ extension Google_Protobuf_EnumDescriptorProto.EnumReservedRange {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.start = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 16: self.end = try reader.readVarint(SwiftFrame.ProtoInt32.self)
+            case 8: self.start = try reader.readVarint(SwiftFrame.ProtoInt32.self) // start = 1
+            case 16: self.end = try reader.readVarint(SwiftFrame.ProtoInt32.self) // end = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1862,9 +1862,9 @@ extension Google_Protobuf_EnumValueDescriptorProto {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 16: self.number = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 26: try reader.readMessage(into: &self._options)
+            case 10: self.name = try reader.readString() // name = 1
+            case 16: self.number = try reader.readVarint(SwiftFrame.ProtoInt32.self) // number = 2
+            case 26: try reader.readMessage(into: &self._options) // options = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1907,9 +1907,9 @@ extension Google_Protobuf_ServiceDescriptorProto {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 18: try reader.readMessage(appendingTo: &self.method)
-            case 26: try reader.readMessage(into: &self._options)
+            case 10: self.name = try reader.readString() // name = 1
+            case 18: try reader.readMessage(appendingTo: &self.method) // method = 2
+            case 26: try reader.readMessage(into: &self._options) // options = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -1953,12 +1953,12 @@ extension Google_Protobuf_MethodDescriptorProto {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 18: self.inputType = try reader.readString()
-            case 26: self.outputType = try reader.readString()
-            case 34: try reader.readMessage(into: &self._options)
-            case 40: self.clientStreaming = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 48: self.serverStreaming = try reader.readVarint(SwiftFrame.ProtoBool.self)
+            case 10: self.name = try reader.readString() // name = 1
+            case 18: self.inputType = try reader.readString() // input_type = 2
+            case 26: self.outputType = try reader.readString() // output_type = 3
+            case 34: try reader.readMessage(into: &self._options) // options = 4
+            case 40: self.clientStreaming = try reader.readVarint(SwiftFrame.ProtoBool.self) // client_streaming = 5
+            case 48: self.serverStreaming = try reader.readVarint(SwiftFrame.ProtoBool.self) // server_streaming = 6
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -2016,27 +2016,27 @@ extension Google_Protobuf_FileOptions {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.javaPackage = try reader.readString()
-            case 66: self.javaOuterClassname = try reader.readString()
-            case 72: if let value = try reader.readClosedEnum(Google_Protobuf_FileOptions.OptimizeMode.self, unknownFields: &self.unknownFields) { self.optimizeFor = value }
-            case 80: self.javaMultipleFiles = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 90: self.goPackage = try reader.readString()
-            case 128: self.ccGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 136: self.javaGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 144: self.pyGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 160: self.javaGenerateEqualsAndHash = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 184: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 216: self.javaStringCheckUtf8 = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 248: self.ccEnableArenas = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 290: self.objcClassPrefix = try reader.readString()
-            case 298: self.csharpNamespace = try reader.readString()
-            case 314: self.swiftPrefix = try reader.readString()
-            case 322: self.phpClassPrefix = try reader.readString()
-            case 330: self.phpNamespace = try reader.readString()
-            case 336: self.phpGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 354: self.phpMetadataNamespace = try reader.readString()
-            case 362: self.rubyPackage = try reader.readString()
-            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
+            case 10: self.javaPackage = try reader.readString() // java_package = 1
+            case 66: self.javaOuterClassname = try reader.readString() // java_outer_classname = 8
+            case 72: if let value = try reader.readClosedEnum(Google_Protobuf_FileOptions.OptimizeMode.self, unknownFields: &self.unknownFields) { self.optimizeFor = value } // optimize_for = 9
+            case 80: self.javaMultipleFiles = try reader.readVarint(SwiftFrame.ProtoBool.self) // java_multiple_files = 10
+            case 90: self.goPackage = try reader.readString() // go_package = 11
+            case 128: self.ccGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self) // cc_generic_services = 16
+            case 136: self.javaGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self) // java_generic_services = 17
+            case 144: self.pyGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self) // py_generic_services = 18
+            case 160: self.javaGenerateEqualsAndHash = try reader.readVarint(SwiftFrame.ProtoBool.self) // java_generate_equals_and_hash = 20
+            case 184: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 23
+            case 216: self.javaStringCheckUtf8 = try reader.readVarint(SwiftFrame.ProtoBool.self) // java_string_check_utf8 = 27
+            case 248: self.ccEnableArenas = try reader.readVarint(SwiftFrame.ProtoBool.self) // cc_enable_arenas = 31
+            case 290: self.objcClassPrefix = try reader.readString() // objc_class_prefix = 36
+            case 298: self.csharpNamespace = try reader.readString() // csharp_namespace = 37
+            case 314: self.swiftPrefix = try reader.readString() // swift_prefix = 39
+            case 322: self.phpClassPrefix = try reader.readString() // php_class_prefix = 40
+            case 330: self.phpNamespace = try reader.readString() // php_namespace = 41
+            case 336: self.phpGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self) // php_generic_services = 42
+            case 354: self.phpMetadataNamespace = try reader.readString() // php_metadata_namespace = 44
+            case 362: self.rubyPackage = try reader.readString() // ruby_package = 45
+            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
                 let number = Swift.Int(tag >> 3)
                 if 1000...536870911 ~= number {
@@ -2177,11 +2177,11 @@ extension Google_Protobuf_MessageOptions {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.messageSetWireFormat = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 16: self.noStandardDescriptorAccessor = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 24: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 56: self.mapEntry = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
+            case 8: self.messageSetWireFormat = try reader.readVarint(SwiftFrame.ProtoBool.self) // message_set_wire_format = 1
+            case 16: self.noStandardDescriptorAccessor = try reader.readVarint(SwiftFrame.ProtoBool.self) // no_standard_descriptor_accessor = 2
+            case 24: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 3
+            case 56: self.mapEntry = try reader.readVarint(SwiftFrame.ProtoBool.self) // map_entry = 7
+            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
                 let number = Swift.Int(tag >> 3)
                 if 1000...536870911 ~= number {
@@ -2242,14 +2242,14 @@ extension Google_Protobuf_FieldOptions {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: if let value = try reader.readClosedEnum(Google_Protobuf_FieldOptions.CType.self, unknownFields: &self.unknownFields) { self.ctype = value }
-            case 16: self.packed = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 24: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 40: self.lazy = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 48: if let value = try reader.readClosedEnum(Google_Protobuf_FieldOptions.JSType.self, unknownFields: &self.unknownFields) { self.jstype = value }
-            case 80: self.weak = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 120: self.unverifiedLazy = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
+            case 8: if let value = try reader.readClosedEnum(Google_Protobuf_FieldOptions.CType.self, unknownFields: &self.unknownFields) { self.ctype = value } // ctype = 1
+            case 16: self.packed = try reader.readVarint(SwiftFrame.ProtoBool.self) // packed = 2
+            case 24: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 3
+            case 40: self.lazy = try reader.readVarint(SwiftFrame.ProtoBool.self) // lazy = 5
+            case 48: if let value = try reader.readClosedEnum(Google_Protobuf_FieldOptions.JSType.self, unknownFields: &self.unknownFields) { self.jstype = value } // jstype = 6
+            case 80: self.weak = try reader.readVarint(SwiftFrame.ProtoBool.self) // weak = 10
+            case 120: self.unverifiedLazy = try reader.readVarint(SwiftFrame.ProtoBool.self) // unverified_lazy = 15
+            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
                 let number = Swift.Int(tag >> 3)
                 if 1000...536870911 ~= number {
@@ -2325,7 +2325,7 @@ extension Google_Protobuf_OneofOptions {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
+            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
                 let number = Swift.Int(tag >> 3)
                 if 1000...536870911 ~= number {
@@ -2366,9 +2366,9 @@ extension Google_Protobuf_EnumOptions {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 16: self.allowAlias = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 24: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
+            case 16: self.allowAlias = try reader.readVarint(SwiftFrame.ProtoBool.self) // allow_alias = 2
+            case 24: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 3
+            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
                 let number = Swift.Int(tag >> 3)
                 if 1000...536870911 ~= number {
@@ -2419,8 +2419,8 @@ extension Google_Protobuf_EnumValueOptions {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
+            case 8: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 1
+            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
                 let number = Swift.Int(tag >> 3)
                 if 1000...536870911 ~= number {
@@ -2466,8 +2466,8 @@ extension Google_Protobuf_ServiceOptions {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 264: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
+            case 264: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 33
+            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
                 let number = Swift.Int(tag >> 3)
                 if 1000...536870911 ~= number {
@@ -2513,9 +2513,9 @@ extension Google_Protobuf_MethodOptions {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 264: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 272: if let value = try reader.readClosedEnum(Google_Protobuf_MethodOptions.IdempotencyLevel.self, unknownFields: &self.unknownFields) { self.idempotencyLevel = value }
-            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption)
+            case 264: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 33
+            case 272: if let value = try reader.readClosedEnum(Google_Protobuf_MethodOptions.IdempotencyLevel.self, unknownFields: &self.unknownFields) { self.idempotencyLevel = value } // idempotency_level = 34
+            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
                 let number = Swift.Int(tag >> 3)
                 if 1000...536870911 ~= number {
@@ -2566,13 +2566,13 @@ extension Google_Protobuf_UninterpretedOption {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 18: try reader.readMessage(appendingTo: &self.name)
-            case 26: self.identifierValue = try reader.readString()
-            case 32: self.positiveIntValue = try reader.readVarint(SwiftFrame.ProtoUInt64.self)
-            case 40: self.negativeIntValue = try reader.readVarint(SwiftFrame.ProtoInt64.self)
-            case 49: self.doubleValue = try reader.readFixed64(SwiftFrame.ProtoDouble.self)
-            case 58: self.stringValue = try reader.readBytes()
-            case 66: self.aggregateValue = try reader.readString()
+            case 18: try reader.readMessage(appendingTo: &self.name) // name = 2
+            case 26: self.identifierValue = try reader.readString() // identifier_value = 3
+            case 32: self.positiveIntValue = try reader.readVarint(SwiftFrame.ProtoUInt64.self) // positive_int_value = 4
+            case 40: self.negativeIntValue = try reader.readVarint(SwiftFrame.ProtoInt64.self) // negative_int_value = 5
+            case 49: self.doubleValue = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // double_value = 6
+            case 58: self.stringValue = try reader.readBytes() // string_value = 7
+            case 66: self.aggregateValue = try reader.readString() // aggregate_value = 8
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -2635,8 +2635,8 @@ extension Google_Protobuf_UninterpretedOption.NamePart {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.namePart = try reader.readString()
-            case 16: self.isExtension = try reader.readVarint(SwiftFrame.ProtoBool.self)
+            case 10: self.namePart = try reader.readString() // name_part = 1
+            case 16: self.isExtension = try reader.readVarint(SwiftFrame.ProtoBool.self) // is_extension = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -2679,7 +2679,7 @@ extension Google_Protobuf_SourceCodeInfo {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: try reader.readMessage(appendingTo: &self.location)
+            case 10: try reader.readMessage(appendingTo: &self.location) // location = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -2707,13 +2707,13 @@ extension Google_Protobuf_SourceCodeInfo.Location {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.path.append(try reader.readVarint(SwiftFrame.ProtoInt32.self))
-            case 10: try reader.readPackedVarint(into: &self.path, SwiftFrame.ProtoInt32.self)
-            case 16: self.span.append(try reader.readVarint(SwiftFrame.ProtoInt32.self))
-            case 18: try reader.readPackedVarint(into: &self.span, SwiftFrame.ProtoInt32.self)
-            case 26: self.leadingComments = try reader.readString()
-            case 34: self.trailingComments = try reader.readString()
-            case 50: self.leadingDetachedComments.append(try reader.readString())
+            case 8: self.path.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // path = 1
+            case 10: try reader.readPackedVarint(into: &self.path, SwiftFrame.ProtoInt32.self) // path = 1, packed
+            case 16: self.span.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // span = 2
+            case 18: try reader.readPackedVarint(into: &self.span, SwiftFrame.ProtoInt32.self) // span = 2, packed
+            case 26: self.leadingComments = try reader.readString() // leading_comments = 3
+            case 34: self.trailingComments = try reader.readString() // trailing_comments = 4
+            case 50: self.leadingDetachedComments.append(try reader.readString()) // leading_detached_comments = 6
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -2761,7 +2761,7 @@ extension Google_Protobuf_GeneratedCodeInfo {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: try reader.readMessage(appendingTo: &self.annotation)
+            case 10: try reader.readMessage(appendingTo: &self.annotation) // annotation = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -2789,11 +2789,11 @@ extension Google_Protobuf_GeneratedCodeInfo.Annotation {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.path.append(try reader.readVarint(SwiftFrame.ProtoInt32.self))
-            case 10: try reader.readPackedVarint(into: &self.path, SwiftFrame.ProtoInt32.self)
-            case 18: self.sourceFile = try reader.readString()
-            case 24: self.begin = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 32: self.end = try reader.readVarint(SwiftFrame.ProtoInt32.self)
+            case 8: self.path.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // path = 1
+            case 10: try reader.readPackedVarint(into: &self.path, SwiftFrame.ProtoInt32.self) // path = 1, packed
+            case 18: self.sourceFile = try reader.readString() // source_file = 2
+            case 24: self.begin = try reader.readVarint(SwiftFrame.ProtoInt32.self) // begin = 3
+            case 32: self.end = try reader.readVarint(SwiftFrame.ProtoInt32.self) // end = 4
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

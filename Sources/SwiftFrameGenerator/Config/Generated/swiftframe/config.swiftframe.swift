@@ -176,8 +176,8 @@ extension Swiftframe_Config {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: try reader.readMessage(appendingTo: &self.table)
-            case 18: try reader.readMessage(appendingTo: &self.envelope)
+            case 10: try reader.readMessage(appendingTo: &self.table) // table = 1
+            case 18: try reader.readMessage(appendingTo: &self.envelope) // envelope = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -210,17 +210,17 @@ extension Swiftframe_Table {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.file = try reader.readString()
-            case 18: self.layout = try reader.readString()
-            case 26: self.idEnum.append(try reader.readString())
-            case 34: self.messageOption = try reader.readString()
-            case 42: self.defaultField = try reader.readString()
-            case 50: try reader.readMessage(into: &self._comments)
-            case 58: self.requestPrefix = try reader.readString()
-            case 66: self.responsePrefix = try reader.readString()
-            case 74: try reader.readMessage(appendingTo: &self.command)
-            case 82: self.errorReply = try reader.readString()
-            case 90: self.heartbeat = try reader.readString()
+            case 10: self.file = try reader.readString() // file = 1
+            case 18: self.layout = try reader.readString() // layout = 2
+            case 26: self.idEnum.append(try reader.readString()) // id_enum = 3
+            case 34: self.messageOption = try reader.readString() // message_option = 4
+            case 42: self.defaultField = try reader.readString() // default_field = 5
+            case 50: try reader.readMessage(into: &self._comments) // comments = 6
+            case 58: self.requestPrefix = try reader.readString() // request_prefix = 7
+            case 66: self.responsePrefix = try reader.readString() // response_prefix = 8
+            case 74: try reader.readMessage(appendingTo: &self.command) // command = 9
+            case 82: self.errorReply = try reader.readString() // error_reply = 10
+            case 90: self.heartbeat = try reader.readString() // heartbeat = 11
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -298,9 +298,9 @@ extension Swiftframe_Comments {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.keyword = try reader.readString()
-            case 16: self.base = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
-            case 24: self.baseFromFileName = try reader.readVarint(SwiftFrame.ProtoBool.self)
+            case 10: self.keyword = try reader.readString() // keyword = 1
+            case 16: self.base = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // base = 2
+            case 24: self.baseFromFileName = try reader.readVarint(SwiftFrame.ProtoBool.self) // base_from_file_name = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -338,9 +338,9 @@ extension Swiftframe_Command {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.id = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
-            case 18: self.request = try reader.readString()
-            case 26: self.response = try reader.readString()
+            case 8: self.id = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // id = 1
+            case 18: self.request = try reader.readString() // request = 2
+            case 26: self.response = try reader.readString() // response = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -378,10 +378,10 @@ extension Swiftframe_Envelope {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.message = try reader.readString()
-            case 18: self.body = try reader.readString()
-            case 26: self.selectedBy = try reader.readString()
-            case 34: try reader.readMessage(appendingTo: &self.choice)
+            case 10: self.message = try reader.readString() // message = 1
+            case 18: self.body = try reader.readString() // body = 2
+            case 26: self.selectedBy = try reader.readString() // selected_by = 3
+            case 34: try reader.readMessage(appendingTo: &self.choice) // choice = 4
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -424,9 +424,9 @@ extension Swiftframe_Choice {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.value = try reader.readString()
-            case 18: self.holds = try reader.readString()
-            case 26: self.response = try reader.readString()
+            case 10: self.value = try reader.readString() // value = 1
+            case 18: self.holds = try reader.readString() // holds = 2
+            case 26: self.response = try reader.readString() // response = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

@@ -132,8 +132,8 @@ extension Google_Protobuf_Any {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.typeUrl = try reader.readString()
-            case 18: self.value = try reader.readBytes()
+            case 10: self.typeUrl = try reader.readString() // type_url = 1
+            case 18: self.value = try reader.readBytes() // value = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

@@ -213,13 +213,13 @@ extension Google_Protobuf_Api {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 18: try reader.readMessage(appendingTo: &self.methods)
-            case 26: try reader.readMessage(appendingTo: &self.options)
-            case 34: self.version = try reader.readString()
-            case 42: try reader.readMessage(into: &self._sourceContext)
-            case 50: try reader.readMessage(appendingTo: &self.mixins)
-            case 56: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self)
+            case 10: self.name = try reader.readString() // name = 1
+            case 18: try reader.readMessage(appendingTo: &self.methods) // methods = 2
+            case 26: try reader.readMessage(appendingTo: &self.options) // options = 3
+            case 34: self.version = try reader.readString() // version = 4
+            case 42: try reader.readMessage(into: &self._sourceContext) // source_context = 5
+            case 50: try reader.readMessage(appendingTo: &self.mixins) // mixins = 6
+            case 56: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self) // syntax = 7
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -277,13 +277,13 @@ extension Google_Protobuf_Method {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 18: self.requestTypeUrl = try reader.readString()
-            case 24: self.requestStreaming = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 34: self.responseTypeUrl = try reader.readString()
-            case 40: self.responseStreaming = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 50: try reader.readMessage(appendingTo: &self.options)
-            case 56: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self)
+            case 10: self.name = try reader.readString() // name = 1
+            case 18: self.requestTypeUrl = try reader.readString() // request_type_url = 2
+            case 24: self.requestStreaming = try reader.readVarint(SwiftFrame.ProtoBool.self) // request_streaming = 3
+            case 34: self.responseTypeUrl = try reader.readString() // response_type_url = 4
+            case 40: self.responseStreaming = try reader.readVarint(SwiftFrame.ProtoBool.self) // response_streaming = 5
+            case 50: try reader.readMessage(appendingTo: &self.options) // options = 6
+            case 56: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self) // syntax = 7
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -341,8 +341,8 @@ extension Google_Protobuf_Mixin {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 18: self.root = try reader.readString()
+            case 10: self.name = try reader.readString() // name = 1
+            case 18: self.root = try reader.readString() // root = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

@@ -89,8 +89,8 @@ extension Google_Protobuf_Duration {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.seconds = try reader.readVarint(SwiftFrame.ProtoInt64.self)
-            case 16: self.nanos = try reader.readVarint(SwiftFrame.ProtoInt32.self)
+            case 8: self.seconds = try reader.readVarint(SwiftFrame.ProtoInt64.self) // seconds = 1
+            case 16: self.nanos = try reader.readVarint(SwiftFrame.ProtoInt32.self) // nanos = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

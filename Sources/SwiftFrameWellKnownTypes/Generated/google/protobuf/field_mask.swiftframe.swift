@@ -220,7 +220,7 @@ extension Google_Protobuf_FieldMask {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.paths.append(try reader.readString())
+            case 10: self.paths.append(try reader.readString()) // paths = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

@@ -24,7 +24,7 @@ extension Google_Protobuf_SourceContext {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.fileName = try reader.readString()
+            case 10: self.fileName = try reader.readString() // file_name = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

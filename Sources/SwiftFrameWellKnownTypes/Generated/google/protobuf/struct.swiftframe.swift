@@ -109,7 +109,7 @@ extension Google_Protobuf_Struct {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: try reader.readMapEntry(into: &self.fields, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Google_Protobuf_Value>.self)
+            case 10: try reader.readMapEntry(into: &self.fields, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Google_Protobuf_Value>.self) // fields = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -136,16 +136,16 @@ extension Google_Protobuf_Value {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.kind = .nullValue(try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self))
-            case 17: self.kind = .numberValue(try reader.readFixed64(SwiftFrame.ProtoDouble.self))
-            case 26: self.kind = .stringValue(try reader.readString())
-            case 32: self.kind = .boolValue(try reader.readVarint(SwiftFrame.ProtoBool.self))
-            case 42:
+            case 8: self.kind = .nullValue(try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self)) // null_value = 1
+            case 17: self.kind = .numberValue(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // number_value = 2
+            case 26: self.kind = .stringValue(try reader.readString()) // string_value = 3
+            case 32: self.kind = .boolValue(try reader.readVarint(SwiftFrame.ProtoBool.self)) // bool_value = 4
+            case 42: // struct_value = 5
                 var value = Google_Protobuf_Struct()
                 if case let .structValue(existing)? = self.kind { value = existing }
                 try reader.readMessage(merging: &value)
                 self.kind = .structValue(value)
-            case 50:
+            case 50: // list_value = 6
                 var value = Google_Protobuf_ListValue()
                 if case let .listValue(existing)? = self.kind { value = existing }
                 try reader.readMessage(merging: &value)
@@ -202,7 +202,7 @@ extension Google_Protobuf_ListValue {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: try reader.readMessage(appendingTo: &self.values)
+            case 10: try reader.readMessage(appendingTo: &self.values) // values = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

@@ -378,12 +378,12 @@ extension Google_Protobuf_Type {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 18: try reader.readMessage(appendingTo: &self.fields)
-            case 26: self.oneofs.append(try reader.readString())
-            case 34: try reader.readMessage(appendingTo: &self.options)
-            case 42: try reader.readMessage(into: &self._sourceContext)
-            case 48: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self)
+            case 10: self.name = try reader.readString() // name = 1
+            case 18: try reader.readMessage(appendingTo: &self.fields) // fields = 2
+            case 26: self.oneofs.append(try reader.readString()) // oneofs = 3
+            case 34: try reader.readMessage(appendingTo: &self.options) // options = 4
+            case 42: try reader.readMessage(into: &self._sourceContext) // source_context = 5
+            case 48: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self) // syntax = 6
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -436,16 +436,16 @@ extension Google_Protobuf_Field {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.kind = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Field.Kind>.self)
-            case 16: self.cardinality = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Field.Cardinality>.self)
-            case 24: self.number = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 34: self.name = try reader.readString()
-            case 50: self.typeUrl = try reader.readString()
-            case 56: self.oneofIndex = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 64: self.packed = try reader.readVarint(SwiftFrame.ProtoBool.self)
-            case 74: try reader.readMessage(appendingTo: &self.options)
-            case 82: self.jsonName = try reader.readString()
-            case 90: self.defaultValue = try reader.readString()
+            case 8: self.kind = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Field.Kind>.self) // kind = 1
+            case 16: self.cardinality = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Field.Cardinality>.self) // cardinality = 2
+            case 24: self.number = try reader.readVarint(SwiftFrame.ProtoInt32.self) // number = 3
+            case 34: self.name = try reader.readString() // name = 4
+            case 50: self.typeUrl = try reader.readString() // type_url = 6
+            case 56: self.oneofIndex = try reader.readVarint(SwiftFrame.ProtoInt32.self) // oneof_index = 7
+            case 64: self.packed = try reader.readVarint(SwiftFrame.ProtoBool.self) // packed = 8
+            case 74: try reader.readMessage(appendingTo: &self.options) // options = 9
+            case 82: self.jsonName = try reader.readString() // json_name = 10
+            case 90: self.defaultValue = try reader.readString() // default_value = 11
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -518,11 +518,11 @@ extension Google_Protobuf_Enum {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 18: try reader.readMessage(appendingTo: &self.enumvalue)
-            case 26: try reader.readMessage(appendingTo: &self.options)
-            case 34: try reader.readMessage(into: &self._sourceContext)
-            case 40: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self)
+            case 10: self.name = try reader.readString() // name = 1
+            case 18: try reader.readMessage(appendingTo: &self.enumvalue) // enumvalue = 2
+            case 26: try reader.readMessage(appendingTo: &self.options) // options = 3
+            case 34: try reader.readMessage(into: &self._sourceContext) // source_context = 4
+            case 40: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self) // syntax = 5
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -570,9 +570,9 @@ extension Google_Protobuf_EnumValue {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 16: self.number = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 26: try reader.readMessage(appendingTo: &self.options)
+            case 10: self.name = try reader.readString() // name = 1
+            case 16: self.number = try reader.readVarint(SwiftFrame.ProtoInt32.self) // number = 2
+            case 26: try reader.readMessage(appendingTo: &self.options) // options = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -610,8 +610,8 @@ extension Google_Protobuf_Option {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 18: try reader.readMessage(into: &self._value)
+            case 10: self.name = try reader.readString() // name = 1
+            case 18: try reader.readMessage(into: &self._value) // value = 2
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

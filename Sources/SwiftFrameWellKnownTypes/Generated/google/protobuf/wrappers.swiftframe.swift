@@ -144,7 +144,7 @@ extension Google_Protobuf_DoubleValue {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 9: self.value = try reader.readFixed64(SwiftFrame.ProtoDouble.self)
+            case 9: self.value = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // value = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -172,7 +172,7 @@ extension Google_Protobuf_FloatValue {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 13: self.value = try reader.readFixed32(SwiftFrame.ProtoFloat.self)
+            case 13: self.value = try reader.readFixed32(SwiftFrame.ProtoFloat.self) // value = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -200,7 +200,7 @@ extension Google_Protobuf_Int64Value {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.value = try reader.readVarint(SwiftFrame.ProtoInt64.self)
+            case 8: self.value = try reader.readVarint(SwiftFrame.ProtoInt64.self) // value = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -228,7 +228,7 @@ extension Google_Protobuf_UInt64Value {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.value = try reader.readVarint(SwiftFrame.ProtoUInt64.self)
+            case 8: self.value = try reader.readVarint(SwiftFrame.ProtoUInt64.self) // value = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -256,7 +256,7 @@ extension Google_Protobuf_Int32Value {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.value = try reader.readVarint(SwiftFrame.ProtoInt32.self)
+            case 8: self.value = try reader.readVarint(SwiftFrame.ProtoInt32.self) // value = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -284,7 +284,7 @@ extension Google_Protobuf_UInt32Value {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.value = try reader.readVarint(SwiftFrame.ProtoUInt32.self)
+            case 8: self.value = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // value = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -312,7 +312,7 @@ extension Google_Protobuf_BoolValue {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.value = try reader.readVarint(SwiftFrame.ProtoBool.self)
+            case 8: self.value = try reader.readVarint(SwiftFrame.ProtoBool.self) // value = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -340,7 +340,7 @@ extension Google_Protobuf_StringValue {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.value = try reader.readString()
+            case 10: self.value = try reader.readString() // value = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -368,7 +368,7 @@ extension Google_Protobuf_BytesValue {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.value = try reader.readBytes()
+            case 10: self.value = try reader.readBytes() // value = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

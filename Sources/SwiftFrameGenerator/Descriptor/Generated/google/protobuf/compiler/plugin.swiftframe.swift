@@ -200,10 +200,10 @@ extension Google_Protobuf_Compiler_Version {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.major = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 16: self.minor = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 24: self.patch = try reader.readVarint(SwiftFrame.ProtoInt32.self)
-            case 34: self.suffix = try reader.readString()
+            case 8: self.major = try reader.readVarint(SwiftFrame.ProtoInt32.self) // major = 1
+            case 16: self.minor = try reader.readVarint(SwiftFrame.ProtoInt32.self) // minor = 2
+            case 24: self.patch = try reader.readVarint(SwiftFrame.ProtoInt32.self) // patch = 3
+            case 34: self.suffix = try reader.readString() // suffix = 4
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -246,10 +246,10 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.fileToGenerate.append(try reader.readString())
-            case 18: self.parameter = try reader.readString()
-            case 26: try reader.readMessage(into: &self._compilerVersion)
-            case 122: try reader.readMessage(appendingTo: &self.protoFile)
+            case 10: self.fileToGenerate.append(try reader.readString()) // file_to_generate = 1
+            case 18: self.parameter = try reader.readString() // parameter = 2
+            case 26: try reader.readMessage(into: &self._compilerVersion) // compiler_version = 3
+            case 122: try reader.readMessage(appendingTo: &self.protoFile) // proto_file = 15
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -297,9 +297,9 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.error = try reader.readString()
-            case 16: self.supportedFeatures = try reader.readVarint(SwiftFrame.ProtoUInt64.self)
-            case 122: try reader.readMessage(appendingTo: &self.file)
+            case 10: self.error = try reader.readString() // error = 1
+            case 16: self.supportedFeatures = try reader.readVarint(SwiftFrame.ProtoUInt64.self) // supported_features = 2
+            case 122: try reader.readMessage(appendingTo: &self.file) // file = 15
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -337,10 +337,10 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse.File {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.name = try reader.readString()
-            case 18: self.insertionPoint = try reader.readString()
-            case 122: self.content = try reader.readString()
-            case 130: try reader.readMessage(into: &self._generatedCodeInfo)
+            case 10: self.name = try reader.readString() // name = 1
+            case 18: self.insertionPoint = try reader.readString() // insertion_point = 2
+            case 122: self.content = try reader.readString() // content = 15
+            case 130: try reader.readMessage(into: &self._generatedCodeInfo) // generated_code_info = 16
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
