@@ -83,7 +83,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SwiftFrameGeneratorTests",
-            dependencies: ["SwiftFrameGenerator", "protoc-gen-swiftframe"]
+            dependencies: ["SwiftFrameGenerator", "SwiftFrameDescriptors", "protoc-gen-swiftframe"]
         ),
         .testTarget(name: "FixtureTests", dependencies: ["SwiftFrame", "SwiftFrameDescriptors", "SwiftFrameFixtures"]),
         // Runs the built `swiftframe` executable on captured streams.

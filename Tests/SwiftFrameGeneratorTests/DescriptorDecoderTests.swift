@@ -1,5 +1,6 @@
 import Foundation
 import SwiftFrame
+import SwiftFrameDescriptors
 import Testing
 
 @testable import SwiftFrameGenerator
@@ -78,7 +79,7 @@ import Testing
         #expect(shape(set.files).count > 60)
     }
 
-    @Test func optionsKeepTheirBytes() throws {
+    @Test func optionsAreDescriptorsOptionMessages() throws {
         let sources = try Support.protoDirectory(["custom.proto": """
             syntax = "proto3";
             import "google/protobuf/descriptor.proto";
@@ -95,7 +96,11 @@ import Testing
             try Support.capturedRequest(includes: [sources.path, "/usr/include"], files: ["custom.proto"])))
         let file = try #require(request.protoFiles.last)
         let ping = try #require(file.messages.first)
-        #expect(ping.options.varint(field: 50001) == 42)
+        // A custom option the plugin did not generate stays in the option message's extension
+        // fields, readable as an extension by number.
+        let commandID = SwiftFrame.Extension<Google_Protobuf_MessageOptions, SwiftFrame.ProtoInt32>(
+            fieldNumber: 50001, protoName: "command_id")
+        #expect(ping.options[extension: commandID] == 42)
         #expect(ping.fields[0].packedOption == false)
         #expect(ping.fields[1].packedOption == nil)
         #expect(file.enums.first?.allowAlias == true)

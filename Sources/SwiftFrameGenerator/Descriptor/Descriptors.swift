@@ -1,6 +1,9 @@
 import SwiftFrame
+import SwiftFrameDescriptors
 
 // The parts of descriptor.proto and plugin.proto the generator reads, as plain values.
+// Options are descriptor.proto's own option messages: standard options are their fields,
+// custom options (swiftframe's and the project's) typed extensions read from them.
 // Field numbers are those of google/protobuf/descriptor.proto and
 // google/protobuf/compiler/plugin.proto (protobuf 3.21).
 
@@ -31,7 +34,7 @@ public struct FileDescriptor: Sendable, Equatable {
     public var enums: [EnumDescriptor] = []
     public var services: [ServiceDescriptor] = []
     public var extensions: [FieldDescriptor] = []
-    public var options = Options()
+    public var options = Google_Protobuf_FileOptions()
     public var sourceLocations: [SourceLocation] = []
     /// "proto2" when absent, "proto3", or "editions".
     public var syntax = ""
@@ -46,11 +49,11 @@ public struct MessageDescriptor: Sendable, Equatable {
     public var enums: [EnumDescriptor] = []
     public var extensionRanges: [ClosedRange<Int32>] = []
     public var oneofs: [OneofDescriptor] = []
-    public var options = Options()
+    public var options = Google_Protobuf_MessageOptions()
     public init() {}
 
     /// True for the synthetic entry message protoc makes for a `map<K, V>` field.
-    public var isMapEntry: Bool { options.bool(field: 7) ?? false }
+    public var isMapEntry: Bool { options.mapEntry ?? false }
 }
 
 public struct FieldDescriptor: Sendable, Equatable {
@@ -73,33 +76,33 @@ public struct FieldDescriptor: Sendable, Equatable {
     public var defaultValue: String?
     public var oneofIndex: Int32?
     public var jsonName = ""
-    public var options = Options()
+    public var options = Google_Protobuf_FieldOptions()
     public var proto3Optional = false
     public init() {}
 
     /// `[packed = ...]` when given.
-    public var packedOption: Bool? { options.bool(field: 2) }
+    public var packedOption: Bool? { options.packed }
 }
 
 public struct OneofDescriptor: Sendable, Equatable {
     public var name = ""
-    public var options = Options()
+    public var options = Google_Protobuf_OneofOptions()
     public init() {}
 }
 
 public struct EnumDescriptor: Sendable, Equatable {
     public var name = ""
     public var values: [EnumValueDescriptor] = []
-    public var options = Options()
+    public var options = Google_Protobuf_EnumOptions()
     public init() {}
 
-    public var allowAlias: Bool { options.bool(field: 2) ?? false }
+    public var allowAlias: Bool { options.allowAlias ?? false }
 }
 
 public struct EnumValueDescriptor: Sendable, Equatable {
     public var name = ""
     public var number: Int32 = 0
-    public var options = Options()
+    public var options = Google_Protobuf_EnumValueOptions()
     public init() {}
 }
 
@@ -114,44 +117,4 @@ public struct SourceLocation: Sendable, Equatable {
     public var leadingComments: String?
     public var trailingComments: String?
     public init() {}
-}
-
-/// The serialized bytes of an `*Options` message, kept whole: custom options are
-/// extension fields in here and are read by field number when needed.
-public struct Options: Sendable, Equatable {
-    public var bytes: [UInt8] = []
-    public init(bytes: [UInt8] = []) { self.bytes = bytes }
-
-    /// The last value of a bool (varint) field, nil when absent or unreadable.
-    public func bool(field: Int) -> Bool? {
-        varint(field: field).map { $0 != 0 }
-    }
-
-    /// The last value of a varint field, nil when absent or unreadable.
-    public func varint(field: Int) -> UInt64? {
-        last(field: field, wireType: .varint) { reader throws(WireError) in try reader.readVarint() }
-    }
-
-    /// The last value of a string field (custom options such as `(swiftframe.layout)`).
-    public func string(field: Int) -> String? {
-        last(field: field, wireType: .lengthDelimited) { reader throws(WireError) in try reader.readString() }
-    }
-
-    private func last<T>(field: Int, wireType: WireType,
-                         _ read: (inout ProtoReader) throws(WireError) -> T) -> T? {
-        let wanted = Wire.tag(fieldNumber: field, wireType: wireType)
-        return bytes.withUnsafeBytes { buffer -> T? in
-            var reader = ProtoReader(buffer: buffer)
-            var found: T?
-            do throws(WireError) {
-                while reader.hasRemaining {
-                    let tag = try reader.readTag()
-                    if tag == wanted { found = try read(&reader) } else { try reader.skipValue(tag: tag) }
-                }
-            } catch {
-                return nil
-            }
-            return found
-        }
-    }
 }

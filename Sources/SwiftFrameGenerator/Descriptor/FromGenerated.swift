@@ -3,8 +3,8 @@ import SwiftFrameDescriptors
 
 // The plugin reads its input through the models of descriptor.proto and plugin.proto that it
 // generates itself (Generated/, regenerated and golden-checked by `make test`). From them
-// it keeps, as the plain values of Descriptors.swift, what generation needs; option
-// messages are kept as their bytes so custom options can be read by field number.
+// it keeps, as the plain values of Descriptors.swift, what generation needs, option messages
+// as they are.
 
 /// What the plugin answers on stdout.
 public typealias CodeGeneratorResponse = Google_Protobuf_Compiler_CodeGeneratorResponse
@@ -45,13 +45,6 @@ public struct FileDescriptorSet: Sendable, Equatable {
     }
 }
 
-extension Options {
-    /// The option message's bytes, custom options (unknown extension fields) included.
-    init<M: Message>(_ message: M?) {
-        self.init(bytes: message.flatMap { try? $0.serializedBytes(partial: true) } ?? [])
-    }
-}
-
 extension FileDescriptor {
     init(_ wire: Google_Protobuf_FileDescriptorProto) {
         self.init()
@@ -67,7 +60,7 @@ extension FileDescriptor {
             return result
         }
         extensions = wire.extension_.map(FieldDescriptor.init)
-        options = Options(wire.options)
+        options = wire.options ?? .init()
         sourceLocations = (wire.sourceCodeInfo?.location ?? []).map { location in
             var result = SourceLocation()
             result.path = location.path
@@ -94,10 +87,10 @@ extension MessageDescriptor {
         oneofs = wire.oneofDecl.map { oneof in
             var result = OneofDescriptor()
             result.name = oneof.name ?? ""
-            result.options = Options(oneof.options)
+            result.options = oneof.options ?? .init()
             return result
         }
-        options = Options(wire.options)
+        options = wire.options ?? .init()
     }
 }
 
@@ -113,7 +106,7 @@ extension FieldDescriptor {
         defaultValue = wire.defaultValue
         oneofIndex = wire.oneofIndex
         jsonName = wire.jsonName ?? ""
-        options = Options(wire.options)
+        options = wire.options ?? .init()
         proto3Optional = wire.proto3Optional ?? false
     }
 }
@@ -126,9 +119,9 @@ extension EnumDescriptor {
             var result = EnumValueDescriptor()
             result.name = value.name ?? ""
             result.number = value.number ?? 0
-            result.options = Options(value.options)
+            result.options = value.options ?? .init()
             return result
         }
-        options = Options(wire.options)
+        options = wire.options ?? .init()
     }
 }

@@ -1,4 +1,5 @@
 import SwiftFrame
+import SwiftFrameDescriptors
 
 // The ways real projects already carry command ids in their .proto files, read as they are,
 // as a config file (Protos/swiftframe/config.proto) asks: a custom message option of their
@@ -133,8 +134,11 @@ extension CommandResolver {
             problems.append("\(place): message_option \"\(option)\" is not an integer or enum option")
             return []
         }
+        // The project's own extension, read as the varint it is (an enum or an integer).
+        let extensionField = SwiftFrame.Extension<Google_Protobuf_MessageOptions, SwiftFrame.ProtoUInt64>(
+            fieldNumber: Int(field.number), protoName: option)
         return allMessages(of: file).compactMap { message in
-            guard let value = message.descriptor.options.varint(field: Int(field.number)) else { return nil }
+            guard let value = message.descriptor.options[extension: extensionField] else { return nil }
             guard let id = UInt32(exactly: value) else {
                 problems.append("\(place): message \(message.fullName): (\(option)) = \(Int64(bitPattern: value)) is no command id")
                 return nil

@@ -1,4 +1,5 @@
 import SwiftFrame
+import SwiftFrameDescriptors
 
 /// A file's command table: every command id with the messages that travel under it.
 public final class CommandTable {
@@ -160,7 +161,7 @@ struct CommandResolver {
         var builder = TableBuilder(file: file)
         let configured = config.table.filter { $0.file == file.name }
         let idEnums = Set(configured.flatMap(\.idEnum).map { $0.hasPrefix(".") ? String($0.dropFirst()) : $0 })
-        for enumType in allEnums(of: file) where enumType.options.bool(field: SwiftFrameOption.Enum.commandTable) == true
+        for enumType in allEnums(of: file) where enumType.options[extension: Swiftframe_OptionsExtensions.commandTable] == true
             || idEnums.contains(enumType.fullName) || idEnums.contains(enumType.protoName) {
             addEnumTable(enumType, file: file, to: &builder)
         }
@@ -202,7 +203,7 @@ struct CommandResolver {
     }
 
     private mutating func fileLayout(_ file: ProtoFile, place: String) -> FrameLayout? {
-        guard let text = file.descriptor.options.string(field: SwiftFrameOption.File.layout) else {
+        guard let text = file.descriptor.options[extension: Swiftframe_OptionsExtensions.layout] else {
             problems.append("\(place) needs a frame layout: add option (swiftframe.layout) = \"<preset or description>\" or pass --swiftframe_opt=Layout=<preset>")
             return nil
         }
@@ -234,10 +235,10 @@ struct CommandResolver {
             let options = value.options
             var request: MessageType?
             var response: MessageType?
-            if let name = options.string(field: SwiftFrameOption.EnumValue.request) {
+            if let name = options[extension: Swiftframe_OptionsExtensions.request] {
                 request = message(named: name, from: file, place: place)
             }
-            if let name = options.string(field: SwiftFrameOption.EnumValue.response) {
+            if let name = options[extension: Swiftframe_OptionsExtensions.response] {
                 response = message(named: name, from: file, place: place)
             }
             if request == nil || response == nil {
@@ -252,10 +253,10 @@ struct CommandResolver {
             let id = UInt32(bitPattern: value.number)
             builder.add(id: id, swiftName: Naming.caseName(word, enumName: ""),
                         origin: value.protoName, request: request, response: response)
-            if options.bool(field: SwiftFrameOption.EnumValue.errorReply) == true {
+            if options[extension: Swiftframe_OptionsExtensions.errorReply] == true {
                 builder.mark(\.errorCommand, id, role: "error_reply", origin: value.protoName)
             }
-            if options.bool(field: SwiftFrameOption.EnumValue.heartbeat) == true {
+            if options[extension: Swiftframe_OptionsExtensions.heartbeat] == true {
                 builder.mark(\.heartbeatCommand, id, role: "heartbeat", origin: value.protoName)
             }
         }
@@ -264,15 +265,10 @@ struct CommandResolver {
     private mutating func addExplicitIDs(_ file: ProtoFile, to builder: inout TableBuilder) {
         for message in allMessages(of: file) {
             let options = message.descriptor.options
-            let requestID = options.varint(field: SwiftFrameOption.Message.requestID)
-            let responseID = options.varint(field: SwiftFrameOption.Message.responseID)
-            for (id, isRequest) in [(requestID, true), (responseID, false)] {
-                guard let id else { continue }
-                guard id <= UInt64(UInt32.max) else {
-                    problems.append("\(file.name): message \(message.fullName): command id \(id) is over 32 bits")
-                    continue
-                }
-                builder.add(id: UInt32(id), swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
+            let requestID = options[extension: Swiftframe_OptionsExtensions.requestId]
+            let responseID = options[extension: Swiftframe_OptionsExtensions.responseId]
+            for case let (id?, isRequest) in [(requestID, true), (responseID, false)] {
+                builder.add(id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
                             request: isRequest ? message : nil, response: isRequest ? nil : message)
             }
         }
@@ -282,8 +278,8 @@ struct CommandResolver {
         let options = file.descriptor.options
         let configured = config.table.filter { $0.file == file.name }
         var prefixes: [(String?, Bool)] = [
-            (options.string(field: SwiftFrameOption.File.requestPrefix), true),
-            (options.string(field: SwiftFrameOption.File.responsePrefix), false),
+            (options[extension: Swiftframe_OptionsExtensions.requestPrefix], true),
+            (options[extension: Swiftframe_OptionsExtensions.responsePrefix], false),
         ]
         for table in configured { prefixes += [(table.requestPrefix, true), (table.responsePrefix, false)] }
         for case let (prefix?, isRequest) in prefixes where !prefix.isEmpty {
@@ -337,7 +333,7 @@ struct CommandResolver {
         for container in allMessages(of: file) {
             for (index, descriptor) in container.descriptor.fields.enumerated() {
                 let configured = config.envelope(message: container.fullName, body: descriptor.name)
-                guard let selectorName = descriptor.options.string(field: SwiftFrameOption.Field.selectedBy)
+                guard let selectorName = descriptor.options[extension: Swiftframe_OptionsExtensions.selectedBy]
                     ?? configured?.selectedBy else { continue }
                 let place = "\(file.name): message \(container.fullName): field \(descriptor.name)"
                 guard let body = container.fields.first(where: { $0.number == container.descriptor.fields[index].number }),
@@ -355,10 +351,10 @@ struct CommandResolver {
                     let valuePlace = "\(place): \(selectorType.protoName).\(enumCase.protoName)"
                     let choice = configured?.choice.first { $0.value == enumCase.protoName }
                     var holds: MessageType?
-                    if let name = enumCase.options.string(field: SwiftFrameOption.EnumValue.holds) ?? choice?.holds.nonEmpty {
+                    if let name = enumCase.options[extension: Swiftframe_OptionsExtensions.holds] ?? choice?.holds.nonEmpty {
                         holds = message(named: name, from: file, place: valuePlace)
                     }
-                    if let holds, let responseName = enumCase.options.string(field: SwiftFrameOption.EnumValue.response)
+                    if let holds, let responseName = enumCase.options[extension: Swiftframe_OptionsExtensions.response]
                         ?? choice?.response.nonEmpty,
                        let response = message(named: responseName, from: file, place: valuePlace) {
                         pair(holds, response, place: valuePlace)

@@ -1,3 +1,5 @@
+import SwiftFrameDescriptors
+
 // The resolved model: every type reference linked, every Swift name decided. Emitters
 // read it and print; they decide nothing.
 
@@ -288,8 +290,8 @@ public final class EnumType {
         public let number: Int32
         public let swiftName: String
         public let comments: String?
-        /// EnumValueOptions bytes (custom options such as `(swiftframe.holds)`).
-        let options: Options
+        /// Its options (custom ones such as `(swiftframe.holds)` are extensions).
+        let options: Google_Protobuf_EnumValueOptions
     }
 
     /// A second name for a number (`allow_alias`), generated as a static constant.
@@ -311,11 +313,10 @@ public final class EnumType {
 
     /// A proto2 enum: unknown numbers go to unknown fields, so it has no `unrecognized`.
     public var isClosed: Bool { file.isProto2 }
-    /// EnumOptions bytes.
-    let options: Options
+    let options: Google_Protobuf_EnumOptions
 
     init(protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?,
-         file: ProtoFile, options: Options) {
+         file: ProtoFile, options: Google_Protobuf_EnumOptions) {
         self.file = file
         self.options = options
         self.protoName = protoName

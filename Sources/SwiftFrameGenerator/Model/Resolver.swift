@@ -1,4 +1,5 @@
 import SwiftFrame
+import SwiftFrameDescriptors
 
 /// Problems found while resolving a request, each naming the file and the element.
 public struct GenerationError: Error, CustomStringConvertible, Equatable {
@@ -223,7 +224,7 @@ final class Resolver {
             !descriptor.fields.contains { $0.oneofIndex == Int32(index) && $0.proto3Optional }
         }
         let envelopeBodies = descriptor.fields.filter { field in
-            field.options.string(field: SwiftFrameOption.Field.selectedBy) != nil
+            field.options[extension: Swiftframe_OptionsExtensions.selectedBy] != nil
                 || config.envelope(message: message.fullName, body: field.name) != nil
         }
 
@@ -331,7 +332,7 @@ final class Resolver {
                 problems.append("\(place): unknown message \(extendee)")
                 continue
             }
-            guard field.type != .group, container.descriptor.options.bool(field: 1) != true else {
+            guard field.type != .group, container.descriptor.options.messageSetWireFormat != true else {
                 // Groups and MessageSet members still round-trip as unknown fields.
                 warnings.append("\(place) of \(container.fullName) gets no typed accessor (groups and MessageSet extensions are kept as unknown fields)")
                 continue
