@@ -81,10 +81,34 @@ import Testing
         let (result, _) = try Support.generate(["p.proto": proto], parameter: "Config=\(path)")
         #expect(result.stderr.contains("p.proto: command 1: requests Login_Req and Logout_Req both claim it"), "\(result.stderr)")
 
+        let misnamed = try Self.writeConfig("table { file: \"q.proto\" } table { file: \"p.proto\" id_enum: \"Cmds\" }")
+        let (unknown, _) = try Support.generate(["p.proto": proto], parameter: "Config=\(misnamed)")
+        #expect(unknown.stderr.contains("config table: file \"q.proto\" is not among the files to generate (p.proto)"),
+                "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("p.proto: config table: id_enum \"Cmds\" is no enum of this file"))
+
         let wide = try Self.writeConfig("table { file: \"p.proto\" layout: \"u16-u16\" command { id: 70000 request: \"Big_Req\" } }")
         let (tooWide, _) = try Support.generate(["p.proto": proto], parameter: "Config=\(wide)")
         #expect(tooWide.stderr.contains("p.proto: command table: command Big_Req = 70000 does not fit the layout's 2-byte field"),
                 "\(tooWide.stderr)")
+    }
+
+    /// Ids in names (the Erlang backend's Cs_/Sc_), from the config file.
+    @Test func idsInNamesFromTheConfigFile() throws {
+        let proto = """
+            syntax = "proto3";
+            message Cs_20001 { string account = 1; }
+            message Sc_20001 { int32 code = 1; }
+            message Sc_20002 { string text = 1; }
+            """
+        let path = try Self.writeConfig(#"table { file: "e.proto" layout: "erlang" request_prefix: "Cs_" response_prefix: "Sc_" }"#)
+        let (result, generated) = try Support.generate(["e.proto": proto], parameter: "Config=\(path)")
+        #expect(result.status == 0, "\(result.stderr)")
+        let swift = try #require(generated["e.swiftframe.swift"])
+        #expect(swift.contains("case cs20001 = 20001 // Cs_20001"))
+        #expect(swift.contains("case sc20002 = 20002 // Sc_20002"))
+        #expect(swift.contains("extension Cs20001: SwiftFrame.RequestMessage"))
+        #expect(try Support.typecheck(generated) == [])
     }
 
     /// An IM-style envelope described in the config file, with no option in the .proto.

@@ -117,6 +117,8 @@ import Testing
             }
             return try await gameHandler(request, context)
         }) { _, client in
+            // Connected first, so the short deadline below measures the wait for a reply alone.
+            #expect(try await client.request(TestReq(param1: "warm-up")).result1 == "echo:warm-up")
             let long = Task { try await client.request(TestReq(param1: "slow-long"), timeout: .seconds(5)) }
             try await Task.sleep(for: .milliseconds(50))
             let start = ContinuousClock.now

@@ -123,7 +123,7 @@ extension CommandResolver {
         let package = file.descriptor.package
         let candidates = extensionsByFullName.filter { name, field in
             field.extendee == ".google.protobuf.MessageOptions"
-                && (name == trimmed || name == package + "." + trimmed || name.hasSuffix("." + trimmed) || name == trimmed)
+                && (name == trimmed || name == package + "." + trimmed || name.hasSuffix("." + trimmed))
         }
         guard candidates.count == 1, let field = candidates.first?.value else {
             let found = candidates.keys.sorted().joined(separator: ", ")

@@ -161,9 +161,14 @@ struct CommandResolver {
         var builder = TableBuilder(file: file)
         let configured = config.table.filter { $0.file == file.name }
         let idEnums = Set(configured.flatMap(\.idEnum).map { $0.hasPrefix(".") ? String($0.dropFirst()) : $0 })
+        var unmatched = idEnums
         for enumType in allEnums(of: file) where enumType.options[extension: Swiftframe_OptionsExtensions.commandTable] == true
             || idEnums.contains(enumType.fullName) || idEnums.contains(enumType.protoName) {
+            unmatched.subtract([enumType.fullName, enumType.protoName])
             addEnumTable(enumType, file: file, to: &builder)
+        }
+        for name in unmatched.sorted() {
+            problems.append("\(file.name): config table: id_enum \"\(name)\" is no enum of this file")
         }
         addExplicitIDs(file, to: &builder)
         addIDsInNames(file, to: &builder)

@@ -62,6 +62,9 @@ final class Resolver {
             guard problems.isEmpty else { throw GenerationError(problems: problems) }
         }
         var commands = CommandResolver(allFiles: files, layoutOverride: layoutOverride, config: options.config)
+        for table in options.config.table where !generatedNames.contains(table.file) {
+            commands.problems.append("config table: file \"\(table.file)\" is not among the files to generate (\(generated.map(\.name).joined(separator: ", ")))")
+        }
         for file in generated {
             file.commandTable = commands.table(for: file)
             file.envelopes = commands.envelopes(in: file)

@@ -107,6 +107,8 @@ public struct Connection<Table: CommandTable>: Sendable {
         decode: @escaping @Sendable (Frame) throws -> Reply
     ) async throws -> Reply {
         let timeout = timeout ?? configuration.requestTimeout
+        // Before the promise exists: a promise dropped without being completed is a leak.
+        try Task.checkCancellation()
         let promise = channel.eventLoop.makePromise(of: Frame.self)
         let token = ObjectIdentifier(promise.futureResult)
         // The reply's body is copied out of the decoder's buffer on the event loop and decoded
@@ -119,7 +121,6 @@ public struct Connection<Table: CommandTable>: Sendable {
                 completion: { result in
                     promise.completeWith(result.map { Frame(header: $0.header, payload: ArraySlice(Array($0.payload)), offset: $0.offset) })
                 }))
-        try Task.checkCancellation()
         channel.writeAndFlush(write).whenFailure { error in
             // Not written: the channel had closed (so the request never went out), the layout
             // cannot carry it, or too many are pending.
