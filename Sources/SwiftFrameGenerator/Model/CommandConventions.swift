@@ -12,6 +12,13 @@ extension Swiftframe_Config {
     func envelope(message fullName: String, body: String) -> Swiftframe_Envelope? {
         envelope.first { ($0.message == fullName || $0.message == "." + fullName) && $0.body == body }
     }
+
+    /// The enum field that selects what a bytes field holds: `(swiftframe.selected_by)` on the
+    /// field, else the config's envelope of it; nil for a field that is no envelope body.
+    func selector(of field: FieldDescriptor, in messageFullName: String) -> String? {
+        field.options[extension: Swiftframe_OptionsExtensions.selectedBy]
+            ?? envelope(message: messageFullName, body: field.name)?.selectedBy
+    }
 }
 
 extension String {
@@ -31,10 +38,9 @@ extension CommandResolver {
     /// `LoginResp`, `LoginResponse`, `LoginAck`, `LoginNtf`, `LoginNotify`, `LoginPush` are
     /// responses or pushes.
     static func role(of name: String) -> Role {
-        let bytes = Array(name.utf8)
-        if bytes.count > 3, bytes[1] == UInt8(ascii: "2"), bytes[3] == UInt8(ascii: "_") {
-            if bytes[0] | 0x20 == UInt8(ascii: "c") { return .request }
-            if bytes[2] | 0x20 == UInt8(ascii: "c") { return .response }
+        if let (from, to) = direction(of: name) {
+            if from | 0x20 == UInt8(ascii: "c") { return .request }
+            if to | 0x20 == UInt8(ascii: "c") { return .response }
         }
         let key = normalized(name)
         if requestSuffixes.contains(where: key.hasSuffix) { return .request }
@@ -42,6 +48,16 @@ extension CommandResolver {
         return .both
     }
 
+    /// The sender and receiver letters of a `C2G_` / `G2C_` name prefix.
+    private static func direction(of name: String) -> (from: UInt8, to: UInt8)? {
+        let bytes = Array(name.utf8.prefix(4))
+        guard bytes.count == 4, bytes[1] == UInt8(ascii: "2"), bytes[3] == UInt8(ascii: "_") else {
+            return nil
+        }
+        return (bytes[0], bytes[2])
+    }
+
+    /// Name endings (compared without case and underscores) of requests, and of responses and pushes.
     static let requestSuffixes = ["req", "request"]
     static let responseSuffixes = ["rsp", "resp", "response", "ack", "ntf", "notify", "push"]
 
@@ -49,8 +65,7 @@ extension CommandResolver {
     /// `C2G_Ping` and `G2C_Ping` both `ping`.
     static func stem(of name: String) -> String {
         var key = normalized(name)
-        let bytes = Array(name.utf8)
-        if bytes.count > 3, bytes[1] == UInt8(ascii: "2"), bytes[3] == UInt8(ascii: "_") { key.removeFirst(3) }
+        if direction(of: name) != nil { key.removeFirst(3) }
         for suffix in (requestSuffixes + responseSuffixes).sorted(by: { $0.count > $1.count }) where key.hasSuffix(suffix) {
             return String(key.dropLast(suffix.count))
         }
@@ -121,7 +136,7 @@ extension CommandResolver {
     private mutating func optionIDs(_ option: String, file: ProtoFile, place: String) -> [(message: MessageType, id: UInt32)] {
         let trimmed = option.hasPrefix(".") ? String(option.dropFirst()) : option
         let package = file.descriptor.package
-        let candidates = extensionsByFullName.filter { name, field in
+        let candidates = extensionsOfTheRun().filter { name, field in
             field.extendee == ".google.protobuf.MessageOptions"
                 && (name == trimmed || name == package + "." + trimmed || name.hasSuffix("." + trimmed))
         }
@@ -145,6 +160,24 @@ extension CommandResolver {
             }
             return (message, id)
         }
+    }
+
+    /// Every `extend` field of the run, by full name without the leading dot.
+    private func extensionsOfTheRun() -> [String: FieldDescriptor] {
+        var extensions: [String: FieldDescriptor] = [:]
+        func add(_ fields: [FieldDescriptor], scope: String) {
+            for field in fields { extensions[scope.isEmpty ? field.name : scope + "." + field.name] = field }
+        }
+        func walk(_ message: MessageDescriptor, scope: String) {
+            let name = scope.isEmpty ? message.name : scope + "." + message.name
+            add(message.extensions, scope: name)
+            message.nestedMessages.forEach { walk($0, scope: name) }
+        }
+        for file in allFiles {
+            add(file.descriptor.extensions, scope: file.descriptor.package)
+            file.descriptor.messages.forEach { walk($0, scope: file.descriptor.package) }
+        }
+        return extensions
     }
 
     /// `optional MID mid = 1 [default = LoginReq];`: the number of the enum value the default names.

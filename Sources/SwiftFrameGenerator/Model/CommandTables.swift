@@ -126,25 +126,11 @@ struct CommandResolver {
     let messagesByFullName: [String: MessageType]
     private let layoutOverride: FrameLayout?
     let config: Swiftframe_Config
-    /// Every `extend` field of the run, by full name without the leading dot.
-    let extensionsByFullName: [String: FieldDescriptor]
+    let allFiles: [ProtoFile]
 
     init(allFiles: [ProtoFile], layoutOverride: FrameLayout?, config: Swiftframe_Config) {
         self.config = config
-        var extensions: [String: FieldDescriptor] = [:]
-        func addExtensions(_ fields: [FieldDescriptor], scope: String) {
-            for field in fields { extensions[scope.isEmpty ? field.name : scope + "." + field.name] = field }
-        }
-        func addNested(_ message: MessageDescriptor, scope: String) {
-            let name = scope.isEmpty ? message.name : scope + "." + message.name
-            addExtensions(message.extensions, scope: name)
-            message.nestedMessages.forEach { addNested($0, scope: name) }
-        }
-        for file in allFiles {
-            addExtensions(file.descriptor.extensions, scope: file.descriptor.package)
-            file.descriptor.messages.forEach { addNested($0, scope: file.descriptor.package) }
-        }
-        extensionsByFullName = extensions
+        self.allFiles = allFiles
         var index: [String: MessageType] = [:]
         func add(_ message: MessageType) {
             index[message.fullName] = message
@@ -165,13 +151,13 @@ struct CommandResolver {
         for enumType in allEnums(of: file) where enumType.options[extension: Swiftframe_OptionsExtensions.commandTable] == true
             || idEnums.contains(enumType.fullName) || idEnums.contains(enumType.protoName) {
             unmatched.subtract([enumType.fullName, enumType.protoName])
-            addEnumTable(enumType, file: file, to: &builder)
+            addEnumTable(enumType, file: file, configured: configured, to: &builder)
         }
         for name in unmatched.sorted() {
             problems.append("\(file.name): config table: id_enum \"\(name)\" is no enum of this file")
         }
         addExplicitIDs(file, to: &builder)
-        addIDsInNames(file, to: &builder)
+        addIDsInNames(file, configured: configured, to: &builder)
         for table in configured { addConfigured(table, file: file, to: &builder) }
         problems += builder.problems
         guard !builder.entries.isEmpty else { return nil }
@@ -227,7 +213,8 @@ struct CommandResolver {
         }
     }
 
-    private mutating func addEnumTable(_ enumType: EnumType, file: ProtoFile, to builder: inout TableBuilder) {
+    private mutating func addEnumTable(_ enumType: EnumType, file: ProtoFile, configured: [Swiftframe_Table],
+                                       to builder: inout TableBuilder) {
         let values = enumType.cases
         let prefix = commonWordPrefix(values.map(\.protoName))
         for value in values {
@@ -251,7 +238,7 @@ struct CommandResolver {
                 request = request ?? byNameRequest
                 response = response ?? byNameResponse
             }
-            let configuredCommand = config.table.contains { $0.file == file.name && $0.command.contains { $0.id == UInt32(bitPattern: value.number) } }
+            let configuredCommand = configured.contains { $0.command.contains { $0.id == UInt32(bitPattern: value.number) } }
             if request == nil && response == nil && !configuredCommand {
                 warnings.append("\(place) (\(value.number)) matches no message; it gets a case without a typed payload")
             }
@@ -279,9 +266,8 @@ struct CommandResolver {
         }
     }
 
-    private func addIDsInNames(_ file: ProtoFile, to builder: inout TableBuilder) {
+    private func addIDsInNames(_ file: ProtoFile, configured: [Swiftframe_Table], to builder: inout TableBuilder) {
         let options = file.descriptor.options
-        let configured = config.table.filter { $0.file == file.name }
         var prefixes: [(String?, Bool)] = [
             (options[extension: Swiftframe_OptionsExtensions.requestPrefix], true),
             (options[extension: Swiftframe_OptionsExtensions.responsePrefix], false),
@@ -313,7 +299,7 @@ struct CommandResolver {
             }
             return found.first
         }
-        return (find(["req", "request"]), find(["rsp", "resp", "response", "ack", "ntf", "notify", "push"]))
+        return (find(Self.requestSuffixes), find(Self.responseSuffixes))
     }
 
     static func normalized(_ name: String) -> String {
@@ -337,9 +323,8 @@ struct CommandResolver {
         var found: [Envelope] = []
         for container in allMessages(of: file) {
             for (index, descriptor) in container.descriptor.fields.enumerated() {
+                guard let selectorName = config.selector(of: descriptor, in: container.fullName) else { continue }
                 let configured = config.envelope(message: container.fullName, body: descriptor.name)
-                guard let selectorName = descriptor.options[extension: Swiftframe_OptionsExtensions.selectedBy]
-                    ?? configured?.selectedBy else { continue }
                 let place = "\(file.name): message \(container.fullName): field \(descriptor.name)"
                 guard let body = container.fields.first(where: { $0.number == container.descriptor.fields[index].number }),
                       case .scalar(.bytes) = body.kind, body.presence == .implicit else {

@@ -40,7 +40,4 @@ struct NameScope {
         while !taken.insert(stem + String(number)).inserted { number += 1 }
         return stem + String(number)
     }
-
-    /// Whether a name is taken (for tests of the rule).
-    func contains(_ name: String) -> Bool { taken.contains(name) }
 }

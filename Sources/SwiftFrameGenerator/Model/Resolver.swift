@@ -226,10 +226,7 @@ final class Resolver {
         let realOneofs = descriptor.oneofs.indices.filter { index in
             !descriptor.fields.contains { $0.oneofIndex == Int32(index) && $0.proto3Optional }
         }
-        let envelopeBodies = descriptor.fields.filter { field in
-            field.options[extension: Swiftframe_OptionsExtensions.selectedBy] != nil
-                || config.envelope(message: message.fullName, body: field.name) != nil
-        }
+        let envelopeBodies = descriptor.fields.filter { config.selector(of: $0, in: message.fullName) != nil }
 
         // Nested types: declared, then the oneofs' enums, then helpers.
         var types = NameScope(reserved: Naming.reservedTypeNames)

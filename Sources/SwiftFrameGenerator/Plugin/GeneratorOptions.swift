@@ -104,8 +104,6 @@ extension GeneratorOptions {
             let schema = try Google_Protobuf_FileDescriptorSet(serializedBytes: configSchema)
             let bytes = try TextFormatReader(schema: schema).encode(text, as: ".swiftframe.Config")
             return try Swiftframe_Config(serializedBytes: bytes)
-        } catch let error as TextFormatError {
-            throw GenerationError(problems: ["option Config=\(path): \(error)"])
         } catch {
             throw GenerationError(problems: ["option Config=\(path): \(error)"])
         }
