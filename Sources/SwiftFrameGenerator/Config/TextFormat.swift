@@ -12,7 +12,8 @@ struct TextFormatError: Error, CustomStringConvertible {
 /// Reads protobuf text format (`name: value`, `name { ... }`, `[a, b]` lists, `#` comments)
 /// into the binary encoding of a message the schema describes, so the message's generated
 /// decoder does the rest. The schema is a FileDescriptorSet, as `protoc --descriptor_set_out`
-/// writes it.
+/// writes it. Repeated scalars are written unpacked, which every decoder accepts; floats,
+/// doubles and groups are not read (the config has none).
 struct TextFormatReader {
     private var messages: [String: Google_Protobuf_DescriptorProto] = [:]
     private var enums: [String: Google_Protobuf_EnumDescriptorProto] = [:]
@@ -89,12 +90,23 @@ struct TextFormatReader {
 
     private func readValue(of field: Google_Protobuf_FieldDescriptorProto, from tokens: inout Tokenizer,
                            into output: inout [UInt8]) throws(TextFormatError) {
-        let number = UInt64(field.number ?? 0)
         let name = field.name ?? ""
         let token = try tokens.next()
+        func tag(_ wireType: WireType) {
+            Self.appendVarint(UInt64(Wire.tag(fieldNumber: Int(field.number ?? 0), wireType: wireType)), to: &output)
+        }
         func varint(_ value: UInt64) {
-            Self.appendVarint(number << 3, to: &output)
+            tag(.varint)
             Self.appendVarint(value, to: &output)
+        }
+        func fixed(_ value: UInt64, bytes: Int) {
+            tag(bytes == 4 ? .fixed32 : .fixed64)
+            for index in 0..<bytes { output.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
+        }
+        func lengthDelimited(_ bytes: [UInt8]) {
+            tag(.lengthDelimited)
+            Self.appendVarint(UInt64(bytes.count), to: &output)
+            output += bytes
         }
         func integer(signed: Bool, bits: Int) throws(TextFormatError) -> UInt64 {
             guard case let .number(text) = token.kind, let value = Self.integer(text, signed: signed, bits: bits) else {
@@ -103,16 +115,14 @@ struct TextFormatReader {
             return value
         }
         switch field.type {
-        case .message?, .group?:
+        case .message?:
             guard case let .symbol(open) = token.kind, open == UInt8(ascii: "{") || open == UInt8(ascii: "<") else {
                 throw tokens.error("'\(name)' takes a message in braces", at: token)
             }
             var body: [UInt8] = []
             try readFields(of: field.typeName ?? "", from: &tokens, until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"),
                            into: &body)
-            Self.appendVarint(number << 3 | 2, to: &output)
-            Self.appendVarint(UInt64(body.count), to: &output)
-            output += body
+            lengthDelimited(body)
         case .string?, .bytes?:
             guard case let .string(first) = token.kind else { throw tokens.error("'\(name)' takes a quoted string", at: token) }
             var bytes = first
@@ -123,9 +133,7 @@ struct TextFormatReader {
             if field.type == .string, String(validating: bytes, as: UTF8.self) == nil {
                 throw tokens.error("'\(name)' is not valid UTF-8", at: token)
             }
-            Self.appendVarint(number << 3 | 2, to: &output)
-            Self.appendVarint(UInt64(bytes.count), to: &output)
-            output += bytes
+            lengthDelimited(bytes)
         case .bool?:
             guard case let .identifier(word) = token.kind, word == "true" || word == "false" else {
                 throw tokens.error("'\(name)' takes true or false", at: token)
@@ -139,11 +147,16 @@ struct TextFormatReader {
                 let known = values.compactMap(\.name).joined(separator: ", ")
                 throw tokens.error("'\(name)' takes one of \(known)", at: token)
             }
-        case .uint32?, .fixed32?: varint(try integer(signed: false, bits: 32))
-        case .uint64?, .fixed64?: varint(try integer(signed: false, bits: 64))
-        case .int32?, .sint32?, .sfixed32?: varint(try integer(signed: true, bits: 32))
-        case .int64?, .sint64?, .sfixed64?: varint(try integer(signed: true, bits: 64))
-        case .float?, .double?, nil:
+        case .uint32?: varint(try integer(signed: false, bits: 32))
+        case .uint64?: varint(try integer(signed: false, bits: 64))
+        case .int32?, .int64?: varint(try integer(signed: true, bits: field.type == .int32 ? 32 : 64))
+        case .sint32?, .sint64?:
+            varint(SwiftFrame.Wire.zigZag(Int64(bitPattern: try integer(signed: true, bits: field.type == .sint32 ? 32 : 64))))
+        case .fixed32?: fixed(try integer(signed: false, bits: 32), bytes: 4)
+        case .fixed64?: fixed(try integer(signed: false, bits: 64), bytes: 8)
+        case .sfixed32?: fixed(try integer(signed: true, bits: 32), bytes: 4)
+        case .sfixed64?: fixed(try integer(signed: true, bits: 64), bytes: 8)
+        case .float?, .double?, .group?, nil:
             throw tokens.error("'\(name)' has a type the config reader does not read", at: token)
         }
     }
@@ -158,7 +171,7 @@ struct TextFormatReader {
         guard let magnitude else { return nil }
         if negative {
             guard signed, magnitude <= UInt64(1) << (bits - 1) else { return nil }
-            return UInt64(bitPattern: -Int64(bitPattern: magnitude))
+            return 0 &- magnitude  // two's complement; -2^63 has no positive Int64
         }
         let limit = signed ? (UInt64(1) << (bits - 1)) - 1 : (bits == 64 ? UInt64.max : (UInt64(1) << bits) - 1)
         return magnitude <= limit ? magnitude : nil

@@ -44,7 +44,9 @@ enum DefaultValues {
         return result + "\""
     }
 
-    /// protoc's C escaping of bytes defaults: \n \r \t \" \' \\, octal \NNN and hex \xHH.
+    /// protoc's C escaping of bytes defaults: \n \r \t \" \' \\, octal \NNN and hex \xHH; and
+    /// text format's `\uXXXX` and `\UXXXXXXXX`, written as UTF-8 (a number that is no code
+    /// point, such as a lone surrogate, becomes U+FFFD, where protoc reports an error).
     static func unescapeC(_ text: String) -> [UInt8] {
         let bytes = Array(text.utf8)
         var result: [UInt8] = []
@@ -84,6 +86,15 @@ enum DefaultValues {
                     digits += 1
                 }
                 result.append(value)
+            case 0x75, 0x55:  // u: four hex digits, U: eight; a code point, as UTF-8
+                var value: UInt32 = 0
+                var digits = 0
+                while digits < (escape == 0x75 ? 4 : 8), index < bytes.count, let digit = hexValue(bytes[index]) {
+                    value = value << 4 | UInt32(digit)
+                    index += 1
+                    digits += 1
+                }
+                result += Array(String(Unicode.Scalar(value).map(Character.init) ?? "\u{FFFD}").utf8)
             case _ where isOctal(escape):  // up to three octal digits
                 var value = Int(escape - 0x30)
                 var digits = 1
