@@ -15,9 +15,9 @@ import Testing
 
     @Test func requestEnvelope() throws {
         let request = try Self.userRequest()
-        #expect(request.filesToGenerate == ["user.proto"])
+        #expect(request.fileToGenerate == ["user.proto"])
         #expect(request.parameter == "Visibility=internal")
-        #expect(request.protoFiles.map(\.name) == [
+        #expect(request.protoFile.map(\.name) == [
             "base.proto", "google/protobuf/descriptor.proto", "swiftframe/options.proto", "user.proto",
         ])
         #expect(request.compilerVersion?.major == 3)
@@ -25,31 +25,32 @@ import Testing
     }
 
     @Test func messagesFieldsAndEnums() throws {
-        let user = try #require(try Self.userRequest().protoFiles.last)
+        let user = try #require(try Self.userRequest().protoFile.last)
         #expect(user.syntax == "proto3")
-        #expect(user.dependencies == ["base.proto", "swiftframe/options.proto"])
-        #expect(user.messages.map(\.name) == [
+        #expect(user.dependency == ["base.proto", "swiftframe/options.proto"])
+        #expect(user.messageType.map(\.name) == [
             "User_msg", "signin_request", "login_request", "logout_request", "sigin_response",
             "login_response", "User_info_request", "User_info_response",
         ])
-        let login = user.messages[2]
-        #expect(login.fields.map(\.name) == ["nick_name", "pwd", "ip", "port", "device_name", "device_id", "version"])
-        #expect(login.fields.map(\.number) == [1, 2, 3, 4, 5, 6, 7])
-        #expect(login.fields.map(\.type) == [.string, .string, .string, .int32, .string, .string, .string])
-        #expect(login.fields.allSatisfy { $0.label == .optional && !$0.proto3Optional && $0.oneofIndex == nil })
-        let infoField = try #require(user.messages.last?.fields.first)
+        let login = user.messageType[2]
+        #expect(login.field.map(\.name) == ["nick_name", "pwd", "ip", "port", "device_name", "device_id", "version"])
+        #expect(login.field.map(\.number) == [1, 2, 3, 4, 5, 6, 7])
+        #expect(login.field.map(\.type) == [.string, .string, .string, .int32, .string, .string, .string])
+        #expect(login.field.allSatisfy { $0.label == .optional && $0.proto3Optional == nil && $0.oneofIndex == nil })
+        let infoField = try #require(user.messageType.last?.field.first)
         #expect(infoField.type == .message)
         #expect(infoField.typeName == ".User_info")
         #expect(infoField.jsonName == "userInfo")
-        let command = try #require(user.enums.first)
+        let command = try #require(user.enumType.first)
         #expect(command.name == "User_cmd")
-        #expect(command.values.map(\.name) == ["User_cmd_sign_in", "User_cmd_login", "User_cmd_logout", "User_cmd_user_info"])
-        #expect(command.values.map(\.number) == [0, 2, 3, 4])
+        #expect(command.value.map(\.name) == ["User_cmd_sign_in", "User_cmd_login", "User_cmd_logout", "User_cmd_user_info"])
+        #expect(command.value.map(\.number) == [0, 2, 3, 4])
     }
 
     @Test func sourceComments() throws {
-        let user = try #require(try Self.userRequest().protoFiles.last)
-        let byPath = Dictionary(user.sourceLocations.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        let user = try #require(try Self.userRequest().protoFile.last)
+        let locations = user.sourceCodeInfo?.location ?? []
+        let byPath = Dictionary(locations.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         // message 2 (login_request), and its field 1 (pwd).
         #expect(byPath[[4, 2]]?.leadingComments == " Logs a device in.\n")
         #expect(byPath[[4, 2, 2, 1]]?.trailingComments == " the password, as the users' server expects it\n")
@@ -64,19 +65,20 @@ import Testing
             "-I" + Support.fixtureProtos, "--include_imports", "--descriptor_set_out=" + setFile, "everything.proto",
         ])
         #expect(result.status == 0, "\(result.stderr)")
-        let set = try FileDescriptorSet(serializedBytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: setFile))))
+        let set = try Google_Protobuf_FileDescriptorSet(serializedBytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: setFile))))
         let request = try CodeGeneratorRequest(serializedBytes: [UInt8](
             try Support.capturedRequest(includes: [Support.fixtureProtos], files: ["everything.proto"])))
-        #expect(set.files.map(\.name) == request.protoFiles.map(\.name))
-        func shape(_ files: [FileDescriptor]) -> [String] {
-            func walk(_ message: MessageDescriptor, _ prefix: String) -> [String] {
-                message.fields.map { "\(prefix)\(message.name).\($0.name)=\($0.number):\($0.rawType):\($0.label):\($0.typeName)" }
-                    + message.nestedMessages.flatMap { walk($0, prefix + message.name + ".") }
+        #expect(set.file.map(\.name) == request.protoFile.map(\.name))
+        func shape(_ files: [Google_Protobuf_FileDescriptorProto]) -> [String] {
+            func walk(_ message: Google_Protobuf_DescriptorProto, _ prefix: String) -> [String] {
+                let name = message.protoName
+                return message.field.map { "\(prefix)\(name).\($0.protoName)=\($0.fieldNumber):\(String(describing: $0.type)):\(String(describing: $0.label)):\($0.typeFullName)" }
+                    + message.nestedType.flatMap { walk($0, prefix + name + ".") }
             }
-            return files.flatMap { file in file.messages.flatMap { walk($0, file.package) } }
+            return files.flatMap { file in file.messageType.flatMap { walk($0, file.packageName) } }
         }
-        #expect(shape(set.files) == shape(request.protoFiles))
-        #expect(shape(set.files).count > 60)
+        #expect(shape(set.file) == shape(request.protoFile))
+        #expect(shape(set.file).count > 60)
     }
 
     @Test func optionsAreDescriptorsOptionMessages() throws {
@@ -94,17 +96,17 @@ import Testing
         defer { try? FileManager.default.removeItem(at: sources) }
         let request = try CodeGeneratorRequest(serializedBytes: [UInt8](
             try Support.capturedRequest(includes: [sources.path, "/usr/include"], files: ["custom.proto"])))
-        let file = try #require(request.protoFiles.last)
-        let ping = try #require(file.messages.first)
+        let file = try #require(request.protoFile.last)
+        let ping = try #require(file.messageType.first)
         // A custom option the plugin did not generate stays in the option message's extension
         // fields, readable as an extension by number.
         let commandID = SwiftFrame.Extension<Google_Protobuf_MessageOptions, SwiftFrame.ProtoInt32>(
             fieldNumber: 50001, protoName: "command_id")
-        #expect(ping.options[extension: commandID] == 42)
-        #expect(ping.fields[0].packedOption == false)
-        #expect(ping.fields[1].packedOption == nil)
-        #expect(file.enums.first?.allowAlias == true)
-        #expect(file.extensions.first?.extendee == ".google.protobuf.MessageOptions")
+        #expect(ping.options?[extension: commandID] == 42)
+        #expect(ping.field[0].packedOption == false)
+        #expect(ping.field[1].packedOption == nil)
+        #expect(file.enumType.first?.options?.allowAlias == true)
+        #expect(file.extension_.first?.extendee == ".google.protobuf.MessageOptions")
     }
 
     @Test func malformedRequestsAreTypedErrors() {

@@ -1,120 +1,64 @@
 import SwiftFrame
 import SwiftFrameDescriptors
 
-// The parts of descriptor.proto and plugin.proto the generator reads, as plain values.
-// Options are descriptor.proto's own option messages: standard options are their fields,
-// custom options (swiftframe's and the project's) typed extensions read from them.
-// Field numbers are those of google/protobuf/descriptor.proto and
-// google/protobuf/compiler/plugin.proto (protobuf 3.21).
+// The plugin reads protoc's request through the models of descriptor.proto and plugin.proto
+// that it generates itself (SwiftFrameDescriptors, and Generated/ here; both regenerated and
+// golden-checked by `make test`). The resolver reads these values as they are: there is no
+// second, hand-written copy of the descriptors. Options are descriptor.proto's option
+// messages: standard options are their fields, custom options (swiftframe's and the
+// project's) typed extensions read from them.
 
 /// What protoc sends a plugin on stdin.
-public struct CodeGeneratorRequest: Sendable, Equatable {
-    public var filesToGenerate: [String] = []
-    public var parameter: String = ""
-    /// Every file named on the command line and everything they import, dependencies first.
-    public var protoFiles: [FileDescriptor] = []
-    public var compilerVersion: CompilerVersion?
-    public init() {}
+public typealias CodeGeneratorRequest = Google_Protobuf_Compiler_CodeGeneratorRequest
+/// What the plugin answers on stdout.
+public typealias CodeGeneratorResponse = Google_Protobuf_Compiler_CodeGeneratorResponse
+
+typealias FileDescriptor = Google_Protobuf_FileDescriptorProto
+typealias MessageDescriptor = Google_Protobuf_DescriptorProto
+typealias FieldDescriptor = Google_Protobuf_FieldDescriptorProto
+typealias EnumDescriptor = Google_Protobuf_EnumDescriptorProto
+
+extension Google_Protobuf_Compiler_CodeGeneratorResponse {
+    /// The `supported_features` bit for proto3 `optional`.
+    public static let featureProto3Optional = UInt64(Feature.proto3Optional.rawValue)
 }
 
-public struct CompilerVersion: Sendable, Equatable {
-    public var major: Int32 = 0
-    public var minor: Int32 = 0
-    public var patch: Int32 = 0
-    public var suffix: String = ""
-    public init() {}
+// protoc sets every name, number, label and type it sends; proto2 gives the strings of an
+// unset field "" and the flags false, which is what these read.
+
+extension Google_Protobuf_FileDescriptorProto {
+    /// "proto2" (also when absent), "proto3" or "editions".
+    var syntaxName: String { syntax.flatMap(\.nonEmpty) ?? "proto2" }
+    var packageName: String { package ?? "" }
 }
 
-public struct FileDescriptor: Sendable, Equatable {
-    public var name = ""
-    public var package = ""
-    public var dependencies: [String] = []
-    public var publicDependencies: [Int32] = []
-    public var messages: [MessageDescriptor] = []
-    public var enums: [EnumDescriptor] = []
-    public var services: [ServiceDescriptor] = []
-    public var extensions: [FieldDescriptor] = []
-    public var options = Google_Protobuf_FileOptions()
-    public var sourceLocations: [SourceLocation] = []
-    /// "proto2" when absent, "proto3", or "editions".
-    public var syntax = ""
-    public init() {}
-}
-
-public struct MessageDescriptor: Sendable, Equatable {
-    public var name = ""
-    public var fields: [FieldDescriptor] = []
-    public var extensions: [FieldDescriptor] = []
-    public var nestedMessages: [MessageDescriptor] = []
-    public var enums: [EnumDescriptor] = []
-    public var extensionRanges: [ClosedRange<Int32>] = []
-    public var oneofs: [OneofDescriptor] = []
-    public var options = Google_Protobuf_MessageOptions()
-    public init() {}
-
+extension Google_Protobuf_DescriptorProto {
+    var protoName: String { name ?? "" }
     /// True for the synthetic entry message protoc makes for a `map<K, V>` field.
-    public var isMapEntry: Bool { options.mapEntry ?? false }
+    var isMapEntry: Bool { options?.mapEntry == true }
 }
 
-public struct FieldDescriptor: Sendable, Equatable {
-    public enum Label: Int32, Sendable { case optional = 1, required = 2, repeated = 3 }
-
-    public enum FieldType: Int32, Sendable {
-        case double = 1, float, int64, uint64, int32, fixed64, fixed32, bool, string
-        case group, message, bytes, uint32, `enum`, sfixed32, sfixed64, sint32, sint64
-    }
-
-    public var name = ""
-    public var number: Int32 = 0
-    public var label: Label = .optional
-    /// The `type` number as sent; `type` is nil for a number this generator does not know.
-    public var rawType: Int32 = 0
-    public var type: FieldType? { FieldType(rawValue: rawType) }
+extension Google_Protobuf_FieldDescriptorProto {
+    var protoName: String { name ?? "" }
+    var fieldNumber: Int32 { number ?? 0 }
     /// Fully qualified with a leading dot (".pkg.Outer.Inner") for messages and enums.
-    public var typeName = ""
-    public var extendee = ""
-    public var defaultValue: String?
-    public var oneofIndex: Int32?
-    public var jsonName = ""
-    public var options = Google_Protobuf_FieldOptions()
-    public var proto3Optional = false
-    public init() {}
-
+    var typeFullName: String { typeName ?? "" }
+    var isRepeated: Bool { label == .repeated }
+    var isRequired: Bool { label == .required }
+    var isProto3Optional: Bool { proto3Optional == true }
     /// `[packed = ...]` when given.
-    public var packedOption: Bool? { options.packed }
+    var packedOption: Bool? { options?.packed }
 }
 
-public struct OneofDescriptor: Sendable, Equatable {
-    public var name = ""
-    public var options = Google_Protobuf_OneofOptions()
-    public init() {}
+extension Google_Protobuf_EnumDescriptorProto {
+    var protoName: String { name ?? "" }
 }
 
-public struct EnumDescriptor: Sendable, Equatable {
-    public var name = ""
-    public var values: [EnumValueDescriptor] = []
-    public var options = Google_Protobuf_EnumOptions()
-    public init() {}
-
-    public var allowAlias: Bool { options.allowAlias ?? false }
+extension Google_Protobuf_EnumValueDescriptorProto {
+    var protoName: String { name ?? "" }
+    var valueNumber: Int32 { number ?? 0 }
 }
 
-public struct EnumValueDescriptor: Sendable, Equatable {
-    public var name = ""
-    public var number: Int32 = 0
-    public var options = Google_Protobuf_EnumValueOptions()
-    public init() {}
-}
-
-public struct ServiceDescriptor: Sendable, Equatable {
-    public var name = ""
-    public init() {}
-}
-
-/// One entry of SourceCodeInfo: a path into the file descriptor and its comments.
-public struct SourceLocation: Sendable, Equatable {
-    public var path: [Int32] = []
-    public var leadingComments: String?
-    public var trailingComments: String?
-    public init() {}
+extension Google_Protobuf_OneofDescriptorProto {
+    var protoName: String { name ?? "" }
 }

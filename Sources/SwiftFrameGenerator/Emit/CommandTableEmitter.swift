@@ -115,13 +115,15 @@ struct EnvelopeEmitter {
                 printer.line("self.init()")
                 printer.switchBlock("content") {
                     for choice in held {
-                        printer.line("case let .\(choice.enumCase.swiftName)(message):")
-                        printer.line("    self.\(selector.swiftName) = .\(choice.enumCase.swiftName)")
-                        printer.line("    self.\(body.swiftName) = try message.serializedBytes()")
+                        printer.indented("case let .\(choice.enumCase.swiftName)(message):") {
+                            printer.line("self.\(selector.swiftName) = .\(choice.enumCase.swiftName)")
+                            printer.line("self.\(body.swiftName) = try message.serializedBytes()")
+                        }
                     }
-                    printer.line("case let .\(otherName)(selector, bytes):")
-                    printer.line("    self.\(selector.swiftName) = selector")
-                    printer.line("    self.\(body.swiftName) = bytes")
+                    printer.indented("case let .\(otherName)(selector, bytes):") {
+                        printer.line("self.\(selector.swiftName) = selector")
+                        printer.line("self.\(body.swiftName) = bytes")
+                    }
                 }
             }
             printer.line()

@@ -59,9 +59,9 @@ struct EnumEmitter {
         if all.count <= 4 {
             printer.line("\(visibility)static let allCases: [Self] = [\(all.joined(separator: ", "))]")
         } else {
-            printer.line("\(visibility)static let allCases: [Self] = [")
-            for name in all { printer.line("    \(name),") }
-            printer.line("]")
+            printer.indented("\(visibility)static let allCases: [Self] = [", {
+                for name in all { printer.line("\(name),") }
+            }, closing: "]")
         }
     }
 }

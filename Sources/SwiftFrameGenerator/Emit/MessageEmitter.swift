@@ -4,12 +4,7 @@ struct MessageEmitter {
     let message: MessageType
     let visibility: String
 
-    /// The message's extension ranges, in order.
-    private var ranges: [ClosedRange<Int>] {
-        message.descriptor.extensionRanges
-            .map { Int($0.lowerBound)...Int($0.upperBound) }
-            .sorted { $0.lowerBound < $1.lowerBound }
-    }
+    private var ranges: [ClosedRange<Int>] { message.extensionRanges }
 
     func emitDeclaration(to printer: Printer) {
         printer.documentation(message.comments)
@@ -117,9 +112,10 @@ struct MessageEmitter {
         if parameters.count <= 2 && oneLine.count <= 90 {
             header = oneLine
         } else {
-            printer.line("\(visibility)init(")
-            for (index, parameter) in parameters.enumerated() {
-                printer.line("    " + parameter + (index == parameters.count - 1 ? "" : ","))
+            printer.indented("\(visibility)init(") {
+                for (index, parameter) in parameters.enumerated() {
+                    printer.line(parameter + (index == parameters.count - 1 ? "" : ","))
+                }
             }
             header = ")"
         }
@@ -163,8 +159,9 @@ struct MessageEmitter {
                             if statements.count == 1 {
                                 printer.line("case \(tag): \(statements[0])" + comment)
                             } else {
-                                printer.line("case \(tag):" + comment)
-                                for statement in statements { printer.line("    " + statement) }
+                                printer.indented("case \(tag):" + comment) {
+                                    statements.forEach { printer.line($0) }
+                                }
                             }
                         }
                     }
@@ -172,13 +169,15 @@ struct MessageEmitter {
                         printer.line("default: try reader.skipField(tag: tag, into: &self.unknownFields)")
                     } else {
                         let test = ranges.map { "\($0.lowerBound)...\($0.upperBound) ~= number" }.joined(separator: " || ")
-                        printer.line("default:")
-                        printer.line("    let number = Swift.Int(tag >> 3)")
-                        printer.line("    if \(test) {")
-                        printer.line("        try reader.skipField(tag: tag, into: &self.extensionFields)")
-                        printer.line("    } else {")
-                        printer.line("        try reader.skipField(tag: tag, into: &self.unknownFields)")
-                        printer.line("    }")
+                        printer.indented("default:") {
+                            printer.line("let number = Swift.Int(tag >> 3)")
+                            printer.indented("if \(test) {") {
+                                printer.line("try reader.skipField(tag: tag, into: &self.extensionFields)")
+                            }
+                            printer.indented("} else {", {
+                                printer.line("try reader.skipField(tag: tag, into: &self.unknownFields)")
+                            }, closing: "}")
+                        }
                     }
                 }
             }

@@ -27,6 +27,16 @@ final class Printer {
         line("}")
     }
 
+    /// `opening`, the body one level deeper, then `closing`: a wrapped parameter or array
+    /// list, or a `case` label's statements.
+    func indented(_ opening: String, _ body: () -> Void, closing: String? = nil) {
+        line(opening)
+        depth += 1
+        body()
+        depth -= 1
+        if let closing { line(closing) }
+    }
+
     /// `switch subject {` with its `case` lines at the same depth, as Swift style has it.
     func switchBlock(_ subject: String, _ body: () -> Void) {
         line("switch \(subject) {")

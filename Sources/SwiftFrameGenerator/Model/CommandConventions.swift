@@ -16,8 +16,8 @@ extension Swiftframe_Config {
     /// The enum field that selects what a bytes field holds: `(swiftframe.selected_by)` on the
     /// field, else the config's envelope of it; nil for a field that is no envelope body.
     func selector(of field: FieldDescriptor, in messageFullName: String) -> String? {
-        field.options[extension: Swiftframe_OptionsExtensions.selectedBy]
-            ?? envelope(message: messageFullName, body: field.name)?.selectedBy
+        field.options?[extension: Swiftframe_OptionsExtensions.selectedBy]
+            ?? envelope(message: messageFullName, body: field.protoName)?.selectedBy
     }
 }
 
@@ -135,7 +135,7 @@ extension CommandResolver {
     /// `option (MsgID) = MSG_LOGIN_REQUEST;`: the option's value on each message of the file.
     private mutating func optionIDs(_ option: String, file: ProtoFile, place: String) -> [(message: MessageType, id: UInt32)] {
         let trimmed = option.hasPrefix(".") ? String(option.dropFirst()) : option
-        let package = file.descriptor.package
+        let package = file.descriptor.packageName
         let candidates = extensionsOfTheRun().filter { name, field in
             field.extendee == ".google.protobuf.MessageOptions"
                 && (name == trimmed || name == package + "." + trimmed || name.hasSuffix("." + trimmed))
@@ -145,15 +145,15 @@ extension CommandResolver {
             problems.append("\(place): message_option \"\(option)\" \(candidates.isEmpty ? "is no extension of google.protobuf.MessageOptions in this protoc run" : "is ambiguous: \(found)")")
             return []
         }
-        guard [.int32, .uint32, .int64, .uint64, .enum].contains(field.type) else {
+        guard [.int32, .uint32, .int64, .uint64, .enum_].contains(field.type) else {
             problems.append("\(place): message_option \"\(option)\" is not an integer or enum option")
             return []
         }
         // The project's own extension, read as the varint it is (an enum or an integer).
         let extensionField = SwiftFrame.Extension<Google_Protobuf_MessageOptions, SwiftFrame.ProtoUInt64>(
-            fieldNumber: Int(field.number), protoName: option)
+            fieldNumber: Int(field.fieldNumber), protoName: option)
         return allMessages(of: file).compactMap { message in
-            guard let value = message.descriptor.options[extension: extensionField] else { return nil }
+            guard let value = message.descriptor.options?[extension: extensionField] else { return nil }
             guard let id = UInt32(exactly: value) else {
                 problems.append("\(place): message \(message.fullName): (\(option)) = \(Int64(bitPattern: value)) is no command id")
                 return nil
@@ -166,16 +166,17 @@ extension CommandResolver {
     private func extensionsOfTheRun() -> [String: FieldDescriptor] {
         var extensions: [String: FieldDescriptor] = [:]
         func add(_ fields: [FieldDescriptor], scope: String) {
-            for field in fields { extensions[scope.isEmpty ? field.name : scope + "." + field.name] = field }
+            for field in fields { extensions[scope.isEmpty ? field.protoName : scope + "." + field.protoName] = field }
         }
         func walk(_ message: MessageDescriptor, scope: String) {
-            let name = scope.isEmpty ? message.name : scope + "." + message.name
-            add(message.extensions, scope: name)
-            message.nestedMessages.forEach { walk($0, scope: name) }
+            let name = scope.isEmpty ? message.protoName : scope + "." + message.protoName
+            add(message.extension_, scope: name)
+            message.nestedType.forEach { walk($0, scope: name) }
         }
         for file in allFiles {
-            add(file.descriptor.extensions, scope: file.descriptor.package)
-            file.descriptor.messages.forEach { walk($0, scope: file.descriptor.package) }
+            let package = file.descriptor.packageName
+            add(file.descriptor.extension_, scope: package)
+            file.descriptor.messageType.forEach { walk($0, scope: package) }
         }
         return extensions
     }

@@ -27,8 +27,8 @@ public final class CommandTable {
         public let origin: String
     }
 
-    /// `GameCommands`.
-    public internal(set) var swiftName: String
+    /// `GameCommands`: named by the resolver with the module's other top-level names.
+    public internal(set) var swiftName = ""
     public let layout: FrameLayout
     public internal(set) var entries: [Entry] = []
     public internal(set) var inbound: [Case] = []
@@ -40,8 +40,7 @@ public final class CommandTable {
     /// can carry it as `CommandMessage.commandID`.
     public internal(set) var conformances: [(message: MessageType, id: UInt32)] = []
 
-    init(swiftName: String, layout: FrameLayout) {
-        self.swiftName = swiftName
+    init(layout: FrameLayout) {
         self.layout = layout
     }
 }
@@ -107,7 +106,7 @@ public final class Envelope {
         self.selectorType = selectorType
         self.body = body
         self.choices = choices
-        (typeName, accessor) = message.envelopeNames[body.number]!
+        (_, typeName, accessor) = message.envelopeBodies[body.number]!
         var cases = NameScope(reserved: Naming.reservedCaseNames)
         _ = cases.claim(choices.filter { $0.holds != nil }.map { ($0.enumCase.swiftName, $0.enumCase.protoName) })
         otherCase = cases.claim("other")
@@ -141,9 +140,64 @@ struct CommandResolver {
         self.layoutOverride = layoutOverride
     }
 
+    /// Resolves the command tables, envelopes and request → response pairs of the files to
+    /// generate, each file's set whole before it is stored.
+    mutating func resolve(_ generated: [ProtoFile]) {
+        let names = Set(generated.map(\.name))
+        for table in config.table where !names.contains(table.file) {
+            problems.append("config table: file \"\(table.file)\" is not among the files to generate (\(generated.map(\.name).joined(separator: ", ")))")
+        }
+        let tables = generated.map { self.table(for: $0) }
+        let envelopes = generated.map { self.envelopes(in: $0) }
+        Self.assignCommandIDs(tables.compactMap { $0 }, warnings: &warnings)
+        // Each request → response pair is written once, in the first generated file that
+        // declares it or, failing that, the first whose table or envelopes carry the request.
+        var pairs = Array(repeating: [(request: MessageType, response: MessageType)](), count: generated.count)
+        for (request, response) in responses.values.sorted(by: { $0.request.fullName < $1.request.fullName }) {
+            let home = generated.firstIndex { $0 === request.file } ?? generated.indices.first { index in
+                tables[index]?.entries.contains { $0.request === request } == true
+                    || envelopes[index].contains { $0.choices.contains { $0.holds === request } }
+            }
+            if let home { pairs[home].append((request, response)) }
+        }
+        for (index, file) in generated.enumerated() {
+            file.commandTable = tables[index]
+            file.envelopes = envelopes[index]
+            file.responsePairs = pairs[index]
+        }
+    }
+
+    /// A message that travels under one id in the whole run carries it as `commandID`;
+    /// one that travels under several ids is framed with an explicit id instead.
+    private static func assignCommandIDs(_ tables: [CommandTable], warnings: inout [String]) {
+        var ids: [ObjectIdentifier: Set<UInt32>] = [:]
+        for table in tables {
+            for entry in table.entries {
+                for message in [entry.request, entry.response].compactMap({ $0 }) {
+                    ids[ObjectIdentifier(message), default: []].insert(entry.id)
+                }
+            }
+        }
+        for table in tables {
+            var done: Set<ObjectIdentifier> = []
+            for entry in table.entries {
+                for message in [entry.request, entry.response].compactMap({ $0 }) {
+                    let key = ObjectIdentifier(message)
+                    guard done.insert(key).inserted, let all = ids[key] else { continue }
+                    if all.count == 1 {
+                        table.conformances.append((message, entry.id))
+                    } else if ids.removeValue(forKey: key) != nil {
+                        let list = all.sorted().map(String.init).joined(separator: ", ")
+                        warnings.append("\(message.file.name): \(message.protoName) travels under commands \(list); frame it with encode(_:command:)")
+                    }
+                }
+            }
+        }
+    }
+
     // MARK: Command tables
 
-    mutating func table(for file: ProtoFile) -> CommandTable? {
+    private mutating func table(for file: ProtoFile) -> CommandTable? {
         var builder = TableBuilder(file: file)
         let configured = config.table.filter { $0.file == file.name }
         let idEnums = Set(configured.flatMap(\.idEnum).map { $0.hasPrefix(".") ? String($0.dropFirst()) : $0 })
@@ -177,10 +231,7 @@ struct CommandResolver {
         for entry in builder.entries where UInt64(entry.id) > maxID {
             problems.append("\(place): command \(entry.origin) = \(entry.id) does not fit the layout's \(keyField.width)-byte field")
         }
-        let stem = Resolver.stem(of: file.name)
-        let table = CommandTable(
-            swiftName: Naming.typeName(stem, prefix: Naming.packagePrefix(file.descriptor.package)) + "Commands",
-            layout: layout)
+        let table = CommandTable(layout: layout)
         table.entries = builder.entries
         table.nameCases()
         table.errorCommand = builder.errorCommand
@@ -194,7 +245,7 @@ struct CommandResolver {
     }
 
     private mutating func fileLayout(_ file: ProtoFile, place: String) -> FrameLayout? {
-        guard let text = file.descriptor.options[extension: Swiftframe_OptionsExtensions.layout] else {
+        guard let text = file.descriptor.options?[extension: Swiftframe_OptionsExtensions.layout] else {
             problems.append("\(place) needs a frame layout: add option (swiftframe.layout) = \"<preset or description>\" or pass --swiftframe_opt=Layout=<preset>")
             return nil
         }
@@ -256,7 +307,7 @@ struct CommandResolver {
 
     private mutating func addExplicitIDs(_ file: ProtoFile, to builder: inout TableBuilder) {
         for message in allMessages(of: file) {
-            let options = message.descriptor.options
+            let options = message.descriptor.options ?? .init()
             let requestID = options[extension: Swiftframe_OptionsExtensions.requestId]
             let responseID = options[extension: Swiftframe_OptionsExtensions.responseId]
             for case let (id?, isRequest) in [(requestID, true), (responseID, false)] {
@@ -267,7 +318,7 @@ struct CommandResolver {
     }
 
     private func addIDsInNames(_ file: ProtoFile, configured: [Swiftframe_Table], to builder: inout TableBuilder) {
-        let options = file.descriptor.options
+        let options = file.descriptor.options ?? .init()
         var prefixes: [(String?, Bool)] = [
             (options[extension: Swiftframe_OptionsExtensions.requestPrefix], true),
             (options[extension: Swiftframe_OptionsExtensions.responsePrefix], false),
@@ -288,7 +339,7 @@ struct CommandResolver {
                                         place: String) -> (MessageType?, MessageType?) {
         let key = Self.normalized(word)
         let candidates = messagesByFullName.values
-            .filter { $0.file.descriptor.package == file.descriptor.package }
+            .filter { $0.file.descriptor.packageName == file.descriptor.packageName }
             .sorted { $0.fullName < $1.fullName }
         func find(_ suffixes: [String]) -> MessageType? {
             let found = candidates.filter { message in
@@ -319,15 +370,14 @@ struct CommandResolver {
 
     // MARK: Envelopes
 
-    mutating func envelopes(in file: ProtoFile) -> [Envelope] {
+    private mutating func envelopes(in file: ProtoFile) -> [Envelope] {
         var found: [Envelope] = []
         for container in allMessages(of: file) {
-            for (index, descriptor) in container.descriptor.fields.enumerated() {
-                guard let selectorName = config.selector(of: descriptor, in: container.fullName) else { continue }
-                let configured = config.envelope(message: container.fullName, body: descriptor.name)
-                let place = "\(file.name): message \(container.fullName): field \(descriptor.name)"
-                guard let body = container.fields.first(where: { $0.number == container.descriptor.fields[index].number }),
-                      case .scalar(.bytes) = body.kind, body.presence == .implicit else {
+            for body in container.fields {
+                guard let selectorName = container.envelopeBodies[body.number]?.selector else { continue }
+                let configured = config.envelope(message: container.fullName, body: body.protoName)
+                let place = "\(file.name): message \(container.fullName): field \(body.protoName)"
+                guard case .scalar(.bytes) = body.kind, body.presence == .implicit else {
                     problems.append("\(place): (swiftframe.selected_by) needs a singular bytes field")
                     continue
                 }
@@ -372,7 +422,7 @@ struct CommandResolver {
     /// A message named in an option: relative to the file's package, or fully qualified.
     mutating func message(named name: String, from file: ProtoFile, place: String) -> MessageType? {
         let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
-        let package = file.descriptor.package
+        let package = file.descriptor.packageName
         if !package.isEmpty, let found = messagesByFullName[package + "." + trimmed] { return found }
         if let found = messagesByFullName[trimmed] { return found }
         problems.append("\(place): no message \(name) in this protoc run")

@@ -64,7 +64,7 @@ public enum ScalarType: Sendable {
         }
     }
 
-    init?(_ type: FieldDescriptor.FieldType) {
+    init?(_ type: FieldDescriptor.Type_) {
         switch type {
         case .double: self = .double
         case .float: self = .float
@@ -81,14 +81,15 @@ public enum ScalarType: Sendable {
         case .sfixed64: self = .sfixed64
         case .sint32: self = .sint32
         case .sint64: self = .sint64
-        case .group, .message, .enum: return nil
+        case .group, .message, .enum_: return nil
         }
     }
 }
 
 /// One .proto file of the request.
 public final class ProtoFile {
-    public let descriptor: FileDescriptor
+    /// Read while resolving; emitters read only the resolved members.
+    let descriptor: FileDescriptor
     public internal(set) var messages: [MessageType] = []
     public internal(set) var enums: [EnumType] = []
     /// Comments by SourceCodeInfo path.
@@ -97,7 +98,7 @@ public final class ProtoFile {
     init(descriptor: FileDescriptor) {
         self.descriptor = descriptor
         var comments: [[Int32]: String] = [:]
-        for location in descriptor.sourceLocations {
+        for location in descriptor.sourceCodeInfo?.location ?? [] {
             let text = [location.leadingComments, location.trailingComments]
                 .compactMap { $0 }
                 .filter { !$0.allSatisfy(\.isWhitespace) }
@@ -105,15 +106,17 @@ public final class ProtoFile {
             if !text.isEmpty { comments[location.path] = text }
         }
         self.comments = comments
+        self.name = descriptor.name ?? ""
+        self.isProto2 = descriptor.syntaxName == "proto2"
     }
 
-    public var name: String { descriptor.name }
+    public let name: String
 
     /// The modules the generated file imports besides SwiftFrame.
     public internal(set) var imports: [String] = []
 
     /// proto2 rules: explicit presence everywhere, closed enums, unpacked by default.
-    public var isProto2: Bool { descriptor.syntax == "proto2" || descriptor.syntax.isEmpty }
+    public let isProto2: Bool
 
     /// The command table of this file, when it declares commands.
     public internal(set) var commandTable: CommandTable?
@@ -159,17 +162,20 @@ public final class MessageType {
     /// The nested enum of `[default = ...]` values (`Defaults`), when there are any.
     public internal(set) var defaultsName: String?
     /// Names decided with the message's other names before its fields are resolved: each
-    /// property by proto name, and each envelope body's enum type and decoding method by
-    /// field number.
+    /// property by proto name, and each envelope body's selecting field (proto name), enum
+    /// type and decoding method by field number.
     var propertyNames: [String: String] = [:]
-    var envelopeNames: [Int32: (type: String, accessor: String)] = [:]
+    var envelopeBodies: [Int32: (selector: String, type: String, accessor: String)] = [:]
+    /// The message's extension ranges, in order.
+    public internal(set) var extensionRanges: [ClosedRange<Int>] = []
     unowned let file: ProtoFile
+    /// Read while resolving; emitters read only the resolved members.
     let descriptor: MessageDescriptor
 
     init(descriptor: MessageDescriptor, fullName: String, swiftName: String, swiftPath: String,
          comments: String?, file: ProtoFile) {
         self.descriptor = descriptor
-        self.protoName = descriptor.name
+        self.protoName = descriptor.protoName
         self.fullName = fullName
         self.swiftName = swiftName
         self.swiftPath = swiftPath

@@ -40,9 +40,9 @@ final class Resolver {
 
     static func resolve(_ request: CodeGeneratorRequest, options: GeneratorOptions) throws(GenerationError) -> Resolution {
         let resolver = Resolver(config: options.config)
-        let files = request.protoFiles.map(ProtoFile.init)
+        let files = request.protoFile.map(ProtoFile.init)
         resolver.declare(files)
-        let generated = request.filesToGenerate.compactMap { name in files.first { $0.name == name } }
+        let generated = request.fileToGenerate.compactMap { name in files.first { $0.name == name } }
         for file in generated { resolver.check(file) }
         guard resolver.problems.isEmpty else { throw GenerationError(problems: resolver.problems) }
         // The other files' fields too, quietly: whether a message checks required fields
@@ -62,58 +62,14 @@ final class Resolver {
             guard problems.isEmpty else { throw GenerationError(problems: problems) }
         }
         var commands = CommandResolver(allFiles: files, layoutOverride: layoutOverride, config: options.config)
-        for table in options.config.table where !generatedNames.contains(table.file) {
-            commands.problems.append("config table: file \"\(table.file)\" is not among the files to generate (\(generated.map(\.name).joined(separator: ", ")))")
-        }
-        for file in generated {
-            file.commandTable = commands.table(for: file)
-            file.envelopes = commands.envelopes(in: file)
-        }
-        assignCommandIDs(generated.compactMap(\.commandTable), warnings: &commands.warnings)
+        commands.resolve(generated)
         resolver.nameHelpers(generated)
         for file in generated {
             file.imports = importedModules(of: file, generatedHere: generatedNames, moduleMap: options.moduleMap)
         }
-        // Each request → response pair is written once, in the first generated file that
-        // declares it or, failing that, the file of the request.
-        for (request, response) in commands.responses.values.sorted(by: { $0.request.fullName < $1.request.fullName }) {
-            let home = generated.first { $0 === request.file } ?? generated.first {
-                $0.commandTable?.entries.contains { $0.request === request } == true
-                    || $0.envelopes.contains { $0.choices.contains { $0.holds === request } }
-            }
-            home?.responsePairs.append((request, response))
-        }
         resolver.problems += commands.problems
         guard resolver.problems.isEmpty else { throw GenerationError(problems: resolver.problems) }
         return Resolution(files: generated, allFiles: files, warnings: resolver.warnings + commands.warnings)
-    }
-
-    /// A message that travels under one id in the whole run carries it as `commandID`;
-    /// one that travels under several ids is framed with an explicit id instead.
-    private static func assignCommandIDs(_ tables: [CommandTable], warnings: inout [String]) {
-        var ids: [ObjectIdentifier: Set<UInt32>] = [:]
-        for table in tables {
-            for entry in table.entries {
-                for message in [entry.request, entry.response].compactMap({ $0 }) {
-                    ids[ObjectIdentifier(message), default: []].insert(entry.id)
-                }
-            }
-        }
-        for table in tables {
-            var done: Set<ObjectIdentifier> = []
-            for entry in table.entries {
-                for message in [entry.request, entry.response].compactMap({ $0 }) {
-                    let key = ObjectIdentifier(message)
-                    guard done.insert(key).inserted, let all = ids[key] else { continue }
-                    if all.count == 1 {
-                        table.conformances.append((message, entry.id))
-                    } else if ids.removeValue(forKey: key) != nil {
-                        let list = all.sorted().map(String.init).joined(separator: ", ")
-                        warnings.append("\(message.file.name): \(message.protoName) travels under commands \(list); frame it with encode(_:command:)")
-                    }
-                }
-            }
-        }
     }
 
     /// The modules holding the Swift of the types this file's code names (field and extension
@@ -154,7 +110,7 @@ final class Resolver {
         var elements: [(natural: String, protoName: String)] = []
         var assignments: [(String) -> Void] = []
         for file in files.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
-            let stem = Naming.typeName(Self.stem(of: file.name), prefix: Naming.packagePrefix(file.descriptor.package))
+            let stem = Naming.typeName(Self.stem(of: file.name), prefix: Naming.packagePrefix(file.descriptor.packageName))
             if let table = file.commandTable {
                 elements.append((stem + "Commands", file.name + " commands"))
                 assignments.append { table.swiftName = $0 }
@@ -174,23 +130,23 @@ final class Resolver {
     private func declare(_ files: [ProtoFile]) {
         var elements: [(natural: String, protoName: String)] = []
         for file in files {
-            let prefix = Naming.packagePrefix(file.descriptor.package)
-            let package = file.descriptor.package.isEmpty ? "" : file.descriptor.package + "."
-            for descriptor in file.descriptor.messages where !descriptor.isMapEntry {
-                elements.append((Naming.typeName(descriptor.name, prefix: prefix), package + descriptor.name))
+            let prefix = Naming.packagePrefix(file.descriptor.packageName)
+            let package = file.descriptor.packageName.isEmpty ? "" : file.descriptor.packageName + "."
+            for descriptor in file.descriptor.messageType where !descriptor.isMapEntry {
+                elements.append((Naming.typeName(descriptor.protoName, prefix: prefix), package + descriptor.protoName))
             }
-            for descriptor in file.descriptor.enums {
-                elements.append((Naming.typeName(descriptor.name, prefix: prefix), package + descriptor.name))
+            for descriptor in file.descriptor.enumType {
+                elements.append((Naming.typeName(descriptor.protoName, prefix: prefix), package + descriptor.protoName))
             }
         }
         var names = topLevel.claim(elements)[...]
         for file in files {
-            let scope = file.descriptor.package
-            for (index, descriptor) in file.descriptor.messages.enumerated() where !descriptor.isMapEntry {
+            let scope = file.descriptor.packageName
+            for (index, descriptor) in file.descriptor.messageType.enumerated() where !descriptor.isMapEntry {
                 file.messages.append(declare(descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
                                              path: [4, Int32(index)], file: file))
             }
-            for (index, descriptor) in file.descriptor.enums.enumerated() {
+            for (index, descriptor) in file.descriptor.enumType.enumerated() {
                 file.enums.append(declare(descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
                                           path: [5, Int32(index)], file: file))
             }
@@ -199,20 +155,26 @@ final class Resolver {
 
     private func declare(_ descriptor: MessageDescriptor, scope: String, swiftName: String, swiftParent: String?,
                          path: [Int32], file: ProtoFile) -> MessageType {
-        let fullName = scope.isEmpty ? descriptor.name : scope + "." + descriptor.name
+        let fullName = scope.isEmpty ? descriptor.protoName : scope + "." + descriptor.protoName
         let message = MessageType(
             descriptor: descriptor, fullName: fullName, swiftName: swiftName,
             swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
             comments: file.comments[path], file: file)
+        message.extensionRanges = descriptor.extensionRange
+            .map { range in
+                let start = Int(range.start ?? 0)
+                return start...max(start, Int(range.end ?? 0) - 1)
+            }
+            .sorted { $0.lowerBound < $1.lowerBound }
         types["." + fullName] = .message(message)
         paths[ObjectIdentifier(message)] = path
         let nestedNames = nameMembers(of: message, path: path)
-        for (index, nested) in descriptor.nestedMessages.enumerated() where !nested.isMapEntry {
-            message.messages.append(declare(nested, scope: fullName, swiftName: nestedNames[nested.name]!,
+        for (index, nested) in descriptor.nestedType.enumerated() where !nested.isMapEntry {
+            message.messages.append(declare(nested, scope: fullName, swiftName: nestedNames[nested.protoName]!,
                                             swiftParent: message.swiftPath, path: path + [3, Int32(index)], file: file))
         }
-        for (index, nested) in descriptor.enums.enumerated() {
-            message.enums.append(declare(nested, scope: fullName, swiftName: nestedNames[nested.name]!,
+        for (index, nested) in descriptor.enumType.enumerated() {
+            message.enums.append(declare(nested, scope: fullName, swiftName: nestedNames[nested.protoName]!,
                                          swiftParent: message.swiftPath, path: path + [4, Int32(index)], file: file))
         }
         return message
@@ -223,37 +185,40 @@ final class Resolver {
     /// oneof's cases. Returns the names of the nested messages and enums by proto name.
     private func nameMembers(of message: MessageType, path: [Int32]) -> [String: String] {
         let descriptor = message.descriptor
-        let realOneofs = descriptor.oneofs.indices.filter { index in
-            !descriptor.fields.contains { $0.oneofIndex == Int32(index) && $0.proto3Optional }
+        let realOneofs = descriptor.oneofDecl.indices.filter { index in
+            !descriptor.field.contains { $0.oneofIndex == Int32(index) && $0.isProto3Optional }
         }
-        let envelopeBodies = descriptor.fields.filter { config.selector(of: $0, in: message.fullName) != nil }
+        let oneofNames = descriptor.oneofDecl.map(\.protoName)
+        let envelopeBodies = descriptor.field.compactMap { field in
+            config.selector(of: field, in: message.fullName).map { (field: field, selector: $0) }
+        }
 
         // Nested types: declared, then the oneofs' enums, then helpers.
         var types = NameScope(reserved: Naming.reservedTypeNames)
-        let nested = descriptor.nestedMessages.filter { !$0.isMapEntry }.map(\.name) + descriptor.enums.map(\.name)
+        let nested = descriptor.nestedType.filter { !$0.isMapEntry }.map(\.protoName) + descriptor.enumType.map(\.protoName)
         let nestedNames = Dictionary(uniqueKeysWithValues: zip(nested, types.claim(nested.map { (Naming.typeName($0), $0) })))
-        let oneofTypes = types.claim(realOneofs.map { (Naming.typeName(descriptor.oneofs[$0].name), descriptor.oneofs[$0].name) })
-        let envelopeTypes = types.claim(envelopeBodies.map { (Naming.typeName($0.name), $0.name) })
-        if descriptor.fields.contains(where: { $0.defaultValue != nil && $0.oneofIndex == nil }) {
+        let oneofTypes = types.claim(realOneofs.map { (Naming.typeName(oneofNames[$0]), oneofNames[$0]) })
+        let envelopeTypes = types.claim(envelopeBodies.map { (Naming.typeName($0.field.protoName), $0.field.protoName) })
+        if descriptor.field.contains(where: { $0.defaultValue != nil && $0.oneofIndex == nil }) {
             message.defaultsName = types.claim("Defaults")
         }
 
         // Properties: fields outside real oneofs and the oneofs themselves, then helpers.
         var members = NameScope(reserved: Naming.reservedFieldNames.union(["extensionFields"]))
         let inOneof = { (field: FieldDescriptor) in field.oneofIndex.map { realOneofs.contains(Int($0)) } ?? false }
-        let properties = descriptor.fields.filter { !inOneof($0) }.map(\.name) + realOneofs.map { descriptor.oneofs[$0].name }
+        let properties = descriptor.field.filter { !inOneof($0) }.map(\.protoName) + realOneofs.map { oneofNames[$0] }
         let propertyNames = Dictionary(uniqueKeysWithValues: zip(properties, members.claim(properties.map { (Naming.fieldName($0), $0) })))
-        let accessors = members.claim(envelopeTypes.enumerated().map { ("decoded" + $0.element, envelopeBodies[$0.offset].name) })
+        let accessors = members.claim(envelopeTypes.enumerated().map { ("decoded" + $0.element, envelopeBodies[$0.offset].field.protoName) })
         for (index, body) in envelopeBodies.enumerated() {
-            message.envelopeNames[body.number] = (envelopeTypes[index], accessors[index])
+            message.envelopeBodies[body.field.fieldNumber] = (body.selector, envelopeTypes[index], accessors[index])
         }
 
         for (position, index) in realOneofs.enumerated() {
-            let oneof = descriptor.oneofs[index]
-            let model = Oneof(protoName: oneof.name, index: Int32(index), swiftName: propertyNames[oneof.name]!,
+            let name = oneofNames[index]
+            let model = Oneof(protoName: name, index: Int32(index), swiftName: propertyNames[name]!,
                               typeName: oneofTypes[position], comments: message.file.comments[path + [8, Int32(index)]])
             var cases = NameScope(reserved: Naming.reservedFieldNames)
-            let fields = descriptor.fields.filter { $0.oneofIndex == Int32(index) }.map(\.name)
+            let fields = descriptor.field.filter { $0.oneofIndex == Int32(index) }.map(\.protoName)
             for (name, swiftName) in zip(fields, cases.claim(fields.map { (Naming.fieldName($0), $0) })) {
                 model.caseNames[name] = swiftName
             }
@@ -265,37 +230,38 @@ final class Resolver {
 
     private func declare(_ descriptor: EnumDescriptor, scope: String, swiftName: String, swiftParent: String?,
                          path: [Int32], file: ProtoFile) -> EnumType {
-        let fullName = scope.isEmpty ? descriptor.name : scope + "." + descriptor.name
+        let fullName = scope.isEmpty ? descriptor.protoName : scope + "." + descriptor.protoName
         let enumType = EnumType(
-            protoName: descriptor.name, fullName: fullName, swiftName: swiftName,
+            protoName: descriptor.protoName, fullName: fullName, swiftName: swiftName,
             swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
-            comments: file.comments[path], file: file, options: descriptor.options)
+            comments: file.comments[path], file: file, options: descriptor.options ?? .init())
         types["." + fullName] = .enumeration(enumType)
 
         // Drop the enum's name from its values unless that makes two names collide.
-        var natural = descriptor.values.map { Naming.caseName($0.name, enumName: descriptor.name) }
+        let values = descriptor.value
+        var natural = values.map { Naming.caseName($0.protoName, enumName: descriptor.protoName) }
         if Set(natural).count != natural.count {
-            natural = descriptor.values.map { Naming.unstrippedCaseName($0.name) }
+            natural = values.map { Naming.unstrippedCaseName($0.protoName) }
         }
         // An alias spelled like another name of the same number (MOO, moo) means the same.
         var firstNumber: [String: Int32] = [:]
-        let kept = descriptor.values.indices.filter { index in
-            let number = descriptor.values[index].number
+        let kept = values.indices.filter { index in
+            let number = values[index].valueNumber
             if firstNumber[natural[index]] == number { return false }
             firstNumber[natural[index]] = firstNumber[natural[index]] ?? number
             return true
         }
         var scope = NameScope(reserved: Naming.reservedCaseNames)
-        let names = scope.claim(kept.map { (natural[$0], descriptor.values[$0].name) })
+        let names = scope.claim(kept.map { (natural[$0], values[$0].protoName) })
         var byNumber: [Int32: EnumType.Case] = [:]
         for (index, swiftName) in zip(kept, names) {
-            let value = descriptor.values[index]
-            if let target = byNumber[value.number] {
-                enumType.aliases.append(.init(protoName: value.name, swiftName: swiftName, target: target))
+            let value = values[index]
+            if let target = byNumber[value.valueNumber] {
+                enumType.aliases.append(.init(protoName: value.protoName, swiftName: swiftName, target: target))
             } else {
-                let enumCase = EnumType.Case(protoName: value.name, number: value.number, swiftName: swiftName,
-                                             comments: file.comments[path + [2, Int32(index)]], options: value.options)
-                byNumber[value.number] = enumCase
+                let enumCase = EnumType.Case(protoName: value.protoName, number: value.valueNumber, swiftName: swiftName,
+                                             comments: file.comments[path + [2, Int32(index)]], options: value.options ?? .init())
+                byNumber[value.valueNumber] = enumCase
                 enumType.cases.append(enumCase)
             }
         }
@@ -306,11 +272,11 @@ final class Resolver {
 
     private func check(_ file: ProtoFile) {
         let descriptor = file.descriptor
-        guard descriptor.syntax == "proto3" || file.isProto2 else {
-            problems.append("\(file.name): \(descriptor.syntax) syntax is not supported yet (only proto2 and proto3 files can be generated)")
+        guard descriptor.syntaxName == "proto3" || file.isProto2 else {
+            problems.append("\(file.name): \(descriptor.syntaxName) syntax is not supported yet (only proto2 and proto3 files can be generated)")
             return
         }
-        resolveExtensions(descriptor.extensions, in: file, scope: nil, path: [7])
+        resolveExtensions(descriptor.extension_, in: file, scope: nil, path: [7])
         for message in file.messages { resolveFields(of: message) }
     }
 
@@ -326,13 +292,13 @@ final class Resolver {
                                    path: [Int32]) {
         var accepted: [(index: Int, field: FieldDescriptor, container: MessageType, kind: Field.Kind)] = []
         for (index, field) in extensions.enumerated() {
-            let extendee = field.extendee
-            let place = "\(file.name): extension \(scope.map { $0.fullName + "." } ?? "")\(field.name)"
+            let extendee = field.extendee ?? ""
+            let place = "\(file.name): extension \(scope.map { $0.fullName + "." } ?? "")\(field.protoName)"
             guard case let .message(container)? = types[extendee] else {
                 problems.append("\(place): unknown message \(extendee)")
                 continue
             }
-            guard field.type != .group, container.descriptor.options.messageSetWireFormat != true else {
+            guard field.type != .group, container.descriptor.options?.messageSetWireFormat != true else {
                 // Groups and MessageSet members still round-trip as unknown fields.
                 warnings.append("\(place) of \(container.fullName) gets no typed accessor (groups and MessageSet extensions are kept as unknown fields)")
                 continue
@@ -342,15 +308,15 @@ final class Resolver {
         }
         // Static members of the declaring message, or of the file's namespace enum.
         var names = NameScope(reserved: Naming.swiftKeywords.union(["protoMessageName", "commandID"]))
-        let swiftNames = names.claim(accepted.map { (Naming.fieldName($0.field.name), $0.field.name) })
+        let swiftNames = names.claim(accepted.map { (Naming.fieldName($0.field.protoName), $0.field.protoName) })
         for (item, swiftName) in zip(accepted, swiftNames) {
             let field = item.field
-            let scopeName = scope?.fullName ?? file.descriptor.package
+            let scopeName = scope?.fullName ?? file.descriptor.packageName
             file.extensions.append(ExtensionField(
-                protoName: field.name, fullName: scopeName.isEmpty ? field.name : scopeName + "." + field.name,
-                swiftName: swiftName, number: field.number, container: item.container, kind: item.kind,
-                isRepeated: field.label == .repeated,
-                isPacked: field.label == .repeated && item.kind.isPackable && (field.packedOption ?? !file.isProto2),
+                protoName: field.protoName, fullName: scopeName.isEmpty ? field.protoName : scopeName + "." + field.protoName,
+                swiftName: swiftName, number: field.fieldNumber, container: item.container, kind: item.kind,
+                isRepeated: field.isRepeated,
+                isPacked: field.isRepeated && item.kind.isPackable && (field.packedOption ?? !file.isProto2),
                 comments: file.comments[path + [Int32(item.index)]], scope: scope))
         }
     }
@@ -358,15 +324,15 @@ final class Resolver {
     private func extensionKind(_ field: FieldDescriptor, place: String) -> Field.Kind? {
         switch field.type {
         case .message?:
-            if case let .message(target)? = types[field.typeName] { return .message(target) }
-        case .enum?:
-            if case let .enumeration(target)? = types[field.typeName] { return .enumeration(target) }
+            if case let .message(target)? = types[field.typeFullName] { return .message(target) }
+        case .enum_?:
+            if case let .enumeration(target)? = types[field.typeFullName] { return .enumeration(target) }
         case let type?:
             if let scalar = ScalarType(type) { return .scalar(scalar) }
         case nil:
             break
         }
-        problems.append("\(place): unsupported extension type \(field.rawType) \(field.typeName)")
+        problems.append("\(place): unsupported extension type \(field.typeFullName)")
         return nil
     }
 
@@ -374,14 +340,14 @@ final class Resolver {
         let place = "\(message.file.name): message \(message.fullName)"
         let descriptor = message.descriptor
         let path = paths[ObjectIdentifier(message)] ?? []
-        resolveExtensions(descriptor.extensions, in: message.file, scope: message, path: path + [6])
+        resolveExtensions(descriptor.extension_, in: message.file, scope: message, path: path + [6])
         // Real oneofs (declared with their names); the synthetic oneof of a proto3 `optional`
         // field is just presence.
         let oneofs = Dictionary(uniqueKeysWithValues: message.oneofs.map { ($0.index, $0) })
-        for (index, field) in descriptor.fields.enumerated() {
+        for (index, field) in descriptor.field.enumerated() {
             let oneof = field.oneofIndex.flatMap { oneofs[$0] }
-            let swiftName = oneof?.caseNames[field.name] ?? message.propertyNames[field.name]!
-            if let resolved = resolve(field, in: message, swiftName: swiftName, place: "\(place): field \(field.name)",
+            let swiftName = oneof?.caseNames[field.protoName] ?? message.propertyNames[field.protoName]!
+            if let resolved = resolve(field, in: message, swiftName: swiftName, place: "\(place): field \(field.protoName)",
                                       comments: message.file.comments[path + [2, Int32(index)]], oneof: oneof) {
                 message.fields.append(resolved)
                 oneof?.fields.append(resolved)
@@ -393,7 +359,7 @@ final class Resolver {
     private func resolve(_ field: FieldDescriptor, in message: MessageType, swiftName: String, place: String,
                          comments: String?, oneof: Oneof?) -> Field? {
         guard let type = field.type else {
-            problems.append("\(place): unknown field type \(field.rawType)")
+            problems.append("\(place): unknown field type")
             return nil
         }
         let kind: Field.Kind
@@ -401,20 +367,20 @@ final class Resolver {
         switch type {
         case .group, .message:
             isGroup = type == .group
-            if let entry = mapEntry(field.typeName, in: message), entry.isMapEntry {
+            if let entry = mapEntry(field.typeFullName, in: message), entry.isMapEntry {
                 guard let mapKind = resolveMap(entry, in: message, place: place) else { return nil }
-                return Field(protoName: field.name, number: field.number, swiftName: swiftName,
+                return Field(protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName,
                              kind: mapKind, presence: .map, comments: comments)
             }
-            guard case let .message(target)? = types[field.typeName] else {
-                problems.append("\(place): unknown message type \(field.typeName)")
+            guard case let .message(target)? = types[field.typeFullName] else {
+                problems.append("\(place): unknown message type \(field.typeFullName)")
                 return nil
             }
             guard isGeneratable(target.file, for: field, place: place) else { return nil }
             kind = .message(target)
-        case .enum:
-            guard case let .enumeration(target)? = types[field.typeName] else {
-                problems.append("\(place): unknown enum type \(field.typeName)")
+        case .enum_:
+            guard case let .enumeration(target)? = types[field.typeFullName] else {
+                problems.append("\(place): unknown enum type \(field.typeFullName)")
                 return nil
             }
             guard isGeneratable(target.file, for: field, place: place) else { return nil }
@@ -423,7 +389,7 @@ final class Resolver {
             kind = .scalar(ScalarType(type)!)
         }
         if let oneof {
-            let member = Field(protoName: field.name, number: field.number, swiftName: swiftName,
+            let member = Field(protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName,
                                kind: kind, presence: .oneof, comments: comments)
             member.oneof = oneof
             member.isGroup = isGroup
@@ -431,7 +397,7 @@ final class Resolver {
         }
         let isProto2 = message.file.isProto2
         let presence: Field.Presence
-        switch field.label {
+        switch field.label ?? .optional {
         case .required:
             presence = .explicit
         case .repeated:
@@ -441,12 +407,12 @@ final class Resolver {
             if case .message = kind {
                 presence = .explicit
             } else {
-                presence = isProto2 || field.proto3Optional ? .explicit : .implicit
+                presence = isProto2 || field.isProto3Optional ? .explicit : .implicit
             }
         }
-        let resolved = Field(protoName: field.name, number: field.number, swiftName: swiftName,
+        let resolved = Field(protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName,
                              kind: kind, presence: presence, comments: comments)
-        resolved.isRequired = field.label == .required
+        resolved.isRequired = field.isRequired
         resolved.isGroup = isGroup
         resolved.declaredDefault = field.defaultValue
         return resolved
@@ -455,8 +421,8 @@ final class Resolver {
     /// A type from a file this generator cannot generate (proto2, editions) would be a
     /// reference to Swift that never exists.
     private func isGeneratable(_ file: ProtoFile, for field: FieldDescriptor, place: String) -> Bool {
-        guard file.descriptor.syntax != "proto3" && !file.isProto2 else { return true }
-        problems.append("\(place): type \(field.typeName.dropFirst()) comes from \(file.name), a \(file.descriptor.syntax) file, which cannot be generated yet")
+        guard file.descriptor.syntaxName != "proto3" && !file.isProto2 else { return true }
+        problems.append("\(place): type \(field.typeFullName.dropFirst()) comes from \(file.name), a \(file.descriptor.syntaxName) file, which cannot be generated yet")
         return false
     }
 
@@ -481,24 +447,24 @@ final class Resolver {
 
     /// The key and value of a map field's synthetic entry message.
     private func resolveMap(_ entry: MessageDescriptor, in message: MessageType, place: String) -> Field.Kind? {
-        guard let keyField = entry.fields.first(where: { $0.number == 1 }),
-              let valueField = entry.fields.first(where: { $0.number == 2 }),
+        guard let keyField = entry.field.first(where: { $0.number == 1 }),
+              let valueField = entry.field.first(where: { $0.number == 2 }),
               let keyType = keyField.type.flatMap(ScalarType.init) else {
-            problems.append("\(place): malformed map entry \(entry.name)")
+            problems.append("\(place): malformed map entry \(entry.protoName)")
             return nil
         }
         let value: Field.Kind
         switch valueField.type {
         case .message?:
-            guard case let .message(target)? = types[valueField.typeName] else {
-                problems.append("\(place): unknown message type \(valueField.typeName)")
+            guard case let .message(target)? = types[valueField.typeFullName] else {
+                problems.append("\(place): unknown message type \(valueField.typeFullName)")
                 return nil
             }
             guard isGeneratable(target.file, for: valueField, place: place) else { return nil }
             value = .message(target)
-        case .enum?:
-            guard case let .enumeration(target)? = types[valueField.typeName] else {
-                problems.append("\(place): unknown enum type \(valueField.typeName)")
+        case .enum_?:
+            guard case let .enumeration(target)? = types[valueField.typeFullName] else {
+                problems.append("\(place): unknown enum type \(valueField.typeFullName)")
                 return nil
             }
             value = .enumeration(target)
@@ -509,14 +475,14 @@ final class Resolver {
             }
             value = .scalar(scalar)
         case nil:
-            problems.append("\(place): unknown map value type \(valueField.rawType)")
+            problems.append("\(place): unknown map value type")
             return nil
         }
         return .map(key: keyType, value: value)
     }
 
     private func mapEntry(_ typeName: String, in message: MessageType) -> MessageDescriptor? {
-        message.descriptor.nestedMessages.first { "." + message.fullName + "." + $0.name == typeName }
+        message.descriptor.nestedType.first { "." + message.fullName + "." + $0.protoName == typeName }
     }
 }
 

@@ -14,7 +14,7 @@ public enum Generator {
         var response = CodeGeneratorResponse()
         response.supportedFeatures = CodeGeneratorResponse.featureProto3Optional
         do throws(GenerationError) {
-            let options = try GeneratorOptions(parameter: request.parameter)
+            let options = try GeneratorOptions(parameter: request.parameter ?? "")
             let resolution = try Resolver.resolve(request, options: options)
             var outputs: [String: String] = [:]
             for file in resolution.files {
@@ -40,7 +40,7 @@ public enum Generator {
     /// Decodes a serialized CodeGeneratorRequest and returns the serialized response and
     /// the warnings. Throws only when the request itself cannot be decoded.
     public static func run(requestBytes: [UInt8]) throws(WireError) -> (response: [UInt8], warnings: [String]) {
-        let request = try CodeGeneratorRequest(serializedBytes: requestBytes)
+        let request = try CodeGeneratorRequest(serializedBytes: requestBytes, partial: true)
         let (response, warnings) = generateWithWarnings(request)
         return (try response.serializedBytes(), warnings)
     }
