@@ -3,6 +3,7 @@
 // combination.
 
 /// A type that can be the key or the value of a map entry.
+@_documentation(visibility: internal)
 public protocol MapCodec {
     associatedtype Value
     static var wireType: WireType { get }
@@ -19,6 +20,7 @@ public protocol MapCodec {
 }
 
 /// A type that can be a map key: integers, bool and string. Entries are written in key order.
+@_documentation(visibility: internal)
 public protocol MapKeyCodec: MapCodec where Value: Hashable {
     static func precedes(_ lhs: Value, _ rhs: Value) -> Bool
     /// The positions of `entries` in ascending key order.
@@ -94,6 +96,7 @@ extension ProtoFixed64: MapKeyCodec { @inlinable public static var defaultValue:
 extension ProtoSFixed64: MapKeyCodec { @inlinable public static var defaultValue: Int64 { 0 } }
 extension ProtoDouble: MapCodec { @inlinable public static var defaultValue: Double { 0 } }
 
+@_documentation(visibility: internal)
 public enum ProtoString: MapKeyCodec {
     /// UTF-8 byte order, as protobuf's C++ runtime sorts string keys (`String`'s own `<`
     /// compares normalized Unicode, which is slower and, for text that is not in NFC, another
@@ -161,6 +164,7 @@ enum StringOrder {
     }
 }
 
+@_documentation(visibility: internal)
 public enum ProtoBytes: MapCodec {
     @inlinable public static var wireType: WireType { .lengthDelimited }
     @inlinable public static var defaultValue: [UInt8] { [] }
@@ -175,6 +179,7 @@ public enum ProtoBytes: MapCodec {
     }
 }
 
+@_documentation(visibility: internal)
 public enum ProtoMessage<M: Message>: MapCodec {
     @inlinable public static var wireType: WireType { .lengthDelimited }
     @inlinable public static var defaultValue: M { M() }

@@ -5,6 +5,7 @@
 /// Every read is checked against the end of the enclosing message, lengths are checked
 /// against the remaining bytes before anything is allocated, and every error carries the
 /// offset from the start of the buffer.
+@_documentation(visibility: internal)
 public struct ProtoReader {
     public static let defaultMaxDepth = 100
 

@@ -5,6 +5,7 @@
 /// pass reads those sizes back in the same order, so no message is sized twice, however
 /// deep it is nested. Every write is bounds-checked: a generator bug cannot write past
 /// the buffer.
+@_documentation(visibility: internal)
 public struct ProtoWriter {
     @usableFromInline var cursor: UnsafeMutableRawPointer
     @usableFromInline var end: UnsafeMutableRawPointer
@@ -205,6 +206,7 @@ public struct ProtoWriter {
 }
 
 /// Sizes recorded by the size pass for the write pass, in the order both passes meet them.
+@_documentation(visibility: internal)
 public struct SizeCache: Sendable {
     @usableFromInline var sizes = SizeList()
     @usableFromInline var nextIndex = 0

@@ -1,4 +1,5 @@
 /// The six wire types of the protobuf encoding.
+@_documentation(visibility: internal)
 public enum WireType: UInt8, Sendable {
     case varint = 0
     case fixed64 = 1
@@ -9,6 +10,7 @@ public enum WireType: UInt8, Sendable {
 }
 
 /// Pure functions of the wire format: tags, varint sizes, zigzag.
+@_documentation(visibility: internal)
 public enum Wire {
     /// The tag (field number and wire type) as it appears on the wire, before varint encoding.
     @inlinable

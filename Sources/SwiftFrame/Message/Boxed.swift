@@ -3,6 +3,7 @@
 /// A message may then contain itself (`message Node { Node child = 1; }`), and copying,
 /// comparing or destroying a message does not grow with how deep its sub-messages nest.
 /// Sharing is safe because a box never changes: setting the field stores a new box.
+@_documentation(visibility: internal)
 public final class Boxed<Value: Hashable & Sendable>: Hashable, Sendable {
     public let value: Value
 

@@ -12,12 +12,15 @@ public protocol Message: Sendable, Hashable {
     var unknownFields: UnknownFields { get set }
 
     /// Reads fields until the end of the reader's current message, merging them into self.
+    @_documentation(visibility: internal)
     mutating func decodeMessage(from reader: inout ProtoReader) throws(WireError)
 
     /// The encoded size of this message's fields; records nested sizes in `cache`.
+    @_documentation(visibility: internal)
     func computeSize(into cache: inout SizeCache) -> Int
 
     /// Writes this message's fields; nested sizes come from the size pass.
+    @_documentation(visibility: internal)
     func encodeMessage(to writer: inout ProtoWriter)
 
     /// Throws `.missingRequiredField` when a proto2 `required` field, here or in a nested
