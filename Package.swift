@@ -67,7 +67,10 @@ let package = Package(
         // The checked-in output of the plugin for Fixtures/protos, compiled as a module.
         .target(name: "SwiftFrameFixtures", dependencies: ["SwiftFrame", "SwiftFrameDescriptors"], path: "Fixtures/generated"),
 
-        .testTarget(name: "SwiftFrameTests", dependencies: ["SwiftFrame"]),
+        // What the test targets share: processes and protoc, hand-built wire bytes, the
+        // round-trip check against protoc.
+        .target(name: "TestSupport", dependencies: ["SwiftFrame"], path: "Tests/TestSupport"),
+        .testTarget(name: "SwiftFrameTests", dependencies: ["SwiftFrame", "SwiftFrameFixtures", "TestSupport"]),
         // Handlers on EmbeddedChannel; client, server and demo over loopback against the
         // Python reference peers in Tests/Peers.
         .testTarget(
@@ -83,14 +86,14 @@ let package = Package(
         ),
         .testTarget(
             name: "SwiftFrameGeneratorTests",
-            dependencies: ["SwiftFrameGenerator", "SwiftFrameDescriptors", "protoc-gen-swiftframe"]
+            dependencies: ["SwiftFrameGenerator", "SwiftFrameDescriptors", "protoc-gen-swiftframe", "TestSupport"]
         ),
-        .testTarget(name: "FixtureTests", dependencies: ["SwiftFrame", "SwiftFrameDescriptors", "SwiftFrameFixtures"]),
+        .testTarget(name: "FixtureTests", dependencies: ["SwiftFrame", "SwiftFrameDescriptors", "SwiftFrameFixtures", "TestSupport"]),
         // Runs the built `swiftframe` executable on captured streams.
-        .testTarget(name: "SwiftFrameCLITests", dependencies: ["swiftframe"]),
-        .testTarget(name: "WellKnownTypesTests", dependencies: ["SwiftFrameWellKnownTypes", "SwiftFrame"]),
+        .testTarget(name: "SwiftFrameCLITests", dependencies: ["swiftframe", "TestSupport"]),
+        .testTarget(name: "WellKnownTypesTests", dependencies: ["SwiftFrameWellKnownTypes", "SwiftFrame", "TestSupport"]),
         // Runs the built conformance testee, and checks the conformance messages' wire behaviour.
-        .testTarget(name: "ConformanceTests", dependencies: ["swiftframe-conformance", "SwiftFrame", "SwiftFrameConformanceMessages"]),
+        .testTarget(name: "ConformanceTests", dependencies: ["swiftframe-conformance", "SwiftFrame", "SwiftFrameConformanceMessages", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,6 +7,7 @@
 // the last entry of a key and drops unknown fields inside an entry.)
 
 import SwiftFrame
+import TestSupport
 import Testing
 
 struct WireCase: Sendable, CustomTestStringConvertible {
@@ -294,7 +295,7 @@ private extension Builder {
         invalid("optional_nested_message: unknown group inside runs past the submessage",
                 delimited(18, tag(9, .startGroup)) + tag(9, .endGroup), "truncated")
         invalid("recursive_message: invalid field three levels down",
-                delimited(27, delimited(27, delimited(27, rawTag(1, 7)))), "invalidWireType")
+                delimited(27, delimited(27, delimited(27, tag(1, 7)))), "invalidWireType")
 
         // Messages: empty ones are still present; a message seen twice is merged.
         same("optional_nested_message empty", delimited(18, []))
@@ -335,12 +336,12 @@ private extension Builder {
 
         // Wire types 6 and 7 do not exist.
         for wireType: UInt32 in [6, 7] {
-            invalid("wire type \(wireType) on a known field", rawTag(1, wireType) + [1, 2, 3, 4, 5, 6, 7, 8], "invalidWireType")
-            invalid("wire type \(wireType) on an unknown field", rawTag(1999, wireType), "invalidWireType")
-            invalid("wire type \(wireType) on a repeated field", rawTag(31, wireType) + [1], "invalidWireType")
-            invalid("wire type \(wireType) in a nested message", delimited(18, rawTag(1, wireType)), "invalidWireType")
-            invalid("wire type \(wireType) inside an unknown group", group(1999, rawTag(2, wireType)), "invalidWireType")
-            invalid("wire type \(wireType) at the largest field number", rawTag(536_870_911, wireType), "invalidWireType")
+            invalid("wire type \(wireType) on a known field", tag(1, wireType) + [1, 2, 3, 4, 5, 6, 7, 8], "invalidWireType")
+            invalid("wire type \(wireType) on an unknown field", tag(1999, wireType), "invalidWireType")
+            invalid("wire type \(wireType) on a repeated field", tag(31, wireType) + [1], "invalidWireType")
+            invalid("wire type \(wireType) in a nested message", delimited(18, tag(1, wireType)), "invalidWireType")
+            invalid("wire type \(wireType) inside an unknown group", group(1999, tag(2, wireType)), "invalidWireType")
+            invalid("wire type \(wireType) at the largest field number", tag(536_870_911, wireType), "invalidWireType")
         }
 
         invalid("input ends inside a tag", [0x80], "truncated")
@@ -640,7 +641,7 @@ private extension Builder {
               tag(1, .varint) + [1] + group(201, int32) + tag(241, .varint) + [2])
         same("Data as a delimited field is an unknown field", delimited(201, int32))
         invalid("Data group with a truncated field", tag(201, .startGroup) + tag(202, .varint) + [0x80], "truncated")
-        invalid("Data group with a field of wire type 6", group(201, rawTag(202, 6)), "invalidWireType")
+        invalid("Data group with a field of wire type 6", group(201, tag(202, 6)), "invalidWireType")
         invalid("Data group with field number 0", group(201, [0x00, 0x01]), "fieldNumberZero")
         invalid("Data group with a length past the end", tag(201, .startGroup) + tag(300, .delimited) + varint(50) + tag(201, .endGroup),
                 "lengthPastEnd")

@@ -3,6 +3,7 @@
 
 import SwiftFrame
 import SwiftFrameConformanceMessages
+import TestSupport
 import Testing
 
 /// What one case got: the bytes written back, or the decoder's error.

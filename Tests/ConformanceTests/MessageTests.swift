@@ -4,6 +4,7 @@
 
 import SwiftFrame
 import SwiftFrameConformanceMessages
+import TestSupport
 import Testing
 
 typealias ForeignEnum3 = ProtobufTestMessages_Proto3_ForeignEnum

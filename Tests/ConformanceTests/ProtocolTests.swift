@@ -1,9 +1,10 @@
-// The testee's side of the conformance protocol (shared/CONFORMANCE.md), run as a process:
+// The testee's side of protobuf's conformance protocol, run as a process:
 // length-prefixed requests on stdin, length-prefixed responses on stdout, until EOF.
 
 import Foundation
 import SwiftFrame
 import SwiftFrameConformanceMessages
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -116,7 +117,7 @@ struct ProtocolTests {
     func parseErrorText() throws {
         let responses = try Testee.exchange([
             Testee.request(tag(1, .varint) + [0x80], type: Syntax.proto3.messageType),
-            Testee.request(rawTag(1, 6), type: Syntax.proto2.messageType),
+            Testee.request(tag(1, 6), type: Syntax.proto2.messageType),
         ])
         #expect(responses.map(\.result) == [
             .parseError(WireError.truncated(offset: 1).description),

@@ -1,152 +1,23 @@
-// Shared helpers for the conformance tests: a wire encoder written here (independent of the
-// runtime under test), protoc with the conformance protos, and the built testee run as a
-// process speaking the length-prefixed protocol of shared/CONFORMANCE.md.
+// Shared helpers for the conformance tests: protoc with the conformance protos, and the built
+// testee run as a process speaking the conformance runner's length-prefixed protocol.
 
 import Foundation
 import SwiftFrame
 import SwiftFrameConformanceMessages
+import TestSupport
 import Testing
 
 typealias Proto3 = ProtobufTestMessages_Proto3_TestAllTypesProto3
 typealias Proto2 = ProtobufTestMessages_Proto2_TestAllTypesProto2
-
-// MARK: Locations
-
-/// The repository root: this file is `<root>/Tests/ConformanceTests/Support.swift`.
-let repoRoot: URL = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent()  // Support.swift
-    .deletingLastPathComponent()  // ConformanceTests
-    .deletingLastPathComponent()  // Tests
-
-/// `shared/protos/conformance` beside the repository, as `scripts/generate.sh` finds it.
-let conformanceProtos: String = ProcessInfo.processInfo.environment["CONFORMANCE_PROTOS"]
-    ?? repoRoot.deletingLastPathComponent().appendingPathComponent("shared/protos/conformance").path
-
-// MARK: Hand-rolled wire encoding
-
-func varint(_ value: UInt64) -> [UInt8] {
-    var value = value
-    var bytes: [UInt8] = []
-    while value >= 0x80 {
-        bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-        value >>= 7
-    }
-    bytes.append(UInt8(value))
-    return bytes
-}
-
-/// int32, int64 and enum values: negative numbers sign-extend to ten bytes.
-func varint(signed value: Int64) -> [UInt8] { varint(UInt64(bitPattern: value)) }
-
-/// A varint padded with redundant continuation bytes to `length` bytes (non-canonical).
-func paddedVarint(_ value: UInt64, length: Int) -> [UInt8] {
-    var bytes = varint(value)
-    precondition(bytes.count <= length && length <= 10)
-    bytes[bytes.count - 1] |= 0x80
-    while bytes.count < length - 1 { bytes.append(0x80) }
-    bytes.append(0)
-    return bytes
-}
-
-func zigzag(_ value: Int64) -> UInt64 { UInt64(bitPattern: (value << 1) ^ (value >> 63)) }
-
-enum WT: UInt32 { case varint = 0, fixed64 = 1, delimited = 2, startGroup = 3, endGroup = 4, fixed32 = 5 }
-
-func tag(_ field: UInt32, _ wireType: WT) -> [UInt8] { varint(UInt64(field) << 3 | UInt64(wireType.rawValue)) }
-
-/// A tag with any wire type number, 6 and 7 included.
-func rawTag(_ field: UInt32, _ wireType: UInt32) -> [UInt8] { varint(UInt64(field) << 3 | UInt64(wireType)) }
-
-func le32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
-func le64(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) } }
-
-/// A length-delimited field: tag, length, payload.
-func delimited(_ field: UInt32, _ payload: [UInt8]) -> [UInt8] {
-    tag(field, .delimited) + varint(UInt64(payload.count)) + payload
-}
-
-func delimited(_ field: UInt32, _ text: String) -> [UInt8] { delimited(field, Array(text.utf8)) }
-
-/// A group: start tag, body, end tag.
-func group(_ field: UInt32, _ body: [UInt8]) -> [UInt8] { tag(field, .startGroup) + body + tag(field, .endGroup) }
-
-func hex(_ bytes: [UInt8]) -> String {
-    if bytes.isEmpty { return "(empty)" }
-    let digits = Array("0123456789abcdef")
-    return bytes.map { String([digits[Int($0 >> 4)], digits[Int($0 & 15)]]) }.joined(separator: " ")
-}
 
 /// The case name of a `WireError` (`truncated`, `lengthPastEnd`, ...).
 func caseName(_ error: WireError) -> String {
     Mirror(reflecting: error).children.first?.label ?? String(describing: error)
 }
 
-// MARK: Processes
+// MARK: protoc
 
-struct ProcessFailure: Swift.Error, CustomStringConvertible {
-    let command: String
-    let status: Int32
-    let stderr: String
-    var description: String { "\(command) failed (status \(status)):\n\(stderr)" }
-}
-
-struct ProcessResult {
-    var status: Int32
-    var reason: Process.TerminationReason
-    var stdout: [UInt8]
-    var stderr: String
-}
-
-/// Runs a program to completion. Input and output go through temporary files, so no pipe
-/// can fill up and block either side.
-func runProcess(_ executable: String, _ arguments: [String], input: [UInt8]) throws -> ProcessResult {
-    let files = FileManager.default
-    let directory = files.temporaryDirectory
-        .appendingPathComponent("swiftframe-conformance-\(UUID().uuidString)", isDirectory: true)
-    try files.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? files.removeItem(at: directory) }
-    let inURL = directory.appendingPathComponent("stdin")
-    let outURL = directory.appendingPathComponent("stdout")
-    let errURL = directory.appendingPathComponent("stderr")
-    try Data(input).write(to: inURL)
-    try Data().write(to: outURL)
-    try Data().write(to: errURL)
-    let stdinHandle = try FileHandle(forReadingFrom: inURL)
-    let stdoutHandle = try FileHandle(forWritingTo: outURL)
-    let stderrHandle = try FileHandle(forWritingTo: errURL)
-    defer {
-        try? stdinHandle.close()
-        try? stdoutHandle.close()
-        try? stderrHandle.close()
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardInput = stdinHandle
-    process.standardOutput = stdoutHandle
-    process.standardError = stderrHandle
-    try process.run()
-    process.waitUntilExit()
-    return ProcessResult(
-        status: process.terminationStatus,
-        reason: process.terminationReason,
-        stdout: [UInt8](try Data(contentsOf: outURL)),
-        stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
-    )
-}
-
-enum Protoc {
-    static let executable: String = ProcessInfo.processInfo.environment["PROTOC"] ?? "/usr/bin/protoc"
-    static let include: String = ProcessInfo.processInfo.environment["PROTOBUF_INCLUDE"] ?? "/usr/include"
-
-    static func run(_ arguments: [String], input: [UInt8]) throws -> [UInt8] {
-        let result = try runProcess(executable, arguments, input: input)
-        guard result.reason == .exit, result.status == 0 else {
-            throw ProcessFailure(command: "protoc " + arguments.joined(separator: " "), status: result.status, stderr: result.stderr)
-        }
-        return result.stdout
-    }
-
+extension Protoc {
     /// The conformance proto that declares `type`.
     static func file(of type: String) -> String {
         type.hasPrefix("protobuf_test_messages.proto2.") ? "test_messages_proto2.proto" : "test_messages_proto3.proto"
@@ -154,34 +25,18 @@ enum Protoc {
 
     /// `protoc --encode=<type>` over the conformance protos: text format in, wire bytes out.
     static func encode(_ text: String, as type: String) throws -> [UInt8] {
-        try run(["-I", conformanceProtos, "-I", include, file(of: type), "--encode=\(type)"], input: Array(text.utf8))
-    }
-
-    /// `protoc --decode_raw`: the fields of any wire bytes, as text, with no schema.
-    static func decodeRaw(_ bytes: [UInt8]) throws -> String {
-        String(decoding: try run(["--decode_raw"], input: bytes), as: UTF8.self)
+        try encode(text, as: type, includes: [conformanceProtos, include], files: [file(of: type)])
     }
 }
+
+/// protobuf's conformance protos.
+let conformanceProtos = Repository.conformanceProtos
 
 // MARK: The testee
 
 enum Testee {
     /// The testee SwiftPM built for this test run (the test target depends on it).
-    static var executable: String {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var directory = beside
-        // The test binary may sit inside a bundle directory below the products directory.
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("swiftframe-conformance").path
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
-               FileManager.default.isExecutableFile(atPath: candidate) {
-                return candidate
-            }
-            directory.deleteLastPathComponent()
-        }
-        return beside.appendingPathComponent("swiftframe-conformance").path
-    }
+    static var executable: String { Repository.builtExecutable("swiftframe-conformance") }
 
     /// A 4-byte little-endian length, then the bytes.
     static func frame(_ body: [UInt8]) -> [UInt8] { le32(UInt32(body.count)) + body }

@@ -1,5 +1,6 @@
 import SwiftFrame
 import SwiftFrameFixtures
+import TestSupport
 import Testing
 
 /// Maps and oneofs against protoc. Map entries are written sorted by key, so the text

@@ -2,13 +2,14 @@ import Foundation
 import SwiftFrame
 import SwiftFrameDescriptors
 import SwiftFrameFixtures
+import TestSupport
 import Testing
 
 /// Command tables read from the conventions projects already use (Fixtures/conventions: each
 /// an unmodified .proto and a config file): frames carry the convention's ids, bodies agree
 /// with protoc, and requests name their responses.
 @Suite struct ConventionTests {
-    static let conventions = repoRoot.appendingPathComponent("Fixtures/conventions").path
+    static let conventions = Repository.root.appendingPathComponent("Fixtures/conventions").path
 
     /// `protoc --encode` with a convention's directory on the include path.
     static func encode(_ text: String, as type: String, file: String, in convention: String) throws -> [UInt8] {

@@ -3,6 +3,7 @@
 
 import SwiftFrame
 import SwiftFrameFixtures
+import TestSupport
 import Testing
 
 /// One named enum value set on a field, with the text protoc reads for it.

@@ -3,6 +3,7 @@
 
 import SwiftFrame
 import SwiftFrameFixtures
+import TestSupport
 import Testing
 
 private func everything(
@@ -340,8 +341,8 @@ struct EverythingTests {
     func nanPayloads() throws {
         let doubleBits: UInt64 = 0xFFF8_0000_0000_0001  // negative quiet NaN with a payload
         let floatBits: UInt32 = 0x7FC0_1234              // quiet NaN with a payload
-        let bytes = tag(1, 1) + littleEndian64(doubleBits) + tag(2, 5) + littleEndian32(floatBits)
-            + lengthDelimited(21, littleEndian64(doubleBits) + littleEndian64(0x8000_0000_0000_0000))
+        let bytes = tag(1, 1) + le64(doubleBits) + tag(2, 5) + le32(floatBits)
+            + delimited(21, le64(doubleBits) + le64(0x8000_0000_0000_0000))
         let decoded = try Everything(serializedBytes: bytes)
         #expect(decoded.fDouble.bitPattern == doubleBits)
         #expect(decoded.fFloat.bitPattern == floatBits)

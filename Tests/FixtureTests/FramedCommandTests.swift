@@ -1,5 +1,6 @@
 import SwiftFrame
 import SwiftFrameFixtures
+import TestSupport
 import Testing
 
 /// The generated command tables and envelopes, end to end: whole frames out, typed values in.

@@ -3,6 +3,7 @@
 
 import SwiftFrame
 import SwiftFrameFixtures
+import TestSupport
 import Testing
 
 @Suite("Fixture messages round-trip through protoc")

@@ -5,6 +5,7 @@
 import Foundation
 import SwiftFrame
 import SwiftFrameFixtures
+import TestSupport
 import Testing
 
 private let legacy = "legacy.proto"
@@ -79,14 +80,14 @@ struct Proto2AccountTests {
     /// proto2 writes repeated scalars unpacked unless `[packed = true]`, and reads both forms.
     @Test("Packed and unpacked input are both accepted; output follows the declaration")
     func packing() throws {
-        let head = tag(1, 0) + [1] + lengthDelimited(2, Array("p".utf8))
+        let head = tag(1, 0) + [1] + delimited(2, Array("p".utf8))
         let minusThree = varint(signed: -3)
         // scores (7) packed on the wire, packed_scores (8) unpacked, history (5) packed,
         // packed_history (6) unpacked.
         let input = head
-            + lengthDelimited(7, [1, 2] + varint(signed: -1))
+            + delimited(7, [1, 2] + varint(signed: -1))
             + tag(8, 0) + varint(zigzag(-3)) + tag(8, 0) + varint(zigzag(5))
-            + lengthDelimited(5, [7] + minusThree)
+            + delimited(5, [7] + minusThree)
             + tag(6, 0) + [7] + tag(6, 0) + [0]
         let decoded = try Legacy_Account(serializedBytes: input)
         #expect(decoded.scores == [1, 2, -1])
@@ -96,9 +97,9 @@ struct Proto2AccountTests {
         #expect(decoded.unknownFields.isEmpty)
         let expected = head
             + tag(5, 0) + [7] + tag(5, 0) + minusThree
-            + lengthDelimited(6, [7, 0])
+            + delimited(6, [7, 0])
             + tag(7, 0) + [1] + tag(7, 0) + [2] + tag(7, 0) + varint(signed: -1)
-            + lengthDelimited(8, varint(zigzag(-3)) + varint(zigzag(5)))
+            + delimited(8, varint(zigzag(-3)) + varint(zigzag(5)))
         #expect(try decoded.serializedBytes() == expected)
         // protoc reads our input the same way.
         #expect(try Protoc.decode(input, as: "legacy.Account", file: legacy)
@@ -114,17 +115,17 @@ struct Proto2AccountTests {
             """, file: legacy)
         let bytes = try value.serializedBytes()
         // Groups are delimited by start (wire type 3) and end (4) tags of their own number.
-        let profile = tag(9, 3) + lengthDelimited(10, Array("bio".utf8)) + lengthDelimited(11, Array("t1".utf8))
-            + lengthDelimited(11, Array("t2".utf8)) + tag(9, 4)
+        let profile = tag(9, 3) + delimited(10, Array("bio".utf8)) + delimited(11, Array("t1".utf8))
+            + delimited(11, Array("t2".utf8)) + tag(9, 4)
         let visits = [3, 4, 5].flatMap { tag(12, 3) + tag(13, 0) + [UInt8($0)] + tag(12, 4) }
-        #expect(bytes == tag(1, 0) + [5] + lengthDelimited(2, Array("g".utf8)) + profile + visits)
+        #expect(bytes == tag(1, 0) + [5] + delimited(2, Array("g".utf8)) + profile + visits)
         // A Profile group seen twice is merged; each Visit group is one element.
-        let twice = tag(1, 0) + [5] + lengthDelimited(2, Array("g".utf8))
-            + tag(9, 3) + lengthDelimited(10, Array("a".utf8)) + tag(9, 4)
-            + tag(9, 3) + lengthDelimited(11, Array("t".utf8)) + tag(9, 4)
+        let twice = tag(1, 0) + [5] + delimited(2, Array("g".utf8))
+            + tag(9, 3) + delimited(10, Array("a".utf8)) + tag(9, 4)
+            + tag(9, 3) + delimited(11, Array("t".utf8)) + tag(9, 4)
         #expect(try Legacy_Account(serializedBytes: twice).profile == .init(bio: "a", tags: ["t"]))
         // Unknown fields inside a group stay in it.
-        let withUnknown = tag(1, 0) + [5] + lengthDelimited(2, Array("g".utf8))
+        let withUnknown = tag(1, 0) + [5] + delimited(2, Array("g".utf8))
             + tag(9, 3) + tag(99, 0) + [1] + tag(9, 4)
         let decoded = try Legacy_Account(serializedBytes: withUnknown)
         #expect(decoded.profile?.unknownFields.bytes == tag(99, 0) + [1])
@@ -164,9 +165,9 @@ struct Proto2AccountTests {
     func moodsMap() throws {
         let value = Legacy_Account(id: 1, name: "m", moods: ["x": .angry])
         try expectRoundTrip(value, text: "id: 1 name: \"m\" moods { key: \"x\" value: MOOD_ANGRY }", file: legacy)
-        let head = tag(1, 0) + [1] + lengthDelimited(2, Array("m".utf8))
+        let head = tag(1, 0) + [1] + delimited(2, Array("m".utf8))
         // Entry without a value: the enum's default (MOOD_CALM, 0); without a key: "".
-        let missing = head + lengthDelimited(15, lengthDelimited(1, Array("k".utf8))) + lengthDelimited(15, tag(2, 0) + [7])
+        let missing = head + delimited(15, delimited(1, Array("k".utf8))) + delimited(15, tag(2, 0) + [7])
         let decoded = try Legacy_Account(serializedBytes: missing)
         #expect(decoded.moods == ["k": .calm, "": .happy])
         #expect(decoded.unknownFields.isEmpty)
@@ -174,7 +175,7 @@ struct Proto2AccountTests {
 
     @Test("The contact oneof: the last member wins")
     func contactOneof() throws {
-        let head = tag(1, 0) + [1] + lengthDelimited(2, Array("c".utf8))
+        let head = tag(1, 0) + [1] + delimited(2, Array("c".utf8))
         let email = tag(16, 2) + [1, 0x65]
         let phone = tag(17, 0) + [9]
         #expect(try Legacy_Account(serializedBytes: head + email + phone).contact == .phone(9))
@@ -188,11 +189,11 @@ struct Proto2AccountTests {
     /// unknownFields and written back after the known fields.
     @Test("Unknown closed-enum numbers go to unknownFields and are re-emitted")
     func unknownEnumNumbers() throws {
-        let head = tag(1, 0) + [1] + lengthDelimited(2, Array("u".utf8))
+        let head = tag(1, 0) + [1] + delimited(2, Array("u".utf8))
         let mood5 = tag(4, 0) + [5]
         let history = tag(5, 0) + [7] + tag(5, 0) + [8] + tag(5, 0) + varint(signed: -3)
-        let packed = lengthDelimited(6, [0, 9, 7])
-        let moods = lengthDelimited(15, lengthDelimited(1, Array("k".utf8)) + tag(2, 0) + [4])
+        let packed = delimited(6, [0, 9, 7])
+        let moods = delimited(15, delimited(1, Array("k".utf8)) + tag(2, 0) + [4])
         let input = mood5 + head + history + packed + moods
 
         let decoded = try Legacy_Account(serializedBytes: input)
@@ -203,7 +204,7 @@ struct Proto2AccountTests {
         // In the order read; a packed unknown number becomes an unpacked field.
         #expect(decoded.unknownFields.bytes == mood5 + tag(5, 0) + [8] + tag(6, 0) + [9] + moods)
 
-        let expected = head + tag(5, 0) + [7] + tag(5, 0) + varint(signed: -3) + lengthDelimited(6, [0, 7])
+        let expected = head + tag(5, 0) + [7] + tag(5, 0) + varint(signed: -3) + delimited(6, [0, 7])
             + mood5 + tag(5, 0) + [8] + tag(6, 0) + [9] + moods
         #expect(try decoded.serializedBytes() == expected)
         // protoc sees the same numbers (as unknown fields it prints by number). (protoc's
@@ -230,7 +231,7 @@ struct Proto2DefaultsTests {
 
     @Test("The literals in legacy.proto are the ones checked here")
     func literalsInTheProto() throws {
-        let source = try String(contentsOfFile: protoDirectory + "/legacy.proto", encoding: .utf8)
+        let source = try String(contentsOfFile: Repository.fixtureProtos + "/legacy.proto", encoding: .utf8)
         var found: [String: String] = [:]
         for line in source.split(separator: "\n") where line.contains("[default = ") {
             let words = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -398,21 +399,21 @@ struct Proto2ExtensionTests {
     /// and merges messages; repeated ones collect packed and unpacked runs alike.
     @Test("Wire semantics of extension values")
     func wireSemantics() throws {
-        let head = tag(1, 0) + [1] + lengthDelimited(2, Array("w".utf8))
-        let twice = head + lengthDelimited(100, Array("a".utf8)) + lengthDelimited(100, Array("b".utf8))
+        let head = tag(1, 0) + [1] + delimited(2, Array("w".utf8))
+        let twice = head + delimited(100, Array("a".utf8)) + delimited(100, Array("b".utf8))
         #expect(try Legacy_Account(serializedBytes: twice)[extension: X.nickname] == "b")
 
-        let split = head + lengthDelimited(102, tag(1, 0) + [5]) + lengthDelimited(102, lengthDelimited(13, Array("t".utf8)))
+        let split = head + delimited(102, tag(1, 0) + [5]) + delimited(102, delimited(13, Array("t".utf8)))
         let merged = try Legacy_Account(serializedBytes: split)
         #expect(merged[extension: X.settings] == Legacy_Defaults(i32: 5, text: "t"), "a message extension seen twice is merged")
         #expect(try Protoc.decode(split, as: "legacy.Account", file: legacy).contains("[legacy.settings] {\n  i32: 5\n  text: \"t\"\n}"))
 
-        let runs = head + tag(101, 0) + [1] + lengthDelimited(101, [2, 3]) + tag(101, 0) + [4]
+        let runs = head + tag(101, 0) + [1] + delimited(101, [2, 3]) + tag(101, 0) + [4]
         #expect(try Legacy_Account(serializedBytes: runs)[extension: X.badges] == [1, 2, 3, 4])
         #expect(try Legacy_Account(serializedBytes: runs).serializedBytes() == runs)
 
         // A value of the wrong wire type is not the extension's; it is kept as it was.
-        let wrongType = head + tag(150, 5) + littleEndian32(9)
+        let wrongType = head + tag(150, 5) + le32(9)
         let decoded = try Legacy_Account(serializedBytes: wrongType)
         #expect(decoded[extension: Legacy_Holder.holderRank] == nil)
         #expect(!decoded.hasExtension(Legacy_Holder.holderRank))
@@ -424,7 +425,7 @@ struct Proto2ExtensionTests {
     /// re-emitted unchanged.
     @Test("An unknown number in a closed-enum extension")
     func unknownEnumExtension() throws {
-        let head = tag(1, 0) + [1] + lengthDelimited(2, Array("e".utf8))
+        let head = tag(1, 0) + [1] + delimited(2, Array("e".utf8))
         let unknown = head + tag(103, 0) + [5]
         let decoded = try Legacy_Account(serializedBytes: unknown)
         #expect(decoded[extension: X.extraMood] == nil)
@@ -441,7 +442,7 @@ struct Proto2ExtensionTests {
 @Suite("proto2: required fields")
 struct Proto2RequiredTests {
     static let idOnly = tag(1, 0) + [1]
-    static let nameOnly = lengthDelimited(2, Array("n".utf8))
+    static let nameOnly = delimited(2, Array("n".utf8))
 
     @Test("Decoding without a required field throws missingRequiredField")
     func decode() throws {
@@ -458,7 +459,7 @@ struct Proto2RequiredTests {
             try Legacy_Account(serializedBytes: ArraySlice(Self.nameOnly))
         }
         // In a nested message and in a repeated group.
-        let nested = Self.idOnly + Self.nameOnly + lengthDelimited(14, Self.nameOnly)
+        let nested = Self.idOnly + Self.nameOnly + delimited(14, Self.nameOnly)
         #expect(throws: WireError.missingRequiredField(message: "legacy.Account", field: "id")) {
             try Legacy_Account(serializedBytes: nested)
         }

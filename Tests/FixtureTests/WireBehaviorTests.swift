@@ -2,6 +2,7 @@
 
 import SwiftFrame
 import SwiftFrameFixtures
+import TestSupport
 import Testing
 
 @Suite("Unknown fields")
@@ -47,9 +48,9 @@ struct UnknownFieldTests {
     /// Unknown fields inside a nested message stay with that message.
     @Test("Unknown fields inside a nested message are kept")
     func nestedUnknownFields() throws {
-        let unknown = tag(7, 0) + varint(42) + tag(8, 1) + littleEndian64(1) + lengthDelimited(9, [1, 2, 3]) + tag(10, 5) + littleEndian32(9)
-        let level1 = lengthDelimited(1, Array("n".utf8)) + unknown
-        let bytes = lengthDelimited(40, level1)
+        let unknown = tag(7, 0) + varint(42) + tag(8, 1) + le64(1) + delimited(9, [1, 2, 3]) + tag(10, 5) + le32(9)
+        let level1 = delimited(1, Array("n".utf8)) + unknown
+        let bytes = delimited(40, level1)
         let decoded = try Everything(serializedBytes: bytes)
         #expect(decoded.nested?.name == "n")
         #expect(decoded.nested?.unknownFields.bytes == unknown)
@@ -121,7 +122,7 @@ struct PackingCase: Sendable, CustomTestStringConvertible {
     ) {
         self.name = name
         self.text = text
-        self.packed = lengthDelimited(field, values.flatMap(encode))
+        self.packed = delimited(field, values.flatMap(encode))
         self.unpacked = values.flatMap { tag(field, wireType) + encode($0) }
         self.writesPacked = writesPacked
         var expected = Everything()
@@ -158,22 +159,22 @@ struct PackingTests {
         ),
         PackingCase(
             "r_fixed32", field: 27, wireType: 5, text: "r_fixed32: [0, 1, 4294967295]",
-            values: [UInt32(0), 1, .max], encode: { littleEndian32($0) }, writesPacked: true,
+            values: [UInt32(0), 1, .max], encode: { le32($0) }, writesPacked: true,
             set: { $0.rFixed32 = $1 }
         ),
         PackingCase(
             "r_sfixed64", field: 33, wireType: 1, text: "r_sfixed64: [-9223372036854775808, -1, 5]",
-            values: [Int64.min, -1, 5], encode: { littleEndian64(UInt64(bitPattern: $0)) }, writesPacked: true,
+            values: [Int64.min, -1, 5], encode: { le64(UInt64(bitPattern: $0)) }, writesPacked: true,
             set: { $0.rSfixed64 = $1 }
         ),
         PackingCase(
             "r_double", field: 21, wireType: 1, text: "r_double: [1.5, -0, inf, nan]",
-            values: [1.5, -0.0, Double.infinity, .nan], encode: { littleEndian64($0.bitPattern) }, writesPacked: true,
+            values: [1.5, -0.0, Double.infinity, .nan], encode: { le64($0.bitPattern) }, writesPacked: true,
             set: { $0.rDouble = $1 }
         ),
         PackingCase(
             "r_float", field: 22, wireType: 5, text: "r_float: [0.5, -inf]",
-            values: [Float(0.5), -.infinity], encode: { littleEndian32($0.bitPattern) }, writesPacked: true,
+            values: [Float(0.5), -.infinity], encode: { le32($0.bitPattern) }, writesPacked: true,
             set: { $0.rFloat = $1 }
         ),
         PackingCase(
@@ -188,7 +189,7 @@ struct PackingTests {
         ),
         PackingCase(
             "unpacked_fixed32", field: 61, wireType: 5, text: "unpacked_fixed32: [4294967295, 0, 2]",
-            values: [UInt32.max, 0, 2], encode: { littleEndian32($0) }, writesPacked: false,
+            values: [UInt32.max, 0, 2], encode: { le32($0) }, writesPacked: false,
             set: { $0.unpackedFixed32 = $1 }
         ),
         PackingCase(

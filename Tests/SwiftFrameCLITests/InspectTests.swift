@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `swiftframe inspect` run as a process on captured streams; streams are written byte by byte
@@ -122,22 +123,6 @@ enum CLI {
         var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: true).map(String.init) }
     }
 
-    static var executable: String {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        var directory = beside
-        // The test binary may sit inside a bundle directory below the products directory.
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("swiftframe").path
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
-               FileManager.default.isExecutableFile(atPath: candidate) {
-                return candidate
-            }
-            directory.deleteLastPathComponent()
-        }
-        return beside.appendingPathComponent("swiftframe").path
-    }
-
     static func temporaryFile(contents: [UInt8]) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("swiftframe-cli-\(UUID().uuidString)").path
         guard FileManager.default.createFile(atPath: path, contents: Data(contents)) else {
@@ -149,26 +134,10 @@ enum CLI {
     /// `swiftframe inspect ARGS FILE`, or with the stream on standard input.
     static func inspect(_ arguments: [String], stream: [UInt8], viaStdin: Bool = false) throws -> Result {
         let streamFile = try temporaryFile(contents: stream)
-        let errorFile = try temporaryFile(contents: [])
-        defer {
-            try? FileManager.default.removeItem(atPath: streamFile)
-            try? FileManager.default.removeItem(atPath: errorFile)
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["inspect"] + arguments + (viaStdin ? [] : [streamFile])
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        // stderr goes to a file and stdin comes from one, so no pipe can fill up and block.
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
-        process.standardInput = viaStdin ? try FileHandle(forReadingFrom: URL(fileURLWithPath: streamFile)) : FileHandle.nullDevice
-        try process.run()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus,
-            stdout: String(decoding: output, as: UTF8.self),
-            stderr: (try? String(contentsOfFile: errorFile, encoding: .utf8)) ?? ""
-        )
+        defer { try? FileManager.default.removeItem(atPath: streamFile) }
+        let result = try runProcess(Repository.builtExecutable("swiftframe"),
+                                    ["inspect"] + arguments + (viaStdin ? [] : [streamFile]),
+                                    input: viaStdin ? stream : [])
+        return Result(status: result.status, stdout: result.stdoutText, stderr: result.stderr)
     }
 }

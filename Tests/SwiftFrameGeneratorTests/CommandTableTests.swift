@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Command tables and envelopes are checked when code is generated.
@@ -6,7 +7,7 @@ import Testing
     static let header = "syntax = \"proto3\";\nimport \"swiftframe/options.proto\";\n"
 
     /// Runs the plugin on one file named p.proto.
-    static func generate(_ body: String, parameter: String? = nil) throws -> (Support.Output, String?) {
+    static func generate(_ body: String, parameter: String? = nil) throws -> (ProcessResult, String?) {
         let (result, files) = try Support.generate(["p.proto": header + body], parameter: parameter)
         return (result, files["p.swiftframe.swift"])
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Generated code must compile with no warnings under Swift 6 strict concurrency, also with
@@ -60,7 +61,7 @@ import Testing
 
     @Test func generatedCodeCompilesWithoutWarnings() throws {
         let sources = try Support.protoDirectory(["stress.proto": Self.stress, "names.proto": Self.names])
-        let output = try Support.temporaryDirectory()
+        let output = try temporaryDirectory()
         defer {
             try? FileManager.default.removeItem(at: sources)
             try? FileManager.default.removeItem(at: output)
@@ -68,7 +69,7 @@ import Testing
         let wellKnown = ["any", "api", "duration", "empty", "field_mask", "source_context", "struct", "timestamp",
                          "type", "wrappers"]
             .map { "google/protobuf/\($0).proto" }
-        let generate = try Support.run(Support.protoc, [
+        let generate = try runProcess(Protoc.executable, [
             "-I" + sources.path, "-I/usr/include", "--plugin=protoc-gen-swiftframe=\(Support.plugin)",
             "--swiftframe_out=\(output.path)", "stress.proto", "names.proto",
             "google/protobuf/descriptor.proto", "google/protobuf/compiler/plugin.proto",

@@ -1,5 +1,6 @@
 import Foundation
 import SwiftFrameDescriptors
+import TestSupport
 import Testing
 
 @testable import SwiftFrameGenerator
@@ -8,7 +9,7 @@ import Testing
 /// swiftframe.Config): the same tables as the annotations, checked the same way, with errors
 /// that name the line.
 @Suite struct ConfigTests {
-    static let conventions = Support.root.appendingPathComponent("Fixtures/conventions").path
+    static let conventions = Repository.root.appendingPathComponent("Fixtures/conventions").path
 
     /// The command table block of a generated file, with the package prefix removed.
     static func table(_ swift: String, prefix: String = "") -> String {
@@ -19,7 +20,7 @@ import Testing
     }
 
     static func writeConfig(_ text: String) throws -> String {
-        let directory = try Support.temporaryDirectory()
+        let directory = try temporaryDirectory()
         let path = directory.appendingPathComponent("swiftframe.txtpb").path
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         return path
@@ -46,8 +47,8 @@ import Testing
             let directory = Self.conventions + "/" + convention
             let config = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".txtpb") })
             let text = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + config))
-            let result = try Support.run(Support.protoc, ["-I", Support.optionsProtos, "--encode=swiftframe.Config",
-                                                          "swiftframe/config.proto"], input: text)
+            let result = try runProcess(Protoc.executable, ["-I", Support.optionsProtos, "--encode=swiftframe.Config",
+                                                          "swiftframe/config.proto"], input: [UInt8](text))
             #expect(result.status == 0, "\(convention): \(result.stderr)")
             #expect(!result.stdout.isEmpty)
         }
@@ -117,8 +118,8 @@ import Testing
             """
         let sources = try Support.protoDirectory(["t.proto": proto])
         defer { try? FileManager.default.removeItem(at: sources) }
-        let set = try Support.run(Support.protoc, ["-I", sources.path, "--descriptor_set_out=/dev/stdout", "t.proto"])
-        let expected = try Support.run(Support.protoc, ["-I", sources.path, "--encode=t.All", "t.proto"], input: Data(text.utf8))
+        let set = try runProcess(Protoc.executable, ["-I", sources.path, "--descriptor_set_out=/dev/stdout", "t.proto"])
+        let expected = try runProcess(Protoc.executable, ["-I", sources.path, "--encode=t.All", "t.proto"], input: Array(text.utf8))
         #expect(expected.status == 0, "\(expected.stderr)")
         let reader = TextFormatReader(schema: try Google_Protobuf_FileDescriptorSet(serializedBytes: [UInt8](set.stdout)))
         #expect(try reader.encode(text, as: ".t.All") == [UInt8](expected.stdout))

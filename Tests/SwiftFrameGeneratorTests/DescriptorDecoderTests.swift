@@ -1,6 +1,7 @@
 import Foundation
 import SwiftFrame
 import SwiftFrameDescriptors
+import TestSupport
 import Testing
 
 @testable import SwiftFrameGenerator
@@ -58,10 +59,10 @@ import Testing
 
     /// The request's files agree with what `protoc --descriptor_set_out` writes for the same input.
     @Test func agreesWithDescriptorSet() throws {
-        let directory = try Support.temporaryDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let setFile = directory.appendingPathComponent("set.pb").path
-        let result = try Support.run(Support.protoc, [
+        let result = try runProcess(Protoc.executable, [
             "-I" + Support.fixtureProtos, "--include_imports", "--descriptor_set_out=" + setFile, "everything.proto",
         ])
         #expect(result.status == 0, "\(result.stderr)")

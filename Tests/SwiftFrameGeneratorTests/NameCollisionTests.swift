@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Every valid .proto generates Swift that compiles: names that collide in Swift are told

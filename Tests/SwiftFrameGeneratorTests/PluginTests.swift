@@ -1,5 +1,6 @@
 import Foundation
 import SwiftFrame
+import TestSupport
 import Testing
 
 @testable import SwiftFrameGenerator
@@ -64,7 +65,7 @@ import Testing
     }
 
     @Test func typesFromOtherModulesAreImported() throws {
-        let mapFile = try Support.temporaryDirectory().appendingPathComponent("modules.txt")
+        let mapFile = try temporaryDirectory().appendingPathComponent("modules.txt")
         try "# proto file = Swift module\ndep.proto = SharedModels\n".write(to: mapFile, atomically: true, encoding: .utf8)
         let (result, files) = try Support.generate([
             "dep.proto": "syntax = \"proto3\";\nmessage Dep {}\n",
@@ -82,7 +83,7 @@ import Testing
     }
 
     @Test func malformedStdinFailsWithAMessage() throws {
-        let result = try Support.run(Support.plugin, [], input: Data([0x0A, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]))
+        let result = try runProcess(Support.plugin, [], input: [0x0A, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F])
         #expect(result.status == 1)
         #expect(result.stderr.contains("stdin is not a valid CodeGeneratorRequest: length"), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
@@ -90,14 +91,14 @@ import Testing
 
     @Test func responseCarriesFilesAndFeatures() throws {
         let request = try Support.capturedRequest(includes: [Support.fixtureProtos], files: ["user.proto", "game.proto"])
-        let result = try Support.run(Support.plugin, [], input: request)
+        let result = try runProcess(Support.plugin, [], input: request)
         #expect(result.status == 0, "\(result.stderr)")
         let response = try CodeGeneratorResponse(serializedBytes: [UInt8](result.stdout))
         #expect(response.error == nil)
         #expect(response.supportedFeatures == CodeGeneratorResponse.featureProto3Optional)
         #expect(response.file.map(\.name) == ["user.swiftframe.swift", "game.swiftframe.swift"])
         // The same bytes in give the same bytes out.
-        let again = try Support.run(Support.plugin, [], input: request)
+        let again = try runProcess(Support.plugin, [], input: request)
         #expect(again.stdout == result.stdout)
     }
 
@@ -106,7 +107,7 @@ import Testing
         let request = try CodeGeneratorRequest(serializedBytes: [UInt8](
             try Support.capturedRequest(includes: [Support.fixtureProtos], files: ["user.proto"])))
         let response = Generator.generate(request)
-        let golden = try String(contentsOf: Support.root.appendingPathComponent("Fixtures/generated/user.swiftframe.swift"),
+        let golden = try String(contentsOf: Repository.root.appendingPathComponent("Fixtures/generated/user.swiftframe.swift"),
                                 encoding: .utf8)
         #expect(response.file.first?.content == golden)
     }

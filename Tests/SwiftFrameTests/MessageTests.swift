@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import SwiftFrame
 
@@ -50,7 +51,7 @@ import SwiftFrame
     static func reference(_ node: Node) -> [UInt8] {
         var out: [UInt8] = []
         if node.value != 0 {
-            out += [0x08] + referenceVarint(UInt64(bitPattern: Int64(node.value)))
+            out += [0x08] + varint(UInt64(bitPattern: Int64(node.value)))
         }
         if let child = node.child {
             out += referenceField(tag: 0x12, reference(child))

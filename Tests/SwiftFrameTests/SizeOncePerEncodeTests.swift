@@ -1,4 +1,5 @@
 import SwiftFrame
+import TestSupport
 import Testing
 
 /// Counts computeSize calls; only the test below touches it.

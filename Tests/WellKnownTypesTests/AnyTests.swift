@@ -1,5 +1,6 @@
 import SwiftFrame
 import SwiftFrameWellKnownTypes
+import TestSupport
 import Testing
 
 /// A hand-written message with a proto2-style required field that is never set.

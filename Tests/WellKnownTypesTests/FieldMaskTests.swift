@@ -1,5 +1,6 @@
 import SwiftFrame
 import SwiftFrameWellKnownTypes
+import TestSupport
 import Testing
 
 @Suite struct FieldMaskTests {

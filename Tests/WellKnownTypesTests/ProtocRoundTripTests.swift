@@ -3,6 +3,7 @@
 
 import SwiftFrame
 import SwiftFrameWellKnownTypes
+import TestSupport
 import Testing
 
 /// An Any holding `message` (these messages cannot fail to encode).

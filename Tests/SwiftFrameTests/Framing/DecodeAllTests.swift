@@ -1,4 +1,6 @@
 @testable import SwiftFrame
+import SwiftFrameFixtures
+import TestSupport
 import Testing
 
 /// A complete buffer holding frames back to back: the game backend's HTTP response body.
@@ -6,13 +8,13 @@ import Testing
     @Test func httpBodyWithAReplyAndTwoEventFrames() throws {
         let encoder = FrameEncoder(layout: .gameTCP)
         var body: [UInt8] = []
-        try encoder.append(header: FrameHeader(command: GameCommand.test), message: TestRsp(result1: "done", result2: 42), to: &body)
+        try encoder.append(header: FrameHeader(command: GameCommands.ID.test.rawValue), message: TestRsp(result1: "done", result2: 42), to: &body)
         // Error_Rsp { code: 1, message: "x" } as raw bytes, then an empty logout event.
-        try encoder.append(header: FrameHeader(command: GameCommand.error), payload: [0x08, 0x01, 0x12, 0x01, 0x78], to: &body)
-        try encoder.append(header: FrameHeader(command: GameCommand.systemLogout), payload: [], to: &body)
+        try encoder.append(header: FrameHeader(command: GameCommands.ID.error.rawValue), payload: [0x08, 0x01, 0x12, 0x01, 0x78], to: &body)
+        try encoder.append(header: FrameHeader(command: GameCommands.ID.systemLogout.rawValue), payload: [], to: &body)
 
         let frames = try FrameDecoder.decodeAll(body, layout: .gameTCP)
-        #expect(frames.map(\.header.command) == [GameCommand.test, GameCommand.error, GameCommand.systemLogout])
+        #expect(frames.map(\.header.command) == [GameCommands.ID.test.rawValue, GameCommands.ID.error.rawValue, GameCommands.ID.systemLogout.rawValue])
         // The reply is cut by its own size, not "everything after byte 12".
         let reply = try TestRsp(serializedBytes: frames[0].payload)
         #expect(reply == TestRsp(result1: "done", result2: 42))

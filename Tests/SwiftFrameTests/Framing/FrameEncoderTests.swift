@@ -1,14 +1,16 @@
 @testable import SwiftFrame
 import Synchronization
+import SwiftFrameFixtures
+import TestSupport
 import Testing
 
-/// Exact bytes written by hand from PROTOCOLS.md, and every encoding error.
+/// Exact bytes written by hand from each format's description, and every encoding error.
 @Suite struct FrameEncoderTests {
     // MARK: Exact bytes
 
     @Test func gameHeartbeat() throws {
         // magic 0xFF | size = 0 + 4 | CMD_HEART_BEAT = 99900002 = 0x05F45A62 | empty Empty_Req
-        let bytes = try FrameEncoder(layout: .gameTCP).encode(header: FrameHeader(command: GameCommand.heartBeat), payload: [])
+        let bytes = try FrameEncoder(layout: .gameTCP).encode(header: FrameHeader(command: GameCommands.ID.heartBeat.rawValue), payload: [])
         #expect(bytes == [0x00, 0x00, 0x00, 0xFF, 0x00, 0x00, 0x00, 0x04, 0x05, 0xF4, 0x5A, 0x62])
     }
 
@@ -19,11 +21,11 @@ import Testing
             0x0A, 0x02, 0x68, 0x69, 0x10, 0x07,
         ]
         let encoder = FrameEncoder(layout: .gameTCP)
-        let header = FrameHeader(command: GameCommand.test)
+        let header = FrameHeader(command: GameCommands.ID.test.rawValue)
         #expect(try encoder.encode(header: header, message: TestReq(param1: "hi", param2: 7)) == expected)
         #expect(try encoder.encode(header: header, payload: [0x0A, 0x02, 0x68, 0x69, 0x10, 0x07]) == expected)
         let frame = try #require(try FrameDecoder.decodeAll(expected, layout: .gameTCP).first)
-        #expect(frame.header.command == GameCommand.test)
+        #expect(frame.header.command == GameCommands.ID.test.rawValue)
         #expect(try TestReq(serializedBytes: frame.payload) == TestReq(param1: "hi", param2: 7))
     }
 

@@ -1,11 +1,12 @@
 @testable import SwiftFrame
+import TestSupport
 import Testing
 
 /// Presets, the text form (parse, print, round trip) and the layout rules.
 @Suite struct FrameLayoutTests {
     typealias Field = FrameLayout.Field
 
-    /// The canonical text of every preset, written from PROTOCOLS.md.
+    /// The canonical text of every preset, written from each format's description.
     static let presetTexts: [String: String] = [
         "game-tcp": "magic:u32=0xFF length:u32:cmd+body cmd:u32",
         "game-http-request": "magic:u32=0xFF extra.playerId:u64 extra.sessionId:u64 length:u32:cmd+body cmd:u32",

@@ -1,4 +1,5 @@
 @testable import SwiftFrame
+import TestSupport
 import Testing
 
 /// Every preset (and more layouts) through encoder and decoder, with the stream cut in every

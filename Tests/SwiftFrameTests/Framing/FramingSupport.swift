@@ -1,25 +1,8 @@
 // Helpers for the framing tests: reproducible random chunking, sample streams built with the
-// encoder for any layout, decoding in arbitrary pieces, and two hand-written messages from
-// the game backend's proto (format A).
+// encoder for any layout, and decoding in arbitrary pieces.
 
 @testable import SwiftFrame
-
-// MARK: Randomness
-
-/// SplitMix64: seeded, so a failing random chunking can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import TestSupport
 
 /// `count` bytes that differ from frame to frame, so a payload cut at the wrong place shows.
 func payloadBytes(_ count: Int, seed: Int) -> [UInt8] {
@@ -164,109 +147,4 @@ func events(_ chunks: [ArraySlice<UInt8>], layout: FrameLayout) -> [Event] {
         events.append(.error(error))
     }
     return events
-}
-
-/// Big-endian bytes of `value` in `width` bytes (test-side reference, not the code under test).
-func bigEndian(_ value: UInt64, _ width: Int) -> [UInt8] {
-    (0..<width).map { UInt8((value >> UInt64(8 * (width - 1 - $0))) & 0xFF) }
-}
-
-// MARK: Game backend messages (PROTOCOLS.md, A)
-
-/// `message Test_Req { string param1 = 1; int32 param2 = 2; }`
-struct TestReq: Message {
-    static let protoMessageName = "Test_Req"
-    var param1 = ""
-    var param2: Int32 = 0
-    var unknownFields = UnknownFields()
-
-    init() {}
-
-    init(param1: String, param2: Int32) {
-        self.param1 = param1
-        self.param2 = param2
-    }
-
-    mutating func decodeMessage(from reader: inout ProtoReader) throws(WireError) {
-        while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 10: param1 = try reader.readString()
-            case 16: param2 = try reader.readVarint(ProtoInt32.self)
-            default: try reader.skipField(tag: tag, into: &unknownFields)
-            }
-        }
-    }
-
-    func computeSize(into cache: inout SizeCache) -> Int {
-        var size = unknownFields.count
-        if !param1.isEmpty { size += 1 + Wire.lengthDelimitedSize(param1.utf8.count) }
-        if param2 != 0 { size += 1 + ProtoInt32.size(param2) }
-        return size
-    }
-
-    func encodeMessage(to writer: inout ProtoWriter) {
-        if !param1.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(param1)
-        }
-        if param2 != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(ProtoInt32.self, param2)
-        }
-        writer.writeUnknownFields(unknownFields)
-    }
-}
-
-/// `message Test_Rsp { string result1 = 1; int64 result2 = 2; }`
-struct TestRsp: Message {
-    static let protoMessageName = "Test_Rsp"
-    var result1 = ""
-    var result2: Int64 = 0
-    var unknownFields = UnknownFields()
-
-    init() {}
-
-    init(result1: String, result2: Int64) {
-        self.result1 = result1
-        self.result2 = result2
-    }
-
-    mutating func decodeMessage(from reader: inout ProtoReader) throws(WireError) {
-        while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 10: result1 = try reader.readString()
-            case 16: result2 = try reader.readVarint(ProtoInt64.self)
-            default: try reader.skipField(tag: tag, into: &unknownFields)
-            }
-        }
-    }
-
-    func computeSize(into cache: inout SizeCache) -> Int {
-        var size = unknownFields.count
-        if !result1.isEmpty { size += 1 + Wire.lengthDelimitedSize(result1.utf8.count) }
-        if result2 != 0 { size += 1 + ProtoInt64.size(result2) }
-        return size
-    }
-
-    func encodeMessage(to writer: inout ProtoWriter) {
-        if !result1.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(result1)
-        }
-        if result2 != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(ProtoInt64.self, result2)
-        }
-        writer.writeUnknownFields(unknownFields)
-    }
-}
-
-/// Command ids of the game backend's `CommandEnum`.
-enum GameCommand {
-    static let test: UInt32 = 1
-    static let error: UInt32 = 100_000
-    static let systemLogout: UInt32 = 99_900_001
-    static let heartBeat: UInt32 = 99_900_002
 }

@@ -1,8 +1,10 @@
 @testable import SwiftFrame
+import SwiftFrameFixtures
+import TestSupport
 import Testing
 
-/// One test per bug in PROTOCOLS.md, "The bugs users hit in the hand-written code", that the
-/// framing layer owns.
+/// One test per bug that hand-written framing code is known to hit (sticky and split reads,
+/// lengths that count different things, byte order, ...), where the framing layer owns it.
 @Suite struct UsersBugsTests {
     // MARK: TCP is a stream: sticky and split reads
 
@@ -21,7 +23,7 @@ import Testing
     }
 
     @Test func aReadEndingInsideTheHeaderIsNotAFrame() throws {
-        let frame = try FrameEncoder(layout: .gameTCP).encode(header: FrameHeader(command: GameCommand.test), payload: [9, 9])
+        let frame = try FrameEncoder(layout: .gameTCP).encode(header: FrameHeader(command: GameCommands.ID.test.rawValue), payload: [9, 9])
         for cut in 1..<12 {
             var decoder = FrameDecoder(layout: .gameTCP)
             decoder.feed(Array(frame[..<cut]))

@@ -5,6 +5,7 @@
 // pass through `SizeCache`, and a write pass through `ProtoWriter`.
 
 @testable import SwiftFrame
+import TestSupport
 
 // MARK: Reader and writer harnesses
 
@@ -52,23 +53,12 @@ func decodeError<M: Message>(_: M.Type, _ bytes: [UInt8], maxDepth: Int = ProtoR
     }
 }
 
-// MARK: Independent reference encoding (test-side only, never the code under test)
-
-/// Textbook base-128 varint: seven bits at a time, low group first, high bit = "more".
-func referenceVarint(_ value: UInt64) -> [UInt8] {
-    var out: [UInt8] = []
-    var rest = value
-    while rest >= 128 {
-        out.append(UInt8(rest % 128) + 128)
-        rest /= 128
-    }
-    out.append(UInt8(rest))
-    return out
-}
+// MARK: Independent reference encoding (test-side only, never the code under test; `varint`
+// and the other builders are TestSupport's)
 
 /// A length-delimited field: one-byte tag, varint length, payload.
 func referenceField(tag: UInt8, _ payload: [UInt8]) -> [UInt8] {
-    [tag] + referenceVarint(UInt64(payload.count)) + payload
+    [tag] + varint(UInt64(payload.count)) + payload
 }
 
 // MARK: Test enum

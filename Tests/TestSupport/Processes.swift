@@ -1,0 +1,116 @@
+// Running programs from tests: the repository's paths, the executables SwiftPM built for the
+// test run, and one process runner whose input and output go through files.
+
+import Foundation
+
+/// Where things are in the repository.
+public enum Repository {
+    /// The repository root: this file is `<root>/Tests/TestSupport/Processes.swift`.
+    public static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// `Fixtures/protos`, the fixtures' .proto files.
+    public static let fixtureProtos = root.appendingPathComponent("Fixtures/protos").path
+    /// `Protos`, where `swiftframe/options.proto` lives.
+    public static let optionsProtos = root.appendingPathComponent("Protos").path
+    /// protobuf's conformance protos beside the repository, as `scripts/generate.sh` finds them.
+    public static let conformanceProtos: String = ProcessInfo.processInfo.environment["CONFORMANCE_PROTOS"]
+        ?? root.deletingLastPathComponent().appendingPathComponent("shared/protos/conformance").path
+
+    /// An executable product SwiftPM built for this test run (the test target depends on it).
+    /// The test binary may sit inside a bundle directory below the products directory.
+    public static func builtExecutable(_ name: String) -> String {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        var directory = beside
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent(name).path
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
+               FileManager.default.isExecutableFile(atPath: candidate) {
+                return candidate
+            }
+            directory.deleteLastPathComponent()
+        }
+        return beside.appendingPathComponent(name).path
+    }
+
+    /// The first executable with this name on PATH.
+    public static func onPath(_ name: String) -> String {
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return "/usr/bin/\(name)"
+    }
+}
+
+/// A new, empty directory under the system's temporary directory.
+public func temporaryDirectory(_ prefix: String = "swiftframe-test") throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// How a program ended and what it wrote.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var reason: Process.TerminationReason
+    public var stdout: [UInt8]
+    public var stderr: String
+
+    public var succeeded: Bool { reason == .exit && status == 0 }
+    public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+}
+
+/// A program exited non-zero (or was killed); the test fails with its stderr.
+public struct ProcessFailure: Swift.Error, CustomStringConvertible {
+    public let command: String
+    public let status: Int32
+    public let stderr: String
+    public var description: String { "\(command) failed (status \(status)):\n\(stderr)" }
+
+    public init(command: String, status: Int32, stderr: String) {
+        self.command = command
+        self.status = status
+        self.stderr = stderr
+    }
+}
+
+/// Runs a program to completion. Input and output go through temporary files, so no pipe
+/// can fill up and block either side, whatever order the program reads and writes in.
+public func runProcess(_ executable: String, _ arguments: [String], input: [UInt8] = [],
+                       environment: [String: String] = [:]) throws -> ProcessResult {
+    let files = FileManager.default
+    let directory = try temporaryDirectory("swiftframe-process")
+    defer { try? files.removeItem(at: directory) }
+    let inURL = directory.appendingPathComponent("stdin")
+    let outURL = directory.appendingPathComponent("stdout")
+    let errURL = directory.appendingPathComponent("stderr")
+    try Data(input).write(to: inURL)
+    try Data().write(to: outURL)
+    try Data().write(to: errURL)
+    let stdinHandle = try FileHandle(forReadingFrom: inURL)
+    let stdoutHandle = try FileHandle(forWritingTo: outURL)
+    let stderrHandle = try FileHandle(forWritingTo: errURL)
+    defer {
+        try? stdinHandle.close()
+        try? stdoutHandle.close()
+        try? stderrHandle.close()
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
+    process.standardInput = stdinHandle
+    process.standardOutput = stdoutHandle
+    process.standardError = stderrHandle
+    try process.run()
+    process.waitUntilExit()
+    return ProcessResult(
+        status: process.terminationStatus,
+        reason: process.terminationReason,
+        stdout: [UInt8](try Data(contentsOf: outURL)),
+        stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
+    )
+}
