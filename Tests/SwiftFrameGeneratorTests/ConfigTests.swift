@@ -143,6 +143,26 @@ import Testing
         #expect(try Support.typecheck(generated) == [])
     }
 
+    /// A comment decides a message's side over its name: `ChatReq`, named as a response by
+    /// `//ResponseType`, is not also a request paired with `ChatRsp` by their shared stem.
+    @Test func commentsDecideRolesOverNames() throws {
+        let proto = """
+            syntax = "proto3";
+            //ResponseType ChatReq
+            message SendChat { string text = 1; }
+            message ChatReq { string text = 1; }
+            message ChatRsp { int32 code = 1; }
+            """
+        let path = try Self.writeConfig(#"table { file: "c.proto" layout: "erlang" comments { base: 100 } }"#)
+        let (result, generated) = try Support.generate(["c.proto": proto], parameter: "Config=\(path)")
+        #expect(result.status == 0, "\(result.stderr)")
+        let swift = try #require(generated["c.swiftframe.swift"])
+        #expect(swift.contains("extension SendChat: SwiftFrame.RequestMessage"))
+        #expect(swift.contains("public typealias Response = ChatReq"))
+        #expect(!swift.contains("extension ChatReq: SwiftFrame.RequestMessage"))
+        #expect(try Support.typecheck(generated) == [])
+    }
+
     /// An IM-style envelope described in the config file, with no option in the .proto.
     @Test func envelopesFromTheConfigFile() throws {
         let proto = """

@@ -88,22 +88,27 @@ extension CommandResolver {
             ids += commentIDs
             explicitPairs += pairs
         }
-        let responses = Set(explicitPairs.map { ObjectIdentifier($0.1) })
-        let requests = Set(explicitPairs.map { ObjectIdentifier($0.0) })
+        // A message's side comes from its name, unless a comment pairs it: the pair's first is
+        // a request, its second a response, whatever their names say.
+        var roles: [ObjectIdentifier: Role] = [:]
+        for (message, _) in ids { roles[ObjectIdentifier(message)] = Self.role(of: message.protoName) }
+        for (request, response) in explicitPairs {
+            roles[ObjectIdentifier(request)] = .request
+            roles[ObjectIdentifier(response)] = .response
+        }
         for (message, id) in ids {
-            var role = Self.role(of: message.protoName)
-            if requests.contains(ObjectIdentifier(message)) { role = .request }
-            if responses.contains(ObjectIdentifier(message)) { role = .response }
+            let role = roles[ObjectIdentifier(message)]
             builder.add(id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
                         request: role == .response ? nil : message, response: role == .request ? nil : message,
                         isMessageID: true)
         }
         // Requests answer with the response of the same stem, unless a comment names it.
         for (request, response) in explicitPairs { pair(request, response, place: "\(place): \(request.protoName)") }
+        let paired = Set(explicitPairs.map { ObjectIdentifier($0.0) })
         let withIDs = ids.map(\.message)
-        for request in withIDs where Self.role(of: request.protoName) == .request && !requests.contains(ObjectIdentifier(request)) {
+        for request in withIDs where roles[ObjectIdentifier(request)] == .request && !paired.contains(ObjectIdentifier(request)) {
             let stem = Self.stem(of: request.protoName)
-            let matches = withIDs.filter { Self.role(of: $0.protoName) == .response && Self.stem(of: $0.protoName) == stem }
+            let matches = withIDs.filter { roles[ObjectIdentifier($0)] == .response && Self.stem(of: $0.protoName) == stem }
             if matches.count == 1 { pair(request, matches[0], place: "\(place): \(request.protoName)") }
         }
         for command in table.command {
