@@ -6,7 +6,7 @@ PLUGIN = $(BIN_PATH)/protoc-gen-swiftframe
 FIXTURE_PROTOS = $(sort $(wildcard Fixtures/protos/*.proto))
 PREFIX ?= /usr/local
 
-.PHONY: all generate golden check-golden check-protos test peers install protoc plugin clean bench bench-codesize bench-regenerate bench-transport
+.PHONY: all generate golden check-golden check-protos test peers install protoc plugin clean bench bench-codesize bench-regenerate bench-transport fuzz fuzz-smoke
 
 all: generate
 
@@ -41,6 +41,18 @@ peers: protoc
 
 test: check-golden peers
 	$(SWIFT) test
+	$(MAKE) fuzz-smoke
+
+# Coverage-guided fuzzing of every decoder (FuzzTesting/, a package of its own that `swift
+# test` never builds): FUZZ_RUNS executions per target, or FUZZ_SECONDS each when given.
+FUZZ_RUNS ?= 10000000
+FUZZ_SECONDS ?= 0
+fuzz: protoc
+	scripts/fuzz.sh $(FUZZ_RUNS) $(FUZZ_SECONDS)
+
+# What `make test` runs: every target for a few seconds.
+fuzz-smoke: protoc
+	scripts/fuzz.sh -1 8
 
 # A release build with the Swift runtime linked in (on Linux: it starts faster and runs where
 # Swift is not installed; on Apple platforms the runtime is part of the OS).

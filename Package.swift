@@ -11,6 +11,8 @@ let package = Package(
         .executable(name: "protoc-gen-swiftframe", targets: ["protoc-gen-swiftframe"]),
         .executable(name: "swiftframe", targets: ["swiftframe"]),
         .executable(name: "swiftframe-conformance", targets: ["swiftframe-conformance"]),
+        // protobuf's conformance messages, generated: for the conformance testee and the fuzz targets.
+        .library(name: "SwiftFrameConformanceMessages", targets: ["SwiftFrameConformanceMessages"]),
         .library(name: "SwiftFrameNIO", targets: ["SwiftFrameNIO"]),
         .library(name: "SwiftFrameURLSession", targets: ["SwiftFrameURLSession"]),
         .executable(name: "swiftframe-demo", targets: ["swiftframe-demo"]),
@@ -93,6 +95,11 @@ let package = Package(
         .testTarget(name: "SwiftFrameCLITests", dependencies: ["swiftframe", "TestSupport"]),
         .testTarget(name: "WellKnownTypesTests", dependencies: ["SwiftFrameWellKnownTypes", "SwiftFrame", "TestSupport"]),
         // Runs the built conformance testee, and checks the conformance messages' wire behaviour.
+        // Replays FuzzTesting/FailCases through the fuzz targets' own checks.
+        .testTarget(
+            name: "FuzzReplayTests",
+            dependencies: ["SwiftFrame", "SwiftFrameConformanceMessages", "SwiftFrameDescriptors", "SwiftFrameGenerator", "TestSupport"]
+        ),
         .testTarget(name: "ConformanceTests", dependencies: ["swiftframe-conformance", "SwiftFrame", "SwiftFrameConformanceMessages", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Foundation
 import SwiftFrame
+import SwiftFrameDescriptors
 import TestSupport
 import Testing
 
@@ -110,5 +111,30 @@ import Testing
         let golden = try String(contentsOf: Repository.root.appendingPathComponent("Fixtures/generated/user.swiftframe.swift"),
                                 encoding: .utf8)
         #expect(response.file.first?.content == golden)
+    }
+
+    /// A request protoc would never send (a field declared twice, a oneof index out of range)
+    /// is refused with the place named; the fuzzer found that it crashed the resolver.
+    @Test func malformedRequestsAreRefused() {
+        var field = Google_Protobuf_FieldDescriptorProto()
+        field.name = "id"
+        field.number = 1
+        field.type = .int32
+        var other = field
+        other.number = 2
+        other.oneofIndex = 3
+        var message = Google_Protobuf_DescriptorProto()
+        message.name = "Twice"
+        message.field = [field, other]
+        var file = Google_Protobuf_FileDescriptorProto()
+        file.name = "twice.proto"
+        file.syntax = "proto3"
+        file.messageType = [message]
+        var request = CodeGeneratorRequest()
+        request.fileToGenerate = ["twice.proto"]
+        request.protoFile = [file]
+        let error = Generator.generate(request).error ?? ""
+        #expect(error.contains("malformed request: twice.proto: message Twice: field or oneof id is declared twice"), "\(error)")
+        #expect(error.contains("field id names oneof 3 of 0"), "\(error)")
     }
 }

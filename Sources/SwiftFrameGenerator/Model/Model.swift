@@ -112,6 +112,20 @@ public final class ProtoFile {
 
     public let name: String
 
+    // A field holds its type, so messages that hold each other (a tree node, two messages
+    // that refer to each other) form reference cycles. The file owns its messages, and
+    // whoever holds the files (the resolution) outlives every use of the model: releasing
+    // the file's fields breaks the cycles (a plugin run is one process, but the generator is
+    // a library too, and a fuzzer runs it millions of times).
+    deinit {
+        func release(_ message: MessageType) {
+            message.messages.forEach(release)
+            message.oneofs.forEach { $0.fields = [] }
+            message.fields = []
+        }
+        messages.forEach(release)
+    }
+
     /// The modules the generated file imports besides SwiftFrame.
     public internal(set) var imports: [String] = []
 

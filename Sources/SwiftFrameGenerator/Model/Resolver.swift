@@ -39,6 +39,8 @@ final class Resolver {
     }
 
     static func resolve(_ request: CodeGeneratorRequest, options: GeneratorOptions) throws(GenerationError) -> Resolution {
+        let malformations = RequestCheck.problems(in: request.protoFile)
+        guard malformations.isEmpty else { throw GenerationError(problems: malformations) }
         let resolver = Resolver(config: options.config)
         let files = request.protoFile.map(ProtoFile.init)
         resolver.declare(files)

@@ -1,0 +1,39 @@
+// Every input in FuzzTesting/FailCases (one folder per fuzz target) once made a target crash
+// or break its invariant. Each is replayed through the same check the target runs (the
+// check's sources are linked here from FuzzTesting/Sources/FuzzChecks); a regression traps.
+
+import Foundation
+import TestSupport
+import Testing
+
+@Suite struct FailCaseTests {
+    static let checks: [String: @Sendable (UnsafeRawBufferPointer) -> Void] = [
+        "FuzzMessage": checkMessage,
+        "FuzzFrames": checkFrames,
+        "FuzzLayoutText": checkLayoutText,
+        "FuzzPlugin": checkPlugin,
+    ]
+
+    static var cases: [String] {
+        let root = Repository.root.appendingPathComponent("FuzzTesting/FailCases").path
+        let targets = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
+        return targets.sorted().flatMap { target in
+            ((try? FileManager.default.contentsOfDirectory(atPath: root + "/" + target)) ?? [])
+                .filter { !$0.hasPrefix(".") }.sorted().map { target + "/" + $0 }
+        }
+    }
+
+    @Test func everyTargetHasACheck() throws {
+        let root = Repository.root.appendingPathComponent("FuzzTesting/FailCases").path
+        let targets = try FileManager.default.contentsOfDirectory(atPath: root).filter { !$0.hasPrefix(".") }
+        #expect(Set(targets) == Set(Self.checks.keys))
+        #expect(!Self.cases.isEmpty)
+    }
+
+    @Test(arguments: cases) func replay(_ name: String) throws {
+        let path = Repository.root.appendingPathComponent("FuzzTesting/FailCases/" + name).path
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let check = try #require(Self.checks[String(name.prefix { $0 != "/" })])
+        bytes.withUnsafeBytes { check($0) }
+    }
+}
