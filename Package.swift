@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(
             name: "SwiftFrameNIOTests",
             dependencies: [
-                "SwiftFrameNIO", "SwiftFrameURLSession", "SwiftFrameFixtures", "swiftframe-demo",
+                "SwiftFrameNIO", "SwiftFrameURLSession", "SwiftFrameFixtures", "swiftframe-demo", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

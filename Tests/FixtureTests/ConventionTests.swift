@@ -13,8 +13,7 @@ import Testing
 
     /// `protoc --encode` with a convention's directory on the include path.
     static func encode(_ text: String, as type: String, file: String, in convention: String) throws -> [UInt8] {
-        try Protoc.run(["-I", conventions + "/" + convention, "-I", "/usr/include", file, "--encode=\(type)"],
-                       input: Array(text.utf8))
+        try Protoc.encode(text, as: type, includes: [conventions + "/" + convention, Protoc.include], files: [file])
     }
 
     static func u16(_ value: Int, littleEndian: Bool = false) -> [UInt8] {

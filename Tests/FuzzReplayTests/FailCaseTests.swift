@@ -14,8 +14,9 @@ import Testing
         "FuzzPlugin": checkPlugin,
     ]
 
+    static let root = Repository.root.appendingPathComponent("FuzzTesting/FailCases").path
+
     static var cases: [String] {
-        let root = Repository.root.appendingPathComponent("FuzzTesting/FailCases").path
         let targets = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
         return targets.sorted().flatMap { target in
             ((try? FileManager.default.contentsOfDirectory(atPath: root + "/" + target)) ?? [])
@@ -24,15 +25,13 @@ import Testing
     }
 
     @Test func everyTargetHasACheck() throws {
-        let root = Repository.root.appendingPathComponent("FuzzTesting/FailCases").path
-        let targets = try FileManager.default.contentsOfDirectory(atPath: root).filter { !$0.hasPrefix(".") }
+        let targets = try FileManager.default.contentsOfDirectory(atPath: Self.root).filter { !$0.hasPrefix(".") }
         #expect(Set(targets) == Set(Self.checks.keys))
         #expect(!Self.cases.isEmpty)
     }
 
     @Test(arguments: cases) func replay(_ name: String) throws {
-        let path = Repository.root.appendingPathComponent("FuzzTesting/FailCases/" + name).path
-        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.root + "/" + name)))
         let check = try #require(Self.checks[String(name.prefix { $0 != "/" })])
         bytes.withUnsafeBytes { check($0) }
     }

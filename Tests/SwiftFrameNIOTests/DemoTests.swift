@@ -2,19 +2,12 @@
 // tiny pieces glued to the next frame: the exact lines scripts rely on, and the exit status.
 
 import Foundation
+import TestSupport
 import Testing
 
 enum DemoProgram {
-    /// The `swiftframe-demo` executable SwiftPM built for this test run, beside the test bundle.
-    static var path: String {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("swiftframe-demo").path
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return "swiftframe-demo"
-    }
+    /// The `swiftframe-demo` executable SwiftPM built for this test run.
+    static var path: String { Repository.builtExecutable("swiftframe-demo") }
 
     static func run(_ arguments: [String], seconds: Double = 60) throws -> (status: Int32, lines: [String]) {
         let (status, output) = try Peer.run([path] + arguments, seconds: seconds)

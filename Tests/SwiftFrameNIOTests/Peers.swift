@@ -2,12 +2,10 @@
 // written independently of the Swift code) on free loopback ports, and runs the demo.
 
 import Foundation
+import TestSupport
 import Testing
 
-enum Repository {
-    /// The package root, from this file's path (Tests/SwiftFrameNIOTests/Peers.swift).
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+extension Repository {
     static let peerScript = root.appendingPathComponent("Tests/Peers/peer.py").path
 }
 

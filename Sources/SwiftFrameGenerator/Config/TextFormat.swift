@@ -20,15 +20,15 @@ struct TextFormatReader {
 
     init(schema: Google_Protobuf_FileDescriptorSet) {
         func add(_ message: Google_Protobuf_DescriptorProto, scope: String) {
-            let name = scope + "." + (message.name ?? "")
+            let name = scope + "." + message.protoName
             messages[name] = message
             message.nestedType.forEach { add($0, scope: name) }
-            message.enumType.forEach { enums[name + "." + ($0.name ?? "")] = $0 }
+            message.enumType.forEach { enums[name + "." + $0.protoName] = $0 }
         }
         for file in schema.file {
             let scope = file.package.map { "." + $0 } ?? ""
             file.messageType.forEach { add($0, scope: scope) }
-            file.enumType.forEach { enums[scope + "." + ($0.name ?? "")] = $0 }
+            file.enumType.forEach { enums[scope + "." + $0.protoName] = $0 }
         }
     }
 
@@ -90,7 +90,7 @@ struct TextFormatReader {
 
     private func readValue(of field: Google_Protobuf_FieldDescriptorProto, from tokens: inout Tokenizer,
                            into output: inout [UInt8]) throws(TextFormatError) {
-        let name = field.name ?? ""
+        let name = field.protoName
         let token = try tokens.next()
         func tag(_ wireType: WireType) {
             Self.appendVarint(UInt64(Wire.tag(fieldNumber: Int(field.number ?? 0), wireType: wireType)), to: &output)

@@ -32,14 +32,21 @@ extension Google_Protobuf_FileDescriptorProto {
     var packageName: String { package ?? "" }
 }
 
-extension Google_Protobuf_DescriptorProto {
+/// A descriptor with a name: a message, field, oneof, enum or enum value.
+protocol NamedDescriptor {
+    var name: String? { get }
+}
+
+extension NamedDescriptor {
     var protoName: String { name ?? "" }
+}
+
+extension Google_Protobuf_DescriptorProto: NamedDescriptor {
     /// True for the synthetic entry message protoc makes for a `map<K, V>` field.
     var isMapEntry: Bool { options?.mapEntry == true }
 }
 
-extension Google_Protobuf_FieldDescriptorProto {
-    var protoName: String { name ?? "" }
+extension Google_Protobuf_FieldDescriptorProto: NamedDescriptor {
     var fieldNumber: Int32 { number ?? 0 }
     /// Fully qualified with a leading dot (".pkg.Outer.Inner") for messages and enums.
     var typeFullName: String { typeName ?? "" }
@@ -50,15 +57,10 @@ extension Google_Protobuf_FieldDescriptorProto {
     var packedOption: Bool? { options?.packed }
 }
 
-extension Google_Protobuf_EnumDescriptorProto {
-    var protoName: String { name ?? "" }
-}
+extension Google_Protobuf_EnumDescriptorProto: NamedDescriptor {}
 
-extension Google_Protobuf_EnumValueDescriptorProto {
-    var protoName: String { name ?? "" }
+extension Google_Protobuf_EnumValueDescriptorProto: NamedDescriptor {
     var valueNumber: Int32 { number ?? 0 }
 }
 
-extension Google_Protobuf_OneofDescriptorProto {
-    var protoName: String { name ?? "" }
-}
+extension Google_Protobuf_OneofDescriptorProto: NamedDescriptor {}
