@@ -6,7 +6,7 @@ PLUGIN = $(BIN_PATH)/protoc-gen-swiftframe
 FIXTURE_PROTOS = $(sort $(wildcard Fixtures/protos/*.proto))
 PREFIX ?= /usr/local
 
-.PHONY: all generate golden check-golden check-protos test peers install protoc plugin clean bench bench-codesize bench-regenerate bench-transport fuzz fuzz-smoke
+.PHONY: all generate golden check-golden check-protos test peers install protoc plugin clean bench bench-codesize bench-regenerate bench-transport fuzz fuzz-smoke differential differential-smoke soak sanitize-address sanitize-thread
 
 all: generate
 
@@ -42,6 +42,7 @@ peers: protoc
 test: check-golden peers
 	$(SWIFT) test
 	$(MAKE) fuzz-smoke
+	$(MAKE) differential-smoke
 
 # Coverage-guided fuzzing of every decoder (FuzzTesting/, a package of its own that `swift
 # test` never builds): FUZZ_RUNS executions per target, or FUZZ_SECONDS each when given.
@@ -53,6 +54,33 @@ fuzz: protoc
 # What `make test` runs: every target for a few seconds.
 fuzz-smoke: protoc
 	scripts/fuzz.sh -1 8
+
+# Differential decoding against protobuf's C++ runtime (the arbiter) and its Python package:
+# DIFFERENTIAL_CASES inputs to the conformance messages from DIFFERENTIAL_SEED.
+DIFFERENTIAL_CASES ?= 1000000
+DIFFERENTIAL_SEED ?= 1
+differential: peers
+	scripts/differential.sh $(DIFFERENTIAL_CASES) $(DIFFERENTIAL_SEED)
+
+# What `make test` runs: 20,000 cases, with the testee `swift test` built.
+differential-smoke: peers
+	scripts/differential.sh 20000 1 debug
+
+# A million frames from the client through the Python IM peer, which cuts its writes, stalls
+# and drops the connection every 3,000 frames (`make test` runs 20,000 of them).
+SOAK_FRAMES ?= 1000000
+soak: peers
+	SWIFTFRAME_SOAK_FRAMES=$(SOAK_FRAMES) $(SWIFT) test --filter SoakTests
+
+# The whole test suite under AddressSanitizer, and the transport tests under ThreadSanitizer,
+# each in a build directory of its own (.build-asan, .build-tsan).
+sanitize-address: check-golden peers
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
+
+sanitize-thread: peers
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter SwiftFrameNIOTests
 
 # A release build with the Swift runtime linked in (on Linux: it starts faster and runs where
 # Swift is not installed; on Apple platforms the runtime is part of the OS).

@@ -62,7 +62,7 @@ let package = Package(
             ]
         ),
 
-        // The protobuf conformance testee: messages generated from ../shared/protos/conformance.
+        // The protobuf conformance testee: messages generated from Protos/conformance.
         .target(name: "SwiftFrameConformanceMessages", dependencies: ["SwiftFrame", "SwiftFrameWellKnownTypes"]),
         .executableTarget(name: "swiftframe-conformance", dependencies: ["SwiftFrame", "SwiftFrameConformanceMessages"]),
 
@@ -98,7 +98,13 @@ let package = Package(
         // Replays FuzzTesting/FailCases through the fuzz targets' own checks.
         .testTarget(
             name: "FuzzReplayTests",
-            dependencies: ["SwiftFrame", "SwiftFrameConformanceMessages", "SwiftFrameDescriptors", "SwiftFrameGenerator", "TestSupport"]
+            dependencies: [
+                "SwiftFrame", "SwiftFrameConformanceMessages", "SwiftFrameDescriptors", "SwiftFrameGenerator", "SwiftFrameNIO",
+                "TestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
         .testTarget(name: "ConformanceTests", dependencies: ["swiftframe-conformance", "SwiftFrame", "SwiftFrameConformanceMessages", "TestSupport"]),
     ],

@@ -15,7 +15,10 @@ func fuzzTarget(_ name: String) -> Target {
 
 let package = Package(
     name: "swiftframe-fuzz",
-    dependencies: [.package(path: "..")],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+    ],
     targets: [
         // The invariants; the main package compiles these sources too, to replay FailCases/.
         .target(
@@ -25,11 +28,17 @@ let package = Package(
                 .product(name: "SwiftFrameConformanceMessages", package: swiftframe),
                 .product(name: "SwiftFrameDescriptors", package: swiftframe),
                 .product(name: "SwiftFrameGenerator", package: swiftframe),
+                .product(name: "SwiftFrameNIO", package: swiftframe),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         fuzzTarget("FuzzMessage"),
         fuzzTarget("FuzzFrames"),
         fuzzTarget("FuzzLayoutText"),
         fuzzTarget("FuzzPlugin"),
+        fuzzTarget("FuzzDecoderHandler"),
+        fuzzTarget("FuzzClientInbound"),
     ]
 )

@@ -14,7 +14,7 @@ import tempfile
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(here)
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, ".build", "corpus")
-conformance = os.environ.get("CONFORMANCE_PROTOS", os.path.join(os.path.dirname(root), "shared", "protos", "conformance"))
+conformance = os.path.join(root, "Protos", "conformance")
 fixtures = os.path.join(root, "Fixtures", "protos")
 options = os.path.join(root, "Protos")
 
@@ -97,4 +97,15 @@ for index, (text, stream) in enumerate(presets):
     write("FuzzLayoutText", "%02d" % index, text.encode())
     write("FuzzFrames", "preset-%02d" % index, bytes([index, index * 37 & 0xFF]) + stream)
     write("FuzzFrames", "text-%02d" % index, b"\x80\x05" + text.encode() + b"\n" + stream)
+    write("FuzzDecoderHandler", "preset-%02d" % index, bytes([index, index * 37 & 0xFF]) + stream)
+    write("FuzzDecoderHandler", "text-%02d" % index, b"\x80\x05" + text.encode() + b"\n" + stream)
+# FuzzClientInbound: replies to the requests the check sends (commands 1, 2, 3, ...), in the
+# game layout (in order) and the IM layout (by sequence number, from 1), with error replies
+# (command 9 in the game layout, type 4 in the IM one) and pushes among them.
+def game(command, body):
+    return struct.pack(">III", 0xFF, 4 + len(body), command) + body
+def im(seq, kind, body):
+    return struct.pack(">BIBH", 0x81, seq, kind, len(body)) + body
+write("FuzzClientInbound", "game", b"\x00\x03\x07" + game(1, b"\x00") + game(5, b"") + game(2, b"\x01") + game(9, b"\xff"))
+write("FuzzClientInbound", "im", b"\x01\x04\x07" + im(2, 2, b"\x01") + im(1, 1, b"\x00") + im(99, 4, b"") + im(3, 4, b"\x08"))
 write("FuzzLayoutText", "resync", b"magic:u16=0xCAFE resync length:u32:body cmd:i16le seq:u64be")

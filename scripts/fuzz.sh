@@ -8,14 +8,16 @@ set -euo pipefail
 runs=${1:-10000000}
 seconds=${2:-0}
 cd "$(dirname "$0")/../FuzzTesting"
-flags=(-c release --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library)
+flags=(-c release --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library
+       -Xswiftc -enable-testing)
 swift build "${flags[@]}"
 bin=$(swift build "${flags[@]}" --show-bin-path)
 rm -rf .build/corpus
 python3 seeds.py .build/corpus
 export SWIFT_BACKTRACE=enable=no   # a crash must not wait on the backtracer
 status=0
-for pair in FuzzMessage:message FuzzFrames:frames FuzzLayoutText:layout FuzzPlugin:plugin; do
+for pair in FuzzMessage:message FuzzFrames:frames FuzzLayoutText:layout FuzzPlugin:plugin \
+    FuzzDecoderHandler:frames FuzzClientInbound:frames; do
     target=${pair%%:*}
     mkdir -p ".build/work/$target"
     echo "== $target"

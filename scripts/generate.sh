@@ -8,7 +8,7 @@
 #   plugin.proto                           -> Sources/SwiftFrameGenerator/Descriptor/Generated
 #   Protos/swiftframe/*.proto (and config.proto's schema, for its text-format reader)
 #                                          -> Sources/SwiftFrameGenerator/Config/Generated
-#   ../shared/protos/conformance/*.proto   -> Sources/SwiftFrameConformanceMessages (when present)
+#   Protos/conformance/*.proto             -> Sources/SwiftFrameConformanceMessages
 #   scripts/generate.sh PLUGIN OUT_ROOT
 set -euo pipefail
 plugin="$1"
@@ -56,10 +56,5 @@ run "$config_out" --swiftframe_opt=Visibility=internal -I Protos -I "$include" \
     echo "]"
 } > "$config_out/swiftframe/config.schema.swift"
 
-conformance=../shared/protos/conformance
-if [ -d "$conformance" ]; then
-    run "$out_root/Sources/SwiftFrameConformanceMessages" -I "$conformance" -I "$include" \
-        conformance.proto test_messages_proto2.proto test_messages_proto3.proto
-else
-    echo "note: $conformance not found; the conformance messages were not regenerated" >&2
-fi
+run "$out_root/Sources/SwiftFrameConformanceMessages" -I Protos/conformance -I "$include" \
+    conformance.proto test_messages_proto2.proto test_messages_proto3.proto

@@ -396,3 +396,41 @@ struct Proto2UTF8Tests {
         #expect(responses[1].result == .protobufPayload(delimited(15, [0xFF])))
     }
 }
+
+// MARK: Where protobuf's C++ runtime reads otherwise
+
+/// The differential run (`make differential`) compares every decode with protobuf's C++
+/// runtime; these are the differences it reports as intended, each shown against protoc.
+@Suite("Intended differences from protobuf's C++ runtime")
+struct IntendedDifferenceTests {
+    /// A map<bool, bool> entry whose key is written as 2^32 and its value as 2^63.
+    static let wideBoolEntry = delimited(68, tag(1, .varint) + varint(1 << 32) + tag(2, .varint) + varint(1 << 63))
+
+    @Test("A bool in a map entry is true when any of its 64 bits is set")
+    func wideBoolInMapEntry() throws {
+        // Nonzero, so true, as every other bool field is read, and as protobuf's Python runtime
+        // and protoc's own decoder (C++ reflection) read it. The C++ code protoc generates reads
+        // a map entry's bool from the low 32 bits only (protobuf 3.21), so the same bytes give a
+        // generated C++ message `false: false`; the differential run shows it.
+        #expect(try Proto2(serializedBytes: Self.wideBoolEntry).mapBoolBool == [true: true])
+        #expect(try Proto3(serializedBytes: Self.wideBoolEntry).mapBoolBool == [true: true])
+        #expect(try Proto3(serializedBytes: tag(13, .varint) + varint(1 << 32)).optionalBool)
+        let decoded = String(decoding: try Protoc.run(["-I", conformanceProtos, "-I", Protoc.include, "test_messages_proto3.proto",
+                                                        "--decode=\(Syntax.proto3.messageType)"], input: Self.wideBoolEntry),
+                             as: UTF8.self)
+        #expect(decoded.contains("key: true") && decoded.contains("value: true"), "\(decoded)")
+    }
+
+    @Test("Fields in an extension range that no extension declares are written in number order")
+    func undeclaredExtensionFieldsKeepTheirPlace() throws {
+        // TestAllTypesProto2 declares `extensions 120 to 200` and an extension at 120 only. A field
+        // 121 is kept with the extension fields and written where the range falls among the
+        // fields; protobuf's C++ runtime keeps it with the unknown fields, written last. The
+        // message is the same: unknown fields are compared by number (MessageDifferencer).
+        let unknown = tag(300, .varint) + [0x01]
+        let field121 = tag(121, .varint) + [0x02]
+        let input = unknown + field121 + tag(253, .varint) + [0x01]
+        let message = try Proto2(serializedBytes: input)
+        #expect(try message.serializedBytes() == field121 + tag(253, .varint) + [0x01] + unknown)
+    }
+}

@@ -12,6 +12,8 @@ import Testing
         "FuzzFrames": checkFrames,
         "FuzzLayoutText": checkLayoutText,
         "FuzzPlugin": checkPlugin,
+        "FuzzDecoderHandler": checkDecoderHandler,
+        "FuzzClientInbound": checkClientInbound,
     ]
 
     static let root = Repository.root.appendingPathComponent("FuzzTesting/FailCases").path

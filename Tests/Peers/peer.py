@@ -66,6 +66,7 @@ ERLANG_ENTER_SCENE = 20001
 SPLIT_PAUSE = 0.002           # longest pause between two pieces of a split write
 HOLD_BACK_WINDOW = 0.005      # held-back bytes wait this long for the next frame
 OUT_OF_ORDER_WINDOW = 0.005   # --out-of-order waits this long for more requests
+STALL_CHANCE = 1 / 200        # the share of replies that --stall-ms delays
 
 
 # ---------------------------------------------------------------------------------------
@@ -273,17 +274,19 @@ def garbage(rng, count):
 class SplitWriter:
     """Writes frames to an asyncio stream.
 
-    Without splitting every frame is one write. With splitting a frame is cut into random
-    pieces of 1..7 bytes, one write each with a pause of 0..2 ms between them, and its
-    last 1..3 bytes are held back: if the next frame comes within 5 ms they are written
-    together with its first piece, otherwise alone after 5 ms. The reader on the other
-    side thus sees frames cut anywhere, and the end of one frame arriving with the start
-    of the next."""
+    Without splitting every frame is one write. With splitting (--split) a frame is cut
+    into random pieces of 1..7 bytes, one write each with a pause of 0..2 ms between them,
+    and its last 1..3 bytes are held back: if the next frame comes within 5 ms they are
+    written together with its first piece, otherwise alone after 5 ms. The reader on the
+    other side thus sees frames cut anywhere, and the end of one frame arriving with the
+    start of the next. Cutting (--cut) does the same with 1..3 pieces of any size and no
+    pauses: fast enough for a soak of a million frames."""
 
-    def __init__(self, writer, rng, split):
+    def __init__(self, writer, rng, split, cut=False):
         self.writer = writer
         self.rng = rng
-        self.split = split
+        self.split = split or cut
+        self.cut = cut
         self.held = b""           # the held-back tail of the previous frame
         self.flush_timer = None
         self.lock = asyncio.Lock()
@@ -303,7 +306,7 @@ class SplitWriter:
             if glued:
                 pieces = [glued + pieces[0]] + pieces[1:] if pieces else [glued]
             for index, piece in enumerate(pieces):
-                if index:
+                if index and not self.cut:
                     await asyncio.sleep(self.rng.uniform(0, SPLIT_PAUSE))
                 self.writer.write(piece)
                 await self.writer.drain()
@@ -342,6 +345,9 @@ class SplitWriter:
 
     def _cut(self, data):
         pieces, start = [], 0
+        if self.cut:
+            points = sorted(self.rng.sample(range(1, len(data)), min(len(data) - 1, self.rng.randint(0, 2))))
+            return [data[a:b] for a, b in zip([0] + points, points + [len(data)])] if data else []
         while start < len(data):
             end = start + self.rng.randint(1, 7)
             pieces.append(data[start:end])
@@ -564,7 +570,7 @@ class StreamConnection:
         self.reader = reader
         self.writer = writer
         self.rng = random.Random(f"{opts.seed}:{number}")
-        self.out = SplitWriter(writer, self.rng, opts.split)
+        self.out = SplitWriter(writer, self.rng, opts.split, opts.cut)
         self.queue = asyncio.Queue()
         self.silent = False
 
@@ -675,6 +681,10 @@ class StreamConnection:
         if item.kind == "reply":
             if self.opts.delay_ms:
                 await asyncio.sleep(self.opts.delay_ms / 1000)
+            if self.opts.stall_ms and self.rng.random() < STALL_CHANCE:
+                stall = self.rng.uniform(0, self.opts.stall_ms)
+                self.log(f"stalled {stall:.0f} ms")
+                await asyncio.sleep(stall / 1000)
             for data in item.frames:
                 await self.out.write(data)
         elif item.kind == "flood":
@@ -799,7 +809,7 @@ class HttpConnection:
         self.writer = writer
         self.number = number
         self.rng = random.Random(f"{opts.seed}:{number}")
-        self.out = SplitWriter(writer, self.rng, opts.split)
+        self.out = SplitWriter(writer, self.rng, opts.split, opts.cut)
 
     def log(self, message):
         log(f"conn {self.number}: {message}")
@@ -961,7 +971,7 @@ async def http_server(opts, pb):
 
 async def connect(opts):
     reader, writer = await asyncio.open_connection("127.0.0.1", opts.port)
-    return reader, writer, SplitWriter(writer, random.Random(opts.seed), opts.split)
+    return reader, writer, SplitWriter(writer, random.Random(opts.seed), opts.split, opts.cut)
 
 
 async def run_client(opts, exchange):
@@ -1137,12 +1147,16 @@ def parse_args(argv):
                         "one); clients: the server's port")
     common.add_argument("--split", action="store_true", help="cut every write into pieces of 1..7 "
                         "bytes with short pauses, holding back frame tails")
+    common.add_argument("--cut", action="store_true", help="cut every write into 1..3 pieces with no "
+                        "pauses, holding back frame tails (for soaks)")
     common.add_argument("--seed", type=int, default=1, help="seed of the random choices")
 
     servers = parser.add_argument_group("servers")
     servers.add_argument("--lifetime", type=float, default=120, help="stop after this many seconds")
     servers.add_argument("--watch-stdin", action="store_true", help="stop when stdin reaches EOF")
     servers.add_argument("--delay-ms", type=int, default=0, help="wait this long before each reply")
+    servers.add_argument("--stall-ms", type=int, default=0, help="before one reply in 200, wait a "
+                         "random time up to this long (everything after it waits too)")
     servers.add_argument("--out-of-order", type=int, default=0, metavar="K", help="send the replies "
                          "to up to K requests (those arriving within 5 ms) in a random order")
     servers.add_argument("--no-heartbeat", action="store_true", help="ignore heartbeat frames")

@@ -559,6 +559,25 @@ def im_out_of_order(split):
 
 
 @test()
+def im_cut_and_stall():
+    # The soak's switches: writes cut without pauses, one reply in 200 stalled, replies shuffled.
+    with Server("im", "--cut", "--stall-ms", 40, "--out-of-order", 8) as server, server.connect() as conn:
+        start = time.monotonic()
+        conn.send(b"".join(user_info(seq, seq + 7) for seq in range(1, 2001)))
+        seen = []
+        for _ in range(2000):
+            seq, frame_type, body = conn.im()
+            info = user.User_info_response.FromString(common.CommonRespon.FromString(body).respon)
+            assert frame_type == 2 and info.user_info.uid == seq + 7, (seq, frame_type, info)
+            seen.append(seq)
+        assert sorted(seen) == list(range(1, 2001)), "a reply is missing or doubled"
+        assert conn.reads > 1, f"2,000 replies came in {conn.reads} read"
+        assert time.monotonic() - start < 20, "cut writes are too slow for a soak"
+        assert conn.silent(0.1)
+    assert "stalled" in server.stderr(), "no reply was stalled"
+
+
+@test()
 def im_misbehaviour():
     with Server("im", "--absurd-length-after", 1) as server, server.connect() as conn:
         conn.send(im_frame(3, 1))

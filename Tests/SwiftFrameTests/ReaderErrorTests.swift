@@ -37,27 +37,40 @@ import SwiftFrame
 
     // MARK: invalidTag
 
-    @Test func invalidTag() {
-        // 2^32: field number 2^29, wire type 0; does not fit in 32 bits.
-        let twoToThe32: [UInt8] = [0x80, 0x80, 0x80, 0x80, 0x10]
-        #expect(decodeError(Node.self, twoToThe32) == .invalidTag(offset: 0))
-        #expect(decodeError(Node.self, [0x08, 0x01] + twoToThe32) == .invalidTag(offset: 2))
-        // A ten-byte tag with every bit set.
-        let allOnes: [UInt8] = Array(repeating: 0xFF, count: 9) + [0x01]
-        #expect(decodeError(Node.self, allOnes + [0x00]) == .invalidTag(offset: 0))
-        // Inside an unknown group.
-        #expect(decodeError(Node.self, [0x7B] + twoToThe32) == .invalidTag(offset: 1))
-        // Field 1 as a varint, padded to 6 and to 10 bytes: the value fits, the encoding does
-        // not (protobuf's C++ and Python runtimes refuse it too). Five bytes are fine.
+    @Test func invalidTag() throws {
+        // A tag is read as protobuf's C++ runtime reads it: at most 5 bytes, bits past the 32nd
+        // dropped. Field 1 as a varint, padded to 6 and to 10 bytes, is refused (C++ and Python
+        // refuse it too); five bytes are fine.
         let padded6: [UInt8] = [0x88, 0x80, 0x80, 0x80, 0x80, 0x00]
         let padded10: [UInt8] = [0x88] + Array(repeating: 0x80, count: 8) + [0x00]
         #expect(decodeError(Node.self, padded6 + [0x01]) == .invalidTag(offset: 0))
         #expect(decodeError(Node.self, [0x08, 0x01] + padded10 + [0x01]) == .invalidTag(offset: 2))
+        // A ten-byte tag with every bit set; and inside an unknown group.
+        let allOnes: [UInt8] = Array(repeating: 0xFF, count: 9) + [0x01]
+        #expect(decodeError(Node.self, allOnes + [0x00]) == .invalidTag(offset: 0))
+        #expect(decodeError(Node.self, [0x7B] + padded6) == .invalidTag(offset: 1))
         let fiveBytes = try? withReader([0x88, 0x80, 0x80, 0x80, 0x00]) { reader throws(WireError) in try reader.readTag() }
         #expect(fiveBytes == 8)
-        #expect(throws: WireError.invalidTag(offset: 0)) {
-            try withReader(twoToThe32) { reader throws(WireError) in try reader.readTag() }
-        }
+        // 8 + 2^32 in five bytes is tag 8: field 1, a varint.
+        let wide: [UInt8] = [0x88, 0x80, 0x80, 0x80, 0x10]
+        let wideTag = try? withReader(wide) { reader throws(WireError) in try reader.readTag() }
+        #expect(wideTag == 8)
+        #expect(try Node(serializedBytes: wide + [0x2A]) == Node(serializedBytes: [0x08, 0x2A]))
+        // 2^32 in five bytes is tag 0.
+        #expect(decodeError(Node.self, [0x80, 0x80, 0x80, 0x80, 0x10]) == .fieldNumberZero(offset: 0))
+    }
+
+    // MARK: invalidLength
+
+    @Test func invalidLength() throws {
+        // A length is a 32-bit varint too: "abc" with its length in 6 bytes is refused, in 5 read.
+        let abc: [UInt8] = [0x61, 0x62, 0x63]
+        #expect(decodeError(Node.self, [0x22, 0x83, 0x80, 0x80, 0x80, 0x80, 0x00] + abc) == .invalidLength(offset: 1))
+        #expect(try Node(serializedBytes: [0x22, 0x83, 0x80, 0x80, 0x80, 0x00] + abc) == Node(serializedBytes: [0x22, 0x03] + abc))
+        // In an unknown field, a child message and a packed run.
+        #expect(decodeError(Node.self, [0x08, 0x01, 0x7A, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00]) == .invalidLength(offset: 3))
+        #expect(decodeError(Node.self, [0x12] + Array(repeating: 0x80, count: 9) + [0x00]) == .invalidLength(offset: 1))
+        #expect(decodeError(Node.self, [0x2A, 0x81, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01]) == .invalidLength(offset: 1))
     }
 
     // MARK: lengthPastEnd
@@ -295,6 +308,7 @@ import SwiftFrame
         .truncated(offset: 4242),
         .malformedVarint(offset: 4242),
         .invalidTag(offset: 4242),
+        .invalidLength(offset: 4242),
         .lengthPastEnd(offset: 4242, length: 77, remaining: 3),
         .invalidWireType(offset: 4242, wireType: 6),
         .fieldNumberZero(offset: 4242),

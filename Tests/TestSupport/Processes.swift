@@ -12,9 +12,8 @@ public enum Repository {
     public static let fixtureProtos = root.appendingPathComponent("Fixtures/protos").path
     /// `Protos`, where `swiftframe/options.proto` lives.
     public static let optionsProtos = root.appendingPathComponent("Protos").path
-    /// protobuf's conformance protos beside the repository, as `scripts/generate.sh` finds them.
-    public static let conformanceProtos: String = ProcessInfo.processInfo.environment["CONFORMANCE_PROTOS"]
-        ?? root.deletingLastPathComponent().appendingPathComponent("shared/protos/conformance").path
+    /// `Protos/conformance`, protobuf's conformance messages.
+    public static let conformanceProtos = root.appendingPathComponent("Protos/conformance").path
 
     /// An executable product SwiftPM built for this test run (the test target depends on it).
     /// The test binary may sit inside a bundle directory below the products directory.

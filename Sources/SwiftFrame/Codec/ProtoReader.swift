@@ -139,17 +139,19 @@ public struct ProtoReader {
     mutating func readTagSlow() throws(WireError) -> UInt32 {
         tagStart = position
         let raw = try readVarint()
-        // A tag is a 32-bit varint: at most 5 bytes. A longer encoding of a small value (padded
-        // with 0x80 bytes) is refused, as protobuf's C++ and Python runtimes refuse it; kept,
-        // it would be written back as read into unknown fields they cannot parse.
-        guard raw >> 32 == 0, position - tagStart <= 5 else { throw .invalidTag(offset: tagStart) }
+        // A tag is a 32-bit varint, read as protobuf's C++ runtime reads it: at most 5 bytes,
+        // and bits past the 32nd are dropped. A longer encoding (a small value padded with
+        // 0x80 bytes) is refused as it refuses it; kept, it would be written back as read into
+        // unknown fields that protobuf cannot parse.
+        guard position - tagStart <= 5 else { throw .invalidTag(offset: tagStart) }
         let tag = UInt32(truncatingIfNeeded: raw)
         guard tag >= 8 else { throw .fieldNumberZero(offset: tagStart) }
         guard tag & 7 < 6 else { throw .invalidWireType(offset: tagStart, wireType: UInt8(tag & 7)) }
         return tag
     }
 
-    /// Reads a length prefix and checks it against the bytes left in the current message.
+    /// Reads a length prefix and checks it against the bytes left in the current message. Like
+    /// a tag, a length is a 32-bit varint of at most 5 bytes, as protobuf's C++ runtime reads it.
     @inlinable @inline(__always)
     public mutating func readLength() throws(WireError) -> Int {
         let start = position
@@ -158,6 +160,7 @@ public struct ProtoReader {
         guard length <= UInt64(truncatingIfNeeded: remaining) else {
             throw .lengthPastEnd(offset: start, length: length, remaining: remaining)
         }
+        guard position &- start <= 5 else { throw .invalidLength(offset: start) }
         return Int(truncatingIfNeeded: length)
     }
 

@@ -5,8 +5,10 @@ public enum WireError: Error, Hashable, Sendable {
     case truncated(offset: Int)
     /// A varint that does not end within 10 bytes.
     case malformedVarint(offset: Int)
-    /// A tag whose varint does not fit in 32 bits.
+    /// A tag written in more than 5 bytes.
     case invalidTag(offset: Int)
+    /// A length prefix written in more than 5 bytes.
+    case invalidLength(offset: Int)
     /// A length prefix larger than the bytes that remain in the enclosing message.
     case lengthPastEnd(offset: Int, length: UInt64, remaining: Int)
     /// Wire type 6 or 7, which protobuf does not define.
@@ -35,7 +37,9 @@ extension WireError: CustomStringConvertible {
         case let .malformedVarint(offset):
             return "malformed varint at offset \(offset): longer than 10 bytes"
         case let .invalidTag(offset):
-            return "invalid tag at offset \(offset): does not fit in 32 bits"
+            return "invalid tag at offset \(offset): longer than 5 bytes"
+        case let .invalidLength(offset):
+            return "invalid length at offset \(offset): longer than 5 bytes"
         case let .lengthPastEnd(offset, length, remaining):
             return "length \(length) at offset \(offset) is past the end (\(remaining) bytes remain)"
         case let .invalidWireType(offset, wireType):

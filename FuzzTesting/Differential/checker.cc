@@ -1,0 +1,102 @@
+// protobuf's C++ runtime as the arbiter of the differential run: parses each input as one of the
+// conformance messages and answers with its deterministic serialization, or says it refused.
+// Built with the messages' C++ code from `protoc --cpp_out`: generated code, as the conformance
+// suite's own C++ testee uses. (protobuf's DynamicMessage is not a faithful stand-in: it keeps
+// map keys as read, so `true` written as 1 and as 2^63 become two entries of a map<bool, ...>.)
+//
+//   checker                      (no arguments)
+//
+// Requests on stdin, until it ends:  u32 length (little endian), u8 operation, then its input.
+//   parse   (operation = message type: 0 TestAllTypesProto3, 1 TestAllTypesProto2): the input is
+//           the bytes to parse. Answer: u8 accepted (0 or 1), u32 length, then the message's
+//           deterministic serialization (empty if refused).
+//   compare (operation = 2 + message type): the input is u32 length, bytes A, then bytes B, both
+//           A already accepted. Answer: u8 verdict, u32 0:
+//             1  A and B parse to the same serialization;
+//             2  they differ only in the order of unknown fields (equal for protobuf's
+//                MessageDifferencer, which compares unknown fields sorted by number);
+//             3  they differ only in map_bool_bool (equal once MessageDifferencer ignores it);
+//             4  B does not parse;
+//             0  otherwise.
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/util/field_comparator.h>
+#include <google/protobuf/util/message_differencer.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "test_messages_proto2.pb.h"
+#include "test_messages_proto3.pb.h"
+
+using google::protobuf::Message;
+using google::protobuf::util::DefaultFieldComparator;
+using google::protobuf::util::MessageDifferencer;
+
+static bool readExactly(std::string& into, size_t count) {
+    into.resize(count);
+    return count == 0 || std::fread(&into[0], 1, count, stdin) == count;
+}
+
+static std::string serialize(const Message& message) {
+    std::string output;
+    google::protobuf::io::StringOutputStream stream(&output);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    message.SerializeToCodedStream(&coded);
+    return output;
+}
+
+/// Whether `a` and `b` are equal for MessageDifferencer (NaN equal to NaN, as the bytes are).
+static bool equal(const Message& a, const Message& b, bool ignoringMapBoolBool) {
+    DefaultFieldComparator comparator;
+    comparator.set_treat_nan_as_equal(true);
+    MessageDifferencer differencer;
+    differencer.set_field_comparator(&comparator);
+    if (ignoringMapBoolBool) differencer.IgnoreField(a.GetDescriptor()->FindFieldByName("map_bool_bool"));
+    return differencer.Compare(a, b);
+}
+
+static void writeAnswer(int status, const std::string& bytes) {
+    unsigned char header[5] = {static_cast<unsigned char>(status)};
+    for (int i = 0; i < 4; i++) header[1 + i] = static_cast<unsigned char>(bytes.size() >> (8 * i));
+    std::fwrite(header, 1, sizeof header, stdout);
+    std::fwrite(bytes.data(), 1, bytes.size(), stdout);
+}
+
+int main() {
+    protobuf_test_messages::proto3::TestAllTypesProto3 proto3, otherProto3;
+    protobuf_test_messages::proto2::TestAllTypesProto2 proto2, otherProto2;
+    Message* messages[2] = {&proto3, &proto2};
+    Message* others[2] = {&otherProto3, &otherProto2};
+    std::string header, input;
+    while (readExactly(header, 4)) {
+        uint32_t length = 0;
+        for (int i = 0; i < 4; i++) length |= uint32_t(static_cast<unsigned char>(header[i])) << (8 * i);
+        if (length == 0 || !readExactly(input, length)) return 1;
+        unsigned operation = static_cast<unsigned char>(input[0]);
+        if (operation > 3) return 1;
+        Message& message = *messages[operation % 2];
+        if (operation < 2) {
+            bool accepted = message.ParseFromArray(input.data() + 1, static_cast<int>(length - 1));
+            writeAnswer(accepted, accepted ? serialize(message) : std::string());
+        } else {
+            if (length < 5) return 1;
+            uint32_t first = 0;
+            for (int i = 0; i < 4; i++) first |= uint32_t(static_cast<unsigned char>(input[1 + i])) << (8 * i);
+            if (first > length - 5) return 1;
+            Message& other = *others[operation % 2];
+            if (!message.ParseFromArray(input.data() + 5, static_cast<int>(first))) return 1;
+            bool readable = other.ParseFromArray(input.data() + 5 + first, static_cast<int>(length - 5 - first));
+            int verdict = !readable                               ? 4
+                : serialize(message) == serialize(other)          ? 1
+                : equal(message, other, false)                    ? 2
+                : equal(message, other, true)                     ? 3
+                                                                  : 0;
+            writeAnswer(verdict, std::string());
+        }
+        std::fflush(stdout);
+    }
+    return 0;
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The differential run (FuzzTesting/Differential): builds swiftframe's conformance testee
+# and the C++ checker (the conformance messages' generated C++ code and libprotobuf), then
+# decodes CASES inputs with swiftframe, protobuf's C++ runtime and its Python package.
+#   scripts/differential.sh [CASES [SEED [CONFIGURATION]]]
+# Defaults: 1,000,000 cases, seed 1, the testee built for release (debug: the build
+# `swift test` made, for a short run).
+set -euo pipefail
+cases=${1:-1000000}
+seed=${2:-1}
+configuration=${3:-release}
+cd "$(dirname "$0")/.."
+work=.build/differential
+mkdir -p "$work/cpp"
+if ! command -v g++ >/dev/null; then
+    echo "installing g++ (for the C++ checker)"
+    sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get install -y -qq g++ >/dev/null
+fi
+if [ ! -x "$work/checker" ] || [ -n "$(find FuzzTesting/Differential/checker.cc Protos/conformance -newer "$work/checker")" ]; then
+    echo "building the C++ checker"
+    protoc --cpp_out="$work/cpp" -I Protos/conformance test_messages_proto2.proto test_messages_proto3.proto
+    g++ -O1 -std=c++17 -I "$work/cpp" -o "$work/checker" FuzzTesting/Differential/checker.cc \
+        "$work/cpp/test_messages_proto2.pb.cc" "$work/cpp/test_messages_proto3.pb.cc" -lprotobuf -pthread
+fi
+swift build -c "$configuration" --product swiftframe-conformance
+rm -rf "$work/disagreements"
+python3 FuzzTesting/Differential/differential.py --testee "$(swift build -c "$configuration" --show-bin-path)/swiftframe-conformance" \
+    --checker "$work/checker" --work "$work" --cases "$cases" --seed "$seed"
