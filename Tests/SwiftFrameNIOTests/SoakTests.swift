@@ -22,11 +22,14 @@ import Testing
         var delivered = 0
         var failed: [String: Int] = [:]
         var misdelivered = 0
+        /// Requests still failing after 20 attempts.
+        var abandoned = 0
     }
 
     @Test(.timeLimit(.minutes(30)))
     func requestsSurviveCutWritesStallsAndDrops() async throws {
-        let peer = try Peer("im", ["--cut", "--stall-ms", "20", "--out-of-order", "16", "--drop-after", "\(Self.dropEvery)"])
+        let peer = try Peer("im", ["--cut", "--stall-ms", "20", "--out-of-order", "16", "--drop-after", "\(Self.dropEvery)",
+                                   "--lifetime", "3600"])
         let counts = NIOLockedValueBox(Counts())
         let memory = MemorySampler()
         let start = ContinuousClock.now
@@ -39,9 +42,11 @@ import Testing
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for task in 0..<Self.tasks {
                     group.addTask {
-                        // Each request is sent until it is delivered; every failure is counted by its kind.
+                        // Each request is sent until it is delivered (at most 20 times); every failure
+                        // is counted by its kind.
                         for index in stride(from: task, to: Self.frames, by: Self.tasks) {
-                            while true {
+                            var delivered = false
+                            for _ in 1...20 where !delivered {
                                 do {
                                     let reply = try await client.request(try userInfo(UInt32(index)), timeout: .seconds(10))
                                     let uid = try UserInfoRequest.Response(serializedBytes: reply.respon).userInfo?.uid
@@ -49,11 +54,12 @@ import Testing
                                         $0.delivered += 1
                                         if uid != UInt32(index) { $0.misdelivered += 1 }
                                     }
-                                    break
+                                    delivered = true
                                 } catch let error as FrameClientError {
                                     counts.withLockedValue { $0.failed[Self.kind(of: error), default: 0] += 1 }
                                 }
                             }
+                            if !delivered { counts.withLockedValue { $0.abandoned += 1 } }
                             if task == 0 && index % 1_000 < Self.tasks { memory.sample() }
                         }
                     }
@@ -75,6 +81,7 @@ import Testing
             """)
         #expect(final.delivered == Self.frames)
         #expect(final.misdelivered == 0)
+        #expect(final.abandoned == 0)
         // Only the drops fail requests: nothing times out (a lost frame would), nothing else.
         #expect(Set(final.failed.keys).isSubset(of: ["connectionLost", "noConnection"]), "\(final.failed)")
         #expect(connectionsLost > 0, "the peer never dropped the connection")
