@@ -6,7 +6,7 @@ PLUGIN = $(BIN_PATH)/protoc-gen-swiftframe
 FIXTURE_PROTOS = $(sort $(wildcard Fixtures/protos/*.proto))
 PREFIX ?= /usr/local
 
-.PHONY: all generate golden check-golden check-protos test peers install protoc plugin clean bench bench-codesize bench-regenerate bench-transport fuzz fuzz-smoke differential differential-smoke soak sanitize-address sanitize-thread
+.PHONY: all generate golden check-golden check-protos test peers python-protobuf install protoc plugin clean bench bench-codesize bench-regenerate bench-transport fuzz fuzz-smoke differential differential-smoke soak sanitize-address sanitize-thread
 
 all: generate
 
@@ -33,10 +33,13 @@ check-protos: plugin
 	swift build --target SwiftFrameWellKnownTypes
 	scripts/check-protos.sh "$(PLUGIN)"
 
-# The Python reference peers the transport tests talk to (protobuf from PyPI), and their own
-# self-test.
-peers: protoc
+# Google's protobuf runtime for python3 (PyPI), which the reference peers and the differential
+# run use.
+python-protobuf: protoc
 	@scripts/ensure-peers.sh
+
+# The Python reference peers the transport tests talk to, and their own self-test.
+peers: python-protobuf
 	python3 Tests/Peers/selftest.py
 
 test: check-golden peers
@@ -59,28 +62,28 @@ fuzz-smoke: protoc
 # DIFFERENTIAL_CASES inputs to the conformance messages from DIFFERENTIAL_SEED.
 DIFFERENTIAL_CASES ?= 1000000
 DIFFERENTIAL_SEED ?= 1
-differential: peers
+differential: python-protobuf
 	scripts/differential.sh $(DIFFERENTIAL_CASES) $(DIFFERENTIAL_SEED)
 
 # What `make test` runs: 20,000 cases, with the testee `swift test` built.
-differential-smoke: peers
+differential-smoke: python-protobuf
 	scripts/differential.sh 20000 1 debug
 
 # A million frames from the client through the Python IM peer, which cuts its writes, stalls
 # and drops the connection every 3,000 frames (`make test` runs 20,000 of them).
 SOAK_FRAMES ?= 1000000
-soak: peers
+soak: python-protobuf
 	SWIFTFRAME_SOAK_FRAMES=$(SOAK_FRAMES) $(SWIFT) test --filter SoakTests
 
 # The whole test suite under AddressSanitizer (leaks inside Foundation and libcurl are not
 # reported: Tests/lsan-suppressions.txt), and the transport tests under ThreadSanitizer, each
 # in a build directory of its own (.build-asan, .build-tsan).
-sanitize-address: check-golden peers
+sanitize-address: python-protobuf
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt:print_suppressions=0 \
 	    $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
 
-sanitize-thread: peers
+sanitize-thread: python-protobuf
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter SwiftFrameNIOTests
 

@@ -143,23 +143,22 @@ class Cases:
     def __init__(self, pool, rng):
         self.rng = rng
         self.roots = [pool.FindMessageTypeByName(name) for name in TYPES]
-        self.extensions = {}
-        root2 = self.roots[1]
-        for name in ["protobuf_test_messages.proto2.extension_int32"]:
-            self.extensions.setdefault(root2.full_name, []).append(pool.FindExtensionByName(name))
-        message_set = pool.FindMessageTypeByName(root2.full_name + ".MessageSetCorrect")
-        self.extensions[message_set.full_name] = [
-            pool.FindExtensionByName(root2.full_name + ".MessageSetCorrectExtension%d.message_set_extension" % i)
-            for i in (1, 2)]
+        proto2 = self.roots[1].full_name
+        self.extensions = {
+            proto2: [pool.FindExtensionByName("protobuf_test_messages.proto2.extension_int32")],
+            proto2 + ".MessageSetCorrect": [
+                pool.FindExtensionByName(proto2 + ".MessageSetCorrectExtension%d.message_set_extension" % i)
+                for i in (1, 2)],
+        }
 
     def tag(self, number, wire_type):
         rng = self.rng
         roll = rng.random()
         pad = 0
         if roll < 0.03:
-            pad = rng.randint(1, 4)        # still within 5 bytes
+            pad = rng.randint(1, 4)        # most still within the 5 bytes protobuf reads
         elif roll < 0.04:
-            pad = rng.randint(5, 10)       # 6 to 11 bytes: protobuf refuses these
+            pad = rng.randint(5, 10)       # 6 bytes or more: protobuf refuses these
         return varint((number << 3) | wire_type, pad)
 
     def scalar_varint(self, value):
@@ -296,7 +295,7 @@ class Cases:
         count = rng.choice([0, 1, 2, 3, 4, 6, 10]) if depth < 3 else rng.choice([0, 1, 2])
         return b"".join(self.field(message, depth) for _ in range(count))
 
-    def nested(self, root, levels):
+    def nested(self, levels):
         """`levels` messages nested through recursive_message (field 27): protobuf's limit is 100."""
         body = b"\x08\x01"
         for _ in range(levels):
@@ -328,7 +327,7 @@ class Cases:
         rng = self.rng
         kind = rng.randint(0, 1)
         if rng.random() < 0.002:
-            data = self.nested(self.roots[kind], rng.choice([98, 99, 100, 101, 102, 150]))
+            data = self.nested(rng.choice([98, 99, 100, 101, 102, 150]))
         else:
             data = self.message(self.roots[kind], 0)
         if rng.random() < 0.25:
@@ -500,13 +499,11 @@ def main():
         for kind, _ in batch:
             kinds[kind] += 1
         swift_answers, cpp_answers, python_answers = swift.answer(batch), cpp.answer(batch), python.answer(batch)
-        # swiftframe's re-encodings, compared with the input by C++ and by Python.
-        reencoded = [(i, (batch[i][0], s[1])) for i, (s, c) in enumerate(zip(swift_answers, cpp_answers))
-                     if s and c and s[0] and c[0]]
-        comparisons = [(kind + 2, struct.pack("<I", len(batch[i][1])) + batch[i][1] + data)
-                       for i, (kind, data) in reencoded]
-        verdicts, python_verdicts = cpp.answer(comparisons), python.answer(comparisons)
-        reparsed = {i: (c, p) for (i, _), c, p in zip(reencoded, verdicts, python_verdicts)}
+        # swiftframe's re-encodings of what both accept, compared with the input by C++ and by Python.
+        reencoded = [i for i, (s, c) in enumerate(zip(swift_answers, cpp_answers)) if s and c and s[0] and c[0]]
+        comparisons = [(batch[i][0] + 2, struct.pack("<I", len(batch[i][1])) + batch[i][1] + swift_answers[i][1])
+                       for i in reencoded]
+        reparsed = dict(zip(reencoded, zip(cpp.answer(comparisons), python.answer(comparisons))))
 
         for i, case in enumerate(batch):
             s, c, p = swift_answers[i], cpp_answers[i], python_answers[i]
@@ -539,6 +536,8 @@ def main():
                 continue
             if s[0]:
                 verdict, again_python = reparsed[i]
+                if verdict is None:
+                    raise RuntimeError("the C++ checker crashed or hung comparing case %d" % (done + i))
                 if verdict[0] == UNREADABLE:
                     differences.add("C++ cannot read swiftframe's re-encoding", case)
                 elif verdict[0] in INTENDED_REENCODINGS:
