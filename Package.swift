@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "SwiftFrameDescriptors", dependencies: ["SwiftFrame"]),
         // Descriptor decoder, resolved model, naming, printer and emitters.
         .target(name: "SwiftFrameGenerator", dependencies: ["SwiftFrame", "SwiftFrameDescriptors"]),
-        .executableTarget(name: "protoc-gen-swiftframe", dependencies: ["SwiftFrameGenerator"]),
+        .executableTarget(name: "protoc-gen-swiftframe", dependencies: ["SwiftFrame", "SwiftFrameGenerator"]),
         // Command-line tool: `swiftframe inspect` prints the frames of a captured byte stream.
         .executableTarget(
             name: "swiftframe",

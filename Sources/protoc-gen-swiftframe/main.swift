@@ -6,6 +6,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SwiftFrame
 import SwiftFrameGenerator
 
 /// Writes all of `bytes` to a file descriptor; false on failure.
@@ -27,10 +28,16 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+if CommandLine.arguments.dropFirst() == ["--version"] {
+    print("protoc-gen-swiftframe \(SwiftFrameVersion.release)")
+    exit(0)
+}
+
 if CommandLine.arguments.count > 1 || isatty(0) != 0 {
     print("""
         protoc-gen-swiftframe is a protoc plugin; run it through protoc:
           protoc --plugin=protoc-gen-swiftframe=PATH --swiftframe_out=DIR [--swiftframe_opt=Visibility=internal] FILE.proto
+          protoc-gen-swiftframe --version
         """)
     exit(CommandLine.arguments.dropFirst().allSatisfy { $0 == "--help" || $0 == "-h" } ? 0 : 1)
 }

@@ -1,10 +1,12 @@
 import ArgumentParser
+import SwiftFrame
 
 @main
 struct SwiftFrameCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "swiftframe",
         abstract: "Tools for protobuf inside binary packet headers.",
+        version: SwiftFrameVersion.release,
         subcommands: [Inspect.self]
     )
 }

@@ -35,10 +35,7 @@ import Testing
             string_enum { key: "neg" value: SIGN_NEGATIVE } string_enum { key: "zero" value: SIGN_ZERO }
             string_self { key: "child" value { int32_int32 { key: 1 value: 1 } } }
             """
-        try expectRoundTrip(maps, text: text, file: "collections.proto", compareDescriptions: false)
-        // Enum values in maps: `==` compares numbers, so check the cases by name too.
-        let decoded = try Maps(serializedBytes: try maps.serializedBytes())
-        #expect(decoded.stringEnum.mapValues { "\($0)" } == ["neg": "negative", "zero": "zero"])
+        try expectRoundTrip(maps, text: text, file: "collections.proto")
     }
 
     @Test func stringKeysAreWrittenInUTF8ByteOrder() throws {

@@ -45,7 +45,7 @@ struct Proto2AccountTests {
         try expectRoundTrip(Legacy_Account(id: 1, name: "p", contact: .phone(0)), text: "id: 1 name: \"p\" phone: 0", file: legacy)
         try expectRoundTrip(Legacy_Account(id: 1, name: "m", moods: ["": .calm, "b": .angry, "c": .happy]),
                             text: "id: 1 name: \"m\" moods { key: \"\" value: MOOD_CALM } moods { key: \"b\" value: MOOD_ANGRY } moods { key: \"c\" value: MOOD_HAPPY }",
-                            file: legacy, compareDescriptions: false)
+                            file: legacy)
     }
 
     /// Optional fields set to their default (declared or not) are present and written.

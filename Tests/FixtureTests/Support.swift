@@ -26,11 +26,11 @@ extension Protoc {
 /// The round-trip check of TestSupport, for a message of a fixture file.
 func expectRoundTrip<M: Message>(
     _ value: M, text: String, file: String, expectEmpty: Bool = false,
-    same: (M, M) -> Bool = { $0 == $1 }, compareDescriptions: Bool = true,
+    same: (M, M) -> Bool = { $0 == $1 },
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
     try expectRoundTrip(value, text: text, schema: .fixture(file), expectEmpty: expectEmpty, same: same,
-                        compareDescriptions: compareDescriptions, sourceLocation: sourceLocation)
+                        sourceLocation: sourceLocation)
 }
 
 extension RoundTripCase {

@@ -75,7 +75,7 @@ struct UnknownFieldTests {
         // Compared by case name: the enums' `==` only compares numbers.
         #expect(caseName(decoded.sign) == "unrecognized(7)")
         #expect(decoded.sign.rawValue == 7)
-        #expect(decoded.signs.map(caseName) == ["unrecognized(7)", "unrecognized(-5)", "max"])
+        #expect(decoded.signs.map(caseName) == ["unrecognized(7)", "unrecognized(-5)", "case(2147483647)"])
         #expect(decoded.deepest.map { caseName($0.sign) } == "unrecognized(8)")
         #expect(decoded.deepest.map { caseName($0.kind) } == "unrecognized(2)")
         #expect(decoded.oSign.map(caseName) == "unrecognized(9)")

@@ -81,4 +81,32 @@ import Testing
 
         #expect(try Support.typecheck(swiftFiles) == [])
     }
+
+    /// `TextFormat=Numbers` leaves every field and enum value name out of the code, which
+    /// still compiles cleanly; the messages then print by number.
+    @Test func numbersModeHoldsNoNames() throws {
+        let (result, files) = try Support.generate(["stress.proto": Self.stress, "names.proto": Self.names],
+                                                   parameter: "TextFormat=Numbers")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(files.count == 2)
+        for (name, source) in files {
+            #expect(!source.contains("textFormatFields") && !source.contains("protoName(forNumber"), "\(name)")
+            #expect(!source.contains("\"MODE_SELF\"") && !source.contains("\"children\""), "\(name)")
+        }
+        #expect(try Support.typecheck(files) == [])
+    }
+
+    /// Code generated for another runtime fails at its version check, with the line that
+    /// explains what to do above it.
+    @Test func anotherRuntimeFailsAtTheVersionCheck() throws {
+        let (result, files) = try Support.generate(["names.proto": Self.names])
+        #expect(result.status == 0, "\(result.stderr)")
+        let source = try #require(files["names.swiftframe.swift"])
+        #expect(source.contains("SwiftFrame.GeneratedCodeVersion1\n"))
+        let complaints = try Support.typecheck([
+            "names.swift": source.replacingOccurrences(of: "GeneratedCodeVersion1", with: "GeneratedCodeVersion2"),
+        ])
+        #expect(complaints.count == 2)
+        #expect(complaints.allSatisfy { $0.contains("GeneratedCodeVersion2") && $0.contains("error:") })
+    }
 }

@@ -20,7 +20,7 @@ func expectMatchesProtoc<M: Message>(
     same: (M, M) -> Bool = { $0 == $1 },
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
-    try expectRoundTrip(value, text: text, schema: .wellKnown(files), same: same, compareDescriptions: false,
+    try expectRoundTrip(value, text: text, schema: .wellKnown(files), same: same,
                         sourceLocation: sourceLocation)
 }
 
@@ -30,7 +30,7 @@ extension RoundTripCase {
         same: @escaping @Sendable (M, M) -> Bool = { $0 == $1 },
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        self.init(name, value, text: text, schema: .wellKnown(files), same: same, compareDescriptions: false,
+        self.init(name, value, text: text, schema: .wellKnown(files), same: same,
                   sourceLocation: sourceLocation)
     }
 

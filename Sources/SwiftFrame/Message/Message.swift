@@ -1,9 +1,12 @@
 /// A protobuf message. Generated structs conform to this; each implements its own
 /// straight-line decode, size and encode code against `ProtoReader`, `SizeCache` and
 /// `ProtoWriter`.
-public protocol Message: Sendable, Hashable {
+public protocol Message: Sendable, Hashable, CustomDebugStringConvertible {
     /// The fully qualified protobuf name, e.g. `im.user.login_request` or `login_request`.
     static var protoMessageName: String { get }
+
+    /// The fields' names and kinds for the text format, in number order (see `TextFormatField`).
+    static var textFormatFields: [TextFormatField] { get }
 
     /// A message with every field at its default.
     init()

@@ -31,6 +31,20 @@ struct EnumEmitter {
                 printer.line("self = .\(enumType.defaultCase.swiftName)")
             }
             if !enumType.isClosed { emitOpenMembers(to: printer) }
+            if enumType.file.printsNames { emitNames(to: printer) }
+        }
+    }
+
+    /// `protoName(forNumber:)`, which the text format prints values with.
+    private func emitNames(to printer: Printer) {
+        printer.line()
+        printer.block("\(visibility)static func protoName(forNumber number: Swift.Int32) -> Swift.String?") {
+            printer.switchBlock("number") {
+                for enumCase in enumType.cases {
+                    printer.line("case \(enumCase.number): return \"\(enumCase.protoName)\"")
+                }
+                printer.line("default: return nil")
+            }
         }
     }
 
@@ -56,12 +70,6 @@ struct EnumEmitter {
         }
         printer.line()
         let all = enumType.cases.map { "." + $0.swiftName }
-        if all.count <= 4 {
-            printer.line("\(visibility)static let allCases: [Self] = [\(all.joined(separator: ", "))]")
-        } else {
-            printer.indented("\(visibility)static let allCases: [Self] = [", {
-                for name in all { printer.line("\(name),") }
-            }, closing: "]")
-        }
+        printer.list("\(visibility)static let allCases: [Self] = ", all, inlineUpTo: 4)
     }
 }

@@ -45,6 +45,29 @@ struct FieldCode {
         }
     }
 
+    // MARK: Text format
+
+    /// The field's row in `textFormatFields`: `.init(7, "G", .group(Outer.G.self))`. A group
+    /// prints under its type's name, as protobuf prints it.
+    var textFormatRow: String {
+        var kind = Self.textFormatKind(field.kind)
+        var name = field.protoName
+        if field.isGroup, case let .message(type) = field.kind {
+            kind = ".group(\(type.swiftPath).self)"
+            name = type.protoName
+        }
+        return ".init(\(field.number), \"\(name)\", \(kind))"
+    }
+
+    static func textFormatKind(_ kind: Field.Kind) -> String {
+        switch kind {
+        case let .scalar(scalar): return ".\(scalar)"
+        case let .enumeration(enumType): return ".enumeration(\(enumType.swiftPath).protoName(forNumber:))"
+        case let .message(message): return ".message(\(message.swiftPath).self)"
+        case let .map(key, value): return ".map(key: .\(key), value: \(textFormatKind(value)))"
+        }
+    }
+
     // MARK: Wire details
 
     private enum Family { case varint, fixed32, fixed64, string, bytes, message, map }

@@ -131,6 +131,11 @@ struct MessageEmitter {
         printer.line()
         printer.block("extension \(message.swiftPath)") {
             printer.line("\(visibility)static let protoMessageName: Swift.String = \"\(message.fullName)\"")
+            if message.file.printsNames && !ordered.isEmpty {
+                printer.line()
+                printer.list("\(visibility)static let textFormatFields: [SwiftFrame.TextFormatField] = ",
+                             ordered.map(\.textFormatRow))
+            }
             printer.line()
             emitDecode(ordered, to: printer)
             printer.line()

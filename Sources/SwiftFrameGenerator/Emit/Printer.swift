@@ -37,6 +37,15 @@ final class Printer {
         if let closing { line(closing) }
     }
 
+    /// `declaration[a, b]` on one line for up to `inlineUpTo` items, else one item per line.
+    func list(_ declaration: String, _ items: [String], inlineUpTo: Int = 0) {
+        if items.count <= inlineUpTo {
+            line(declaration + "[" + items.joined(separator: ", ") + "]")
+        } else {
+            indented(declaration + "[", { items.forEach { line($0 + ",") } }, closing: "]")
+        }
+    }
+
     /// `switch subject {` with its `case` lines at the same depth, as Swift style has it.
     func switchBlock(_ subject: String, _ body: () -> Void) {
         line("switch \(subject) {")

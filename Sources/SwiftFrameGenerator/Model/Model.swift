@@ -132,6 +132,9 @@ public final class ProtoFile {
     /// proto2 rules: explicit presence everywhere, closed enums, unpacked by default.
     public let isProto2: Bool
 
+    /// Messages and enums carry their proto names for the text format (`TextFormat=Names`).
+    public internal(set) var printsNames = true
+
     /// The command table of this file, when it declares commands.
     public internal(set) var commandTable: CommandTable?
     /// Messages of this file whose bytes field holds a message chosen by an enum field.

@@ -68,6 +68,7 @@ final class Resolver {
         resolver.nameHelpers(generated)
         for file in generated {
             file.imports = importedModules(of: file, generatedHere: generatedNames, moduleMap: options.moduleMap)
+            file.printsNames = options.textFormat == .Names
         }
         resolver.problems += commands.problems
         guard resolver.problems.isEmpty else { throw GenerationError(problems: resolver.problems) }

@@ -28,6 +28,16 @@ public struct GeneratorOptions: Equatable, Sendable {
 
     public var fileNaming: FileNaming = .FullPath
 
+    /// What generated messages and enums print.
+    public enum TextFormat: String, Sendable, CaseIterable {
+        /// Protobuf's text format with field and enum value names, as `protoc --decode` prints.
+        case Names
+        /// Fields by number, as `protoc --decode_raw` prints: no names in the binary.
+        case Numbers
+    }
+
+    public var textFormat: TextFormat = .Names
+
     /// A frame layout preset for every command table, overriding `(swiftframe.layout)`.
     public var layout: String?
     /// .proto files whose Swift lives in another module (`google/protobuf/any.proto` →
@@ -69,6 +79,12 @@ public struct GeneratorOptions: Equatable, Sendable {
                     throw GenerationError(problems: ["option FileNaming=\(value): expected one of \(allowed)"])
                 }
                 self.fileNaming = naming
+            case "TextFormat":
+                guard let textFormat = TextFormat(rawValue: value) else {
+                    let allowed = TextFormat.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw GenerationError(problems: ["option TextFormat=\(value): expected one of \(allowed)"])
+                }
+                self.textFormat = textFormat
             case "Layout":
                 self.layout = value
             case "LayoutFile":
@@ -78,7 +94,7 @@ public struct GeneratorOptions: Equatable, Sendable {
             case "Config":
                 config = try Self.readConfig(Self.readTextFile(value), path: value)
             default:
-                throw GenerationError(problems: ["unknown option '\(key)' (known options: Visibility, FileNaming, Layout, LayoutFile, ModuleMap, Config)"])
+                throw GenerationError(problems: ["unknown option '\(key)' (known options: Visibility, FileNaming, TextFormat, Layout, LayoutFile, ModuleMap, Config)"])
             }
         }
     }

@@ -1,0 +1,356 @@
+/// Prints a message in protobuf's text format by walking its encoding with the message's
+/// `textFormatFields`: the output is what `protoc --decode` prints for the same bytes.
+/// Fields come in the order they are encoded (by number, unknown fields last); a field the
+/// table does not list prints by number as `protoc --decode_raw` prints it.
+struct TextFormatPrinter {
+    private var output = ""
+    private let multiline: Bool
+    private var indent = 0
+
+    /// How deep unknown length-delimited fields are tried as messages (protobuf's limit).
+    private static let unknownRecursionBudget = 10
+
+    private init(multiline: Bool) {
+        self.multiline = multiline
+    }
+
+    static func print<M: Message>(_ message: M, multiline: Bool) -> String {
+        var printer = TextFormatPrinter(multiline: multiline)
+        // Printing never fails for want of required fields: they are simply not printed.
+        let bytes = (try? message.serializedBytes(partial: true)) ?? []
+        bytes.withUnsafeBytes { buffer in
+            printer.printFields(buffer, of: M.textFormatFields, budget: unknownRecursionBudget)
+        }
+        return printer.output
+    }
+
+    // MARK: Layout
+
+    /// `name: value`
+    private mutating func scalar(_ name: String, _ value: String) {
+        start()
+        output += name
+        output += ": "
+        output += value
+        end()
+    }
+
+    /// `name {`, the body, `}`
+    private mutating func nested(_ name: String, _ body: (inout TextFormatPrinter) -> Void) {
+        start()
+        output += name
+        output += " {"
+        end()
+        indent += 1
+        body(&self)
+        indent -= 1
+        start()
+        output += "}"
+        end()
+    }
+
+    private mutating func start() {
+        if multiline {
+            output += String(repeating: "  ", count: indent)
+        } else if !output.isEmpty {
+            output += " "
+        }
+    }
+
+    private mutating func end() {
+        if multiline { output += "\n" }
+    }
+
+    // MARK: Fields
+
+    /// Prints every field encoded in `buffer`; stops with a note at bytes it cannot read
+    /// (only possible for `UnknownFields` built by hand from arbitrary bytes).
+    private mutating func printFields(_ buffer: UnsafeRawBufferPointer, of fields: [TextFormatField], budget: Int) {
+        var reader = ProtoReader(buffer: buffer)
+        do throws(WireError) {
+            while reader.hasRemaining {
+                let tag = try reader.readTag()
+                let number = Int32(bitPattern: tag >> 3)
+                if let field = Self.field(number, in: fields) {
+                    if try printKnown(field, tag: tag, from: &reader, budget: budget) { continue }
+                }
+                try printUnknown(number, tag: tag, from: &reader, budget: budget)
+            }
+        } catch {
+            start()
+            output += "<unreadable: \(error)>"
+            end()
+        }
+    }
+
+    private static func field(_ number: Int32, in fields: [TextFormatField]) -> TextFormatField? {
+        var low = 0
+        var high = fields.count
+        while low < high {
+            let middle = (low + high) / 2
+            if fields[middle].number < number { low = middle + 1 } else { high = middle }
+        }
+        return low < fields.count && fields[low].number == number ? fields[low] : nil
+    }
+
+    /// Prints a field the table lists; false (having read nothing) when its wire type is not
+    /// the field's, so that it prints as the unknown field it was decoded as.
+    private mutating func printKnown(_ field: TextFormatField, tag: UInt32, from reader: inout ProtoReader,
+                                     budget: Int) throws(WireError) -> Bool {
+        let wireType = UInt8(tag & 7)
+        switch field.kind {
+        case .map(let key, let value):
+            guard wireType == WireType.lengthDelimited.rawValue else { return false }
+            try printMap(field.name, key: key, value: value, tag: tag, from: &reader)
+        case .message(let type):
+            guard wireType == WireType.lengthDelimited.rawValue else { return false }
+            let body = try reader.readDelimitedBuffer()
+            nested(field.name) { $0.printFields(body, of: type.textFormatFields, budget: budget) }
+        case .group(let type):
+            guard wireType == WireType.startGroup.rawValue else { return false }
+            let body = try reader.readGroupBuffer(fieldNumber: tag >> 3)
+            nested(field.name) { $0.printFields(body, of: type.textFormatFields, budget: budget) }
+        case .string, .bytes:
+            guard wireType == WireType.lengthDelimited.rawValue else { return false }
+            scalar(field.name, Self.quoted(try reader.readDelimitedBuffer()))
+        default:
+            if wireType == field.kind.wireType.rawValue {
+                scalar(field.name, try Self.value(of: field.kind, from: &reader))
+            } else if wireType == WireType.lengthDelimited.rawValue {
+                // A packed run: one line per element.
+                var run = ProtoReader(buffer: try reader.readDelimitedBuffer())
+                while run.hasRemaining { scalar(field.name, try Self.value(of: field.kind, from: &run)) }
+            } else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The entries of a map field that follow one another on the wire, sorted by key as
+    /// protobuf prints them; an entry missing its key or value shows the default.
+    private mutating func printMap(_ name: String, key: TextFormatKind, value: TextFormatKind, tag: UInt32,
+                                   from reader: inout ProtoReader) throws(WireError) {
+        var entries: [(key: MapKey, body: UnsafeRawBufferPointer)] = []
+        repeat {
+            if !entries.isEmpty { _ = try reader.readTag() }
+            let body = try reader.readDelimitedBuffer()
+            var entry = ProtoReader(buffer: body)
+            var entryKey = MapKey.defaultValue(of: key)
+            while entry.hasRemaining {
+                let entryTag = try entry.readTag()
+                if entryTag == UInt32(1 << 3) | UInt32(key.wireType.rawValue) {
+                    entryKey = try MapKey.read(key, from: &entry)
+                } else {
+                    try entry.skipValue(tag: entryTag)
+                }
+            }
+            entries.append((entryKey, body))
+        } while reader.nextTagIs(tag)
+        entries.sort { $0.key < $1.key }
+        for (_, body) in entries {
+            nested(name) { printer in printer.printEntry(body, key: key, value: value) }
+        }
+    }
+
+    private mutating func printEntry(_ body: UnsafeRawBufferPointer, key: TextFormatKind, value: TextFormatKind) {
+        var reader = ProtoReader(buffer: body)
+        var keyText: String? = nil
+        var valueBody: UnsafeRawBufferPointer? = nil
+        var valueText: String? = nil
+        do throws(WireError) {
+            while reader.hasRemaining {
+                let tag = try reader.readTag()
+                switch tag {
+                case UInt32(1 << 3) | UInt32(key.wireType.rawValue):
+                    keyText = try Self.text(of: key, from: &reader)
+                case UInt32(2 << 3) | UInt32(value.wireType.rawValue):
+                    if case .message = value {
+                        valueBody = try reader.readDelimitedBuffer()
+                    } else {
+                        valueText = try Self.text(of: value, from: &reader)
+                    }
+                default:
+                    try reader.skipValue(tag: tag)
+                }
+            }
+        } catch {
+            // The entry was read once already, when the map was sorted.
+        }
+        scalar("key", keyText ?? Self.defaultText(key))
+        if case .message(let type) = value {
+            let fields = type.textFormatFields
+            let body = valueBody ?? UnsafeRawBufferPointer(start: nil, count: 0)
+            nested("value") { $0.printFields(body, of: fields, budget: Self.unknownRecursionBudget) }
+        } else {
+            scalar("value", valueText ?? Self.defaultText(value))
+        }
+    }
+
+    /// A field the table does not list, as `protoc --decode_raw` prints it.
+    private mutating func printUnknown(_ number: Int32, tag: UInt32, from reader: inout ProtoReader,
+                                       budget: Int) throws(WireError) {
+        let name = String(UInt32(bitPattern: number))
+        switch WireType(rawValue: UInt8(tag & 7)) {
+        case .varint:
+            scalar(name, String(try reader.readVarint()))
+        case .fixed32:
+            scalar(name, "0x" + Self.hex(UInt64(try reader.readFixed32()), digits: 8))
+        case .fixed64:
+            scalar(name, "0x" + Self.hex(try reader.readFixed64(), digits: 16))
+        case .lengthDelimited:
+            // Bytes that parse as fields are shown as a message, as protobuf guesses.
+            let body = try reader.readDelimitedBuffer()
+            if budget > 0, body.count > 0, Self.parsesAsFields(body) {
+                nested(name) { $0.printFields(body, of: [], budget: budget - 1) }
+            } else {
+                scalar(name, Self.quoted(body))
+            }
+        case .startGroup:
+            let body = try reader.readGroupBuffer(fieldNumber: tag >> 3)
+            nested(name) { $0.printFields(body, of: [], budget: budget - 1) }
+        case .endGroup, .none:
+            throw .unmatchedEndGroup(offset: reader.offset)
+        }
+    }
+
+    private static func parsesAsFields(_ buffer: UnsafeRawBufferPointer) -> Bool {
+        var reader = ProtoReader(buffer: buffer)
+        do throws(WireError) {
+            while reader.hasRemaining { try reader.skipValue(tag: try reader.readTag()) }
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    // MARK: Values
+
+    private static func text(of kind: TextFormatKind, from reader: inout ProtoReader) throws(WireError) -> String {
+        switch kind {
+        case .string, .bytes: return quoted(try reader.readDelimitedBuffer())
+        default: return try value(of: kind, from: &reader)
+        }
+    }
+
+    /// A varint or fixed-width value, as protobuf prints it.
+    private static func value(of kind: TextFormatKind, from reader: inout ProtoReader) throws(WireError) -> String {
+        switch kind {
+        case .int32: return String(Int32(truncatingIfNeeded: try reader.readVarint()))
+        case .int64: return String(Int64(bitPattern: try reader.readVarint()))
+        case .uint32: return String(UInt32(truncatingIfNeeded: try reader.readVarint()))
+        case .uint64: return String(try reader.readVarint())
+        case .sint32: return String(Wire.unZigZag(UInt32(truncatingIfNeeded: try reader.readVarint())))
+        case .sint64: return String(Wire.unZigZag(try reader.readVarint()))
+        case .bool: return try reader.readVarint() != 0 ? "true" : "false"
+        case .enumeration(let name):
+            let number = Int32(truncatingIfNeeded: try reader.readVarint())
+            return name(number) ?? String(number)
+        case .fixed32: return String(try reader.readFixed32())
+        case .sfixed32: return String(Int32(bitPattern: try reader.readFixed32()))
+        case .float: return TextFormatNumbers.format(Float(bitPattern: try reader.readFixed32()))
+        case .fixed64: return String(try reader.readFixed64())
+        case .sfixed64: return String(Int64(bitPattern: try reader.readFixed64()))
+        case .double: return TextFormatNumbers.format(Double(bitPattern: try reader.readFixed64()))
+        case .string, .bytes, .message, .group, .map: return ""  // never called for these
+        }
+    }
+
+    /// What a map entry without its key or value shows.
+    private static func defaultText(_ kind: TextFormatKind) -> String {
+        switch kind {
+        case .string, .bytes: return "\"\""
+        case .bool: return "false"
+        case .enumeration(let name): return name(0) ?? "0"
+        default: return "0"
+        }
+    }
+
+    /// Bytes between double quotes, escaped as protobuf's CEscape does: the usual
+    /// backslash escapes, and every other byte outside printable ASCII in three octal digits.
+    static func quoted(_ bytes: UnsafeRawBufferPointer) -> String {
+        var text: [UInt8] = [UInt8(ascii: "\"")]
+        text.reserveCapacity(bytes.count + 2)
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\n"): text += [0x5C, UInt8(ascii: "n")]
+            case UInt8(ascii: "\r"): text += [0x5C, UInt8(ascii: "r")]
+            case UInt8(ascii: "\t"): text += [0x5C, UInt8(ascii: "t")]
+            case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "\\"): text += [0x5C, byte]
+            case 0x20..<0x7F: text.append(byte)
+            default: text += [0x5C, 0x30 + byte >> 6, 0x30 + (byte >> 3) & 7, 0x30 + byte & 7]
+            }
+        }
+        text.append(UInt8(ascii: "\""))
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func hex(_ value: UInt64, digits: Int) -> String {
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
+    }
+}
+
+/// A map entry's key, ordered as protobuf orders keys when printing: numbers by value,
+/// strings by their bytes, false before true.
+private enum MapKey: Comparable {
+    case signed(Int64)
+    case unsigned(UInt64)
+    case bytes([UInt8])
+
+    static func defaultValue(of kind: TextFormatKind) -> MapKey {
+        switch kind {
+        case .int32, .int64, .sint32, .sint64, .sfixed32, .sfixed64: return .signed(0)
+        case .string: return .bytes([])
+        default: return .unsigned(0)
+        }
+    }
+
+    static func read(_ kind: TextFormatKind, from reader: inout ProtoReader) throws(WireError) -> MapKey {
+        switch kind {
+        case .int32: return .signed(Int64(Int32(truncatingIfNeeded: try reader.readVarint())))
+        case .int64: return .signed(Int64(bitPattern: try reader.readVarint()))
+        case .sint32: return .signed(Int64(Wire.unZigZag(UInt32(truncatingIfNeeded: try reader.readVarint()))))
+        case .sint64: return .signed(Wire.unZigZag(try reader.readVarint()))
+        case .sfixed32: return .signed(Int64(Int32(bitPattern: try reader.readFixed32())))
+        case .sfixed64: return .signed(Int64(bitPattern: try reader.readFixed64()))
+        case .uint32: return .unsigned(UInt64(UInt32(truncatingIfNeeded: try reader.readVarint())))
+        case .bool: return .unsigned(try reader.readVarint() != 0 ? 1 : 0)
+        case .fixed32: return .unsigned(UInt64(try reader.readFixed32()))
+        case .fixed64: return .unsigned(try reader.readFixed64())
+        case .string: return .bytes(Array(try reader.readDelimitedBuffer()))
+        default: return .unsigned(try reader.readVarint())  // uint64
+        }
+    }
+
+    static func < (lhs: MapKey, rhs: MapKey) -> Bool {
+        switch (lhs, rhs) {
+        case let (.signed(a), .signed(b)): return a < b
+        case let (.unsigned(a), .unsigned(b)): return a < b
+        case let (.bytes(a), .bytes(b)): return a.lexicographicallyPrecedes(b)
+        default: return false  // keys of one map are all of one kind
+        }
+    }
+}
+
+extension ProtoReader {
+    /// The bytes of the length-delimited value whose tag was just read.
+    mutating func readDelimitedBuffer() throws(WireError) -> UnsafeRawBufferPointer {
+        let length = try readLength()
+        defer { position += length }
+        return UnsafeRawBufferPointer(start: base + position, count: length)
+    }
+
+    /// The bytes between the start tag just read and its end tag.
+    mutating func readGroupBuffer(fieldNumber: UInt32) throws(WireError) -> UnsafeRawBufferPointer {
+        let start = position
+        try skipGroup(fieldNumber: fieldNumber)
+        return UnsafeRawBufferPointer(start: base + start, count: tagStart - start)
+    }
+
+    /// Whether the next bytes are `tag`, without reading them.
+    func nextTagIs(_ tag: UInt32) -> Bool {
+        var copy = self
+        return copy.hasRemaining && (try? copy.readTag()) == tag
+    }
+}

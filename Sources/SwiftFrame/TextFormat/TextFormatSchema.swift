@@ -1,0 +1,74 @@
+/// What a message's text format needs to know about one of its fields: the number it has
+/// on the wire, the name to print and how to read its value. Generated messages list theirs
+/// in `textFormatFields`, in number order; a field not listed prints by number, as
+/// `protoc --decode_raw` prints every field.
+public struct TextFormatField: Sendable {
+    public let number: Int32
+    /// The proto field name (`nick_name`); for a group, its type name (`OptionalGroup`).
+    public let name: String
+    public let kind: TextFormatKind
+
+    @inlinable
+    public init(_ number: Int32, _ name: String, _ kind: TextFormatKind) {
+        self.number = number
+        self.name = name
+        self.kind = kind
+    }
+}
+
+/// How a field's value is read and printed.
+public indirect enum TextFormatKind: Sendable {
+    case int32, int64, uint32, uint64, sint32, sint64
+    case fixed32, fixed64, sfixed32, sfixed64, float, double, bool, string, bytes
+    /// An enum, printed by the name its type gives the number (the number when it has none).
+    case enumeration(@Sendable (Int32) -> String?)
+    case message(any Message.Type)
+    /// A proto2 group: a message between start and end tags.
+    case group(any Message.Type)
+    /// A map: its entries print as messages with a `key` and a `value`, sorted by key.
+    case map(key: TextFormatKind, value: TextFormatKind)
+
+    /// The wire type a single value of this kind is written with.
+    var wireType: WireType {
+        switch self {
+        case .int32, .int64, .uint32, .uint64, .sint32, .sint64, .bool, .enumeration: return .varint
+        case .fixed32, .sfixed32, .float: return .fixed32
+        case .fixed64, .sfixed64, .double: return .fixed64
+        case .string, .bytes, .message, .map: return .lengthDelimited
+        case .group: return .startGroup
+        }
+    }
+}
+
+extension Message {
+    /// Messages generated with `TextFormat=Numbers` list no fields: they print by number.
+    public static var textFormatFields: [TextFormatField] { [] }
+
+    /// The message in protobuf's text format, one field per line, exactly as
+    /// `protoc --decode=Type` prints the message's encoding.
+    public func textFormatString() -> String {
+        TextFormatPrinter.print(self, multiline: true)
+    }
+
+    /// The message in protobuf's text format on one line (`nick_name: "neo" port: 8080`),
+    /// as protobuf's `ShortDebugString` prints it: what `print(message)` shows.
+    public var debugDescription: String {
+        TextFormatPrinter.print(self, multiline: false)
+    }
+}
+
+extension Enum {
+    /// Enums generated with `TextFormat=Numbers` know no names.
+    public static func protoName(forNumber number: Int32) -> String? { nil }
+
+    /// The proto name of the value (`USER_CMD_LOGIN`), or its number when it has none.
+    public var debugDescription: String { Self.protoName(forNumber: rawValue) ?? String(rawValue) }
+}
+
+extension ClosedEnum {
+    /// Enums generated with `TextFormat=Numbers` know no names.
+    public static func protoName(forNumber number: Int32) -> String? { nil }
+
+    /// The proto name of the value (`USER_CMD_LOGIN`), or its number when it has none.
+    public var debugDescription: String { Self.protoName(forNumber: rawValue) ?? String(rawValue) }
+}
