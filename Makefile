@@ -6,7 +6,7 @@ PLUGIN = $(BIN_PATH)/protoc-gen-swiftframe
 FIXTURE_PROTOS = $(sort $(wildcard Fixtures/protos/*.proto))
 PREFIX ?= /usr/local
 
-.PHONY: all generate golden check-golden check-protos test peers python-protobuf install protoc plugin clean bench bench-codesize bench-regenerate bench-transport fuzz fuzz-smoke differential differential-smoke soak sanitize-address sanitize-thread
+.PHONY: all generate golden check-golden check-plugins check-protos test peers python-protobuf install protoc plugin clean bench bench-codesize bench-regenerate bench-transport fuzz fuzz-smoke differential differential-smoke soak sanitize-address sanitize-thread
 
 all: generate
 
@@ -33,6 +33,11 @@ check-protos: plugin
 	swift build --target SwiftFrameWellKnownTypes
 	scripts/check-protos.sh "$(PLUGIN)"
 
+# The SwiftPM plugins in a package that uses them (Fixtures/PluginPackage): build-tool plugin,
+# and generate-swiftframe --check on checked-in sources.
+check-plugins: protoc
+	scripts/check-plugins.sh
+
 # Google's protobuf runtime for python3 (PyPI), which the reference peers and the differential
 # run use.
 python-protobuf: protoc
@@ -44,6 +49,7 @@ peers: python-protobuf
 
 test: check-golden peers
 	$(SWIFT) test
+	$(MAKE) check-plugins
 	$(MAKE) fuzz-smoke
 	$(MAKE) differential-smoke
 

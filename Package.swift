@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -16,6 +16,10 @@ let package = Package(
         .library(name: "SwiftFrameNIO", targets: ["SwiftFrameNIO"]),
         .library(name: "SwiftFrameURLSession", targets: ["SwiftFrameURLSession"]),
         .executable(name: "swiftframe-demo", targets: ["swiftframe-demo"]),
+        // Generate at build time from a target's .proto files.
+        .plugin(name: "SwiftFrameBuildPlugin", targets: ["SwiftFrameBuildPlugin"]),
+        // `swift package generate-swiftframe [--check]`: the checked-in workflow.
+        .plugin(name: "GenerateSwiftFrame", targets: ["GenerateSwiftFrame"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -33,6 +37,18 @@ let package = Package(
         // Descriptor decoder, resolved model, naming, printer and emitters.
         .target(name: "SwiftFrameGenerator", dependencies: ["SwiftFrame", "SwiftFrameDescriptors"]),
         .executableTarget(name: "protoc-gen-swiftframe", dependencies: ["SwiftFrame", "SwiftFrameGenerator"]),
+        // SwiftPM plugins running protoc with the plugin above, configured by a target's
+        // swiftframe.json (Plugins/SwiftFrameBuildPlugin/PluginSettings.swift).
+        .plugin(name: "SwiftFrameBuildPlugin", capability: .buildTool(), dependencies: ["protoc-gen-swiftframe"]),
+        .plugin(
+            name: "GenerateSwiftFrame",
+            capability: .command(
+                intent: .custom(verb: "generate-swiftframe",
+                                description: "Regenerate the checked-in Swift of .proto files (--check: fail if stale)"),
+                permissions: [.writeToPackageDirectory(reason: "Writes the generated Swift sources")]
+            ),
+            dependencies: ["protoc-gen-swiftframe"]
+        ),
         // Command-line tool: `swiftframe inspect` prints the frames of a captured byte stream.
         .executableTarget(
             name: "swiftframe",

@@ -11,7 +11,7 @@ scripts/generate.sh "$plugin" "$fresh" 2>/dev/null
 status=0
 for dir in Fixtures/generated Sources/SwiftFrameWellKnownTypes/Generated Sources/SwiftFrameDescriptors/Generated \
     Sources/SwiftFrameGenerator/Descriptor/Generated Sources/SwiftFrameGenerator/Config/Generated \
-    Sources/SwiftFrameConformanceMessages; do
+    Sources/SwiftFrameConformanceMessages Fixtures/PluginPackage/Sources/SharedProtocol/Generated; do
     [ -d "$fresh/$dir" ] || { echo "golden check: skipped $dir (its inputs are not here)"; continue; }
     if ! diff -ru "$dir" "$fresh/$dir"; then
         echo "golden check FAILED: $dir differs from a fresh generation (diff above)." >&2

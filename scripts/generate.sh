@@ -9,6 +9,7 @@
 #   Protos/swiftframe/*.proto (and config.proto's schema, for its text-format reader)
 #                                          -> Sources/SwiftFrameGenerator/Config/Generated
 #   Protos/conformance/*.proto             -> Sources/SwiftFrameConformanceMessages
+#   Fixtures/PluginPackage/protos          -> Fixtures/PluginPackage/Sources/SharedProtocol/Generated
 #   scripts/generate.sh PLUGIN OUT_ROOT
 set -euo pipefail
 plugin="$1"
@@ -58,3 +59,8 @@ run "$config_out" --swiftframe_opt=Visibility=internal -I Protos -I "$include" \
 
 run "$out_root/Sources/SwiftFrameConformanceMessages" -I Protos/conformance -I "$include" \
     conformance.proto test_messages_proto2.proto test_messages_proto3.proto
+
+# The checked-in sources of the SwiftPM plugin test package, as its generate-swiftframe
+# command writes them (Sources/SharedProtocol/swiftframe.json; make check-plugins compares).
+run "$out_root/Fixtures/PluginPackage/Sources/SharedProtocol/Generated" --swiftframe_opt=Visibility=public \
+    -I Fixtures/PluginPackage/protos $(cd Fixtures/PluginPackage/protos && find . -name '*.proto' | sed 's|^\./||' | sort)

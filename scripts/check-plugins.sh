@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The SwiftPM plugins as a user's package runs them (Fixtures/PluginPackage, which depends on
+# this repository by path): the build-tool plugin generates a target's .proto files during
+# `swift build`; `generate-swiftframe --check` passes on the checked-in sources, fails once
+# one is stale, and regenerating makes it pass again. Run by `make test`.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+package="$repo/Fixtures/PluginPackage"
+scratch=(--package-path "$package" --scratch-path "$repo/.build-plugin-package")
+generated="$package/Sources/SharedProtocol/Generated/game/login.swiftframe.swift"
+fail() { echo "check-plugins: $*" >&2; exit 1; }
+
+# 1. Build-tool plugin: the package builds with no warning, and the program prints the
+#    messages of both targets.
+build_log=$(swift build "${scratch[@]}" 2>&1) || { echo "$build_log"; fail "the package does not build"; }
+if grep -E "warning:|error:" <<< "$build_log"; then fail "the package builds with warnings"; fi
+expected='room_id: 7 viewers: 1200 recent_gifts { kind: KIND_ROCKET count: 3 } gifts: 3
+account: "neo" token: "t0k" version: 3
+player_id: 42 succeeded: true'
+output=$("$repo/.build-plugin-package/debug/plugin-demo")
+[[ "$output" == "$expected" ]] || fail "plugin-demo printed:"$'\n'"$output"$'\n'"expected:"$'\n'"$expected"
+
+# 2. Command plugin: the checked-in sources are current.
+command=(swift package "${scratch[@]}" --allow-writing-to-package-directory generate-swiftframe)
+"${command[@]}" --check > /dev/null 2>&1 || { "${command[@]}" --check || true; fail "--check fails on the checked-in sources"; }
+
+# 3. A stale file fails --check, naming the file; regenerating restores it.
+cp "$generated" "$repo/.build-plugin-package/login.swiftframe.swift.saved"
+trap 'cp "$repo/.build-plugin-package/login.swiftframe.swift.saved" "$generated"' EXIT
+echo "// edited by hand" >> "$generated"
+if check_log=$("${command[@]}" --check 2>&1); then fail "--check passed on an edited file"; fi
+grep -q "login.swiftframe.swift differs" <<< "$check_log" || fail "--check did not name the stale file:"$'\n'"$check_log"
+"${command[@]}" > /dev/null 2>&1 || fail "regenerating failed"
+cmp -s "$generated" "$repo/.build-plugin-package/login.swiftframe.swift.saved" || fail "regenerating did not restore $generated"
+"${command[@]}" --check > /dev/null 2>&1 || fail "--check fails after regenerating"
+echo "check-plugins: build-tool plugin built and ran; generate-swiftframe --check caught a stale file and regenerated it"
