@@ -1,8 +1,14 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// Dependencies that only their trait resolves (see `traits` below).
+let transport: TargetDependencyCondition? = .when(traits: ["Transport"])
+let commandLineTool: TargetDependencyCondition? = .when(traits: ["CommandLineTool"])
+
 let package = Package(
     name: "swiftframe",
+    // The transport's timeouts are Swift `Duration`s.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "SwiftFrame", targets: ["SwiftFrame"]),
         .library(name: "SwiftFrameWellKnownTypes", targets: ["SwiftFrameWellKnownTypes"]),
@@ -20,6 +26,13 @@ let package = Package(
         .plugin(name: "SwiftFrameBuildPlugin", targets: ["SwiftFrameBuildPlugin"]),
         // `swift package generate-swiftframe [--check]`: the checked-in workflow.
         .plugin(name: "GenerateSwiftFrame", targets: ["GenerateSwiftFrame"]),
+    ],
+    // A package that uses only the runtime, the generator or the plugins needs none of the
+    // dependencies below: depending on swiftframe with `traits: []` resolves none of them.
+    traits: [
+        .trait(name: "Transport", description: "SwiftFrameNIO and the demo: SwiftNIO and swift-log"),
+        .trait(name: "CommandLineTool", description: "The swiftframe command-line tool: swift-argument-parser"),
+        .default(enabledTraits: ["Transport", "CommandLineTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -52,7 +65,7 @@ let package = Package(
         // Command-line tool: `swiftframe inspect` prints the frames of a captured byte stream.
         .executableTarget(
             name: "swiftframe",
-            dependencies: ["SwiftFrame", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["SwiftFrame", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTool)]
         ),
 
         // Live connections on SwiftNIO: channel handlers, a client (request/response, pushes,
@@ -61,10 +74,10 @@ let package = Package(
             name: "SwiftFrameNIO",
             dependencies: [
                 "SwiftFrame",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio", condition: transport),
+                .product(name: "NIOPosix", package: "swift-nio", condition: transport),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: transport),
+                .product(name: "Logging", package: "swift-log", condition: transport),
             ]
         ),
         // The HTTP short connection on URLSession (Foundation), kept out of the runtime.
@@ -74,7 +87,7 @@ let package = Package(
             name: "swiftframe-demo",
             dependencies: [
                 "SwiftFrameNIO", "SwiftFrameURLSession", "SwiftFrameFixtures",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTool),
             ]
         ),
 
@@ -95,11 +108,11 @@ let package = Package(
             name: "SwiftFrameNIOTests",
             dependencies: [
                 "SwiftFrameNIO", "SwiftFrameURLSession", "SwiftFrameFixtures", "swiftframe-demo", "TestSupport",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOTestUtils", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: transport),
+                .product(name: "NIOPosix", package: "swift-nio", condition: transport),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: transport),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: transport),
+                .product(name: "NIOTestUtils", package: "swift-nio", condition: transport),
             ]
         ),
         .testTarget(
@@ -117,9 +130,9 @@ let package = Package(
             dependencies: [
                 "SwiftFrame", "SwiftFrameConformanceMessages", "SwiftFrameDescriptors", "SwiftFrameGenerator", "SwiftFrameNIO",
                 "TestSupport",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: transport),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: transport),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: transport),
             ]
         ),
         .testTarget(name: "ConformanceTests", dependencies: ["swiftframe-conformance", "SwiftFrame", "SwiftFrameConformanceMessages", "TestSupport"]),

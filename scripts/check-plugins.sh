@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The SwiftPM plugins as a user's package runs them (Fixtures/PluginPackage, which depends on
-# this repository by path): the build-tool plugin generates a target's .proto files during
-# `swift build`; `generate-swiftframe --check` passes on the checked-in sources, fails once
-# one is stale, and regenerating makes it pass again. Run by `make test`.
+# this repository by path with `traits: []`): none of swiftframe's dependencies is fetched;
+# the build-tool plugin generates a target's .proto files during `swift build`;
+# `generate-swiftframe --check` passes on the checked-in sources, fails once one is stale, and
+# regenerating makes it pass again. Run by `make test`.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 package="$repo/Fixtures/PluginPackage"
@@ -19,6 +20,12 @@ account: "neo" token: "t0k" version: 3
 player_id: 42 succeeded: true'
 output=$("$repo/.build-plugin-package/debug/plugin-demo")
 [[ "$output" == "$expected" ]] || fail "plugin-demo printed:"$'\n'"$output"$'\n'"expected:"$'\n'"$expected"
+
+# With `traits: []`, none of swiftframe's own dependencies was resolved.
+fetched=$(ls "$repo/.build-plugin-package/checkouts" 2>/dev/null || true)
+[[ -z "$fetched" ]] || fail "a package using only the runtime and the plugins fetched: $fetched"
+built=$(ls "$repo/.build-plugin-package/debug/Modules" | grep -E "^(NIO|Logging|ArgumentParser|SwiftFrameNIO)" || true)
+[[ -z "$built" ]] || fail "a package using only the runtime and the plugins built: $built"
 
 # 2. Command plugin: the checked-in sources are current.
 command=(swift package "${scratch[@]}" --allow-writing-to-package-directory generate-swiftframe)

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 // A package that uses swiftframe as an app would, through both SwiftPM plugins:
 // scripts/check-plugins.sh builds and runs it, and checks and regenerates its checked-in code.
 import PackageDescription
@@ -6,7 +6,9 @@ import PackageDescription
 let package = Package(
     name: "PluginPackage",
     dependencies: [
-        .package(name: "swiftframe", path: "../.."),
+        // traits: [] resolves none of swiftframe's dependencies (SwiftNIO, swift-log, the CLI's
+        // argument parser): the runtime and the plugins need none of them.
+        .package(name: "swiftframe", path: "../..", traits: []),
     ],
     targets: [
         // .proto files inside the target, generated at build time.
