@@ -6,7 +6,7 @@ PLUGIN = $(BIN_PATH)/protoc-gen-swiftframe
 FIXTURE_PROTOS = $(sort $(wildcard Fixtures/protos/*.proto))
 PREFIX ?= /usr/local
 
-.PHONY: all generate golden check-golden check-plugins check-protos test peers python-protobuf install protoc plugin clean bench bench-codesize bench-regenerate bench-transport fuzz fuzz-smoke differential differential-smoke soak sanitize-address sanitize-thread
+.PHONY: all generate golden check-golden check-plugins check-protos docs test peers python-protobuf install protoc plugin clean bench bench-codesize bench-regenerate bench-transport fuzz fuzz-smoke differential differential-smoke soak sanitize-address sanitize-thread
 
 all: generate
 
@@ -38,6 +38,11 @@ check-protos: plugin
 check-plugins: protoc
 	scripts/check-plugins.sh
 
+# The DocC catalogs of SwiftFrame and SwiftFrameNIO (.build/plugins/Swift-DocC/outputs);
+# fails on any DocC warning.
+docs:
+	scripts/docs.sh
+
 # Google's protobuf runtime for python3 (PyPI), which the reference peers and the differential
 # run use.
 python-protobuf: protoc
@@ -50,6 +55,7 @@ peers: python-protobuf
 test: check-golden peers
 	$(SWIFT) test
 	$(MAKE) check-plugins
+	$(MAKE) docs
 	$(MAKE) fuzz-smoke
 	$(MAKE) differential-smoke
 

@@ -1,7 +1,7 @@
 /// This release of swiftframe: the runtime, and the plugin built from the same package.
-public enum SwiftFrameVersion {
+public enum Release {
     /// `protoc-gen-swiftframe --version` prints it; generated files name it in their header.
-    public static let release = "0.9.0"
+    public static let version = "0.9.0"
 
     /// The interface between generated code and this runtime. Generated files refer to
     /// `GeneratedCodeVersion<N>` for the N they were written against, so code generated
@@ -9,5 +9,5 @@ public enum SwiftFrameVersion {
     public static let generatedCode = 1
 }
 
-/// Named by every file the plugin of this release generates; see `SwiftFrameVersion`.
+/// Named by every file the plugin of this release generates; see ``Release``.
 public enum GeneratedCodeVersion1 {}

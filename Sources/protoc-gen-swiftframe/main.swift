@@ -29,7 +29,7 @@ func fail(_ message: String) -> Never {
 }
 
 if CommandLine.arguments.dropFirst() == ["--version"] {
-    print("protoc-gen-swiftframe \(SwiftFrameVersion.release)")
+    print("protoc-gen-swiftframe \(Release.version)")
     exit(0)
 }
 

@@ -6,7 +6,7 @@ struct SwiftFrameCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "swiftframe",
         abstract: "Tools for protobuf inside binary packet headers.",
-        version: SwiftFrameVersion.release,
+        version: Release.version,
         subcommands: [Inspect.self]
     )
 }

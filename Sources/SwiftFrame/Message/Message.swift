@@ -40,6 +40,7 @@ extension Message {
 extension Message {
     /// Decodes a message from its wire bytes.
     /// - Parameters:
+    ///   - bytes: the message's encoding.
     ///   - maxDepth: how deeply nested messages may be (default 100).
     ///   - partial: accept a message whose proto2 `required` fields are not all set.
     @inlinable

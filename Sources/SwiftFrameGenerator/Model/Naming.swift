@@ -162,7 +162,7 @@ public enum Naming {
     static let reservedFieldNames: Set<String> = swiftKeywords.union([
         "unknownFields", "protoMessageName", "decodeMessage", "computeSize", "encodeMessage",
         "serializedBytes", "serializedSize", "serialize", "merge", "hashValue", "hash",
-        "description", "debugDescription",
+        "description", "debugDescription", "textFormatString",
     ])
 
     /// Members every generated enum has.

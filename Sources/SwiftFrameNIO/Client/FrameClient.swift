@@ -50,13 +50,18 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         var droppedPushes = 0
     }
 
+    /// A client of the server at `host`:`port`; `run()` connects it.
     /// - Parameters:
+    ///   - host: the server's name or address.
+    ///   - port: the server's TCP port.
+    ///   - configuration: deadlines, heartbeat, reconnect backoff and limits.
     ///   - onConnect: runs on every new connection before it takes requests, typically the
     ///     login. If it throws, the connection is dropped and made again after the backoff.
     ///   - bootstrap: makes the bootstrap to connect with; the default is NIO's `ClientBootstrap`
     ///     on `eventLoopGroup`. On Apple platforms pass one on Network.framework:
     ///     `{ _ in NIOClientTCPBootstrap(NIOTSConnectionBootstrap(group: NIOTSEventLoopGroup.singleton), tls: NIOInsecureNoTLS()) }`
     ///     (with `eventLoopGroup: NIOTSEventLoopGroup.singleton`); TLS goes in the same place.
+    ///   - eventLoopGroup: the event loops the connection runs on.
     public init(
         host: String, port: Int, configuration: ClientConfiguration = ClientConfiguration(),
         onConnect: (@Sendable (Connection<Table>) async throws -> Void)? = nil,
