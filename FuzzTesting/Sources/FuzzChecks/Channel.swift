@@ -94,7 +94,7 @@ private func exerciseClient<Table: CommandTable>(_: Table.Type, requests: Int, _
     let completions = NIOLockedValueBox<[Int]>(Array(repeating: 0, count: requests))
     let pushes = NIOLockedValueBox(0)
     let channel = EmbeddedChannel()
-    let handler = ConnectionHandler<Table>(configuration: ClientConfiguration(), eventLoop: channel.eventLoop) { _ in
+    let handler = ConnectionHandler<Table>(configuration: quiet, eventLoop: channel.eventLoop) { _ in
         pushes.withLockedValue { $0 += 1 }
     }
     try! channel.pipeline.syncOperations.addHandlers(ByteToMessageHandler(FrameDecoderHandler(layout: Table.layout)), handler)
@@ -156,3 +156,11 @@ enum ImTable: FuzzTable {
     static var layout: FrameLayout { .im }
     static var errorCommand: UInt32? { 4 }
 }
+
+/// The client's configuration with its log off: every input the fuzzer makes up is a protocol
+/// error the handler logs, and millions of lines would only slow the run.
+private let quiet: ClientConfiguration = {
+    var configuration = ClientConfiguration()
+    configuration.logger.logLevel = .critical
+    return configuration
+}()
