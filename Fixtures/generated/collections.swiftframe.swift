@@ -130,7 +130,7 @@ extension Maps {
         .init(14, "string_string", .map(key: .string, value: .string)),
         .init(15, "string_bytes", .map(key: .string, value: .bytes)),
         .init(16, "string_message", .map(key: .string, value: .message(Everything.Level1.self))),
-        .init(17, "string_enum", .map(key: .string, value: .enumeration(Sign.protoName(forNumber:)))),
+        .init(17, "string_enum", .map(key: .string, value: .enumeration(Sign.protoNames))),
         .init(18, "string_self", .map(key: .string, value: .message(Maps.self))),
     ]
 
@@ -251,7 +251,7 @@ extension Choices {
         .init(2, "text", .string),
         .init(3, "data", .bytes),
         .init(4, "level", .message(Everything.Level1.self)),
-        .init(5, "sign", .enumeration(Sign.protoName(forNumber:))),
+        .init(5, "sign", .enumeration(Sign.protoNames)),
         .init(6, "ratio", .double),
         .init(7, "flag", .bool),
         .init(8, "nested", .message(Choices.self)),

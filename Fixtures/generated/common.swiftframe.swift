@@ -50,16 +50,13 @@ public enum CommonMethod: SwiftFrame.Enum {
         .respond,
     ]
 
-    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-        switch number {
-        case 0: return "common_method_user"
-        case 1: return "common_method_message"
-        case 2: return "common_method_friend"
-        case 3: return "common_method_p2p_connect"
-        case 4: return "common_method_respond"
-        default: return nil
-        }
-    }
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+        (0, "common_method_user"),
+        (1, "common_method_message"),
+        (2, "common_method_friend"),
+        (3, "common_method_p2p_connect"),
+        (4, "common_method_respond"),
+    ]
 }
 
 /// A request: `method` says which envelope `body` holds.
@@ -104,7 +101,7 @@ extension Common {
     public static let protoMessageName: Swift.String = "Common"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "method", .enumeration(CommonMethod.protoName(forNumber:))),
+        .init(1, "method", .enumeration(CommonMethod.protoNames)),
         .init(2, "body", .bytes),
     ]
 

@@ -35,13 +35,10 @@ public enum ErrorType: SwiftFrame.Enum {
 
     public static let allCases: [Self] = [.comomErr, .invalidParams]
 
-    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-        switch number {
-        case 0: return "comom_err"
-        case 2: return "invalid_params"
-        default: return nil
-        }
-    }
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+        (0, "comom_err"),
+        (2, "invalid_params"),
+    ]
 }
 
 /// An error reported by the IM server.
@@ -62,7 +59,7 @@ extension ErrorMsg {
     public static let protoMessageName: Swift.String = "ErrorMsg"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "type", .enumeration(ErrorType.protoName(forNumber:))),
+        .init(1, "type", .enumeration(ErrorType.protoNames)),
         .init(2, "msg", .string),
     ]
 

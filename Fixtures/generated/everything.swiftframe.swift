@@ -50,16 +50,13 @@ public enum Sign: SwiftFrame.Enum {
         .million,
     ]
 
-    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-        switch number {
-        case 0: return "SIGN_ZERO"
-        case -1: return "SIGN_NEGATIVE"
-        case -2147483648: return "SIGN_MIN"
-        case 2147483647: return "SIGN_MAX"
-        case 1000000: return "SIGN_MILLION"
-        default: return nil
-        }
-    }
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+        (0, "SIGN_ZERO"),
+        (-1, "SIGN_NEGATIVE"),
+        (-2147483648, "SIGN_MIN"),
+        (2147483647, "SIGN_MAX"),
+        (1000000, "SIGN_MILLION"),
+    ]
 }
 
 /// Every scalar type, singular and repeated,
@@ -305,13 +302,10 @@ public struct Everything: SwiftFrame.Message {
 
                     public static let allCases: [Self] = [.unspecified, .leaf]
 
-                    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-                        switch number {
-                        case 0: return "KIND_UNSPECIFIED"
-                        case 1: return "KIND_LEAF"
-                        default: return nil
-                        }
-                    }
+                    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+                        (0, "KIND_UNSPECIFIED"),
+                        (1, "KIND_LEAF"),
+                    ]
                 }
             }
         }
@@ -433,18 +427,18 @@ extension Everything {
         .init(35, "r_sint64", .sint64),
         .init(40, "nested", .message(Everything.Level1.self)),
         .init(41, "nested_list", .message(Everything.Level1.self)),
-        .init(42, "sign", .enumeration(Sign.protoName(forNumber:))),
-        .init(43, "signs", .enumeration(Sign.protoName(forNumber:))),
+        .init(42, "sign", .enumeration(Sign.protoNames)),
+        .init(43, "signs", .enumeration(Sign.protoNames)),
         .init(44, "owner", .message(UserInfo.self)),
         .init(45, "deepest", .message(Everything.Level1.Level2.Level3.self)),
         .init(50, "o_int32", .int32),
         .init(51, "o_string", .string),
-        .init(52, "o_sign", .enumeration(Sign.protoName(forNumber:))),
+        .init(52, "o_sign", .enumeration(Sign.protoNames)),
         .init(53, "o_double", .double),
         .init(54, "o_bool", .bool),
         .init(60, "unpacked_int32", .int32),
         .init(61, "unpacked_fixed32", .fixed32),
-        .init(62, "unpacked_signs", .enumeration(Sign.protoName(forNumber:))),
+        .init(62, "unpacked_signs", .enumeration(Sign.protoNames)),
         .init(2048, "field_2048", .int32),
         .init(536870911, "max_field", .int32),
     ]
@@ -844,8 +838,8 @@ extension Everything.Level1.Level2.Level3 {
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(1, "tags", .string),
-        .init(2, "sign", .enumeration(Sign.protoName(forNumber:))),
-        .init(3, "kind", .enumeration(Everything.Level1.Level2.Level3.Kind.protoName(forNumber:))),
+        .init(2, "sign", .enumeration(Sign.protoNames)),
+        .init(3, "kind", .enumeration(Everything.Level1.Level2.Level3.Kind.protoNames)),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

@@ -16,14 +16,11 @@ public enum Legacy_Mood: Swift.Int32, SwiftFrame.ClosedEnum {
         self = .calm
     }
 
-    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-        switch number {
-        case 0: return "MOOD_CALM"
-        case -3: return "MOOD_ANGRY"
-        case 7: return "MOOD_HAPPY"
-        default: return nil
-        }
-    }
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+        (0, "MOOD_CALM"),
+        (-3, "MOOD_ANGRY"),
+        (7, "MOOD_HAPPY"),
+    ]
 }
 
 public struct Legacy_Account: SwiftFrame.ExtensibleMessage {
@@ -210,15 +207,15 @@ extension Legacy_Account {
         .init(1, "id", .int64),
         .init(2, "name", .string),
         .init(3, "level", .int32),
-        .init(4, "mood", .enumeration(Legacy_Mood.protoName(forNumber:))),
-        .init(5, "history", .enumeration(Legacy_Mood.protoName(forNumber:))),
-        .init(6, "packed_history", .enumeration(Legacy_Mood.protoName(forNumber:))),
+        .init(4, "mood", .closedEnumeration(Legacy_Mood.protoNames)),
+        .init(5, "history", .closedEnumeration(Legacy_Mood.protoNames)),
+        .init(6, "packed_history", .closedEnumeration(Legacy_Mood.protoNames)),
         .init(7, "scores", .int32),
         .init(8, "packed_scores", .sint64),
         .init(9, "Profile", .group(Legacy_Account.Profile.self)),
         .init(12, "Visit", .group(Legacy_Account.Visit.self)),
         .init(14, "referrer", .message(Legacy_Account.self)),
-        .init(15, "moods", .map(key: .string, value: .enumeration(Legacy_Mood.protoName(forNumber:)))),
+        .init(15, "moods", .map(key: .string, value: .closedEnumeration(Legacy_Mood.protoNames))),
         .init(16, "email", .string),
         .init(17, "phone", .uint64),
     ]
@@ -443,7 +440,7 @@ extension Legacy_Defaults {
         .init(12, "flag", .bool),
         .init(13, "text", .string),
         .init(14, "data", .bytes),
-        .init(15, "mood", .enumeration(Legacy_Mood.protoName(forNumber:))),
+        .init(15, "mood", .closedEnumeration(Legacy_Mood.protoNames)),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

@@ -49,16 +49,13 @@ public enum KeywordCases: SwiftFrame.Enum {
         .httpOk,
     ]
 
-    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-        switch number {
-        case 0: return "KEYWORD_CASES_DEFAULT"
-        case 1: return "KEYWORD_CASES_SELF"
-        case 2: return "KEYWORD_CASES_UNRECOGNIZED"
-        case 3: return "KEYWORD_CASES_1ST"
-        case 4: return "KEYWORD_CASES_HTTP_OK"
-        default: return nil
-        }
-    }
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+        (0, "KEYWORD_CASES_DEFAULT"),
+        (1, "KEYWORD_CASES_SELF"),
+        (2, "KEYWORD_CASES_UNRECOGNIZED"),
+        (3, "KEYWORD_CASES_1ST"),
+        (4, "KEYWORD_CASES_HTTP_OK"),
+    ]
 }
 
 public enum Aliased: SwiftFrame.Enum {
@@ -92,13 +89,11 @@ public enum Aliased: SwiftFrame.Enum {
 
     public static let allCases: [Self] = [.first, .one]
 
-    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-        switch number {
-        case 0: return "ALIASED_FIRST"
-        case 1: return "ALIASED_ONE"
-        default: return nil
-        }
-    }
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+        (0, "ALIASED_FIRST"),
+        (1, "ALIASED_ONE"),
+        (1, "ALIASED_UNO"),
+    ]
 }
 
 /// A message named like the standard library's protocol.

@@ -41,15 +41,12 @@ public enum UserCmd: SwiftFrame.Enum {
 
     public static let allCases: [Self] = [.signIn, .login, .logout, .userInfo]
 
-    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-        switch number {
-        case 0: return "User_cmd_sign_in"
-        case 2: return "User_cmd_login"
-        case 3: return "User_cmd_logout"
-        case 4: return "User_cmd_user_info"
-        default: return nil
-        }
-    }
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+        (0, "User_cmd_sign_in"),
+        (2, "User_cmd_login"),
+        (3, "User_cmd_logout"),
+        (4, "User_cmd_user_info"),
+    ]
 }
 
 /// `cmd` selects what `body` holds.
@@ -180,7 +177,7 @@ extension UserMsg {
     public static let protoMessageName: Swift.String = "User_msg"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "cmd", .enumeration(UserCmd.protoName(forNumber:))),
+        .init(1, "cmd", .enumeration(UserCmd.protoNames)),
         .init(2, "body", .bytes),
     ]
 

@@ -50,16 +50,13 @@ public enum Conformance_WireFormat: SwiftFrame.Enum {
         .textFormat,
     ]
 
-    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-        switch number {
-        case 0: return "UNSPECIFIED"
-        case 1: return "PROTOBUF"
-        case 2: return "JSON"
-        case 3: return "JSPB"
-        case 4: return "TEXT_FORMAT"
-        default: return nil
-        }
-    }
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+        (0, "UNSPECIFIED"),
+        (1, "PROTOBUF"),
+        (2, "JSON"),
+        (3, "JSPB"),
+        (4, "TEXT_FORMAT"),
+    ]
 }
 
 public enum Conformance_TestCategory: SwiftFrame.Enum {
@@ -119,17 +116,14 @@ public enum Conformance_TestCategory: SwiftFrame.Enum {
         .textFormatTest,
     ]
 
-    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-        switch number {
-        case 0: return "UNSPECIFIED_TEST"
-        case 1: return "BINARY_TEST"
-        case 2: return "JSON_TEST"
-        case 3: return "JSON_IGNORE_UNKNOWN_PARSING_TEST"
-        case 4: return "JSPB_TEST"
-        case 5: return "TEXT_FORMAT_TEST"
-        default: return nil
-        }
-    }
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+        (0, "UNSPECIFIED_TEST"),
+        (1, "BINARY_TEST"),
+        (2, "JSON_TEST"),
+        (3, "JSON_IGNORE_UNKNOWN_PARSING_TEST"),
+        (4, "JSPB_TEST"),
+        (5, "TEXT_FORMAT_TEST"),
+    ]
 }
 
 /// The conformance runner will request a list of failures as the first request.
@@ -306,9 +300,9 @@ extension Conformance_ConformanceRequest {
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(1, "protobuf_payload", .bytes),
         .init(2, "json_payload", .string),
-        .init(3, "requested_output_format", .enumeration(Conformance_WireFormat.protoName(forNumber:))),
+        .init(3, "requested_output_format", .enumeration(Conformance_WireFormat.protoNames)),
         .init(4, "message_type", .string),
-        .init(5, "test_category", .enumeration(Conformance_TestCategory.protoName(forNumber:))),
+        .init(5, "test_category", .enumeration(Conformance_TestCategory.protoNames)),
         .init(6, "jspb_encoding_options", .message(Conformance_JspbEncodingConfig.self)),
         .init(7, "jspb_payload", .string),
         .init(8, "text_payload", .string),

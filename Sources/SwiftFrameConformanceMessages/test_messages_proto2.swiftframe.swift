@@ -15,14 +15,11 @@ public enum ProtobufTestMessages_Proto2_ForeignEnumProto2: Swift.Int32, SwiftFra
         self = .foreignFoo
     }
 
-    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-        switch number {
-        case 0: return "FOREIGN_FOO"
-        case 1: return "FOREIGN_BAR"
-        case 2: return "FOREIGN_BAZ"
-        default: return nil
-        }
-    }
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+        (0, "FOREIGN_FOO"),
+        (1, "FOREIGN_BAR"),
+        (2, "FOREIGN_BAZ"),
+    ]
 }
 
 /// This proto includes every type of field in both singular and repeated
@@ -485,15 +482,12 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Extensi
             self = .foo
         }
 
-        public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-            switch number {
-            case 0: return "FOO"
-            case 1: return "BAR"
-            case 2: return "BAZ"
-            case -1: return "NEG"
-            default: return nil
-            }
-        }
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+            (0, "FOO"),
+            (1, "BAR"),
+            (2, "BAZ"),
+            (-1, "NEG"),
+        ]
     }
 
     public struct NestedMessage: SwiftFrame.Message {
@@ -639,13 +633,10 @@ public struct ProtobufTestMessages_Proto2_EnumOnlyProto2: SwiftFrame.Message {
             self = .kFalse
         }
 
-        public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-            switch number {
-            case 0: return "kFalse"
-            case 1: return "kTrue"
-            default: return nil
-            }
-        }
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+            (0, "kFalse"),
+            (1, "kTrue"),
+        ]
     }
 }
 
@@ -681,8 +672,8 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
         .init(15, "optional_bytes", .bytes),
         .init(18, "optional_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self)),
         .init(19, "optional_foreign_message", .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self)),
-        .init(21, "optional_nested_enum", .enumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoName(forNumber:))),
-        .init(22, "optional_foreign_enum", .enumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.protoName(forNumber:))),
+        .init(21, "optional_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames)),
+        .init(22, "optional_foreign_enum", .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.protoNames)),
         .init(24, "optional_string_piece", .string),
         .init(25, "optional_cord", .string),
         .init(27, "recursive_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.self)),
@@ -703,8 +694,8 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
         .init(45, "repeated_bytes", .bytes),
         .init(48, "repeated_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self)),
         .init(49, "repeated_foreign_message", .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self)),
-        .init(51, "repeated_nested_enum", .enumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoName(forNumber:))),
-        .init(52, "repeated_foreign_enum", .enumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.protoName(forNumber:))),
+        .init(51, "repeated_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames)),
+        .init(52, "repeated_foreign_enum", .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.protoNames)),
         .init(54, "repeated_string_piece", .string),
         .init(55, "repeated_cord", .string),
         .init(56, "map_int32_int32", .map(key: .int32, value: .int32)),
@@ -724,8 +715,8 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
         .init(70, "map_string_bytes", .map(key: .string, value: .bytes)),
         .init(71, "map_string_nested_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self))),
         .init(72, "map_string_foreign_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self))),
-        .init(73, "map_string_nested_enum", .map(key: .string, value: .enumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoName(forNumber:)))),
-        .init(74, "map_string_foreign_enum", .map(key: .string, value: .enumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.protoName(forNumber:)))),
+        .init(73, "map_string_nested_enum", .map(key: .string, value: .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames))),
+        .init(74, "map_string_foreign_enum", .map(key: .string, value: .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.protoNames))),
         .init(75, "packed_int32", .int32),
         .init(76, "packed_int64", .int64),
         .init(77, "packed_uint32", .uint32),
@@ -739,7 +730,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
         .init(85, "packed_float", .float),
         .init(86, "packed_double", .double),
         .init(87, "packed_bool", .bool),
-        .init(88, "packed_nested_enum", .enumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoName(forNumber:))),
+        .init(88, "packed_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames)),
         .init(89, "unpacked_int32", .int32),
         .init(90, "unpacked_int64", .int64),
         .init(91, "unpacked_uint32", .uint32),
@@ -753,7 +744,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
         .init(99, "unpacked_float", .float),
         .init(100, "unpacked_double", .double),
         .init(101, "unpacked_bool", .bool),
-        .init(102, "unpacked_nested_enum", .enumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoName(forNumber:))),
+        .init(102, "unpacked_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames)),
         .init(111, "oneof_uint32", .uint32),
         .init(112, "oneof_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self)),
         .init(113, "oneof_string", .string),
@@ -762,7 +753,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
         .init(116, "oneof_uint64", .uint64),
         .init(117, "oneof_float", .float),
         .init(118, "oneof_double", .double),
-        .init(119, "oneof_enum", .enumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoName(forNumber:))),
+        .init(119, "oneof_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames)),
         .init(201, "Data", .group(ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self)),
         .init(241, "default_int32", .int32),
         .init(242, "default_int64", .int64),

@@ -38,14 +38,11 @@ public enum ProtobufTestMessages_Proto3_ForeignEnum: SwiftFrame.Enum {
 
     public static let allCases: [Self] = [.foreignFoo, .foreignBar, .foreignBaz]
 
-    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-        switch number {
-        case 0: return "FOREIGN_FOO"
-        case 1: return "FOREIGN_BAR"
-        case 2: return "FOREIGN_BAZ"
-        default: return nil
-        }
-    }
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+        (0, "FOREIGN_FOO"),
+        (1, "FOREIGN_BAR"),
+        (2, "FOREIGN_BAZ"),
+    ]
 }
 
 /// This proto includes every type of field in both singular and repeated
@@ -619,15 +616,12 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
 
         public static let allCases: [Self] = [.foo, .bar, .baz, .neg]
 
-        public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-            switch number {
-            case 0: return "FOO"
-            case 1: return "BAR"
-            case 2: return "BAZ"
-            case -1: return "NEG"
-            default: return nil
-            }
-        }
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+            (0, "FOO"),
+            (1, "BAR"),
+            (2, "BAZ"),
+            (-1, "NEG"),
+        ]
     }
 
     public enum AliasedEnum: SwiftFrame.Enum {
@@ -666,14 +660,13 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
 
         public static let allCases: [Self] = [.aliasFoo, .aliasBar, .aliasBaz]
 
-        public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-            switch number {
-            case 0: return "ALIAS_FOO"
-            case 1: return "ALIAS_BAR"
-            case 2: return "ALIAS_BAZ"
-            default: return nil
-            }
-        }
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+            (0, "ALIAS_FOO"),
+            (1, "ALIAS_BAR"),
+            (2, "ALIAS_BAZ"),
+            (2, "MOO"),
+            (2, "bAz"),
+        ]
     }
 
     public struct NestedMessage: SwiftFrame.Message {
@@ -747,13 +740,10 @@ public struct ProtobufTestMessages_Proto3_EnumOnlyProto3: SwiftFrame.Message {
 
         public static let allCases: [Self] = [.kFalse, .kTrue]
 
-        public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-            switch number {
-            case 0: return "kFalse"
-            case 1: return "kTrue"
-            default: return nil
-            }
-        }
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+            (0, "kFalse"),
+            (1, "kTrue"),
+        ]
     }
 }
 
@@ -778,9 +768,9 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
         .init(15, "optional_bytes", .bytes),
         .init(18, "optional_nested_message", .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self)),
         .init(19, "optional_foreign_message", .message(ProtobufTestMessages_Proto3_ForeignMessage.self)),
-        .init(21, "optional_nested_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoName(forNumber:))),
-        .init(22, "optional_foreign_enum", .enumeration(ProtobufTestMessages_Proto3_ForeignEnum.protoName(forNumber:))),
-        .init(23, "optional_aliased_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.AliasedEnum.protoName(forNumber:))),
+        .init(21, "optional_nested_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames)),
+        .init(22, "optional_foreign_enum", .enumeration(ProtobufTestMessages_Proto3_ForeignEnum.protoNames)),
+        .init(23, "optional_aliased_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.AliasedEnum.protoNames)),
         .init(24, "optional_string_piece", .string),
         .init(25, "optional_cord", .string),
         .init(27, "recursive_message", .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.self)),
@@ -801,8 +791,8 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
         .init(45, "repeated_bytes", .bytes),
         .init(48, "repeated_nested_message", .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self)),
         .init(49, "repeated_foreign_message", .message(ProtobufTestMessages_Proto3_ForeignMessage.self)),
-        .init(51, "repeated_nested_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoName(forNumber:))),
-        .init(52, "repeated_foreign_enum", .enumeration(ProtobufTestMessages_Proto3_ForeignEnum.protoName(forNumber:))),
+        .init(51, "repeated_nested_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames)),
+        .init(52, "repeated_foreign_enum", .enumeration(ProtobufTestMessages_Proto3_ForeignEnum.protoNames)),
         .init(54, "repeated_string_piece", .string),
         .init(55, "repeated_cord", .string),
         .init(56, "map_int32_int32", .map(key: .int32, value: .int32)),
@@ -822,8 +812,8 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
         .init(70, "map_string_bytes", .map(key: .string, value: .bytes)),
         .init(71, "map_string_nested_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self))),
         .init(72, "map_string_foreign_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto3_ForeignMessage.self))),
-        .init(73, "map_string_nested_enum", .map(key: .string, value: .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoName(forNumber:)))),
-        .init(74, "map_string_foreign_enum", .map(key: .string, value: .enumeration(ProtobufTestMessages_Proto3_ForeignEnum.protoName(forNumber:)))),
+        .init(73, "map_string_nested_enum", .map(key: .string, value: .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames))),
+        .init(74, "map_string_foreign_enum", .map(key: .string, value: .enumeration(ProtobufTestMessages_Proto3_ForeignEnum.protoNames))),
         .init(75, "packed_int32", .int32),
         .init(76, "packed_int64", .int64),
         .init(77, "packed_uint32", .uint32),
@@ -837,7 +827,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
         .init(85, "packed_float", .float),
         .init(86, "packed_double", .double),
         .init(87, "packed_bool", .bool),
-        .init(88, "packed_nested_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoName(forNumber:))),
+        .init(88, "packed_nested_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames)),
         .init(89, "unpacked_int32", .int32),
         .init(90, "unpacked_int64", .int64),
         .init(91, "unpacked_uint32", .uint32),
@@ -851,7 +841,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
         .init(99, "unpacked_float", .float),
         .init(100, "unpacked_double", .double),
         .init(101, "unpacked_bool", .bool),
-        .init(102, "unpacked_nested_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoName(forNumber:))),
+        .init(102, "unpacked_nested_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames)),
         .init(111, "oneof_uint32", .uint32),
         .init(112, "oneof_nested_message", .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self)),
         .init(113, "oneof_string", .string),
@@ -860,8 +850,8 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
         .init(116, "oneof_uint64", .uint64),
         .init(117, "oneof_float", .float),
         .init(118, "oneof_double", .double),
-        .init(119, "oneof_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoName(forNumber:))),
-        .init(120, "oneof_null_value", .enumeration(Google_Protobuf_NullValue.protoName(forNumber:))),
+        .init(119, "oneof_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames)),
+        .init(120, "oneof_null_value", .enumeration(Google_Protobuf_NullValue.protoNames)),
         .init(201, "optional_bool_wrapper", .message(Google_Protobuf_BoolValue.self)),
         .init(202, "optional_int32_wrapper", .message(Google_Protobuf_Int32Value.self)),
         .init(203, "optional_int64_wrapper", .message(Google_Protobuf_Int64Value.self)),
@@ -886,7 +876,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
         .init(304, "optional_struct", .message(Google_Protobuf_Struct.self)),
         .init(305, "optional_any", .message(Google_Protobuf_Any.self)),
         .init(306, "optional_value", .message(Google_Protobuf_Value.self)),
-        .init(307, "optional_null_value", .enumeration(Google_Protobuf_NullValue.protoName(forNumber:))),
+        .init(307, "optional_null_value", .enumeration(Google_Protobuf_NullValue.protoNames)),
         .init(311, "repeated_duration", .message(Google_Protobuf_Duration.self)),
         .init(312, "repeated_timestamp", .message(Google_Protobuf_Timestamp.self)),
         .init(313, "repeated_fieldmask", .message(Google_Protobuf_FieldMask.self)),

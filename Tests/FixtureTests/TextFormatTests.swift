@@ -57,6 +57,68 @@ struct TextFormatTests {
         expectTextFormat(account, protocText: byNumber)
     }
 
+    /// The samples' text, written by hand in every style protoc reads (one line, lists,
+    /// `< >`, comments), reads to the same bytes as `protoc --encode` makes of it.
+    @Test("Text read back gives protoc --encode's bytes")
+    func readingMatchesProtocEncode() throws {
+        let cases: [(any Message.Type, String, String)] = [
+            (Everything.self, Samples.fullText, "everything.proto"),
+            (Everything.self, Samples.otherText, "everything.proto"),
+            (TreeNode.self, Samples.treeText, "everything.proto"),
+            (Everything.self, """
+                # a comment
+                r_int32: [1, -2, 0x7f, 010]  r_string: ['single', "dou" "ble"]
+                nested < name: "angle" child { value: -3 } >; sign: SIGN_MAX, f_float: 1.5e+3f
+                f_double: -Infinity r_double: [nan, 1e-5, 2E10] f_bool: t o_bool: False signs: 1000000
+                """, "everything.proto"),
+        ]
+        for (type, text, file) in cases {
+            try Self.expectReadsAsProtoc(type, text, schema: .fixture(file))
+        }
+    }
+
+    private static func expectReadsAsProtoc<M: Message>(_: M.Type, _ text: String, schema: ProtoSchema) throws {
+        let read = try M(textFormat: text)
+        #expect(try read.serializedBytes() == schema.encode(text, as: M.protoMessageName), "\(text)")
+    }
+
+    @Test("Mistakes in text are reported with their line and column", arguments: [
+        ("f_int32: 1\nf_nothing: 2", "line 2, column 1: Everything has no field 'f_nothing'"),
+        ("f_int32: 2147483648", "line 1, column 10: 'f_int32' takes an integer of 32 bits"),
+        ("f_uint32: -1", "line 1, column 11: 'f_uint32' takes a non-negative integer of 32 bits"),
+        ("sign: SIGN_NONE", "line 1, column 7: 'sign' takes one of SIGN_ZERO, SIGN_NEGATIVE, SIGN_MIN, SIGN_MAX, SIGN_MILLION"),
+        ("nested { name: \"x\"", "line 1, column 19: missing '}'"),
+        ("f_string \"x\"", "line 1, column 1: expected ':' after 'f_string'"),
+        ("[ext]: 1", "line 1, column 1: extensions ([name]) are not read; give the field by number"),
+        ("f_string: \"\\377\"", "line 1, column 11: 'f_string' is not valid UTF-8"),
+    ])
+    func readingErrors(text: String, message: String) {
+        #expect(throws: TextFormatError.self) { try Everything(textFormat: text) }
+        do {
+            _ = try Everything(textFormat: text)
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    /// proto2 enums are closed: a number `Mood` does not declare is kept as an unknown field
+    /// and prints as one, as protoc prints it. A map entry holding one is kept whole as an
+    /// unknown field (as protobuf's C++ runtime keeps it) and prints by number at the end;
+    /// protoc --decode, which parses into a dynamic message, keeps it in the map instead.
+    @Test("A closed enum's undeclared numbers print as the unknown fields they are")
+    func undeclaredClosedEnumValues() throws {
+        let moodEntry = delimited(1, "k") + tag(2, .varint) + [1]
+        let bytes = tag(1, .varint) + [5] + delimited(2, "n") + tag(4, .varint) + [1] + tag(5, .varint) + [2]
+            + delimited(6, [3]) + delimited(15, moodEntry)
+        let account = try Legacy_Account(serializedBytes: bytes)
+        let text = try Protoc.decode(account.serializedBytes(), as: "legacy.Account", file: "legacy.proto")
+        #expect(text.contains("4: 1\n5: 2\n6: 3\n"))
+        let entryInMap = "moods {\n  key: \"k\"\n  value: MOOD_CALM\n  2: 1\n}\n"
+        #expect(text.contains(entryInMap))
+        expectTextFormat(account, protocText: text.replacingOccurrences(of: entryInMap, with: "")
+            + "15 {\n  1: \"k\"\n  2: 1\n}\n")
+    }
+
     @Test("Enums print their proto names, or their number when they have none")
     func enums() {
         #expect("\(Sign.negative)" == "SIGN_NEGATIVE")
@@ -73,4 +135,93 @@ struct TextFormatTests {
         #expect(response.textFormatString() == "user_info {\n  uid: 42\n  nick_name: \"neo\"\n}\n")
         #expect("\(UserInfoResponse())" == "")
     }
+
+    /// Every message of every fixture file, with every field set (values made from the
+    /// message's own field table, nested two levels deep), prints as protoc prints it.
+    @Test("Every fixture message prints as protoc --decode prints it")
+    func everyFixtureMessage() throws {
+        let conventions = Repository.root.appendingPathComponent("Fixtures/conventions").path
+        let groups: [(schema: ProtoSchema, types: [any Message.Type])] = [
+            (.fixture("base.proto"), [UserInfo.self]),
+            (.fixture("collections.proto"), [Maps.self, Choices.self]),
+            (.fixture("common.proto"), [Common.self, CommonRespon.self]),
+            (.fixture("erlang.proto"), [Cs20001.self, Sc20001.self]),
+            (.fixture("error.proto"), [ErrorMsg.self]),
+            (.fixture("everything.proto"), [Everything.self, Level1.self, Level2.self, Level3.self,
+                                            EverythingSubset.self, TreeNode.self, Ping.self, Pong.self]),
+            (.fixture("game.proto"), [TestReq.self, TestRsp.self, ErrorRsp.self, EmptyReq.self, NoticeNtf.self]),
+            (.fixture("legacy.proto"), [Legacy_Account.self, Legacy_Account.Profile.self, Legacy_Account.Visit.self,
+                                        Legacy_Defaults.self, Legacy_Holder.self]),
+            (.fixture("naming.proto"), [Error.self, NamingEdgeCases.self, NamingEdgeCases.Protocol_.self]),
+            (.fixture("user.proto"), [UserMsg.self, SigninRequest.self, LoginRequest.self, LogoutRequest.self,
+                                      SiginResponse.self, LoginResponse.self, UserInfoRequest.self, UserInfoResponse.self]),
+            (ProtoSchema(includes: [conventions + "/et", Protoc.include], files: ["OuterMessage_C_10001.proto"]),
+             [ET_C2MTestRequest.self, ET_M2CTestResponse.self, ET_C2GPing.self, ET_G2CPing.self, ET_M2CNotice.self]),
+            (ProtoSchema(includes: [conventions + "/game", Protoc.include], files: ["game_plain.proto"]),
+             [PlainGame_TestReq.self, PlainGame_TestRsp.self, PlainGame_ErrorRsp.self, PlainGame_EmptyReq.self,
+              PlainGame_NoticeNtf.self]),
+            (ProtoSchema(includes: [conventions + "/mid", Protoc.include], files: ["mid.proto"]),
+             [Midgame_MsgId.self, Midgame_LoginReq.self, Midgame_LoginRsp.self, Midgame_HeartBeat.self,
+              Midgame_EnterRoomReq.self, Midgame_EnterRoomRsp.self, Midgame_RoomBroadcastNtf.self, Midgame_ErrorNtf.self]),
+            (ProtoSchema(includes: [conventions + "/msgid", Protoc.include], files: ["msgid.proto"]),
+             [Msgid_LoginRequest.self, Msgid_LoginResponse.self, Msgid_ChatPush.self, Msgid_Ping.self]),
+        ]
+        // The list above is every message the fixtures generate.
+        let listed = Set(groups.flatMap { $0.types.map { $0.protoMessageName } })
+        #expect(listed == Set(try Self.generatedMessageNames()))
+        for (schema, types) in groups {
+            for type in types { try Self.expectPrintsAsProtoc(type, schema: schema) }
+        }
+    }
+
+    /// Prints as protoc prints the same bytes, and reads back from that text to what
+    /// `protoc --encode` makes of it.
+    private static func expectPrintsAsProtoc<M: Message>(_: M.Type, schema: ProtoSchema) throws {
+        let message = try M(serializedBytes: SampleBytes.fields(M.textFormatFields, depth: 0), partial: true)
+        #expect(!M.textFormatFields.isEmpty == !message.textFormatString().isEmpty, "\(M.protoMessageName)")
+        let bytes = try message.serializedBytes(partial: true)
+        let text = try schema.decode(bytes, as: M.protoMessageName)
+        expectTextFormat(message, protocText: text)
+        let read = try M(textFormat: text, partial: true)
+        #expect(read == message, "\(M.protoMessageName): read back from\n\(text)")
+        #expect(try read.serializedBytes(partial: true) == schema.encode(text, as: M.protoMessageName))
+    }
+
+    /// `protoMessageName` of every message in Fixtures/generated.
+    private static func generatedMessageNames() throws -> [String] {
+        let folder = Repository.root.appendingPathComponent("Fixtures/generated")
+        let files = FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []
+        return try files.filter { $0.hasSuffix(".swift") }.flatMap { name in
+            try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+                .components(separatedBy: "static let protoMessageName: Swift.String = \"").dropFirst()
+                .map { String($0.prefix { $0 != "\"" }) }
+        }
+    }
 }
+
+/// Wire bytes with a value in every field of a field table: the generic way to fill any message.
+private enum SampleBytes {
+    static func fields(_ fields: [TextFormatField], depth: Int) -> [UInt8] {
+        fields.flatMap { field($0.number, $0.kind, depth: depth) }
+    }
+
+    static func field(_ number: Int32, _ kind: TextFormatKind, depth: Int) -> [UInt8] {
+        let field = UInt32(number)
+        switch kind {
+        case .int32, .int64, .uint32, .uint64, .sint32, .sint64: return tag(field, .varint) + varint(150)
+        case .bool: return tag(field, .varint) + [1]
+        case .enumeration(let names), .closedEnumeration(let names):  // a declared value
+            return tag(field, .varint) + varint(signed: Int64(names.last?.number ?? 1))
+        case .fixed32, .sfixed32: return tag(field, .fixed32) + le32(7)
+        case .float: return tag(field, .fixed32) + le32(Float(1.5).bitPattern)
+        case .fixed64, .sfixed64: return tag(field, .fixed64) + le64(9)
+        case .double: return tag(field, .fixed64) + le64(Double(1.5).bitPattern)
+        case .string, .bytes: return delimited(field, "v\(number)")
+        case .message(let type): return delimited(field, depth < 2 ? fields(type.textFormatFields, depth: depth + 1) : [])
+        case .group(let type): return group(field, depth < 2 ? fields(type.textFormatFields, depth: depth + 1) : [])
+        case .map(let key, let value):
+            return delimited(field, self.field(1, key, depth: depth) + self.field(2, value, depth: depth))
+        }
+    }
+}
+

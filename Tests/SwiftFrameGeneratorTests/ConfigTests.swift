@@ -97,34 +97,6 @@ import Testing
                 "\(tooWide.stderr)")
     }
 
-    /// The text-format reader writes every integer type as protoc --encode does (zigzag,
-    /// fixed widths, negative numbers), for a schema other than the config's.
-    @Test func theTextFormatReaderAgreesWithProtoc() throws {
-        let proto = """
-            syntax = "proto3";
-            package t;
-            enum E { E_ZERO = 0; E_TWO = 2; }
-            message Inner { sint64 s = 1; }
-            message All {
-              int32 i32 = 1; int64 i64 = 2; uint32 u32 = 3; uint64 u64 = 4; sint32 s32 = 5; sint64 s64 = 6;
-              fixed32 f32 = 7; fixed64 f64 = 8; sfixed32 sf32 = 9; sfixed64 sf64 = 10; bool b = 11;
-              string text = 12; bytes raw = 13; E e = 14; Inner inner = 15; repeated sint32 list = 16 [packed = false];
-            }
-            """
-        let text = """
-            i32: -5 i64: -9000000000 u32: 4294967295 u64: 18446744073709551615 s32: -2147483648
-            s64: -3 f32: 0xdeadbeef f64: 7 sf32: -1 sf64: -9223372036854775808 b: true
-            text: "h\\u00e9" "llo" raw: "\\001\\377" e: E_TWO inner < s: -1 > list: [1, -1, 0]
-            """
-        let sources = try Support.protoDirectory(["t.proto": proto])
-        defer { try? FileManager.default.removeItem(at: sources) }
-        let set = try runProcess(Protoc.executable, ["-I", sources.path, "--descriptor_set_out=/dev/stdout", "t.proto"])
-        let expected = try runProcess(Protoc.executable, ["-I", sources.path, "--encode=t.All", "t.proto"], input: Array(text.utf8))
-        #expect(expected.status == 0, "\(expected.stderr)")
-        let reader = TextFormatReader(schema: try Google_Protobuf_FileDescriptorSet(serializedBytes: [UInt8](set.stdout)))
-        #expect(try reader.encode(text, as: ".t.All") == [UInt8](expected.stdout))
-    }
-
     /// Ids in names (the Erlang backend's Cs_/Sc_), from the config file.
     @Test func idsInNamesFromTheConfigFile() throws {
         let proto = """

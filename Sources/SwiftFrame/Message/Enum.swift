@@ -4,8 +4,9 @@ public protocol Enum: RawRepresentable, CaseIterable, Hashable, Sendable, Custom
 where RawValue == Int32 {
     /// The enum's default: its first declared value.
     init()
-    /// The proto name of the value numbered `number` (its first name, if it has aliases).
-    static func protoName(forNumber number: Int32) -> String?
+    /// The proto names of the values, in declaration order, aliases after the first name of
+    /// their number; empty when generated with `TextFormat=Numbers`.
+    static var protoNames: [(number: Int32, name: String)] { get }
     /// Never fails: unknown numbers become `.unrecognized(n)`.
     init(rawValue: Int32)
 }
@@ -16,6 +17,7 @@ public protocol ClosedEnum: RawRepresentable, CaseIterable, Hashable, Sendable, 
 where RawValue == Int32 {
     /// The enum's default: its first declared value.
     init()
-    /// The proto name of the value numbered `number` (its first name, if it has aliases).
-    static func protoName(forNumber number: Int32) -> String?
+    /// The proto names of the values, in declaration order, aliases after the first name of
+    /// their number; empty when generated with `TextFormat=Numbers`.
+    static var protoNames: [(number: Int32, name: String)] { get }
 }

@@ -100,7 +100,8 @@ struct TextFormatPrinter {
         let wireType = UInt8(tag & 7)
         switch field.kind {
         case .map(let key, let value):
-            guard wireType == WireType.lengthDelimited.rawValue else { return false }
+            guard wireType == WireType.lengthDelimited.rawValue, !Self.holdsUndeclaredValue(reader, entryOf: value)
+            else { return false }
             try printMap(field.name, key: key, value: value, tag: tag, from: &reader)
         case .message(let type):
             guard wireType == WireType.lengthDelimited.rawValue else { return false }
@@ -112,7 +113,13 @@ struct TextFormatPrinter {
             nested(field.name) { $0.printFields(body, of: type.textFormatFields, budget: budget) }
         case .string, .bytes:
             guard wireType == WireType.lengthDelimited.rawValue else { return false }
-            scalar(field.name, Self.quoted(try reader.readDelimitedBuffer()))
+            scalar(field.name, TextFormatEscapes.quoted(try reader.readDelimitedBuffer()))
+        case .closedEnumeration(let names) where wireType == WireType.varint.rawValue:
+            var copy = reader
+            let number = Int32(truncatingIfNeeded: try copy.readVarint())
+            guard let name = TextFormatKind.name(of: number, in: names) else { return false }
+            reader = copy
+            scalar(field.name, name)
         default:
             if wireType == field.kind.wireType.rawValue {
                 scalar(field.name, try Self.value(of: field.kind, from: &reader))
@@ -125,6 +132,23 @@ struct TextFormatPrinter {
             }
         }
         return true
+    }
+
+    /// Whether the map entry at the reader holds a closed-enum value its enum does not
+    /// declare: decoding kept the whole entry as an unknown field (as protobuf's C++ runtime
+    /// does), so it prints as one.
+    private static func holdsUndeclaredValue(_ reader: ProtoReader, entryOf value: TextFormatKind) -> Bool {
+        guard case .closedEnumeration(let names) = value else { return false }
+        var copy = reader
+        guard let body = try? copy.readDelimitedBuffer() else { return false }
+        var entry = ProtoReader(buffer: body)
+        while entry.hasRemaining, let tag = try? entry.readTag() {
+            if tag == UInt32(2 << 3), let number = try? entry.readVarint() {
+                return TextFormatKind.name(of: Int32(truncatingIfNeeded: number), in: names) == nil
+            }
+            guard (try? entry.skipValue(tag: tag)) != nil else { return false }
+        }
+        return false
     }
 
     /// The entries of a map field that follow one another on the wire, sorted by key as
@@ -204,7 +228,7 @@ struct TextFormatPrinter {
             if budget > 0, body.count > 0, Self.parsesAsFields(body) {
                 nested(name) { $0.printFields(body, of: [], budget: budget - 1) }
             } else {
-                scalar(name, Self.quoted(body))
+                scalar(name, TextFormatEscapes.quoted(body))
             }
         case .startGroup:
             let body = try reader.readGroupBuffer(fieldNumber: tag >> 3)
@@ -228,7 +252,7 @@ struct TextFormatPrinter {
 
     private static func text(of kind: TextFormatKind, from reader: inout ProtoReader) throws(WireError) -> String {
         switch kind {
-        case .string, .bytes: return quoted(try reader.readDelimitedBuffer())
+        case .string, .bytes: return TextFormatEscapes.quoted(try reader.readDelimitedBuffer())
         default: return try value(of: kind, from: &reader)
         }
     }
@@ -243,9 +267,9 @@ struct TextFormatPrinter {
         case .sint32: return String(Wire.unZigZag(UInt32(truncatingIfNeeded: try reader.readVarint())))
         case .sint64: return String(Wire.unZigZag(try reader.readVarint()))
         case .bool: return try reader.readVarint() != 0 ? "true" : "false"
-        case .enumeration(let name):
+        case .enumeration(let names), .closedEnumeration(let names):
             let number = Int32(truncatingIfNeeded: try reader.readVarint())
-            return name(number) ?? String(number)
+            return TextFormatKind.name(of: number, in: names) ?? String(number)
         case .fixed32: return String(try reader.readFixed32())
         case .sfixed32: return String(Int32(bitPattern: try reader.readFixed32()))
         case .float: return TextFormatNumbers.format(Float(bitPattern: try reader.readFixed32()))
@@ -261,28 +285,9 @@ struct TextFormatPrinter {
         switch kind {
         case .string, .bytes: return "\"\""
         case .bool: return "false"
-        case .enumeration(let name): return name(0) ?? "0"
+        case .enumeration(let names), .closedEnumeration(let names): return TextFormatKind.name(of: 0, in: names) ?? "0"
         default: return "0"
         }
-    }
-
-    /// Bytes between double quotes, escaped as protobuf's CEscape does: the usual
-    /// backslash escapes, and every other byte outside printable ASCII in three octal digits.
-    static func quoted(_ bytes: UnsafeRawBufferPointer) -> String {
-        var text: [UInt8] = [UInt8(ascii: "\"")]
-        text.reserveCapacity(bytes.count + 2)
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\n"): text += [0x5C, UInt8(ascii: "n")]
-            case UInt8(ascii: "\r"): text += [0x5C, UInt8(ascii: "r")]
-            case UInt8(ascii: "\t"): text += [0x5C, UInt8(ascii: "t")]
-            case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "\\"): text += [0x5C, byte]
-            case 0x20..<0x7F: text.append(byte)
-            default: text += [0x5C, 0x30 + byte >> 6, 0x30 + (byte >> 3) & 7, 0x30 + byte & 7]
-            }
-        }
-        text.append(UInt8(ascii: "\""))
-        return String(decoding: text, as: UTF8.self)
     }
 
     private static func hex(_ value: UInt64, digits: Int) -> String {

@@ -20,8 +20,12 @@ public struct TextFormatField: Sendable {
 public indirect enum TextFormatKind: Sendable {
     case int32, int64, uint32, uint64, sint32, sint64
     case fixed32, fixed64, sfixed32, sfixed64, float, double, bool, string, bytes
-    /// An enum, printed by the name its type gives the number (the number when it has none).
-    case enumeration(@Sendable (Int32) -> String?)
+    /// An open (proto3) enum, printed by its value's name, or its number when it has none:
+    /// the enum's `protoNames`.
+    case enumeration([(number: Int32, name: String)])
+    /// A closed (proto2) enum: a number it does not declare is an unknown field, and prints
+    /// as one.
+    case closedEnumeration([(number: Int32, name: String)])
     case message(any Message.Type)
     /// A proto2 group: a message between start and end tags.
     case group(any Message.Type)
@@ -31,7 +35,7 @@ public indirect enum TextFormatKind: Sendable {
     /// The wire type a single value of this kind is written with.
     var wireType: WireType {
         switch self {
-        case .int32, .int64, .uint32, .uint64, .sint32, .sint64, .bool, .enumeration: return .varint
+        case .int32, .int64, .uint32, .uint64, .sint32, .sint64, .bool, .enumeration, .closedEnumeration: return .varint
         case .fixed32, .sfixed32, .float: return .fixed32
         case .fixed64, .sfixed64, .double: return .fixed64
         case .string, .bytes, .message, .map: return .lengthDelimited
@@ -59,7 +63,10 @@ extension Message {
 
 extension Enum {
     /// Enums generated with `TextFormat=Numbers` know no names.
-    public static func protoName(forNumber number: Int32) -> String? { nil }
+    public static var protoNames: [(number: Int32, name: String)] { [] }
+
+    /// The proto name of the value numbered `number` (its first name, if it has aliases).
+    public static func protoName(forNumber number: Int32) -> String? { TextFormatKind.name(of: number, in: protoNames) }
 
     /// The proto name of the value (`USER_CMD_LOGIN`), or its number when it has none.
     public var debugDescription: String { Self.protoName(forNumber: rawValue) ?? String(rawValue) }
@@ -67,8 +74,17 @@ extension Enum {
 
 extension ClosedEnum {
     /// Enums generated with `TextFormat=Numbers` know no names.
-    public static func protoName(forNumber number: Int32) -> String? { nil }
+    public static var protoNames: [(number: Int32, name: String)] { [] }
+
+    /// The proto name of the value numbered `number` (its first name, if it has aliases).
+    public static func protoName(forNumber number: Int32) -> String? { TextFormatKind.name(of: number, in: protoNames) }
 
     /// The proto name of the value (`USER_CMD_LOGIN`), or its number when it has none.
     public var debugDescription: String { Self.protoName(forNumber: rawValue) ?? String(rawValue) }
+}
+
+extension TextFormatKind {
+    static func name(of number: Int32, in names: [(number: Int32, name: String)]) -> String? {
+        names.first { $0.number == number }?.name
+    }
 }

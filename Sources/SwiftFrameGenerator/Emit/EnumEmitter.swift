@@ -35,41 +35,35 @@ struct EnumEmitter {
         }
     }
 
-    /// `protoName(forNumber:)`, which the text format prints values with.
+    /// `protoNames`, which the text format prints and reads values with: every name, aliases
+    /// after the first name of their number.
     private func emitNames(to printer: Printer) {
+        let names = enumType.cases.map { ($0.number, $0.protoName) } + enumType.aliases.map { ($0.target.number, $0.protoName) }
         printer.line()
-        printer.block("\(visibility)static func protoName(forNumber number: Swift.Int32) -> Swift.String?") {
-            printer.switchBlock("number") {
-                for enumCase in enumType.cases {
-                    printer.line("case \(enumCase.number): return \"\(enumCase.protoName)\"")
-                }
-                printer.line("default: return nil")
-            }
-        }
+        printer.list("\(visibility)static let protoNames: [(number: Swift.Int32, name: Swift.String)] = ",
+                     names.map { "(\($0.0), \"\($0.1)\")" })
     }
 
     /// `init(rawValue:)`, `rawValue` and `allCases`, which a raw-value enum gets for free.
     private func emitOpenMembers(to printer: Printer) {
-        printer.line()
-        printer.block("\(visibility)init(rawValue: Swift.Int32)") {
-            printer.switchBlock("rawValue") {
-                for enumCase in enumType.cases {
-                    printer.line("case \(enumCase.number): self = .\(enumCase.swiftName)")
-                }
-                printer.line("default: self = .unrecognized(rawValue)")
-            }
-        }
-        printer.line()
-        printer.block("\(visibility)var rawValue: Swift.Int32") {
-            printer.switchBlock("self") {
-                for enumCase in enumType.cases {
-                    printer.line("case .\(enumCase.swiftName): return \(enumCase.number)")
-                }
-                printer.line("case let .unrecognized(number): return number")
-            }
-        }
+        emitSwitch("init(rawValue: Swift.Int32)", over: "rawValue", { "case \($0.number): self = .\($0.swiftName)" },
+                   otherwise: "default: self = .unrecognized(rawValue)", to: printer)
+        emitSwitch("var rawValue: Swift.Int32", over: "self", { "case .\($0.swiftName): return \($0.number)" },
+                   otherwise: "case let .unrecognized(number): return number", to: printer)
         printer.line()
         let all = enumType.cases.map { "." + $0.swiftName }
         printer.list("\(visibility)static let allCases: [Self] = ", all, inlineUpTo: 4)
+    }
+
+    /// A member after an empty line: `declaration { switch subject { a line per case; otherwise } }`.
+    private func emitSwitch(_ declaration: String, over subject: String, _ caseLine: (EnumType.Case) -> String,
+                            otherwise: String, to printer: Printer) {
+        printer.line()
+        printer.block(visibility + declaration) {
+            printer.switchBlock(subject) {
+                enumType.cases.forEach { printer.line(caseLine($0)) }
+                printer.line(otherwise)
+            }
+        }
     }
 }

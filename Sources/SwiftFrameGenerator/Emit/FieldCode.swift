@@ -62,7 +62,8 @@ struct FieldCode {
     static func textFormatKind(_ kind: Field.Kind) -> String {
         switch kind {
         case let .scalar(scalar): return ".\(scalar)"
-        case let .enumeration(enumType): return ".enumeration(\(enumType.swiftPath).protoName(forNumber:))"
+        case let .enumeration(enumType):
+            return "." + (enumType.isClosed ? "closedEnumeration" : "enumeration") + "(\(enumType.swiftPath).protoNames)"
         case let .message(message): return ".message(\(message.swiftPath).self)"
         case let .map(key, value): return ".map(key: .\(key), value: \(textFormatKind(value)))"
         }

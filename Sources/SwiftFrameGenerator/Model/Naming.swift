@@ -167,6 +167,6 @@ public enum Naming {
 
     /// Members every generated enum has.
     static let reservedCaseNames: Set<String> = swiftKeywords.union([
-        "unrecognized", "rawValue", "allCases", "hashValue", "hash", "description", "debugDescription",
+        "unrecognized", "rawValue", "allCases", "hashValue", "hash", "description", "debugDescription", "protoNames",
     ])
 }

@@ -117,9 +117,7 @@ extension GeneratorOptions {
     /// A `swiftframe.Config` in protobuf text format.
     static func readConfig(_ text: String, path: String) throws(GenerationError) -> Swiftframe_Config {
         do {
-            let schema = try Google_Protobuf_FileDescriptorSet(serializedBytes: configSchema)
-            let bytes = try TextFormatReader(schema: schema).encode(text, as: ".swiftframe.Config")
-            return try Swiftframe_Config(serializedBytes: bytes)
+            return try Swiftframe_Config(textFormat: text)
         } catch {
             throw GenerationError(problems: ["option Config=\(path): \(error)"])
         }

@@ -56,17 +56,14 @@ public enum PlainGame_CommandEnum: SwiftFrame.Enum {
         .cmdHeartBeat,
     ]
 
-    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-        switch number {
-        case 0: return "CMD_DEFAULT"
-        case 1: return "CMD_TEST"
-        case 200: return "CMD_NOTICE"
-        case 100000: return "CMD_ERROR"
-        case 99900001: return "CMD_SYSTEM_LOGOUT"
-        case 99900002: return "CMD_HEART_BEAT"
-        default: return nil
-        }
-    }
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+        (0, "CMD_DEFAULT"),
+        (1, "CMD_TEST"),
+        (200, "CMD_NOTICE"),
+        (100000, "CMD_ERROR"),
+        (99900001, "CMD_SYSTEM_LOGOUT"),
+        (99900002, "CMD_HEART_BEAT"),
+    ]
 }
 
 public struct PlainGame_TestReq: SwiftFrame.Message {

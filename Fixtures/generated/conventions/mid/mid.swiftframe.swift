@@ -25,19 +25,16 @@ public struct Midgame_MsgId: SwiftFrame.Message {
             self = .none
         }
 
-        public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-            switch number {
-            case 0: return "MID_NONE"
-            case 1001: return "LoginReq"
-            case 1002: return "LoginRsp"
-            case 1003: return "HeartBeat"
-            case 1101: return "EnterRoomReq"
-            case 1102: return "EnterRoomRsp"
-            case 1103: return "RoomBroadcastNtf"
-            case 1999: return "ErrorNtf"
-            default: return nil
-            }
-        }
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+            (0, "MID_NONE"),
+            (1001, "LoginReq"),
+            (1002, "LoginRsp"),
+            (1003, "HeartBeat"),
+            (1101, "EnterRoomReq"),
+            (1102, "EnterRoomRsp"),
+            (1103, "RoomBroadcastNtf"),
+            (1999, "ErrorNtf"),
+        ]
     }
 }
 
@@ -216,7 +213,7 @@ extension Midgame_LoginReq {
     public static let protoMessageName: Swift.String = "midgame.LoginReq"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .enumeration(Midgame_MsgId.MID.protoName(forNumber:))),
+        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
         .init(2, "account", .string),
         .init(3, "token", .string),
     ]
@@ -262,7 +259,7 @@ extension Midgame_LoginRsp {
     public static let protoMessageName: Swift.String = "midgame.LoginRsp"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .enumeration(Midgame_MsgId.MID.protoName(forNumber:))),
+        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
         .init(2, "result", .int32),
         .init(3, "player_id", .uint64),
     ]
@@ -308,7 +305,7 @@ extension Midgame_HeartBeat {
     public static let protoMessageName: Swift.String = "midgame.HeartBeat"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .enumeration(Midgame_MsgId.MID.protoName(forNumber:))),
+        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
         .init(2, "client_time", .int64),
     ]
 
@@ -347,7 +344,7 @@ extension Midgame_EnterRoomReq {
     public static let protoMessageName: Swift.String = "midgame.EnterRoomReq"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .enumeration(Midgame_MsgId.MID.protoName(forNumber:))),
+        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
         .init(2, "room_id", .uint32),
     ]
 
@@ -386,7 +383,7 @@ extension Midgame_EnterRoomRsp {
     public static let protoMessageName: Swift.String = "midgame.EnterRoomRsp"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .enumeration(Midgame_MsgId.MID.protoName(forNumber:))),
+        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
         .init(2, "result", .int32),
         .init(3, "players", .uint64),
     ]
@@ -433,7 +430,7 @@ extension Midgame_RoomBroadcastNtf {
     public static let protoMessageName: Swift.String = "midgame.RoomBroadcastNtf"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .enumeration(Midgame_MsgId.MID.protoName(forNumber:))),
+        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
         .init(2, "text", .string),
     ]
 
@@ -472,7 +469,7 @@ extension Midgame_ErrorNtf {
     public static let protoMessageName: Swift.String = "midgame.ErrorNtf"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .enumeration(Midgame_MsgId.MID.protoName(forNumber:))),
+        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
         .init(2, "code", .int32),
         .init(3, "text", .string),
     ]

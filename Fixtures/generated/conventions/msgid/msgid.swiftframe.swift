@@ -50,16 +50,13 @@ public enum Msgid_MessageID: SwiftFrame.Enum {
         .msgPing,
     ]
 
-    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-        switch number {
-        case 0: return "MSG_NONE"
-        case 10001: return "MSG_LOGIN_REQUEST"
-        case 10002: return "MSG_LOGIN_RESPONSE"
-        case 10003: return "MSG_CHAT_PUSH"
-        case 10004: return "MSG_PING"
-        default: return nil
-        }
-    }
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+        (0, "MSG_NONE"),
+        (10001, "MSG_LOGIN_REQUEST"),
+        (10002, "MSG_LOGIN_RESPONSE"),
+        (10003, "MSG_CHAT_PUSH"),
+        (10004, "MSG_PING"),
+    ]
 }
 
 public struct Msgid_LoginRequest: SwiftFrame.Message {

@@ -316,29 +316,26 @@ public struct Google_Protobuf_FieldDescriptorProto: SwiftFrame.Message {
             self = .double
         }
 
-        public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-            switch number {
-            case 1: return "TYPE_DOUBLE"
-            case 2: return "TYPE_FLOAT"
-            case 3: return "TYPE_INT64"
-            case 4: return "TYPE_UINT64"
-            case 5: return "TYPE_INT32"
-            case 6: return "TYPE_FIXED64"
-            case 7: return "TYPE_FIXED32"
-            case 8: return "TYPE_BOOL"
-            case 9: return "TYPE_STRING"
-            case 10: return "TYPE_GROUP"
-            case 11: return "TYPE_MESSAGE"
-            case 12: return "TYPE_BYTES"
-            case 13: return "TYPE_UINT32"
-            case 14: return "TYPE_ENUM"
-            case 15: return "TYPE_SFIXED32"
-            case 16: return "TYPE_SFIXED64"
-            case 17: return "TYPE_SINT32"
-            case 18: return "TYPE_SINT64"
-            default: return nil
-            }
-        }
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+            (1, "TYPE_DOUBLE"),
+            (2, "TYPE_FLOAT"),
+            (3, "TYPE_INT64"),
+            (4, "TYPE_UINT64"),
+            (5, "TYPE_INT32"),
+            (6, "TYPE_FIXED64"),
+            (7, "TYPE_FIXED32"),
+            (8, "TYPE_BOOL"),
+            (9, "TYPE_STRING"),
+            (10, "TYPE_GROUP"),
+            (11, "TYPE_MESSAGE"),
+            (12, "TYPE_BYTES"),
+            (13, "TYPE_UINT32"),
+            (14, "TYPE_ENUM"),
+            (15, "TYPE_SFIXED32"),
+            (16, "TYPE_SFIXED64"),
+            (17, "TYPE_SINT32"),
+            (18, "TYPE_SINT64"),
+        ]
     }
 
     public enum Label: Swift.Int32, SwiftFrame.ClosedEnum {
@@ -351,14 +348,11 @@ public struct Google_Protobuf_FieldDescriptorProto: SwiftFrame.Message {
             self = .optional
         }
 
-        public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-            switch number {
-            case 1: return "LABEL_OPTIONAL"
-            case 2: return "LABEL_REQUIRED"
-            case 3: return "LABEL_REPEATED"
-            default: return nil
-            }
-        }
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+            (1, "LABEL_OPTIONAL"),
+            (2, "LABEL_REQUIRED"),
+            (3, "LABEL_REPEATED"),
+        ]
     }
 }
 
@@ -692,14 +686,11 @@ public struct Google_Protobuf_FileOptions: SwiftFrame.ExtensibleMessage {
             self = .speed
         }
 
-        public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-            switch number {
-            case 1: return "SPEED"
-            case 2: return "CODE_SIZE"
-            case 3: return "LITE_RUNTIME"
-            default: return nil
-            }
-        }
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+            (1, "SPEED"),
+            (2, "CODE_SIZE"),
+            (3, "LITE_RUNTIME"),
+        ]
     }
 }
 
@@ -902,14 +893,11 @@ public struct Google_Protobuf_FieldOptions: SwiftFrame.ExtensibleMessage {
             self = .string
         }
 
-        public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-            switch number {
-            case 0: return "STRING"
-            case 1: return "CORD"
-            case 2: return "STRING_PIECE"
-            default: return nil
-            }
-        }
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+            (0, "STRING"),
+            (1, "CORD"),
+            (2, "STRING_PIECE"),
+        ]
     }
 
     public enum JSType: Swift.Int32, SwiftFrame.ClosedEnum {
@@ -924,14 +912,11 @@ public struct Google_Protobuf_FieldOptions: SwiftFrame.ExtensibleMessage {
             self = .jsNormal
         }
 
-        public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-            switch number {
-            case 0: return "JS_NORMAL"
-            case 1: return "JS_STRING"
-            case 2: return "JS_NUMBER"
-            default: return nil
-            }
-        }
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+            (0, "JS_NORMAL"),
+            (1, "JS_STRING"),
+            (2, "JS_NUMBER"),
+        ]
     }
 }
 
@@ -1083,14 +1068,11 @@ public struct Google_Protobuf_MethodOptions: SwiftFrame.ExtensibleMessage {
             self = .idempotencyUnknown
         }
 
-        public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-            switch number {
-            case 0: return "IDEMPOTENCY_UNKNOWN"
-            case 1: return "NO_SIDE_EFFECTS"
-            case 2: return "IDEMPOTENT"
-            default: return nil
-            }
-        }
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+            (0, "IDEMPOTENCY_UNKNOWN"),
+            (1, "NO_SIDE_EFFECTS"),
+            (2, "IDEMPOTENT"),
+        ]
     }
 }
 
@@ -1758,8 +1740,8 @@ extension Google_Protobuf_FieldDescriptorProto {
         .init(1, "name", .string),
         .init(2, "extendee", .string),
         .init(3, "number", .int32),
-        .init(4, "label", .enumeration(Google_Protobuf_FieldDescriptorProto.Label.protoName(forNumber:))),
-        .init(5, "type", .enumeration(Google_Protobuf_FieldDescriptorProto.Type_.protoName(forNumber:))),
+        .init(4, "label", .closedEnumeration(Google_Protobuf_FieldDescriptorProto.Label.protoNames)),
+        .init(5, "type", .closedEnumeration(Google_Protobuf_FieldDescriptorProto.Type_.protoNames)),
         .init(6, "type_name", .string),
         .init(7, "default_value", .string),
         .init(8, "options", .message(Google_Protobuf_FieldOptions.self)),
@@ -2188,7 +2170,7 @@ extension Google_Protobuf_FileOptions {
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(1, "java_package", .string),
         .init(8, "java_outer_classname", .string),
-        .init(9, "optimize_for", .enumeration(Google_Protobuf_FileOptions.OptimizeMode.protoName(forNumber:))),
+        .init(9, "optimize_for", .closedEnumeration(Google_Protobuf_FileOptions.OptimizeMode.protoNames)),
         .init(10, "java_multiple_files", .bool),
         .init(11, "go_package", .string),
         .init(16, "cc_generic_services", .bool),
@@ -2444,11 +2426,11 @@ extension Google_Protobuf_FieldOptions {
     public static let protoMessageName: Swift.String = "google.protobuf.FieldOptions"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "ctype", .enumeration(Google_Protobuf_FieldOptions.CType.protoName(forNumber:))),
+        .init(1, "ctype", .closedEnumeration(Google_Protobuf_FieldOptions.CType.protoNames)),
         .init(2, "packed", .bool),
         .init(3, "deprecated", .bool),
         .init(5, "lazy", .bool),
-        .init(6, "jstype", .enumeration(Google_Protobuf_FieldOptions.JSType.protoName(forNumber:))),
+        .init(6, "jstype", .closedEnumeration(Google_Protobuf_FieldOptions.JSType.protoNames)),
         .init(10, "weak", .bool),
         .init(15, "unverified_lazy", .bool),
         .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self)),
@@ -2747,7 +2729,7 @@ extension Google_Protobuf_MethodOptions {
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(33, "deprecated", .bool),
-        .init(34, "idempotency_level", .enumeration(Google_Protobuf_MethodOptions.IdempotencyLevel.protoName(forNumber:))),
+        .init(34, "idempotency_level", .closedEnumeration(Google_Protobuf_MethodOptions.IdempotencyLevel.protoNames)),
         .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self)),
     ]
 

@@ -220,7 +220,7 @@ extension Google_Protobuf_Api {
         .init(4, "version", .string),
         .init(5, "source_context", .message(Google_Protobuf_SourceContext.self)),
         .init(6, "mixins", .message(Google_Protobuf_Mixin.self)),
-        .init(7, "syntax", .enumeration(Google_Protobuf_Syntax.protoName(forNumber:))),
+        .init(7, "syntax", .enumeration(Google_Protobuf_Syntax.protoNames)),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -294,7 +294,7 @@ extension Google_Protobuf_Method {
         .init(4, "response_type_url", .string),
         .init(5, "response_streaming", .bool),
         .init(6, "options", .message(Google_Protobuf_Option.self)),
-        .init(7, "syntax", .enumeration(Google_Protobuf_Syntax.protoName(forNumber:))),
+        .init(7, "syntax", .enumeration(Google_Protobuf_Syntax.protoNames)),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

@@ -36,12 +36,9 @@ public enum Google_Protobuf_NullValue: SwiftFrame.Enum {
 
     public static let allCases: [Self] = [.nullValue]
 
-    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-        switch number {
-        case 0: return "NULL_VALUE"
-        default: return nil
-        }
-    }
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+        (0, "NULL_VALUE"),
+    ]
 }
 
 /// `Struct` represents a structured data value, consisting of fields
@@ -148,7 +145,7 @@ extension Google_Protobuf_Value {
     public static let protoMessageName: Swift.String = "google.protobuf.Value"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "null_value", .enumeration(Google_Protobuf_NullValue.protoName(forNumber:))),
+        .init(1, "null_value", .enumeration(Google_Protobuf_NullValue.protoNames)),
         .init(2, "number_value", .double),
         .init(3, "string_value", .string),
         .init(4, "bool_value", .bool),

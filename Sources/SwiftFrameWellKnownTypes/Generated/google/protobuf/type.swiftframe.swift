@@ -37,13 +37,10 @@ public enum Google_Protobuf_Syntax: SwiftFrame.Enum {
 
     public static let allCases: [Self] = [.proto2, .proto3]
 
-    public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-        switch number {
-        case 0: return "SYNTAX_PROTO2"
-        case 1: return "SYNTAX_PROTO3"
-        default: return nil
-        }
-    }
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+        (0, "SYNTAX_PROTO2"),
+        (1, "SYNTAX_PROTO3"),
+    ]
 }
 
 /// A protocol buffer message type.
@@ -256,30 +253,27 @@ public struct Google_Protobuf_Field: SwiftFrame.Message {
             .typeSint64,
         ]
 
-        public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-            switch number {
-            case 0: return "TYPE_UNKNOWN"
-            case 1: return "TYPE_DOUBLE"
-            case 2: return "TYPE_FLOAT"
-            case 3: return "TYPE_INT64"
-            case 4: return "TYPE_UINT64"
-            case 5: return "TYPE_INT32"
-            case 6: return "TYPE_FIXED64"
-            case 7: return "TYPE_FIXED32"
-            case 8: return "TYPE_BOOL"
-            case 9: return "TYPE_STRING"
-            case 10: return "TYPE_GROUP"
-            case 11: return "TYPE_MESSAGE"
-            case 12: return "TYPE_BYTES"
-            case 13: return "TYPE_UINT32"
-            case 14: return "TYPE_ENUM"
-            case 15: return "TYPE_SFIXED32"
-            case 16: return "TYPE_SFIXED64"
-            case 17: return "TYPE_SINT32"
-            case 18: return "TYPE_SINT64"
-            default: return nil
-            }
-        }
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+            (0, "TYPE_UNKNOWN"),
+            (1, "TYPE_DOUBLE"),
+            (2, "TYPE_FLOAT"),
+            (3, "TYPE_INT64"),
+            (4, "TYPE_UINT64"),
+            (5, "TYPE_INT32"),
+            (6, "TYPE_FIXED64"),
+            (7, "TYPE_FIXED32"),
+            (8, "TYPE_BOOL"),
+            (9, "TYPE_STRING"),
+            (10, "TYPE_GROUP"),
+            (11, "TYPE_MESSAGE"),
+            (12, "TYPE_BYTES"),
+            (13, "TYPE_UINT32"),
+            (14, "TYPE_ENUM"),
+            (15, "TYPE_SFIXED32"),
+            (16, "TYPE_SFIXED64"),
+            (17, "TYPE_SINT32"),
+            (18, "TYPE_SINT64"),
+        ]
     }
 
     /// Whether a field is optional, required, or repeated.
@@ -321,15 +315,12 @@ public struct Google_Protobuf_Field: SwiftFrame.Message {
 
         public static let allCases: [Self] = [.unknown, .optional, .required, .repeated]
 
-        public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-            switch number {
-            case 0: return "CARDINALITY_UNKNOWN"
-            case 1: return "CARDINALITY_OPTIONAL"
-            case 2: return "CARDINALITY_REQUIRED"
-            case 3: return "CARDINALITY_REPEATED"
-            default: return nil
-            }
-        }
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+            (0, "CARDINALITY_UNKNOWN"),
+            (1, "CARDINALITY_OPTIONAL"),
+            (2, "CARDINALITY_REQUIRED"),
+            (3, "CARDINALITY_REPEATED"),
+        ]
     }
 }
 
@@ -427,7 +418,7 @@ extension Google_Protobuf_Type {
         .init(3, "oneofs", .string),
         .init(4, "options", .message(Google_Protobuf_Option.self)),
         .init(5, "source_context", .message(Google_Protobuf_SourceContext.self)),
-        .init(6, "syntax", .enumeration(Google_Protobuf_Syntax.protoName(forNumber:))),
+        .init(6, "syntax", .enumeration(Google_Protobuf_Syntax.protoNames)),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -489,8 +480,8 @@ extension Google_Protobuf_Field {
     public static let protoMessageName: Swift.String = "google.protobuf.Field"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "kind", .enumeration(Google_Protobuf_Field.Kind.protoName(forNumber:))),
-        .init(2, "cardinality", .enumeration(Google_Protobuf_Field.Cardinality.protoName(forNumber:))),
+        .init(1, "kind", .enumeration(Google_Protobuf_Field.Kind.protoNames)),
+        .init(2, "cardinality", .enumeration(Google_Protobuf_Field.Cardinality.protoNames)),
         .init(3, "number", .int32),
         .init(4, "name", .string),
         .init(6, "type_url", .string),
@@ -588,7 +579,7 @@ extension Google_Protobuf_Enum {
         .init(2, "enumvalue", .message(Google_Protobuf_EnumValue.self)),
         .init(3, "options", .message(Google_Protobuf_Option.self)),
         .init(4, "source_context", .message(Google_Protobuf_SourceContext.self)),
-        .init(5, "syntax", .enumeration(Google_Protobuf_Syntax.protoName(forNumber:))),
+        .init(5, "syntax", .enumeration(Google_Protobuf_Syntax.protoNames)),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

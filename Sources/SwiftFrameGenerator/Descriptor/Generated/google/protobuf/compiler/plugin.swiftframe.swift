@@ -116,13 +116,10 @@ public struct Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.Message
             self = .none
         }
 
-        public static func protoName(forNumber number: Swift.Int32) -> Swift.String? {
-            switch number {
-            case 0: return "FEATURE_NONE"
-            case 1: return "FEATURE_PROTO3_OPTIONAL"
-            default: return nil
-            }
-        }
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
+            (0, "FEATURE_NONE"),
+            (1, "FEATURE_PROTO3_OPTIONAL"),
+        ]
     }
 
     /// Represents a single generated file.

@@ -1,0 +1,309 @@
+/// A problem in text-format input, with its line and column (both from 1).
+public struct TextFormatError: Error, CustomStringConvertible, Equatable {
+    public let line: Int
+    public let column: Int
+    public let message: String
+    public var description: String { "line \(line), column \(column): \(message)" }
+}
+
+extension Message {
+    /// Reads a message from protobuf's text format, as `protoc --encode` reads it:
+    /// `nick_name: "neo" port: 8080 user_info { uid: 42 }`, one field per line or not, with
+    /// `#` comments, `[a, b]` lists and `< >` or `{ }` around messages. Fields may also be given
+    /// by number, as `protoc --decode_raw` and `TextFormat=Numbers` messages print them.
+    /// Extensions (`[pkg.name]`) are not read.
+    /// - Parameters:
+    ///   - text: the message in text format.
+    ///   - partial: accept a message whose proto2 `required` fields are not all set.
+    public init(textFormat text: String, partial: Bool = false) throws(TextFormatError) {
+        var tokens = TextFormatTokenizer(Array(text.utf8))
+        var bytes: [UInt8] = []
+        try TextFormatReader.readFields(Self.textFormatFields, of: Self.protoMessageName, from: &tokens, until: nil,
+                                        into: &bytes)
+        do {
+            try self.init(serializedBytes: bytes, partial: partial)
+        } catch {
+            throw TextFormatError(line: 1, column: 1, message: "\(Self.protoMessageName): \(error)")
+        }
+    }
+}
+
+/// Reads text format into the binary encoding of a message, driven by the message's
+/// `textFormatFields`, so that the message's own decoder does the rest. Repeated scalars are
+/// written unpacked, which every decoder accepts.
+enum TextFormatReader {
+    typealias Tokens = TextFormatTokenizer
+
+    static func readFields(_ fields: [TextFormatField], of messageName: String, from tokens: inout Tokens,
+                           until end: UInt8?, into output: inout [UInt8]) throws(TextFormatError) {
+        while true {
+            let token = try tokens.next()
+            let field: TextFormatField?
+            let number: Int32
+            switch token.kind {
+            case .end:
+                guard end == nil else { throw tokens.error("missing '\(Character(Unicode.Scalar(end!)))'", at: token) }
+                return
+            case .symbol(let symbol) where symbol == end:
+                return
+            case .identifier(let name):
+                guard let named = fields.first(where: { $0.name == name }) else {
+                    throw tokens.error("\(messageName) has no field '\(name)'", at: token)
+                }
+                (field, number) = (named, named.number)
+            case .number(let text):
+                guard let value = Int32(text), value > 0, value < 1 << 29 else {
+                    throw tokens.error("expected a field name or number", at: token)
+                }
+                (field, number) = (fields.first { $0.number == value }, value)
+            case .symbol(UInt8(ascii: "[")):
+                throw tokens.error("extensions ([name]) are not read; give the field by number", at: token)
+            default:
+                throw tokens.error("expected a field name", at: token)
+            }
+            let label = field?.name ?? String(number)
+            let opensBrace = try tokens.peekSymbol() == UInt8(ascii: "{")
+            let takesMessage = field.map { $0.kind.isMessage } ?? opensBrace
+            if try tokens.peekSymbol() == UInt8(ascii: ":") {
+                _ = try tokens.next()
+            } else if !takesMessage {
+                throw tokens.error("expected ':' after '\(label)'", at: token)
+            }
+            if try tokens.peekSymbol() == UInt8(ascii: "[") {
+                _ = try tokens.next()
+                if try tokens.peekSymbol() == UInt8(ascii: "]") {
+                    _ = try tokens.next()
+                } else {
+                    while true {
+                        try readValue(field, number: number, from: &tokens, into: &output)
+                        let separator = try tokens.next()
+                        if case .symbol(UInt8(ascii: "]")) = separator.kind { break }
+                        guard case .symbol(UInt8(ascii: ",")) = separator.kind else {
+                            throw tokens.error("expected ',' or ']' in the list of '\(label)'", at: separator)
+                        }
+                    }
+                }
+            } else {
+                try readValue(field, number: number, from: &tokens, into: &output)
+            }
+            if let symbol = try tokens.peekSymbol(), symbol == UInt8(ascii: ";") || symbol == UInt8(ascii: ",") {
+                _ = try tokens.next()
+            }
+        }
+    }
+
+    /// One value of `field` (nil: a field given by number that the table does not list, read
+    /// as `protoc --decode_raw` prints it).
+    private static func readValue(_ field: TextFormatField?, number: Int32, from tokens: inout Tokens,
+                                  into output: inout [UInt8]) throws(TextFormatError) {
+        let token = try tokens.next()
+        let writer = FieldWriter(number: number)
+        let name = field?.name ?? String(number)
+        guard let field else {
+            switch token.kind {
+            case .number(let text) where text.hasPrefix("0x") && text.count == 10:
+                writer.fixed(try integer(text, signed: false, bits: 32, name, token, &tokens), bytes: 4, to: &output)
+            case .number(let text) where text.hasPrefix("0x") && text.count == 18:
+                writer.fixed(try integer(text, signed: false, bits: 64, name, token, &tokens), bytes: 8, to: &output)
+            case .number(let text):
+                let value = try integer(text, signed: true, bits: 64, name, token, &tokens, unsigned64: true)
+                writer.varint(value, to: &output)
+            case .string:
+                writer.lengthDelimited(try strings(token, name, &tokens), to: &output)
+            case .symbol(UInt8(ascii: "{")):
+                var body: [UInt8] = []
+                try readFields([], of: name, from: &tokens, until: UInt8(ascii: "}"), into: &body)
+                writer.lengthDelimited(body, to: &output)
+            default:
+                throw tokens.error("'\(name)' takes a number, a quoted string or a message in braces", at: token)
+            }
+            return
+        }
+        switch field.kind {
+        case .message(let type), .group(let type):
+            guard case let .symbol(open) = token.kind, open == UInt8(ascii: "{") || open == UInt8(ascii: "<") else {
+                throw tokens.error("'\(name)' takes a message in braces", at: token)
+            }
+            var body: [UInt8] = []
+            try readFields(type.textFormatFields, of: type.protoMessageName, from: &tokens,
+                           until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body)
+            if case .group = field.kind {
+                writer.group(body, to: &output)
+            } else {
+                writer.lengthDelimited(body, to: &output)
+            }
+        case .map(let key, let value):
+            guard case let .symbol(open) = token.kind, open == UInt8(ascii: "{") || open == UInt8(ascii: "<") else {
+                throw tokens.error("'\(name)' takes a map entry in braces", at: token)
+            }
+            var body: [UInt8] = []
+            try readFields([TextFormatField(1, "key", key), TextFormatField(2, "value", value)], of: name + " entry",
+                           from: &tokens, until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"),
+                           into: &body)
+            writer.lengthDelimited(body, to: &output)
+        case .string, .bytes:
+            let bytes = try strings(token, name, &tokens)
+            if case .string = field.kind, String(validating: bytes, as: UTF8.self) == nil {
+                throw tokens.error("'\(name)' is not valid UTF-8", at: token)
+            }
+            writer.lengthDelimited(bytes, to: &output)
+        case .bool:
+            switch token.kind {
+            case .identifier("true"), .identifier("True"), .identifier("t"), .number("1"):
+                writer.varint(1, to: &output)
+            case .identifier("false"), .identifier("False"), .identifier("f"), .number("0"):
+                writer.varint(0, to: &output)
+            default: throw tokens.error("'\(name)' takes true or false", at: token)
+            }
+        case .enumeration(let names), .closedEnumeration(let names):
+            if case let .identifier(word) = token.kind, let value = names.first(where: { $0.name == word }) {
+                writer.varint(UInt64(bitPattern: Int64(value.number)), to: &output)
+            } else if case .number = token.kind {
+                writer.varint(try integer(token, signed: true, bits: 32, name, &tokens), to: &output)
+            } else {
+                throw tokens.error("'\(name)' takes one of \(names.map(\.name).joined(separator: ", "))", at: token)
+            }
+        default:
+            try readNumber(field.kind, token, name, &tokens, writer, &output)
+        }
+    }
+
+    /// A value of a numeric kind.
+    private static func readNumber(_ kind: TextFormatKind, _ token: Tokens.Token, _ name: String, _ tokens: inout Tokens,
+                                   _ writer: FieldWriter, _ output: inout [UInt8]) throws(TextFormatError) {
+        func int(signed: Bool, bits: Int) throws(TextFormatError) -> UInt64 {
+            try integer(token, signed: signed, bits: bits, name, &tokens)
+        }
+        switch kind {
+        case .uint32: writer.varint(try int(signed: false, bits: 32), to: &output)
+        case .uint64: writer.varint(try int(signed: false, bits: 64), to: &output)
+        case .int32: writer.varint(try int(signed: true, bits: 32), to: &output)
+        case .int64: writer.varint(try int(signed: true, bits: 64), to: &output)
+        case .sint32: writer.varint(Wire.zigZag(Int64(bitPattern: try int(signed: true, bits: 32))), to: &output)
+        case .sint64: writer.varint(Wire.zigZag(Int64(bitPattern: try int(signed: true, bits: 64))), to: &output)
+        case .fixed32: writer.fixed(try int(signed: false, bits: 32), bytes: 4, to: &output)
+        case .fixed64: writer.fixed(try int(signed: false, bits: 64), bytes: 8, to: &output)
+        case .sfixed32: writer.fixed(try int(signed: true, bits: 32), bytes: 4, to: &output)
+        case .sfixed64: writer.fixed(try int(signed: true, bits: 64), bytes: 8, to: &output)
+        case .float: writer.fixed(UInt64(Float(try floating(token, name, &tokens)).bitPattern), bytes: 4, to: &output)
+        case .double: writer.fixed(try floating(token, name, &tokens).bitPattern, bytes: 8, to: &output)
+        default: throw tokens.error("'\(name)' cannot be read", at: token)  // every other kind is read above
+        }
+    }
+
+    /// A quoted string and the quoted strings right after it, joined (`"ab" "cd"`).
+    private static func strings(_ token: Tokens.Token, _ name: String,
+                                _ tokens: inout Tokens) throws(TextFormatError) -> [UInt8] {
+        guard case let .string(first) = token.kind else {
+            throw tokens.error("'\(name)' takes a quoted string", at: token)
+        }
+        var bytes = first
+        while case let .string(more)? = try tokens.peek()?.kind {
+            bytes += more
+            _ = try tokens.next()
+        }
+        return bytes
+    }
+
+    private static func integer(_ token: Tokens.Token, signed: Bool, bits: Int, _ name: String,
+                                _ tokens: inout Tokens) throws(TextFormatError) -> UInt64 {
+        guard case let .number(text) = token.kind else {
+            throw tokens.error("'\(name)' takes \(signed ? "an" : "a non-negative") integer of \(bits) bits", at: token)
+        }
+        return try integer(text, signed: signed, bits: bits, name, token, &tokens)
+    }
+
+    /// A decimal, `0x` hexadecimal or `0` octal integer that fits, as the bits of a varint
+    /// (negative numbers as their 64-bit two's complement, as protobuf writes int32 and int64).
+    /// `unsigned64` also accepts up to 2^64 - 1 for a signed field (an unknown varint).
+    private static func integer(_ text: String, signed: Bool, bits: Int, _ name: String, _ token: Tokens.Token,
+                                _ tokens: inout Tokens, unsigned64: Bool = false) throws(TextFormatError) -> UInt64 {
+        let negative = text.hasPrefix("-")
+        let digits = negative ? text.dropFirst() : Substring(text)
+        let magnitude: UInt64?
+        if digits.hasPrefix("0x") || digits.hasPrefix("0X") {
+            magnitude = UInt64(digits.dropFirst(2), radix: 16)
+        } else if digits.count > 1, digits.hasPrefix("0") {
+            magnitude = UInt64(digits.dropFirst(), radix: 8)
+        } else {
+            magnitude = UInt64(digits, radix: 10)
+        }
+        let limit = unsigned64 || !signed
+            ? (bits == 64 ? UInt64.max : (UInt64(1) << bits) - 1) : (UInt64(1) << (bits - 1)) - 1
+        guard let magnitude, negative ? signed && magnitude <= UInt64(1) << (bits - 1) : magnitude <= limit else {
+            throw tokens.error("'\(name)' takes \(signed ? "an" : "a non-negative") integer of \(bits) bits", at: token)
+        }
+        return negative ? 0 &- magnitude : magnitude  // two's complement; -2^63 has no positive Int64
+    }
+
+    /// A float or double as text format writes it: a decimal number with an optional exponent
+    /// and `f` suffix, `inf`, `-inf`, `infinity`, `nan` (in any case).
+    private static func floating(_ token: Tokens.Token, _ name: String,
+                                 _ tokens: inout Tokens) throws(TextFormatError) -> Double {
+        var text: Substring
+        switch token.kind {
+        case .number(let number): text = Substring(number)
+        case .identifier(let word): text = Substring(word)
+        default: throw tokens.error("'\(name)' takes a number", at: token)
+        }
+        let negative = text.hasPrefix("-")
+        if negative { text = text.dropFirst() }
+        let lowered = text.lowercased()
+        var value: Double?
+        switch lowered {
+        case "inf", "infinity": value = .infinity
+        case "nan": value = .nan
+        default:
+            let digits = lowered.hasSuffix("f") && !lowered.hasPrefix("0x") ? lowered.dropLast() : Substring(lowered)
+            value = lowered.hasPrefix("0x") ? UInt64(digits.dropFirst(2), radix: 16).map(Double.init) : Double(digits)
+        }
+        guard let value else { throw tokens.error("'\(name)' takes a number", at: token) }
+        return negative ? -value : value
+    }
+}
+
+/// Writes fields of one number.
+private struct FieldWriter {
+    let number: Int32
+
+    func varint(_ value: UInt64, to output: inout [UInt8]) {
+        Self.append(UInt64(Wire.tag(fieldNumber: Int(number), wireType: .varint)), to: &output)
+        Self.append(value, to: &output)
+    }
+
+    func fixed(_ value: UInt64, bytes: Int, to output: inout [UInt8]) {
+        Self.append(UInt64(Wire.tag(fieldNumber: Int(number), wireType: bytes == 4 ? .fixed32 : .fixed64)), to: &output)
+        for index in 0..<bytes { output.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
+    }
+
+    func lengthDelimited(_ bytes: [UInt8], to output: inout [UInt8]) {
+        Self.append(UInt64(Wire.tag(fieldNumber: Int(number), wireType: .lengthDelimited)), to: &output)
+        Self.append(UInt64(bytes.count), to: &output)
+        output += bytes
+    }
+
+    func group(_ body: [UInt8], to output: inout [UInt8]) {
+        Self.append(UInt64(Wire.tag(fieldNumber: Int(number), wireType: .startGroup)), to: &output)
+        output += body
+        Self.append(UInt64(Wire.tag(fieldNumber: Int(number), wireType: .endGroup)), to: &output)
+    }
+
+    private static func append(_ value: UInt64, to output: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            output.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        output.append(UInt8(value))
+    }
+}
+
+extension TextFormatKind {
+    /// Written in braces: a message, a group or a map entry.
+    var isMessage: Bool {
+        switch self {
+        case .message, .group, .map: return true
+        default: return false
+        }
+    }
+}
