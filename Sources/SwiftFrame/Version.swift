@@ -10,4 +10,5 @@ public enum Release {
 }
 
 /// Named by every file the plugin of this release generates; see ``Release``.
+@_documentation(visibility: internal)
 public enum GeneratedCodeVersion1 {}
