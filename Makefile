@@ -6,7 +6,7 @@ PLUGIN = $(BIN_PATH)/protoc-gen-swiftframe
 FIXTURE_PROTOS = $(sort $(wildcard Fixtures/protos/*.proto))
 PREFIX ?= /usr/local
 
-.PHONY: all generate golden check-golden check-plugins check-protos docs test peers python-protobuf install protoc plugin clean bench bench-codesize bench-regenerate bench-transport fuzz fuzz-smoke differential differential-smoke soak sanitize-address sanitize-thread
+.PHONY: all generate golden check-golden check-plugins check-protos docs test peers python-protobuf install protoc plugin clean bench bench-codesize bench-runtime-size bench-regenerate bench-transport fuzz fuzz-smoke differential differential-smoke soak sanitize-address sanitize-thread
 
 all: generate
 
@@ -125,5 +125,8 @@ bench-transport:
 	$(MAKE) -C Benchmarks transport
 
 # Regenerate both sides' benchmark messages from Benchmarks/Protos.
+bench-runtime-size: protoc
+	$(MAKE) -C Benchmarks runtime-size
+
 bench-regenerate: protoc
 	$(MAKE) -C Benchmarks regenerate
