@@ -124,8 +124,9 @@ import Testing
         #expect(response.file.first?.content == golden)
     }
 
-    /// A request protoc would never send (a field declared twice, a oneof index out of range)
-    /// is refused with the place named; the fuzzer found that it crashed the resolver.
+    /// A request protoc would never send (a field declared twice, a oneof index out of range,
+    /// an enum without values) is refused with the place named; the fuzzer found that each of
+    /// the first and the last crashed the generator.
     @Test func malformedRequestsAreRefused() {
         var field = Google_Protobuf_FieldDescriptorProto()
         field.name = "id"
@@ -141,11 +142,15 @@ import Testing
         file.name = "twice.proto"
         file.syntax = "proto3"
         file.messageType = [message]
+        var empty = Google_Protobuf_EnumDescriptorProto()
+        empty.name = "Nothing"
+        file.enumType = [empty]
         var request = CodeGeneratorRequest()
         request.fileToGenerate = ["twice.proto"]
         request.protoFile = [file]
         let error = Generator.generate(request).error ?? ""
         #expect(error.contains("malformed request: twice.proto: message Twice: field or oneof id is declared twice"), "\(error)")
         #expect(error.contains("field id names oneof 3 of 0"), "\(error)")
+        #expect(error.contains("malformed request: twice.proto: enum Nothing has no values"), "\(error)")
     }
 }

@@ -1,7 +1,7 @@
 import SwiftFrameDescriptors
 
 /// What protoc guarantees of every request it sends, checked before anything is resolved:
-/// names and numbers unique in their scopes, oneof indexes in range. A request that breaks
+/// names and numbers unique in their scopes, oneof indexes in range, enums with values. A request that breaks
 /// them did not come from protoc (a hand-made or corrupted one), and is refused with a
 /// problem naming the place instead of being trusted.
 enum RequestCheck {
@@ -35,6 +35,7 @@ enum RequestCheck {
     }
 
     private static func check(_ enumType: EnumDescriptor, place: String, _ problems: inout [String]) {
+        if enumType.value.isEmpty { problems.append("\(place) has no values") }
         unique(enumType.value.map(\.protoName), "value", place, &problems)
     }
 
