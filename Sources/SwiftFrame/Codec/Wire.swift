@@ -30,6 +30,18 @@ public enum Wire {
         (38 - (value | 1).leadingZeroBitCount) / 7
     }
 
+    /// Appends the varint encoding of `value` to `bytes` (a frame header's varint length, text
+    /// format read into wire bytes); message encoding stores varints through `ProtoWriter`.
+    @inlinable
+    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
+    }
+
     /// Size of a length-delimited payload of `count` bytes, including its length prefix.
     @inlinable
     public static func lengthDelimitedSize(_ count: Int) -> Int {

@@ -98,7 +98,7 @@ public struct FrameEncoder: Sendable {
                     value = magic
                 case .length:
                     if field.width == 0 {
-                        FramePlan.storeVarint(wire, into: &bytes)
+                        Wire.appendVarint(wire, to: &bytes)
                         continue
                     }
                     value = wire

@@ -122,14 +122,4 @@ struct FramePlan: Sendable {
             }
         }
     }
-
-    @inlinable
-    static func storeVarint(_ value: UInt64, into bytes: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
-    }
 }

@@ -151,63 +151,46 @@ struct TextFormatPrinter {
         return false
     }
 
-    /// The entries of a map field that follow one another on the wire, sorted by key as
-    /// protobuf prints them; an entry missing its key or value shows the default.
+    /// The entries of a map field that follow one another on the wire, each read once and
+    /// sorted by key as protobuf prints them; an entry missing its key or value shows the default.
     private mutating func printMap(_ name: String, key: TextFormatKind, value: TextFormatKind, tag: UInt32,
                                    from reader: inout ProtoReader) throws(WireError) {
-        var entries: [(key: MapKey, body: UnsafeRawBufferPointer)] = []
+        typealias Entry = (key: MapKey, value: String?, message: UnsafeRawBufferPointer?)
+        var entries: [Entry] = []
         repeat {
             if !entries.isEmpty { _ = try reader.readTag() }
-            let body = try reader.readDelimitedBuffer()
-            var entry = ProtoReader(buffer: body)
-            var entryKey = MapKey.defaultValue(of: key)
-            while entry.hasRemaining {
-                let entryTag = try entry.readTag()
-                if entryTag == UInt32(1 << 3) | UInt32(key.wireType.rawValue) {
-                    entryKey = try MapKey.read(key, from: &entry)
-                } else {
-                    try entry.skipValue(tag: entryTag)
-                }
-            }
-            entries.append((entryKey, body))
-        } while reader.nextTagIs(tag)
-        entries.sort { $0.key < $1.key }
-        for (_, body) in entries {
-            nested(name) { printer in printer.printEntry(body, key: key, value: value) }
-        }
-    }
-
-    private mutating func printEntry(_ body: UnsafeRawBufferPointer, key: TextFormatKind, value: TextFormatKind) {
-        var reader = ProtoReader(buffer: body)
-        var keyText: String? = nil
-        var valueBody: UnsafeRawBufferPointer? = nil
-        var valueText: String? = nil
-        do throws(WireError) {
-            while reader.hasRemaining {
-                let tag = try reader.readTag()
-                switch tag {
+            var fields = ProtoReader(buffer: try reader.readDelimitedBuffer())
+            var entry: Entry = (MapKey.defaultValue(of: key), nil, nil)
+            while fields.hasRemaining {
+                let entryTag = try fields.readTag()
+                switch entryTag {
                 case UInt32(1 << 3) | UInt32(key.wireType.rawValue):
-                    keyText = try Self.text(of: key, from: &reader)
+                    entry.key = try MapKey.read(key, from: &fields)
                 case UInt32(2 << 3) | UInt32(value.wireType.rawValue):
                     if case .message = value {
-                        valueBody = try reader.readDelimitedBuffer()
+                        entry.message = try fields.readDelimitedBuffer()
                     } else {
-                        valueText = try Self.text(of: value, from: &reader)
+                        entry.value = try Self.text(of: value, from: &fields)
                     }
                 default:
-                    try reader.skipValue(tag: tag)
+                    try fields.skipValue(tag: entryTag)
                 }
             }
-        } catch {
-            // The entry was read once already, when the map was sorted.
-        }
-        scalar("key", keyText ?? Self.defaultText(key))
-        if case .message(let type) = value {
-            let fields = type.textFormatFields
-            let body = valueBody ?? UnsafeRawBufferPointer(start: nil, count: 0)
-            nested("value") { $0.printFields(body, of: fields, budget: Self.unknownRecursionBudget) }
-        } else {
-            scalar("value", valueText ?? Self.defaultText(value))
+            entries.append(entry)
+        } while reader.nextTagIs(tag)
+        entries.sort { $0.key < $1.key }
+        for entry in entries {
+            nested(name) { printer in
+                printer.scalar("key", entry.key.text)
+                if case .message(let type) = value {
+                    let body = entry.message ?? UnsafeRawBufferPointer(start: nil, count: 0)
+                    printer.nested("value") {
+                        $0.printFields(body, of: type.textFormatFields, budget: Self.unknownRecursionBudget)
+                    }
+                } else {
+                    printer.scalar("value", entry.value ?? Self.defaultText(value))
+                }
+            }
         }
     }
 
@@ -301,12 +284,24 @@ struct TextFormatPrinter {
 private enum MapKey: Comparable {
     case signed(Int64)
     case unsigned(UInt64)
+    case bool(Bool)
     case bytes([UInt8])
+
+    /// The key as protobuf prints it.
+    var text: String {
+        switch self {
+        case .signed(let value): return String(value)
+        case .unsigned(let value): return String(value)
+        case .bool(let value): return value ? "true" : "false"
+        case .bytes(let bytes): return bytes.withUnsafeBytes { TextFormatEscapes.quoted($0) }
+        }
+    }
 
     static func defaultValue(of kind: TextFormatKind) -> MapKey {
         switch kind {
         case .int32, .int64, .sint32, .sint64, .sfixed32, .sfixed64: return .signed(0)
         case .string: return .bytes([])
+        case .bool: return .bool(false)
         default: return .unsigned(0)
         }
     }
@@ -320,7 +315,7 @@ private enum MapKey: Comparable {
         case .sfixed32: return .signed(Int64(Int32(bitPattern: try reader.readFixed32())))
         case .sfixed64: return .signed(Int64(bitPattern: try reader.readFixed64()))
         case .uint32: return .unsigned(UInt64(UInt32(truncatingIfNeeded: try reader.readVarint())))
-        case .bool: return .unsigned(try reader.readVarint() != 0 ? 1 : 0)
+        case .bool: return .bool(try reader.readVarint() != 0)
         case .fixed32: return .unsigned(UInt64(try reader.readFixed32()))
         case .fixed64: return .unsigned(try reader.readFixed64())
         case .string: return .bytes(Array(try reader.readDelimitedBuffer()))
@@ -332,6 +327,7 @@ private enum MapKey: Comparable {
         switch (lhs, rhs) {
         case let (.signed(a), .signed(b)): return a < b
         case let (.unsigned(a), .unsigned(b)): return a < b
+        case let (.bool(a), .bool(b)): return !a && b
         case let (.bytes(a), .bytes(b)): return a.lexicographicallyPrecedes(b)
         default: return false  // keys of one map are all of one kind
         }

@@ -266,35 +266,30 @@ enum TextFormatReader {
 private struct FieldWriter {
     let number: Int32
 
+    private func tag(_ wireType: WireType, to output: inout [UInt8]) {
+        Wire.appendVarint(UInt64(Wire.tag(fieldNumber: Int(number), wireType: wireType)), to: &output)
+    }
+
     func varint(_ value: UInt64, to output: inout [UInt8]) {
-        Self.append(UInt64(Wire.tag(fieldNumber: Int(number), wireType: .varint)), to: &output)
-        Self.append(value, to: &output)
+        tag(.varint, to: &output)
+        Wire.appendVarint(value, to: &output)
     }
 
     func fixed(_ value: UInt64, bytes: Int, to output: inout [UInt8]) {
-        Self.append(UInt64(Wire.tag(fieldNumber: Int(number), wireType: bytes == 4 ? .fixed32 : .fixed64)), to: &output)
+        tag(bytes == 4 ? .fixed32 : .fixed64, to: &output)
         for index in 0..<bytes { output.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
     }
 
     func lengthDelimited(_ bytes: [UInt8], to output: inout [UInt8]) {
-        Self.append(UInt64(Wire.tag(fieldNumber: Int(number), wireType: .lengthDelimited)), to: &output)
-        Self.append(UInt64(bytes.count), to: &output)
+        tag(.lengthDelimited, to: &output)
+        Wire.appendVarint(UInt64(bytes.count), to: &output)
         output += bytes
     }
 
     func group(_ body: [UInt8], to output: inout [UInt8]) {
-        Self.append(UInt64(Wire.tag(fieldNumber: Int(number), wireType: .startGroup)), to: &output)
+        tag(.startGroup, to: &output)
         output += body
-        Self.append(UInt64(Wire.tag(fieldNumber: Int(number), wireType: .endGroup)), to: &output)
-    }
-
-    private static func append(_ value: UInt64, to output: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            output.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        output.append(UInt8(value))
+        tag(.endGroup, to: &output)
     }
 }
 
