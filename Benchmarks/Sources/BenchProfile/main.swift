@@ -3,6 +3,7 @@
 //   BenchProfile codec encode|decode CASE SwiftFrame|SwiftProtobuf [ITERATIONS]
 //   BenchProfile frames 64B|1KiB|64KiB SwiftFrame|NIO-handler|NIO-decoder|memcpy [ITERATIONS]
 //   BenchProfile floor encode|decode flat|login|repeated [ITERATIONS]   (BenchData/Floor.swift)
+//   BenchProfile wall [RUNS] [ROW...]   wall-clock times side by side over RUNS runs (Wall.swift)
 //
 // `make -C Benchmarks profile ARGS="codec decode flat SwiftFrame"` runs it under callgrind.
 import BenchData
@@ -30,6 +31,10 @@ func loop<M: SwiftProtobuf.Message>(_ operation: String, _ message: M, _ iterati
 }
 
 let arguments = CommandLine.arguments
+if arguments.count >= 2 && arguments[1] == "wall" {
+    runWall(runs: arguments.count > 2 ? Int(arguments[2])! : 7, filters: Array(arguments.dropFirst(3)))
+    exit(0)
+}
 guard arguments.count >= 4 else {
     print("usage: BenchProfile codec encode|decode CASE LIBRARY [N] | floor encode|decode CASE [N] | frames SIZE DECODER [N]")
     exit(2)

@@ -1,0 +1,122 @@
+// Wall-clock times side by side, over several runs: `BenchProfile wall [RUNS] [ROW...]`.
+//
+// Each row is one operation done by two or more contenders (SwiftFrame against SwiftProtobuf,
+// or against NIO's frame decoder). A run times a batch of each contender in turn (the order
+// alternates from run to run), every batch sized once beforehand to take about 40 ms. The table
+// gives, per contender, the median time per operation over the runs and its spread (lowest to
+// highest), and per row the ratio of the medians and the lowest and highest ratio of a single
+// run, so a lead that holds only in some runs shows as such.
+import BenchData
+import Foundation
+import SwiftFrame
+import SwiftProtobuf
+
+struct WallRow {
+    let name: String
+    /// Contender name and a batch of `n` operations.
+    let contenders: [(name: String, batch: (Int) -> Void)]
+}
+
+func codecRow<F: SwiftFrame.Message, P: SwiftProtobuf.Message>(_ operation: String, _ caseName: String, _ sf: F, _ pb: P) -> WallRow {
+    let sfBytes = try! sf.serializedBytes()
+    let pbBytes: [UInt8] = try! pb.serializedBytes()
+    let encode = operation == "encode"
+    return WallRow(name: "\(operation) \(caseName)", contenders: [
+        ("SwiftFrame", { n in
+            for _ in 0..<n {
+                if encode { consume(try! sf.serializedBytes()) } else { consume(try! F(serializedBytes: sfBytes)) }
+            }
+        }),
+        ("SwiftProtobuf", { n in
+            for _ in 0..<n {
+                if encode { consume(try! pb.serializedBytes() as [UInt8]) } else { consume(try! P(serializedBytes: pbBytes)) }
+            }
+        }),
+    ])
+}
+
+func wallRows() -> [WallRow] {
+    var rows: [WallRow] = []
+    for operation in ["decode", "encode"] {
+        rows.append(codecRow(operation, "flat", SF.flat, PB.flat))
+        rows.append(codecRow(operation, "login", SF.login, PB.login))
+        rows.append(codecRow(operation, "repeated", SF.repeated, PB.repeated))
+        rows.append(codecRow(operation, "map", SF.map, PB.map))
+        for depth in CodecCase.depths {
+            rows.append(codecRow(operation, "depth\(depth)", SF.node(depth: depth), PB.node(depth: depth)))
+        }
+    }
+    for size in FrameStream.payloadSizes {
+        let stream = FrameStream(payloadSize: size)
+        stream.verify()
+        let destination = UnsafeMutableRawPointer.allocate(byteCount: stream.bytes.count, alignment: 64)
+        rows.append(WallRow(name: "frames \(stream.name)", contenders: ["SwiftFrame", "NIO-decoder", "memcpy"].map { decoder in
+            (decoder, { n in
+                var total = 0
+                for _ in 0..<n { total &+= stream.run(decoder, destination: destination) }
+                consume(total)
+            })
+        }))
+    }
+    return rows
+}
+
+func nanoseconds(_ duration: Duration) -> Double {
+    let (seconds, attoseconds) = duration.components
+    return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+}
+
+/// Operations per batch so that one batch takes about `target` nanoseconds.
+func batchSize(_ batch: (Int) -> Void, target: Double = 40e6) -> Int {
+    let clock = ContinuousClock()
+    var n = 1
+    while true {
+        let elapsed = nanoseconds(clock.measure { batch(n) })
+        if elapsed >= target / 4 { return max(1, Int(Double(n) * target / elapsed)) }
+        n *= 4
+    }
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+func formatted(_ nanoseconds: Double) -> String {
+    nanoseconds >= 10_000 ? String(format: "%.1f µs", nanoseconds / 1000) : String(format: "%.0f ns", nanoseconds)
+}
+
+func runWall(runs: Int, filters: [String]) {
+    let rows = wallRows().filter { row in filters.isEmpty || filters.contains { row.name.contains($0) } }
+    let clock = ContinuousClock()
+    let hashing = ProcessInfo.processInfo.environment["SWIFT_DETERMINISTIC_HASHING"] == nil ? "seeded per process" : "deterministic"
+    print("\(runs) runs, batches of about 40 ms each, contenders alternating; hashing \(hashing).")
+    print("")
+    print("| operation | contender | median per op | lowest – highest | ratio of medians | ratio, lowest – highest run |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    for row in rows {
+        let sizes = row.contenders.map { batchSize($0.batch) }
+        var times = Array(repeating: [Double](), count: row.contenders.count)
+        for run in 0..<runs {
+            let order = run % 2 == 0 ? Array(row.contenders.indices) : row.contenders.indices.reversed()
+            for index in order {
+                let n = sizes[index]
+                let elapsed = nanoseconds(clock.measure { row.contenders[index].batch(n) })
+                times[index].append(elapsed / Double(n))
+            }
+        }
+        let medians = times.map(median)
+        for (index, contender) in row.contenders.enumerated() {
+            let spread = "\(formatted(times[index].min()!)) – \(formatted(times[index].max()!))"
+            var ratio = "", perRun = ""
+            if index > 0 {
+                // How many times faster SwiftFrame (the first contender) is than this one.
+                let ratios = zip(times[index], times[0]).map { $0 / $1 }
+                ratio = String(format: "**%.2f×**", medians[index] / medians[0])
+                perRun = String(format: "%.2f× – %.2f×", ratios.min()!, ratios.max()!)
+            }
+            print("| \(index == 0 ? row.name : "") | \(contender.name) | \(formatted(medians[index])) | \(spread) | \(ratio) | \(perRun) |")
+        }
+    }
+}
