@@ -157,6 +157,17 @@ struct EverythingTests {
                 + "signs: [\(Array(repeating: "SIGN_MIN", count: 30).joined(separator: ", "))]"
         ),
         everything(
+            "long packed runs with varints of every length, mixed (packed sizing four at a time, writing two bytes a step, reading in place)",
+            Everything(
+                rInt64: PackedRuns.int64, rUint64: PackedRuns.uint64, rInt32: PackedRuns.int32, rBool: PackedRuns.bool,
+                rUint32: PackedRuns.uint32, rSint32: PackedRuns.int32, rSint64: PackedRuns.int64
+            ),
+            "r_int64: [\(PackedRuns.text(PackedRuns.int64))] r_uint64: [\(PackedRuns.text(PackedRuns.uint64))] "
+                + "r_int32: [\(PackedRuns.text(PackedRuns.int32))] r_bool: [\(PackedRuns.text(PackedRuns.bool))] "
+                + "r_uint32: [\(PackedRuns.text(PackedRuns.uint32))] r_sint32: [\(PackedRuns.text(PackedRuns.int32))] "
+                + "r_sint64: [\(PackedRuns.text(PackedRuns.int64))]"
+        ),
+        everything(
             "repeated fields of one zero each are written",
             Everything(rDouble: [0], rInt32: [0], rBool: [false], rString: [""], rBytes: [[]], signs: [.zero]),
             #"r_double: 0 r_int32: 0 r_bool: false r_string: "" r_bytes: "" signs: SIGN_ZERO"#
@@ -413,4 +424,28 @@ func chainText(depth: Int) -> String {
         if level < depth - 1 { text += "left { " }
     }
     return text + String(repeating: "} ", count: depth - 1)
+}
+
+/// Runs of a few hundred values whose varints take every length from 1 to 10 bytes, in an order
+/// that mixes the lengths (and the signs), with lengths not a multiple of four.
+private enum PackedRuns {
+    /// Each power of two up to 2^63 and its neighbours.
+    static let edges: [UInt64] = (0..<64).flatMap { bit -> [UInt64] in
+        let power = UInt64(1) << UInt64(bit)
+        return [power - 1, power, power + 1]
+    } + [.max]
+
+    static func mixed<T>(_ convert: (UInt64) -> T) -> [T] {
+        (0..<301).map { index in convert(edges[(index &* 37) % edges.count]) }
+    }
+
+    static let uint64 = mixed { $0 }
+    static let int64 = mixed { Int64(bitPattern: $0) }
+    static let uint32 = mixed { UInt32(truncatingIfNeeded: $0) }
+    static let int32 = mixed { Int32(truncatingIfNeeded: $0) }
+    static let bool = mixed { $0 & 4 != 0 }
+
+    static func text<T>(_ values: [T]) -> String {
+        values.map { "\($0)" }.joined(separator: ", ")
+    }
 }

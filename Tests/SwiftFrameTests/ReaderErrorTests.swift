@@ -33,6 +33,10 @@ import SwiftFrame
         #expect(decodeError(Node.self, [0x08] + eleven) == .malformedVarint(offset: 1))
         #expect(decodeError(Node.self, [0x2A, 0x0B] + eleven) == .malformedVarint(offset: 2))
         #expect(decodeError(Node.self, [0x08, 0x01] + eleven) == .malformedVarint(offset: 2))
+        // In a packed run long enough to be decoded in place (64 varints or more): 70 good ones,
+        // the bad one, 10 more.
+        let run: [UInt8] = Array(repeating: 0x01, count: 70) + eleven + Array(repeating: 0x01, count: 10)
+        #expect(decodeError(Node.self, [0x2A, UInt8(run.count)] + run) == .malformedVarint(offset: 72))
     }
 
     // MARK: invalidTag

@@ -244,8 +244,27 @@ public struct ProtoReader {
             // them, make room once, and decode with no bounds checks.
             let count = ProtoReader.countVarintEnds(base + position, length)
             var offset = position
-            // Not `Array(unsafeUninitializedCapacity:)`: the standard library does not specialise
-            // it, and it looks up the array's metadata on every call.
+            if values.isEmpty && count >= 64 {
+                // A long run into an empty array: each value is written in place, with no
+                // capacity check per value. `Array(unsafeUninitializedCapacity:)` looks up the
+                // array's metadata on every call (the standard library does not specialise it),
+                // which a short run would notice.
+                var malformed = false
+                values = Array(unsafeUninitializedCapacity: count) { buffer, initialized in
+                    while initialized < count {
+                        guard let raw = ProtoReader.decodeVarint(base, at: &offset) else {
+                            malformed = true
+                            return
+                        }
+                        (buffer.baseAddress! + initialized).initialize(to: C.value(raw))
+                        initialized &+= 1
+                    }
+                }
+                // `offset` is where the varint of more than ten bytes starts.
+                if malformed { throw .malformedVarint(offset: offset) }
+                position = end
+                return
+            }
             values.reserveCapacity(values.count &+ count)
             for _ in 0..<count {
                 // Nil for more than ten bytes; `offset` is then where that varint starts.
