@@ -97,9 +97,21 @@ let package = Package(
         // The protobuf conformance testee: messages generated from Protos/conformance.
         .target(name: "SwiftFrameConformanceMessages", dependencies: ["SwiftFrame", "SwiftFrameWellKnownTypes"]),
         .executableTarget(name: "swiftframe-conformance", dependencies: ["SwiftFrame", "SwiftFrameConformanceMessages"]),
+        // The same, generated with optimize_for = CODE_SIZE; the testee's source is shared
+        // (a symlink), built against the compact messages.
+        .target(name: "SwiftFrameConformanceMessagesCompact", dependencies: ["SwiftFrame", "SwiftFrameWellKnownTypes"]),
+        .executableTarget(
+            name: "swiftframe-conformance-compact", dependencies: ["SwiftFrame", "SwiftFrameConformanceMessagesCompact"],
+            swiftSettings: [.define("COMPACT")]
+        ),
 
         // The checked-in output of the plugin for Fixtures/protos, compiled as a module.
         .target(name: "SwiftFrameFixtures", dependencies: ["SwiftFrame", "SwiftFrameDescriptors"], path: "Fixtures/generated"),
+        // The same .proto files generated with optimize_for = CODE_SIZE.
+        .target(
+            name: "SwiftFrameFixturesCompact", dependencies: ["SwiftFrame", "SwiftFrameDescriptors"],
+            path: "Fixtures/generated-compact"
+        ),
 
         // What the test targets share: processes and protoc, hand-built wire bytes, the
         // round-trip check against protoc.
@@ -139,6 +151,17 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ConformanceTests", dependencies: ["swiftframe-conformance", "SwiftFrame", "SwiftFrameConformanceMessages", "TestSupport"]),
+        // The fixture and conformance tests again, the same source files (symlinks) compiled
+        // against the CODE_SIZE modules: switching a file's mode changes no code that uses it.
+        .testTarget(
+            name: "CompactFixtureTests", dependencies: ["SwiftFrame", "SwiftFrameDescriptors", "SwiftFrameFixturesCompact", "TestSupport"],
+            swiftSettings: [.define("COMPACT")]
+        ),
+        .testTarget(
+            name: "CompactConformanceTests",
+            dependencies: ["swiftframe-conformance-compact", "SwiftFrame", "SwiftFrameConformanceMessagesCompact", "TestSupport"],
+            swiftSettings: [.define("COMPACT")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

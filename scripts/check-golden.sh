@@ -9,9 +9,9 @@ fresh="$(mktemp -d)"
 trap 'rm -rf "$fresh"' EXIT
 scripts/generate.sh "$plugin" "$fresh" 2>/dev/null
 status=0
-for dir in Fixtures/generated Sources/SwiftFrameWellKnownTypes/Generated Sources/SwiftFrameDescriptors/Generated \
+for dir in Fixtures/generated Fixtures/generated-compact Sources/SwiftFrameWellKnownTypes/Generated Sources/SwiftFrameDescriptors/Generated \
     Sources/SwiftFrameGenerator/Descriptor/Generated Sources/SwiftFrameGenerator/Config/Generated \
-    Sources/SwiftFrameConformanceMessages Fixtures/PluginPackage/Sources/SharedProtocol/Generated; do
+    Sources/SwiftFrameConformanceMessages Sources/SwiftFrameConformanceMessagesCompact Fixtures/PluginPackage/Sources/SharedProtocol/Generated; do
     [ -d "$fresh/$dir" ] || { echo "golden check: skipped $dir (its inputs are not here)"; continue; }
     if ! diff -ru "$dir" "$fresh/$dir"; then
         echo "golden check FAILED: $dir differs from a fresh generation (diff above)." >&2

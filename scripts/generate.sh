@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Runs protoc with the given plugin over every input the project generates, writing below
 # OUT_ROOT with the repository's layout:
-#   Fixtures/protos/*.proto                -> Fixtures/generated
+#   Fixtures/protos/*.proto                -> Fixtures/generated (and, OptimizeFor=CODE_SIZE,
+#                                             Fixtures/generated-compact)
 #   Fixtures/conventions/NAME/ (+ config)  -> Fixtures/generated/conventions/NAME
 #   google/protobuf well-known types       -> Sources/SwiftFrameWellKnownTypes/Generated
 #   descriptor.proto                       -> Sources/SwiftFrameDescriptors/Generated
 #   plugin.proto                           -> Sources/SwiftFrameGenerator/Descriptor/Generated
 #   Protos/swiftframe/*.proto
 #                                          -> Sources/SwiftFrameGenerator/Config/Generated
-#   Protos/conformance/*.proto             -> Sources/SwiftFrameConformanceMessages
+#   Protos/conformance/*.proto             -> Sources/SwiftFrameConformanceMessages (and Compact)
 #   Fixtures/PluginPackage/protos          -> Fixtures/PluginPackage/Sources/SharedProtocol/Generated
 #   scripts/generate.sh PLUGIN OUT_ROOT
 set -euo pipefail
@@ -26,12 +27,17 @@ run() {
 }
 
 run "$out_root/Fixtures/generated" -I Fixtures/protos -I Protos $(ls Fixtures/protos/*.proto | sort)
+# The same files for optimize_for = CODE_SIZE: field tables and the runtime's shared codec.
+run "$out_root/Fixtures/generated-compact" --swiftframe_opt=OptimizeFor=CODE_SIZE -I Fixtures/protos -I Protos \
+    $(ls Fixtures/protos/*.proto | sort)
 
 # Projects' own command-id conventions: unmodified .proto files plus a config file each.
 for dir in Fixtures/conventions/*/; do
     name=$(basename "$dir")
     run "$out_root/Fixtures/generated/conventions/$name" -I "$dir" -I "$include" \
         --swiftframe_opt=Config="$(ls "$dir"*.txtpb)" $(cd "$dir" && ls *.proto)
+    run "$out_root/Fixtures/generated-compact/conventions/$name" -I "$dir" -I "$include" \
+        --swiftframe_opt=Config="$(ls "$dir"*.txtpb)",OptimizeFor=CODE_SIZE $(cd "$dir" && ls *.proto)
 done
 
 wkt="any api duration empty field_mask source_context struct timestamp type wrappers"
@@ -50,6 +56,8 @@ run "$config_out" --swiftframe_opt=Visibility=internal -I Protos -I "$include" \
 
 run "$out_root/Sources/SwiftFrameConformanceMessages" -I Protos/conformance -I "$include" \
     conformance.proto test_messages_proto2.proto test_messages_proto3.proto
+run "$out_root/Sources/SwiftFrameConformanceMessagesCompact" --swiftframe_opt=OptimizeFor=CODE_SIZE \
+    -I Protos/conformance -I "$include" conformance.proto test_messages_proto2.proto test_messages_proto3.proto
 
 # The checked-in sources of the SwiftPM plugin test package, as its generate-swiftframe
 # command writes them (Sources/SharedProtocol/swiftframe.json; make check-plugins compares).

@@ -6,7 +6,11 @@ import Glibc
 import Darwin
 #endif
 import SwiftFrame
+#if COMPACT
+import SwiftFrameConformanceMessagesCompact
+#else
 import SwiftFrameConformanceMessages
+#endif
 
 /// Reads exactly `count` bytes from stdin; nil at end of input.
 func readExactly(_ count: Int) -> [UInt8]? {

@@ -2,7 +2,11 @@
 // testee binary (every case in one process, as the conformance runner sends them).
 
 import SwiftFrame
+#if COMPACT
+import SwiftFrameConformanceMessagesCompact
+#else
 import SwiftFrameConformanceMessages
+#endif
 import TestSupport
 import Testing
 

@@ -3,7 +3,11 @@
 // and byte for byte; extensions, MessageSet and unknown groups.
 
 import SwiftFrame
+#if COMPACT
+import SwiftFrameConformanceMessagesCompact
+#else
 import SwiftFrameConformanceMessages
+#endif
 import TestSupport
 import Testing
 
@@ -42,6 +46,19 @@ private let everyFieldText = """
 
 @Suite("Conformance messages against protoc")
 struct MessageTests {
+    /// These tests run twice: against the conformance messages generated in each mode, the
+    /// testee built in each (CompactConformanceTests has COMPACT defined).
+    @Test func theMessagesAreOfTheModeUnderTest() {
+        let types: [any Message.Type] = [
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.self, ProtobufTestMessages_Proto2_TestAllTypesProto2.self,
+        ]
+        #if COMPACT
+        #expect(types.allSatisfy { $0 is any CompactMessage.Type })
+        #else
+        #expect(types.allSatisfy { !($0 is any CompactMessage.Type) })
+        #endif
+    }
+
     @Test("Every kind of field, encoded by protoc, decodes and re-encodes to the same bytes", arguments: Syntax.allCases)
     func everyField(_ syntax: Syntax) throws {
         let bytes = try Protoc.encode(everyFieldText, as: syntax.messageType)

@@ -3,7 +3,11 @@
 
 import Foundation
 import SwiftFrame
+#if COMPACT
+import SwiftFrameConformanceMessagesCompact
+#else
 import SwiftFrameConformanceMessages
+#endif
 import TestSupport
 import Testing
 

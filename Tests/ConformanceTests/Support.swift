@@ -3,7 +3,11 @@
 
 import Foundation
 import SwiftFrame
+#if COMPACT
+import SwiftFrameConformanceMessagesCompact
+#else
 import SwiftFrameConformanceMessages
+#endif
 import TestSupport
 import Testing
 
@@ -36,7 +40,11 @@ let conformanceProtos = Repository.conformanceProtos
 
 enum Testee {
     /// The testee SwiftPM built for this test run (the test target depends on it).
+    #if COMPACT
+    static var executable: String { Repository.builtExecutable("swiftframe-conformance-compact") }
+    #else
     static var executable: String { Repository.builtExecutable("swiftframe-conformance") }
+    #endif
 
     /// A 4-byte little-endian length, then the bytes.
     static func frame(_ body: [UInt8]) -> [UInt8] { le32(UInt32(body.count)) + body }

@@ -1,5 +1,9 @@
 import SwiftFrame
+#if COMPACT
+import SwiftFrameFixturesCompact
+#else
 import SwiftFrameFixtures
+#endif
 import TestSupport
 import Testing
 

@@ -1,7 +1,11 @@
 import Foundation
 import SwiftFrame
 import SwiftFrameDescriptors
+#if COMPACT
+import SwiftFrameFixturesCompact
+#else
 import SwiftFrameFixtures
+#endif
 import TestSupport
 import Testing
 

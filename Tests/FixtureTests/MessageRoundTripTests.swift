@@ -2,7 +2,11 @@
 // fixtures, plus the default (empty) message of every fixture type.
 
 import SwiftFrame
+#if COMPACT
+import SwiftFrameFixturesCompact
+#else
 import SwiftFrameFixtures
+#endif
 import TestSupport
 import Testing
 
@@ -200,7 +204,7 @@ struct MessageRoundTripTests {
     static let namingCases: [RoundTripCase] = [
         RoundTripCase(
             "all fields",
-            SwiftFrameFixtures.Error(code: -3),
+            FixtureError(code: -3),
             file: "naming.proto",
             text: "code: -3"
         ),
@@ -216,7 +220,7 @@ struct MessageRoundTripTests {
                 type: 1, default_: 2, self_: 3, description_: "described", unknownFields_: 5,
                 size: 6, tag: 7, reader: 8, writer: 9, cache: 10, value: 11,
                 httpStatus: 12, urlPath: 13,
-                error: SwiftFrameFixtures.Error(code: 14),
+                error: FixtureError(code: 14),
                 protocol_: NamingEdgeCases.Protocol_(version: 15)
             ),
             file: "naming.proto",
@@ -231,7 +235,7 @@ struct MessageRoundTripTests {
             "negative values in the clashing names",
             NamingEdgeCases(
                 size: -1, tag: .min, reader: .max, writer: -2, cache: -3, value: -4,
-                error: SwiftFrameFixtures.Error(), protocol_: NamingEdgeCases.Protocol_()
+                error: FixtureError(), protocol_: NamingEdgeCases.Protocol_()
             ),
             file: "naming.proto",
             text: "size: -1 tag: -2147483648 reader: 2147483647 writer: -2 cache: -3 value: -4 error { } protocol { }"
@@ -285,7 +289,7 @@ struct MessageRoundTripTests {
         .empty(TreeNode.self, file: "everything.proto"),
         .empty(Ping.self, file: "everything.proto"),
         .empty(Pong.self, file: "everything.proto"),
-        .empty(SwiftFrameFixtures.Error.self, file: "naming.proto"),
+        .empty(FixtureError.self, file: "naming.proto"),
         .empty(NamingEdgeCases.self, file: "naming.proto"),
         .empty(NamingEdgeCases.Protocol_.self, file: "naming.proto"),
     ]
@@ -349,7 +353,7 @@ struct MessageRoundTripTests {
             (TreeNode.protoMessageName, "TreeNode"),
             (Ping.protoMessageName, "Ping"),
             (Pong.protoMessageName, "Pong"),
-            (SwiftFrameFixtures.Error.protoMessageName, "Error"),
+            (FixtureError.protoMessageName, "Error"),
             (NamingEdgeCases.protoMessageName, "Naming_edge_cases"),
             (NamingEdgeCases.Protocol_.protoMessageName, "Naming_edge_cases.Protocol"),
         ]

@@ -4,7 +4,11 @@
 
 import Foundation
 import SwiftFrame
+#if COMPACT
+import SwiftFrameFixturesCompact
+#else
 import SwiftFrameFixtures
+#endif
 import TestSupport
 import Testing
 

@@ -2,7 +2,11 @@
 // protos, and NaN-aware equality for the message that holds every field type.
 
 import SwiftFrame
+#if COMPACT
+import SwiftFrameFixturesCompact
+#else
 import SwiftFrameFixtures
+#endif
 import TestSupport
 import Testing
 
@@ -73,3 +77,18 @@ extension Everything {
         return copy
     }
 }
+
+// MARK: The mode under test
+
+// These files are compiled twice: here against the default (SPEED) fixtures, and in
+// CompactFixtureTests (symlinks to them, with COMPACT defined) against the same files generated
+// with optimize_for = CODE_SIZE.
+#if COMPACT
+/// The fixtures' `Error` message (the module name tells it from Swift's `Error`).
+typealias FixtureError = SwiftFrameFixturesCompact.Error
+/// Where the generated fixtures under test are checked in.
+let generatedFixturesFolder = "Fixtures/generated-compact"
+#else
+typealias FixtureError = SwiftFrameFixtures.Error
+let generatedFixturesFolder = "Fixtures/generated"
+#endif

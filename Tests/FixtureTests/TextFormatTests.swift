@@ -4,7 +4,11 @@
 
 import Foundation
 import SwiftFrame
+#if COMPACT
+import SwiftFrameFixturesCompact
+#else
 import SwiftFrameFixtures
+#endif
 import TestSupport
 import Testing
 
@@ -189,7 +193,7 @@ struct TextFormatTests {
 
     /// `protoMessageName` of every message in Fixtures/generated.
     private static func generatedMessageNames() throws -> [String] {
-        let folder = Repository.root.appendingPathComponent("Fixtures/generated")
+        let folder = Repository.root.appendingPathComponent(generatedFixturesFolder)
         let files = FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []
         return try files.filter { $0.hasSuffix(".swift") }.flatMap { name in
             try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)

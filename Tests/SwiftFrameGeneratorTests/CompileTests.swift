@@ -96,6 +96,34 @@ import Testing
         #expect(try Support.typecheck(files) == [])
     }
 
+    /// `optimize_for = CODE_SIZE` gives messages a field table and no codec code of their own;
+    /// `OptimizeFor=` overrides the file option either way. Every field kind, and extension
+    /// ranges, compile in the compact form.
+    @Test func optimizeForChoosesTheCodec() throws {
+        let compactFile = "syntax = \"proto2\";\noption optimize_for = CODE_SIZE;\n"
+            + "message A { optional int32 id = 1; }\nmessage B { extensions 100 to 199; optional string s = 1; }\n"
+        func isCompact(_ source: String, _ message: String) -> Bool {
+            source.contains("extension \(message): SwiftFrame.CompactMessage")
+        }
+        let (declared, declaredFiles) = try Support.generate(["c.proto": compactFile])
+        #expect(declared.status == 0, "\(declared.stderr)")
+        let source = try #require(declaredFiles["c.swiftframe.swift"])
+        #expect(isCompact(source, "A") && source.contains("static let fieldTable"))
+        #expect(isCompact(source, "B") && source.contains("extensionRanges: [100...199]"))
+        #expect(!source.contains("func decodeMessage"))
+        #expect(try Support.typecheck(declaredFiles) == [])
+
+        let (overridden, overriddenFiles) = try Support.generate(["c.proto": compactFile], parameter: "OptimizeFor=SPEED")
+        #expect(overridden.status == 0, "\(overridden.stderr)")
+        #expect(overriddenFiles["c.swiftframe.swift"].map { !$0.contains("CompactMessage") } == true)
+
+        let (stress, stressFiles) = try Support.generate(["stress.proto": Self.stress, "names.proto": Self.names],
+                                                         parameter: "OptimizeFor=CODE_SIZE")
+        #expect(stress.status == 0, "\(stress.stderr)")
+        #expect(stressFiles.values.allSatisfy { $0.contains("SwiftFrame.CompactMessage") && !$0.contains("func computeSize") })
+        #expect(try Support.typecheck(stressFiles) == [])
+    }
+
     /// Code generated for another runtime fails at its version check, with the line that
     /// explains what to do above it.
     @Test func anotherRuntimeFailsAtTheVersionCheck() throws {

@@ -64,7 +64,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("Bogus=1", "unknown option 'Bogus' (known options: Visibility, FileNaming, TextFormat, Layout, LayoutFile, ModuleMap, Config)"),
+        ("Bogus=1", "unknown option 'Bogus' (known options: Visibility, FileNaming, TextFormat, OptimizeFor, Layout, LayoutFile, ModuleMap, Config)"),
+        ("OptimizeFor=FAST", "option OptimizeFor=FAST: expected one of SPEED, CODE_SIZE, LITE_RUNTIME"),
         ("Visibility", "option 'Visibility' needs a value: write Visibility=VALUE"),
         ("Visibility=open", "option Visibility=open: expected one of public, internal, package"),
     ])

@@ -69,6 +69,41 @@ struct FieldCode {
         }
     }
 
+    // MARK: Field table (optimize_for = CODE_SIZE)
+
+    /// Whether generated code reads and writes the field in the compact mode: oneof members,
+    /// maps and groups, which the runtime's table codec leaves to the message.
+    var isCustomInTable: Bool {
+        switch field.presence {
+        case .oneof, .map: return true
+        default: return field.isGroup
+        }
+    }
+
+    /// The field's row in `fieldTable`: `.init(2, .string, .implicit, \Login.pwd)`, or
+    /// `.init(custom: 7)`.
+    func fieldTableRow(in message: String) -> String {
+        if isCustomInTable { return ".init(custom: \(field.number))" }
+        let kind: String
+        switch field.kind {
+        case let .scalar(scalar): kind = ".\(scalar)"
+        case let .enumeration(enumType):
+            kind = "." + (enumType.isClosed ? "closedEnumeration" : "enumeration") + "(\(enumType.swiftPath).self)"
+        case let .message(type): kind = ".message(\(type.swiftPath).self)"
+        case .map: preconditionFailure("\(field.protoName): a map is a custom field")
+        }
+        let storage: String
+        switch field.presence {
+        case .implicit: storage = ".implicit"
+        case .explicit: storage = ".optional"
+        case .repeated(packed: true): storage = ".packed"
+        case .repeated(packed: false): storage = ".repeated"
+        case .oneof, .map: preconditionFailure("\(field.protoName): a custom field")
+        }
+        let property = isStoredInBox ? "_" + field.swiftName : field.swiftName
+        return ".init(\(field.number), \(kind), \(storage), \\\(message).\(property))"
+    }
+
     // MARK: Wire details
 
     private enum Family { case varint, fixed32, fixed64, string, bytes, message, map }

@@ -126,22 +126,30 @@ struct MessageEmitter {
         }
     }
 
+    /// The compact mode (`optimize_for = CODE_SIZE`) for this message: a field table instead of
+    /// codec code.
+    private var isCompact: Bool { message.file.compactCodec }
+
     func emitCodecExtensions(to printer: Printer) {
         let ordered = message.fieldsByNumber.map(FieldCode.init)
         printer.line()
-        printer.block("extension \(message.swiftPath)") {
+        printer.block("extension \(message.swiftPath)" + (isCompact ? ": SwiftFrame.CompactMessage" : "")) {
             printer.line("\(visibility)static let protoMessageName: Swift.String = \"\(message.fullName)\"")
             if message.file.printsNames && !ordered.isEmpty {
                 printer.line()
                 printer.list("\(visibility)static let textFormatFields: [SwiftFrame.TextFormatField] = ",
                              ordered.map(\.textFormatRow))
             }
-            printer.line()
-            emitDecode(ordered, to: printer)
-            printer.line()
-            emitSize(ordered, to: printer)
-            printer.line()
-            emitEncode(ordered, to: printer)
+            if isCompact {
+                emitFieldTable(ordered, to: printer)
+            } else {
+                printer.line()
+                emitDecode(ordered, to: printer)
+                printer.line()
+                emitSize(ordered, to: printer)
+                printer.line()
+                emitEncode(ordered, to: printer)
+            }
             if message.needsInitializationCheck {
                 printer.line()
                 emitInitializationCheck(to: printer)
@@ -149,6 +157,62 @@ struct MessageEmitter {
         }
         for nested in message.messages {
             MessageEmitter(message: nested, visibility: visibility).emitCodecExtensions(to: printer)
+        }
+    }
+
+    /// `fieldTable`, and the three functions for the fields it leaves to generated code.
+    private func emitFieldTable(_ fields: [FieldCode], to printer: Printer) {
+        printer.line()
+        printer.indented("\(visibility)static let fieldTable = SwiftFrame.FieldTable(", {
+            printer.line("unknownFields: \\\(message.swiftPath).unknownFields,")
+            if !ranges.isEmpty {
+                printer.line("extensionFields: \\\(message.swiftPath).extensionFields,")
+                let list = ranges.map { "\($0.lowerBound)...\($0.upperBound)" }.joined(separator: ", ")
+                printer.line("extensionRanges: [\(list)],")
+            }
+            printer.list("", fields.map { $0.fieldTableRow(in: message.swiftPath) })
+        }, closing: ")")
+        let custom = fields.filter(\.isCustomInTable)
+        guard !custom.isEmpty else { return }
+        printer.line()
+        let decode = "\(visibility)mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader)"
+        printer.block(decode + " throws(SwiftFrame.WireError) -> Swift.Bool") {
+            printer.switchBlock("tag") {
+                for code in custom {
+                    for (tag, statements) in code.decodeCases {
+                        printer.indented("case \(tag): // " + code.decodeComment(tag: tag)) {
+                            statements.forEach { printer.line($0) }
+                        }
+                    }
+                }
+                printer.line("default: return false")
+            }
+            printer.line("return true")
+        }
+        printer.line()
+        printer.block("\(visibility)func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int") {
+            printer.line("var size = 0")
+            printer.switchBlock("number") {
+                for code in custom {
+                    printer.line("case \(code.field.number): \(code.sizeStatement)")
+                }
+                printer.line("default: break")
+            }
+            printer.line("return size")
+        }
+        printer.line()
+        printer.block("\(visibility)func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter)") {
+            printer.switchBlock("number") {
+                for code in custom {
+                    let (header, body) = code.encodeBlock
+                    printer.indented("case \(code.field.number):") {
+                        printer.block(header) {
+                            body.forEach { printer.line($0) }
+                        }
+                    }
+                }
+                printer.line("default: break")
+            }
         }
     }
 

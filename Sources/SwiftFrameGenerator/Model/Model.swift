@@ -135,6 +135,10 @@ public final class ProtoFile {
     /// Messages and enums carry their proto names for the text format (`TextFormat=Names`).
     public internal(set) var printsNames = true
 
+    /// `optimize_for = CODE_SIZE` (or `OptimizeFor=CODE_SIZE`): messages get a field table for
+    /// the runtime's shared codec instead of codec code of their own.
+    public internal(set) var compactCodec = false
+
     /// The command table of this file, when it declares commands.
     public internal(set) var commandTable: CommandTable?
     /// Messages of this file whose bytes field holds a message chosen by an enum field.

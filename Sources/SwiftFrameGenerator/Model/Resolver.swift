@@ -69,6 +69,8 @@ final class Resolver {
         for file in generated {
             file.imports = importedModules(of: file, generatedHere: generatedNames, moduleMap: options.moduleMap)
             file.printsNames = options.textFormat == .Names
+            let declared = file.descriptor.options?.optimizeFor == .codeSize ? GeneratorOptions.OptimizeFor.CODE_SIZE : .SPEED
+            file.compactCodec = (options.optimizeFor ?? declared) == .CODE_SIZE
         }
         resolver.problems += commands.problems
         guard resolver.problems.isEmpty else { throw GenerationError(problems: resolver.problems) }

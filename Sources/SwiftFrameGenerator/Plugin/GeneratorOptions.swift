@@ -38,6 +38,19 @@ public struct GeneratorOptions: Equatable, Sendable {
 
     public var textFormat: TextFormat = .Names
 
+    /// protobuf's `optimize_for`, which this option overrides for every file of a run.
+    public enum OptimizeFor: String, Sendable, CaseIterable {
+        /// Straight-line decode, size and encode code per message (the default).
+        case SPEED
+        /// A field table per message, read and written by one codec in the runtime.
+        case CODE_SIZE
+        /// Means SPEED here: the runtime has no lighter variant.
+        case LITE_RUNTIME
+    }
+
+    /// Set by `OptimizeFor=`; nil leaves each file's own `optimize_for`.
+    public var optimizeFor: OptimizeFor?
+
     /// A frame layout preset for every command table, overriding `(swiftframe.layout)`.
     public var layout: String?
     /// .proto files whose Swift lives in another module (`google/protobuf/any.proto` →
@@ -85,6 +98,12 @@ public struct GeneratorOptions: Equatable, Sendable {
                     throw GenerationError(problems: ["option TextFormat=\(value): expected one of \(allowed)"])
                 }
                 self.textFormat = textFormat
+            case "OptimizeFor":
+                guard let mode = OptimizeFor(rawValue: value) else {
+                    let allowed = OptimizeFor.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw GenerationError(problems: ["option OptimizeFor=\(value): expected one of \(allowed)"])
+                }
+                self.optimizeFor = mode
             case "Layout":
                 self.layout = value
             case "LayoutFile":
@@ -94,7 +113,7 @@ public struct GeneratorOptions: Equatable, Sendable {
             case "Config":
                 config = try Self.readConfig(Self.readTextFile(value), path: value)
             default:
-                throw GenerationError(problems: ["unknown option '\(key)' (known options: Visibility, FileNaming, TextFormat, Layout, LayoutFile, ModuleMap, Config)"])
+                throw GenerationError(problems: ["unknown option '\(key)' (known options: Visibility, FileNaming, TextFormat, OptimizeFor, Layout, LayoutFile, ModuleMap, Config)"])
             }
         }
     }

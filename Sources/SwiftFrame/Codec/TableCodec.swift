@@ -1,0 +1,458 @@
+/// The one codec of every `CompactMessage`: it walks the message's `FieldTable` and reaches each
+/// stored property through its offset in the struct. It is compiled once, here, and not
+/// specialised per message, which is the point: a message type adds its table and a few lines,
+/// not its own codec. Enum and message fields go through their types' conformances.
+///
+/// Every offset and stored type was checked against the struct when the table was made
+/// (`FieldEntry.init`), so each pointer below is bound to the type it is used as.
+enum TableCodec {
+    // MARK: Decoding
+
+    static func decode<M: CompactMessage>(_ message: UnsafeMutablePointer<M>, from reader: inout ProtoReader) throws(WireError) {
+        let table = M.fieldTable
+        let base = UnsafeMutableRawPointer(message)
+        let unknownFields = (base + table.unknownFieldsOffset).assumingMemoryBound(to: UnknownFields.self)
+        while reader.hasRemaining {
+            let tag = try reader.readTag()
+            if let index = table.index(of: tag >> 3) {
+                let field = table.fields[index]
+                if case .custom = field.kind {
+                    if try message.pointee.decodeCustomField(tag: tag, from: &reader) { continue }
+                } else if try read(field, tag: tag, into: base + field.offset, unknownFields: unknownFields, from: &reader) {
+                    continue
+                }
+            }
+            if let offset = table.extensionFieldsOffset, table.extensionRanges.contains(where: { $0.contains(Int(tag >> 3)) }) {
+                try reader.skipField(tag: tag, into: &(base + offset).assumingMemoryBound(to: UnknownFields.self).pointee)
+                continue
+            }
+            try reader.skipField(tag: tag, into: &unknownFields.pointee)
+        }
+    }
+
+    /// Reads one value (or a packed run) of `field` into its storage at `pointer`; false when
+    /// the tag's wire type is not the field's (the field is then kept as an unknown one).
+    static func read(
+        _ field: FieldEntry, tag: UInt32, into pointer: UnsafeMutableRawPointer,
+        unknownFields: UnsafeMutablePointer<UnknownFields>, from reader: inout ProtoReader
+    ) throws(WireError) -> Bool {
+        let storage = field.storage
+        switch field.kind {
+        case .int32: return try readVarint(ProtoInt32.self, tag, storage, pointer, &reader)
+        case .int64: return try readVarint(ProtoInt64.self, tag, storage, pointer, &reader)
+        case .uint32: return try readVarint(ProtoUInt32.self, tag, storage, pointer, &reader)
+        case .uint64: return try readVarint(ProtoUInt64.self, tag, storage, pointer, &reader)
+        case .sint32: return try readVarint(ProtoSInt32.self, tag, storage, pointer, &reader)
+        case .sint64: return try readVarint(ProtoSInt64.self, tag, storage, pointer, &reader)
+        case .bool: return try readVarint(ProtoBool.self, tag, storage, pointer, &reader)
+        case .fixed32: return try readFixed32(ProtoFixed32.self, tag, storage, pointer, &reader)
+        case .sfixed32: return try readFixed32(ProtoSFixed32.self, tag, storage, pointer, &reader)
+        case .float: return try readFixed32(ProtoFloat.self, tag, storage, pointer, &reader)
+        case .fixed64: return try readFixed64(ProtoFixed64.self, tag, storage, pointer, &reader)
+        case .sfixed64: return try readFixed64(ProtoSFixed64.self, tag, storage, pointer, &reader)
+        case .double: return try readFixed64(ProtoDouble.self, tag, storage, pointer, &reader)
+        case .string:
+            guard tag & 7 == 2 else { return false }
+            store(try reader.readString(), storage, pointer)
+        case .bytes:
+            guard tag & 7 == 2 else { return false }
+            store(try reader.readBytes(), storage, pointer)
+        case let .enumeration(type):
+            return try readOpenEnum(type, tag, storage, pointer, &reader)
+        case let .closedEnumeration(type):
+            return try readClosedEnum(type, tag, storage, pointer, unknownFields, &reader)
+        case let .message(type):
+            guard tag & 7 == 2 else { return false }
+            try readMessage(type, storage, pointer, &reader)
+        case .custom:
+            return false
+        }
+        return true
+    }
+
+    /// Stores a value read for a field kept as `storage` (appends it to a repeated field).
+    @inline(__always)
+    static func store<V>(_ value: V, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer) {
+        switch storage {
+        case .implicit: pointer.assumingMemoryBound(to: V.self).pointee = value
+        case .optional: pointer.assumingMemoryBound(to: V?.self).pointee = value
+        case .repeated, .packed: pointer.assumingMemoryBound(to: [V].self).pointee.append(value)
+        }
+    }
+
+    /// Whether a repeated field of a packable kind has met a packed run (which it accepts
+    /// whether it writes packed or not).
+    @inline(__always)
+    static func isPackedRun(_ tag: UInt32, _ storage: FieldStorage) -> Bool {
+        tag & 7 == 2 && (storage == .repeated || storage == .packed)
+    }
+
+    static func readVarint<C: VarintCodec>(
+        _: C.Type, _ tag: UInt32, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer, _ reader: inout ProtoReader
+    ) throws(WireError) -> Bool {
+        if tag & 7 == 0 {
+            store(try reader.readVarint(C.self), storage, pointer)
+        } else if isPackedRun(tag, storage) {
+            try reader.readPackedVarint(into: &pointer.assumingMemoryBound(to: [C.Value].self).pointee, C.self)
+        } else {
+            return false
+        }
+        return true
+    }
+
+    static func readFixed32<C: Fixed32Codec>(
+        _: C.Type, _ tag: UInt32, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer, _ reader: inout ProtoReader
+    ) throws(WireError) -> Bool {
+        if tag & 7 == 5 {
+            store(try reader.readFixed32(C.self), storage, pointer)
+        } else if isPackedRun(tag, storage) {
+            try reader.readPackedFixed32(into: &pointer.assumingMemoryBound(to: [C.Value].self).pointee, C.self)
+        } else {
+            return false
+        }
+        return true
+    }
+
+    static func readFixed64<C: Fixed64Codec>(
+        _: C.Type, _ tag: UInt32, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer, _ reader: inout ProtoReader
+    ) throws(WireError) -> Bool {
+        if tag & 7 == 1 {
+            store(try reader.readFixed64(C.self), storage, pointer)
+        } else if isPackedRun(tag, storage) {
+            try reader.readPackedFixed64(into: &pointer.assumingMemoryBound(to: [C.Value].self).pointee, C.self)
+        } else {
+            return false
+        }
+        return true
+    }
+
+    /// A closed enum: a number it does not declare goes to the unknown fields.
+    static func readClosedEnum<E: ClosedEnum>(
+        _: E.Type, _ tag: UInt32, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer,
+        _ unknownFields: UnsafeMutablePointer<UnknownFields>, _ reader: inout ProtoReader
+    ) throws(WireError) -> Bool {
+        if tag & 7 == 0 {
+            if let value = try reader.readClosedEnum(E.self, unknownFields: &unknownFields.pointee) {
+                store(value, storage, pointer)
+            }
+        } else if isPackedRun(tag, storage) {
+            try reader.readPackedClosedEnum(
+                into: &pointer.assumingMemoryBound(to: [E].self).pointee, E.self, fieldNumber: Int(tag >> 3),
+                unknownFields: &unknownFields.pointee)
+        } else {
+            return false
+        }
+        return true
+    }
+
+    static func readMessage<T: Message>(
+        _: T.Type, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer, _ reader: inout ProtoReader
+    ) throws(WireError) {
+        if storage == .optional {
+            try reader.readMessage(into: &pointer.assumingMemoryBound(to: Boxed<T>?.self).pointee)
+        } else {
+            try reader.readMessage(appendingTo: &pointer.assumingMemoryBound(to: [T].self).pointee)
+        }
+    }
+
+    // MARK: Sizing
+
+    static func size<M: CompactMessage>(of message: UnsafePointer<M>, cache: inout SizeCache) -> Int {
+        let table = M.fieldTable
+        let base = UnsafeRawPointer(message)
+        var size = (base + table.unknownFieldsOffset).assumingMemoryBound(to: UnknownFields.self).pointee.count
+        if let offset = table.extensionFieldsOffset {
+            size &+= (base + offset).assumingMemoryBound(to: UnknownFields.self).pointee.count
+        }
+        for field in table.fields {
+            if case .custom = field.kind {
+                size &+= message.pointee.customFieldSize(number: field.number, cache: &cache)
+            } else {
+                size &+= self.size(field, at: base + field.offset, cache: &cache)
+            }
+        }
+        return size
+    }
+
+    /// The bytes `field` takes, tags included; zero when it is not set.
+    static func size(_ field: FieldEntry, at pointer: UnsafeRawPointer, cache: inout SizeCache) -> Int {
+        switch field.kind {
+        case .int32: return varintSize(ProtoInt32.self, field, pointer, &cache)
+        case .int64: return varintSize(ProtoInt64.self, field, pointer, &cache)
+        case .uint32: return varintSize(ProtoUInt32.self, field, pointer, &cache)
+        case .uint64: return varintSize(ProtoUInt64.self, field, pointer, &cache)
+        case .sint32: return varintSize(ProtoSInt32.self, field, pointer, &cache)
+        case .sint64: return varintSize(ProtoSInt64.self, field, pointer, &cache)
+        case .bool: return varintSize(ProtoBool.self, field, pointer, &cache)
+        case .fixed32: return fixedSize(ProtoFixed32.self, width: 4, field, pointer)
+        case .sfixed32: return fixedSize(ProtoSFixed32.self, width: 4, field, pointer)
+        case .float: return fixedSize(ProtoFloat.self, width: 4, field, pointer)
+        case .fixed64: return fixedSize(ProtoFixed64.self, width: 8, field, pointer)
+        case .sfixed64: return fixedSize(ProtoSFixed64.self, width: 8, field, pointer)
+        case .double: return fixedSize(ProtoDouble.self, width: 8, field, pointer)
+        case .string: return lengthDelimitedSize(field, pointer) { (value: String) in value.utf8.count }
+        case .bytes: return lengthDelimitedSize(field, pointer) { (value: [UInt8]) in value.count }
+        case let .enumeration(type): return openEnumSize(type, field, pointer, &cache)
+        case let .closedEnumeration(type): return closedEnumSize(type, field, pointer, &cache)
+        case let .message(type): return messageSize(type, field, pointer, &cache)
+        case .custom: return 0
+        }
+    }
+
+    static func varintSize<C: VarintCodec>(
+        _: C.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache
+    ) -> Int {
+        switch field.storage {
+        case .implicit:
+            let wire = C.wire(pointer.assumingMemoryBound(to: C.Value.self).pointee)
+            return wire == 0 ? 0 : field.tagSize &+ Wire.varintSize(wire)
+        case .optional:
+            guard let value = pointer.assumingMemoryBound(to: C.Value?.self).pointee else { return 0 }
+            return field.tagSize &+ C.size(value)
+        case .repeated:
+            var size = 0
+            for value in pointer.assumingMemoryBound(to: [C.Value].self).pointee {
+                size &+= field.tagSize &+ C.size(value)
+            }
+            return size
+        case .packed:
+            let values = pointer.assumingMemoryBound(to: [C.Value].self).pointee
+            return values.isEmpty ? 0 : field.tagSize &+ cache.packedVarint(values, C.self)
+        }
+    }
+
+    static func fixedSize<C>(_: C.Type, width: Int, _ field: FieldEntry, _ pointer: UnsafeRawPointer) -> Int
+    where C: FixedCodec {
+        switch field.storage {
+        case .implicit:
+            return C.isZero(pointer.assumingMemoryBound(to: C.Value.self).pointee) ? 0 : field.tagSize &+ width
+        case .optional:
+            return pointer.assumingMemoryBound(to: C.Value?.self).pointee == nil ? 0 : field.tagSize &+ width
+        case .repeated:
+            return pointer.assumingMemoryBound(to: [C.Value].self).pointee.count &* (field.tagSize &+ width)
+        case .packed:
+            let count = pointer.assumingMemoryBound(to: [C.Value].self).pointee.count
+            return count == 0 ? 0 : field.tagSize &+ Wire.lengthDelimitedSize(count &* width)
+        }
+    }
+
+    /// Strings and bytes: `length` gives a value's byte count.
+    @inline(__always)
+    static func lengthDelimitedSize<V>(_ field: FieldEntry, _ pointer: UnsafeRawPointer, _ length: (V) -> Int) -> Int {
+        switch field.storage {
+        case .implicit:
+            let count = length(pointer.assumingMemoryBound(to: V.self).pointee)
+            return count == 0 ? 0 : field.tagSize &+ Wire.lengthDelimitedSize(count)
+        case .optional:
+            guard let value = pointer.assumingMemoryBound(to: V?.self).pointee else { return 0 }
+            return field.tagSize &+ Wire.lengthDelimitedSize(length(value))
+        case .repeated, .packed:
+            var size = 0
+            for value in pointer.assumingMemoryBound(to: [V].self).pointee {
+                size &+= field.tagSize &+ Wire.lengthDelimitedSize(length(value))
+            }
+            return size
+        }
+    }
+
+    static func messageSize<T: Message>(_: T.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache) -> Int {
+        if field.storage == .optional {
+            guard let box = pointer.assumingMemoryBound(to: Boxed<T>?.self).pointee else { return 0 }
+            return field.tagSize &+ cache.message(box.value)
+        }
+        var size = 0
+        for value in pointer.assumingMemoryBound(to: [T].self).pointee {
+            size &+= field.tagSize &+ cache.message(value)
+        }
+        return size
+    }
+
+    // MARK: Encoding
+
+    static func encode<M: CompactMessage>(_ message: UnsafePointer<M>, to writer: inout ProtoWriter) {
+        let table = M.fieldTable
+        let base = UnsafeRawPointer(message)
+        // Extension fields are written where their ranges fall in field-number order.
+        let extensionFields = table.extensionFieldsOffset.map { (base + $0).assumingMemoryBound(to: UnknownFields.self) }
+        var nextRange = 0
+        for field in table.fields {
+            if let extensionFields {
+                while nextRange < table.extensionRanges.count && table.extensionRanges[nextRange].lowerBound < field.number {
+                    writer.writeExtensions(extensionFields.pointee, in: table.extensionRanges[nextRange])
+                    nextRange += 1
+                }
+            }
+            if case .custom = field.kind {
+                message.pointee.encodeCustomField(number: field.number, to: &writer)
+            } else {
+                write(field, at: base + field.offset, to: &writer)
+            }
+        }
+        if let extensionFields {
+            for range in table.extensionRanges[nextRange...] {
+                writer.writeExtensions(extensionFields.pointee, in: range)
+            }
+            writer.writeExtensionLeftovers(extensionFields.pointee, ranges: table.extensionRanges)
+        }
+        writer.writeUnknownFields((base + table.unknownFieldsOffset).assumingMemoryBound(to: UnknownFields.self).pointee)
+    }
+
+    static func write(_ field: FieldEntry, at pointer: UnsafeRawPointer, to writer: inout ProtoWriter) {
+        switch field.kind {
+        case .int32: writeVarint(ProtoInt32.self, field, pointer, &writer)
+        case .int64: writeVarint(ProtoInt64.self, field, pointer, &writer)
+        case .uint32: writeVarint(ProtoUInt32.self, field, pointer, &writer)
+        case .uint64: writeVarint(ProtoUInt64.self, field, pointer, &writer)
+        case .sint32: writeVarint(ProtoSInt32.self, field, pointer, &writer)
+        case .sint64: writeVarint(ProtoSInt64.self, field, pointer, &writer)
+        case .bool: writeVarint(ProtoBool.self, field, pointer, &writer)
+        case .fixed32: writeFixed(ProtoFixed32.self, field, pointer, &writer)
+        case .sfixed32: writeFixed(ProtoSFixed32.self, field, pointer, &writer)
+        case .float: writeFixed(ProtoFloat.self, field, pointer, &writer)
+        case .fixed64: writeFixed(ProtoFixed64.self, field, pointer, &writer)
+        case .sfixed64: writeFixed(ProtoSFixed64.self, field, pointer, &writer)
+        case .double: writeFixed(ProtoDouble.self, field, pointer, &writer)
+        case .string:
+            writeLengthDelimited(field, pointer, &writer) { (value: String, writer: inout ProtoWriter) in writer.writeString(value) }
+        case .bytes:
+            writeLengthDelimited(field, pointer, &writer) { (value: [UInt8], writer: inout ProtoWriter) in writer.writeBytes(value) }
+        case let .enumeration(type): writeOpenEnum(type, field, pointer, &writer)
+        case let .closedEnumeration(type): writeClosedEnum(type, field, pointer, &writer)
+        case let .message(type): writeMessage(type, field, pointer, &writer)
+        case .custom: break
+        }
+    }
+
+    static func writeVarint<C: VarintCodec>(_: C.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+        switch field.storage {
+        case .implicit:
+            let wire = C.wire(pointer.assumingMemoryBound(to: C.Value.self).pointee)
+            guard wire != 0 else { return }
+            writer.writeTag(field.tag)
+            writer.writeVarint(wire)
+        case .optional:
+            guard let value = pointer.assumingMemoryBound(to: C.Value?.self).pointee else { return }
+            writer.writeTag(field.tag)
+            writer.writeVarint(C.self, value)
+        case .repeated:
+            for value in pointer.assumingMemoryBound(to: [C.Value].self).pointee {
+                writer.writeTag(field.tag)
+                writer.writeVarint(C.self, value)
+            }
+        case .packed:
+            let values = pointer.assumingMemoryBound(to: [C.Value].self).pointee
+            guard !values.isEmpty else { return }
+            writer.writeTag(field.tag)
+            writer.writePackedVarint(values, C.self)
+        }
+    }
+
+    static func writeFixed<C: FixedCodec>(_: C.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+        switch field.storage {
+        case .implicit:
+            let value = pointer.assumingMemoryBound(to: C.Value.self).pointee
+            guard !C.isZero(value) else { return }
+            writer.writeTag(field.tag)
+            C.write(value, to: &writer)
+        case .optional:
+            guard let value = pointer.assumingMemoryBound(to: C.Value?.self).pointee else { return }
+            writer.writeTag(field.tag)
+            C.write(value, to: &writer)
+        case .repeated:
+            for value in pointer.assumingMemoryBound(to: [C.Value].self).pointee {
+                writer.writeTag(field.tag)
+                C.write(value, to: &writer)
+            }
+        case .packed:
+            let values = pointer.assumingMemoryBound(to: [C.Value].self).pointee
+            guard !values.isEmpty else { return }
+            writer.writeTag(field.tag)
+            C.writePacked(values, to: &writer)
+        }
+    }
+
+    @inline(__always)
+    static func writeLengthDelimited<V>(
+        _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter, _ write: (V, inout ProtoWriter) -> Void
+    ) where V: Collection {
+        switch field.storage {
+        case .implicit:
+            let value = pointer.assumingMemoryBound(to: V.self).pointee
+            guard !value.isEmpty else { return }
+            writer.writeTag(field.tag)
+            write(value, &writer)
+        case .optional:
+            guard let value = pointer.assumingMemoryBound(to: V?.self).pointee else { return }
+            writer.writeTag(field.tag)
+            write(value, &writer)
+        case .repeated, .packed:
+            for value in pointer.assumingMemoryBound(to: [V].self).pointee {
+                writer.writeTag(field.tag)
+                write(value, &writer)
+            }
+        }
+    }
+
+    static func writeMessage<T: Message>(_: T.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+        if field.storage == .optional {
+            guard let box = pointer.assumingMemoryBound(to: Boxed<T>?.self).pointee else { return }
+            writer.writeTag(field.tag)
+            writer.writeMessage(box.value)
+            return
+        }
+        for value in pointer.assumingMemoryBound(to: [T].self).pointee {
+            writer.writeTag(field.tag)
+            writer.writeMessage(value)
+        }
+    }
+}
+
+/// Fixed-width codecs, 4 or 8 bytes, seen alike by the table codec (which writes one value
+/// with `MapCodec.write`).
+protocol FixedCodec: MapCodec {
+    /// True for the value a proto3 field leaves unwritten (for floats, +0.0 but not -0.0).
+    static func isZero(_ value: Value) -> Bool
+    static func writePacked(_ values: [Value], to writer: inout ProtoWriter)
+}
+
+extension FixedCodec where Self: Fixed32Codec {
+    static func isZero(_ value: Value) -> Bool { wire(value) == 0 }
+    static func writePacked(_ values: [Value], to writer: inout ProtoWriter) { writer.writePackedFixed32(values, Self.self) }
+}
+
+extension FixedCodec where Self: Fixed64Codec {
+    static func isZero(_ value: Value) -> Bool { wire(value) == 0 }
+    static func writePacked(_ values: [Value], to writer: inout ProtoWriter) { writer.writePackedFixed64(values, Self.self) }
+}
+
+extension ProtoFixed32: FixedCodec {}
+extension ProtoSFixed32: FixedCodec {}
+extension ProtoFloat: FixedCodec {}
+extension ProtoFixed64: FixedCodec {}
+extension ProtoSFixed64: FixedCodec {}
+extension ProtoDouble: FixedCodec {}
+
+// Enum fields: the table holds the enum's metatype; these open it for the varint codec.
+extension TableCodec {
+    static func readOpenEnum<E: Enum>(
+        _: E.Type, _ tag: UInt32, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer, _ reader: inout ProtoReader
+    ) throws(WireError) -> Bool {
+        try readVarint(ProtoEnum<E>.self, tag, storage, pointer, &reader)
+    }
+
+    static func openEnumSize<E: Enum>(_: E.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache) -> Int {
+        varintSize(ProtoEnum<E>.self, field, pointer, &cache)
+    }
+
+    static func closedEnumSize<E: ClosedEnum>(_: E.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache) -> Int {
+        varintSize(ProtoClosedEnum<E>.self, field, pointer, &cache)
+    }
+
+    static func writeOpenEnum<E: Enum>(_: E.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+        writeVarint(ProtoEnum<E>.self, field, pointer, &writer)
+    }
+
+    static func writeClosedEnum<E: ClosedEnum>(_: E.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+        writeVarint(ProtoClosedEnum<E>.self, field, pointer, &writer)
+    }
+}

@@ -1,0 +1,205 @@
+/// A message generated for `option optimize_for = CODE_SIZE;` (or with
+/// `--swiftframe_opt=OptimizeFor=CODE_SIZE`). Instead of straight-line decode, size and encode
+/// code of its own, such a message carries a table of its fields, and one codec in the runtime,
+/// shared by every such message, reads and writes them (`TableCodec`). The struct, its
+/// properties, initializers and conformances are those of the default mode (`SPEED`), so a
+/// file can switch modes without a change to the code that uses it.
+public protocol CompactMessage: Message {
+    /// The message's fields in number order, and where the struct stores them.
+    @_documentation(visibility: internal)
+    static var fieldTable: FieldTable { get }
+
+    /// Oneof members, maps and groups, which the table leaves to generated code: reads the
+    /// field whose tag was just read; false when the tag's wire type is not the field's.
+    @_documentation(visibility: internal)
+    mutating func decodeCustomField(tag: UInt32, from reader: inout ProtoReader) throws(WireError) -> Bool
+
+    /// The encoded size of the table's custom field `number`, with its tag.
+    @_documentation(visibility: internal)
+    func customFieldSize(number: Int32, cache: inout SizeCache) -> Int
+
+    /// Writes the table's custom field `number`, if it is set.
+    @_documentation(visibility: internal)
+    func encodeCustomField(number: Int32, to writer: inout ProtoWriter)
+}
+
+extension CompactMessage {
+    public mutating func decodeCustomField(tag: UInt32, from reader: inout ProtoReader) throws(WireError) -> Bool {
+        false
+    }
+
+    public func customFieldSize(number: Int32, cache: inout SizeCache) -> Int { 0 }
+
+    public func encodeCustomField(number: Int32, to writer: inout ProtoWriter) {}
+
+    public mutating func decodeMessage(from reader: inout ProtoReader) throws(WireError) {
+        try withUnsafeMutablePointer(to: &self) { (message) throws(WireError) in
+            try TableCodec.decode(message, from: &reader)
+        }
+    }
+
+    public func computeSize(into cache: inout SizeCache) -> Int {
+        withUnsafePointer(to: self) { TableCodec.size(of: $0, cache: &cache) }
+    }
+
+    public func encodeMessage(to writer: inout ProtoWriter) {
+        withUnsafePointer(to: self) { TableCodec.encode($0, to: &writer) }
+    }
+}
+
+/// What a field holds, for the table codec: a scalar type, an enum or message type, or
+/// `custom` for what generated code reads and writes (oneof members, maps, groups).
+@_documentation(visibility: internal)
+public enum FieldKind: Sendable {
+    case int32, int64, uint32, uint64, sint32, sint64
+    case fixed32, fixed64, sfixed32, sfixed64, float, double, bool, string, bytes
+    case enumeration(any Enum.Type)
+    case closedEnumeration(any ClosedEnum.Type)
+    case message(any Message.Type)
+    case custom
+}
+
+/// How the struct stores a field: the value itself (proto3 implicit presence), an optional
+/// (explicit presence; a singular message is a `Boxed` optional), or an array, written unpacked
+/// or packed.
+@_documentation(visibility: internal)
+public enum FieldStorage: Sendable {
+    case implicit, optional, repeated, packed
+}
+
+/// One field of a `FieldTable`.
+@_documentation(visibility: internal)
+public struct FieldEntry: Sendable {
+    public let number: Int32
+    let kind: FieldKind
+    let storage: FieldStorage
+    /// Where the stored property starts in the struct.
+    let offset: Int
+    /// The tag of one value (wire type of the kind), and its encoded size.
+    let tag: UInt32
+    let tagSize: Int
+
+    /// A field stored at `path`, which must be a stored property of `Root` of the type that
+    /// `kind` and `storage` call for: checked here, so that a mismatch traps when the table is
+    /// made, naming the field, instead of the codec writing a value of the wrong type.
+    public init<Root, Value>(_ number: Int32, _ kind: FieldKind, _ storage: FieldStorage, _ path: KeyPath<Root, Value>) {
+        guard let offset = MemoryLayout<Root>.offset(of: path) else {
+            preconditionFailure("\(Root.self): field \(number) is not a stored property")
+        }
+        if let expected = FieldEntry.storedType(kind, storage) {
+            precondition(expected == Value.self, "\(Root.self): field \(number) is stored as \(Value.self), not \(expected)")
+        }
+        self.init(number: number, kind: kind, storage: storage, offset: offset)
+    }
+
+    /// A field that generated code reads and writes (`CompactMessage.decodeCustomField`).
+    public init(custom number: Int32) {
+        self.init(number: number, kind: .custom, storage: .implicit, offset: 0)
+    }
+
+    init(number: Int32, kind: FieldKind, storage: FieldStorage, offset: Int) {
+        self.number = number
+        self.kind = kind
+        self.storage = storage
+        self.offset = offset
+        self.tag = Wire.tag(fieldNumber: Int(number), wireType: storage == .packed ? .lengthDelimited : kind.wireType)
+        self.tagSize = Wire.varintSize(tag)
+    }
+
+    /// The Swift type of the stored property for a field of `kind` kept as `storage`.
+    static func storedType(_ kind: FieldKind, _ storage: FieldStorage) -> Any.Type? {
+        func shaped<V>(_: V.Type) -> Any.Type {
+            switch storage {
+            case .implicit: return V.self
+            case .optional: return V?.self
+            case .repeated, .packed: return [V].self
+            }
+        }
+        func boxed<M: Message>(_: M.Type) -> Any.Type {
+            storage == .optional ? Boxed<M>?.self : shaped(M.self)
+        }
+        switch kind {
+        case .int32, .sint32, .sfixed32: return shaped(Int32.self)
+        case .int64, .sint64, .sfixed64: return shaped(Int64.self)
+        case .uint32, .fixed32: return shaped(UInt32.self)
+        case .uint64, .fixed64: return shaped(UInt64.self)
+        case .float: return shaped(Float.self)
+        case .double: return shaped(Double.self)
+        case .bool: return shaped(Bool.self)
+        case .string: return shaped(String.self)
+        case .bytes: return shaped([UInt8].self)
+        case let .enumeration(type): return shaped(type)
+        case let .closedEnumeration(type): return shaped(type)
+        case let .message(type): return boxed(type)
+        case .custom: return nil
+        }
+    }
+}
+
+extension FieldKind {
+    /// The wire type of one value.
+    var wireType: WireType {
+        switch self {
+        case .int32, .int64, .uint32, .uint64, .sint32, .sint64, .bool, .enumeration, .closedEnumeration: return .varint
+        case .fixed32, .sfixed32, .float: return .fixed32
+        case .fixed64, .sfixed64, .double: return .fixed64
+        case .string, .bytes, .message, .custom: return .lengthDelimited
+        }
+    }
+}
+
+/// The fields of a `CompactMessage` in number order, where its struct stores them, and where it
+/// keeps its unknown fields. Made once per message type (a `static let`).
+@_documentation(visibility: internal)
+public final class FieldTable: Sendable {
+    let fields: [FieldEntry]
+    let unknownFieldsOffset: Int
+    /// An extensible message's `extensionFields`, and its extension ranges in order.
+    let extensionFieldsOffset: Int?
+    let extensionRanges: [ClosedRange<Int>]
+    /// Field number → index + 1 into `fields` for numbers below its count (0: no such field);
+    /// larger numbers are found by binary search.
+    let slots: [UInt16]
+
+    public init<Root>(
+        unknownFields path: KeyPath<Root, UnknownFields>,
+        extensionFields extensionPath: KeyPath<Root, UnknownFields>? = nil, extensionRanges: [ClosedRange<Int>] = [],
+        _ fields: [FieldEntry]
+    ) {
+        func offset(_ path: KeyPath<Root, UnknownFields>) -> Int {
+            guard let offset = MemoryLayout<Root>.offset(of: path) else {
+                preconditionFailure("\(Root.self): \(path) is not a stored property")
+            }
+            return offset
+        }
+        precondition(zip(fields, fields.dropFirst()).allSatisfy { $0.number < $1.number }, "\(Root.self): fields out of order")
+        precondition(extensionRanges.isEmpty == (extensionPath == nil), "\(Root.self): extension ranges without extensionFields")
+        self.fields = fields
+        self.unknownFieldsOffset = offset(path)
+        self.extensionFieldsOffset = extensionPath.map(offset)
+        self.extensionRanges = extensionRanges
+        let direct = min(Int(fields.last?.number ?? 0) + 1, 256)
+        var slots = [UInt16](repeating: 0, count: direct)
+        for (index, field) in fields.enumerated() where Int(field.number) < direct {
+            slots[Int(field.number)] = UInt16(index + 1)
+        }
+        self.slots = slots
+    }
+
+    /// The index of field `number`, if the message has one.
+    @inline(__always)
+    func index(of number: UInt32) -> Int? {
+        if number < UInt32(slots.count) {
+            let slot = Int(slots[Int(number)])
+            return slot == 0 ? nil : slot - 1
+        }
+        var low = 0, high = fields.count
+        while low < high {
+            let middle = (low + high) / 2
+            let candidate = UInt32(bitPattern: fields[middle].number)
+            if candidate == number { return middle }
+            if candidate < number { low = middle + 1 } else { high = middle }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,1 @@
+../swiftframe-conformance/main.swift

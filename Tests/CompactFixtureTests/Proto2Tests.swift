@@ -1,0 +1,1 @@
+../FixtureTests/Proto2Tests.swift
