@@ -3,13 +3,16 @@
 
 For each schema (the synthetic Protos/CodeSize/synth200.proto and google/protobuf/descriptor.proto):
   - the plugin's wall time: protoc running the plugin, and the plugin alone on a captured
-    CodeGeneratorRequest (median of PLUGIN_RUNS runs);
+    CodeGeneratorRequest (median and lowest–highest of PLUGIN_RUNS runs);
   - the generated file compiled with swiftc at -Onone and at -O -wmo (as SwiftPM's debug and
     release builds do), against release builds of SwiftFrame and SwiftProtobuf: wall time
-    (median of COMPILE_RUNS runs) and the object file's .text bytes, in all and per message.
+    (median and lowest–highest of COMPILE_RUNS runs) and the object file's .text bytes, in all
+    and per message.
+SwiftFrame's output is measured in both of its modes: SPEED (the default) and CODE_SIZE
+(`--swiftframe_opt=OptimizeFor=CODE_SIZE`).
 
 Usage: scripts/codesize.py SWIFTFRAME_PLUGIN PROTOC_GEN_SWIFT MODULES_DIR OUT_DIR
-Environment: COMPILE_RUNS (default 1), PLUGIN_RUNS (default 10), PROTOC (default protoc),
+Environment: COMPILE_RUNS (default 3), PLUGIN_RUNS (default 10), PROTOC (default protoc),
 PROTO_INCLUDE (directory holding google/protobuf/descriptor.proto, default /usr/include),
 SCHEMAS (default "synth200 descriptor").
 Prints a Markdown table and writes it to OUT_DIR/codesize.md.
@@ -24,7 +27,7 @@ import time
 
 sf_plugin, pb_plugin, modules, out_dir = sys.argv[1:5]
 bench_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-compile_runs = int(os.environ.get("COMPILE_RUNS", "1"))
+compile_runs = int(os.environ.get("COMPILE_RUNS", "3"))
 plugin_runs = int(os.environ.get("PLUGIN_RUNS", "10"))
 protoc = os.environ.get("PROTOC", "protoc")
 proto_include = os.environ.get("PROTO_INCLUDE", "/usr/include")
@@ -33,9 +36,11 @@ schemas = [
     ("synth200", os.path.join(bench_dir, "Protos", "CodeSize"), "synth200.proto"),
     ("descriptor", proto_include, "google/protobuf/descriptor.proto"),
 ]
+# Name, protoc's name for the plugin, its path, the output suffix, its parameter.
 generators = [
-    ("SwiftFrame", "swiftframe", sf_plugin, ".swiftframe.swift"),
-    ("SwiftProtobuf", "swift", pb_plugin, ".pb.swift"),
+    ("SwiftFrame", "swiftframe", sf_plugin, ".swiftframe.swift", ""),
+    ("SwiftFrame CODE_SIZE", "swiftframe", sf_plugin, ".swiftframe.swift", "OptimizeFor=CODE_SIZE"),
+    ("SwiftProtobuf", "swift", pb_plugin, ".pb.swift", ""),
 ]
 
 
@@ -49,7 +54,19 @@ def timed(command, runs, **kwargs):
         start = time.perf_counter()
         run(command, **kwargs)
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return Timing(times)
+
+
+class Timing:
+    """Wall times of several runs: the median, and the lowest and highest."""
+
+    def __init__(self, times):
+        self.median, self.low, self.high = statistics.median(times), min(times), max(times)
+
+    def show(self, scale, digits):
+        if self.low == self.high:
+            return f"{self.median * scale:.{digits}f}"
+        return f"{self.median * scale:.{digits}f} ({self.low * scale:.{digits}f}–{self.high * scale:.{digits}f})"
 
 
 def text_bytes(path):
@@ -85,11 +102,12 @@ for schema, include, proto in schemas:
             file.write(text)
     messages = message_count(proto_path)
     results = {}
-    for name, option, plugin, suffix in generators:
+    for name, option, plugin, suffix, parameter in generators:
+        out_flag = f"--{option}_out={parameter + ':' if parameter else ''}"
         gen_dir = os.path.join(out_dir, schema, name)
         shutil.rmtree(gen_dir, ignore_errors=True)
         os.makedirs(gen_dir)
-        generate = [protoc, f"--plugin=protoc-gen-{option}={plugin}", f"--{option}_out={gen_dir}", "-I", include, proto_path]
+        generate = [protoc, f"--plugin=protoc-gen-{option}={plugin}", out_flag + gen_dir, "-I", include, proto_path]
         try:
             run(generate, stderr=subprocess.PIPE)
         except subprocess.CalledProcessError as error:
@@ -106,11 +124,15 @@ for schema, include, proto in schemas:
         scratch = os.path.join(out_dir, schema, name + "-timing")
         os.makedirs(scratch, exist_ok=True)
         with_protoc = timed(
-            [protoc, f"--plugin=protoc-gen-{option}={plugin}", f"--{option}_out={scratch}", "-I", include, proto_path],
+            [protoc, f"--plugin=protoc-gen-{option}={plugin}", out_flag + scratch, "-I", include, proto_path],
             plugin_runs,
         )
         with open(request, "rb") as stdin:
             data = stdin.read()
+        if parameter:
+            # The request's parameter (field 2) as protoc would set it, before the files.
+            encoded = parameter.encode()
+            data = bytes([0x12, len(encoded)]) + encoded + data
         alone = timed([plugin], plugin_runs, input=data, stdout=subprocess.DEVNULL)
         source = os.path.join(gen_dir, proto[: -len(".proto")] + suffix)
         entry = {"protoc": with_protoc, "plugin": alone, "lines": sum(1 for _ in open(source))}
@@ -134,15 +156,18 @@ ratios = []
 for schema, messages, results in rows:
     for name, entry in results.items():
         lines.append(
-            f"| {schema} | {messages} | {name} | {entry['lines']} | {entry['plugin'] * 1000:.1f} | {entry['protoc'] * 1000:.1f} "
-            f"| {entry['Onone']:.1f} | {entry['O']:.1f} | {entry['Onone_text'] / messages:.0f} B | {entry['O_text'] / messages:.0f} B |"
+            f"| {schema} | {messages} | {name} | {entry['lines']} | {entry['plugin'].show(1000, 1)} | {entry['protoc'].show(1000, 1)} "
+            f"| {entry['Onone'].show(1, 1)} | {entry['O'].show(1, 1)} | {entry['Onone_text'] / messages:.0f} B | {entry['O_text'] / messages:.0f} B |"
         )
-    if len(results) == 2:
-        sf, pb = results["SwiftFrame"], results["SwiftProtobuf"]
+    pb = results.get("SwiftProtobuf")
+    for name in ["SwiftFrame", "SwiftFrame CODE_SIZE"]:
+        sf = results.get(name)
+        if not (sf and pb):
+            continue
         ratios.append(
-            f"- {schema}: plugin alone {sf['plugin'] / pb['plugin']:.2f} of protoc-gen-swift's time "
-            f"(with protoc {sf['protoc'] / pb['protoc']:.2f}); compile -Onone {sf['Onone'] / pb['Onone']:.2f}, "
-            f"-O {sf['O'] / pb['O']:.2f} of SwiftProtobuf's output; -O .text {sf['O_text'] / pb['O_text']:.2f}× "
+            f"- {schema}, {name}: plugin alone {sf['plugin'].median / pb['plugin'].median:.2f} of protoc-gen-swift's time "
+            f"(with protoc {sf['protoc'].median / pb['protoc'].median:.2f}); compile -Onone {sf['Onone'].median / pb['Onone'].median:.2f}, "
+            f"-O {sf['O'].median / pb['O'].median:.2f} of SwiftProtobuf's output (medians); -O .text {sf['O_text'] / pb['O_text']:.2f}× "
             f"({sf['O_text'] / messages / 1024:.1f} KiB per message)"
         )
 report = "\n".join(lines + [""] + ratios + [f"- {note}" for note in notes]) + "\n"

@@ -2,6 +2,7 @@
 # Regenerates the benchmark messages from Protos/*.proto.
 #
 #   scripts/generate.sh swiftframe      # protoc-gen-swiftframe -> Sources/SwiftFrameBenchMessages
+#                                       #   (and, CODE_SIZE, Sources/SwiftFrameCompactBenchMessages)
 #   scripts/generate.sh swiftprotobuf   # protoc-gen-swift      -> Sources/SwiftProtobufBenchMessages
 #   scripts/generate.sh all
 #
@@ -18,14 +19,17 @@ cd "$bench_dir"
 protoc="${PROTOC:-protoc}"
 protos=$(cd Protos && ls *.proto | sort)
 
+# generate_swiftframe OUT [OPTIONS]: the SwiftFrame side, in SPEED mode, and again with
+# OptimizeFor=CODE_SIZE into Sources/SwiftFrameCompactBenchMessages.
 generate_swiftframe() {
-    local plugin out tmp
+    local plugin out tmp options
     plugin="$(swiftframe_plugin)"
-    out=Sources/SwiftFrameBenchMessages
+    out="$1"
+    options="Visibility=public${2:+,$2}"
     tmp="$(mktemp -d)"
     for proto in $protos; do
         if "$protoc" --plugin=protoc-gen-swiftframe="$plugin" --swiftframe_out="$tmp" \
-            --swiftframe_opt=Visibility=public -I Protos "Protos/$proto" 2>"$tmp/err"; then
+            --swiftframe_opt="$options" -I Protos "Protos/$proto" 2>"$tmp/err"; then
             echo "swiftframe: $proto"
         else
             echo "swiftframe: $proto left out: $(cat "$tmp/err")" >&2
@@ -46,9 +50,14 @@ generate_swiftprotobuf() {
     echo "swiftprotobuf: $protos" | tr '\n' ' '; echo
 }
 
+generate_swiftframes() {
+    generate_swiftframe Sources/SwiftFrameBenchMessages
+    generate_swiftframe Sources/SwiftFrameCompactBenchMessages OptimizeFor=CODE_SIZE
+}
+
 case "${1:-all}" in
-swiftframe) generate_swiftframe ;;
+swiftframe) generate_swiftframes ;;
 swiftprotobuf) generate_swiftprotobuf ;;
-all) generate_swiftframe; generate_swiftprotobuf ;;
+all) generate_swiftframes; generate_swiftprotobuf ;;
 *) echo "usage: $0 swiftframe|swiftprotobuf|all" >&2; exit 2 ;;
 esac

@@ -3,6 +3,7 @@
 import Foundation
 import SwiftFrame
 import SwiftFrameBenchMessages
+import SwiftFrameCompactBenchMessages
 import SwiftProtobuf
 import SwiftProtobufBenchMessages
 
@@ -19,6 +20,10 @@ public typealias SFLeaf = SwiftFrameBenchMessages.Bench_Leaf
 public typealias PBLeaf = SwiftProtobufBenchMessages.Bench_Leaf
 public typealias PBMap = SwiftProtobufBenchMessages.Bench_MapHeavy
 public typealias SFMap = SwiftFrameBenchMessages.Bench_MapHeavy
+// The same messages generated with optimize_for = CODE_SIZE.
+public typealias SFCFlat = SwiftFrameCompactBenchMessages.Bench_Flat
+public typealias SFCLogin = SwiftFrameCompactBenchMessages.Bench_LoginRequest
+public typealias SFCRepeated = SwiftFrameCompactBenchMessages.Bench_RepeatedHeavy
 
 /// Plain values, shared by both libraries.
 public enum Values {
@@ -67,6 +72,20 @@ public enum SF {
             children: level < depth ? [node(depth: depth, level: level + 1)] : []
         )
     }
+}
+
+// MARK: - SwiftFrame values, CODE_SIZE mode
+
+public enum SFC {
+    public static let flat = SFCFlat(
+        id: Values.flatID, timestamp: Values.flatTimestamp, name: Values.flatName,
+        payload: Values.flatPayload, samples: Values.flatSamples
+    )
+    public static let login = SFCLogin(
+        nickName: Values.login.nickName, pwd: Values.login.pwd, ip: Values.login.ip, port: Values.login.port,
+        deviceName: Values.login.deviceName, deviceId: Values.login.deviceID, version: Values.login.version
+    )
+    public static let repeated = SFCRepeated(ints: Values.ints, doubles: Values.doubles, names: Values.names)
 }
 
 // MARK: - SwiftProtobuf values

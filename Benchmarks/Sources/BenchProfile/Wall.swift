@@ -17,12 +17,15 @@ struct WallRow {
     let contenders: [(name: String, batch: (Int) -> Void)]
 }
 
-func codecRow<F: SwiftFrame.Message, P: SwiftProtobuf.Message>(_ operation: String, _ caseName: String, _ sf: F, _ pb: P) -> WallRow {
+func codecRow<F: SwiftFrame.Message, P: SwiftProtobuf.Message>(
+    _ operation: String, _ caseName: String, _ sf: F, _ pb: P, label: String = "SwiftFrame"
+) -> WallRow {
     let sfBytes = try! sf.serializedBytes()
     let pbBytes: [UInt8] = try! pb.serializedBytes()
+    precondition(sfBytes == pbBytes || caseName == "map", "\(caseName): \(label) and SwiftProtobuf encode different bytes")
     let encode = operation == "encode"
-    return WallRow(name: "\(operation) \(caseName)", contenders: [
-        ("SwiftFrame", { n in
+    return WallRow(name: "\(operation) \(caseName)" + (label == "SwiftFrame" ? "" : ", \(label)"), contenders: [
+        (label, { n in
             for _ in 0..<n {
                 if encode { consume(try! sf.serializedBytes()) } else { consume(try! F(serializedBytes: sfBytes)) }
             }
@@ -45,6 +48,12 @@ func wallRows() -> [WallRow] {
         for depth in CodecCase.depths {
             rows.append(codecRow(operation, "depth\(depth)", SF.node(depth: depth), PB.node(depth: depth)))
         }
+    }
+    // The messages generated with optimize_for = CODE_SIZE (one table codec for all messages).
+    for operation in ["decode", "encode"] {
+        rows.append(codecRow(operation, "flat", SFC.flat, PB.flat, label: "CODE_SIZE"))
+        rows.append(codecRow(operation, "login", SFC.login, PB.login, label: "CODE_SIZE"))
+        rows.append(codecRow(operation, "repeated", SFC.repeated, PB.repeated, label: "CODE_SIZE"))
     }
     for size in FrameStream.payloadSizes {
         let stream = FrameStream(payloadSize: size)
@@ -111,7 +120,7 @@ func runWall(runs: Int, filters: [String]) {
             let spread = "\(formatted(times[index].min()!)) – \(formatted(times[index].max()!))"
             var ratio = "", perRun = ""
             if index > 0 {
-                // How many times faster SwiftFrame (the first contender) is than this one.
+                // How many times faster the first contender (SwiftFrame) is than this one.
                 let ratios = zip(times[index], times[0]).map { $0 / $1 }
                 ratio = String(format: "**%.2f×**", medians[index] / medians[0])
                 perRun = String(format: "%.2f× – %.2f×", ratios.min()!, ratios.max()!)

@@ -1,6 +1,6 @@
 // Runs one benchmark's operation in a loop, for profilers (valgrind --tool=callgrind, perf):
 //
-//   BenchProfile codec encode|decode CASE SwiftFrame|SwiftProtobuf [ITERATIONS]
+//   BenchProfile codec encode|decode CASE SwiftFrame|SwiftProtobuf|CODE_SIZE [ITERATIONS]  (CODE_SIZE: flat, login, repeated)
 //   BenchProfile frames 64B|1KiB|64KiB SwiftFrame|NIO-handler|NIO-decoder|memcpy [ITERATIONS]
 //   BenchProfile floor encode|decode flat|login|repeated [ITERATIONS]   (BenchData/Floor.swift)
 //   BenchProfile wall [RUNS] [ROW...]   wall-clock times side by side over RUNS runs (Wall.swift)
@@ -44,6 +44,15 @@ switch arguments[1] {
 case "codec":
     let name = arguments[3]
     let swiftFrame = arguments.count > 4 && arguments[4] == "SwiftFrame"
+    if arguments.count > 4 && arguments[4] == "CODE_SIZE" {
+        // The messages generated with optimize_for = CODE_SIZE.
+        switch name {
+        case "flat": loop(arguments[2], SFC.flat, iterations)
+        case "login": loop(arguments[2], SFC.login, iterations)
+        default: loop(arguments[2], SFC.repeated, iterations)
+        }
+        exit(0)
+    }
     switch name {
     case "flat": swiftFrame ? loop(arguments[2], SF.flat, iterations) : loop(arguments[2], PB.flat, iterations)
     case "login": swiftFrame ? loop(arguments[2], SF.login, iterations) : loop(arguments[2], PB.login, iterations)

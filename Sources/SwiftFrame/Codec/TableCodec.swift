@@ -8,7 +8,16 @@
 enum TableCodec {
     // MARK: Decoding
 
-    static func decode<M: CompactMessage>(_ message: UnsafeMutablePointer<M>, from reader: inout ProtoReader) throws(WireError) {
+    // The message comes in as a generic value, which is passed by address: taking that address
+    // here (inlined `withUnsafe...Pointer`) copies nothing.
+
+    static func decode<M: CompactMessage>(_ message: inout M, from reader: inout ProtoReader) throws(WireError) {
+        try withUnsafeMutablePointer(to: &message) { (message) throws(WireError) in
+            try decodeFields(message, from: &reader)
+        }
+    }
+
+    static func decodeFields<M: CompactMessage>(_ message: UnsafeMutablePointer<M>, from reader: inout ProtoReader) throws(WireError) {
         let table = M.fieldTable
         let base = UnsafeMutableRawPointer(message)
         let unknownFields = (base + table.unknownFieldsOffset).assumingMemoryBound(to: UnknownFields.self)
@@ -157,7 +166,11 @@ enum TableCodec {
 
     // MARK: Sizing
 
-    static func size<M: CompactMessage>(of message: UnsafePointer<M>, cache: inout SizeCache) -> Int {
+    static func size<M: CompactMessage>(of message: borrowing M, cache: inout SizeCache) -> Int {
+        withUnsafePointer(to: message) { size(ofFields: $0, cache: &cache) }
+    }
+
+    static func size<M: CompactMessage>(ofFields message: UnsafePointer<M>, cache: inout SizeCache) -> Int {
         let table = M.fieldTable
         let base = UnsafeRawPointer(message)
         var size = (base + table.unknownFieldsOffset).assumingMemoryBound(to: UnknownFields.self).pointee.count
@@ -190,8 +203,8 @@ enum TableCodec {
         case .fixed64: return fixedSize(ProtoFixed64.self, width: 8, field, pointer)
         case .sfixed64: return fixedSize(ProtoSFixed64.self, width: 8, field, pointer)
         case .double: return fixedSize(ProtoDouble.self, width: 8, field, pointer)
-        case .string: return lengthDelimitedSize(field, pointer) { (value: String) in value.utf8.count }
-        case .bytes: return lengthDelimitedSize(field, pointer) { (value: [UInt8]) in value.count }
+        case .string: return lengthDelimitedSize(String.self, field, pointer)
+        case .bytes: return lengthDelimitedSize([UInt8].self, field, pointer)
         case let .enumeration(type): return openEnumSize(type, field, pointer, &cache)
         case let .closedEnumeration(type): return closedEnumSize(type, field, pointer, &cache)
         case let .message(type): return messageSize(type, field, pointer, &cache)
@@ -236,20 +249,20 @@ enum TableCodec {
         }
     }
 
-    /// Strings and bytes: `length` gives a value's byte count.
-    @inline(__always)
-    static func lengthDelimitedSize<V>(_ field: FieldEntry, _ pointer: UnsafeRawPointer, _ length: (V) -> Int) -> Int {
+    /// Strings and bytes. Values are read in place (`pointee` in the expression), not copied
+    /// into a local first: a copy is a retain and a release.
+    static func lengthDelimitedSize<V: LengthDelimited>(_: V.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer) -> Int {
         switch field.storage {
         case .implicit:
-            let count = length(pointer.assumingMemoryBound(to: V.self).pointee)
+            let count = pointer.assumingMemoryBound(to: V.self).pointee.wireCount
             return count == 0 ? 0 : field.tagSize &+ Wire.lengthDelimitedSize(count)
         case .optional:
-            guard let value = pointer.assumingMemoryBound(to: V?.self).pointee else { return 0 }
-            return field.tagSize &+ Wire.lengthDelimitedSize(length(value))
+            guard let count = pointer.assumingMemoryBound(to: V?.self).pointee?.wireCount else { return 0 }
+            return field.tagSize &+ Wire.lengthDelimitedSize(count)
         case .repeated, .packed:
             var size = 0
             for value in pointer.assumingMemoryBound(to: [V].self).pointee {
-                size &+= field.tagSize &+ Wire.lengthDelimitedSize(length(value))
+                size &+= field.tagSize &+ Wire.lengthDelimitedSize(value.wireCount)
             }
             return size
         }
@@ -269,32 +282,50 @@ enum TableCodec {
 
     // MARK: Encoding
 
-    static func encode<M: CompactMessage>(_ message: UnsafePointer<M>, to writer: inout ProtoWriter) {
+    static func encode<M: CompactMessage>(_ message: borrowing M, to writer: inout ProtoWriter) {
+        withUnsafePointer(to: message) { encode(fields: $0, to: &writer) }
+    }
+
+    static func encode<M: CompactMessage>(fields message: UnsafePointer<M>, to writer: inout ProtoWriter) {
         let table = M.fieldTable
         let base = UnsafeRawPointer(message)
-        // Extension fields are written where their ranges fall in field-number order.
-        let extensionFields = table.extensionFieldsOffset.map { (base + $0).assumingMemoryBound(to: UnknownFields.self) }
-        var nextRange = 0
-        for field in table.fields {
-            if let extensionFields {
-                while nextRange < table.extensionRanges.count && table.extensionRanges[nextRange].lowerBound < field.number {
-                    writer.writeExtensions(extensionFields.pointee, in: table.extensionRanges[nextRange])
-                    nextRange += 1
-                }
+        if let offset = table.extensionFieldsOffset {
+            encodeWithExtensions(message, table, (base + offset).assumingMemoryBound(to: UnknownFields.self), to: &writer)
+        } else {
+            for field in table.fields {
+                encode(field, of: message, to: &writer)
             }
-            if case .custom = field.kind {
-                message.pointee.encodeCustomField(number: field.number, to: &writer)
-            } else {
-                write(field, at: base + field.offset, to: &writer)
-            }
-        }
-        if let extensionFields {
-            for range in table.extensionRanges[nextRange...] {
-                writer.writeExtensions(extensionFields.pointee, in: range)
-            }
-            writer.writeExtensionLeftovers(extensionFields.pointee, ranges: table.extensionRanges)
         }
         writer.writeUnknownFields((base + table.unknownFieldsOffset).assumingMemoryBound(to: UnknownFields.self).pointee)
+    }
+
+    @inline(__always)
+    static func encode<M: CompactMessage>(_ field: FieldEntry, of message: UnsafePointer<M>, to writer: inout ProtoWriter) {
+        if case .custom = field.kind {
+            message.pointee.encodeCustomField(number: field.number, to: &writer)
+        } else {
+            write(field, at: UnsafeRawPointer(message) + field.offset, to: &writer)
+        }
+    }
+
+    /// `encode` for an extensible message: the extension fields are written where their ranges
+    /// fall in field-number order, then any outside every range.
+    static func encodeWithExtensions<M: CompactMessage>(
+        _ message: UnsafePointer<M>, _ table: FieldTable, _ extensionFields: UnsafePointer<UnknownFields>,
+        to writer: inout ProtoWriter
+    ) {
+        var nextRange = 0
+        for field in table.fields {
+            while nextRange < table.extensionRanges.count && table.extensionRanges[nextRange].lowerBound < field.number {
+                writer.writeExtensions(extensionFields.pointee, in: table.extensionRanges[nextRange])
+                nextRange += 1
+            }
+            encode(field, of: message, to: &writer)
+        }
+        for range in table.extensionRanges[nextRange...] {
+            writer.writeExtensions(extensionFields.pointee, in: range)
+        }
+        writer.writeExtensionLeftovers(extensionFields.pointee, ranges: Array(table.extensionRanges))
     }
 
     static func write(_ field: FieldEntry, at pointer: UnsafeRawPointer, to writer: inout ProtoWriter) {
@@ -312,10 +343,8 @@ enum TableCodec {
         case .fixed64: writeFixed(ProtoFixed64.self, field, pointer, &writer)
         case .sfixed64: writeFixed(ProtoSFixed64.self, field, pointer, &writer)
         case .double: writeFixed(ProtoDouble.self, field, pointer, &writer)
-        case .string:
-            writeLengthDelimited(field, pointer, &writer) { (value: String, writer: inout ProtoWriter) in writer.writeString(value) }
-        case .bytes:
-            writeLengthDelimited(field, pointer, &writer) { (value: [UInt8], writer: inout ProtoWriter) in writer.writeBytes(value) }
+        case .string: writeLengthDelimited(String.self, field, pointer, &writer)
+        case .bytes: writeLengthDelimited([UInt8].self, field, pointer, &writer)
         case let .enumeration(type): writeOpenEnum(type, field, pointer, &writer)
         case let .closedEnumeration(type): writeClosedEnum(type, field, pointer, &writer)
         case let .message(type): writeMessage(type, field, pointer, &writer)
@@ -371,24 +400,22 @@ enum TableCodec {
         }
     }
 
-    @inline(__always)
-    static func writeLengthDelimited<V>(
-        _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter, _ write: (V, inout ProtoWriter) -> Void
-    ) where V: Collection {
+    static func writeLengthDelimited<V: LengthDelimited>(
+        _: V.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter
+    ) {
         switch field.storage {
         case .implicit:
-            let value = pointer.assumingMemoryBound(to: V.self).pointee
-            guard !value.isEmpty else { return }
+            guard pointer.assumingMemoryBound(to: V.self).pointee.wireCount != 0 else { return }
             writer.writeTag(field.tag)
-            write(value, &writer)
+            V.write(pointer.assumingMemoryBound(to: V.self).pointee, to: &writer)
         case .optional:
             guard let value = pointer.assumingMemoryBound(to: V?.self).pointee else { return }
             writer.writeTag(field.tag)
-            write(value, &writer)
+            V.write(value, to: &writer)
         case .repeated, .packed:
             for value in pointer.assumingMemoryBound(to: [V].self).pointee {
                 writer.writeTag(field.tag)
-                write(value, &writer)
+                V.write(value, to: &writer)
             }
         }
     }
@@ -405,6 +432,23 @@ enum TableCodec {
             writer.writeMessage(value)
         }
     }
+}
+
+/// Strings and bytes, seen alike by the table codec.
+protocol LengthDelimited {
+    /// Bytes on the wire, without the length prefix.
+    var wireCount: Int { get }
+    static func write(_ value: Self, to writer: inout ProtoWriter)
+}
+
+extension String: LengthDelimited {
+    var wireCount: Int { utf8.count }
+    static func write(_ value: String, to writer: inout ProtoWriter) { writer.writeString(value) }
+}
+
+extension [UInt8]: LengthDelimited {
+    var wireCount: Int { count }
+    static func write(_ value: [UInt8], to writer: inout ProtoWriter) { writer.writeBytes(value) }
 }
 
 /// Fixed-width codecs, 4 or 8 bytes, seen alike by the table codec (which writes one value

@@ -33,17 +33,15 @@ extension CompactMessage {
     public func encodeCustomField(number: Int32, to writer: inout ProtoWriter) {}
 
     public mutating func decodeMessage(from reader: inout ProtoReader) throws(WireError) {
-        try withUnsafeMutablePointer(to: &self) { (message) throws(WireError) in
-            try TableCodec.decode(message, from: &reader)
-        }
+        try TableCodec.decode(&self, from: &reader)
     }
 
     public func computeSize(into cache: inout SizeCache) -> Int {
-        withUnsafePointer(to: self) { TableCodec.size(of: $0, cache: &cache) }
+        TableCodec.size(of: self, cache: &cache)
     }
 
     public func encodeMessage(to writer: inout ProtoWriter) {
-        withUnsafePointer(to: self) { TableCodec.encode($0, to: &writer) }
+        TableCodec.encode(self, to: &writer)
     }
 }
 
@@ -149,17 +147,21 @@ extension FieldKind {
 }
 
 /// The fields of a `CompactMessage` in number order, where its struct stores them, and where it
-/// keeps its unknown fields. Made once per message type (a `static let`).
+/// keeps its unknown fields. Made once per message type, as a `static let`.
+///
+/// The table is a plain value that holds no references: its lists live in memory allocated once
+/// and never freed (a table lives as long as the program). Every encode and decode reads the
+/// table; with arrays, or as a class, each read would retain and release them, atomically.
 @_documentation(visibility: internal)
-public final class FieldTable: Sendable {
-    let fields: [FieldEntry]
+public struct FieldTable: @unchecked Sendable {  // the buffers are written in `init` only, never changed or freed
+    let fields: UnsafeBufferPointer<FieldEntry>
     let unknownFieldsOffset: Int
     /// An extensible message's `extensionFields`, and its extension ranges in order.
     let extensionFieldsOffset: Int?
-    let extensionRanges: [ClosedRange<Int>]
+    let extensionRanges: UnsafeBufferPointer<ClosedRange<Int>>
     /// Field number → index + 1 into `fields` for numbers below its count (0: no such field);
     /// larger numbers are found by binary search.
-    let slots: [UInt16]
+    let slots: UnsafeBufferPointer<UInt16>
 
     public init<Root>(
         unknownFields path: KeyPath<Root, UnknownFields>,
@@ -174,16 +176,21 @@ public final class FieldTable: Sendable {
         }
         precondition(zip(fields, fields.dropFirst()).allSatisfy { $0.number < $1.number }, "\(Root.self): fields out of order")
         precondition(extensionRanges.isEmpty == (extensionPath == nil), "\(Root.self): extension ranges without extensionFields")
-        self.fields = fields
+        func permanent<T>(_ values: [T]) -> UnsafeBufferPointer<T> {
+            let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: values.count)
+            _ = buffer.initialize(from: values)
+            return UnsafeBufferPointer(buffer)
+        }
+        self.fields = permanent(fields)
         self.unknownFieldsOffset = offset(path)
         self.extensionFieldsOffset = extensionPath.map(offset)
-        self.extensionRanges = extensionRanges
+        self.extensionRanges = permanent(extensionRanges)
         let direct = min(Int(fields.last?.number ?? 0) + 1, 256)
         var slots = [UInt16](repeating: 0, count: direct)
         for (index, field) in fields.enumerated() where Int(field.number) < direct {
             slots[Int(field.number)] = UInt16(index + 1)
         }
-        self.slots = slots
+        self.slots = permanent(slots)
     }
 
     /// The index of field `number`, if the message has one.
