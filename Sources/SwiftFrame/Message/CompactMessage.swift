@@ -65,10 +65,9 @@ public enum FieldStorage: Sendable {
     case implicit, optional, repeated, packed
 }
 
-/// One field of a `FieldTable`.
-@_documentation(visibility: internal)
-public struct FieldEntry: Sendable {
-    public let number: Int32
+/// One field of a `FieldTable`, as the table codec reads it.
+struct FieldEntry: Sendable {
+    let number: Int32
     let kind: FieldKind
     let storage: FieldStorage
     /// Where the stored property starts in the struct.
@@ -76,24 +75,6 @@ public struct FieldEntry: Sendable {
     /// The tag of one value (wire type of the kind), and its encoded size.
     let tag: UInt32
     let tagSize: Int
-
-    /// A field stored at `path`, which must be a stored property of `Root` of the type that
-    /// `kind` and `storage` call for: checked here, so that a mismatch traps when the table is
-    /// made, naming the field, instead of the codec writing a value of the wrong type.
-    public init<Root, Value>(_ number: Int32, _ kind: FieldKind, _ storage: FieldStorage, _ path: KeyPath<Root, Value>) {
-        guard let offset = MemoryLayout<Root>.offset(of: path) else {
-            preconditionFailure("\(Root.self): field \(number) is not a stored property")
-        }
-        if let expected = FieldEntry.storedType(kind, storage) {
-            precondition(expected == Value.self, "\(Root.self): field \(number) is stored as \(Value.self), not \(expected)")
-        }
-        self.init(number: number, kind: kind, storage: storage, offset: offset)
-    }
-
-    /// A field that generated code reads and writes (`CompactMessage.decodeCustomField`).
-    public init(custom number: Int32) {
-        self.init(number: number, kind: .custom, storage: .implicit, offset: 0)
-    }
 
     init(number: Int32, kind: FieldKind, storage: FieldStorage, offset: Int) {
         self.number = number
@@ -163,11 +144,46 @@ public struct FieldTable: @unchecked Sendable {  // the buffers are written in `
     /// larger numbers are found by binary search.
     let slots: UnsafeBufferPointer<UInt16>
 
+    /// One field as generated code lists it: number, kind, storage, and the stored property.
+    /// (A key path the table turns into an offset when it is made: listed as `AnyKeyPath`, a
+    /// row takes a few bytes of code to build; a generic row would look up the property's type
+    /// for each field.)
+    public struct Row {
+        let number: Int32
+        let kind: FieldKind
+        let storage: FieldStorage
+        let path: AnyKeyPath?
+
+        public init(_ number: Int32, _ kind: FieldKind, _ storage: FieldStorage, _ path: AnyKeyPath) {
+            (self.number, self.kind, self.storage, self.path) = (number, kind, storage, path)
+        }
+
+        /// A field that generated code reads and writes (`CompactMessage.decodeCustomField`).
+        public init(custom number: Int32) {
+            (self.number, self.kind, self.storage, self.path) = (number, .custom, .implicit, nil)
+        }
+    }
+
+    /// The table of `Root`'s fields. Each row's key path must name a stored property of `Root`
+    /// of the type that the row's kind and storage call for: checked here, so that a mismatch
+    /// traps when the table is made, naming the field, instead of the codec writing a value of
+    /// the wrong type.
     public init<Root>(
         unknownFields path: KeyPath<Root, UnknownFields>,
         extensionFields extensionPath: KeyPath<Root, UnknownFields>? = nil, extensionRanges: [ClosedRange<Int>] = [],
-        _ fields: [FieldEntry]
+        _ rows: [Row]
     ) {
+        let fields = rows.map { row -> FieldEntry in
+            guard let path = row.path else { return FieldEntry(number: row.number, kind: .custom, storage: .implicit, offset: 0) }
+            guard let typed = path as? PartialKeyPath<Root>, let offset = MemoryLayout<Root>.offset(of: typed) else {
+                preconditionFailure("\(Root.self): field \(row.number) is not a stored property of \(Root.self)")
+            }
+            if let expected = FieldEntry.storedType(row.kind, row.storage) {
+                let stored = type(of: path).valueType
+                precondition(expected == stored, "\(Root.self): field \(row.number) is stored as \(stored), not \(expected)")
+            }
+            return FieldEntry(number: row.number, kind: row.kind, storage: row.storage, offset: offset)
+        }
         func offset(_ path: KeyPath<Root, UnknownFields>) -> Int {
             guard let offset = MemoryLayout<Root>.offset(of: path) else {
                 preconditionFailure("\(Root.self): \(path) is not a stored property")
