@@ -54,12 +54,12 @@ enum TableCodec {
         case .sint32: return try readVarint(ProtoSInt32.self, tag, storage, pointer, &reader)
         case .sint64: return try readVarint(ProtoSInt64.self, tag, storage, pointer, &reader)
         case .bool: return try readVarint(ProtoBool.self, tag, storage, pointer, &reader)
-        case .fixed32: return try readFixed32(ProtoFixed32.self, tag, storage, pointer, &reader)
-        case .sfixed32: return try readFixed32(ProtoSFixed32.self, tag, storage, pointer, &reader)
-        case .float: return try readFixed32(ProtoFloat.self, tag, storage, pointer, &reader)
-        case .fixed64: return try readFixed64(ProtoFixed64.self, tag, storage, pointer, &reader)
-        case .sfixed64: return try readFixed64(ProtoSFixed64.self, tag, storage, pointer, &reader)
-        case .double: return try readFixed64(ProtoDouble.self, tag, storage, pointer, &reader)
+        case .fixed32: return try readFixed(ProtoFixed32.self, tag, storage, pointer, &reader)
+        case .sfixed32: return try readFixed(ProtoSFixed32.self, tag, storage, pointer, &reader)
+        case .float: return try readFixed(ProtoFloat.self, tag, storage, pointer, &reader)
+        case .fixed64: return try readFixed(ProtoFixed64.self, tag, storage, pointer, &reader)
+        case .sfixed64: return try readFixed(ProtoSFixed64.self, tag, storage, pointer, &reader)
+        case .double: return try readFixed(ProtoDouble.self, tag, storage, pointer, &reader)
         case .string:
             guard tag & 7 == 2 else { return false }
             store(try reader.readString(), storage, pointer)
@@ -109,26 +109,13 @@ enum TableCodec {
         return true
     }
 
-    static func readFixed32<C: Fixed32Codec>(
+    static func readFixed<C: FixedCodec>(
         _: C.Type, _ tag: UInt32, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer, _ reader: inout ProtoReader
     ) throws(WireError) -> Bool {
-        if tag & 7 == 5 {
-            store(try reader.readFixed32(C.self), storage, pointer)
+        if tag & 7 == UInt32(C.wireType.rawValue) {
+            store(try C.read(from: &reader), storage, pointer)
         } else if isPackedRun(tag, storage) {
-            try reader.readPackedFixed32(into: &pointer.assumingMemoryBound(to: [C.Value].self).pointee, C.self)
-        } else {
-            return false
-        }
-        return true
-    }
-
-    static func readFixed64<C: Fixed64Codec>(
-        _: C.Type, _ tag: UInt32, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer, _ reader: inout ProtoReader
-    ) throws(WireError) -> Bool {
-        if tag & 7 == 1 {
-            store(try reader.readFixed64(C.self), storage, pointer)
-        } else if isPackedRun(tag, storage) {
-            try reader.readPackedFixed64(into: &pointer.assumingMemoryBound(to: [C.Value].self).pointee, C.self)
+            try C.readPacked(into: &pointer.assumingMemoryBound(to: [C.Value].self).pointee, from: &reader)
         } else {
             return false
         }
@@ -451,21 +438,28 @@ extension [UInt8]: LengthDelimited {
     static func write(_ value: [UInt8], to writer: inout ProtoWriter) { writer.writeBytes(value) }
 }
 
-/// Fixed-width codecs, 4 or 8 bytes, seen alike by the table codec (which writes one value
-/// with `MapCodec.write`).
+/// Fixed-width codecs, 4 or 8 bytes, seen alike by the table codec (which reads and writes
+/// one value with `MapCodec.read` and `write`).
 protocol FixedCodec: MapCodec {
     /// True for the value a proto3 field leaves unwritten (for floats, +0.0 but not -0.0).
     static func isZero(_ value: Value) -> Bool
+    static func readPacked(into values: inout [Value], from reader: inout ProtoReader) throws(WireError)
     static func writePacked(_ values: [Value], to writer: inout ProtoWriter)
 }
 
 extension FixedCodec where Self: Fixed32Codec {
     static func isZero(_ value: Value) -> Bool { wire(value) == 0 }
+    static func readPacked(into values: inout [Value], from reader: inout ProtoReader) throws(WireError) {
+        try reader.readPackedFixed32(into: &values, Self.self)
+    }
     static func writePacked(_ values: [Value], to writer: inout ProtoWriter) { writer.writePackedFixed32(values, Self.self) }
 }
 
 extension FixedCodec where Self: Fixed64Codec {
     static func isZero(_ value: Value) -> Bool { wire(value) == 0 }
+    static func readPacked(into values: inout [Value], from reader: inout ProtoReader) throws(WireError) {
+        try reader.readPackedFixed64(into: &values, Self.self)
+    }
     static func writePacked(_ values: [Value], to writer: inout ProtoWriter) { writer.writePackedFixed64(values, Self.self) }
 }
 
