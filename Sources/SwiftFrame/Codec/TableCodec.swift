@@ -164,19 +164,21 @@ enum TableCodec {
         if let offset = table.extensionFieldsOffset {
             size &+= (base + offset).assumingMemoryBound(to: UnknownFields.self).pointee.count
         }
-        for field in table.fields {
-            if case .custom = field.kind {
-                size &+= message.pointee.customFieldSize(number: field.number, cache: &cache)
+        for index in table.fields.indices {
+            let field = table.entry(index)
+            if case .custom = field.pointee.kind {
+                size &+= message.pointee.customFieldSize(number: field.pointee.number, cache: &cache)
             } else {
-                size &+= self.size(field, at: base + field.offset, cache: &cache)
+                size &+= self.size(field, at: base + field.pointee.offset, cache: &cache)
             }
         }
         return size
     }
 
     /// The bytes `field` takes, tags included; zero when it is not set.
-    static func size(_ field: FieldEntry, at pointer: UnsafeRawPointer, cache: inout SizeCache) -> Int {
-        switch field.kind {
+    @inline(__always)
+    static func size(_ field: UnsafePointer<FieldEntry>, at pointer: UnsafeRawPointer, cache: inout SizeCache) -> Int {
+        switch field.pointee.kind {
         case .int32: return varintSize(ProtoInt32.self, field, pointer, &cache)
         case .int64: return varintSize(ProtoInt64.self, field, pointer, &cache)
         case .uint32: return varintSize(ProtoUInt32.self, field, pointer, &cache)
@@ -200,69 +202,70 @@ enum TableCodec {
     }
 
     static func varintSize<C: VarintCodec>(
-        _: C.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache
+        _: C.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache
     ) -> Int {
-        switch field.storage {
+        switch field.pointee.storage {
         case .implicit:
             let wire = C.wire(pointer.assumingMemoryBound(to: C.Value.self).pointee)
-            return wire == 0 ? 0 : field.tagSize &+ Wire.varintSize(wire)
+            return wire == 0 ? 0 : field.pointee.tagSize &+ Wire.varintSize(wire)
         case .optional:
             guard let value = pointer.assumingMemoryBound(to: C.Value?.self).pointee else { return 0 }
-            return field.tagSize &+ C.size(value)
+            return field.pointee.tagSize &+ C.size(value)
         case .repeated:
             var size = 0
             for value in pointer.assumingMemoryBound(to: [C.Value].self).pointee {
-                size &+= field.tagSize &+ C.size(value)
+                size &+= field.pointee.tagSize &+ C.size(value)
             }
             return size
         case .packed:
             let values = pointer.assumingMemoryBound(to: [C.Value].self).pointee
-            return values.isEmpty ? 0 : field.tagSize &+ cache.packedVarint(values, C.self)
+            return values.isEmpty ? 0 : field.pointee.tagSize &+ cache.packedVarint(values, C.self)
         }
     }
 
-    static func fixedSize<C>(_: C.Type, width: Int, _ field: FieldEntry, _ pointer: UnsafeRawPointer) -> Int
+    static func fixedSize<C>(_: C.Type, width: Int, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer) -> Int
     where C: FixedCodec {
-        switch field.storage {
+        switch field.pointee.storage {
         case .implicit:
-            return C.isZero(pointer.assumingMemoryBound(to: C.Value.self).pointee) ? 0 : field.tagSize &+ width
+            return C.isZero(pointer.assumingMemoryBound(to: C.Value.self).pointee) ? 0 : field.pointee.tagSize &+ width
         case .optional:
-            return pointer.assumingMemoryBound(to: C.Value?.self).pointee == nil ? 0 : field.tagSize &+ width
+            return pointer.assumingMemoryBound(to: C.Value?.self).pointee == nil ? 0 : field.pointee.tagSize &+ width
         case .repeated:
-            return pointer.assumingMemoryBound(to: [C.Value].self).pointee.count &* (field.tagSize &+ width)
+            return pointer.assumingMemoryBound(to: [C.Value].self).pointee.count &* (field.pointee.tagSize &+ width)
         case .packed:
             let count = pointer.assumingMemoryBound(to: [C.Value].self).pointee.count
-            return count == 0 ? 0 : field.tagSize &+ Wire.lengthDelimitedSize(count &* width)
+            return count == 0 ? 0 : field.pointee.tagSize &+ Wire.lengthDelimitedSize(count &* width)
         }
     }
 
     /// Strings and bytes. Values are read in place (`pointee` in the expression), not copied
     /// into a local first: a copy is a retain and a release.
-    static func lengthDelimitedSize<V: LengthDelimited>(_: V.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer) -> Int {
-        switch field.storage {
+    @inline(__always)
+    static func lengthDelimitedSize<V: LengthDelimited>(_: V.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer) -> Int {
+        switch field.pointee.storage {
         case .implicit:
             let count = pointer.assumingMemoryBound(to: V.self).pointee.wireCount
-            return count == 0 ? 0 : field.tagSize &+ Wire.lengthDelimitedSize(count)
+            return count == 0 ? 0 : field.pointee.tagSize &+ Wire.lengthDelimitedSize(count)
         case .optional:
             guard let count = pointer.assumingMemoryBound(to: V?.self).pointee?.wireCount else { return 0 }
-            return field.tagSize &+ Wire.lengthDelimitedSize(count)
+            return field.pointee.tagSize &+ Wire.lengthDelimitedSize(count)
         case .repeated, .packed:
             var size = 0
             for value in pointer.assumingMemoryBound(to: [V].self).pointee {
-                size &+= field.tagSize &+ Wire.lengthDelimitedSize(value.wireCount)
+                size &+= field.pointee.tagSize &+ Wire.lengthDelimitedSize(value.wireCount)
             }
             return size
         }
     }
 
-    static func messageSize<T: Message>(_: T.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache) -> Int {
-        if field.storage == .optional {
+    static func messageSize<T: Message>(_: T.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache) -> Int {
+        if field.pointee.storage == .optional {
             guard let box = pointer.assumingMemoryBound(to: Boxed<T>?.self).pointee else { return 0 }
-            return field.tagSize &+ cache.message(box.value)
+            return field.pointee.tagSize &+ cache.message(box.value)
         }
         var size = 0
         for value in pointer.assumingMemoryBound(to: [T].self).pointee {
-            size &+= field.tagSize &+ cache.message(value)
+            size &+= field.pointee.tagSize &+ cache.message(value)
         }
         return size
     }
@@ -279,19 +282,19 @@ enum TableCodec {
         if let offset = table.extensionFieldsOffset {
             encodeWithExtensions(message, table, (base + offset).assumingMemoryBound(to: UnknownFields.self), to: &writer)
         } else {
-            for field in table.fields {
-                encode(field, of: message, to: &writer)
+            for index in table.fields.indices {
+                encode(table.entry(index), of: message, to: &writer)
             }
         }
         writer.writeUnknownFields((base + table.unknownFieldsOffset).assumingMemoryBound(to: UnknownFields.self).pointee)
     }
 
     @inline(__always)
-    static func encode<M: CompactMessage>(_ field: FieldEntry, of message: UnsafePointer<M>, to writer: inout ProtoWriter) {
-        if case .custom = field.kind {
-            message.pointee.encodeCustomField(number: field.number, to: &writer)
+    static func encode<M: CompactMessage>(_ field: UnsafePointer<FieldEntry>, of message: UnsafePointer<M>, to writer: inout ProtoWriter) {
+        if case .custom = field.pointee.kind {
+            message.pointee.encodeCustomField(number: field.pointee.number, to: &writer)
         } else {
-            write(field, at: UnsafeRawPointer(message) + field.offset, to: &writer)
+            write(field, at: UnsafeRawPointer(message) + field.pointee.offset, to: &writer)
         }
     }
 
@@ -302,8 +305,9 @@ enum TableCodec {
         to writer: inout ProtoWriter
     ) {
         var nextRange = 0
-        for field in table.fields {
-            while nextRange < table.extensionRanges.count && table.extensionRanges[nextRange].lowerBound < field.number {
+        for index in table.fields.indices {
+            let field = table.entry(index)
+            while nextRange < table.extensionRanges.count && table.extensionRanges[nextRange].lowerBound < field.pointee.number {
                 writer.writeExtensions(extensionFields.pointee, in: table.extensionRanges[nextRange])
                 nextRange += 1
             }
@@ -315,8 +319,9 @@ enum TableCodec {
         writer.writeExtensionLeftovers(extensionFields.pointee, ranges: Array(table.extensionRanges))
     }
 
-    static func write(_ field: FieldEntry, at pointer: UnsafeRawPointer, to writer: inout ProtoWriter) {
-        switch field.kind {
+    @inline(__always)
+    static func write(_ field: UnsafePointer<FieldEntry>, at pointer: UnsafeRawPointer, to writer: inout ProtoWriter) {
+        switch field.pointee.kind {
         case .int32: writeVarint(ProtoInt32.self, field, pointer, &writer)
         case .int64: writeVarint(ProtoInt64.self, field, pointer, &writer)
         case .uint32: writeVarint(ProtoUInt32.self, field, pointer, &writer)
@@ -339,83 +344,84 @@ enum TableCodec {
         }
     }
 
-    static func writeVarint<C: VarintCodec>(_: C.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
-        switch field.storage {
+    static func writeVarint<C: VarintCodec>(_: C.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+        switch field.pointee.storage {
         case .implicit:
             let wire = C.wire(pointer.assumingMemoryBound(to: C.Value.self).pointee)
             guard wire != 0 else { return }
-            writer.writeTag(field.tag)
+            writer.writeTag(field.pointee.tag)
             writer.writeVarint(wire)
         case .optional:
             guard let value = pointer.assumingMemoryBound(to: C.Value?.self).pointee else { return }
-            writer.writeTag(field.tag)
+            writer.writeTag(field.pointee.tag)
             writer.writeVarint(C.self, value)
         case .repeated:
             for value in pointer.assumingMemoryBound(to: [C.Value].self).pointee {
-                writer.writeTag(field.tag)
+                writer.writeTag(field.pointee.tag)
                 writer.writeVarint(C.self, value)
             }
         case .packed:
             let values = pointer.assumingMemoryBound(to: [C.Value].self).pointee
             guard !values.isEmpty else { return }
-            writer.writeTag(field.tag)
+            writer.writeTag(field.pointee.tag)
             writer.writePackedVarint(values, C.self)
         }
     }
 
-    static func writeFixed<C: FixedCodec>(_: C.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
-        switch field.storage {
+    static func writeFixed<C: FixedCodec>(_: C.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+        switch field.pointee.storage {
         case .implicit:
             let value = pointer.assumingMemoryBound(to: C.Value.self).pointee
             guard !C.isZero(value) else { return }
-            writer.writeTag(field.tag)
+            writer.writeTag(field.pointee.tag)
             C.write(value, to: &writer)
         case .optional:
             guard let value = pointer.assumingMemoryBound(to: C.Value?.self).pointee else { return }
-            writer.writeTag(field.tag)
+            writer.writeTag(field.pointee.tag)
             C.write(value, to: &writer)
         case .repeated:
             for value in pointer.assumingMemoryBound(to: [C.Value].self).pointee {
-                writer.writeTag(field.tag)
+                writer.writeTag(field.pointee.tag)
                 C.write(value, to: &writer)
             }
         case .packed:
             let values = pointer.assumingMemoryBound(to: [C.Value].self).pointee
             guard !values.isEmpty else { return }
-            writer.writeTag(field.tag)
+            writer.writeTag(field.pointee.tag)
             C.writePacked(values, to: &writer)
         }
     }
 
+    @inline(__always)
     static func writeLengthDelimited<V: LengthDelimited>(
-        _: V.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter
+        _: V.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter
     ) {
-        switch field.storage {
+        switch field.pointee.storage {
         case .implicit:
             guard pointer.assumingMemoryBound(to: V.self).pointee.wireCount != 0 else { return }
-            writer.writeTag(field.tag)
+            writer.writeTag(field.pointee.tag)
             V.write(pointer.assumingMemoryBound(to: V.self).pointee, to: &writer)
         case .optional:
             guard let value = pointer.assumingMemoryBound(to: V?.self).pointee else { return }
-            writer.writeTag(field.tag)
+            writer.writeTag(field.pointee.tag)
             V.write(value, to: &writer)
         case .repeated, .packed:
             for value in pointer.assumingMemoryBound(to: [V].self).pointee {
-                writer.writeTag(field.tag)
+                writer.writeTag(field.pointee.tag)
                 V.write(value, to: &writer)
             }
         }
     }
 
-    static func writeMessage<T: Message>(_: T.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
-        if field.storage == .optional {
+    static func writeMessage<T: Message>(_: T.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+        if field.pointee.storage == .optional {
             guard let box = pointer.assumingMemoryBound(to: Boxed<T>?.self).pointee else { return }
-            writer.writeTag(field.tag)
+            writer.writeTag(field.pointee.tag)
             writer.writeMessage(box.value)
             return
         }
         for value in pointer.assumingMemoryBound(to: [T].self).pointee {
-            writer.writeTag(field.tag)
+            writer.writeTag(field.pointee.tag)
             writer.writeMessage(value)
         }
     }
@@ -478,19 +484,19 @@ extension TableCodec {
         try readVarint(ProtoEnum<E>.self, tag, storage, pointer, &reader)
     }
 
-    static func openEnumSize<E: Enum>(_: E.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache) -> Int {
+    static func openEnumSize<E: Enum>(_: E.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache) -> Int {
         varintSize(ProtoEnum<E>.self, field, pointer, &cache)
     }
 
-    static func closedEnumSize<E: ClosedEnum>(_: E.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache) -> Int {
+    static func closedEnumSize<E: ClosedEnum>(_: E.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache) -> Int {
         varintSize(ProtoClosedEnum<E>.self, field, pointer, &cache)
     }
 
-    static func writeOpenEnum<E: Enum>(_: E.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+    static func writeOpenEnum<E: Enum>(_: E.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
         writeVarint(ProtoEnum<E>.self, field, pointer, &writer)
     }
 
-    static func writeClosedEnum<E: ClosedEnum>(_: E.Type, _ field: FieldEntry, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+    static func writeClosedEnum<E: ClosedEnum>(_: E.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
         writeVarint(ProtoClosedEnum<E>.self, field, pointer, &writer)
     }
 }

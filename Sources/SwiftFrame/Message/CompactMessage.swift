@@ -209,6 +209,13 @@ public struct FieldTable: @unchecked Sendable {  // the buffers are written in `
         self.slots = permanent(slots)
     }
 
+    /// The address of the entry at `index`: the codec reads an entry in place, only what it
+    /// needs of it, rather than copying all of it.
+    @inline(__always)
+    func entry(_ index: Int) -> UnsafePointer<FieldEntry> {
+        fields.baseAddress.unsafelyUnwrapped + index
+    }
+
     /// The index of field `number`, if the message has one.
     @inline(__always)
     func index(of number: UInt32) -> Int? {
@@ -226,3 +233,4 @@ public struct FieldTable: @unchecked Sendable {  // the buffers are written in `
         return nil
     }
 }
+
