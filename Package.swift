@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "swiftframe-conformance", targets: ["swiftframe-conformance"]),
         // protobuf's conformance messages, generated: for the conformance testee and the fuzz targets.
         .library(name: "SwiftFrameConformanceMessages", targets: ["SwiftFrameConformanceMessages"]),
+        .library(name: "SwiftFrameConformanceMessagesCompact", targets: ["SwiftFrameConformanceMessagesCompact"]),
         .library(name: "SwiftFrameNIO", targets: ["SwiftFrameNIO"]),
         .library(name: "SwiftFrameURLSession", targets: ["SwiftFrameURLSession"]),
         .executable(name: "swiftframe-demo", targets: ["swiftframe-demo"]),
@@ -143,8 +144,8 @@ let package = Package(
         .testTarget(
             name: "FuzzReplayTests",
             dependencies: [
-                "SwiftFrame", "SwiftFrameConformanceMessages", "SwiftFrameDescriptors", "SwiftFrameGenerator", "SwiftFrameNIO",
-                "TestSupport",
+                "SwiftFrame", "SwiftFrameConformanceMessages", "SwiftFrameConformanceMessagesCompact", "SwiftFrameDescriptors",
+                "SwiftFrameGenerator", "SwiftFrameNIO", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: transport),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: transport),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: transport),

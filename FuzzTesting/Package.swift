@@ -26,6 +26,7 @@ let package = Package(
             dependencies: [
                 .product(name: "SwiftFrame", package: swiftframe),
                 .product(name: "SwiftFrameConformanceMessages", package: swiftframe),
+                .product(name: "SwiftFrameConformanceMessagesCompact", package: swiftframe),
                 .product(name: "SwiftFrameDescriptors", package: swiftframe),
                 .product(name: "SwiftFrameGenerator", package: swiftframe),
                 .product(name: "SwiftFrameNIO", package: swiftframe),

@@ -4,21 +4,43 @@
 
 import SwiftFrame
 import SwiftFrameConformanceMessages
+import SwiftFrameConformanceMessagesCompact
 import SwiftFrameDescriptors
+
+// The conformance messages as generated for each mode (the two modules declare the same names).
+private typealias Proto3 = SwiftFrameConformanceMessages.ProtobufTestMessages_Proto3_TestAllTypesProto3
+private typealias Proto2 = SwiftFrameConformanceMessages.ProtobufTestMessages_Proto2_TestAllTypesProto2
+private typealias CompactProto3 = SwiftFrameConformanceMessagesCompact.ProtobufTestMessages_Proto3_TestAllTypesProto3
+private typealias CompactProto2 = SwiftFrameConformanceMessagesCompact.ProtobufTestMessages_Proto2_TestAllTypesProto2
 
 /// Message decode → encode → decode. The first byte chooses the message: the proto3 and
 /// proto2 conformance messages (every field kind, maps, oneofs, groups, extensions), a
 /// descriptor set, a conformance request. Whatever decodes must encode, the encoding must
-/// decode, and encoding that again must give the same bytes.
+/// decode, and encoding that again must give the same bytes. The conformance messages are
+/// also generated with optimize_for = CODE_SIZE: both modes must give the same answer.
 public func checkMessage(_ data: UnsafeRawBufferPointer) {
     guard let selector = data.first else { return }
     let body = UnsafeRawBufferPointer(rebasing: data.dropFirst())
     switch selector % 4 {
-    case 0: roundTrip(ProtobufTestMessages_Proto3_TestAllTypesProto3.self, body)
-    case 1: roundTrip(ProtobufTestMessages_Proto2_TestAllTypesProto2.self, body)
+    case 0:
+        roundTrip(Proto3.self, body)
+        sameInBothModes(Proto3.self, CompactProto3.self, body)
+    case 1:
+        roundTrip(Proto2.self, body)
+        sameInBothModes(Proto2.self, CompactProto2.self, body)
     case 2: roundTrip(Google_Protobuf_FileDescriptorSet.self, body)
-    default: roundTrip(Conformance_ConformanceRequest.self, body)
+    default: roundTrip(SwiftFrameConformanceMessages.Conformance_ConformanceRequest.self, body)
     }
+}
+
+/// The message generated for SPEED and for CODE_SIZE reads and writes alike: the same error,
+/// or the same bytes.
+private func sameInBothModes<Speed: Message, Compact: Message>(_: Speed.Type, _: Compact.Type, _ bytes: UnsafeRawBufferPointer) {
+    func outcome<M: Message>(_: M.Type) -> Result<[UInt8], WireError> {
+        Result { () throws(WireError) in try M(buffer: bytes, partial: true).serializedBytes(partial: true) }
+    }
+    let speed = outcome(Speed.self), compact = outcome(Compact.self)
+    precondition(speed == compact, "\(Speed.protoMessageName): SPEED gives \(speed), CODE_SIZE \(compact)")
 }
 
 private func roundTrip<M: Message>(_: M.Type, _ bytes: UnsafeRawBufferPointer) {
