@@ -186,12 +186,12 @@ enum TableCodec {
         case .sint32: return varintSize(ProtoSInt32.self, field, pointer, &cache)
         case .sint64: return varintSize(ProtoSInt64.self, field, pointer, &cache)
         case .bool: return varintSize(ProtoBool.self, field, pointer, &cache)
-        case .fixed32: return fixedSize(ProtoFixed32.self, width: 4, field, pointer)
-        case .sfixed32: return fixedSize(ProtoSFixed32.self, width: 4, field, pointer)
-        case .float: return fixedSize(ProtoFloat.self, width: 4, field, pointer)
-        case .fixed64: return fixedSize(ProtoFixed64.self, width: 8, field, pointer)
-        case .sfixed64: return fixedSize(ProtoSFixed64.self, width: 8, field, pointer)
-        case .double: return fixedSize(ProtoDouble.self, width: 8, field, pointer)
+        case .fixed32: return fixedSize(ProtoFixed32.self, field, pointer)
+        case .sfixed32: return fixedSize(ProtoSFixed32.self, field, pointer)
+        case .float: return fixedSize(ProtoFloat.self, field, pointer)
+        case .fixed64: return fixedSize(ProtoFixed64.self, field, pointer)
+        case .sfixed64: return fixedSize(ProtoSFixed64.self, field, pointer)
+        case .double: return fixedSize(ProtoDouble.self, field, pointer)
         case .string: return lengthDelimitedSize(String.self, field, pointer)
         case .bytes: return lengthDelimitedSize([UInt8].self, field, pointer)
         case let .enumeration(type): return openEnumSize(type, field, pointer, &cache)
@@ -223,8 +223,9 @@ enum TableCodec {
         }
     }
 
-    static func fixedSize<C>(_: C.Type, width: Int, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer) -> Int
-    where C: FixedCodec {
+    static func fixedSize<C: FixedCodec>(_: C.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer) -> Int {
+        // Every fixed-width value is as wide in memory as on the wire (Int32, UInt32, Float: 4).
+        let width = MemoryLayout<C.Value>.size
         switch field.pointee.storage {
         case .implicit:
             return C.isZero(pointer.assumingMemoryBound(to: C.Value.self).pointee) ? 0 : field.pointee.tagSize &+ width

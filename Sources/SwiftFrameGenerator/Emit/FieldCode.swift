@@ -60,12 +60,19 @@ struct FieldCode {
     }
 
     static func textFormatKind(_ kind: Field.Kind) -> String {
+        runtimeKind(kind, enumMember: "protoNames")
+    }
+
+    /// The runtime's case for a field kind, `.sint32`, `.closedEnumeration(E.member)` or
+    /// `.message(M.self)`: the same for `TextFormatKind` and `FieldKind`, which differ only in
+    /// what an enum's case carries (`enumMember`: its names, or its type).
+    static func runtimeKind(_ kind: Field.Kind, enumMember: String) -> String {
         switch kind {
         case let .scalar(scalar): return ".\(scalar)"
         case let .enumeration(enumType):
-            return "." + (enumType.isClosed ? "closedEnumeration" : "enumeration") + "(\(enumType.swiftPath).protoNames)"
+            return "." + (enumType.isClosed ? "closedEnumeration" : "enumeration") + "(\(enumType.swiftPath).\(enumMember))"
         case let .message(message): return ".message(\(message.swiftPath).self)"
-        case let .map(key, value): return ".map(key: .\(key), value: \(textFormatKind(value)))"
+        case let .map(key, value): return ".map(key: .\(key), value: \(runtimeKind(value, enumMember: enumMember)))"
         }
     }
 
@@ -84,14 +91,7 @@ struct FieldCode {
     /// `.init(custom: 7)`.
     func fieldTableRow(in message: String) -> String {
         if isCustomInTable { return ".init(custom: \(field.number))" }
-        let kind: String
-        switch field.kind {
-        case let .scalar(scalar): kind = ".\(scalar)"
-        case let .enumeration(enumType):
-            kind = "." + (enumType.isClosed ? "closedEnumeration" : "enumeration") + "(\(enumType.swiftPath).self)"
-        case let .message(type): kind = ".message(\(type.swiftPath).self)"
-        case .map: preconditionFailure("\(field.protoName): a map is a custom field")
-        }
+        let kind = Self.runtimeKind(field.kind, enumMember: "self")
         let storage: String
         switch field.presence {
         case .implicit: storage = ".implicit"
