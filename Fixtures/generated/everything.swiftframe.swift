@@ -548,7 +548,7 @@ extension Everything {
         if !self.rSint32.isEmpty { size += 2 + cache.packedVarint(self.rSint32, SwiftFrame.ProtoSInt32.self) }
         if !self.rSint64.isEmpty { size += 2 + cache.packedVarint(self.rSint64, SwiftFrame.ProtoSInt64.self) }
         if let box = self._nested { size += 2 + cache.message(box.value) }
-        for value in self.nestedList { size += 2 + cache.message(value) }
+        size += cache.repeatedMessage(self.nestedList, tagSize: 2)
         if self.sign.rawValue != 0 { size += 2 + SwiftFrame.ProtoEnum<Sign>.size(self.sign) }
         if !self.signs.isEmpty { size += 2 + cache.packedVarint(self.signs, SwiftFrame.ProtoEnum<Sign>.self) }
         if let box = self._owner { size += 2 + cache.message(box.value) }
@@ -659,14 +659,8 @@ extension Everything {
             writer.writeTag(226)
             writer.writePackedVarint(self.rBool, SwiftFrame.ProtoBool.self)
         }
-        for value in self.rString {
-            writer.writeTag(234)
-            writer.writeString(value)
-        }
-        for value in self.rBytes {
-            writer.writeTag(242)
-            writer.writeBytes(value)
-        }
+        writer.writeRepeatedString(self.rString, tag: 234)
+        writer.writeRepeatedBytes(self.rBytes, tag: 242)
         if !self.rUint32.isEmpty {
             writer.writeTag(250)
             writer.writePackedVarint(self.rUint32, SwiftFrame.ProtoUInt32.self)
@@ -691,10 +685,7 @@ extension Everything {
             writer.writeTag(322)
             writer.writeMessage(box.value)
         }
-        for value in self.nestedList {
-            writer.writeTag(330)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.nestedList, tag: 330)
         if self.sign.rawValue != 0 {
             writer.writeTag(336)
             writer.writeVarint(SwiftFrame.ProtoEnum<Sign>.self, self.sign)
@@ -863,10 +854,7 @@ extension Everything.Level1.Level2.Level3 {
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        for value in self.tags {
-            writer.writeTag(10)
-            writer.writeString(value)
-        }
+        writer.writeRepeatedString(self.tags, tag: 10)
         if self.sign.rawValue != 0 {
             writer.writeTag(16)
             writer.writeVarint(SwiftFrame.ProtoEnum<Sign>.self, self.sign)
@@ -946,7 +934,7 @@ extension TreeNode {
         if !self.label.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.label.utf8.count) }
         if let box = self._left { size += 1 + cache.message(box.value) }
         if let box = self._right { size += 1 + cache.message(box.value) }
-        for value in self.children { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.children, tagSize: 1)
         return size
     }
 
@@ -963,10 +951,7 @@ extension TreeNode {
             writer.writeTag(26)
             writer.writeMessage(box.value)
         }
-        for value in self.children {
-            writer.writeTag(34)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.children, tag: 34)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

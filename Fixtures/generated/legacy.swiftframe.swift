@@ -375,10 +375,7 @@ extension Legacy_Account.Profile {
             writer.writeTag(82)
             writer.writeString(value)
         }
-        for value in self.tags {
-            writer.writeTag(90)
-            writer.writeString(value)
-        }
+        writer.writeRepeatedString(self.tags, tag: 90)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

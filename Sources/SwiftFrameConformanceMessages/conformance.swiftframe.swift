@@ -286,10 +286,7 @@ extension Conformance_FailureSet {
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        for value in self.failure {
-            writer.writeTag(10)
-            writer.writeString(value)
-        }
+        writer.writeRepeatedString(self.failure, tag: 10)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

@@ -1024,8 +1024,8 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
         size += self.repeatedBool.count &* 3
         for value in self.repeatedString { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         for value in self.repeatedBytes { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        for value in self.repeatedNestedMessage { size += 2 + cache.message(value) }
-        for value in self.repeatedForeignMessage { size += 2 + cache.message(value) }
+        size += cache.repeatedMessage(self.repeatedNestedMessage, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedForeignMessage, tagSize: 2)
         for value in self.repeatedNestedEnum { size += 2 + SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
         for value in self.repeatedForeignEnum { size += 2 + SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.size(value) }
         for value in self.repeatedStringPiece { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
@@ -1264,22 +1264,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
             writer.writeTag(344)
             writer.writeVarint(SwiftFrame.ProtoBool.self, value)
         }
-        for value in self.repeatedString {
-            writer.writeTag(354)
-            writer.writeString(value)
-        }
-        for value in self.repeatedBytes {
-            writer.writeTag(362)
-            writer.writeBytes(value)
-        }
-        for value in self.repeatedNestedMessage {
-            writer.writeTag(386)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedForeignMessage {
-            writer.writeTag(394)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedString(self.repeatedString, tag: 354)
+        writer.writeRepeatedBytes(self.repeatedBytes, tag: 362)
+        writer.writeRepeatedMessage(self.repeatedNestedMessage, tag: 386)
+        writer.writeRepeatedMessage(self.repeatedForeignMessage, tag: 394)
         for value in self.repeatedNestedEnum {
             writer.writeTag(408)
             writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self, value)
@@ -1288,14 +1276,8 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
             writer.writeTag(416)
             writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.self, value)
         }
-        for value in self.repeatedStringPiece {
-            writer.writeTag(434)
-            writer.writeString(value)
-        }
-        for value in self.repeatedCord {
-            writer.writeTag(442)
-            writer.writeString(value)
-        }
+        writer.writeRepeatedString(self.repeatedStringPiece, tag: 434)
+        writer.writeRepeatedString(self.repeatedCord, tag: 442)
         if !self.mapInt32Int32.isEmpty {
             writer.writeMap(self.mapInt32Int32, tag: 450, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self)
         }

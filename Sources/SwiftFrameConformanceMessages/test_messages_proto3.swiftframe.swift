@@ -1151,8 +1151,8 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
         if !self.repeatedBool.isEmpty { size += 2 + cache.packedVarint(self.repeatedBool, SwiftFrame.ProtoBool.self) }
         for value in self.repeatedString { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         for value in self.repeatedBytes { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        for value in self.repeatedNestedMessage { size += 2 + cache.message(value) }
-        for value in self.repeatedForeignMessage { size += 2 + cache.message(value) }
+        size += cache.repeatedMessage(self.repeatedNestedMessage, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedForeignMessage, tagSize: 2)
         if !self.repeatedNestedEnum.isEmpty { size += 2 + cache.packedVarint(self.repeatedNestedEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self) }
         if !self.repeatedForeignEnum.isEmpty { size += 2 + cache.packedVarint(self.repeatedForeignEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self) }
         for value in self.repeatedStringPiece { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
@@ -1223,15 +1223,15 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
         if let box = self._optionalDoubleWrapper { size += 2 + cache.message(box.value) }
         if let box = self._optionalStringWrapper { size += 2 + cache.message(box.value) }
         if let box = self._optionalBytesWrapper { size += 2 + cache.message(box.value) }
-        for value in self.repeatedBoolWrapper { size += 2 + cache.message(value) }
-        for value in self.repeatedInt32Wrapper { size += 2 + cache.message(value) }
-        for value in self.repeatedInt64Wrapper { size += 2 + cache.message(value) }
-        for value in self.repeatedUint32Wrapper { size += 2 + cache.message(value) }
-        for value in self.repeatedUint64Wrapper { size += 2 + cache.message(value) }
-        for value in self.repeatedFloatWrapper { size += 2 + cache.message(value) }
-        for value in self.repeatedDoubleWrapper { size += 2 + cache.message(value) }
-        for value in self.repeatedStringWrapper { size += 2 + cache.message(value) }
-        for value in self.repeatedBytesWrapper { size += 2 + cache.message(value) }
+        size += cache.repeatedMessage(self.repeatedBoolWrapper, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedInt32Wrapper, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedInt64Wrapper, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedUint32Wrapper, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedUint64Wrapper, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedFloatWrapper, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedDoubleWrapper, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedStringWrapper, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedBytesWrapper, tagSize: 2)
         if let box = self._optionalDuration { size += 2 + cache.message(box.value) }
         if let box = self._optionalTimestamp { size += 2 + cache.message(box.value) }
         if let box = self._optionalFieldMask { size += 2 + cache.message(box.value) }
@@ -1239,13 +1239,13 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
         if let box = self._optionalAny { size += 2 + cache.message(box.value) }
         if let box = self._optionalValue { size += 2 + cache.message(box.value) }
         if self.optionalNullValue.rawValue != 0 { size += 2 + SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.size(self.optionalNullValue) }
-        for value in self.repeatedDuration { size += 2 + cache.message(value) }
-        for value in self.repeatedTimestamp { size += 2 + cache.message(value) }
-        for value in self.repeatedFieldmask { size += 2 + cache.message(value) }
-        for value in self.repeatedAny { size += 2 + cache.message(value) }
-        for value in self.repeatedValue { size += 2 + cache.message(value) }
-        for value in self.repeatedListValue { size += 2 + cache.message(value) }
-        for value in self.repeatedStruct { size += 2 + cache.message(value) }
+        size += cache.repeatedMessage(self.repeatedDuration, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedTimestamp, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedFieldmask, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedAny, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedValue, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedListValue, tagSize: 2)
+        size += cache.repeatedMessage(self.repeatedStruct, tagSize: 2)
         if self.fieldname1 != 0 { size += 2 + SwiftFrame.ProtoInt32.size(self.fieldname1) }
         if self.fieldName2 != 0 { size += 2 + SwiftFrame.ProtoInt32.size(self.fieldName2) }
         if self.fieldName3 != 0 { size += 2 + SwiftFrame.ProtoInt32.size(self.fieldName3) }
@@ -1412,22 +1412,10 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
             writer.writeTag(346)
             writer.writePackedVarint(self.repeatedBool, SwiftFrame.ProtoBool.self)
         }
-        for value in self.repeatedString {
-            writer.writeTag(354)
-            writer.writeString(value)
-        }
-        for value in self.repeatedBytes {
-            writer.writeTag(362)
-            writer.writeBytes(value)
-        }
-        for value in self.repeatedNestedMessage {
-            writer.writeTag(386)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedForeignMessage {
-            writer.writeTag(394)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedString(self.repeatedString, tag: 354)
+        writer.writeRepeatedBytes(self.repeatedBytes, tag: 362)
+        writer.writeRepeatedMessage(self.repeatedNestedMessage, tag: 386)
+        writer.writeRepeatedMessage(self.repeatedForeignMessage, tag: 394)
         if !self.repeatedNestedEnum.isEmpty {
             writer.writeTag(410)
             writer.writePackedVarint(self.repeatedNestedEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self)
@@ -1436,14 +1424,8 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
             writer.writeTag(418)
             writer.writePackedVarint(self.repeatedForeignEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self)
         }
-        for value in self.repeatedStringPiece {
-            writer.writeTag(434)
-            writer.writeString(value)
-        }
-        for value in self.repeatedCord {
-            writer.writeTag(442)
-            writer.writeString(value)
-        }
+        writer.writeRepeatedString(self.repeatedStringPiece, tag: 434)
+        writer.writeRepeatedString(self.repeatedCord, tag: 442)
         if !self.mapInt32Int32.isEmpty {
             writer.writeMap(self.mapInt32Int32, tag: 450, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self)
         }
@@ -1689,42 +1671,15 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
             writer.writeTag(1674)
             writer.writeMessage(box.value)
         }
-        for value in self.repeatedBoolWrapper {
-            writer.writeTag(1690)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedInt32Wrapper {
-            writer.writeTag(1698)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedInt64Wrapper {
-            writer.writeTag(1706)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedUint32Wrapper {
-            writer.writeTag(1714)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedUint64Wrapper {
-            writer.writeTag(1722)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedFloatWrapper {
-            writer.writeTag(1730)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedDoubleWrapper {
-            writer.writeTag(1738)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedStringWrapper {
-            writer.writeTag(1746)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedBytesWrapper {
-            writer.writeTag(1754)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.repeatedBoolWrapper, tag: 1690)
+        writer.writeRepeatedMessage(self.repeatedInt32Wrapper, tag: 1698)
+        writer.writeRepeatedMessage(self.repeatedInt64Wrapper, tag: 1706)
+        writer.writeRepeatedMessage(self.repeatedUint32Wrapper, tag: 1714)
+        writer.writeRepeatedMessage(self.repeatedUint64Wrapper, tag: 1722)
+        writer.writeRepeatedMessage(self.repeatedFloatWrapper, tag: 1730)
+        writer.writeRepeatedMessage(self.repeatedDoubleWrapper, tag: 1738)
+        writer.writeRepeatedMessage(self.repeatedStringWrapper, tag: 1746)
+        writer.writeRepeatedMessage(self.repeatedBytesWrapper, tag: 1754)
         if let box = self._optionalDuration {
             writer.writeTag(2410)
             writer.writeMessage(box.value)
@@ -1753,34 +1708,13 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
             writer.writeTag(2456)
             writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self, self.optionalNullValue)
         }
-        for value in self.repeatedDuration {
-            writer.writeTag(2490)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedTimestamp {
-            writer.writeTag(2498)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedFieldmask {
-            writer.writeTag(2506)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedAny {
-            writer.writeTag(2522)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedValue {
-            writer.writeTag(2530)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedListValue {
-            writer.writeTag(2538)
-            writer.writeMessage(value)
-        }
-        for value in self.repeatedStruct {
-            writer.writeTag(2594)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.repeatedDuration, tag: 2490)
+        writer.writeRepeatedMessage(self.repeatedTimestamp, tag: 2498)
+        writer.writeRepeatedMessage(self.repeatedFieldmask, tag: 2506)
+        writer.writeRepeatedMessage(self.repeatedAny, tag: 2522)
+        writer.writeRepeatedMessage(self.repeatedValue, tag: 2530)
+        writer.writeRepeatedMessage(self.repeatedListValue, tag: 2538)
+        writer.writeRepeatedMessage(self.repeatedStruct, tag: 2594)
         if self.fieldname1 != 0 {
             writer.writeTag(3208)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldname1)

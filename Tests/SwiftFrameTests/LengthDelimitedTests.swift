@@ -71,6 +71,93 @@ import SwiftFrame
         #expect(written { $0.writeString(middle) } == [0x03, 0xE2, 0x82, 0xAC])
     }
 
+    // MARK: Every short length (copied without memcpy up to 32 bytes)
+
+    /// `count` bytes, no two neighbours alike, so a byte copied to the wrong place shows.
+    static func pattern(_ count: Int, start: UInt8) -> [UInt8] {
+        (0..<count).map { UInt8(truncatingIfNeeded: Int(start) &+ $0 &* 7) & 0x7F }
+    }
+
+    @Test(arguments: 0...70)
+    func stringAndBytesOfLength(count: Int) throws {
+        let first = Self.pattern(count, start: 1)
+        let second = Self.pattern(count, start: 50)
+        let strings = [String(decoding: first, as: UTF8.self), String(decoding: second, as: UTF8.self)]
+        let expected = referenceField(tag: 26, first) + referenceField(tag: 26, second)
+        let capacity = expected.count + 8
+        // One by one, and as a repeated field, for strings and for bytes: the same bytes.
+        #expect(written(capacity: capacity) { writer in
+            for string in strings {
+                writer.writeTag(26)
+                writer.writeString(string)
+            }
+        } == expected)
+        #expect(written(capacity: capacity) { $0.writeRepeatedString(strings, tag: 26) } == expected)
+        #expect(written(capacity: capacity) { $0.writeRepeatedBytes([first, second], tag: 26) } == expected)
+        #expect(written(capacity: capacity) { writer in
+            writer.writeTag(26)
+            writer.writeBytes(first)
+            writer.writeTag(26)
+            writer.writeBytes(second)
+        } == expected)
+        // Read back: the string, then the bytes, then what follows them is where it should be.
+        let read = try withReader(expected) { reader throws(WireError) in
+            _ = try reader.readTag()
+            let string = try reader.readString()
+            _ = try reader.readTag()
+            let bytes = try reader.readBytes()
+            return (string, bytes, reader.offset)
+        }
+        #expect(read.0 == strings[0])
+        #expect(read.1 == second)
+        #expect(read.2 == expected.count)
+    }
+
+    @Test func nonASCIIStringsOfEveryShortLength() throws {
+        // Two-byte characters after an ASCII prefix of each length: the copy and the UTF-8
+        // check see every alignment of a multi-byte sequence.
+        for prefix in 0...33 {
+            let string = String(repeating: "a", count: prefix) + "é€"
+            let bytes = Array(string.utf8)
+            let expected = varint(UInt64(bytes.count)) + bytes
+            #expect(written(capacity: expected.count) { $0.writeString(string) } == expected)
+            #expect(try withReader(expected) { reader throws(WireError) in try reader.readString() } == string)
+        }
+    }
+
+    @Test(arguments: [4_000, 4_096, 4_097, 70_000])
+    func largeOutputs(count: Int) throws {
+        // Outputs larger than a page are written into a new array that is never zeroed first;
+        // appended to an existing array, they grow it as before.
+        var node = Node()
+        node.data = Self.pattern(count, start: 3)
+        node.value = 7
+        let expected = [0x08, 0x07] + referenceField(tag: 58, node.data)
+        #expect(try node.serializedBytes() == expected)
+        var appended: [UInt8] = [0xAA]
+        try node.serialize(appendingTo: &appended)
+        #expect(appended == [0xAA] + expected)
+        #expect(try Node(serializedBytes: expected) == node)
+    }
+
+    @Test func repeatedMessagesSizedAndWrittenAsOne() throws {
+        // The runtime's loops over a repeated message field give what a loop over its
+        // elements gives: the same sizes and the same bytes.
+        var parent = Node()
+        for index in 0..<5 {
+            var child = Node()
+            child.value = Int32(index)
+            child.name = String(repeating: "n", count: index * 9)
+            child.children = index == 3 ? [parent] : []
+            parent.children.append(child)
+        }
+        let expected = try parent.serializedBytes()
+        var cache = SizeCache()
+        let size = cache.repeatedMessage(parent.children, tagSize: 1)
+        #expect(size == expected.count)
+        #expect(written(capacity: size, sizes: cache) { $0.writeRepeatedMessage(parent.children, tag: 26) } == expected)
+    }
+
     // MARK: Length prefixes at varint boundaries
 
     static let prefixCases: [(Int, [UInt8])] = [

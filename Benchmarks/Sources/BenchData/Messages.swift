@@ -41,6 +41,8 @@ public enum Values {
     public static let ints: [Int32] = (0..<1000).map { Int32(($0 &* 7919) % 300_000) }
     public static let doubles: [Double] = (0..<1000).map { Double($0) * 1.5 + 0.25 }
     public static let names: [String] = (0..<100).map { "name-\($0)-of-a-hundred" }
+    /// Names of the rows that time `repeated`'s fields one at a time (`SF.repeatedParts`).
+    public static let repeatedParts = ["repeated: ints only", "repeated: doubles only", "repeated: names only"]
 
     public static let counts: [String: Int32] = Dictionary(uniqueKeysWithValues: (0..<100).map { ("key-\($0)", Int32($0 &* 37)) })
 
@@ -62,6 +64,10 @@ public enum SF {
         deviceName: Values.login.deviceName, deviceId: Values.login.deviceID, version: Values.login.version
     )
     public static let repeated = SFRepeated(ints: Values.ints, doubles: Values.doubles, names: Values.names)
+    /// `repeated` with one of its three fields each (`Values.repeatedParts`), to see what each costs.
+    public static let repeatedParts = [
+        SFRepeated(ints: Values.ints), SFRepeated(doubles: Values.doubles), SFRepeated(names: Values.names),
+    ]
     public static let map = SFMap(counts: Values.counts)
 
     /// A chain of `depth` nodes (levels 1...depth), each with 5 leaves.
@@ -112,6 +118,10 @@ public enum PB {
         $0.doubles = Values.doubles
         $0.names = Values.names
     }
+    public static let repeatedParts = [
+        PBRepeated.with { $0.ints = Values.ints }, PBRepeated.with { $0.doubles = Values.doubles },
+        PBRepeated.with { $0.names = Values.names },
+    ]
     public static let map = PBMap.with { $0.counts = Values.counts }
 
     public static func node(depth: Int, level: Int = 1) -> PBNode {

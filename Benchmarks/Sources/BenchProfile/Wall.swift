@@ -44,6 +44,9 @@ func wallRows() -> [WallRow] {
         rows.append(codecRow(operation, "flat", SF.flat, PB.flat))
         rows.append(codecRow(operation, "login", SF.login, PB.login))
         rows.append(codecRow(operation, "repeated", SF.repeated, PB.repeated))
+        for (name, (sf, pb)) in zip(Values.repeatedParts, zip(SF.repeatedParts, PB.repeatedParts)) {
+            rows.append(codecRow(operation, name, sf, pb))
+        }
         rows.append(codecRow(operation, "map", SF.map, PB.map))
         for depth in CodecCase.depths {
             rows.append(codecRow(operation, "depth\(depth)", SF.node(depth: depth), PB.node(depth: depth)))

@@ -300,10 +300,7 @@ extension Bench_RepeatedHeavy {
             writer.writeTag(18)
             writer.writePackedFixed64(self.doubles, SwiftFrame.ProtoDouble.self)
         }
-        for value in self.names {
-            writer.writeTag(26)
-            writer.writeString(value)
-        }
+        writer.writeRepeatedString(self.names, tag: 26)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -378,8 +375,8 @@ extension Bench_Node {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
         if self.depth != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.depth) }
-        for value in self.leaves { size += 1 + cache.message(value) }
-        for value in self.children { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.leaves, tagSize: 1)
+        size += cache.repeatedMessage(self.children, tagSize: 1)
         return size
     }
 
@@ -388,14 +385,8 @@ extension Bench_Node {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.depth)
         }
-        for value in self.leaves {
-            writer.writeTag(18)
-            writer.writeMessage(value)
-        }
-        for value in self.children {
-            writer.writeTag(26)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.leaves, tag: 18)
+        writer.writeRepeatedMessage(self.children, tag: 26)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

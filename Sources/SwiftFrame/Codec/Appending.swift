@@ -40,10 +40,21 @@ extension Array where Element == UInt8 {
         size: Int, sizes: consuming SizeCache, of what: @autoclosure () -> String, _ body: (inout ProtoWriter) -> Void
     ) {
         let start = count
-        appendZeros(size)
-        // The cache moves into the writer here, outside the closure below: a writer made inside
-        // it would get a copy of the cache (about 180 instructions to copy and destroy both).
+        // The cache moves into the writer here, outside the closures below: a writer made inside
+        // one would get a copy of the cache (about 180 instructions to copy and destroy both).
         var writer = ProtoWriter(buffer: UnsafeMutableRawBufferPointer(start: nil, count: 0), sizes: sizes)
+        if capacity == 0 && size > zeroPage.count {
+            // A large new array is written where it is allocated, never zeroed: the standard
+            // library's unspecialised allocation costs less than zeroing more than a page.
+            self = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+                writer.retarget(UnsafeMutableRawBufferPointer(buffer))
+                body(&writer)
+                initialized = size - writer.remaining
+            }
+            precondition(writer.remaining == 0, "\(what()): size pass and write pass disagree")
+            return
+        }
+        appendZeros(size)
         withUnsafeMutableBytes { buffer in
             writer.retarget(UnsafeMutableRawBufferPointer(rebasing: buffer[start...]))
             body(&writer)

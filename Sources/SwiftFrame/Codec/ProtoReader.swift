@@ -216,7 +216,7 @@ public struct ProtoReader {
         }
         let count = bytes.count
         return String(unsafeUninitializedCapacity: count) { buffer in
-            if count > 0 { UnsafeMutableRawPointer(buffer.baseAddress!).copyMemory(from: bytes.baseAddress!, byteCount: count) }
+            if count > 0 { copyBytes(from: bytes.baseAddress!, to: UnsafeMutableRawPointer(buffer.baseAddress!), count: count) }
             return count
         }
     }

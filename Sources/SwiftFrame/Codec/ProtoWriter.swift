@@ -143,7 +143,7 @@ public struct ProtoWriter {
     public mutating func writeRaw(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress else { return }
         require(bytes.count)
-        cursor.copyMemory(from: source, byteCount: bytes.count)
+        copyBytes(from: source, to: cursor, count: bytes.count)
         cursor += bytes.count
     }
 
@@ -155,6 +155,12 @@ public struct ProtoWriter {
 
     @inlinable
     public mutating func writeString(_ string: String) {
+        storeString(string)
+    }
+
+    /// `writeString`, inlined into the loop of `writeRepeatedString`.
+    @inlinable @inline(__always)
+    mutating func storeString(_ string: String) {
         let utf8 = string.utf8
         writeVarint(UInt64(utf8.count))
         let done: Void? = utf8.withContiguousStorageIfAvailable { writeRaw(UnsafeRawBufferPointer($0)) }
@@ -168,6 +174,43 @@ public struct ProtoWriter {
         for byte in utf8 {
             cursor.storeBytes(of: byte, as: UInt8.self)
             cursor += 1
+        }
+    }
+
+    // MARK: Repeated length-delimited fields
+    //
+    // A loop over a repeated field in generated code copies each element out of the array to
+    // pass it to the writer: a retain and a release per string, bytes or message (per stored
+    // reference inside a message), which cost more than writing a short string. These loops
+    // read each element in place.
+
+    /// Writes every string of a repeated field, each after `tag`.
+    public mutating func writeRepeatedString(_ values: [String], tag: UInt32) {
+        for value in values {
+            writeTag(tag)
+            storeString(value)
+        }
+    }
+
+    /// Writes every value of a repeated `bytes` field, each after `tag`.
+    public mutating func writeRepeatedBytes(_ values: [[UInt8]], tag: UInt32) {
+        for value in values {
+            writeTag(tag)
+            writeVarint(UInt64(value.count))
+            value.withUnsafeBytes { writeRaw($0) }
+        }
+    }
+
+    /// Writes every message of a repeated field, each after `tag` and the length recorded by
+    /// `SizeCache.repeatedMessage`.
+    @inlinable @inline(never)
+    public mutating func writeRepeatedMessage<M: Message>(_ values: [M], tag: UInt32) {
+        values.withUnsafeBufferPointer { messages in
+            for index in messages.indices {
+                writeTag(tag)
+                writeVarint(UInt64(sizes.take()))
+                messages[index].encodeMessage(to: &self)
+            }
         }
     }
 
@@ -211,10 +254,18 @@ public struct ProtoWriter {
         let length = values.count &* MemoryLayout<Raw>.size
         writeVarint(UInt64(length))
         require(length)
+        #if _endian(little)
+        // Every fixed-width codec's wire value is its value's bit pattern (UInt32, Int32, Float,
+        // UInt64, Int64, Double), so on a little-endian machine the run is the array's memory.
+        precondition(MemoryLayout<Value>.size == MemoryLayout<Raw>.size && MemoryLayout<Value>.stride == MemoryLayout<Raw>.size)
+        if length > 0 { values.withUnsafeBytes { copyBytes(from: $0.baseAddress!, to: cursor, count: length) } }
+        cursor += length
+        #else
         for value in values {
             cursor.storeBytes(of: convert(value).littleEndian, as: Raw.self)
             cursor += MemoryLayout<Raw>.size
         }
+        #endif
     }
 
     /// Re-emits unknown fields byte for byte. Inline only the check: most messages have none.
@@ -246,6 +297,23 @@ public struct SizeCache: Sendable {
         let size = message.computeSize(into: &self)
         sizes[slot] = size
         return Wire.lengthDelimitedSize(size)
+    }
+
+    /// Sizes every message of a repeated field once, as `message` does, and returns the bytes
+    /// the field takes with `tagSize` bytes of tag before each.
+    @inlinable @inline(never)
+    public mutating func repeatedMessage<M: Message>(_ values: [M], tagSize: Int) -> Int {
+        var size = values.count &* tagSize
+        values.withUnsafeBufferPointer { messages in
+            for index in messages.indices {
+                let slot = sizes.count
+                sizes.append(0)
+                let messageSize = messages[index].computeSize(into: &self)
+                sizes[slot] = messageSize
+                size &+= Wire.lengthDelimitedSize(messageSize)
+            }
+        }
+        return size
     }
 
     /// Sizes a packed varint field once, records its payload size, and returns the bytes

@@ -264,11 +264,7 @@ enum TableCodec {
             guard let box = pointer.assumingMemoryBound(to: Boxed<T>?.self).pointee else { return 0 }
             return field.pointee.tagSize &+ cache.message(box.value)
         }
-        var size = 0
-        for value in pointer.assumingMemoryBound(to: [T].self).pointee {
-            size &+= field.pointee.tagSize &+ cache.message(value)
-        }
-        return size
+        return cache.repeatedMessage(pointer.assumingMemoryBound(to: [T].self).pointee, tagSize: field.pointee.tagSize)
     }
 
     // MARK: Encoding
@@ -407,10 +403,7 @@ enum TableCodec {
             writer.writeTag(field.pointee.tag)
             V.write(value, to: &writer)
         case .repeated, .packed:
-            for value in pointer.assumingMemoryBound(to: [V].self).pointee {
-                writer.writeTag(field.pointee.tag)
-                V.write(value, to: &writer)
-            }
+            V.writeRepeated(pointer.assumingMemoryBound(to: [V].self).pointee, tag: field.pointee.tag, to: &writer)
         }
     }
 
@@ -421,10 +414,7 @@ enum TableCodec {
             writer.writeMessage(box.value)
             return
         }
-        for value in pointer.assumingMemoryBound(to: [T].self).pointee {
-            writer.writeTag(field.pointee.tag)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(pointer.assumingMemoryBound(to: [T].self).pointee, tag: field.pointee.tag)
     }
 }
 
@@ -433,16 +423,23 @@ protocol LengthDelimited {
     /// Bytes on the wire, without the length prefix.
     var wireCount: Int { get }
     static func write(_ value: Self, to writer: inout ProtoWriter)
+    static func writeRepeated(_ values: [Self], tag: UInt32, to writer: inout ProtoWriter)
 }
 
 extension String: LengthDelimited {
     var wireCount: Int { utf8.count }
     static func write(_ value: String, to writer: inout ProtoWriter) { writer.writeString(value) }
+    static func writeRepeated(_ values: [String], tag: UInt32, to writer: inout ProtoWriter) {
+        writer.writeRepeatedString(values, tag: tag)
+    }
 }
 
 extension [UInt8]: LengthDelimited {
     var wireCount: Int { count }
     static func write(_ value: [UInt8], to writer: inout ProtoWriter) { writer.writeBytes(value) }
+    static func writeRepeated(_ values: [[UInt8]], tag: UInt32, to writer: inout ProtoWriter) {
+        writer.writeRepeatedBytes(values, tag: tag)
+    }
 }
 
 /// Fixed-width codecs, 4 or 8 bytes, seen alike by the table codec (which reads and writes

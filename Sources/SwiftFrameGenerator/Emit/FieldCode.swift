@@ -358,6 +358,7 @@ struct FieldCode {
             return "if !\(access).isEmpty { size += \(packedTag) + SwiftFrame.Wire.lengthDelimitedSize(\(access).count &* \(fixedSize ?? 0)) }"
         case .repeated(packed: false):
             if let fixedSize { return "size += \(access).count &* \(tagSize + fixedSize)" }
+            if family == .message && !field.isGroup { return "size += cache.repeatedMessage(\(access), tagSize: \(tagSize))" }
             return "for value in \(access) { \(addSize("value")) }"
         }
     }
@@ -376,8 +377,9 @@ struct FieldCode {
         }
     }
 
-    /// The header of the block that writes the field, and the statements inside it.
-    var encodeBlock: (header: String, body: [String]) {
+    /// The header of the block that writes the field, and the statements inside it; no
+    /// header when the statements stand alone.
+    var encodeBlock: (header: String?, body: [String]) {
         if field.isGroup {
             let write = ["writer.writeGroup(value, fieldNumber: \(field.number))"]
             switch field.presence {
@@ -406,7 +408,12 @@ struct FieldCode {
                 "writer.writePacked\(packedName)(\(access), \(codec).self)",
             ])
         case .repeated(packed: false):
-            return ("for value in \(access)", [writeTag, writeValue("value")])
+            switch family {
+            case .string: return (nil, ["writer.writeRepeatedString(\(access), tag: \(tag(wireType)))"])
+            case .bytes: return (nil, ["writer.writeRepeatedBytes(\(access), tag: \(tag(wireType)))"])
+            case .message: return (nil, ["writer.writeRepeatedMessage(\(access), tag: \(tag(wireType)))"])
+            default: return ("for value in \(access)", [writeTag, writeValue("value")])
+            }
         }
     }
 }

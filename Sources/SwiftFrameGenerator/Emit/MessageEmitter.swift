@@ -204,11 +204,8 @@ struct MessageEmitter {
         printer.block("\(visibility)func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter)") {
             printer.switchBlock("number") {
                 for code in custom {
-                    let (header, body) = code.encodeBlock
                     printer.indented("case \(code.field.number):") {
-                        printer.block(header) {
-                            body.forEach { printer.line($0) }
-                        }
+                        printer.encodeBlock(code)
                     }
                 }
                 printer.line("default: break")
@@ -305,10 +302,7 @@ struct MessageEmitter {
             }
             for code in fields {
                 writeRanges(before: Int(code.field.number))
-                let (header, body) = code.encodeBlock
-                printer.block(header) {
-                    for statement in body { printer.line(statement) }
-                }
+                printer.encodeBlock(code)
             }
             writeRanges(before: nil)
             if !ranges.isEmpty {
@@ -317,5 +311,14 @@ struct MessageEmitter {
             }
             printer.line("writer.writeUnknownFields(self.unknownFields)")
         }
+    }
+}
+
+extension Printer {
+    /// The statements that write a field, inside their block if they have one.
+    func encodeBlock(_ code: FieldCode) {
+        let (header, body) = code.encodeBlock
+        guard let header else { return body.forEach { line($0) } }
+        block(header) { body.forEach { line($0) } }
     }
 }

@@ -1354,15 +1354,12 @@ extension Google_Protobuf_FileDescriptorSet {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        for value in self.file { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.file, tagSize: 1)
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        for value in self.file {
-            writer.writeTag(10)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.file, tag: 10)
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -1418,10 +1415,10 @@ extension Google_Protobuf_FileDescriptorProto {
         if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.package { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         for value in self.dependency { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.messageType { size += 1 + cache.message(value) }
-        for value in self.enumType { size += 1 + cache.message(value) }
-        for value in self.service { size += 1 + cache.message(value) }
-        for value in self.extension_ { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.messageType, tagSize: 1)
+        size += cache.repeatedMessage(self.enumType, tagSize: 1)
+        size += cache.repeatedMessage(self.service, tagSize: 1)
+        size += cache.repeatedMessage(self.extension_, tagSize: 1)
         if let box = self._options { size += 1 + cache.message(box.value) }
         if let box = self._sourceCodeInfo { size += 1 + cache.message(box.value) }
         for value in self.publicDependency { size += 1 + SwiftFrame.ProtoInt32.size(value) }
@@ -1439,26 +1436,11 @@ extension Google_Protobuf_FileDescriptorProto {
             writer.writeTag(18)
             writer.writeString(value)
         }
-        for value in self.dependency {
-            writer.writeTag(26)
-            writer.writeString(value)
-        }
-        for value in self.messageType {
-            writer.writeTag(34)
-            writer.writeMessage(value)
-        }
-        for value in self.enumType {
-            writer.writeTag(42)
-            writer.writeMessage(value)
-        }
-        for value in self.service {
-            writer.writeTag(50)
-            writer.writeMessage(value)
-        }
-        for value in self.extension_ {
-            writer.writeTag(58)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedString(self.dependency, tag: 26)
+        writer.writeRepeatedMessage(self.messageType, tag: 34)
+        writer.writeRepeatedMessage(self.enumType, tag: 42)
+        writer.writeRepeatedMessage(self.service, tag: 50)
+        writer.writeRepeatedMessage(self.extension_, tag: 58)
         if let box = self._options {
             writer.writeTag(66)
             writer.writeMessage(box.value)
@@ -1530,14 +1512,14 @@ extension Google_Protobuf_DescriptorProto {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
         if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.field { size += 1 + cache.message(value) }
-        for value in self.nestedType { size += 1 + cache.message(value) }
-        for value in self.enumType { size += 1 + cache.message(value) }
-        for value in self.extensionRange { size += 1 + cache.message(value) }
-        for value in self.extension_ { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.field, tagSize: 1)
+        size += cache.repeatedMessage(self.nestedType, tagSize: 1)
+        size += cache.repeatedMessage(self.enumType, tagSize: 1)
+        size += cache.repeatedMessage(self.extensionRange, tagSize: 1)
+        size += cache.repeatedMessage(self.extension_, tagSize: 1)
         if let box = self._options { size += 1 + cache.message(box.value) }
-        for value in self.oneofDecl { size += 1 + cache.message(value) }
-        for value in self.reservedRange { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.oneofDecl, tagSize: 1)
+        size += cache.repeatedMessage(self.reservedRange, tagSize: 1)
         for value in self.reservedName { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
@@ -1547,42 +1529,18 @@ extension Google_Protobuf_DescriptorProto {
             writer.writeTag(10)
             writer.writeString(value)
         }
-        for value in self.field {
-            writer.writeTag(18)
-            writer.writeMessage(value)
-        }
-        for value in self.nestedType {
-            writer.writeTag(26)
-            writer.writeMessage(value)
-        }
-        for value in self.enumType {
-            writer.writeTag(34)
-            writer.writeMessage(value)
-        }
-        for value in self.extensionRange {
-            writer.writeTag(42)
-            writer.writeMessage(value)
-        }
-        for value in self.extension_ {
-            writer.writeTag(50)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.field, tag: 18)
+        writer.writeRepeatedMessage(self.nestedType, tag: 26)
+        writer.writeRepeatedMessage(self.enumType, tag: 34)
+        writer.writeRepeatedMessage(self.extensionRange, tag: 42)
+        writer.writeRepeatedMessage(self.extension_, tag: 50)
         if let box = self._options {
             writer.writeTag(58)
             writer.writeMessage(box.value)
         }
-        for value in self.oneofDecl {
-            writer.writeTag(66)
-            writer.writeMessage(value)
-        }
-        for value in self.reservedRange {
-            writer.writeTag(74)
-            writer.writeMessage(value)
-        }
-        for value in self.reservedName {
-            writer.writeTag(82)
-            writer.writeString(value)
-        }
+        writer.writeRepeatedMessage(self.oneofDecl, tag: 66)
+        writer.writeRepeatedMessage(self.reservedRange, tag: 74)
+        writer.writeRepeatedString(self.reservedName, tag: 82)
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -1713,15 +1671,12 @@ extension Google_Protobuf_ExtensionRangeOptions {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count + self.extensionFields.count
-        for value in self.uninterpretedOption { size += 2 + cache.message(value) }
+        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        for value in self.uninterpretedOption {
-            writer.writeTag(7994)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
         writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
@@ -1912,9 +1867,9 @@ extension Google_Protobuf_EnumDescriptorProto {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
         if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.value { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.value, tagSize: 1)
         if let box = self._options { size += 1 + cache.message(box.value) }
-        for value in self.reservedRange { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.reservedRange, tagSize: 1)
         for value in self.reservedName { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
@@ -1924,22 +1879,13 @@ extension Google_Protobuf_EnumDescriptorProto {
             writer.writeTag(10)
             writer.writeString(value)
         }
-        for value in self.value {
-            writer.writeTag(18)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.value, tag: 18)
         if let box = self._options {
             writer.writeTag(26)
             writer.writeMessage(box.value)
         }
-        for value in self.reservedRange {
-            writer.writeTag(34)
-            writer.writeMessage(value)
-        }
-        for value in self.reservedName {
-            writer.writeTag(42)
-            writer.writeString(value)
-        }
+        writer.writeRepeatedMessage(self.reservedRange, tag: 34)
+        writer.writeRepeatedString(self.reservedName, tag: 42)
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2064,7 +2010,7 @@ extension Google_Protobuf_ServiceDescriptorProto {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
         if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.method { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.method, tagSize: 1)
         if let box = self._options { size += 1 + cache.message(box.value) }
         return size
     }
@@ -2074,10 +2020,7 @@ extension Google_Protobuf_ServiceDescriptorProto {
             writer.writeTag(10)
             writer.writeString(value)
         }
-        for value in self.method {
-            writer.writeTag(18)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.method, tag: 18)
         if let box = self._options {
             writer.writeTag(26)
             writer.writeMessage(box.value)
@@ -2249,7 +2192,7 @@ extension Google_Protobuf_FileOptions {
         if self.phpGenericServices != nil { size += 3 }
         if let value = self.phpMetadataNamespace { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.rubyPackage { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.uninterpretedOption { size += 2 + cache.message(value) }
+        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
@@ -2334,10 +2277,7 @@ extension Google_Protobuf_FileOptions {
             writer.writeTag(362)
             writer.writeString(value)
         }
-        for value in self.uninterpretedOption {
-            writer.writeTag(7994)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
         writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
@@ -2386,7 +2326,7 @@ extension Google_Protobuf_MessageOptions {
         if self.noStandardDescriptorAccessor != nil { size += 2 }
         if self.deprecated != nil { size += 2 }
         if self.mapEntry != nil { size += 2 }
-        for value in self.uninterpretedOption { size += 2 + cache.message(value) }
+        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
@@ -2407,10 +2347,7 @@ extension Google_Protobuf_MessageOptions {
             writer.writeTag(56)
             writer.writeVarint(SwiftFrame.ProtoBool.self, value)
         }
-        for value in self.uninterpretedOption {
-            writer.writeTag(7994)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
         writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
@@ -2468,7 +2405,7 @@ extension Google_Protobuf_FieldOptions {
         if let value = self.jstype { size += 1 + SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.JSType>.size(value) }
         if self.weak != nil { size += 2 }
         if self.unverifiedLazy != nil { size += 2 }
-        for value in self.uninterpretedOption { size += 2 + cache.message(value) }
+        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
@@ -2501,10 +2438,7 @@ extension Google_Protobuf_FieldOptions {
             writer.writeTag(120)
             writer.writeVarint(SwiftFrame.ProtoBool.self, value)
         }
-        for value in self.uninterpretedOption {
-            writer.writeTag(7994)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
         writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
@@ -2541,15 +2475,12 @@ extension Google_Protobuf_OneofOptions {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count + self.extensionFields.count
-        for value in self.uninterpretedOption { size += 2 + cache.message(value) }
+        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        for value in self.uninterpretedOption {
-            writer.writeTag(7994)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
         writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
@@ -2592,7 +2523,7 @@ extension Google_Protobuf_EnumOptions {
         var size = self.unknownFields.count + self.extensionFields.count
         if self.allowAlias != nil { size += 2 }
         if self.deprecated != nil { size += 2 }
-        for value in self.uninterpretedOption { size += 2 + cache.message(value) }
+        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
@@ -2605,10 +2536,7 @@ extension Google_Protobuf_EnumOptions {
             writer.writeTag(24)
             writer.writeVarint(SwiftFrame.ProtoBool.self, value)
         }
-        for value in self.uninterpretedOption {
-            writer.writeTag(7994)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
         writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
@@ -2648,7 +2576,7 @@ extension Google_Protobuf_EnumValueOptions {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count + self.extensionFields.count
         if self.deprecated != nil { size += 2 }
-        for value in self.uninterpretedOption { size += 2 + cache.message(value) }
+        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
@@ -2657,10 +2585,7 @@ extension Google_Protobuf_EnumValueOptions {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoBool.self, value)
         }
-        for value in self.uninterpretedOption {
-            writer.writeTag(7994)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
         writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
@@ -2700,7 +2625,7 @@ extension Google_Protobuf_ServiceOptions {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count + self.extensionFields.count
         if self.deprecated != nil { size += 3 }
-        for value in self.uninterpretedOption { size += 2 + cache.message(value) }
+        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
@@ -2709,10 +2634,7 @@ extension Google_Protobuf_ServiceOptions {
             writer.writeTag(264)
             writer.writeVarint(SwiftFrame.ProtoBool.self, value)
         }
-        for value in self.uninterpretedOption {
-            writer.writeTag(7994)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
         writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
@@ -2755,7 +2677,7 @@ extension Google_Protobuf_MethodOptions {
         var size = self.unknownFields.count + self.extensionFields.count
         if self.deprecated != nil { size += 3 }
         if let value = self.idempotencyLevel { size += 2 + SwiftFrame.ProtoClosedEnum<Google_Protobuf_MethodOptions.IdempotencyLevel>.size(value) }
-        for value in self.uninterpretedOption { size += 2 + cache.message(value) }
+        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
@@ -2768,10 +2690,7 @@ extension Google_Protobuf_MethodOptions {
             writer.writeTag(272)
             writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_MethodOptions.IdempotencyLevel>.self, value)
         }
-        for value in self.uninterpretedOption {
-            writer.writeTag(7994)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
         writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
@@ -2814,7 +2733,7 @@ extension Google_Protobuf_UninterpretedOption {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        for value in self.name { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.name, tagSize: 1)
         if let value = self.identifierValue { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.positiveIntValue { size += 1 + SwiftFrame.ProtoUInt64.size(value) }
         if let value = self.negativeIntValue { size += 1 + SwiftFrame.ProtoInt64.size(value) }
@@ -2825,10 +2744,7 @@ extension Google_Protobuf_UninterpretedOption {
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        for value in self.name {
-            writer.writeTag(18)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.name, tag: 18)
         if let value = self.identifierValue {
             writer.writeTag(26)
             writer.writeString(value)
@@ -2930,15 +2846,12 @@ extension Google_Protobuf_SourceCodeInfo {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        for value in self.location { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.location, tagSize: 1)
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        for value in self.location {
-            writer.writeTag(10)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.location, tag: 10)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -2997,10 +2910,7 @@ extension Google_Protobuf_SourceCodeInfo.Location {
             writer.writeTag(34)
             writer.writeString(value)
         }
-        for value in self.leadingDetachedComments {
-            writer.writeTag(50)
-            writer.writeString(value)
-        }
+        writer.writeRepeatedString(self.leadingDetachedComments, tag: 50)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -3024,15 +2934,12 @@ extension Google_Protobuf_GeneratedCodeInfo {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        for value in self.annotation { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.annotation, tagSize: 1)
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        for value in self.annotation {
-            writer.writeTag(10)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.annotation, tag: 10)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

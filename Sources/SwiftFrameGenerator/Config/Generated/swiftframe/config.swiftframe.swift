@@ -194,20 +194,14 @@ extension Swiftframe_Config {
 
     func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        for value in self.table { size += 1 + cache.message(value) }
-        for value in self.envelope { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.table, tagSize: 1)
+        size += cache.repeatedMessage(self.envelope, tagSize: 1)
         return size
     }
 
     func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        for value in self.table {
-            writer.writeTag(10)
-            writer.writeMessage(value)
-        }
-        for value in self.envelope {
-            writer.writeTag(18)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.table, tag: 10)
+        writer.writeRepeatedMessage(self.envelope, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -259,7 +253,7 @@ extension Swiftframe_Table {
         if let box = self._comments { size += 1 + cache.message(box.value) }
         if !self.requestPrefix.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.requestPrefix.utf8.count) }
         if !self.responsePrefix.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.responsePrefix.utf8.count) }
-        for value in self.command { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.command, tagSize: 1)
         if !self.errorReply.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.errorReply.utf8.count) }
         if !self.heartbeat.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.heartbeat.utf8.count) }
         return size
@@ -274,10 +268,7 @@ extension Swiftframe_Table {
             writer.writeTag(18)
             writer.writeString(self.layout)
         }
-        for value in self.idEnum {
-            writer.writeTag(26)
-            writer.writeString(value)
-        }
+        writer.writeRepeatedString(self.idEnum, tag: 26)
         if !self.messageOption.isEmpty {
             writer.writeTag(34)
             writer.writeString(self.messageOption)
@@ -298,10 +289,7 @@ extension Swiftframe_Table {
             writer.writeTag(66)
             writer.writeString(self.responsePrefix)
         }
-        for value in self.command {
-            writer.writeTag(74)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.command, tag: 74)
         if !self.errorReply.isEmpty {
             writer.writeTag(82)
             writer.writeString(self.errorReply)
@@ -434,7 +422,7 @@ extension Swiftframe_Envelope {
         if !self.message.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
         if !self.body.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.body.utf8.count) }
         if !self.selectedBy.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.selectedBy.utf8.count) }
-        for value in self.choice { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.choice, tagSize: 1)
         return size
     }
 
@@ -451,10 +439,7 @@ extension Swiftframe_Envelope {
             writer.writeTag(26)
             writer.writeString(self.selectedBy)
         }
-        for value in self.choice {
-            writer.writeTag(34)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.choice, tag: 34)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

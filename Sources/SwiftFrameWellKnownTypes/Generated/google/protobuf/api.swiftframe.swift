@@ -242,11 +242,11 @@ extension Google_Protobuf_Api {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
         if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        for value in self.methods { size += 1 + cache.message(value) }
-        for value in self.options { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.methods, tagSize: 1)
+        size += cache.repeatedMessage(self.options, tagSize: 1)
         if !self.version.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.version.utf8.count) }
         if let box = self._sourceContext { size += 1 + cache.message(box.value) }
-        for value in self.mixins { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.mixins, tagSize: 1)
         if self.syntax.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
         return size
     }
@@ -256,14 +256,8 @@ extension Google_Protobuf_Api {
             writer.writeTag(10)
             writer.writeString(self.name)
         }
-        for value in self.methods {
-            writer.writeTag(18)
-            writer.writeMessage(value)
-        }
-        for value in self.options {
-            writer.writeTag(26)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.methods, tag: 18)
+        writer.writeRepeatedMessage(self.options, tag: 26)
         if !self.version.isEmpty {
             writer.writeTag(34)
             writer.writeString(self.version)
@@ -272,10 +266,7 @@ extension Google_Protobuf_Api {
             writer.writeTag(42)
             writer.writeMessage(box.value)
         }
-        for value in self.mixins {
-            writer.writeTag(50)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.mixins, tag: 50)
         if self.syntax.rawValue != 0 {
             writer.writeTag(56)
             writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self, self.syntax)
@@ -320,7 +311,7 @@ extension Google_Protobuf_Method {
         if self.requestStreaming { size += 2 }
         if !self.responseTypeUrl.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.responseTypeUrl.utf8.count) }
         if self.responseStreaming { size += 2 }
-        for value in self.options { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.options, tagSize: 1)
         if self.syntax.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
         return size
     }
@@ -346,10 +337,7 @@ extension Google_Protobuf_Method {
             writer.writeTag(40)
             writer.writeVarint(SwiftFrame.ProtoBool.self, self.responseStreaming)
         }
-        for value in self.options {
-            writer.writeTag(50)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.options, tag: 50)
         if self.syntax.rawValue != 0 {
             writer.writeTag(56)
             writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self, self.syntax)

@@ -241,10 +241,7 @@ extension Google_Protobuf_FieldMask {
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        for value in self.paths {
-            writer.writeTag(10)
-            writer.writeString(value)
-        }
+        writer.writeRepeatedString(self.paths, tag: 10)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

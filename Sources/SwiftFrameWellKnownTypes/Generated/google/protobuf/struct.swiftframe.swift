@@ -235,15 +235,12 @@ extension Google_Protobuf_ListValue {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        for value in self.values { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.values, tagSize: 1)
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        for value in self.values {
-            writer.writeTag(10)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.values, tag: 10)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

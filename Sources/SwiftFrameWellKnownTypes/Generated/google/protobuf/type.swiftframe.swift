@@ -439,9 +439,9 @@ extension Google_Protobuf_Type {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
         if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        for value in self.fields { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.fields, tagSize: 1)
         for value in self.oneofs { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.options { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.options, tagSize: 1)
         if let box = self._sourceContext { size += 1 + cache.message(box.value) }
         if self.syntax.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
         return size
@@ -452,18 +452,9 @@ extension Google_Protobuf_Type {
             writer.writeTag(10)
             writer.writeString(self.name)
         }
-        for value in self.fields {
-            writer.writeTag(18)
-            writer.writeMessage(value)
-        }
-        for value in self.oneofs {
-            writer.writeTag(26)
-            writer.writeString(value)
-        }
-        for value in self.options {
-            writer.writeTag(34)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.fields, tag: 18)
+        writer.writeRepeatedString(self.oneofs, tag: 26)
+        writer.writeRepeatedMessage(self.options, tag: 34)
         if let box = self._sourceContext {
             writer.writeTag(42)
             writer.writeMessage(box.value)
@@ -520,7 +511,7 @@ extension Google_Protobuf_Field {
         if !self.typeUrl.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.typeUrl.utf8.count) }
         if self.oneofIndex != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.oneofIndex) }
         if self.packed { size += 2 }
-        for value in self.options { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.options, tagSize: 1)
         if !self.jsonName.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.jsonName.utf8.count) }
         if !self.defaultValue.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.defaultValue.utf8.count) }
         return size
@@ -555,10 +546,7 @@ extension Google_Protobuf_Field {
             writer.writeTag(64)
             writer.writeVarint(SwiftFrame.ProtoBool.self, self.packed)
         }
-        for value in self.options {
-            writer.writeTag(74)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.options, tag: 74)
         if !self.jsonName.isEmpty {
             writer.writeTag(82)
             writer.writeString(self.jsonName)
@@ -599,8 +587,8 @@ extension Google_Protobuf_Enum {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
         if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        for value in self.enumvalue { size += 1 + cache.message(value) }
-        for value in self.options { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.enumvalue, tagSize: 1)
+        size += cache.repeatedMessage(self.options, tagSize: 1)
         if let box = self._sourceContext { size += 1 + cache.message(box.value) }
         if self.syntax.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
         return size
@@ -611,14 +599,8 @@ extension Google_Protobuf_Enum {
             writer.writeTag(10)
             writer.writeString(self.name)
         }
-        for value in self.enumvalue {
-            writer.writeTag(18)
-            writer.writeMessage(value)
-        }
-        for value in self.options {
-            writer.writeTag(26)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.enumvalue, tag: 18)
+        writer.writeRepeatedMessage(self.options, tag: 26)
         if let box = self._sourceContext {
             writer.writeTag(34)
             writer.writeMessage(box.value)
@@ -656,7 +638,7 @@ extension Google_Protobuf_EnumValue {
         var size = self.unknownFields.count
         if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
         if self.number != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.number) }
-        for value in self.options { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.options, tagSize: 1)
         return size
     }
 
@@ -669,10 +651,7 @@ extension Google_Protobuf_EnumValue {
             writer.writeTag(16)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.number)
         }
-        for value in self.options {
-            writer.writeTag(26)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.options, tag: 26)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

@@ -283,15 +283,12 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest {
         for value in self.fileToGenerate { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.parameter { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let box = self._compilerVersion { size += 1 + cache.message(box.value) }
-        for value in self.protoFile { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.protoFile, tagSize: 1)
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        for value in self.fileToGenerate {
-            writer.writeTag(10)
-            writer.writeString(value)
-        }
+        writer.writeRepeatedString(self.fileToGenerate, tag: 10)
         if let value = self.parameter {
             writer.writeTag(18)
             writer.writeString(value)
@@ -300,10 +297,7 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest {
             writer.writeTag(26)
             writer.writeMessage(box.value)
         }
-        for value in self.protoFile {
-            writer.writeTag(122)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.protoFile, tag: 122)
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -338,7 +332,7 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse {
         var size = self.unknownFields.count
         if let value = self.error { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         if let value = self.supportedFeatures { size += 1 + SwiftFrame.ProtoUInt64.size(value) }
-        for value in self.file { size += 1 + cache.message(value) }
+        size += cache.repeatedMessage(self.file, tagSize: 1)
         return size
     }
 
@@ -351,10 +345,7 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse {
             writer.writeTag(16)
             writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
         }
-        for value in self.file {
-            writer.writeTag(122)
-            writer.writeMessage(value)
-        }
+        writer.writeRepeatedMessage(self.file, tag: 122)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
