@@ -1,6 +1,7 @@
 // Runs one benchmark's operation in a loop, for profilers (valgrind --tool=callgrind, perf):
 //
-//   BenchProfile codec encode|decode CASE SwiftFrame|SwiftProtobuf|CODE_SIZE [ITERATIONS]  (CODE_SIZE: flat, login, repeated)
+//   BenchProfile codec encode|decode CASE SwiftFrame|SwiftProtobuf|CODE_SIZE [ITERATIONS]  (CODE_SIZE: flat, login, repeated;
+//     CASE repeated-ints, repeated-doubles or repeated-names: one field of `repeated`)
 //   BenchProfile frames 64B|1KiB|64KiB SwiftFrame|NIO-handler|NIO-decoder|memcpy [ITERATIONS]
 //   BenchProfile floor encode|decode flat|login|repeated [ITERATIONS]   (BenchData/Floor.swift)
 //   BenchProfile wall [RUNS] [ROW...]   wall-clock times side by side over RUNS runs (Wall.swift)
@@ -58,6 +59,10 @@ case "codec":
     case "login": swiftFrame ? loop(arguments[2], SF.login, iterations) : loop(arguments[2], PB.login, iterations)
     case "repeated": swiftFrame ? loop(arguments[2], SF.repeated, iterations) : loop(arguments[2], PB.repeated, iterations)
     case "map": swiftFrame ? loop(arguments[2], SF.map, iterations) : loop(arguments[2], PB.map, iterations)
+    case "repeated-ints", "repeated-doubles", "repeated-names":
+        // `repeated` with one of its fields (the wall table's "repeated: … only" rows).
+        let part = ["repeated-ints", "repeated-doubles", "repeated-names"].firstIndex(of: name)!
+        swiftFrame ? loop(arguments[2], SF.repeatedParts[part], iterations) : loop(arguments[2], PB.repeatedParts[part], iterations)
     default:
         let depth = Int(name.dropFirst("depth".count))!
         swiftFrame ? loop(arguments[2], SF.node(depth: depth), iterations) : loop(arguments[2], PB.node(depth: depth), iterations)

@@ -215,6 +215,11 @@ public struct ProtoReader {
             throw .invalidUTF8(offset: offset + bad)
         }
         let count = bytes.count
+        if count > 15 {
+            // Too long to be stored in the String itself: the standard library checks the
+            // UTF-8 again whichever way the String is made, and this way does least besides.
+            return String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        }
         return String(unsafeUninitializedCapacity: count) { buffer in
             if count > 0 { copyBytes(from: bytes.baseAddress!, to: UnsafeMutableRawPointer(buffer.baseAddress!), count: count) }
             return count
