@@ -196,8 +196,7 @@ public struct ProtoWriter {
     public mutating func writeRepeatedBytes(_ values: [[UInt8]], tag: UInt32) {
         for value in values {
             writeTag(tag)
-            writeVarint(UInt64(value.count))
-            value.withUnsafeBytes { writeRaw($0) }
+            writeBytes(value)
         }
     }
 
@@ -208,8 +207,7 @@ public struct ProtoWriter {
         values.withUnsafeBufferPointer { messages in
             for index in messages.indices {
                 writeTag(tag)
-                writeVarint(UInt64(sizes.take()))
-                messages[index].encodeMessage(to: &self)
+                storeMessage(messages[index])
             }
         }
     }
@@ -217,6 +215,12 @@ public struct ProtoWriter {
     /// Writes the length recorded for `message` by the size pass, then the message.
     @inlinable @inline(never)  // specialised per message type, but not copied into every field
     public mutating func writeMessage<M: Message>(_ message: M) {
+        storeMessage(message)
+    }
+
+    /// `writeMessage`, inlined into the loop of `writeRepeatedMessage`.
+    @inlinable @inline(__always)
+    mutating func storeMessage<M: Message>(_ message: M) {
         writeVarint(UInt64(sizes.take()))
         message.encodeMessage(to: &self)
     }
@@ -292,11 +296,18 @@ public struct SizeCache: Sendable {
     /// prefix and body take.
     @inlinable @inline(never)  // specialised per message type, but not copied into every field
     public mutating func message<M: Message>(_ message: M) -> Int {
+        Wire.lengthDelimitedSize(record(message))
+    }
+
+    /// Sizes `message` and records its size (in the slot taken before sizing it, so that the
+    /// sizes stay in the order the write pass meets them); returns the size.
+    @inlinable @inline(__always)
+    mutating func record<M: Message>(_ message: M) -> Int {
         let slot = sizes.count
         sizes.append(0)
         let size = message.computeSize(into: &self)
         sizes[slot] = size
-        return Wire.lengthDelimitedSize(size)
+        return size
     }
 
     /// Sizes every message of a repeated field once, as `message` does, and returns the bytes
@@ -306,11 +317,7 @@ public struct SizeCache: Sendable {
         var size = values.count &* tagSize
         values.withUnsafeBufferPointer { messages in
             for index in messages.indices {
-                let slot = sizes.count
-                sizes.append(0)
-                let messageSize = messages[index].computeSize(into: &self)
-                sizes[slot] = messageSize
-                size &+= Wire.lengthDelimitedSize(messageSize)
+                size &+= Wire.lengthDelimitedSize(record(messages[index]))
             }
         }
         return size
