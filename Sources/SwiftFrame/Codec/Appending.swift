@@ -51,13 +51,12 @@ extension Array where Element == UInt8 {
                 body(&writer)
                 initialized = size - writer.remaining
             }
-            precondition(writer.remaining == 0, "\(what()): size pass and write pass disagree")
-            return
-        }
-        appendZeros(size)
-        withUnsafeMutableBytes { buffer in
-            writer.retarget(UnsafeMutableRawBufferPointer(rebasing: buffer[start...]))
-            body(&writer)
+        } else {
+            appendZeros(size)
+            withUnsafeMutableBytes { buffer in
+                writer.retarget(UnsafeMutableRawBufferPointer(rebasing: buffer[start...]))
+                body(&writer)
+            }
         }
         precondition(writer.remaining == 0, "\(what()): size pass and write pass disagree")
     }
