@@ -31,20 +31,13 @@ public struct UserInfo: SwiftFrame.Message {
 extension UserInfo: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "User_info"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "uid", .uint32),
-        .init(2, "nick_name", .string),
-        .init(3, "avatar", .string),
-        .init(4, "last_login", .int64),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \UserInfo.unknownFields,
         [
-            .init(1, .uint32, .implicit, \UserInfo.uid),
-            .init(2, .string, .implicit, \UserInfo.nickName),
-            .init(3, .string, .implicit, \UserInfo.avatar),
-            .init(4, .int64, .implicit, \UserInfo.lastLogin),
+            .init(1, "uid", .uint32, .implicit, \UserInfo.uid),
+            .init(2, "nick_name", .string, .implicit, \UserInfo.nickName),
+            .init(3, "avatar", .string, .implicit, \UserInfo.avatar),
+            .init(4, "last_login", .int64, .implicit, \UserInfo.lastLogin),
         ]
     )
 }

@@ -113,48 +113,27 @@ public struct Choices: SwiftFrame.Message {
 extension Maps: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Maps"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "int32_int32", .map(key: .int32, value: .int32)),
-        .init(2, "int64_int64", .map(key: .int64, value: .int64)),
-        .init(3, "uint32_uint32", .map(key: .uint32, value: .uint32)),
-        .init(4, "uint64_uint64", .map(key: .uint64, value: .uint64)),
-        .init(5, "sint32_sint32", .map(key: .sint32, value: .sint32)),
-        .init(6, "sint64_sint64", .map(key: .sint64, value: .sint64)),
-        .init(7, "fixed32_fixed32", .map(key: .fixed32, value: .fixed32)),
-        .init(8, "fixed64_fixed64", .map(key: .fixed64, value: .fixed64)),
-        .init(9, "sfixed32_sfixed32", .map(key: .sfixed32, value: .sfixed32)),
-        .init(10, "sfixed64_sfixed64", .map(key: .sfixed64, value: .sfixed64)),
-        .init(11, "int32_float", .map(key: .int32, value: .float)),
-        .init(12, "int32_double", .map(key: .int32, value: .double)),
-        .init(13, "bool_bool", .map(key: .bool, value: .bool)),
-        .init(14, "string_string", .map(key: .string, value: .string)),
-        .init(15, "string_bytes", .map(key: .string, value: .bytes)),
-        .init(16, "string_message", .map(key: .string, value: .message(Everything.Level1.self))),
-        .init(17, "string_enum", .map(key: .string, value: .enumeration(Sign.protoNames))),
-        .init(18, "string_self", .map(key: .string, value: .message(Maps.self))),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Maps.unknownFields,
         [
-            .init(custom: 1),
-            .init(custom: 2),
-            .init(custom: 3),
-            .init(custom: 4),
-            .init(custom: 5),
-            .init(custom: 6),
-            .init(custom: 7),
-            .init(custom: 8),
-            .init(custom: 9),
-            .init(custom: 10),
-            .init(custom: 11),
-            .init(custom: 12),
-            .init(custom: 13),
-            .init(custom: 14),
-            .init(custom: 15),
-            .init(custom: 16),
-            .init(custom: 17),
-            .init(custom: 18),
+            .init(custom: 1, "int32_int32", .map(key: .int32, value: .int32)),
+            .init(custom: 2, "int64_int64", .map(key: .int64, value: .int64)),
+            .init(custom: 3, "uint32_uint32", .map(key: .uint32, value: .uint32)),
+            .init(custom: 4, "uint64_uint64", .map(key: .uint64, value: .uint64)),
+            .init(custom: 5, "sint32_sint32", .map(key: .sint32, value: .sint32)),
+            .init(custom: 6, "sint64_sint64", .map(key: .sint64, value: .sint64)),
+            .init(custom: 7, "fixed32_fixed32", .map(key: .fixed32, value: .fixed32)),
+            .init(custom: 8, "fixed64_fixed64", .map(key: .fixed64, value: .fixed64)),
+            .init(custom: 9, "sfixed32_sfixed32", .map(key: .sfixed32, value: .sfixed32)),
+            .init(custom: 10, "sfixed64_sfixed64", .map(key: .sfixed64, value: .sfixed64)),
+            .init(custom: 11, "int32_float", .map(key: .int32, value: .float)),
+            .init(custom: 12, "int32_double", .map(key: .int32, value: .double)),
+            .init(custom: 13, "bool_bool", .map(key: .bool, value: .bool)),
+            .init(custom: 14, "string_string", .map(key: .string, value: .string)),
+            .init(custom: 15, "string_bytes", .map(key: .string, value: .bytes)),
+            .init(custom: 16, "string_message", .map(key: .string, value: .message(Everything.Level1.self))),
+            .init(custom: 17, "string_enum", .map(key: .string, value: .enumeration(Sign.protoNames))),
+            .init(custom: 18, "string_self", .map(key: .string, value: .message(Maps.self))),
         ]
     )
 
@@ -304,39 +283,68 @@ extension Maps: SwiftFrame.CompactMessage {
         default: break
         }
     }
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self.int32Int32 != other.int32Int32 { return false }
+        if self.int64Int64 != other.int64Int64 { return false }
+        if self.uint32Uint32 != other.uint32Uint32 { return false }
+        if self.uint64Uint64 != other.uint64Uint64 { return false }
+        if self.sint32Sint32 != other.sint32Sint32 { return false }
+        if self.sint64Sint64 != other.sint64Sint64 { return false }
+        if self.fixed32Fixed32 != other.fixed32Fixed32 { return false }
+        if self.fixed64Fixed64 != other.fixed64Fixed64 { return false }
+        if self.sfixed32Sfixed32 != other.sfixed32Sfixed32 { return false }
+        if self.sfixed64Sfixed64 != other.sfixed64Sfixed64 { return false }
+        if self.int32Float != other.int32Float { return false }
+        if self.int32Double != other.int32Double { return false }
+        if self.boolBool != other.boolBool { return false }
+        if self.stringString != other.stringString { return false }
+        if self.stringBytes != other.stringBytes { return false }
+        if self.stringMessage != other.stringMessage { return false }
+        if self.stringEnum != other.stringEnum { return false }
+        if self.stringSelf != other.stringSelf { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self.int32Int32)
+        hasher.combine(self.int64Int64)
+        hasher.combine(self.uint32Uint32)
+        hasher.combine(self.uint64Uint64)
+        hasher.combine(self.sint32Sint32)
+        hasher.combine(self.sint64Sint64)
+        hasher.combine(self.fixed32Fixed32)
+        hasher.combine(self.fixed64Fixed64)
+        hasher.combine(self.sfixed32Sfixed32)
+        hasher.combine(self.sfixed64Sfixed64)
+        hasher.combine(self.int32Float)
+        hasher.combine(self.int32Double)
+        hasher.combine(self.boolBool)
+        hasher.combine(self.stringString)
+        hasher.combine(self.stringBytes)
+        hasher.combine(self.stringMessage)
+        hasher.combine(self.stringEnum)
+        hasher.combine(self.stringSelf)
+    }
 }
 
 extension Choices: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Choices"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "number", .int32),
-        .init(2, "text", .string),
-        .init(3, "data", .bytes),
-        .init(4, "level", .message(Everything.Level1.self)),
-        .init(5, "sign", .enumeration(Sign.protoNames)),
-        .init(6, "ratio", .double),
-        .init(7, "flag", .bool),
-        .init(8, "nested", .message(Choices.self)),
-        .init(9, "note", .string),
-        .init(10, "id", .uint64),
-        .init(11, "name", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Choices.unknownFields,
         [
-            .init(custom: 1),
-            .init(custom: 2),
-            .init(custom: 3),
-            .init(custom: 4),
-            .init(custom: 5),
-            .init(custom: 6),
-            .init(custom: 7),
-            .init(custom: 8),
-            .init(9, .string, .implicit, \Choices.note),
-            .init(custom: 10),
-            .init(custom: 11),
+            .init(custom: 1, "number", .int32),
+            .init(custom: 2, "text", .string),
+            .init(custom: 3, "data", .bytes),
+            .init(custom: 4, "level", .message(Everything.Level1.self)),
+            .init(custom: 5, "sign", .enumeration(Sign.protoNames)),
+            .init(custom: 6, "ratio", .double),
+            .init(custom: 7, "flag", .bool),
+            .init(custom: 8, "nested", .message(Choices.self)),
+            .init(9, "note", .string, .implicit, \Choices.note),
+            .init(custom: 10, "id", .uint64),
+            .init(custom: 11, "name", .string),
         ]
     )
 
@@ -445,5 +453,16 @@ extension Choices: SwiftFrame.CompactMessage {
             }
         default: break
         }
+    }
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self.kind != other.kind { return false }
+        if self.second != other.second { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self.kind)
+        hasher.combine(self.second)
     }
 }

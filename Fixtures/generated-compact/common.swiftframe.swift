@@ -100,16 +100,11 @@ public struct CommonRespon: SwiftFrame.Message {
 extension Common: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Common"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "method", .enumeration(CommonMethod.protoNames)),
-        .init(2, "body", .bytes),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Common.unknownFields,
         [
-            .init(1, .enumeration(CommonMethod.self), .implicit, \Common.method),
-            .init(2, .bytes, .implicit, \Common.body),
+            .init(1, "method", .enumeration(CommonMethod.self), .implicit, \Common.method),
+            .init(2, "body", .bytes, .implicit, \Common.body),
         ]
     )
 }
@@ -117,18 +112,12 @@ extension Common: SwiftFrame.CompactMessage {
 extension CommonRespon: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "CommonRespon"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "isSuc", .bool),
-        .init(2, "respon", .bytes),
-        .init(3, "error", .message(ErrorMsg.self)),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \CommonRespon.unknownFields,
         [
-            .init(1, .bool, .implicit, \CommonRespon.isSuc),
-            .init(2, .bytes, .implicit, \CommonRespon.respon),
-            .init(3, .message(ErrorMsg.self), .optional, \CommonRespon._error),
+            .init(1, "isSuc", .bool, .implicit, \CommonRespon.isSuc),
+            .init(2, "respon", .bytes, .implicit, \CommonRespon.respon),
+            .init(3, "error", .message(ErrorMsg.self), .optional, \CommonRespon._error),
         ]
     )
 }

@@ -58,16 +58,11 @@ public struct ErrorMsg: SwiftFrame.Message {
 extension ErrorMsg: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "ErrorMsg"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "type", .enumeration(ErrorType.protoNames)),
-        .init(2, "msg", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ErrorMsg.unknownFields,
         [
-            .init(1, .enumeration(ErrorType.self), .implicit, \ErrorMsg.type),
-            .init(2, .string, .implicit, \ErrorMsg.msg),
+            .init(1, "type", .enumeration(ErrorType.self), .implicit, \ErrorMsg.type),
+            .init(2, "msg", .string, .implicit, \ErrorMsg.msg),
         ]
     )
 }

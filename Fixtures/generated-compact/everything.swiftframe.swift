@@ -394,104 +394,55 @@ public struct Pong: SwiftFrame.Message {
 extension Everything: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Everything"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "f_double", .double),
-        .init(2, "f_float", .float),
-        .init(3, "f_int64", .int64),
-        .init(4, "f_uint64", .uint64),
-        .init(5, "f_int32", .int32),
-        .init(6, "f_fixed64", .fixed64),
-        .init(7, "f_fixed32", .fixed32),
-        .init(8, "f_bool", .bool),
-        .init(9, "f_string", .string),
-        .init(10, "f_bytes", .bytes),
-        .init(11, "f_uint32", .uint32),
-        .init(12, "f_sfixed32", .sfixed32),
-        .init(13, "f_sfixed64", .sfixed64),
-        .init(14, "f_sint32", .sint32),
-        .init(15, "f_sint64", .sint64),
-        .init(21, "r_double", .double),
-        .init(22, "r_float", .float),
-        .init(23, "r_int64", .int64),
-        .init(24, "r_uint64", .uint64),
-        .init(25, "r_int32", .int32),
-        .init(26, "r_fixed64", .fixed64),
-        .init(27, "r_fixed32", .fixed32),
-        .init(28, "r_bool", .bool),
-        .init(29, "r_string", .string),
-        .init(30, "r_bytes", .bytes),
-        .init(31, "r_uint32", .uint32),
-        .init(32, "r_sfixed32", .sfixed32),
-        .init(33, "r_sfixed64", .sfixed64),
-        .init(34, "r_sint32", .sint32),
-        .init(35, "r_sint64", .sint64),
-        .init(40, "nested", .message(Everything.Level1.self)),
-        .init(41, "nested_list", .message(Everything.Level1.self)),
-        .init(42, "sign", .enumeration(Sign.protoNames)),
-        .init(43, "signs", .enumeration(Sign.protoNames)),
-        .init(44, "owner", .message(UserInfo.self)),
-        .init(45, "deepest", .message(Everything.Level1.Level2.Level3.self)),
-        .init(50, "o_int32", .int32),
-        .init(51, "o_string", .string),
-        .init(52, "o_sign", .enumeration(Sign.protoNames)),
-        .init(53, "o_double", .double),
-        .init(54, "o_bool", .bool),
-        .init(60, "unpacked_int32", .int32),
-        .init(61, "unpacked_fixed32", .fixed32),
-        .init(62, "unpacked_signs", .enumeration(Sign.protoNames)),
-        .init(2048, "field_2048", .int32),
-        .init(536870911, "max_field", .int32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Everything.unknownFields,
         [
-            .init(1, .double, .implicit, \Everything.fDouble),
-            .init(2, .float, .implicit, \Everything.fFloat),
-            .init(3, .int64, .implicit, \Everything.fInt64),
-            .init(4, .uint64, .implicit, \Everything.fUint64),
-            .init(5, .int32, .implicit, \Everything.fInt32),
-            .init(6, .fixed64, .implicit, \Everything.fFixed64),
-            .init(7, .fixed32, .implicit, \Everything.fFixed32),
-            .init(8, .bool, .implicit, \Everything.fBool),
-            .init(9, .string, .implicit, \Everything.fString),
-            .init(10, .bytes, .implicit, \Everything.fBytes),
-            .init(11, .uint32, .implicit, \Everything.fUint32),
-            .init(12, .sfixed32, .implicit, \Everything.fSfixed32),
-            .init(13, .sfixed64, .implicit, \Everything.fSfixed64),
-            .init(14, .sint32, .implicit, \Everything.fSint32),
-            .init(15, .sint64, .implicit, \Everything.fSint64),
-            .init(21, .double, .packed, \Everything.rDouble),
-            .init(22, .float, .packed, \Everything.rFloat),
-            .init(23, .int64, .packed, \Everything.rInt64),
-            .init(24, .uint64, .packed, \Everything.rUint64),
-            .init(25, .int32, .packed, \Everything.rInt32),
-            .init(26, .fixed64, .packed, \Everything.rFixed64),
-            .init(27, .fixed32, .packed, \Everything.rFixed32),
-            .init(28, .bool, .packed, \Everything.rBool),
-            .init(29, .string, .repeated, \Everything.rString),
-            .init(30, .bytes, .repeated, \Everything.rBytes),
-            .init(31, .uint32, .packed, \Everything.rUint32),
-            .init(32, .sfixed32, .packed, \Everything.rSfixed32),
-            .init(33, .sfixed64, .packed, \Everything.rSfixed64),
-            .init(34, .sint32, .packed, \Everything.rSint32),
-            .init(35, .sint64, .packed, \Everything.rSint64),
-            .init(40, .message(Everything.Level1.self), .optional, \Everything._nested),
-            .init(41, .message(Everything.Level1.self), .repeated, \Everything.nestedList),
-            .init(42, .enumeration(Sign.self), .implicit, \Everything.sign),
-            .init(43, .enumeration(Sign.self), .packed, \Everything.signs),
-            .init(44, .message(UserInfo.self), .optional, \Everything._owner),
-            .init(45, .message(Everything.Level1.Level2.Level3.self), .optional, \Everything._deepest),
-            .init(50, .int32, .optional, \Everything.oInt32),
-            .init(51, .string, .optional, \Everything.oString),
-            .init(52, .enumeration(Sign.self), .optional, \Everything.oSign),
-            .init(53, .double, .optional, \Everything.oDouble),
-            .init(54, .bool, .optional, \Everything.oBool),
-            .init(60, .int32, .repeated, \Everything.unpackedInt32),
-            .init(61, .fixed32, .repeated, \Everything.unpackedFixed32),
-            .init(62, .enumeration(Sign.self), .repeated, \Everything.unpackedSigns),
-            .init(2048, .int32, .implicit, \Everything.field2048),
-            .init(536870911, .int32, .implicit, \Everything.maxField),
+            .init(1, "f_double", .double, .implicit, \Everything.fDouble),
+            .init(2, "f_float", .float, .implicit, \Everything.fFloat),
+            .init(3, "f_int64", .int64, .implicit, \Everything.fInt64),
+            .init(4, "f_uint64", .uint64, .implicit, \Everything.fUint64),
+            .init(5, "f_int32", .int32, .implicit, \Everything.fInt32),
+            .init(6, "f_fixed64", .fixed64, .implicit, \Everything.fFixed64),
+            .init(7, "f_fixed32", .fixed32, .implicit, \Everything.fFixed32),
+            .init(8, "f_bool", .bool, .implicit, \Everything.fBool),
+            .init(9, "f_string", .string, .implicit, \Everything.fString),
+            .init(10, "f_bytes", .bytes, .implicit, \Everything.fBytes),
+            .init(11, "f_uint32", .uint32, .implicit, \Everything.fUint32),
+            .init(12, "f_sfixed32", .sfixed32, .implicit, \Everything.fSfixed32),
+            .init(13, "f_sfixed64", .sfixed64, .implicit, \Everything.fSfixed64),
+            .init(14, "f_sint32", .sint32, .implicit, \Everything.fSint32),
+            .init(15, "f_sint64", .sint64, .implicit, \Everything.fSint64),
+            .init(21, "r_double", .double, .packed, \Everything.rDouble),
+            .init(22, "r_float", .float, .packed, \Everything.rFloat),
+            .init(23, "r_int64", .int64, .packed, \Everything.rInt64),
+            .init(24, "r_uint64", .uint64, .packed, \Everything.rUint64),
+            .init(25, "r_int32", .int32, .packed, \Everything.rInt32),
+            .init(26, "r_fixed64", .fixed64, .packed, \Everything.rFixed64),
+            .init(27, "r_fixed32", .fixed32, .packed, \Everything.rFixed32),
+            .init(28, "r_bool", .bool, .packed, \Everything.rBool),
+            .init(29, "r_string", .string, .repeated, \Everything.rString),
+            .init(30, "r_bytes", .bytes, .repeated, \Everything.rBytes),
+            .init(31, "r_uint32", .uint32, .packed, \Everything.rUint32),
+            .init(32, "r_sfixed32", .sfixed32, .packed, \Everything.rSfixed32),
+            .init(33, "r_sfixed64", .sfixed64, .packed, \Everything.rSfixed64),
+            .init(34, "r_sint32", .sint32, .packed, \Everything.rSint32),
+            .init(35, "r_sint64", .sint64, .packed, \Everything.rSint64),
+            .init(40, "nested", .message(Everything.Level1.self), .optional, \Everything._nested),
+            .init(41, "nested_list", .message(Everything.Level1.self), .repeated, \Everything.nestedList),
+            .init(42, "sign", .enumeration(Sign.self), .implicit, \Everything.sign),
+            .init(43, "signs", .enumeration(Sign.self), .packed, \Everything.signs),
+            .init(44, "owner", .message(UserInfo.self), .optional, \Everything._owner),
+            .init(45, "deepest", .message(Everything.Level1.Level2.Level3.self), .optional, \Everything._deepest),
+            .init(50, "o_int32", .int32, .optional, \Everything.oInt32),
+            .init(51, "o_string", .string, .optional, \Everything.oString),
+            .init(52, "o_sign", .enumeration(Sign.self), .optional, \Everything.oSign),
+            .init(53, "o_double", .double, .optional, \Everything.oDouble),
+            .init(54, "o_bool", .bool, .optional, \Everything.oBool),
+            .init(60, "unpacked_int32", .int32, .repeated, \Everything.unpackedInt32),
+            .init(61, "unpacked_fixed32", .fixed32, .repeated, \Everything.unpackedFixed32),
+            .init(62, "unpacked_signs", .enumeration(Sign.self), .repeated, \Everything.unpackedSigns),
+            .init(2048, "field_2048", .int32, .implicit, \Everything.field2048),
+            .init(536870911, "max_field", .int32, .implicit, \Everything.maxField),
         ]
     )
 }
@@ -499,16 +450,11 @@ extension Everything: SwiftFrame.CompactMessage {
 extension Everything.Level1: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Everything.Level1"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "child", .message(Everything.Level1.Level2.self)),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Everything.Level1.unknownFields,
         [
-            .init(1, .string, .implicit, \Everything.Level1.name),
-            .init(2, .message(Everything.Level1.Level2.self), .optional, \Everything.Level1._child),
+            .init(1, "name", .string, .implicit, \Everything.Level1.name),
+            .init(2, "child", .message(Everything.Level1.Level2.self), .optional, \Everything.Level1._child),
         ]
     )
 }
@@ -516,16 +462,11 @@ extension Everything.Level1: SwiftFrame.CompactMessage {
 extension Everything.Level1.Level2: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Everything.Level1.Level2"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "value", .int32),
-        .init(2, "child", .message(Everything.Level1.Level2.Level3.self)),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Everything.Level1.Level2.unknownFields,
         [
-            .init(1, .int32, .implicit, \Everything.Level1.Level2.value),
-            .init(2, .message(Everything.Level1.Level2.Level3.self), .optional, \Everything.Level1.Level2._child),
+            .init(1, "value", .int32, .implicit, \Everything.Level1.Level2.value),
+            .init(2, "child", .message(Everything.Level1.Level2.Level3.self), .optional, \Everything.Level1.Level2._child),
         ]
     )
 }
@@ -533,18 +474,12 @@ extension Everything.Level1.Level2: SwiftFrame.CompactMessage {
 extension Everything.Level1.Level2.Level3: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Everything.Level1.Level2.Level3"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "tags", .string),
-        .init(2, "sign", .enumeration(Sign.protoNames)),
-        .init(3, "kind", .enumeration(Everything.Level1.Level2.Level3.Kind.protoNames)),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Everything.Level1.Level2.Level3.unknownFields,
         [
-            .init(1, .string, .repeated, \Everything.Level1.Level2.Level3.tags),
-            .init(2, .enumeration(Sign.self), .implicit, \Everything.Level1.Level2.Level3.sign),
-            .init(3, .enumeration(Everything.Level1.Level2.Level3.Kind.self), .implicit, \Everything.Level1.Level2.Level3.kind),
+            .init(1, "tags", .string, .repeated, \Everything.Level1.Level2.Level3.tags),
+            .init(2, "sign", .enumeration(Sign.self), .implicit, \Everything.Level1.Level2.Level3.sign),
+            .init(3, "kind", .enumeration(Everything.Level1.Level2.Level3.Kind.self), .implicit, \Everything.Level1.Level2.Level3.kind),
         ]
     )
 }
@@ -552,16 +487,11 @@ extension Everything.Level1.Level2.Level3: SwiftFrame.CompactMessage {
 extension EverythingSubset: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "EverythingSubset"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(5, "f_int32", .int32),
-        .init(9, "f_string", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \EverythingSubset.unknownFields,
         [
-            .init(5, .int32, .implicit, \EverythingSubset.fInt32),
-            .init(9, .string, .implicit, \EverythingSubset.fString),
+            .init(5, "f_int32", .int32, .implicit, \EverythingSubset.fInt32),
+            .init(9, "f_string", .string, .implicit, \EverythingSubset.fString),
         ]
     )
 }
@@ -569,20 +499,13 @@ extension EverythingSubset: SwiftFrame.CompactMessage {
 extension TreeNode: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "TreeNode"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "label", .string),
-        .init(2, "left", .message(TreeNode.self)),
-        .init(3, "right", .message(TreeNode.self)),
-        .init(4, "children", .message(TreeNode.self)),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \TreeNode.unknownFields,
         [
-            .init(1, .string, .implicit, \TreeNode.label),
-            .init(2, .message(TreeNode.self), .optional, \TreeNode._left),
-            .init(3, .message(TreeNode.self), .optional, \TreeNode._right),
-            .init(4, .message(TreeNode.self), .repeated, \TreeNode.children),
+            .init(1, "label", .string, .implicit, \TreeNode.label),
+            .init(2, "left", .message(TreeNode.self), .optional, \TreeNode._left),
+            .init(3, "right", .message(TreeNode.self), .optional, \TreeNode._right),
+            .init(4, "children", .message(TreeNode.self), .repeated, \TreeNode.children),
         ]
     )
 }
@@ -590,16 +513,11 @@ extension TreeNode: SwiftFrame.CompactMessage {
 extension Ping: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Ping"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "pong", .message(Pong.self)),
-        .init(2, "count", .int32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Ping.unknownFields,
         [
-            .init(1, .message(Pong.self), .optional, \Ping._pong),
-            .init(2, .int32, .implicit, \Ping.count),
+            .init(1, "pong", .message(Pong.self), .optional, \Ping._pong),
+            .init(2, "count", .int32, .implicit, \Ping.count),
         ]
     )
 }
@@ -607,14 +525,10 @@ extension Ping: SwiftFrame.CompactMessage {
 extension Pong: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Pong"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "ping", .message(Ping.self)),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Pong.unknownFields,
         [
-            .init(1, .message(Ping.self), .optional, \Pong._ping),
+            .init(1, "ping", .message(Ping.self), .optional, \Pong._ping),
         ]
     )
 }

@@ -127,16 +127,11 @@ public struct NoticeNtf: SwiftFrame.Message {
 extension TestReq: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Test_Req"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "param1", .string),
-        .init(2, "param2", .int32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \TestReq.unknownFields,
         [
-            .init(1, .string, .implicit, \TestReq.param1),
-            .init(2, .int32, .implicit, \TestReq.param2),
+            .init(1, "param1", .string, .implicit, \TestReq.param1),
+            .init(2, "param2", .int32, .implicit, \TestReq.param2),
         ]
     )
 }
@@ -144,16 +139,11 @@ extension TestReq: SwiftFrame.CompactMessage {
 extension TestRsp: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Test_Rsp"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "result1", .string),
-        .init(2, "result2", .int64),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \TestRsp.unknownFields,
         [
-            .init(1, .string, .implicit, \TestRsp.result1),
-            .init(2, .int64, .implicit, \TestRsp.result2),
+            .init(1, "result1", .string, .implicit, \TestRsp.result1),
+            .init(2, "result2", .int64, .implicit, \TestRsp.result2),
         ]
     )
 }
@@ -161,16 +151,11 @@ extension TestRsp: SwiftFrame.CompactMessage {
 extension ErrorRsp: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Error_Rsp"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "code", .int32),
-        .init(2, "message", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ErrorRsp.unknownFields,
         [
-            .init(1, .int32, .implicit, \ErrorRsp.code),
-            .init(2, .string, .implicit, \ErrorRsp.message),
+            .init(1, "code", .int32, .implicit, \ErrorRsp.code),
+            .init(2, "message", .string, .implicit, \ErrorRsp.message),
         ]
     )
 }
@@ -187,16 +172,11 @@ extension EmptyReq: SwiftFrame.CompactMessage {
 extension NoticeNtf: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Notice_Ntf"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "text", .string),
-        .init(2, "serial", .int64),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \NoticeNtf.unknownFields,
         [
-            .init(1, .string, .implicit, \NoticeNtf.text),
-            .init(2, .int64, .implicit, \NoticeNtf.serial),
+            .init(1, "text", .string, .implicit, \NoticeNtf.text),
+            .init(2, "serial", .int64, .implicit, \NoticeNtf.serial),
         ]
     )
 }

@@ -186,14 +186,10 @@ public struct NamingEdgeCases: SwiftFrame.Message {
 extension Error: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Error"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "code", .int32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Error.unknownFields,
         [
-            .init(1, .int32, .implicit, \Error.code),
+            .init(1, "code", .int32, .implicit, \Error.code),
         ]
     )
 }
@@ -201,42 +197,24 @@ extension Error: SwiftFrame.CompactMessage {
 extension NamingEdgeCases: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Naming_edge_cases"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "type", .int32),
-        .init(2, "default", .int32),
-        .init(3, "self", .int32),
-        .init(4, "description", .string),
-        .init(5, "unknown_fields", .int32),
-        .init(6, "size", .int32),
-        .init(7, "tag", .int32),
-        .init(8, "reader", .int32),
-        .init(9, "writer", .int32),
-        .init(10, "cache", .int32),
-        .init(11, "value", .int32),
-        .init(12, "HTTP_status", .int32),
-        .init(13, "URLPath", .int32),
-        .init(14, "error", .message(Error.self)),
-        .init(15, "protocol", .message(NamingEdgeCases.Protocol_.self)),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \NamingEdgeCases.unknownFields,
         [
-            .init(1, .int32, .implicit, \NamingEdgeCases.type),
-            .init(2, .int32, .implicit, \NamingEdgeCases.default_),
-            .init(3, .int32, .implicit, \NamingEdgeCases.self_),
-            .init(4, .string, .implicit, \NamingEdgeCases.description_),
-            .init(5, .int32, .implicit, \NamingEdgeCases.unknownFields_),
-            .init(6, .int32, .implicit, \NamingEdgeCases.size),
-            .init(7, .int32, .implicit, \NamingEdgeCases.tag),
-            .init(8, .int32, .implicit, \NamingEdgeCases.reader),
-            .init(9, .int32, .implicit, \NamingEdgeCases.writer),
-            .init(10, .int32, .implicit, \NamingEdgeCases.cache),
-            .init(11, .int32, .implicit, \NamingEdgeCases.value),
-            .init(12, .int32, .implicit, \NamingEdgeCases.httpStatus),
-            .init(13, .int32, .implicit, \NamingEdgeCases.urlPath),
-            .init(14, .message(Error.self), .optional, \NamingEdgeCases._error),
-            .init(15, .message(NamingEdgeCases.Protocol_.self), .optional, \NamingEdgeCases._protocol_),
+            .init(1, "type", .int32, .implicit, \NamingEdgeCases.type),
+            .init(2, "default", .int32, .implicit, \NamingEdgeCases.default_),
+            .init(3, "self", .int32, .implicit, \NamingEdgeCases.self_),
+            .init(4, "description", .string, .implicit, \NamingEdgeCases.description_),
+            .init(5, "unknown_fields", .int32, .implicit, \NamingEdgeCases.unknownFields_),
+            .init(6, "size", .int32, .implicit, \NamingEdgeCases.size),
+            .init(7, "tag", .int32, .implicit, \NamingEdgeCases.tag),
+            .init(8, "reader", .int32, .implicit, \NamingEdgeCases.reader),
+            .init(9, "writer", .int32, .implicit, \NamingEdgeCases.writer),
+            .init(10, "cache", .int32, .implicit, \NamingEdgeCases.cache),
+            .init(11, "value", .int32, .implicit, \NamingEdgeCases.value),
+            .init(12, "HTTP_status", .int32, .implicit, \NamingEdgeCases.httpStatus),
+            .init(13, "URLPath", .int32, .implicit, \NamingEdgeCases.urlPath),
+            .init(14, "error", .message(Error.self), .optional, \NamingEdgeCases._error),
+            .init(15, "protocol", .message(NamingEdgeCases.Protocol_.self), .optional, \NamingEdgeCases._protocol_),
         ]
     )
 }
@@ -244,14 +222,10 @@ extension NamingEdgeCases: SwiftFrame.CompactMessage {
 extension NamingEdgeCases.Protocol_: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Naming_edge_cases.Protocol"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "version", .int32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \NamingEdgeCases.Protocol_.unknownFields,
         [
-            .init(1, .int32, .implicit, \NamingEdgeCases.Protocol_.version),
+            .init(1, "version", .int32, .implicit, \NamingEdgeCases.Protocol_.version),
         ]
     )
 }

@@ -176,16 +176,11 @@ public struct UserInfoResponse: SwiftFrame.Message {
 extension UserMsg: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "User_msg"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "cmd", .enumeration(UserCmd.protoNames)),
-        .init(2, "body", .bytes),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \UserMsg.unknownFields,
         [
-            .init(1, .enumeration(UserCmd.self), .implicit, \UserMsg.cmd),
-            .init(2, .bytes, .implicit, \UserMsg.body),
+            .init(1, "cmd", .enumeration(UserCmd.self), .implicit, \UserMsg.cmd),
+            .init(2, "body", .bytes, .implicit, \UserMsg.body),
         ]
     )
 }
@@ -193,16 +188,11 @@ extension UserMsg: SwiftFrame.CompactMessage {
 extension SigninRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "signin_request"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "nick_name", .string),
-        .init(2, "pwd", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \SigninRequest.unknownFields,
         [
-            .init(1, .string, .implicit, \SigninRequest.nickName),
-            .init(2, .string, .implicit, \SigninRequest.pwd),
+            .init(1, "nick_name", .string, .implicit, \SigninRequest.nickName),
+            .init(2, "pwd", .string, .implicit, \SigninRequest.pwd),
         ]
     )
 }
@@ -210,26 +200,16 @@ extension SigninRequest: SwiftFrame.CompactMessage {
 extension LoginRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "login_request"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "nick_name", .string),
-        .init(2, "pwd", .string),
-        .init(3, "ip", .string),
-        .init(4, "port", .int32),
-        .init(5, "device_name", .string),
-        .init(6, "device_id", .string),
-        .init(7, "version", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \LoginRequest.unknownFields,
         [
-            .init(1, .string, .implicit, \LoginRequest.nickName),
-            .init(2, .string, .implicit, \LoginRequest.pwd),
-            .init(3, .string, .implicit, \LoginRequest.ip),
-            .init(4, .int32, .implicit, \LoginRequest.port),
-            .init(5, .string, .implicit, \LoginRequest.deviceName),
-            .init(6, .string, .implicit, \LoginRequest.deviceId),
-            .init(7, .string, .implicit, \LoginRequest.version),
+            .init(1, "nick_name", .string, .implicit, \LoginRequest.nickName),
+            .init(2, "pwd", .string, .implicit, \LoginRequest.pwd),
+            .init(3, "ip", .string, .implicit, \LoginRequest.ip),
+            .init(4, "port", .int32, .implicit, \LoginRequest.port),
+            .init(5, "device_name", .string, .implicit, \LoginRequest.deviceName),
+            .init(6, "device_id", .string, .implicit, \LoginRequest.deviceId),
+            .init(7, "version", .string, .implicit, \LoginRequest.version),
         ]
     )
 }
@@ -237,14 +217,10 @@ extension LoginRequest: SwiftFrame.CompactMessage {
 extension LogoutRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "logout_request"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "uid", .int32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \LogoutRequest.unknownFields,
         [
-            .init(1, .int32, .implicit, \LogoutRequest.uid),
+            .init(1, "uid", .int32, .implicit, \LogoutRequest.uid),
         ]
     )
 }
@@ -252,16 +228,11 @@ extension LogoutRequest: SwiftFrame.CompactMessage {
 extension SiginResponse: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "sigin_response"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "uid", .uint32),
-        .init(2, "token", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \SiginResponse.unknownFields,
         [
-            .init(1, .uint32, .implicit, \SiginResponse.uid),
-            .init(2, .string, .implicit, \SiginResponse.token),
+            .init(1, "uid", .uint32, .implicit, \SiginResponse.uid),
+            .init(2, "token", .string, .implicit, \SiginResponse.token),
         ]
     )
 }
@@ -269,16 +240,11 @@ extension SiginResponse: SwiftFrame.CompactMessage {
 extension LoginResponse: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "login_response"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "uid", .uint32),
-        .init(2, "token", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \LoginResponse.unknownFields,
         [
-            .init(1, .uint32, .implicit, \LoginResponse.uid),
-            .init(2, .string, .implicit, \LoginResponse.token),
+            .init(1, "uid", .uint32, .implicit, \LoginResponse.uid),
+            .init(2, "token", .string, .implicit, \LoginResponse.token),
         ]
     )
 }
@@ -286,14 +252,10 @@ extension LoginResponse: SwiftFrame.CompactMessage {
 extension UserInfoRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "User_info_request"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "uid", .uint32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \UserInfoRequest.unknownFields,
         [
-            .init(1, .uint32, .implicit, \UserInfoRequest.uid),
+            .init(1, "uid", .uint32, .implicit, \UserInfoRequest.uid),
         ]
     )
 }
@@ -301,14 +263,10 @@ extension UserInfoRequest: SwiftFrame.CompactMessage {
 extension UserInfoResponse: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "User_info_response"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "user_info", .message(UserInfo.self)),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \UserInfoResponse.unknownFields,
         [
-            .init(1, .message(UserInfo.self), .optional, \UserInfoResponse._userInfo),
+            .init(1, "user_info", .message(UserInfo.self), .optional, \UserInfoResponse._userInfo),
         ]
     )
 }

@@ -265,14 +265,10 @@ public struct Conformance_JspbEncodingConfig: SwiftFrame.Message {
 extension Conformance_FailureSet: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "conformance.FailureSet"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "failure", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Conformance_FailureSet.unknownFields,
         [
-            .init(1, .string, .repeated, \Conformance_FailureSet.failure),
+            .init(1, "failure", .string, .repeated, \Conformance_FailureSet.failure),
         ]
     )
 }
@@ -280,30 +276,18 @@ extension Conformance_FailureSet: SwiftFrame.CompactMessage {
 extension Conformance_ConformanceRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "conformance.ConformanceRequest"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "protobuf_payload", .bytes),
-        .init(2, "json_payload", .string),
-        .init(3, "requested_output_format", .enumeration(Conformance_WireFormat.protoNames)),
-        .init(4, "message_type", .string),
-        .init(5, "test_category", .enumeration(Conformance_TestCategory.protoNames)),
-        .init(6, "jspb_encoding_options", .message(Conformance_JspbEncodingConfig.self)),
-        .init(7, "jspb_payload", .string),
-        .init(8, "text_payload", .string),
-        .init(9, "print_unknown_fields", .bool),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Conformance_ConformanceRequest.unknownFields,
         [
-            .init(custom: 1),
-            .init(custom: 2),
-            .init(3, .enumeration(Conformance_WireFormat.self), .implicit, \Conformance_ConformanceRequest.requestedOutputFormat),
-            .init(4, .string, .implicit, \Conformance_ConformanceRequest.messageType),
-            .init(5, .enumeration(Conformance_TestCategory.self), .implicit, \Conformance_ConformanceRequest.testCategory),
-            .init(6, .message(Conformance_JspbEncodingConfig.self), .optional, \Conformance_ConformanceRequest._jspbEncodingOptions),
-            .init(custom: 7),
-            .init(custom: 8),
-            .init(9, .bool, .implicit, \Conformance_ConformanceRequest.printUnknownFields),
+            .init(custom: 1, "protobuf_payload", .bytes),
+            .init(custom: 2, "json_payload", .string),
+            .init(3, "requested_output_format", .enumeration(Conformance_WireFormat.self), .implicit, \Conformance_ConformanceRequest.requestedOutputFormat),
+            .init(4, "message_type", .string, .implicit, \Conformance_ConformanceRequest.messageType),
+            .init(5, "test_category", .enumeration(Conformance_TestCategory.self), .implicit, \Conformance_ConformanceRequest.testCategory),
+            .init(6, "jspb_encoding_options", .message(Conformance_JspbEncodingConfig.self), .optional, \Conformance_ConformanceRequest._jspbEncodingOptions),
+            .init(custom: 7, "jspb_payload", .string),
+            .init(custom: 8, "text_payload", .string),
+            .init(9, "print_unknown_fields", .bool, .implicit, \Conformance_ConformanceRequest.printUnknownFields),
         ]
     )
 
@@ -359,33 +343,31 @@ extension Conformance_ConformanceRequest: SwiftFrame.CompactMessage {
         default: break
         }
     }
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self.payload != other.payload { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self.payload)
+    }
 }
 
 extension Conformance_ConformanceResponse: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "conformance.ConformanceResponse"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "parse_error", .string),
-        .init(2, "runtime_error", .string),
-        .init(3, "protobuf_payload", .bytes),
-        .init(4, "json_payload", .string),
-        .init(5, "skipped", .string),
-        .init(6, "serialize_error", .string),
-        .init(7, "jspb_payload", .string),
-        .init(8, "text_payload", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Conformance_ConformanceResponse.unknownFields,
         [
-            .init(custom: 1),
-            .init(custom: 2),
-            .init(custom: 3),
-            .init(custom: 4),
-            .init(custom: 5),
-            .init(custom: 6),
-            .init(custom: 7),
-            .init(custom: 8),
+            .init(custom: 1, "parse_error", .string),
+            .init(custom: 2, "runtime_error", .string),
+            .init(custom: 3, "protobuf_payload", .bytes),
+            .init(custom: 4, "json_payload", .string),
+            .init(custom: 5, "skipped", .string),
+            .init(custom: 6, "serialize_error", .string),
+            .init(custom: 7, "jspb_payload", .string),
+            .init(custom: 8, "text_payload", .string),
         ]
     )
 
@@ -473,19 +455,24 @@ extension Conformance_ConformanceResponse: SwiftFrame.CompactMessage {
         default: break
         }
     }
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self.result != other.result { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self.result)
+    }
 }
 
 extension Conformance_JspbEncodingConfig: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "conformance.JspbEncodingConfig"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "use_jspb_array_any_format", .bool),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Conformance_JspbEncodingConfig.unknownFields,
         [
-            .init(1, .bool, .implicit, \Conformance_JspbEncodingConfig.useJspbArrayAnyFormat),
+            .init(1, "use_jspb_array_any_format", .bool, .implicit, \Conformance_JspbEncodingConfig.useJspbArrayAnyFormat),
         ]
     )
 }

@@ -654,280 +654,144 @@ public struct ProtobufTestMessages_Proto2_OneStringProto2: SwiftFrame.Message {
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "optional_int32", .int32),
-        .init(2, "optional_int64", .int64),
-        .init(3, "optional_uint32", .uint32),
-        .init(4, "optional_uint64", .uint64),
-        .init(5, "optional_sint32", .sint32),
-        .init(6, "optional_sint64", .sint64),
-        .init(7, "optional_fixed32", .fixed32),
-        .init(8, "optional_fixed64", .fixed64),
-        .init(9, "optional_sfixed32", .sfixed32),
-        .init(10, "optional_sfixed64", .sfixed64),
-        .init(11, "optional_float", .float),
-        .init(12, "optional_double", .double),
-        .init(13, "optional_bool", .bool),
-        .init(14, "optional_string", .string),
-        .init(15, "optional_bytes", .bytes),
-        .init(18, "optional_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self)),
-        .init(19, "optional_foreign_message", .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self)),
-        .init(21, "optional_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames)),
-        .init(22, "optional_foreign_enum", .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.protoNames)),
-        .init(24, "optional_string_piece", .string),
-        .init(25, "optional_cord", .string),
-        .init(27, "recursive_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.self)),
-        .init(31, "repeated_int32", .int32),
-        .init(32, "repeated_int64", .int64),
-        .init(33, "repeated_uint32", .uint32),
-        .init(34, "repeated_uint64", .uint64),
-        .init(35, "repeated_sint32", .sint32),
-        .init(36, "repeated_sint64", .sint64),
-        .init(37, "repeated_fixed32", .fixed32),
-        .init(38, "repeated_fixed64", .fixed64),
-        .init(39, "repeated_sfixed32", .sfixed32),
-        .init(40, "repeated_sfixed64", .sfixed64),
-        .init(41, "repeated_float", .float),
-        .init(42, "repeated_double", .double),
-        .init(43, "repeated_bool", .bool),
-        .init(44, "repeated_string", .string),
-        .init(45, "repeated_bytes", .bytes),
-        .init(48, "repeated_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self)),
-        .init(49, "repeated_foreign_message", .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self)),
-        .init(51, "repeated_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames)),
-        .init(52, "repeated_foreign_enum", .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.protoNames)),
-        .init(54, "repeated_string_piece", .string),
-        .init(55, "repeated_cord", .string),
-        .init(56, "map_int32_int32", .map(key: .int32, value: .int32)),
-        .init(57, "map_int64_int64", .map(key: .int64, value: .int64)),
-        .init(58, "map_uint32_uint32", .map(key: .uint32, value: .uint32)),
-        .init(59, "map_uint64_uint64", .map(key: .uint64, value: .uint64)),
-        .init(60, "map_sint32_sint32", .map(key: .sint32, value: .sint32)),
-        .init(61, "map_sint64_sint64", .map(key: .sint64, value: .sint64)),
-        .init(62, "map_fixed32_fixed32", .map(key: .fixed32, value: .fixed32)),
-        .init(63, "map_fixed64_fixed64", .map(key: .fixed64, value: .fixed64)),
-        .init(64, "map_sfixed32_sfixed32", .map(key: .sfixed32, value: .sfixed32)),
-        .init(65, "map_sfixed64_sfixed64", .map(key: .sfixed64, value: .sfixed64)),
-        .init(66, "map_int32_float", .map(key: .int32, value: .float)),
-        .init(67, "map_int32_double", .map(key: .int32, value: .double)),
-        .init(68, "map_bool_bool", .map(key: .bool, value: .bool)),
-        .init(69, "map_string_string", .map(key: .string, value: .string)),
-        .init(70, "map_string_bytes", .map(key: .string, value: .bytes)),
-        .init(71, "map_string_nested_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self))),
-        .init(72, "map_string_foreign_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self))),
-        .init(73, "map_string_nested_enum", .map(key: .string, value: .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames))),
-        .init(74, "map_string_foreign_enum", .map(key: .string, value: .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.protoNames))),
-        .init(75, "packed_int32", .int32),
-        .init(76, "packed_int64", .int64),
-        .init(77, "packed_uint32", .uint32),
-        .init(78, "packed_uint64", .uint64),
-        .init(79, "packed_sint32", .sint32),
-        .init(80, "packed_sint64", .sint64),
-        .init(81, "packed_fixed32", .fixed32),
-        .init(82, "packed_fixed64", .fixed64),
-        .init(83, "packed_sfixed32", .sfixed32),
-        .init(84, "packed_sfixed64", .sfixed64),
-        .init(85, "packed_float", .float),
-        .init(86, "packed_double", .double),
-        .init(87, "packed_bool", .bool),
-        .init(88, "packed_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames)),
-        .init(89, "unpacked_int32", .int32),
-        .init(90, "unpacked_int64", .int64),
-        .init(91, "unpacked_uint32", .uint32),
-        .init(92, "unpacked_uint64", .uint64),
-        .init(93, "unpacked_sint32", .sint32),
-        .init(94, "unpacked_sint64", .sint64),
-        .init(95, "unpacked_fixed32", .fixed32),
-        .init(96, "unpacked_fixed64", .fixed64),
-        .init(97, "unpacked_sfixed32", .sfixed32),
-        .init(98, "unpacked_sfixed64", .sfixed64),
-        .init(99, "unpacked_float", .float),
-        .init(100, "unpacked_double", .double),
-        .init(101, "unpacked_bool", .bool),
-        .init(102, "unpacked_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames)),
-        .init(111, "oneof_uint32", .uint32),
-        .init(112, "oneof_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self)),
-        .init(113, "oneof_string", .string),
-        .init(114, "oneof_bytes", .bytes),
-        .init(115, "oneof_bool", .bool),
-        .init(116, "oneof_uint64", .uint64),
-        .init(117, "oneof_float", .float),
-        .init(118, "oneof_double", .double),
-        .init(119, "oneof_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames)),
-        .init(201, "Data", .group(ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self)),
-        .init(241, "default_int32", .int32),
-        .init(242, "default_int64", .int64),
-        .init(243, "default_uint32", .uint32),
-        .init(244, "default_uint64", .uint64),
-        .init(245, "default_sint32", .sint32),
-        .init(246, "default_sint64", .sint64),
-        .init(247, "default_fixed32", .fixed32),
-        .init(248, "default_fixed64", .fixed64),
-        .init(249, "default_sfixed32", .sfixed32),
-        .init(250, "default_sfixed64", .sfixed64),
-        .init(251, "default_float", .float),
-        .init(252, "default_double", .double),
-        .init(253, "default_bool", .bool),
-        .init(254, "default_string", .string),
-        .init(255, "default_bytes", .bytes),
-        .init(401, "fieldname1", .int32),
-        .init(402, "field_name2", .int32),
-        .init(403, "_field_name3", .int32),
-        .init(404, "field__name4_", .int32),
-        .init(405, "field0name5", .int32),
-        .init(406, "field_0_name6", .int32),
-        .init(407, "fieldName7", .int32),
-        .init(408, "FieldName8", .int32),
-        .init(409, "field_Name9", .int32),
-        .init(410, "Field_Name10", .int32),
-        .init(411, "FIELD_NAME11", .int32),
-        .init(412, "FIELD_name12", .int32),
-        .init(413, "__field_name13", .int32),
-        .init(414, "__Field_name14", .int32),
-        .init(415, "field__name15", .int32),
-        .init(416, "field__Name16", .int32),
-        .init(417, "field_name17__", .int32),
-        .init(418, "Field_name18__", .int32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ProtobufTestMessages_Proto2_TestAllTypesProto2.unknownFields,
         extensionFields: \ProtobufTestMessages_Proto2_TestAllTypesProto2.extensionFields,
         extensionRanges: [120...200],
         [
-            .init(1, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalInt32),
-            .init(2, .int64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalInt64),
-            .init(3, .uint32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalUint32),
-            .init(4, .uint64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalUint64),
-            .init(5, .sint32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalSint32),
-            .init(6, .sint64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalSint64),
-            .init(7, .fixed32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalFixed32),
-            .init(8, .fixed64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalFixed64),
-            .init(9, .sfixed32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalSfixed32),
-            .init(10, .sfixed64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalSfixed64),
-            .init(11, .float, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalFloat),
-            .init(12, .double, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalDouble),
-            .init(13, .bool, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalBool),
-            .init(14, .string, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalString),
-            .init(15, .bytes, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalBytes),
-            .init(18, .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2._optionalNestedMessage),
-            .init(19, .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2._optionalForeignMessage),
-            .init(21, .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalNestedEnum),
-            .init(22, .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalForeignEnum),
-            .init(24, .string, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalStringPiece),
-            .init(25, .string, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalCord),
-            .init(27, .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2._recursiveMessage),
-            .init(31, .int32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedInt32),
-            .init(32, .int64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedInt64),
-            .init(33, .uint32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedUint32),
-            .init(34, .uint64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedUint64),
-            .init(35, .sint32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedSint32),
-            .init(36, .sint64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedSint64),
-            .init(37, .fixed32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedFixed32),
-            .init(38, .fixed64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedFixed64),
-            .init(39, .sfixed32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedSfixed32),
-            .init(40, .sfixed64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedSfixed64),
-            .init(41, .float, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedFloat),
-            .init(42, .double, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedDouble),
-            .init(43, .bool, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedBool),
-            .init(44, .string, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedString),
-            .init(45, .bytes, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedBytes),
-            .init(48, .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self), .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedNestedMessage),
-            .init(49, .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self), .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedForeignMessage),
-            .init(51, .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self), .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedNestedEnum),
-            .init(52, .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.self), .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedForeignEnum),
-            .init(54, .string, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedStringPiece),
-            .init(55, .string, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedCord),
-            .init(custom: 56),
-            .init(custom: 57),
-            .init(custom: 58),
-            .init(custom: 59),
-            .init(custom: 60),
-            .init(custom: 61),
-            .init(custom: 62),
-            .init(custom: 63),
-            .init(custom: 64),
-            .init(custom: 65),
-            .init(custom: 66),
-            .init(custom: 67),
-            .init(custom: 68),
-            .init(custom: 69),
-            .init(custom: 70),
-            .init(custom: 71),
-            .init(custom: 72),
-            .init(custom: 73),
-            .init(custom: 74),
-            .init(75, .int32, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedInt32),
-            .init(76, .int64, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedInt64),
-            .init(77, .uint32, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedUint32),
-            .init(78, .uint64, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedUint64),
-            .init(79, .sint32, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedSint32),
-            .init(80, .sint64, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedSint64),
-            .init(81, .fixed32, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedFixed32),
-            .init(82, .fixed64, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedFixed64),
-            .init(83, .sfixed32, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedSfixed32),
-            .init(84, .sfixed64, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedSfixed64),
-            .init(85, .float, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedFloat),
-            .init(86, .double, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedDouble),
-            .init(87, .bool, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedBool),
-            .init(88, .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self), .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedNestedEnum),
-            .init(89, .int32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedInt32),
-            .init(90, .int64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedInt64),
-            .init(91, .uint32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedUint32),
-            .init(92, .uint64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedUint64),
-            .init(93, .sint32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedSint32),
-            .init(94, .sint64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedSint64),
-            .init(95, .fixed32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedFixed32),
-            .init(96, .fixed64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedFixed64),
-            .init(97, .sfixed32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedSfixed32),
-            .init(98, .sfixed64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedSfixed64),
-            .init(99, .float, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedFloat),
-            .init(100, .double, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedDouble),
-            .init(101, .bool, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedBool),
-            .init(102, .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self), .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedNestedEnum),
-            .init(custom: 111),
-            .init(custom: 112),
-            .init(custom: 113),
-            .init(custom: 114),
-            .init(custom: 115),
-            .init(custom: 116),
-            .init(custom: 117),
-            .init(custom: 118),
-            .init(custom: 119),
-            .init(custom: 201),
-            .init(241, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultInt32),
-            .init(242, .int64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultInt64),
-            .init(243, .uint32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultUint32),
-            .init(244, .uint64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultUint64),
-            .init(245, .sint32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultSint32),
-            .init(246, .sint64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultSint64),
-            .init(247, .fixed32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultFixed32),
-            .init(248, .fixed64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultFixed64),
-            .init(249, .sfixed32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultSfixed32),
-            .init(250, .sfixed64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultSfixed64),
-            .init(251, .float, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultFloat),
-            .init(252, .double, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultDouble),
-            .init(253, .bool, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultBool),
-            .init(254, .string, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultString),
-            .init(255, .bytes, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultBytes),
-            .init(401, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldname1),
-            .init(402, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName2),
-            .init(403, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName3),
-            .init(404, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName4),
-            .init(405, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.field0name5),
-            .init(406, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.field0Name6),
-            .init(407, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName7),
-            .init(408, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName8),
-            .init(409, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName9),
-            .init(410, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName10),
-            .init(411, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName11),
-            .init(412, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName12),
-            .init(413, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName13),
-            .init(414, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName14),
-            .init(415, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName15),
-            .init(416, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName16),
-            .init(417, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName17),
-            .init(418, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName18),
+            .init(1, "optional_int32", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalInt32),
+            .init(2, "optional_int64", .int64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalInt64),
+            .init(3, "optional_uint32", .uint32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalUint32),
+            .init(4, "optional_uint64", .uint64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalUint64),
+            .init(5, "optional_sint32", .sint32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalSint32),
+            .init(6, "optional_sint64", .sint64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalSint64),
+            .init(7, "optional_fixed32", .fixed32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalFixed32),
+            .init(8, "optional_fixed64", .fixed64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalFixed64),
+            .init(9, "optional_sfixed32", .sfixed32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalSfixed32),
+            .init(10, "optional_sfixed64", .sfixed64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalSfixed64),
+            .init(11, "optional_float", .float, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalFloat),
+            .init(12, "optional_double", .double, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalDouble),
+            .init(13, "optional_bool", .bool, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalBool),
+            .init(14, "optional_string", .string, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalString),
+            .init(15, "optional_bytes", .bytes, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalBytes),
+            .init(18, "optional_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2._optionalNestedMessage),
+            .init(19, "optional_foreign_message", .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2._optionalForeignMessage),
+            .init(21, "optional_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalNestedEnum),
+            .init(22, "optional_foreign_enum", .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalForeignEnum),
+            .init(24, "optional_string_piece", .string, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalStringPiece),
+            .init(25, "optional_cord", .string, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalCord),
+            .init(27, "recursive_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2._recursiveMessage),
+            .init(31, "repeated_int32", .int32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedInt32),
+            .init(32, "repeated_int64", .int64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedInt64),
+            .init(33, "repeated_uint32", .uint32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedUint32),
+            .init(34, "repeated_uint64", .uint64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedUint64),
+            .init(35, "repeated_sint32", .sint32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedSint32),
+            .init(36, "repeated_sint64", .sint64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedSint64),
+            .init(37, "repeated_fixed32", .fixed32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedFixed32),
+            .init(38, "repeated_fixed64", .fixed64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedFixed64),
+            .init(39, "repeated_sfixed32", .sfixed32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedSfixed32),
+            .init(40, "repeated_sfixed64", .sfixed64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedSfixed64),
+            .init(41, "repeated_float", .float, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedFloat),
+            .init(42, "repeated_double", .double, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedDouble),
+            .init(43, "repeated_bool", .bool, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedBool),
+            .init(44, "repeated_string", .string, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedString),
+            .init(45, "repeated_bytes", .bytes, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedBytes),
+            .init(48, "repeated_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self), .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedNestedMessage),
+            .init(49, "repeated_foreign_message", .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self), .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedForeignMessage),
+            .init(51, "repeated_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self), .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedNestedEnum),
+            .init(52, "repeated_foreign_enum", .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.self), .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedForeignEnum),
+            .init(54, "repeated_string_piece", .string, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedStringPiece),
+            .init(55, "repeated_cord", .string, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedCord),
+            .init(custom: 56, "map_int32_int32", .map(key: .int32, value: .int32)),
+            .init(custom: 57, "map_int64_int64", .map(key: .int64, value: .int64)),
+            .init(custom: 58, "map_uint32_uint32", .map(key: .uint32, value: .uint32)),
+            .init(custom: 59, "map_uint64_uint64", .map(key: .uint64, value: .uint64)),
+            .init(custom: 60, "map_sint32_sint32", .map(key: .sint32, value: .sint32)),
+            .init(custom: 61, "map_sint64_sint64", .map(key: .sint64, value: .sint64)),
+            .init(custom: 62, "map_fixed32_fixed32", .map(key: .fixed32, value: .fixed32)),
+            .init(custom: 63, "map_fixed64_fixed64", .map(key: .fixed64, value: .fixed64)),
+            .init(custom: 64, "map_sfixed32_sfixed32", .map(key: .sfixed32, value: .sfixed32)),
+            .init(custom: 65, "map_sfixed64_sfixed64", .map(key: .sfixed64, value: .sfixed64)),
+            .init(custom: 66, "map_int32_float", .map(key: .int32, value: .float)),
+            .init(custom: 67, "map_int32_double", .map(key: .int32, value: .double)),
+            .init(custom: 68, "map_bool_bool", .map(key: .bool, value: .bool)),
+            .init(custom: 69, "map_string_string", .map(key: .string, value: .string)),
+            .init(custom: 70, "map_string_bytes", .map(key: .string, value: .bytes)),
+            .init(custom: 71, "map_string_nested_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self))),
+            .init(custom: 72, "map_string_foreign_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self))),
+            .init(custom: 73, "map_string_nested_enum", .map(key: .string, value: .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames))),
+            .init(custom: 74, "map_string_foreign_enum", .map(key: .string, value: .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.protoNames))),
+            .init(75, "packed_int32", .int32, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedInt32),
+            .init(76, "packed_int64", .int64, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedInt64),
+            .init(77, "packed_uint32", .uint32, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedUint32),
+            .init(78, "packed_uint64", .uint64, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedUint64),
+            .init(79, "packed_sint32", .sint32, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedSint32),
+            .init(80, "packed_sint64", .sint64, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedSint64),
+            .init(81, "packed_fixed32", .fixed32, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedFixed32),
+            .init(82, "packed_fixed64", .fixed64, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedFixed64),
+            .init(83, "packed_sfixed32", .sfixed32, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedSfixed32),
+            .init(84, "packed_sfixed64", .sfixed64, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedSfixed64),
+            .init(85, "packed_float", .float, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedFloat),
+            .init(86, "packed_double", .double, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedDouble),
+            .init(87, "packed_bool", .bool, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedBool),
+            .init(88, "packed_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self), .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedNestedEnum),
+            .init(89, "unpacked_int32", .int32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedInt32),
+            .init(90, "unpacked_int64", .int64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedInt64),
+            .init(91, "unpacked_uint32", .uint32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedUint32),
+            .init(92, "unpacked_uint64", .uint64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedUint64),
+            .init(93, "unpacked_sint32", .sint32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedSint32),
+            .init(94, "unpacked_sint64", .sint64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedSint64),
+            .init(95, "unpacked_fixed32", .fixed32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedFixed32),
+            .init(96, "unpacked_fixed64", .fixed64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedFixed64),
+            .init(97, "unpacked_sfixed32", .sfixed32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedSfixed32),
+            .init(98, "unpacked_sfixed64", .sfixed64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedSfixed64),
+            .init(99, "unpacked_float", .float, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedFloat),
+            .init(100, "unpacked_double", .double, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedDouble),
+            .init(101, "unpacked_bool", .bool, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedBool),
+            .init(102, "unpacked_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self), .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedNestedEnum),
+            .init(custom: 111, "oneof_uint32", .uint32),
+            .init(custom: 112, "oneof_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self)),
+            .init(custom: 113, "oneof_string", .string),
+            .init(custom: 114, "oneof_bytes", .bytes),
+            .init(custom: 115, "oneof_bool", .bool),
+            .init(custom: 116, "oneof_uint64", .uint64),
+            .init(custom: 117, "oneof_float", .float),
+            .init(custom: 118, "oneof_double", .double),
+            .init(custom: 119, "oneof_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames)),
+            .init(custom: 201, "Data", .group(ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self)),
+            .init(241, "default_int32", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultInt32),
+            .init(242, "default_int64", .int64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultInt64),
+            .init(243, "default_uint32", .uint32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultUint32),
+            .init(244, "default_uint64", .uint64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultUint64),
+            .init(245, "default_sint32", .sint32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultSint32),
+            .init(246, "default_sint64", .sint64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultSint64),
+            .init(247, "default_fixed32", .fixed32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultFixed32),
+            .init(248, "default_fixed64", .fixed64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultFixed64),
+            .init(249, "default_sfixed32", .sfixed32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultSfixed32),
+            .init(250, "default_sfixed64", .sfixed64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultSfixed64),
+            .init(251, "default_float", .float, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultFloat),
+            .init(252, "default_double", .double, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultDouble),
+            .init(253, "default_bool", .bool, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultBool),
+            .init(254, "default_string", .string, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultString),
+            .init(255, "default_bytes", .bytes, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultBytes),
+            .init(401, "fieldname1", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldname1),
+            .init(402, "field_name2", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName2),
+            .init(403, "_field_name3", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName3),
+            .init(404, "field__name4_", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName4),
+            .init(405, "field0name5", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.field0name5),
+            .init(406, "field_0_name6", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.field0Name6),
+            .init(407, "fieldName7", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName7),
+            .init(408, "FieldName8", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName8),
+            .init(409, "field_Name9", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName9),
+            .init(410, "Field_Name10", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName10),
+            .init(411, "FIELD_NAME11", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName11),
+            .init(412, "FIELD_name12", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName12),
+            .init(413, "__field_name13", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName13),
+            .init(414, "__Field_name14", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName14),
+            .init(415, "field__name15", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName15),
+            .init(416, "field__Name16", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName16),
+            .init(417, "field_name17__", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName17),
+            .init(418, "Field_name18__", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName18),
         ]
     )
 
@@ -1166,21 +1030,65 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
         default: break
         }
     }
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self.mapInt32Int32 != other.mapInt32Int32 { return false }
+        if self.mapInt64Int64 != other.mapInt64Int64 { return false }
+        if self.mapUint32Uint32 != other.mapUint32Uint32 { return false }
+        if self.mapUint64Uint64 != other.mapUint64Uint64 { return false }
+        if self.mapSint32Sint32 != other.mapSint32Sint32 { return false }
+        if self.mapSint64Sint64 != other.mapSint64Sint64 { return false }
+        if self.mapFixed32Fixed32 != other.mapFixed32Fixed32 { return false }
+        if self.mapFixed64Fixed64 != other.mapFixed64Fixed64 { return false }
+        if self.mapSfixed32Sfixed32 != other.mapSfixed32Sfixed32 { return false }
+        if self.mapSfixed64Sfixed64 != other.mapSfixed64Sfixed64 { return false }
+        if self.mapInt32Float != other.mapInt32Float { return false }
+        if self.mapInt32Double != other.mapInt32Double { return false }
+        if self.mapBoolBool != other.mapBoolBool { return false }
+        if self.mapStringString != other.mapStringString { return false }
+        if self.mapStringBytes != other.mapStringBytes { return false }
+        if self.mapStringNestedMessage != other.mapStringNestedMessage { return false }
+        if self.mapStringForeignMessage != other.mapStringForeignMessage { return false }
+        if self.mapStringNestedEnum != other.mapStringNestedEnum { return false }
+        if self.mapStringForeignEnum != other.mapStringForeignEnum { return false }
+        if self.oneofField != other.oneofField { return false }
+        if self._data != other._data { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self.mapInt32Int32)
+        hasher.combine(self.mapInt64Int64)
+        hasher.combine(self.mapUint32Uint32)
+        hasher.combine(self.mapUint64Uint64)
+        hasher.combine(self.mapSint32Sint32)
+        hasher.combine(self.mapSint64Sint64)
+        hasher.combine(self.mapFixed32Fixed32)
+        hasher.combine(self.mapFixed64Fixed64)
+        hasher.combine(self.mapSfixed32Sfixed32)
+        hasher.combine(self.mapSfixed64Sfixed64)
+        hasher.combine(self.mapInt32Float)
+        hasher.combine(self.mapInt32Double)
+        hasher.combine(self.mapBoolBool)
+        hasher.combine(self.mapStringString)
+        hasher.combine(self.mapStringBytes)
+        hasher.combine(self.mapStringNestedMessage)
+        hasher.combine(self.mapStringForeignMessage)
+        hasher.combine(self.mapStringNestedEnum)
+        hasher.combine(self.mapStringForeignEnum)
+        hasher.combine(self.oneofField)
+        hasher.combine(self._data)
+    }
 }
 
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.NestedMessage"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "a", .int32),
-        .init(2, "corecursive", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.self)),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.unknownFields,
         [
-            .init(1, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.a),
-            .init(2, .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage._corecursive),
+            .init(1, "a", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.a),
+            .init(2, "corecursive", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage._corecursive),
         ]
     )
 }
@@ -1188,16 +1096,11 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage: SwiftFra
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2.Data: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.Data"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(202, "group_int32", .int32),
-        .init(203, "group_uint32", .uint32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.unknownFields,
         [
-            .init(202, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.groupInt32),
-            .init(203, .uint32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.groupUint32),
+            .init(202, "group_int32", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.groupInt32),
+            .init(203, "group_uint32", .uint32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.groupUint32),
         ]
     )
 }
@@ -1216,14 +1119,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect: Swif
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrectExtension1"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(25, "str", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1.unknownFields,
         [
-            .init(25, .string, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1.str),
+            .init(25, "str", .string, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1.str),
         ]
     )
 }
@@ -1231,14 +1130,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrectExtension2"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(9, "i", .int32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2.unknownFields,
         [
-            .init(9, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2.i),
+            .init(9, "i", .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2.i),
         ]
     )
 }
@@ -1246,14 +1141,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
 extension ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.ForeignMessageProto2"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "c", .int32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ProtobufTestMessages_Proto2_ForeignMessageProto2.unknownFields,
         [
-            .init(1, .int32, .optional, \ProtobufTestMessages_Proto2_ForeignMessageProto2.c),
+            .init(1, "c", .int32, .optional, \ProtobufTestMessages_Proto2_ForeignMessageProto2.c),
         ]
     )
 }
@@ -1261,24 +1152,15 @@ extension ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.CompactMe
 extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.UnknownToTestAllTypes"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1001, "optional_int32", .int32),
-        .init(1002, "optional_string", .string),
-        .init(1003, "nested_message", .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self)),
-        .init(1004, "OptionalGroup", .group(ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.self)),
-        .init(1006, "optional_bool", .bool),
-        .init(1011, "repeated_int32", .int32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.unknownFields,
         [
-            .init(1001, .int32, .optional, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.optionalInt32),
-            .init(1002, .string, .optional, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.optionalString),
-            .init(1003, .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self), .optional, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes._nestedMessage),
-            .init(custom: 1004),
-            .init(1006, .bool, .optional, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.optionalBool),
-            .init(1011, .int32, .repeated, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.repeatedInt32),
+            .init(1001, "optional_int32", .int32, .optional, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.optionalInt32),
+            .init(1002, "optional_string", .string, .optional, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.optionalString),
+            .init(1003, "nested_message", .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self), .optional, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes._nestedMessage),
+            .init(custom: 1004, "OptionalGroup", .group(ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.self)),
+            .init(1006, "optional_bool", .bool, .optional, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.optionalBool),
+            .init(1011, "repeated_int32", .int32, .repeated, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.repeatedInt32),
         ]
     )
 
@@ -1309,19 +1191,24 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.CompactM
         default: break
         }
     }
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self._optionalgroup != other._optionalgroup { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self._optionalgroup)
+    }
 }
 
 extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.UnknownToTestAllTypes.OptionalGroup"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "a", .int32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.unknownFields,
         [
-            .init(1, .int32, .optional, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.a),
+            .init(1, "a", .int32, .optional, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.a),
         ]
     )
 }
@@ -1347,14 +1234,10 @@ extension ProtobufTestMessages_Proto2_EnumOnlyProto2: SwiftFrame.CompactMessage 
 extension ProtobufTestMessages_Proto2_OneStringProto2: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.OneStringProto2"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "data", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ProtobufTestMessages_Proto2_OneStringProto2.unknownFields,
         [
-            .init(1, .string, .optional, \ProtobufTestMessages_Proto2_OneStringProto2.data),
+            .init(1, "data", .string, .optional, \ProtobufTestMessages_Proto2_OneStringProto2.data),
         ]
     )
 }

@@ -21,6 +21,14 @@ public protocol CompactMessage: Message {
     /// Writes the table's custom field `number`, if it is set.
     @_documentation(visibility: internal)
     func encodeCustomField(number: Int32, to writer: inout ProtoWriter)
+
+    /// Whether the properties of the custom fields (oneofs, maps, groups) equal `other`'s.
+    @_documentation(visibility: internal)
+    func customFieldsEqual(_ other: Self) -> Bool
+
+    /// Feeds the properties of the custom fields into `hasher`.
+    @_documentation(visibility: internal)
+    func hashCustomFields(into hasher: inout Hasher)
 }
 
 extension CompactMessage {
@@ -43,6 +51,9 @@ extension CompactMessage {
     public func encodeMessage(to writer: inout ProtoWriter) {
         TableCodec.encode(self, to: &writer)
     }
+
+    /// The table's text-format names and kinds: a compact message lists its fields once.
+    public static var textFormatFields: [TextFormatField] { Array(fieldTable.textFormatFields) }
 }
 
 /// What a field holds, for the table codec: a scalar type, an enum or message type, or
@@ -84,38 +95,35 @@ struct FieldEntry: Sendable {
         self.tag = Wire.tag(fieldNumber: Int(number), wireType: storage == .packed ? .lengthDelimited : kind.wireType)
         self.tagSize = Wire.varintSize(tag)
     }
-
-    /// The Swift type of the stored property for a field of `kind` kept as `storage`.
-    static func storedType(_ kind: FieldKind, _ storage: FieldStorage) -> Any.Type? {
-        func shaped<V>(_: V.Type) -> Any.Type {
-            switch storage {
-            case .implicit: return V.self
-            case .optional: return V?.self
-            case .repeated, .packed: return [V].self
-            }
-        }
-        func boxed<M: Message>(_: M.Type) -> Any.Type {
-            storage == .optional ? Boxed<M>?.self : shaped(M.self)
-        }
-        switch kind {
-        case .int32, .sint32, .sfixed32: return shaped(Int32.self)
-        case .int64, .sint64, .sfixed64: return shaped(Int64.self)
-        case .uint32, .fixed32: return shaped(UInt32.self)
-        case .uint64, .fixed64: return shaped(UInt64.self)
-        case .float: return shaped(Float.self)
-        case .double: return shaped(Double.self)
-        case .bool: return shaped(Bool.self)
-        case .string: return shaped(String.self)
-        case .bytes: return shaped([UInt8].self)
-        case let .enumeration(type): return shaped(type)
-        case let .closedEnumeration(type): return shaped(type)
-        case let .message(type): return boxed(type)
-        case .custom: return nil
-        }
-    }
 }
 
 extension FieldKind {
+    /// How the text format reads and prints a value of this kind (not of a custom field, whose
+    /// row names its text-format kind).
+    var textFormatKind: TextFormatKind {
+        switch self {
+        case .int32: return .int32
+        case .int64: return .int64
+        case .uint32: return .uint32
+        case .uint64: return .uint64
+        case .sint32: return .sint32
+        case .sint64: return .sint64
+        case .fixed32: return .fixed32
+        case .fixed64: return .fixed64
+        case .sfixed32: return .sfixed32
+        case .sfixed64: return .sfixed64
+        case .float: return .float
+        case .double: return .double
+        case .bool: return .bool
+        case .string: return .string
+        case .bytes: return .bytes
+        case let .enumeration(type): return .enumeration(type.protoNames)
+        case let .closedEnumeration(type): return .closedEnumeration(type.protoNames)
+        case let .message(type): return .message(type)
+        case .custom: preconditionFailure("a custom field's row names its text-format kind")
+        }
+    }
+
     /// The wire type of one value.
     var wireType: WireType {
         switch self {
@@ -143,24 +151,41 @@ public struct FieldTable: @unchecked Sendable {  // the buffers are written in `
     /// Field number → index + 1 into `fields` for numbers below its count (0: no such field);
     /// larger numbers are found by binary search.
     let slots: UnsafeBufferPointer<UInt16>
+    /// The fields' text-format names and kinds (`CompactMessage.textFormatFields`).
+    let textFormatFields: UnsafeBufferPointer<TextFormatField>
 
-    /// One field as generated code lists it: number, kind, storage, and the stored property.
-    /// (A key path the table turns into an offset when it is made: listed as `AnyKeyPath`, a
-    /// row takes a few bytes of code to build; a generic row would look up the property's type
-    /// for each field.)
+    /// One field as generated code lists it: number, text-format name, kind, storage, and the
+    /// stored property. (A key path the table turns into an offset when it is made: listed as
+    /// `AnyKeyPath`, a row takes a few bytes of code to build; a generic row would look up the
+    /// property's type for each field.)
     public struct Row {
         let number: Int32
         let kind: FieldKind
         let storage: FieldStorage
         let path: AnyKeyPath?
+        /// The field's name and kind in the text format; nil for a message generated with
+        /// `TextFormat=Numbers`, which prints fields by number.
+        let textFormat: TextFormatField?
 
-        public init(_ number: Int32, _ kind: FieldKind, _ storage: FieldStorage, _ path: AnyKeyPath) {
+        public init(_ number: Int32, _ name: String, _ kind: FieldKind, _ storage: FieldStorage, _ path: AnyKeyPath) {
             (self.number, self.kind, self.storage, self.path) = (number, kind, storage, path)
+            textFormat = TextFormatField(number, name, kind.textFormatKind)
+        }
+
+        /// A field of a message that prints fields by number.
+        public init(_ number: Int32, _ kind: FieldKind, _ storage: FieldStorage, _ path: AnyKeyPath) {
+            (self.number, self.kind, self.storage, self.path, self.textFormat) = (number, kind, storage, path, nil)
         }
 
         /// A field that generated code reads and writes (`CompactMessage.decodeCustomField`).
-        public init(custom number: Int32) {
+        public init(custom number: Int32, _ name: String, _ kind: TextFormatKind) {
             (self.number, self.kind, self.storage, self.path) = (number, .custom, .implicit, nil)
+            textFormat = TextFormatField(number, name, kind)
+        }
+
+        /// A custom field of a message that prints fields by number.
+        public init(custom number: Int32) {
+            (self.number, self.kind, self.storage, self.path, self.textFormat) = (number, .custom, .implicit, nil, nil)
         }
     }
 
@@ -207,6 +232,17 @@ public struct FieldTable: @unchecked Sendable {  // the buffers are written in `
             slots[Int(field.number)] = UInt16(index + 1)
         }
         self.slots = permanent(slots)
+        self.textFormatFields = permanent(rows.compactMap(\.textFormat))
+    }
+
+    /// The unknown fields of the message at `message`.
+    func unknownFields(in message: UnsafeRawPointer) -> UnsafePointer<UnknownFields> {
+        (message + unknownFieldsOffset).assumingMemoryBound(to: UnknownFields.self)
+    }
+
+    /// The extension fields of the message at `message`, if it is extensible.
+    func extensionFields(in message: UnsafeRawPointer) -> UnsafePointer<UnknownFields>? {
+        extensionFieldsOffset.map { (message + $0).assumingMemoryBound(to: UnknownFields.self) }
     }
 
     /// The address of the entry at `index`: the codec reads an entry in place, only what it

@@ -50,13 +50,16 @@ struct FieldCode {
     /// The field's row in `textFormatFields`: `.init(7, "G", .group(Outer.G.self))`. A group
     /// prints under its type's name, as protobuf prints it.
     var textFormatRow: String {
-        var kind = Self.textFormatKind(field.kind)
-        var name = field.protoName
-        if field.isGroup, case let .message(type) = field.kind {
-            kind = ".group(\(type.swiftPath).self)"
-            name = type.protoName
-        }
+        let (name, kind) = textFormat
         return ".init(\(field.number), \"\(name)\", \(kind))"
+    }
+
+    /// The field's name and kind in the text format; a group prints by its type's name.
+    private var textFormat: (name: String, kind: String) {
+        if field.isGroup, case let .message(type) = field.kind {
+            return (type.protoName, ".group(\(type.swiftPath).self)")
+        }
+        return (field.protoName, Self.textFormatKind(field.kind))
     }
 
     static func textFormatKind(_ kind: Field.Kind) -> String {
@@ -87,10 +90,14 @@ struct FieldCode {
         }
     }
 
-    /// The field's row in `fieldTable`: `.init(2, .string, .implicit, \Login.pwd)`, or
-    /// `.init(custom: 7)`.
-    func fieldTableRow(in message: String) -> String {
-        if isCustomInTable { return ".init(custom: \(field.number))" }
+    /// The field's row in `fieldTable`: `.init(2, "pwd", .string, .implicit, \Login.pwd)`, or
+    /// `.init(custom: 7, "choice", .string)`; without the text-format name and kind when
+    /// the file prints fields by number (`withNames` false).
+    func fieldTableRow(in message: String, withNames: Bool) -> String {
+        let (name, textKind) = textFormat
+        if isCustomInTable {
+            return withNames ? ".init(custom: \(field.number), \"\(name)\", \(textKind))" : ".init(custom: \(field.number))"
+        }
         let kind = Self.runtimeKind(field.kind, enumMember: "self")
         let storage: String
         switch field.presence {
@@ -100,8 +107,15 @@ struct FieldCode {
         case .repeated(packed: false): storage = ".repeated"
         case .oneof, .map: preconditionFailure("\(field.protoName): a custom field")
         }
-        let property = isStoredInBox ? "_" + field.swiftName : field.swiftName
-        return ".init(\(field.number), \(kind), \(storage), \\\(message).\(property))"
+        let label = withNames ? "\"\(name)\", " : ""
+        return ".init(\(field.number), \(label)\(kind), \(storage), \\\(message).\(storedProperty))"
+    }
+
+    /// The stored property that holds the field: `_child` for a boxed message, the oneof's
+    /// property for a member of a oneof.
+    var storedProperty: String {
+        if let oneof = field.oneof { return oneof.swiftName }
+        return isStoredInBox ? "_" + field.swiftName : field.swiftName
     }
 
     // MARK: Wire details

@@ -135,7 +135,7 @@ struct MessageEmitter {
         printer.line()
         printer.block("extension \(message.swiftPath)" + (isCompact ? ": SwiftFrame.CompactMessage" : "")) {
             printer.line("\(visibility)static let protoMessageName: Swift.String = \"\(message.fullName)\"")
-            if message.file.printsNames && !ordered.isEmpty {
+            if message.file.printsNames && !ordered.isEmpty && !isCompact {
                 printer.line()
                 printer.list("\(visibility)static let textFormatFields: [SwiftFrame.TextFormatField] = ",
                              ordered.map(\.textFormatRow))
@@ -160,7 +160,8 @@ struct MessageEmitter {
         }
     }
 
-    /// `fieldTable`, and the three functions for the fields it leaves to generated code.
+    /// `fieldTable` (which also gives the text format its names), and the functions for the
+    /// fields it leaves to generated code: codec, `==` and hashing.
     private func emitFieldTable(_ fields: [FieldCode], to printer: Printer) {
         printer.line()
         printer.indented("\(visibility)static let fieldTable = SwiftFrame.FieldTable(", {
@@ -170,7 +171,7 @@ struct MessageEmitter {
                 let list = ranges.map { "\($0.lowerBound)...\($0.upperBound)" }.joined(separator: ", ")
                 printer.line("extensionRanges: [\(list)],")
             }
-            printer.list("", fields.map { $0.fieldTableRow(in: message.swiftPath) })
+            printer.list("", fields.map { $0.fieldTableRow(in: message.swiftPath, withNames: message.file.printsNames) })
         }, closing: ")")
         let custom = fields.filter(\.isCustomInTable)
         guard !custom.isEmpty else { return }
@@ -209,6 +210,24 @@ struct MessageEmitter {
                     }
                 }
                 printer.line("default: break")
+            }
+        }
+        // A oneof's members share one property.
+        var properties: [String] = []
+        for code in custom where !properties.contains(code.storedProperty) {
+            properties.append(code.storedProperty)
+        }
+        printer.line()
+        printer.block("\(visibility)func customFieldsEqual(_ other: Self) -> Swift.Bool") {
+            for property in properties {
+                printer.line("if self.\(property) != other.\(property) { return false }")
+            }
+            printer.line("return true")
+        }
+        printer.line()
+        printer.block("\(visibility)func hashCustomFields(into hasher: inout Swift.Hasher)") {
+            for property in properties {
+                printer.line("hasher.combine(self.\(property))")
             }
         }
     }

@@ -90,16 +90,11 @@ public struct ET_M2CNotice: SwiftFrame.Message {
 extension ET_C2MTestRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "ET.C2M_TestRequest"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "request", .string),
-        .init(90, "RpcId", .int32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ET_C2MTestRequest.unknownFields,
         [
-            .init(1, .string, .implicit, \ET_C2MTestRequest.request),
-            .init(90, .int32, .implicit, \ET_C2MTestRequest.rpcId),
+            .init(1, "request", .string, .implicit, \ET_C2MTestRequest.request),
+            .init(90, "RpcId", .int32, .implicit, \ET_C2MTestRequest.rpcId),
         ]
     )
 }
@@ -107,20 +102,13 @@ extension ET_C2MTestRequest: SwiftFrame.CompactMessage {
 extension ET_M2CTestResponse: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "ET.M2C_TestResponse"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "response", .string),
-        .init(90, "RpcId", .int32),
-        .init(91, "Error", .int32),
-        .init(92, "Message", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ET_M2CTestResponse.unknownFields,
         [
-            .init(1, .string, .implicit, \ET_M2CTestResponse.response),
-            .init(90, .int32, .implicit, \ET_M2CTestResponse.rpcId),
-            .init(91, .int32, .implicit, \ET_M2CTestResponse.error),
-            .init(92, .string, .implicit, \ET_M2CTestResponse.message),
+            .init(1, "response", .string, .implicit, \ET_M2CTestResponse.response),
+            .init(90, "RpcId", .int32, .implicit, \ET_M2CTestResponse.rpcId),
+            .init(91, "Error", .int32, .implicit, \ET_M2CTestResponse.error),
+            .init(92, "Message", .string, .implicit, \ET_M2CTestResponse.message),
         ]
     )
 }
@@ -128,14 +116,10 @@ extension ET_M2CTestResponse: SwiftFrame.CompactMessage {
 extension ET_C2GPing: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "ET.C2G_Ping"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(90, "RpcId", .int32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ET_C2GPing.unknownFields,
         [
-            .init(90, .int32, .implicit, \ET_C2GPing.rpcId),
+            .init(90, "RpcId", .int32, .implicit, \ET_C2GPing.rpcId),
         ]
     )
 }
@@ -143,20 +127,13 @@ extension ET_C2GPing: SwiftFrame.CompactMessage {
 extension ET_G2CPing: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "ET.G2C_Ping"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "Time", .int64),
-        .init(90, "RpcId", .int32),
-        .init(91, "Error", .int32),
-        .init(92, "Message", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ET_G2CPing.unknownFields,
         [
-            .init(1, .int64, .implicit, \ET_G2CPing.time),
-            .init(90, .int32, .implicit, \ET_G2CPing.rpcId),
-            .init(91, .int32, .implicit, \ET_G2CPing.error),
-            .init(92, .string, .implicit, \ET_G2CPing.message),
+            .init(1, "Time", .int64, .implicit, \ET_G2CPing.time),
+            .init(90, "RpcId", .int32, .implicit, \ET_G2CPing.rpcId),
+            .init(91, "Error", .int32, .implicit, \ET_G2CPing.error),
+            .init(92, "Message", .string, .implicit, \ET_G2CPing.message),
         ]
     )
 }
@@ -164,14 +141,10 @@ extension ET_G2CPing: SwiftFrame.CompactMessage {
 extension ET_M2CNotice: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "ET.M2C_Notice"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "Text", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ET_M2CNotice.unknownFields,
         [
-            .init(1, .string, .implicit, \ET_M2CNotice.text),
+            .init(1, "Text", .string, .implicit, \ET_M2CNotice.text),
         ]
     )
 }

@@ -127,16 +127,11 @@ public struct PlainGame_NoticeNtf: SwiftFrame.Message {
 extension PlainGame_TestReq: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "plain_game.Test_Req"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "param1", .string),
-        .init(2, "param2", .int32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \PlainGame_TestReq.unknownFields,
         [
-            .init(1, .string, .implicit, \PlainGame_TestReq.param1),
-            .init(2, .int32, .implicit, \PlainGame_TestReq.param2),
+            .init(1, "param1", .string, .implicit, \PlainGame_TestReq.param1),
+            .init(2, "param2", .int32, .implicit, \PlainGame_TestReq.param2),
         ]
     )
 }
@@ -144,16 +139,11 @@ extension PlainGame_TestReq: SwiftFrame.CompactMessage {
 extension PlainGame_TestRsp: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "plain_game.Test_Rsp"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "result1", .string),
-        .init(2, "result2", .int64),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \PlainGame_TestRsp.unknownFields,
         [
-            .init(1, .string, .implicit, \PlainGame_TestRsp.result1),
-            .init(2, .int64, .implicit, \PlainGame_TestRsp.result2),
+            .init(1, "result1", .string, .implicit, \PlainGame_TestRsp.result1),
+            .init(2, "result2", .int64, .implicit, \PlainGame_TestRsp.result2),
         ]
     )
 }
@@ -161,16 +151,11 @@ extension PlainGame_TestRsp: SwiftFrame.CompactMessage {
 extension PlainGame_ErrorRsp: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "plain_game.Error_Rsp"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "code", .int32),
-        .init(2, "message", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \PlainGame_ErrorRsp.unknownFields,
         [
-            .init(1, .int32, .implicit, \PlainGame_ErrorRsp.code),
-            .init(2, .string, .implicit, \PlainGame_ErrorRsp.message),
+            .init(1, "code", .int32, .implicit, \PlainGame_ErrorRsp.code),
+            .init(2, "message", .string, .implicit, \PlainGame_ErrorRsp.message),
         ]
     )
 }
@@ -187,16 +172,11 @@ extension PlainGame_EmptyReq: SwiftFrame.CompactMessage {
 extension PlainGame_NoticeNtf: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "plain_game.Notice_Ntf"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "text", .string),
-        .init(2, "serial", .int64),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \PlainGame_NoticeNtf.unknownFields,
         [
-            .init(1, .string, .implicit, \PlainGame_NoticeNtf.text),
-            .init(2, .int64, .implicit, \PlainGame_NoticeNtf.serial),
+            .init(1, "text", .string, .implicit, \PlainGame_NoticeNtf.text),
+            .init(2, "serial", .int64, .implicit, \PlainGame_NoticeNtf.serial),
         ]
     )
 }

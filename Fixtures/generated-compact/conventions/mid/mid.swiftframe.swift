@@ -200,18 +200,12 @@ extension Midgame_MsgId: SwiftFrame.CompactMessage {
 extension Midgame_LoginReq: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "midgame.LoginReq"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
-        .init(2, "account", .string),
-        .init(3, "token", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Midgame_LoginReq.unknownFields,
         [
-            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_LoginReq.mid),
-            .init(2, .string, .optional, \Midgame_LoginReq.account),
-            .init(3, .string, .optional, \Midgame_LoginReq.token),
+            .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_LoginReq.mid),
+            .init(2, "account", .string, .optional, \Midgame_LoginReq.account),
+            .init(3, "token", .string, .optional, \Midgame_LoginReq.token),
         ]
     )
 }
@@ -219,18 +213,12 @@ extension Midgame_LoginReq: SwiftFrame.CompactMessage {
 extension Midgame_LoginRsp: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "midgame.LoginRsp"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
-        .init(2, "result", .int32),
-        .init(3, "player_id", .uint64),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Midgame_LoginRsp.unknownFields,
         [
-            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_LoginRsp.mid),
-            .init(2, .int32, .optional, \Midgame_LoginRsp.result),
-            .init(3, .uint64, .optional, \Midgame_LoginRsp.playerId),
+            .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_LoginRsp.mid),
+            .init(2, "result", .int32, .optional, \Midgame_LoginRsp.result),
+            .init(3, "player_id", .uint64, .optional, \Midgame_LoginRsp.playerId),
         ]
     )
 }
@@ -238,16 +226,11 @@ extension Midgame_LoginRsp: SwiftFrame.CompactMessage {
 extension Midgame_HeartBeat: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "midgame.HeartBeat"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
-        .init(2, "client_time", .int64),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Midgame_HeartBeat.unknownFields,
         [
-            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_HeartBeat.mid),
-            .init(2, .int64, .optional, \Midgame_HeartBeat.clientTime),
+            .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_HeartBeat.mid),
+            .init(2, "client_time", .int64, .optional, \Midgame_HeartBeat.clientTime),
         ]
     )
 }
@@ -255,16 +238,11 @@ extension Midgame_HeartBeat: SwiftFrame.CompactMessage {
 extension Midgame_EnterRoomReq: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "midgame.EnterRoomReq"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
-        .init(2, "room_id", .uint32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Midgame_EnterRoomReq.unknownFields,
         [
-            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_EnterRoomReq.mid),
-            .init(2, .uint32, .optional, \Midgame_EnterRoomReq.roomId),
+            .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_EnterRoomReq.mid),
+            .init(2, "room_id", .uint32, .optional, \Midgame_EnterRoomReq.roomId),
         ]
     )
 }
@@ -272,18 +250,12 @@ extension Midgame_EnterRoomReq: SwiftFrame.CompactMessage {
 extension Midgame_EnterRoomRsp: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "midgame.EnterRoomRsp"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
-        .init(2, "result", .int32),
-        .init(3, "players", .uint64),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Midgame_EnterRoomRsp.unknownFields,
         [
-            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_EnterRoomRsp.mid),
-            .init(2, .int32, .optional, \Midgame_EnterRoomRsp.result),
-            .init(3, .uint64, .repeated, \Midgame_EnterRoomRsp.players),
+            .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_EnterRoomRsp.mid),
+            .init(2, "result", .int32, .optional, \Midgame_EnterRoomRsp.result),
+            .init(3, "players", .uint64, .repeated, \Midgame_EnterRoomRsp.players),
         ]
     )
 }
@@ -291,16 +263,11 @@ extension Midgame_EnterRoomRsp: SwiftFrame.CompactMessage {
 extension Midgame_RoomBroadcastNtf: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "midgame.RoomBroadcastNtf"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
-        .init(2, "text", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Midgame_RoomBroadcastNtf.unknownFields,
         [
-            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_RoomBroadcastNtf.mid),
-            .init(2, .string, .optional, \Midgame_RoomBroadcastNtf.text),
+            .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_RoomBroadcastNtf.mid),
+            .init(2, "text", .string, .optional, \Midgame_RoomBroadcastNtf.text),
         ]
     )
 }
@@ -308,18 +275,12 @@ extension Midgame_RoomBroadcastNtf: SwiftFrame.CompactMessage {
 extension Midgame_ErrorNtf: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "midgame.ErrorNtf"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
-        .init(2, "code", .int32),
-        .init(3, "text", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Midgame_ErrorNtf.unknownFields,
         [
-            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_ErrorNtf.mid),
-            .init(2, .int32, .optional, \Midgame_ErrorNtf.code),
-            .init(3, .string, .optional, \Midgame_ErrorNtf.text),
+            .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_ErrorNtf.mid),
+            .init(2, "code", .int32, .optional, \Midgame_ErrorNtf.code),
+            .init(3, "text", .string, .optional, \Midgame_ErrorNtf.text),
         ]
     )
 }

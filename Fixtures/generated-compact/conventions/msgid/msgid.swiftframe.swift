@@ -113,16 +113,11 @@ public struct Msgid_Ping: SwiftFrame.Message {
 extension Msgid_LoginRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "msgid.LoginRequest"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "account", .string),
-        .init(2, "password", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Msgid_LoginRequest.unknownFields,
         [
-            .init(1, .string, .implicit, \Msgid_LoginRequest.account),
-            .init(2, .string, .implicit, \Msgid_LoginRequest.password),
+            .init(1, "account", .string, .implicit, \Msgid_LoginRequest.account),
+            .init(2, "password", .string, .implicit, \Msgid_LoginRequest.password),
         ]
     )
 }
@@ -130,16 +125,11 @@ extension Msgid_LoginRequest: SwiftFrame.CompactMessage {
 extension Msgid_LoginResponse: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "msgid.LoginResponse"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "code", .int32),
-        .init(2, "session", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Msgid_LoginResponse.unknownFields,
         [
-            .init(1, .int32, .implicit, \Msgid_LoginResponse.code),
-            .init(2, .string, .implicit, \Msgid_LoginResponse.session),
+            .init(1, "code", .int32, .implicit, \Msgid_LoginResponse.code),
+            .init(2, "session", .string, .implicit, \Msgid_LoginResponse.session),
         ]
     )
 }
@@ -147,16 +137,11 @@ extension Msgid_LoginResponse: SwiftFrame.CompactMessage {
 extension Msgid_ChatPush: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "msgid.ChatPush"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "from", .string),
-        .init(2, "text", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Msgid_ChatPush.unknownFields,
         [
-            .init(1, .string, .implicit, \Msgid_ChatPush.from),
-            .init(2, .string, .implicit, \Msgid_ChatPush.text),
+            .init(1, "from", .string, .implicit, \Msgid_ChatPush.from),
+            .init(2, "text", .string, .implicit, \Msgid_ChatPush.text),
         ]
     )
 }
@@ -164,14 +149,10 @@ extension Msgid_ChatPush: SwiftFrame.CompactMessage {
 extension Msgid_Ping: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "msgid.Ping"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "time", .int64),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Msgid_Ping.unknownFields,
         [
-            .init(1, .int64, .implicit, \Msgid_Ping.time),
+            .init(1, "time", .int64, .implicit, \Msgid_Ping.time),
         ]
     )
 }
