@@ -9,12 +9,15 @@ For each schema (the synthetic Protos/CodeSize/synth200.proto and google/protobu
     (median and lowest–highest of COMPILE_RUNS runs) and the object file's .text bytes, in all
     and per message.
 SwiftFrame's output is measured in both of its modes: SPEED (the default) and CODE_SIZE
-(`--swiftframe_opt=OptimizeFor=CODE_SIZE`).
+(`--swiftframe_opt=OptimizeFor=CODE_SIZE`). Both generators' output is compiled at the same
+visibility, since it decides what the compiler must keep: `internal` (protoc-gen-swift's
+default, for generated code inside the app's own module) and `public` (SwiftFrame's default,
+for generated code in a module of its own, which then keeps every property's accessors).
 
 Usage: scripts/codesize.py SWIFTFRAME_PLUGIN PROTOC_GEN_SWIFT MODULES_DIR OUT_DIR
 Environment: COMPILE_RUNS (default 3), PLUGIN_RUNS (default 10), PROTOC (default protoc),
 PROTO_INCLUDE (directory holding google/protobuf/descriptor.proto, default /usr/include),
-SCHEMAS (default "synth200 descriptor").
+SCHEMAS (default "synth200 descriptor"), VISIBILITIES (default "internal public").
 Prints a Markdown table and writes it to OUT_DIR/codesize.md.
 """
 import os
@@ -36,12 +39,21 @@ schemas = [
     ("synth200", os.path.join(bench_dir, "Protos", "CodeSize"), "synth200.proto"),
     ("descriptor", proto_include, "google/protobuf/descriptor.proto"),
 ]
-# Name, protoc's name for the plugin, its path, the output suffix, its parameter.
-generators = [
-    ("SwiftFrame", "swiftframe", sf_plugin, ".swiftframe.swift", ""),
-    ("SwiftFrame CODE_SIZE", "swiftframe", sf_plugin, ".swiftframe.swift", "OptimizeFor=CODE_SIZE"),
-    ("SwiftProtobuf", "swift", pb_plugin, ".pb.swift", ""),
-]
+# Name, protoc's name for the plugin, its path, the output suffix, its parameter, for each
+# visibility (each generator spells the option its own way and has its own default).
+visibility_parameters = {
+    "internal": {"swiftframe": ["Visibility=internal"], "swift": []},
+    "public": {"swiftframe": [], "swift": ["Visibility=Public"]},
+}
+generators = []
+for visibility in os.environ.get("VISIBILITIES", "internal public").split():
+    extra = visibility_parameters[visibility]
+    generators += [
+        (f"SwiftFrame {visibility}", "swiftframe", sf_plugin, ".swiftframe.swift", ",".join(extra["swiftframe"])),
+        (f"SwiftFrame CODE_SIZE {visibility}", "swiftframe", sf_plugin, ".swiftframe.swift",
+         ",".join(["OptimizeFor=CODE_SIZE"] + extra["swiftframe"])),
+        (f"SwiftProtobuf {visibility}", "swift", pb_plugin, ".pb.swift", ",".join(extra["swift"])),
+    ]
 
 
 def run(command, **kwargs):
@@ -159,10 +171,11 @@ for schema, messages, results in rows:
             f"| {schema} | {messages} | {name} | {entry['lines']} | {entry['plugin'].show(1000, 1)} | {entry['protoc'].show(1000, 1)} "
             f"| {entry['Onone'].show(1, 1)} | {entry['O'].show(1, 1)} | {entry['Onone_text'] / messages:.0f} B | {entry['O_text'] / messages:.0f} B |"
         )
-    pb = results.get("SwiftProtobuf")
-    for name in ["SwiftFrame", "SwiftFrame CODE_SIZE"]:
-        sf = results.get(name)
-        if not (sf and pb):
+    for name, sf in results.items():
+        if not name.startswith("SwiftFrame"):
+            continue
+        pb = results.get("SwiftProtobuf " + name.split()[-1])
+        if not pb:
             continue
         ratios.append(
             f"- {schema}, {name}: plugin alone {sf['plugin'].median / pb['plugin'].median:.2f} of protoc-gen-swift's time "

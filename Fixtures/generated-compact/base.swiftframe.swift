@@ -33,11 +33,12 @@ extension UserInfo: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \UserInfo.unknownFields,
+        names: "uid nick_name avatar last_login",
         [
-            .init(1, "uid", .uint32, .implicit, \UserInfo.uid),
-            .init(2, "nick_name", .string, .implicit, \UserInfo.nickName),
-            .init(3, "avatar", .string, .implicit, \UserInfo.avatar),
-            .init(4, "last_login", .int64, .implicit, \UserInfo.lastLogin),
+            .init(1, .uint32, .implicit, \UserInfo.uid),
+            .init(2, .string, .implicit, \UserInfo.nickName),
+            .init(3, .string, .implicit, \UserInfo.avatar),
+            .init(4, .int64, .implicit, \UserInfo.lastLogin),
         ]
     )
 }

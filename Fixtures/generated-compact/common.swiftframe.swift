@@ -102,9 +102,10 @@ extension Common: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Common.unknownFields,
+        names: "method body",
         [
-            .init(1, "method", .enumeration(CommonMethod.self), .implicit, \Common.method),
-            .init(2, "body", .bytes, .implicit, \Common.body),
+            .init(1, .enumeration(CommonMethod.self), .implicit, \Common.method),
+            .init(2, .bytes, .implicit, \Common.body),
         ]
     )
 }
@@ -114,10 +115,11 @@ extension CommonRespon: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \CommonRespon.unknownFields,
+        names: "isSuc respon error",
         [
-            .init(1, "isSuc", .bool, .implicit, \CommonRespon.isSuc),
-            .init(2, "respon", .bytes, .implicit, \CommonRespon.respon),
-            .init(3, "error", .message(ErrorMsg.self), .optional, \CommonRespon._error),
+            .init(1, .bool, .implicit, \CommonRespon.isSuc),
+            .init(2, .bytes, .implicit, \CommonRespon.respon),
+            .init(3, .message(ErrorMsg.self), .optional, \CommonRespon._error),
         ]
     )
 }

@@ -63,10 +63,11 @@ extension Cs20001: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Cs20001.unknownFields,
+        names: "scene_id line message",
         [
-            .init(1, "scene_id", .uint32, .implicit, \Cs20001.sceneId),
-            .init(2, "line", .uint32, .implicit, \Cs20001.line),
-            .init(3, "message", .string, .implicit, \Cs20001.message),
+            .init(1, .uint32, .implicit, \Cs20001.sceneId),
+            .init(2, .uint32, .implicit, \Cs20001.line),
+            .init(3, .string, .implicit, \Cs20001.message),
         ]
     )
 }
@@ -76,14 +77,15 @@ extension Sc20001: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Sc20001.unknownFields,
+        names: "res scene_id pos status type default_combat message",
         [
-            .init(1, "res", .uint32, .implicit, \Sc20001.res),
-            .init(2, "scene_id", .uint32, .implicit, \Sc20001.sceneId),
-            .init(3, "pos", .uint32, .implicit, \Sc20001.pos),
-            .init(4, "status", .uint32, .implicit, \Sc20001.status),
-            .init(5, "type", .uint32, .implicit, \Sc20001.type),
-            .init(6, "default_combat", .uint32, .implicit, \Sc20001.defaultCombat),
-            .init(7, "message", .string, .implicit, \Sc20001.message),
+            .init(1, .uint32, .implicit, \Sc20001.res),
+            .init(2, .uint32, .implicit, \Sc20001.sceneId),
+            .init(3, .uint32, .implicit, \Sc20001.pos),
+            .init(4, .uint32, .implicit, \Sc20001.status),
+            .init(5, .uint32, .implicit, \Sc20001.type),
+            .init(6, .uint32, .implicit, \Sc20001.defaultCombat),
+            .init(7, .string, .implicit, \Sc20001.message),
         ]
     )
 }

@@ -60,9 +60,10 @@ extension ErrorMsg: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ErrorMsg.unknownFields,
+        names: "type msg",
         [
-            .init(1, "type", .enumeration(ErrorType.self), .implicit, \ErrorMsg.type),
-            .init(2, "msg", .string, .implicit, \ErrorMsg.msg),
+            .init(1, .enumeration(ErrorType.self), .implicit, \ErrorMsg.type),
+            .init(2, .string, .implicit, \ErrorMsg.msg),
         ]
     )
 }

@@ -396,53 +396,54 @@ extension Everything: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Everything.unknownFields,
+        names: "f_double f_float f_int64 f_uint64 f_int32 f_fixed64 f_fixed32 f_bool f_string f_bytes f_uint32 f_sfixed32 f_sfixed64 f_sint32 f_sint64 r_double r_float r_int64 r_uint64 r_int32 r_fixed64 r_fixed32 r_bool r_string r_bytes r_uint32 r_sfixed32 r_sfixed64 r_sint32 r_sint64 nested nested_list sign signs owner deepest o_int32 o_string o_sign o_double o_bool unpacked_int32 unpacked_fixed32 unpacked_signs field_2048 max_field",
         [
-            .init(1, "f_double", .double, .implicit, \Everything.fDouble),
-            .init(2, "f_float", .float, .implicit, \Everything.fFloat),
-            .init(3, "f_int64", .int64, .implicit, \Everything.fInt64),
-            .init(4, "f_uint64", .uint64, .implicit, \Everything.fUint64),
-            .init(5, "f_int32", .int32, .implicit, \Everything.fInt32),
-            .init(6, "f_fixed64", .fixed64, .implicit, \Everything.fFixed64),
-            .init(7, "f_fixed32", .fixed32, .implicit, \Everything.fFixed32),
-            .init(8, "f_bool", .bool, .implicit, \Everything.fBool),
-            .init(9, "f_string", .string, .implicit, \Everything.fString),
-            .init(10, "f_bytes", .bytes, .implicit, \Everything.fBytes),
-            .init(11, "f_uint32", .uint32, .implicit, \Everything.fUint32),
-            .init(12, "f_sfixed32", .sfixed32, .implicit, \Everything.fSfixed32),
-            .init(13, "f_sfixed64", .sfixed64, .implicit, \Everything.fSfixed64),
-            .init(14, "f_sint32", .sint32, .implicit, \Everything.fSint32),
-            .init(15, "f_sint64", .sint64, .implicit, \Everything.fSint64),
-            .init(21, "r_double", .double, .packed, \Everything.rDouble),
-            .init(22, "r_float", .float, .packed, \Everything.rFloat),
-            .init(23, "r_int64", .int64, .packed, \Everything.rInt64),
-            .init(24, "r_uint64", .uint64, .packed, \Everything.rUint64),
-            .init(25, "r_int32", .int32, .packed, \Everything.rInt32),
-            .init(26, "r_fixed64", .fixed64, .packed, \Everything.rFixed64),
-            .init(27, "r_fixed32", .fixed32, .packed, \Everything.rFixed32),
-            .init(28, "r_bool", .bool, .packed, \Everything.rBool),
-            .init(29, "r_string", .string, .repeated, \Everything.rString),
-            .init(30, "r_bytes", .bytes, .repeated, \Everything.rBytes),
-            .init(31, "r_uint32", .uint32, .packed, \Everything.rUint32),
-            .init(32, "r_sfixed32", .sfixed32, .packed, \Everything.rSfixed32),
-            .init(33, "r_sfixed64", .sfixed64, .packed, \Everything.rSfixed64),
-            .init(34, "r_sint32", .sint32, .packed, \Everything.rSint32),
-            .init(35, "r_sint64", .sint64, .packed, \Everything.rSint64),
-            .init(40, "nested", .message(Everything.Level1.self), .optional, \Everything._nested),
-            .init(41, "nested_list", .message(Everything.Level1.self), .repeated, \Everything.nestedList),
-            .init(42, "sign", .enumeration(Sign.self), .implicit, \Everything.sign),
-            .init(43, "signs", .enumeration(Sign.self), .packed, \Everything.signs),
-            .init(44, "owner", .message(UserInfo.self), .optional, \Everything._owner),
-            .init(45, "deepest", .message(Everything.Level1.Level2.Level3.self), .optional, \Everything._deepest),
-            .init(50, "o_int32", .int32, .optional, \Everything.oInt32),
-            .init(51, "o_string", .string, .optional, \Everything.oString),
-            .init(52, "o_sign", .enumeration(Sign.self), .optional, \Everything.oSign),
-            .init(53, "o_double", .double, .optional, \Everything.oDouble),
-            .init(54, "o_bool", .bool, .optional, \Everything.oBool),
-            .init(60, "unpacked_int32", .int32, .repeated, \Everything.unpackedInt32),
-            .init(61, "unpacked_fixed32", .fixed32, .repeated, \Everything.unpackedFixed32),
-            .init(62, "unpacked_signs", .enumeration(Sign.self), .repeated, \Everything.unpackedSigns),
-            .init(2048, "field_2048", .int32, .implicit, \Everything.field2048),
-            .init(536870911, "max_field", .int32, .implicit, \Everything.maxField),
+            .init(1, .double, .implicit, \Everything.fDouble),
+            .init(2, .float, .implicit, \Everything.fFloat),
+            .init(3, .int64, .implicit, \Everything.fInt64),
+            .init(4, .uint64, .implicit, \Everything.fUint64),
+            .init(5, .int32, .implicit, \Everything.fInt32),
+            .init(6, .fixed64, .implicit, \Everything.fFixed64),
+            .init(7, .fixed32, .implicit, \Everything.fFixed32),
+            .init(8, .bool, .implicit, \Everything.fBool),
+            .init(9, .string, .implicit, \Everything.fString),
+            .init(10, .bytes, .implicit, \Everything.fBytes),
+            .init(11, .uint32, .implicit, \Everything.fUint32),
+            .init(12, .sfixed32, .implicit, \Everything.fSfixed32),
+            .init(13, .sfixed64, .implicit, \Everything.fSfixed64),
+            .init(14, .sint32, .implicit, \Everything.fSint32),
+            .init(15, .sint64, .implicit, \Everything.fSint64),
+            .init(21, .double, .packed, \Everything.rDouble),
+            .init(22, .float, .packed, \Everything.rFloat),
+            .init(23, .int64, .packed, \Everything.rInt64),
+            .init(24, .uint64, .packed, \Everything.rUint64),
+            .init(25, .int32, .packed, \Everything.rInt32),
+            .init(26, .fixed64, .packed, \Everything.rFixed64),
+            .init(27, .fixed32, .packed, \Everything.rFixed32),
+            .init(28, .bool, .packed, \Everything.rBool),
+            .init(29, .string, .repeated, \Everything.rString),
+            .init(30, .bytes, .repeated, \Everything.rBytes),
+            .init(31, .uint32, .packed, \Everything.rUint32),
+            .init(32, .sfixed32, .packed, \Everything.rSfixed32),
+            .init(33, .sfixed64, .packed, \Everything.rSfixed64),
+            .init(34, .sint32, .packed, \Everything.rSint32),
+            .init(35, .sint64, .packed, \Everything.rSint64),
+            .init(40, .message(Everything.Level1.self), .optional, \Everything._nested),
+            .init(41, .message(Everything.Level1.self), .repeated, \Everything.nestedList),
+            .init(42, .enumeration(Sign.self), .implicit, \Everything.sign),
+            .init(43, .enumeration(Sign.self), .packed, \Everything.signs),
+            .init(44, .message(UserInfo.self), .optional, \Everything._owner),
+            .init(45, .message(Everything.Level1.Level2.Level3.self), .optional, \Everything._deepest),
+            .init(50, .int32, .optional, \Everything.oInt32),
+            .init(51, .string, .optional, \Everything.oString),
+            .init(52, .enumeration(Sign.self), .optional, \Everything.oSign),
+            .init(53, .double, .optional, \Everything.oDouble),
+            .init(54, .bool, .optional, \Everything.oBool),
+            .init(60, .int32, .repeated, \Everything.unpackedInt32),
+            .init(61, .fixed32, .repeated, \Everything.unpackedFixed32),
+            .init(62, .enumeration(Sign.self), .repeated, \Everything.unpackedSigns),
+            .init(2048, .int32, .implicit, \Everything.field2048),
+            .init(536870911, .int32, .implicit, \Everything.maxField),
         ]
     )
 }
@@ -452,9 +453,10 @@ extension Everything.Level1: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Everything.Level1.unknownFields,
+        names: "name child",
         [
-            .init(1, "name", .string, .implicit, \Everything.Level1.name),
-            .init(2, "child", .message(Everything.Level1.Level2.self), .optional, \Everything.Level1._child),
+            .init(1, .string, .implicit, \Everything.Level1.name),
+            .init(2, .message(Everything.Level1.Level2.self), .optional, \Everything.Level1._child),
         ]
     )
 }
@@ -464,9 +466,10 @@ extension Everything.Level1.Level2: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Everything.Level1.Level2.unknownFields,
+        names: "value child",
         [
-            .init(1, "value", .int32, .implicit, \Everything.Level1.Level2.value),
-            .init(2, "child", .message(Everything.Level1.Level2.Level3.self), .optional, \Everything.Level1.Level2._child),
+            .init(1, .int32, .implicit, \Everything.Level1.Level2.value),
+            .init(2, .message(Everything.Level1.Level2.Level3.self), .optional, \Everything.Level1.Level2._child),
         ]
     )
 }
@@ -476,10 +479,11 @@ extension Everything.Level1.Level2.Level3: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Everything.Level1.Level2.Level3.unknownFields,
+        names: "tags sign kind",
         [
-            .init(1, "tags", .string, .repeated, \Everything.Level1.Level2.Level3.tags),
-            .init(2, "sign", .enumeration(Sign.self), .implicit, \Everything.Level1.Level2.Level3.sign),
-            .init(3, "kind", .enumeration(Everything.Level1.Level2.Level3.Kind.self), .implicit, \Everything.Level1.Level2.Level3.kind),
+            .init(1, .string, .repeated, \Everything.Level1.Level2.Level3.tags),
+            .init(2, .enumeration(Sign.self), .implicit, \Everything.Level1.Level2.Level3.sign),
+            .init(3, .enumeration(Everything.Level1.Level2.Level3.Kind.self), .implicit, \Everything.Level1.Level2.Level3.kind),
         ]
     )
 }
@@ -489,9 +493,10 @@ extension EverythingSubset: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \EverythingSubset.unknownFields,
+        names: "f_int32 f_string",
         [
-            .init(5, "f_int32", .int32, .implicit, \EverythingSubset.fInt32),
-            .init(9, "f_string", .string, .implicit, \EverythingSubset.fString),
+            .init(5, .int32, .implicit, \EverythingSubset.fInt32),
+            .init(9, .string, .implicit, \EverythingSubset.fString),
         ]
     )
 }
@@ -501,11 +506,12 @@ extension TreeNode: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \TreeNode.unknownFields,
+        names: "label left right children",
         [
-            .init(1, "label", .string, .implicit, \TreeNode.label),
-            .init(2, "left", .message(TreeNode.self), .optional, \TreeNode._left),
-            .init(3, "right", .message(TreeNode.self), .optional, \TreeNode._right),
-            .init(4, "children", .message(TreeNode.self), .repeated, \TreeNode.children),
+            .init(1, .string, .implicit, \TreeNode.label),
+            .init(2, .message(TreeNode.self), .optional, \TreeNode._left),
+            .init(3, .message(TreeNode.self), .optional, \TreeNode._right),
+            .init(4, .message(TreeNode.self), .repeated, \TreeNode.children),
         ]
     )
 }
@@ -515,9 +521,10 @@ extension Ping: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Ping.unknownFields,
+        names: "pong count",
         [
-            .init(1, "pong", .message(Pong.self), .optional, \Ping._pong),
-            .init(2, "count", .int32, .implicit, \Ping.count),
+            .init(1, .message(Pong.self), .optional, \Ping._pong),
+            .init(2, .int32, .implicit, \Ping.count),
         ]
     )
 }
@@ -527,8 +534,9 @@ extension Pong: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Pong.unknownFields,
+        names: "ping",
         [
-            .init(1, "ping", .message(Ping.self), .optional, \Pong._ping),
+            .init(1, .message(Ping.self), .optional, \Pong._ping),
         ]
     )
 }

@@ -129,9 +129,10 @@ extension TestReq: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \TestReq.unknownFields,
+        names: "param1 param2",
         [
-            .init(1, "param1", .string, .implicit, \TestReq.param1),
-            .init(2, "param2", .int32, .implicit, \TestReq.param2),
+            .init(1, .string, .implicit, \TestReq.param1),
+            .init(2, .int32, .implicit, \TestReq.param2),
         ]
     )
 }
@@ -141,9 +142,10 @@ extension TestRsp: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \TestRsp.unknownFields,
+        names: "result1 result2",
         [
-            .init(1, "result1", .string, .implicit, \TestRsp.result1),
-            .init(2, "result2", .int64, .implicit, \TestRsp.result2),
+            .init(1, .string, .implicit, \TestRsp.result1),
+            .init(2, .int64, .implicit, \TestRsp.result2),
         ]
     )
 }
@@ -153,9 +155,10 @@ extension ErrorRsp: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ErrorRsp.unknownFields,
+        names: "code message",
         [
-            .init(1, "code", .int32, .implicit, \ErrorRsp.code),
-            .init(2, "message", .string, .implicit, \ErrorRsp.message),
+            .init(1, .int32, .implicit, \ErrorRsp.code),
+            .init(2, .string, .implicit, \ErrorRsp.message),
         ]
     )
 }
@@ -174,9 +177,10 @@ extension NoticeNtf: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \NoticeNtf.unknownFields,
+        names: "text serial",
         [
-            .init(1, "text", .string, .implicit, \NoticeNtf.text),
-            .init(2, "serial", .int64, .implicit, \NoticeNtf.serial),
+            .init(1, .string, .implicit, \NoticeNtf.text),
+            .init(2, .int64, .implicit, \NoticeNtf.serial),
         ]
     )
 }

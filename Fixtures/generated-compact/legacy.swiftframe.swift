@@ -207,21 +207,22 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
         unknownFields: \Legacy_Account.unknownFields,
         extensionFields: \Legacy_Account.extensionFields,
         extensionRanges: [100...199],
+        names: "id name level mood history packed_history scores packed_scores Profile Visit referrer moods email phone",
         [
-            .init(1, "id", .int64, .optional, \Legacy_Account.id),
-            .init(2, "name", .string, .optional, \Legacy_Account.name),
-            .init(3, "level", .int32, .optional, \Legacy_Account.level),
-            .init(4, "mood", .closedEnumeration(Legacy_Mood.self), .optional, \Legacy_Account.mood),
-            .init(5, "history", .closedEnumeration(Legacy_Mood.self), .repeated, \Legacy_Account.history),
-            .init(6, "packed_history", .closedEnumeration(Legacy_Mood.self), .packed, \Legacy_Account.packedHistory),
-            .init(7, "scores", .int32, .repeated, \Legacy_Account.scores),
-            .init(8, "packed_scores", .sint64, .packed, \Legacy_Account.packedScores),
-            .init(custom: 9, "Profile", .group(Legacy_Account.Profile.self)),
-            .init(custom: 12, "Visit", .group(Legacy_Account.Visit.self)),
-            .init(14, "referrer", .message(Legacy_Account.self), .optional, \Legacy_Account._referrer),
-            .init(custom: 15, "moods", .map(key: .string, value: .closedEnumeration(Legacy_Mood.protoNames))),
-            .init(custom: 16, "email", .string),
-            .init(custom: 17, "phone", .uint64),
+            .init(1, .int64, .optional, \Legacy_Account.id),
+            .init(2, .string, .optional, \Legacy_Account.name),
+            .init(3, .int32, .optional, \Legacy_Account.level),
+            .init(4, .closedEnumeration(Legacy_Mood.self), .optional, \Legacy_Account.mood),
+            .init(5, .closedEnumeration(Legacy_Mood.self), .repeated, \Legacy_Account.history),
+            .init(6, .closedEnumeration(Legacy_Mood.self), .packed, \Legacy_Account.packedHistory),
+            .init(7, .int32, .repeated, \Legacy_Account.scores),
+            .init(8, .sint64, .packed, \Legacy_Account.packedScores),
+            .init(custom: 9, .group(Legacy_Account.Profile.self)),
+            .init(custom: 12, .group(Legacy_Account.Visit.self)),
+            .init(14, .message(Legacy_Account.self), .optional, \Legacy_Account._referrer),
+            .init(custom: 15, .map(key: .string, value: .closedEnumeration(Legacy_Mood.protoNames))),
+            .init(custom: 16, .string),
+            .init(custom: 17, .uint64),
         ]
     )
 
@@ -316,9 +317,10 @@ extension Legacy_Account.Profile: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Legacy_Account.Profile.unknownFields,
+        names: "bio tags",
         [
-            .init(10, "bio", .string, .optional, \Legacy_Account.Profile.bio),
-            .init(11, "tags", .string, .repeated, \Legacy_Account.Profile.tags),
+            .init(10, .string, .optional, \Legacy_Account.Profile.bio),
+            .init(11, .string, .repeated, \Legacy_Account.Profile.tags),
         ]
     )
 }
@@ -328,8 +330,9 @@ extension Legacy_Account.Visit: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Legacy_Account.Visit.unknownFields,
+        names: "day",
         [
-            .init(13, "day", .uint32, .optional, \Legacy_Account.Visit.day),
+            .init(13, .uint32, .optional, \Legacy_Account.Visit.day),
         ]
     )
 
@@ -346,22 +349,23 @@ extension Legacy_Defaults: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Legacy_Defaults.unknownFields,
+        names: "i32 i64 u32 u64 s32 f64 f d inf neg_inf not_a_number flag text data mood",
         [
-            .init(1, "i32", .int32, .optional, \Legacy_Defaults.i32),
-            .init(2, "i64", .int64, .optional, \Legacy_Defaults.i64),
-            .init(3, "u32", .uint32, .optional, \Legacy_Defaults.u32),
-            .init(4, "u64", .uint64, .optional, \Legacy_Defaults.u64),
-            .init(5, "s32", .sint32, .optional, \Legacy_Defaults.s32),
-            .init(6, "f64", .fixed64, .optional, \Legacy_Defaults.f64),
-            .init(7, "f", .float, .optional, \Legacy_Defaults.f),
-            .init(8, "d", .double, .optional, \Legacy_Defaults.d),
-            .init(9, "inf", .float, .optional, \Legacy_Defaults.inf),
-            .init(10, "neg_inf", .double, .optional, \Legacy_Defaults.negInf),
-            .init(11, "not_a_number", .double, .optional, \Legacy_Defaults.notANumber),
-            .init(12, "flag", .bool, .optional, \Legacy_Defaults.flag),
-            .init(13, "text", .string, .optional, \Legacy_Defaults.text),
-            .init(14, "data", .bytes, .optional, \Legacy_Defaults.data),
-            .init(15, "mood", .closedEnumeration(Legacy_Mood.self), .optional, \Legacy_Defaults.mood),
+            .init(1, .int32, .optional, \Legacy_Defaults.i32),
+            .init(2, .int64, .optional, \Legacy_Defaults.i64),
+            .init(3, .uint32, .optional, \Legacy_Defaults.u32),
+            .init(4, .uint64, .optional, \Legacy_Defaults.u64),
+            .init(5, .sint32, .optional, \Legacy_Defaults.s32),
+            .init(6, .fixed64, .optional, \Legacy_Defaults.f64),
+            .init(7, .float, .optional, \Legacy_Defaults.f),
+            .init(8, .double, .optional, \Legacy_Defaults.d),
+            .init(9, .float, .optional, \Legacy_Defaults.inf),
+            .init(10, .double, .optional, \Legacy_Defaults.negInf),
+            .init(11, .double, .optional, \Legacy_Defaults.notANumber),
+            .init(12, .bool, .optional, \Legacy_Defaults.flag),
+            .init(13, .string, .optional, \Legacy_Defaults.text),
+            .init(14, .bytes, .optional, \Legacy_Defaults.data),
+            .init(15, .closedEnumeration(Legacy_Mood.self), .optional, \Legacy_Defaults.mood),
         ]
     )
 }

@@ -188,8 +188,9 @@ extension Error: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Error.unknownFields,
+        names: "code",
         [
-            .init(1, "code", .int32, .implicit, \Error.code),
+            .init(1, .int32, .implicit, \Error.code),
         ]
     )
 }
@@ -199,22 +200,23 @@ extension NamingEdgeCases: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \NamingEdgeCases.unknownFields,
+        names: "type default self description unknown_fields size tag reader writer cache value HTTP_status URLPath error protocol",
         [
-            .init(1, "type", .int32, .implicit, \NamingEdgeCases.type),
-            .init(2, "default", .int32, .implicit, \NamingEdgeCases.default_),
-            .init(3, "self", .int32, .implicit, \NamingEdgeCases.self_),
-            .init(4, "description", .string, .implicit, \NamingEdgeCases.description_),
-            .init(5, "unknown_fields", .int32, .implicit, \NamingEdgeCases.unknownFields_),
-            .init(6, "size", .int32, .implicit, \NamingEdgeCases.size),
-            .init(7, "tag", .int32, .implicit, \NamingEdgeCases.tag),
-            .init(8, "reader", .int32, .implicit, \NamingEdgeCases.reader),
-            .init(9, "writer", .int32, .implicit, \NamingEdgeCases.writer),
-            .init(10, "cache", .int32, .implicit, \NamingEdgeCases.cache),
-            .init(11, "value", .int32, .implicit, \NamingEdgeCases.value),
-            .init(12, "HTTP_status", .int32, .implicit, \NamingEdgeCases.httpStatus),
-            .init(13, "URLPath", .int32, .implicit, \NamingEdgeCases.urlPath),
-            .init(14, "error", .message(Error.self), .optional, \NamingEdgeCases._error),
-            .init(15, "protocol", .message(NamingEdgeCases.Protocol_.self), .optional, \NamingEdgeCases._protocol_),
+            .init(1, .int32, .implicit, \NamingEdgeCases.type),
+            .init(2, .int32, .implicit, \NamingEdgeCases.default_),
+            .init(3, .int32, .implicit, \NamingEdgeCases.self_),
+            .init(4, .string, .implicit, \NamingEdgeCases.description_),
+            .init(5, .int32, .implicit, \NamingEdgeCases.unknownFields_),
+            .init(6, .int32, .implicit, \NamingEdgeCases.size),
+            .init(7, .int32, .implicit, \NamingEdgeCases.tag),
+            .init(8, .int32, .implicit, \NamingEdgeCases.reader),
+            .init(9, .int32, .implicit, \NamingEdgeCases.writer),
+            .init(10, .int32, .implicit, \NamingEdgeCases.cache),
+            .init(11, .int32, .implicit, \NamingEdgeCases.value),
+            .init(12, .int32, .implicit, \NamingEdgeCases.httpStatus),
+            .init(13, .int32, .implicit, \NamingEdgeCases.urlPath),
+            .init(14, .message(Error.self), .optional, \NamingEdgeCases._error),
+            .init(15, .message(NamingEdgeCases.Protocol_.self), .optional, \NamingEdgeCases._protocol_),
         ]
     )
 }
@@ -224,8 +226,9 @@ extension NamingEdgeCases.Protocol_: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \NamingEdgeCases.Protocol_.unknownFields,
+        names: "version",
         [
-            .init(1, "version", .int32, .implicit, \NamingEdgeCases.Protocol_.version),
+            .init(1, .int32, .implicit, \NamingEdgeCases.Protocol_.version),
         ]
     )
 }

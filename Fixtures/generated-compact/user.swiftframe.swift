@@ -178,9 +178,10 @@ extension UserMsg: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \UserMsg.unknownFields,
+        names: "cmd body",
         [
-            .init(1, "cmd", .enumeration(UserCmd.self), .implicit, \UserMsg.cmd),
-            .init(2, "body", .bytes, .implicit, \UserMsg.body),
+            .init(1, .enumeration(UserCmd.self), .implicit, \UserMsg.cmd),
+            .init(2, .bytes, .implicit, \UserMsg.body),
         ]
     )
 }
@@ -190,9 +191,10 @@ extension SigninRequest: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \SigninRequest.unknownFields,
+        names: "nick_name pwd",
         [
-            .init(1, "nick_name", .string, .implicit, \SigninRequest.nickName),
-            .init(2, "pwd", .string, .implicit, \SigninRequest.pwd),
+            .init(1, .string, .implicit, \SigninRequest.nickName),
+            .init(2, .string, .implicit, \SigninRequest.pwd),
         ]
     )
 }
@@ -202,14 +204,15 @@ extension LoginRequest: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \LoginRequest.unknownFields,
+        names: "nick_name pwd ip port device_name device_id version",
         [
-            .init(1, "nick_name", .string, .implicit, \LoginRequest.nickName),
-            .init(2, "pwd", .string, .implicit, \LoginRequest.pwd),
-            .init(3, "ip", .string, .implicit, \LoginRequest.ip),
-            .init(4, "port", .int32, .implicit, \LoginRequest.port),
-            .init(5, "device_name", .string, .implicit, \LoginRequest.deviceName),
-            .init(6, "device_id", .string, .implicit, \LoginRequest.deviceId),
-            .init(7, "version", .string, .implicit, \LoginRequest.version),
+            .init(1, .string, .implicit, \LoginRequest.nickName),
+            .init(2, .string, .implicit, \LoginRequest.pwd),
+            .init(3, .string, .implicit, \LoginRequest.ip),
+            .init(4, .int32, .implicit, \LoginRequest.port),
+            .init(5, .string, .implicit, \LoginRequest.deviceName),
+            .init(6, .string, .implicit, \LoginRequest.deviceId),
+            .init(7, .string, .implicit, \LoginRequest.version),
         ]
     )
 }
@@ -219,8 +222,9 @@ extension LogoutRequest: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \LogoutRequest.unknownFields,
+        names: "uid",
         [
-            .init(1, "uid", .int32, .implicit, \LogoutRequest.uid),
+            .init(1, .int32, .implicit, \LogoutRequest.uid),
         ]
     )
 }
@@ -230,9 +234,10 @@ extension SiginResponse: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \SiginResponse.unknownFields,
+        names: "uid token",
         [
-            .init(1, "uid", .uint32, .implicit, \SiginResponse.uid),
-            .init(2, "token", .string, .implicit, \SiginResponse.token),
+            .init(1, .uint32, .implicit, \SiginResponse.uid),
+            .init(2, .string, .implicit, \SiginResponse.token),
         ]
     )
 }
@@ -242,9 +247,10 @@ extension LoginResponse: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \LoginResponse.unknownFields,
+        names: "uid token",
         [
-            .init(1, "uid", .uint32, .implicit, \LoginResponse.uid),
-            .init(2, "token", .string, .implicit, \LoginResponse.token),
+            .init(1, .uint32, .implicit, \LoginResponse.uid),
+            .init(2, .string, .implicit, \LoginResponse.token),
         ]
     )
 }
@@ -254,8 +260,9 @@ extension UserInfoRequest: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \UserInfoRequest.unknownFields,
+        names: "uid",
         [
-            .init(1, "uid", .uint32, .implicit, \UserInfoRequest.uid),
+            .init(1, .uint32, .implicit, \UserInfoRequest.uid),
         ]
     )
 }
@@ -265,8 +272,9 @@ extension UserInfoResponse: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \UserInfoResponse.unknownFields,
+        names: "user_info",
         [
-            .init(1, "user_info", .message(UserInfo.self), .optional, \UserInfoResponse._userInfo),
+            .init(1, .message(UserInfo.self), .optional, \UserInfoResponse._userInfo),
         ]
     )
 }

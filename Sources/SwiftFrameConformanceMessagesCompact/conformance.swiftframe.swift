@@ -267,8 +267,9 @@ extension Conformance_FailureSet: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Conformance_FailureSet.unknownFields,
+        names: "failure",
         [
-            .init(1, "failure", .string, .repeated, \Conformance_FailureSet.failure),
+            .init(1, .string, .repeated, \Conformance_FailureSet.failure),
         ]
     )
 }
@@ -278,16 +279,17 @@ extension Conformance_ConformanceRequest: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Conformance_ConformanceRequest.unknownFields,
+        names: "protobuf_payload json_payload requested_output_format message_type test_category jspb_encoding_options jspb_payload text_payload print_unknown_fields",
         [
-            .init(custom: 1, "protobuf_payload", .bytes),
-            .init(custom: 2, "json_payload", .string),
-            .init(3, "requested_output_format", .enumeration(Conformance_WireFormat.self), .implicit, \Conformance_ConformanceRequest.requestedOutputFormat),
-            .init(4, "message_type", .string, .implicit, \Conformance_ConformanceRequest.messageType),
-            .init(5, "test_category", .enumeration(Conformance_TestCategory.self), .implicit, \Conformance_ConformanceRequest.testCategory),
-            .init(6, "jspb_encoding_options", .message(Conformance_JspbEncodingConfig.self), .optional, \Conformance_ConformanceRequest._jspbEncodingOptions),
-            .init(custom: 7, "jspb_payload", .string),
-            .init(custom: 8, "text_payload", .string),
-            .init(9, "print_unknown_fields", .bool, .implicit, \Conformance_ConformanceRequest.printUnknownFields),
+            .init(custom: 1, .bytes),
+            .init(custom: 2, .string),
+            .init(3, .enumeration(Conformance_WireFormat.self), .implicit, \Conformance_ConformanceRequest.requestedOutputFormat),
+            .init(4, .string, .implicit, \Conformance_ConformanceRequest.messageType),
+            .init(5, .enumeration(Conformance_TestCategory.self), .implicit, \Conformance_ConformanceRequest.testCategory),
+            .init(6, .message(Conformance_JspbEncodingConfig.self), .optional, \Conformance_ConformanceRequest._jspbEncodingOptions),
+            .init(custom: 7, .string),
+            .init(custom: 8, .string),
+            .init(9, .bool, .implicit, \Conformance_ConformanceRequest.printUnknownFields),
         ]
     )
 
@@ -359,15 +361,16 @@ extension Conformance_ConformanceResponse: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Conformance_ConformanceResponse.unknownFields,
+        names: "parse_error runtime_error protobuf_payload json_payload skipped serialize_error jspb_payload text_payload",
         [
-            .init(custom: 1, "parse_error", .string),
-            .init(custom: 2, "runtime_error", .string),
-            .init(custom: 3, "protobuf_payload", .bytes),
-            .init(custom: 4, "json_payload", .string),
-            .init(custom: 5, "skipped", .string),
-            .init(custom: 6, "serialize_error", .string),
-            .init(custom: 7, "jspb_payload", .string),
-            .init(custom: 8, "text_payload", .string),
+            .init(custom: 1, .string),
+            .init(custom: 2, .string),
+            .init(custom: 3, .bytes),
+            .init(custom: 4, .string),
+            .init(custom: 5, .string),
+            .init(custom: 6, .string),
+            .init(custom: 7, .string),
+            .init(custom: 8, .string),
         ]
     )
 
@@ -471,8 +474,9 @@ extension Conformance_JspbEncodingConfig: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Conformance_JspbEncodingConfig.unknownFields,
+        names: "use_jspb_array_any_format",
         [
-            .init(1, "use_jspb_array_any_format", .bool, .implicit, \Conformance_JspbEncodingConfig.useJspbArrayAnyFormat),
+            .init(1, .bool, .implicit, \Conformance_JspbEncodingConfig.useJspbArrayAnyFormat),
         ]
     )
 }

@@ -128,16 +128,9 @@ public struct Bench_Node: SwiftFrame.Message {
 extension Bench_Flat: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "bench.Flat"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "id", .uint32),
-        .init(2, "timestamp", .int64),
-        .init(3, "name", .string),
-        .init(4, "payload", .bytes),
-        .init(5, "samples", .int32),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Bench_Flat.unknownFields,
+        names: "id timestamp name payload samples",
         [
             .init(1, .uint32, .implicit, \Bench_Flat.id),
             .init(2, .int64, .implicit, \Bench_Flat.timestamp),
@@ -151,18 +144,9 @@ extension Bench_Flat: SwiftFrame.CompactMessage {
 extension Bench_LoginRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "bench.login_request"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "nick_name", .string),
-        .init(2, "pwd", .string),
-        .init(3, "ip", .string),
-        .init(4, "port", .int32),
-        .init(5, "device_name", .string),
-        .init(6, "device_id", .string),
-        .init(7, "version", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Bench_LoginRequest.unknownFields,
+        names: "nick_name pwd ip port device_name device_id version",
         [
             .init(1, .string, .implicit, \Bench_LoginRequest.nickName),
             .init(2, .string, .implicit, \Bench_LoginRequest.pwd),
@@ -178,14 +162,9 @@ extension Bench_LoginRequest: SwiftFrame.CompactMessage {
 extension Bench_RepeatedHeavy: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "bench.RepeatedHeavy"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "ints", .int32),
-        .init(2, "doubles", .double),
-        .init(3, "names", .string),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Bench_RepeatedHeavy.unknownFields,
+        names: "ints doubles names",
         [
             .init(1, .int32, .packed, \Bench_RepeatedHeavy.ints),
             .init(2, .double, .packed, \Bench_RepeatedHeavy.doubles),
@@ -197,14 +176,9 @@ extension Bench_RepeatedHeavy: SwiftFrame.CompactMessage {
 extension Bench_Leaf: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "bench.Leaf"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "id", .int32),
-        .init(2, "label", .string),
-        .init(3, "weight", .double),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Bench_Leaf.unknownFields,
+        names: "id label weight",
         [
             .init(1, .int32, .implicit, \Bench_Leaf.id),
             .init(2, .string, .implicit, \Bench_Leaf.label),
@@ -216,14 +190,9 @@ extension Bench_Leaf: SwiftFrame.CompactMessage {
 extension Bench_Node: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "bench.Node"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "depth", .int32),
-        .init(2, "leaves", .message(Bench_Leaf.self)),
-        .init(3, "children", .message(Bench_Node.self)),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Bench_Node.unknownFields,
+        names: "depth leaves children",
         [
             .init(1, .int32, .implicit, \Bench_Node.depth),
             .init(2, .message(Bench_Leaf.self), .repeated, \Bench_Node.leaves),

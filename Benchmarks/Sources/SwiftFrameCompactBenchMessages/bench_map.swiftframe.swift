@@ -20,14 +20,11 @@ public struct Bench_MapHeavy: SwiftFrame.Message {
 extension Bench_MapHeavy: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "bench.MapHeavy"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "counts", .map(key: .string, value: .int32)),
-    ]
-
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Bench_MapHeavy.unknownFields,
+        names: "counts",
         [
-            .init(custom: 1),
+            .init(custom: 1, .map(key: .string, value: .int32)),
         ]
     )
 
@@ -57,5 +54,14 @@ extension Bench_MapHeavy: SwiftFrame.CompactMessage {
             }
         default: break
         }
+    }
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self.counts != other.counts { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self.counts)
     }
 }

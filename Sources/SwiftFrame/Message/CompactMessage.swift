@@ -98,9 +98,9 @@ struct FieldEntry: Sendable {
 }
 
 extension FieldKind {
-    /// How the text format reads and prints a value of this kind (not of a custom field, whose
-    /// row names its text-format kind).
-    var textFormatKind: TextFormatKind {
+    /// How the text format reads and prints a value of this kind; nil for a custom field, whose
+    /// row gives its text-format kind.
+    var textFormatKind: TextFormatKind? {
         switch self {
         case .int32: return .int32
         case .int64: return .int64
@@ -120,7 +120,7 @@ extension FieldKind {
         case let .enumeration(type): return .enumeration(type.protoNames)
         case let .closedEnumeration(type): return .closedEnumeration(type.protoNames)
         case let .message(type): return .message(type)
-        case .custom: preconditionFailure("a custom field's row names its text-format kind")
+        case .custom: return nil
         }
     }
 
@@ -154,52 +154,58 @@ public struct FieldTable: @unchecked Sendable {  // the buffers are written in `
     /// The fields' text-format names and kinds (`CompactMessage.textFormatFields`).
     let textFormatFields: UnsafeBufferPointer<TextFormatField>
 
-    /// One field as generated code lists it: number, text-format name, kind, storage, and the
-    /// stored property. (A key path the table turns into an offset when it is made: listed as
-    /// `AnyKeyPath`, a row takes a few bytes of code to build; a generic row would look up the
-    /// property's type for each field.)
+    /// One field as generated code lists it: number, kind, storage, and the stored property.
+    /// (A key path the table turns into an offset when it is made: listed as `AnyKeyPath`, a
+    /// row takes a few bytes of code to build; a generic row would look up the property's type
+    /// for each field.)
     public struct Row {
-        let number: Int32
-        let kind: FieldKind
-        let storage: FieldStorage
-        let path: AnyKeyPath?
-        /// The field's name and kind in the text format; nil for a message generated with
-        /// `TextFormat=Numbers`, which prints fields by number.
-        let textFormat: TextFormatField?
+        @usableFromInline let number: Int32
+        @usableFromInline let kind: FieldKind
+        @usableFromInline let storage: FieldStorage
+        @usableFromInline let place: Place
 
-        public init(_ number: Int32, _ name: String, _ kind: FieldKind, _ storage: FieldStorage, _ path: AnyKeyPath) {
-            (self.number, self.kind, self.storage, self.path) = (number, kind, storage, path)
-            textFormat = TextFormatField(number, name, kind.textFormatKind)
+        /// Where a field is kept: a stored property the codec reaches by offset, or in generated
+        /// code (with how the text format reads and prints it, unless the message prints by number).
+        @usableFromInline
+        enum Place {
+            case stored(AnyKeyPath)
+            case custom(TextFormatKind?)
         }
 
-        /// A field of a message that prints fields by number.
+        @inlinable
         public init(_ number: Int32, _ kind: FieldKind, _ storage: FieldStorage, _ path: AnyKeyPath) {
-            (self.number, self.kind, self.storage, self.path, self.textFormat) = (number, kind, storage, path, nil)
+            (self.number, self.kind, self.storage, self.place) = (number, kind, storage, .stored(path))
         }
 
-        /// A field that generated code reads and writes (`CompactMessage.decodeCustomField`).
-        public init(custom number: Int32, _ name: String, _ kind: TextFormatKind) {
-            (self.number, self.kind, self.storage, self.path) = (number, .custom, .implicit, nil)
-            textFormat = TextFormatField(number, name, kind)
+        /// A field that generated code reads and writes (`CompactMessage.decodeCustomField`),
+        /// read and printed in the text format as `textFormat`.
+        @inlinable
+        public init(custom number: Int32, _ textFormat: TextFormatKind? = nil) {
+            (self.number, self.kind, self.storage, self.place) = (number, .custom, .implicit, .custom(textFormat))
         }
 
-        /// A custom field of a message that prints fields by number.
-        public init(custom number: Int32) {
-            (self.number, self.kind, self.storage, self.path, self.textFormat) = (number, .custom, .implicit, nil, nil)
+        /// How the text format reads and prints the field, if the row says.
+        var textFormatKind: TextFormatKind? {
+            switch place {
+            case .stored: return kind.textFormatKind
+            case let .custom(kind): return kind
+            }
         }
     }
 
     /// The table of `Root`'s fields. Each row's key path must name a stored property of `Root`
     /// of the type that the row's kind and storage call for: checked here, so that a mismatch
     /// traps when the table is made, naming the field, instead of the codec writing a value of
-    /// the wrong type.
+    /// the wrong type. `names` are the fields' text-format names, in the rows' order, separated
+    /// by spaces (one string: a list would take code per name); nil for a message that prints
+    /// its fields by number.
     public init<Root>(
         unknownFields path: KeyPath<Root, UnknownFields>,
         extensionFields extensionPath: KeyPath<Root, UnknownFields>? = nil, extensionRanges: [ClosedRange<Int>] = [],
-        _ rows: [Row]
+        names: String? = nil, _ rows: [Row]
     ) {
         let fields = rows.map { row -> FieldEntry in
-            guard let path = row.path else { return FieldEntry(number: row.number, kind: .custom, storage: .implicit, offset: 0) }
+            guard case let .stored(path) = row.place else { return FieldEntry(number: row.number, kind: .custom, storage: .implicit, offset: 0) }
             guard let typed = path as? PartialKeyPath<Root>, let offset = MemoryLayout<Root>.offset(of: typed) else {
                 preconditionFailure("\(Root.self): field \(row.number) is not a stored property of \(Root.self)")
             }
@@ -232,7 +238,18 @@ public struct FieldTable: @unchecked Sendable {  // the buffers are written in `
             slots[Int(field.number)] = UInt16(index + 1)
         }
         self.slots = permanent(slots)
-        self.textFormatFields = permanent(rows.compactMap(\.textFormat))
+        self.textFormatFields = permanent(Self.textFormatFields(rows, names: names, of: Root.self))
+    }
+
+    /// Each row's name and text-format kind.
+    private static func textFormatFields(_ rows: [Row], names: String?, of root: Any.Type) -> [TextFormatField] {
+        guard let names else { return [] }
+        let split = names.split(separator: " ")
+        precondition(split.count == rows.count, "\(root): \(split.count) names for \(rows.count) fields")
+        return zip(rows, split).map { row, name in
+            guard let kind = row.textFormatKind else { preconditionFailure("\(root): field \(row.number) has a name but no text-format kind") }
+            return TextFormatField(row.number, String(name), kind)
+        }
     }
 
     /// The unknown fields of the message at `message`.

@@ -90,13 +90,12 @@ struct FieldCode {
         }
     }
 
-    /// The field's row in `fieldTable`: `.init(2, "pwd", .string, .implicit, \Login.pwd)`, or
-    /// `.init(custom: 7, "choice", .string)`; without the text-format name and kind when
-    /// the file prints fields by number (`withNames` false).
+    /// The field's row in `fieldTable`: `.init(2, .string, .implicit, \Login.pwd)`, or
+    /// `.init(custom: 7, .string)` with the text-format kind of a field the table leaves to
+    /// generated code (none when the file prints fields by number: `withNames` false).
     func fieldTableRow(in message: String, withNames: Bool) -> String {
-        let (name, textKind) = textFormat
         if isCustomInTable {
-            return withNames ? ".init(custom: \(field.number), \"\(name)\", \(textKind))" : ".init(custom: \(field.number))"
+            return withNames ? ".init(custom: \(field.number), \(textFormat.kind))" : ".init(custom: \(field.number))"
         }
         let kind = Self.runtimeKind(field.kind, enumMember: "self")
         let storage: String
@@ -107,9 +106,11 @@ struct FieldCode {
         case .repeated(packed: false): storage = ".repeated"
         case .oneof, .map: preconditionFailure("\(field.protoName): a custom field")
         }
-        let label = withNames ? "\"\(name)\", " : ""
-        return ".init(\(field.number), \(label)\(kind), \(storage), \\\(message).\(storedProperty))"
+        return ".init(\(field.number), \(kind), \(storage), \\\(message).\(storedProperty))"
     }
+
+    /// The name the text format prints for the field.
+    var textFormatName: String { textFormat.name }
 
     /// The stored property that holds the field: `_child` for a boxed message, the oneof's
     /// property for a member of a oneof.

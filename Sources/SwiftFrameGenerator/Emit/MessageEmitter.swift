@@ -171,6 +171,9 @@ struct MessageEmitter {
                 let list = ranges.map { "\($0.lowerBound)...\($0.upperBound)" }.joined(separator: ", ")
                 printer.line("extensionRanges: [\(list)],")
             }
+            if message.file.printsNames && !fields.isEmpty {
+                printer.line("names: \"\(fields.map(\.textFormatName).joined(separator: " "))\",")
+            }
             printer.list("", fields.map { $0.fieldTableRow(in: message.swiftPath, withNames: message.file.printsNames) })
         }, closing: ")")
         let custom = fields.filter(\.isCustomInTable)

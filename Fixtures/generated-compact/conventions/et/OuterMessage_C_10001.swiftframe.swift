@@ -92,9 +92,10 @@ extension ET_C2MTestRequest: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ET_C2MTestRequest.unknownFields,
+        names: "request RpcId",
         [
-            .init(1, "request", .string, .implicit, \ET_C2MTestRequest.request),
-            .init(90, "RpcId", .int32, .implicit, \ET_C2MTestRequest.rpcId),
+            .init(1, .string, .implicit, \ET_C2MTestRequest.request),
+            .init(90, .int32, .implicit, \ET_C2MTestRequest.rpcId),
         ]
     )
 }
@@ -104,11 +105,12 @@ extension ET_M2CTestResponse: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ET_M2CTestResponse.unknownFields,
+        names: "response RpcId Error Message",
         [
-            .init(1, "response", .string, .implicit, \ET_M2CTestResponse.response),
-            .init(90, "RpcId", .int32, .implicit, \ET_M2CTestResponse.rpcId),
-            .init(91, "Error", .int32, .implicit, \ET_M2CTestResponse.error),
-            .init(92, "Message", .string, .implicit, \ET_M2CTestResponse.message),
+            .init(1, .string, .implicit, \ET_M2CTestResponse.response),
+            .init(90, .int32, .implicit, \ET_M2CTestResponse.rpcId),
+            .init(91, .int32, .implicit, \ET_M2CTestResponse.error),
+            .init(92, .string, .implicit, \ET_M2CTestResponse.message),
         ]
     )
 }
@@ -118,8 +120,9 @@ extension ET_C2GPing: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ET_C2GPing.unknownFields,
+        names: "RpcId",
         [
-            .init(90, "RpcId", .int32, .implicit, \ET_C2GPing.rpcId),
+            .init(90, .int32, .implicit, \ET_C2GPing.rpcId),
         ]
     )
 }
@@ -129,11 +132,12 @@ extension ET_G2CPing: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ET_G2CPing.unknownFields,
+        names: "Time RpcId Error Message",
         [
-            .init(1, "Time", .int64, .implicit, \ET_G2CPing.time),
-            .init(90, "RpcId", .int32, .implicit, \ET_G2CPing.rpcId),
-            .init(91, "Error", .int32, .implicit, \ET_G2CPing.error),
-            .init(92, "Message", .string, .implicit, \ET_G2CPing.message),
+            .init(1, .int64, .implicit, \ET_G2CPing.time),
+            .init(90, .int32, .implicit, \ET_G2CPing.rpcId),
+            .init(91, .int32, .implicit, \ET_G2CPing.error),
+            .init(92, .string, .implicit, \ET_G2CPing.message),
         ]
     )
 }
@@ -143,8 +147,9 @@ extension ET_M2CNotice: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \ET_M2CNotice.unknownFields,
+        names: "Text",
         [
-            .init(1, "Text", .string, .implicit, \ET_M2CNotice.text),
+            .init(1, .string, .implicit, \ET_M2CNotice.text),
         ]
     )
 }

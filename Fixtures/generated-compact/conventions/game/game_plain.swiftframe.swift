@@ -129,9 +129,10 @@ extension PlainGame_TestReq: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \PlainGame_TestReq.unknownFields,
+        names: "param1 param2",
         [
-            .init(1, "param1", .string, .implicit, \PlainGame_TestReq.param1),
-            .init(2, "param2", .int32, .implicit, \PlainGame_TestReq.param2),
+            .init(1, .string, .implicit, \PlainGame_TestReq.param1),
+            .init(2, .int32, .implicit, \PlainGame_TestReq.param2),
         ]
     )
 }
@@ -141,9 +142,10 @@ extension PlainGame_TestRsp: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \PlainGame_TestRsp.unknownFields,
+        names: "result1 result2",
         [
-            .init(1, "result1", .string, .implicit, \PlainGame_TestRsp.result1),
-            .init(2, "result2", .int64, .implicit, \PlainGame_TestRsp.result2),
+            .init(1, .string, .implicit, \PlainGame_TestRsp.result1),
+            .init(2, .int64, .implicit, \PlainGame_TestRsp.result2),
         ]
     )
 }
@@ -153,9 +155,10 @@ extension PlainGame_ErrorRsp: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \PlainGame_ErrorRsp.unknownFields,
+        names: "code message",
         [
-            .init(1, "code", .int32, .implicit, \PlainGame_ErrorRsp.code),
-            .init(2, "message", .string, .implicit, \PlainGame_ErrorRsp.message),
+            .init(1, .int32, .implicit, \PlainGame_ErrorRsp.code),
+            .init(2, .string, .implicit, \PlainGame_ErrorRsp.message),
         ]
     )
 }
@@ -174,9 +177,10 @@ extension PlainGame_NoticeNtf: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \PlainGame_NoticeNtf.unknownFields,
+        names: "text serial",
         [
-            .init(1, "text", .string, .implicit, \PlainGame_NoticeNtf.text),
-            .init(2, "serial", .int64, .implicit, \PlainGame_NoticeNtf.serial),
+            .init(1, .string, .implicit, \PlainGame_NoticeNtf.text),
+            .init(2, .int64, .implicit, \PlainGame_NoticeNtf.serial),
         ]
     )
 }

@@ -202,10 +202,11 @@ extension Midgame_LoginReq: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Midgame_LoginReq.unknownFields,
+        names: "mid account token",
         [
-            .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_LoginReq.mid),
-            .init(2, "account", .string, .optional, \Midgame_LoginReq.account),
-            .init(3, "token", .string, .optional, \Midgame_LoginReq.token),
+            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_LoginReq.mid),
+            .init(2, .string, .optional, \Midgame_LoginReq.account),
+            .init(3, .string, .optional, \Midgame_LoginReq.token),
         ]
     )
 }
@@ -215,10 +216,11 @@ extension Midgame_LoginRsp: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Midgame_LoginRsp.unknownFields,
+        names: "mid result player_id",
         [
-            .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_LoginRsp.mid),
-            .init(2, "result", .int32, .optional, \Midgame_LoginRsp.result),
-            .init(3, "player_id", .uint64, .optional, \Midgame_LoginRsp.playerId),
+            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_LoginRsp.mid),
+            .init(2, .int32, .optional, \Midgame_LoginRsp.result),
+            .init(3, .uint64, .optional, \Midgame_LoginRsp.playerId),
         ]
     )
 }
@@ -228,9 +230,10 @@ extension Midgame_HeartBeat: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Midgame_HeartBeat.unknownFields,
+        names: "mid client_time",
         [
-            .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_HeartBeat.mid),
-            .init(2, "client_time", .int64, .optional, \Midgame_HeartBeat.clientTime),
+            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_HeartBeat.mid),
+            .init(2, .int64, .optional, \Midgame_HeartBeat.clientTime),
         ]
     )
 }
@@ -240,9 +243,10 @@ extension Midgame_EnterRoomReq: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Midgame_EnterRoomReq.unknownFields,
+        names: "mid room_id",
         [
-            .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_EnterRoomReq.mid),
-            .init(2, "room_id", .uint32, .optional, \Midgame_EnterRoomReq.roomId),
+            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_EnterRoomReq.mid),
+            .init(2, .uint32, .optional, \Midgame_EnterRoomReq.roomId),
         ]
     )
 }
@@ -252,10 +256,11 @@ extension Midgame_EnterRoomRsp: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Midgame_EnterRoomRsp.unknownFields,
+        names: "mid result players",
         [
-            .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_EnterRoomRsp.mid),
-            .init(2, "result", .int32, .optional, \Midgame_EnterRoomRsp.result),
-            .init(3, "players", .uint64, .repeated, \Midgame_EnterRoomRsp.players),
+            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_EnterRoomRsp.mid),
+            .init(2, .int32, .optional, \Midgame_EnterRoomRsp.result),
+            .init(3, .uint64, .repeated, \Midgame_EnterRoomRsp.players),
         ]
     )
 }
@@ -265,9 +270,10 @@ extension Midgame_RoomBroadcastNtf: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Midgame_RoomBroadcastNtf.unknownFields,
+        names: "mid text",
         [
-            .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_RoomBroadcastNtf.mid),
-            .init(2, "text", .string, .optional, \Midgame_RoomBroadcastNtf.text),
+            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_RoomBroadcastNtf.mid),
+            .init(2, .string, .optional, \Midgame_RoomBroadcastNtf.text),
         ]
     )
 }
@@ -277,10 +283,11 @@ extension Midgame_ErrorNtf: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Midgame_ErrorNtf.unknownFields,
+        names: "mid code text",
         [
-            .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_ErrorNtf.mid),
-            .init(2, "code", .int32, .optional, \Midgame_ErrorNtf.code),
-            .init(3, "text", .string, .optional, \Midgame_ErrorNtf.text),
+            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_ErrorNtf.mid),
+            .init(2, .int32, .optional, \Midgame_ErrorNtf.code),
+            .init(3, .string, .optional, \Midgame_ErrorNtf.text),
         ]
     )
 }

@@ -115,9 +115,10 @@ extension Msgid_LoginRequest: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Msgid_LoginRequest.unknownFields,
+        names: "account password",
         [
-            .init(1, "account", .string, .implicit, \Msgid_LoginRequest.account),
-            .init(2, "password", .string, .implicit, \Msgid_LoginRequest.password),
+            .init(1, .string, .implicit, \Msgid_LoginRequest.account),
+            .init(2, .string, .implicit, \Msgid_LoginRequest.password),
         ]
     )
 }
@@ -127,9 +128,10 @@ extension Msgid_LoginResponse: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Msgid_LoginResponse.unknownFields,
+        names: "code session",
         [
-            .init(1, "code", .int32, .implicit, \Msgid_LoginResponse.code),
-            .init(2, "session", .string, .implicit, \Msgid_LoginResponse.session),
+            .init(1, .int32, .implicit, \Msgid_LoginResponse.code),
+            .init(2, .string, .implicit, \Msgid_LoginResponse.session),
         ]
     )
 }
@@ -139,9 +141,10 @@ extension Msgid_ChatPush: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Msgid_ChatPush.unknownFields,
+        names: "from text",
         [
-            .init(1, "from", .string, .implicit, \Msgid_ChatPush.from),
-            .init(2, "text", .string, .implicit, \Msgid_ChatPush.text),
+            .init(1, .string, .implicit, \Msgid_ChatPush.from),
+            .init(2, .string, .implicit, \Msgid_ChatPush.text),
         ]
     )
 }
@@ -151,8 +154,9 @@ extension Msgid_Ping: SwiftFrame.CompactMessage {
 
     public static let fieldTable = SwiftFrame.FieldTable(
         unknownFields: \Msgid_Ping.unknownFields,
+        names: "time",
         [
-            .init(1, "time", .int64, .implicit, \Msgid_Ping.time),
+            .init(1, .int64, .implicit, \Msgid_Ping.time),
         ]
     )
 }
