@@ -1,46 +1,57 @@
 #!/usr/bin/env python3
 """What the Swift compiler needs for the message structs alone (make -C Benchmarks floor).
 
-Takes protoc-gen-swiftframe's output for a schema and keeps only the data declarations: each
-message's stored properties, with the Hashable conformance the compiler synthesizes, and no
-initializer, no accessors over boxes and no codec. Compiles that at -Onone and -O -wmo, next to
-the full output and to protoc-gen-swift's, and prints the times. The difference between the
-structs alone and the full output is what the generator's own code costs; the structs alone
-are a floor that any generator of plain Swift structs pays.
+Takes protoc-gen-swiftframe's output for a schema (both at internal visibility, as
+protoc-gen-swift writes by default) and keeps only the data declarations: each message's stored
+properties, initializers and the accessors of its boxed sub-messages, and no codec. Two floors:
+  - the structs with `==` and `hash(into:)` that do nothing: what any generator of plain Swift
+    structs with these properties and initializers pays;
+  - the structs with the `Hashable` the compiler synthesizes (what SwiftFrame's SPEED output
+    pays on top; the CODE_SIZE output hashes through its field table instead).
+Compiles them at -Onone and -O -wmo, next to the full outputs, and prints the CPU times (user
+plus system, the lower of two runs).
 
-Usage: scripts/struct_floor.py SWIFTFRAME_FILE SWIFTPROTOBUF_FILE MODULES_DIR OUT_DIR
+Usage: scripts/struct_floor.py SWIFTFRAME_FILE SWIFTFRAME_CODE_SIZE_FILE SWIFTPROTOBUF_FILE MODULES_DIR OUT_DIR
 """
 import os
 import re
+import resource
 import subprocess
 import sys
-import time
 
-sf_file, pb_file, modules, out_dir = sys.argv[1:5]
+sf_file, compact_file, pb_file, modules, out_dir = sys.argv[1:6]
 os.makedirs(out_dir, exist_ok=True)
 
 source = open(sf_file).read()
-structs = re.sub(r"\nextension [\w.]+ \{\n.*?\n\}\n", "\n", source, flags=re.S)
-structs = re.sub(r"\n    public init\(\n.*?\n    \}\n", "\n", structs, flags=re.S)
-structs = re.sub(r"    public var \w+: [\w.]+\? \{\n        get \{ self\._\w+\?\.value \}\n"
-                 r"        set \{ self\._\w+ = newValue\.map\(SwiftFrame\.Boxed\.init\) \}\n    \}\n", "", structs)
+structs = re.sub(r"\nextension [\w.]+(: [\w.]+)? \{\n.*?\n\}\n", "\n", source, flags=re.S)
 structs = structs.replace(": SwiftFrame.Message {", ": Swift.Hashable, Swift.Sendable {")
-structs_file = os.path.join(out_dir, "structs-only.swift")
-open(structs_file, "w").write(structs)
+synthesized_file = os.path.join(out_dir, "structs-synthesized-hashable.swift")
+open(synthesized_file, "w").write(structs)
+plain = re.sub(r"(\n(public )?struct (\w+): Swift\.Hashable, Swift\.Sendable \{\n)",
+               lambda m: m.group(1) + f"    static func == (lhs: {m.group(3)}, rhs: {m.group(3)}) -> Bool {{ true }}\n"
+                                      "    func hash(into hasher: inout Hasher) {}\n", structs)
+plain_file = os.path.join(out_dir, "structs-plain.swift")
+open(plain_file, "w").write(plain)
 
 
 def compile_time(path, flags):
     command = ["swiftc", "-c", "-parse-as-library", "-swift-version", "6", "-module-name", "Generated",
                "-I", modules, *flags, path, "-o", os.path.join(out_dir, "out.o")]
-    start = time.perf_counter()
-    subprocess.run(command, check=True)
-    return time.perf_counter() - start
+    times = []
+    for _ in range(2):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(command, check=True, stderr=subprocess.DEVNULL)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        times.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return min(times)
 
 
-print("| code | compile -Onone (s) | compile -O (s) |")
+print("| code | compile -Onone (s CPU) | compile -O (s CPU) |")
 print("| --- | ---: | ---: |")
-for label, path in [("SwiftProtobuf output", pb_file), ("SwiftFrame output", sf_file),
-                    ("SwiftFrame's structs alone (stored properties, synthesized Hashable)", structs_file)]:
+for label, path in [("SwiftProtobuf output", pb_file), ("SwiftFrame output (SPEED)", sf_file),
+                    ("SwiftFrame output (CODE_SIZE)", compact_file),
+                    ("SwiftFrame's structs with synthesized Hashable", synthesized_file),
+                    ("SwiftFrame's structs (stored properties, initializers; no conformance code)", plain_file)]:
     onone = compile_time(path, ["-Onone"])
     optimized = compile_time(path, ["-O", "-wmo"])
     print(f"| {label} | {onone:.1f} | {optimized:.1f} |", flush=True)

@@ -155,9 +155,9 @@ public struct FieldTable: @unchecked Sendable {  // the buffers are written in `
     let textFormatFields: UnsafeBufferPointer<TextFormatField>
 
     /// One field as generated code lists it: number, kind, storage, and the stored property.
-    /// (A key path the table turns into an offset when it is made: listed as `AnyKeyPath`, a
-    /// row takes a few bytes of code to build; a generic row would look up the property's type
-    /// for each field.)
+    /// (A key path the table turns into an offset when it is made: listed as `AnyKeyPath`, and
+    /// with the row built in place (`@inlinable`), a row takes a few stores of code; a generic
+    /// row would look up the property's type for each field.)
     public struct Row {
         @usableFromInline let number: Int32
         @usableFromInline let kind: FieldKind

@@ -21,7 +21,8 @@ extension CompactMessage {
     public func hashCustomFields(into hasher: inout Hasher) {}
 }
 
-/// Something done to a stored property once its Swift type is known.
+/// Something done to a stored property once its Swift type is known: compared, hashed, or
+/// (when a table is made) checked against the property the row names.
 protocol StoredPropertyVisitor {
     mutating func visit<V: Hashable & Sendable>(_: V.Type)
 }
