@@ -85,6 +85,8 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        heartbeatTimer?.cancel()
+        deadlineTimer?.task.cancel()
         closed.succeed(closeReason ?? .closedByPeer)
     }
 
@@ -191,8 +193,11 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         }
         if let timer = deadlineTimer, timer.deadline == deadline { return }
         deadlineTimer?.task.cancel()
-        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [weak self] in
-            guard let self else { return }
+        // The timers hold the handler strongly until they fire or are cancelled (on
+        // `channelInactive` or `handlerRemoved`): a weak capture would give the handler a
+        // side table, referenced only through its tagged header word, which LeakSanitizer
+        // reports as leaked when a process exits with a connection still open.
+        let task = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) {
             self.deadlineTimer = nil
             self.expireRequests(context: context)
         }
@@ -252,8 +257,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         guard let heartbeat, !heartbeatOutstanding else { return }
         heartbeatTimer?.cancel()
         let due = min(lastRead, lastWrite) + TimeAmount(heartbeat.interval)
-        heartbeatTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) { [weak self] in
-            guard let self else { return }
+        heartbeatTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
             self.heartbeatDue(context: context)
         }
     }
