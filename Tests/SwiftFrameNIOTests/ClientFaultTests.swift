@@ -50,7 +50,10 @@ import Testing
 
     @Test func whenTheServerGoesAwayPendingRequestsFailAtOnceAndNewOnesWaitForTheNextOne() async throws {
         var configuration = ClientConfiguration()
-        configuration.reconnect = Backoff(initialDelay: .milliseconds(100), jitter: 0)
+        // Retries stay frequent (at most 250 ms apart): with the backoff growing unbounded, a
+        // second server slow to start on a loaded machine (ASan) left the next attempt past the
+        // request's 10-second deadline.
+        configuration.reconnect = Backoff(initialDelay: .milliseconds(100), maxDelay: .milliseconds(250), jitter: 0)
         let first = FrameServer<GameCommands>(port: 0)
         try await withThrowingTaskGroup(of: Void.self) { group in
             let firstRun = Task {
