@@ -160,9 +160,9 @@ enum TableCodec {
     static func size<M: CompactMessage>(ofFields message: UnsafePointer<M>, cache: inout SizeCache) -> Int {
         let table = M.fieldTable
         let base = UnsafeRawPointer(message)
-        var size = (base + table.unknownFieldsOffset).assumingMemoryBound(to: UnknownFields.self).pointee.count
-        if let offset = table.extensionFieldsOffset {
-            size &+= (base + offset).assumingMemoryBound(to: UnknownFields.self).pointee.count
+        var size = table.unknownFields(in: base).pointee.count
+        if let extensionFields = table.extensionFields(in: base) {
+            size &+= extensionFields.pointee.count
         }
         for index in table.fields.indices {
             let field = table.entry(index)
@@ -276,14 +276,14 @@ enum TableCodec {
     static func encode<M: CompactMessage>(fields message: UnsafePointer<M>, to writer: inout ProtoWriter) {
         let table = M.fieldTable
         let base = UnsafeRawPointer(message)
-        if let offset = table.extensionFieldsOffset {
-            encodeWithExtensions(message, table, (base + offset).assumingMemoryBound(to: UnknownFields.self), to: &writer)
+        if let extensionFields = table.extensionFields(in: base) {
+            encodeWithExtensions(message, table, extensionFields, to: &writer)
         } else {
             for index in table.fields.indices {
                 encode(table.entry(index), of: message, to: &writer)
             }
         }
-        writer.writeUnknownFields((base + table.unknownFieldsOffset).assumingMemoryBound(to: UnknownFields.self).pointee)
+        writer.writeUnknownFields(table.unknownFields(in: base).pointee)
     }
 
     @inline(__always)
