@@ -32,13 +32,13 @@ extension UserInfo: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "User_info"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \UserInfo.unknownFields,
-        names: "uid nick_name avatar last_login",
-        [
-            .init(1, .uint32, .implicit, \UserInfo.uid),
-            .init(2, .string, .implicit, \UserInfo.nickName),
-            .init(3, .string, .implicit, \UserInfo.avatar),
-            .init(4, .int64, .implicit, \UserInfo.lastLogin),
-        ]
+        of: UserInfo.self,
+        layout: """
+            1 uint32 uid
+            2 string nick_name
+            3 string avatar
+            4 int64 last_login
+            unknown
+            """
     )
 }

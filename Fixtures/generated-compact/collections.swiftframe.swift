@@ -114,27 +114,67 @@ extension Maps: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Maps"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Maps.unknownFields,
-        names: "int32_int32 int64_int64 uint32_uint32 uint64_uint64 sint32_sint32 sint64_sint64 fixed32_fixed32 fixed64_fixed64 sfixed32_sfixed32 sfixed64_sfixed64 int32_float int32_double bool_bool string_string string_bytes string_message string_enum string_self",
-        [
-            .init(custom: 1, .map(key: .int32, value: .int32)),
-            .init(custom: 2, .map(key: .int64, value: .int64)),
-            .init(custom: 3, .map(key: .uint32, value: .uint32)),
-            .init(custom: 4, .map(key: .uint64, value: .uint64)),
-            .init(custom: 5, .map(key: .sint32, value: .sint32)),
-            .init(custom: 6, .map(key: .sint64, value: .sint64)),
-            .init(custom: 7, .map(key: .fixed32, value: .fixed32)),
-            .init(custom: 8, .map(key: .fixed64, value: .fixed64)),
-            .init(custom: 9, .map(key: .sfixed32, value: .sfixed32)),
-            .init(custom: 10, .map(key: .sfixed64, value: .sfixed64)),
-            .init(custom: 11, .map(key: .int32, value: .float)),
-            .init(custom: 12, .map(key: .int32, value: .double)),
-            .init(custom: 13, .map(key: .bool, value: .bool)),
-            .init(custom: 14, .map(key: .string, value: .string)),
-            .init(custom: 15, .map(key: .string, value: .bytes)),
-            .init(custom: 16, .map(key: .string, value: .message(Everything.Level1.self))),
-            .init(custom: 17, .map(key: .string, value: .enumeration(Sign.protoNames))),
-            .init(custom: 18, .map(key: .string, value: .message(Maps.self))),
+        of: Maps.self,
+        layout: """
+            custom int32Int32
+            custom int64Int64
+            custom uint32Uint32
+            custom uint64Uint64
+            custom sint32Sint32
+            custom sint64Sint64
+            custom fixed32Fixed32
+            custom fixed64Fixed64
+            custom sfixed32Sfixed32
+            custom sfixed64Sfixed64
+            custom int32Float
+            custom int32Double
+            custom boolBool
+            custom stringString
+            custom stringBytes
+            custom stringMessage
+            custom stringEnum
+            custom stringSelf
+            unknown
+            """,
+        types: [
+            [Swift.Int32: Swift.Int32].self,
+            [Swift.Int64: Swift.Int64].self,
+            [Swift.UInt32: Swift.UInt32].self,
+            [Swift.UInt64: Swift.UInt64].self,
+            [Swift.Int32: Swift.Int32].self,
+            [Swift.Int64: Swift.Int64].self,
+            [Swift.UInt32: Swift.UInt32].self,
+            [Swift.UInt64: Swift.UInt64].self,
+            [Swift.Int32: Swift.Int32].self,
+            [Swift.Int64: Swift.Int64].self,
+            [Swift.Int32: Swift.Float].self,
+            [Swift.Int32: Swift.Double].self,
+            [Swift.Bool: Swift.Bool].self,
+            [Swift.String: Swift.String].self,
+            [Swift.String: [Swift.UInt8]].self,
+            [Swift.String: Everything.Level1].self,
+            [Swift.String: Sign].self,
+            [Swift.String: Maps].self,
+        ],
+        custom: [
+            .init(1, "int32_int32", .map(key: .int32, value: .int32)),
+            .init(2, "int64_int64", .map(key: .int64, value: .int64)),
+            .init(3, "uint32_uint32", .map(key: .uint32, value: .uint32)),
+            .init(4, "uint64_uint64", .map(key: .uint64, value: .uint64)),
+            .init(5, "sint32_sint32", .map(key: .sint32, value: .sint32)),
+            .init(6, "sint64_sint64", .map(key: .sint64, value: .sint64)),
+            .init(7, "fixed32_fixed32", .map(key: .fixed32, value: .fixed32)),
+            .init(8, "fixed64_fixed64", .map(key: .fixed64, value: .fixed64)),
+            .init(9, "sfixed32_sfixed32", .map(key: .sfixed32, value: .sfixed32)),
+            .init(10, "sfixed64_sfixed64", .map(key: .sfixed64, value: .sfixed64)),
+            .init(11, "int32_float", .map(key: .int32, value: .float)),
+            .init(12, "int32_double", .map(key: .int32, value: .double)),
+            .init(13, "bool_bool", .map(key: .bool, value: .bool)),
+            .init(14, "string_string", .map(key: .string, value: .string)),
+            .init(15, "string_bytes", .map(key: .string, value: .bytes)),
+            .init(16, "string_message", .map(key: .string, value: .message(Everything.Level1.self))),
+            .init(17, "string_enum", .map(key: .string, value: .enumeration(Sign.protoNames))),
+            .init(18, "string_self", .map(key: .string, value: .message(Maps.self))),
         ]
     )
 
@@ -333,20 +373,28 @@ extension Choices: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Choices"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Choices.unknownFields,
-        names: "number text data level sign ratio flag nested note id name",
-        [
-            .init(custom: 1, .int32),
-            .init(custom: 2, .string),
-            .init(custom: 3, .bytes),
-            .init(custom: 4, .message(Everything.Level1.self)),
-            .init(custom: 5, .enumeration(Sign.protoNames)),
-            .init(custom: 6, .double),
-            .init(custom: 7, .bool),
-            .init(custom: 8, .message(Choices.self)),
-            .init(9, .string, .implicit, \Choices.note),
-            .init(custom: 10, .uint64),
-            .init(custom: 11, .string),
+        of: Choices.self,
+        layout: """
+            custom kind
+            9 string note
+            custom second
+            unknown
+            """,
+        types: [
+            Choices.Kind?.self,
+            Choices.Second?.self,
+        ],
+        custom: [
+            .init(1, "number", .int32),
+            .init(2, "text", .string),
+            .init(3, "data", .bytes),
+            .init(4, "level", .message(Everything.Level1.self)),
+            .init(5, "sign", .enumeration(Sign.protoNames)),
+            .init(6, "ratio", .double),
+            .init(7, "flag", .bool),
+            .init(8, "nested", .message(Choices.self)),
+            .init(10, "id", .uint64),
+            .init(11, "name", .string),
         ]
     )
 

@@ -101,11 +101,14 @@ extension Common: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Common"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Common.unknownFields,
-        names: "method body",
-        [
-            .init(1, .enumeration(CommonMethod.self), .implicit, \Common.method),
-            .init(2, .bytes, .implicit, \Common.body),
+        of: Common.self,
+        layout: """
+            1 enum method
+            2 bytes body
+            unknown
+            """,
+        types: [
+            CommonMethod.self,
         ]
     )
 }
@@ -114,12 +117,15 @@ extension CommonRespon: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "CommonRespon"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \CommonRespon.unknownFields,
-        names: "isSuc respon error",
-        [
-            .init(1, .bool, .implicit, \CommonRespon.isSuc),
-            .init(2, .bytes, .implicit, \CommonRespon.respon),
-            .init(3, .message(ErrorMsg.self), .optional, \CommonRespon._error),
+        of: CommonRespon.self,
+        layout: """
+            1 bool isSuc
+            2 bytes respon
+            3 optional message error
+            unknown
+            """,
+        types: [
+            ErrorMsg.self,
         ]
     )
 }

@@ -62,13 +62,13 @@ extension Cs20001: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Cs_20001"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Cs20001.unknownFields,
-        names: "scene_id line message",
-        [
-            .init(1, .uint32, .implicit, \Cs20001.sceneId),
-            .init(2, .uint32, .implicit, \Cs20001.line),
-            .init(3, .string, .implicit, \Cs20001.message),
-        ]
+        of: Cs20001.self,
+        layout: """
+            1 uint32 scene_id
+            2 uint32 line
+            3 string message
+            unknown
+            """
     )
 }
 
@@ -76,17 +76,17 @@ extension Sc20001: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Sc_20001"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Sc20001.unknownFields,
-        names: "res scene_id pos status type default_combat message",
-        [
-            .init(1, .uint32, .implicit, \Sc20001.res),
-            .init(2, .uint32, .implicit, \Sc20001.sceneId),
-            .init(3, .uint32, .implicit, \Sc20001.pos),
-            .init(4, .uint32, .implicit, \Sc20001.status),
-            .init(5, .uint32, .implicit, \Sc20001.type),
-            .init(6, .uint32, .implicit, \Sc20001.defaultCombat),
-            .init(7, .string, .implicit, \Sc20001.message),
-        ]
+        of: Sc20001.self,
+        layout: """
+            1 uint32 res
+            2 uint32 scene_id
+            3 uint32 pos
+            4 uint32 status
+            5 uint32 type
+            6 uint32 default_combat
+            7 string message
+            unknown
+            """
     )
 }
 

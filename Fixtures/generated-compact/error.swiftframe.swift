@@ -59,11 +59,14 @@ extension ErrorMsg: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "ErrorMsg"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ErrorMsg.unknownFields,
-        names: "type msg",
-        [
-            .init(1, .enumeration(ErrorType.self), .implicit, \ErrorMsg.type),
-            .init(2, .string, .implicit, \ErrorMsg.msg),
+        of: ErrorMsg.self,
+        layout: """
+            1 enum type
+            2 string msg
+            unknown
+            """,
+        types: [
+            ErrorType.self,
         ]
     )
 }

@@ -395,55 +395,65 @@ extension Everything: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Everything"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Everything.unknownFields,
-        names: "f_double f_float f_int64 f_uint64 f_int32 f_fixed64 f_fixed32 f_bool f_string f_bytes f_uint32 f_sfixed32 f_sfixed64 f_sint32 f_sint64 r_double r_float r_int64 r_uint64 r_int32 r_fixed64 r_fixed32 r_bool r_string r_bytes r_uint32 r_sfixed32 r_sfixed64 r_sint32 r_sint64 nested nested_list sign signs owner deepest o_int32 o_string o_sign o_double o_bool unpacked_int32 unpacked_fixed32 unpacked_signs field_2048 max_field",
-        [
-            .init(1, .double, .implicit, \Everything.fDouble),
-            .init(2, .float, .implicit, \Everything.fFloat),
-            .init(3, .int64, .implicit, \Everything.fInt64),
-            .init(4, .uint64, .implicit, \Everything.fUint64),
-            .init(5, .int32, .implicit, \Everything.fInt32),
-            .init(6, .fixed64, .implicit, \Everything.fFixed64),
-            .init(7, .fixed32, .implicit, \Everything.fFixed32),
-            .init(8, .bool, .implicit, \Everything.fBool),
-            .init(9, .string, .implicit, \Everything.fString),
-            .init(10, .bytes, .implicit, \Everything.fBytes),
-            .init(11, .uint32, .implicit, \Everything.fUint32),
-            .init(12, .sfixed32, .implicit, \Everything.fSfixed32),
-            .init(13, .sfixed64, .implicit, \Everything.fSfixed64),
-            .init(14, .sint32, .implicit, \Everything.fSint32),
-            .init(15, .sint64, .implicit, \Everything.fSint64),
-            .init(21, .double, .packed, \Everything.rDouble),
-            .init(22, .float, .packed, \Everything.rFloat),
-            .init(23, .int64, .packed, \Everything.rInt64),
-            .init(24, .uint64, .packed, \Everything.rUint64),
-            .init(25, .int32, .packed, \Everything.rInt32),
-            .init(26, .fixed64, .packed, \Everything.rFixed64),
-            .init(27, .fixed32, .packed, \Everything.rFixed32),
-            .init(28, .bool, .packed, \Everything.rBool),
-            .init(29, .string, .repeated, \Everything.rString),
-            .init(30, .bytes, .repeated, \Everything.rBytes),
-            .init(31, .uint32, .packed, \Everything.rUint32),
-            .init(32, .sfixed32, .packed, \Everything.rSfixed32),
-            .init(33, .sfixed64, .packed, \Everything.rSfixed64),
-            .init(34, .sint32, .packed, \Everything.rSint32),
-            .init(35, .sint64, .packed, \Everything.rSint64),
-            .init(40, .message(Everything.Level1.self), .optional, \Everything._nested),
-            .init(41, .message(Everything.Level1.self), .repeated, \Everything.nestedList),
-            .init(42, .enumeration(Sign.self), .implicit, \Everything.sign),
-            .init(43, .enumeration(Sign.self), .packed, \Everything.signs),
-            .init(44, .message(UserInfo.self), .optional, \Everything._owner),
-            .init(45, .message(Everything.Level1.Level2.Level3.self), .optional, \Everything._deepest),
-            .init(50, .int32, .optional, \Everything.oInt32),
-            .init(51, .string, .optional, \Everything.oString),
-            .init(52, .enumeration(Sign.self), .optional, \Everything.oSign),
-            .init(53, .double, .optional, \Everything.oDouble),
-            .init(54, .bool, .optional, \Everything.oBool),
-            .init(60, .int32, .repeated, \Everything.unpackedInt32),
-            .init(61, .fixed32, .repeated, \Everything.unpackedFixed32),
-            .init(62, .enumeration(Sign.self), .repeated, \Everything.unpackedSigns),
-            .init(2048, .int32, .implicit, \Everything.field2048),
-            .init(536870911, .int32, .implicit, \Everything.maxField),
+        of: Everything.self,
+        layout: """
+            1 double f_double
+            2 float f_float
+            3 int64 f_int64
+            4 uint64 f_uint64
+            5 int32 f_int32
+            6 fixed64 f_fixed64
+            7 fixed32 f_fixed32
+            8 bool f_bool
+            9 string f_string
+            10 bytes f_bytes
+            11 uint32 f_uint32
+            12 sfixed32 f_sfixed32
+            13 sfixed64 f_sfixed64
+            14 sint32 f_sint32
+            15 sint64 f_sint64
+            21 packed double r_double
+            22 packed float r_float
+            23 packed int64 r_int64
+            24 packed uint64 r_uint64
+            25 packed int32 r_int32
+            26 packed fixed64 r_fixed64
+            27 packed fixed32 r_fixed32
+            28 packed bool r_bool
+            29 repeated string r_string
+            30 repeated bytes r_bytes
+            31 packed uint32 r_uint32
+            32 packed sfixed32 r_sfixed32
+            33 packed sfixed64 r_sfixed64
+            34 packed sint32 r_sint32
+            35 packed sint64 r_sint64
+            40 optional message nested
+            41 repeated message nested_list
+            42 enum sign
+            43 packed enum signs
+            44 optional message owner
+            45 optional message deepest
+            50 optional int32 o_int32
+            51 optional string o_string
+            52 optional enum o_sign
+            53 optional double o_double
+            54 optional bool o_bool
+            60 repeated int32 unpacked_int32
+            61 repeated fixed32 unpacked_fixed32
+            62 repeated enum unpacked_signs
+            2048 int32 field_2048
+            536870911 int32 max_field
+            unknown
+            """,
+        types: [
+            Everything.Level1.self,
+            Everything.Level1.self,
+            Sign.self,
+            Sign.self,
+            UserInfo.self,
+            Everything.Level1.Level2.Level3.self,
+            Sign.self,
+            Sign.self,
         ]
     )
 }
@@ -452,11 +462,14 @@ extension Everything.Level1: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Everything.Level1"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Everything.Level1.unknownFields,
-        names: "name child",
-        [
-            .init(1, .string, .implicit, \Everything.Level1.name),
-            .init(2, .message(Everything.Level1.Level2.self), .optional, \Everything.Level1._child),
+        of: Everything.Level1.self,
+        layout: """
+            1 string name
+            2 optional message child
+            unknown
+            """,
+        types: [
+            Everything.Level1.Level2.self,
         ]
     )
 }
@@ -465,11 +478,14 @@ extension Everything.Level1.Level2: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Everything.Level1.Level2"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Everything.Level1.Level2.unknownFields,
-        names: "value child",
-        [
-            .init(1, .int32, .implicit, \Everything.Level1.Level2.value),
-            .init(2, .message(Everything.Level1.Level2.Level3.self), .optional, \Everything.Level1.Level2._child),
+        of: Everything.Level1.Level2.self,
+        layout: """
+            1 int32 value
+            2 optional message child
+            unknown
+            """,
+        types: [
+            Everything.Level1.Level2.Level3.self,
         ]
     )
 }
@@ -478,12 +494,16 @@ extension Everything.Level1.Level2.Level3: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Everything.Level1.Level2.Level3"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Everything.Level1.Level2.Level3.unknownFields,
-        names: "tags sign kind",
-        [
-            .init(1, .string, .repeated, \Everything.Level1.Level2.Level3.tags),
-            .init(2, .enumeration(Sign.self), .implicit, \Everything.Level1.Level2.Level3.sign),
-            .init(3, .enumeration(Everything.Level1.Level2.Level3.Kind.self), .implicit, \Everything.Level1.Level2.Level3.kind),
+        of: Everything.Level1.Level2.Level3.self,
+        layout: """
+            1 repeated string tags
+            2 enum sign
+            3 enum kind
+            unknown
+            """,
+        types: [
+            Sign.self,
+            Everything.Level1.Level2.Level3.Kind.self,
         ]
     )
 }
@@ -492,12 +512,12 @@ extension EverythingSubset: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "EverythingSubset"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \EverythingSubset.unknownFields,
-        names: "f_int32 f_string",
-        [
-            .init(5, .int32, .implicit, \EverythingSubset.fInt32),
-            .init(9, .string, .implicit, \EverythingSubset.fString),
-        ]
+        of: EverythingSubset.self,
+        layout: """
+            5 int32 f_int32
+            9 string f_string
+            unknown
+            """
     )
 }
 
@@ -505,13 +525,18 @@ extension TreeNode: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "TreeNode"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \TreeNode.unknownFields,
-        names: "label left right children",
-        [
-            .init(1, .string, .implicit, \TreeNode.label),
-            .init(2, .message(TreeNode.self), .optional, \TreeNode._left),
-            .init(3, .message(TreeNode.self), .optional, \TreeNode._right),
-            .init(4, .message(TreeNode.self), .repeated, \TreeNode.children),
+        of: TreeNode.self,
+        layout: """
+            1 string label
+            2 optional message left
+            3 optional message right
+            4 repeated message children
+            unknown
+            """,
+        types: [
+            TreeNode.self,
+            TreeNode.self,
+            TreeNode.self,
         ]
     )
 }
@@ -520,11 +545,14 @@ extension Ping: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Ping"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Ping.unknownFields,
-        names: "pong count",
-        [
-            .init(1, .message(Pong.self), .optional, \Ping._pong),
-            .init(2, .int32, .implicit, \Ping.count),
+        of: Ping.self,
+        layout: """
+            1 optional message pong
+            2 int32 count
+            unknown
+            """,
+        types: [
+            Pong.self,
         ]
     )
 }
@@ -533,10 +561,13 @@ extension Pong: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Pong"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Pong.unknownFields,
-        names: "ping",
-        [
-            .init(1, .message(Ping.self), .optional, \Pong._ping),
+        of: Pong.self,
+        layout: """
+            1 optional message ping
+            unknown
+            """,
+        types: [
+            Ping.self,
         ]
     )
 }

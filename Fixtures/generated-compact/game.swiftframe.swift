@@ -128,12 +128,12 @@ extension TestReq: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Test_Req"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \TestReq.unknownFields,
-        names: "param1 param2",
-        [
-            .init(1, .string, .implicit, \TestReq.param1),
-            .init(2, .int32, .implicit, \TestReq.param2),
-        ]
+        of: TestReq.self,
+        layout: """
+            1 string param1
+            2 int32 param2
+            unknown
+            """
     )
 }
 
@@ -141,12 +141,12 @@ extension TestRsp: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Test_Rsp"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \TestRsp.unknownFields,
-        names: "result1 result2",
-        [
-            .init(1, .string, .implicit, \TestRsp.result1),
-            .init(2, .int64, .implicit, \TestRsp.result2),
-        ]
+        of: TestRsp.self,
+        layout: """
+            1 string result1
+            2 int64 result2
+            unknown
+            """
     )
 }
 
@@ -154,12 +154,12 @@ extension ErrorRsp: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Error_Rsp"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ErrorRsp.unknownFields,
-        names: "code message",
-        [
-            .init(1, .int32, .implicit, \ErrorRsp.code),
-            .init(2, .string, .implicit, \ErrorRsp.message),
-        ]
+        of: ErrorRsp.self,
+        layout: """
+            1 int32 code
+            2 string message
+            unknown
+            """
     )
 }
 
@@ -167,8 +167,10 @@ extension EmptyReq: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Empty_Req"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \EmptyReq.unknownFields,
-        []
+        of: EmptyReq.self,
+        layout: """
+            unknown
+            """
     )
 }
 
@@ -176,12 +178,12 @@ extension NoticeNtf: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Notice_Ntf"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \NoticeNtf.unknownFields,
-        names: "text serial",
-        [
-            .init(1, .string, .implicit, \NoticeNtf.text),
-            .init(2, .int64, .implicit, \NoticeNtf.serial),
-        ]
+        of: NoticeNtf.self,
+        layout: """
+            1 string text
+            2 int64 serial
+            unknown
+            """
     )
 }
 

@@ -204,26 +204,42 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "legacy.Account"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Legacy_Account.unknownFields,
-        extensionFields: \Legacy_Account.extensionFields,
-        extensionRanges: [100...199],
-        names: "id name level mood history packed_history scores packed_scores Profile Visit referrer moods email phone",
-        [
-            .init(1, .int64, .optional, \Legacy_Account.id),
-            .init(2, .string, .optional, \Legacy_Account.name),
-            .init(3, .int32, .optional, \Legacy_Account.level),
-            .init(4, .closedEnumeration(Legacy_Mood.self), .optional, \Legacy_Account.mood),
-            .init(5, .closedEnumeration(Legacy_Mood.self), .repeated, \Legacy_Account.history),
-            .init(6, .closedEnumeration(Legacy_Mood.self), .packed, \Legacy_Account.packedHistory),
-            .init(7, .int32, .repeated, \Legacy_Account.scores),
-            .init(8, .sint64, .packed, \Legacy_Account.packedScores),
-            .init(custom: 9, .group(Legacy_Account.Profile.self)),
-            .init(custom: 12, .group(Legacy_Account.Visit.self)),
-            .init(14, .message(Legacy_Account.self), .optional, \Legacy_Account._referrer),
-            .init(custom: 15, .map(key: .string, value: .closedEnumeration(Legacy_Mood.protoNames))),
-            .init(custom: 16, .string),
-            .init(custom: 17, .uint64),
-        ]
+        of: Legacy_Account.self,
+        layout: """
+            1 optional int64 id
+            2 optional string name
+            3 optional int32 level
+            4 optional closed_enum mood
+            5 repeated closed_enum history
+            6 packed closed_enum packed_history
+            7 repeated int32 scores
+            8 packed sint64 packed_scores
+            custom _profile
+            custom visit
+            14 optional message referrer
+            custom moods
+            custom contact
+            unknown
+            extensions
+            """,
+        types: [
+            Legacy_Mood.self,
+            Legacy_Mood.self,
+            Legacy_Mood.self,
+            SwiftFrame.Boxed<Legacy_Account.Profile>?.self,
+            [Legacy_Account.Visit].self,
+            Legacy_Account.self,
+            [Swift.String: Legacy_Mood].self,
+            Legacy_Account.Contact?.self,
+        ],
+        custom: [
+            .init(9, "Profile", .group(Legacy_Account.Profile.self)),
+            .init(12, "Visit", .group(Legacy_Account.Visit.self)),
+            .init(15, "moods", .map(key: .string, value: .closedEnumeration(Legacy_Mood.protoNames))),
+            .init(16, "email", .string),
+            .init(17, "phone", .uint64),
+        ],
+        extensionRanges: [100...199]
     )
 
     public mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) -> Swift.Bool {
@@ -316,12 +332,12 @@ extension Legacy_Account.Profile: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "legacy.Account.Profile"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Legacy_Account.Profile.unknownFields,
-        names: "bio tags",
-        [
-            .init(10, .string, .optional, \Legacy_Account.Profile.bio),
-            .init(11, .string, .repeated, \Legacy_Account.Profile.tags),
-        ]
+        of: Legacy_Account.Profile.self,
+        layout: """
+            10 optional string bio
+            11 repeated string tags
+            unknown
+            """
     )
 }
 
@@ -329,11 +345,11 @@ extension Legacy_Account.Visit: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "legacy.Account.Visit"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Legacy_Account.Visit.unknownFields,
-        names: "day",
-        [
-            .init(13, .uint32, .optional, \Legacy_Account.Visit.day),
-        ]
+        of: Legacy_Account.Visit.self,
+        layout: """
+            13 optional uint32 day
+            unknown
+            """
     )
 
     @inline(never)
@@ -348,24 +364,27 @@ extension Legacy_Defaults: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "legacy.Defaults"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Legacy_Defaults.unknownFields,
-        names: "i32 i64 u32 u64 s32 f64 f d inf neg_inf not_a_number flag text data mood",
-        [
-            .init(1, .int32, .optional, \Legacy_Defaults.i32),
-            .init(2, .int64, .optional, \Legacy_Defaults.i64),
-            .init(3, .uint32, .optional, \Legacy_Defaults.u32),
-            .init(4, .uint64, .optional, \Legacy_Defaults.u64),
-            .init(5, .sint32, .optional, \Legacy_Defaults.s32),
-            .init(6, .fixed64, .optional, \Legacy_Defaults.f64),
-            .init(7, .float, .optional, \Legacy_Defaults.f),
-            .init(8, .double, .optional, \Legacy_Defaults.d),
-            .init(9, .float, .optional, \Legacy_Defaults.inf),
-            .init(10, .double, .optional, \Legacy_Defaults.negInf),
-            .init(11, .double, .optional, \Legacy_Defaults.notANumber),
-            .init(12, .bool, .optional, \Legacy_Defaults.flag),
-            .init(13, .string, .optional, \Legacy_Defaults.text),
-            .init(14, .bytes, .optional, \Legacy_Defaults.data),
-            .init(15, .closedEnumeration(Legacy_Mood.self), .optional, \Legacy_Defaults.mood),
+        of: Legacy_Defaults.self,
+        layout: """
+            1 optional int32 i32
+            2 optional int64 i64
+            3 optional uint32 u32
+            4 optional uint64 u64
+            5 optional sint32 s32
+            6 optional fixed64 f64
+            7 optional float f
+            8 optional double d
+            9 optional float inf
+            10 optional double neg_inf
+            11 optional double not_a_number
+            12 optional bool flag
+            13 optional string text
+            14 optional bytes data
+            15 optional closed_enum mood
+            unknown
+            """,
+        types: [
+            Legacy_Mood.self,
         ]
     )
 }
@@ -374,8 +393,10 @@ extension Legacy_Holder: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "legacy.Holder"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Legacy_Holder.unknownFields,
-        []
+        of: Legacy_Holder.self,
+        layout: """
+            unknown
+            """
     )
 }
 

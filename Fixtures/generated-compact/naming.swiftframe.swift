@@ -187,11 +187,11 @@ extension Error: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Error"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Error.unknownFields,
-        names: "code",
-        [
-            .init(1, .int32, .implicit, \Error.code),
-        ]
+        of: Error.self,
+        layout: """
+            1 int32 code
+            unknown
+            """
     )
 }
 
@@ -199,24 +199,28 @@ extension NamingEdgeCases: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Naming_edge_cases"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \NamingEdgeCases.unknownFields,
-        names: "type default self description unknown_fields size tag reader writer cache value HTTP_status URLPath error protocol",
-        [
-            .init(1, .int32, .implicit, \NamingEdgeCases.type),
-            .init(2, .int32, .implicit, \NamingEdgeCases.default_),
-            .init(3, .int32, .implicit, \NamingEdgeCases.self_),
-            .init(4, .string, .implicit, \NamingEdgeCases.description_),
-            .init(5, .int32, .implicit, \NamingEdgeCases.unknownFields_),
-            .init(6, .int32, .implicit, \NamingEdgeCases.size),
-            .init(7, .int32, .implicit, \NamingEdgeCases.tag),
-            .init(8, .int32, .implicit, \NamingEdgeCases.reader),
-            .init(9, .int32, .implicit, \NamingEdgeCases.writer),
-            .init(10, .int32, .implicit, \NamingEdgeCases.cache),
-            .init(11, .int32, .implicit, \NamingEdgeCases.value),
-            .init(12, .int32, .implicit, \NamingEdgeCases.httpStatus),
-            .init(13, .int32, .implicit, \NamingEdgeCases.urlPath),
-            .init(14, .message(Error.self), .optional, \NamingEdgeCases._error),
-            .init(15, .message(NamingEdgeCases.Protocol_.self), .optional, \NamingEdgeCases._protocol_),
+        of: NamingEdgeCases.self,
+        layout: """
+            1 int32 type
+            2 int32 default
+            3 int32 self
+            4 string description
+            5 int32 unknown_fields
+            6 int32 size
+            7 int32 tag
+            8 int32 reader
+            9 int32 writer
+            10 int32 cache
+            11 int32 value
+            12 int32 HTTP_status
+            13 int32 URLPath
+            14 optional message error
+            15 optional message protocol
+            unknown
+            """,
+        types: [
+            Error.self,
+            NamingEdgeCases.Protocol_.self,
         ]
     )
 }
@@ -225,10 +229,10 @@ extension NamingEdgeCases.Protocol_: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Naming_edge_cases.Protocol"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \NamingEdgeCases.Protocol_.unknownFields,
-        names: "version",
-        [
-            .init(1, .int32, .implicit, \NamingEdgeCases.Protocol_.version),
-        ]
+        of: NamingEdgeCases.Protocol_.self,
+        layout: """
+            1 int32 version
+            unknown
+            """
     )
 }

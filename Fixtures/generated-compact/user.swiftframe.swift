@@ -177,11 +177,14 @@ extension UserMsg: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "User_msg"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \UserMsg.unknownFields,
-        names: "cmd body",
-        [
-            .init(1, .enumeration(UserCmd.self), .implicit, \UserMsg.cmd),
-            .init(2, .bytes, .implicit, \UserMsg.body),
+        of: UserMsg.self,
+        layout: """
+            1 enum cmd
+            2 bytes body
+            unknown
+            """,
+        types: [
+            UserCmd.self,
         ]
     )
 }
@@ -190,12 +193,12 @@ extension SigninRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "signin_request"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \SigninRequest.unknownFields,
-        names: "nick_name pwd",
-        [
-            .init(1, .string, .implicit, \SigninRequest.nickName),
-            .init(2, .string, .implicit, \SigninRequest.pwd),
-        ]
+        of: SigninRequest.self,
+        layout: """
+            1 string nick_name
+            2 string pwd
+            unknown
+            """
     )
 }
 
@@ -203,17 +206,17 @@ extension LoginRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "login_request"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \LoginRequest.unknownFields,
-        names: "nick_name pwd ip port device_name device_id version",
-        [
-            .init(1, .string, .implicit, \LoginRequest.nickName),
-            .init(2, .string, .implicit, \LoginRequest.pwd),
-            .init(3, .string, .implicit, \LoginRequest.ip),
-            .init(4, .int32, .implicit, \LoginRequest.port),
-            .init(5, .string, .implicit, \LoginRequest.deviceName),
-            .init(6, .string, .implicit, \LoginRequest.deviceId),
-            .init(7, .string, .implicit, \LoginRequest.version),
-        ]
+        of: LoginRequest.self,
+        layout: """
+            1 string nick_name
+            2 string pwd
+            3 string ip
+            4 int32 port
+            5 string device_name
+            6 string device_id
+            7 string version
+            unknown
+            """
     )
 }
 
@@ -221,11 +224,11 @@ extension LogoutRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "logout_request"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \LogoutRequest.unknownFields,
-        names: "uid",
-        [
-            .init(1, .int32, .implicit, \LogoutRequest.uid),
-        ]
+        of: LogoutRequest.self,
+        layout: """
+            1 int32 uid
+            unknown
+            """
     )
 }
 
@@ -233,12 +236,12 @@ extension SiginResponse: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "sigin_response"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \SiginResponse.unknownFields,
-        names: "uid token",
-        [
-            .init(1, .uint32, .implicit, \SiginResponse.uid),
-            .init(2, .string, .implicit, \SiginResponse.token),
-        ]
+        of: SiginResponse.self,
+        layout: """
+            1 uint32 uid
+            2 string token
+            unknown
+            """
     )
 }
 
@@ -246,12 +249,12 @@ extension LoginResponse: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "login_response"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \LoginResponse.unknownFields,
-        names: "uid token",
-        [
-            .init(1, .uint32, .implicit, \LoginResponse.uid),
-            .init(2, .string, .implicit, \LoginResponse.token),
-        ]
+        of: LoginResponse.self,
+        layout: """
+            1 uint32 uid
+            2 string token
+            unknown
+            """
     )
 }
 
@@ -259,11 +262,11 @@ extension UserInfoRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "User_info_request"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \UserInfoRequest.unknownFields,
-        names: "uid",
-        [
-            .init(1, .uint32, .implicit, \UserInfoRequest.uid),
-        ]
+        of: UserInfoRequest.self,
+        layout: """
+            1 uint32 uid
+            unknown
+            """
     )
 }
 
@@ -271,10 +274,13 @@ extension UserInfoResponse: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "User_info_response"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \UserInfoResponse.unknownFields,
-        names: "user_info",
-        [
-            .init(1, .message(UserInfo.self), .optional, \UserInfoResponse._userInfo),
+        of: UserInfoResponse.self,
+        layout: """
+            1 optional message user_info
+            unknown
+            """,
+        types: [
+            UserInfo.self,
         ]
     )
 }

@@ -266,11 +266,11 @@ extension Conformance_FailureSet: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "conformance.FailureSet"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Conformance_FailureSet.unknownFields,
-        names: "failure",
-        [
-            .init(1, .string, .repeated, \Conformance_FailureSet.failure),
-        ]
+        of: Conformance_FailureSet.self,
+        layout: """
+            1 repeated string failure
+            unknown
+            """
     )
 }
 
@@ -278,18 +278,27 @@ extension Conformance_ConformanceRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "conformance.ConformanceRequest"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Conformance_ConformanceRequest.unknownFields,
-        names: "protobuf_payload json_payload requested_output_format message_type test_category jspb_encoding_options jspb_payload text_payload print_unknown_fields",
-        [
-            .init(custom: 1, .bytes),
-            .init(custom: 2, .string),
-            .init(3, .enumeration(Conformance_WireFormat.self), .implicit, \Conformance_ConformanceRequest.requestedOutputFormat),
-            .init(4, .string, .implicit, \Conformance_ConformanceRequest.messageType),
-            .init(5, .enumeration(Conformance_TestCategory.self), .implicit, \Conformance_ConformanceRequest.testCategory),
-            .init(6, .message(Conformance_JspbEncodingConfig.self), .optional, \Conformance_ConformanceRequest._jspbEncodingOptions),
-            .init(custom: 7, .string),
-            .init(custom: 8, .string),
-            .init(9, .bool, .implicit, \Conformance_ConformanceRequest.printUnknownFields),
+        of: Conformance_ConformanceRequest.self,
+        layout: """
+            custom payload
+            3 enum requested_output_format
+            4 string message_type
+            5 enum test_category
+            6 optional message jspb_encoding_options
+            9 bool print_unknown_fields
+            unknown
+            """,
+        types: [
+            Conformance_ConformanceRequest.Payload?.self,
+            Conformance_WireFormat.self,
+            Conformance_TestCategory.self,
+            Conformance_JspbEncodingConfig.self,
+        ],
+        custom: [
+            .init(1, "protobuf_payload", .bytes),
+            .init(2, "json_payload", .string),
+            .init(7, "jspb_payload", .string),
+            .init(8, "text_payload", .string),
         ]
     )
 
@@ -360,17 +369,23 @@ extension Conformance_ConformanceResponse: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "conformance.ConformanceResponse"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Conformance_ConformanceResponse.unknownFields,
-        names: "parse_error runtime_error protobuf_payload json_payload skipped serialize_error jspb_payload text_payload",
-        [
-            .init(custom: 1, .string),
-            .init(custom: 2, .string),
-            .init(custom: 3, .bytes),
-            .init(custom: 4, .string),
-            .init(custom: 5, .string),
-            .init(custom: 6, .string),
-            .init(custom: 7, .string),
-            .init(custom: 8, .string),
+        of: Conformance_ConformanceResponse.self,
+        layout: """
+            custom result
+            unknown
+            """,
+        types: [
+            Conformance_ConformanceResponse.Result?.self,
+        ],
+        custom: [
+            .init(1, "parse_error", .string),
+            .init(2, "runtime_error", .string),
+            .init(3, "protobuf_payload", .bytes),
+            .init(4, "json_payload", .string),
+            .init(5, "skipped", .string),
+            .init(6, "serialize_error", .string),
+            .init(7, "jspb_payload", .string),
+            .init(8, "text_payload", .string),
         ]
     )
 
@@ -473,10 +488,10 @@ extension Conformance_JspbEncodingConfig: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "conformance.JspbEncodingConfig"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Conformance_JspbEncodingConfig.unknownFields,
-        names: "use_jspb_array_any_format",
-        [
-            .init(1, .bool, .implicit, \Conformance_JspbEncodingConfig.useJspbArrayAnyFormat),
-        ]
+        of: Conformance_JspbEncodingConfig.self,
+        layout: """
+            1 bool use_jspb_array_any_format
+            unknown
+            """
     )
 }

@@ -655,145 +655,202 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto2_TestAllTypesProto2.unknownFields,
-        extensionFields: \ProtobufTestMessages_Proto2_TestAllTypesProto2.extensionFields,
-        extensionRanges: [120...200],
-        names: "optional_int32 optional_int64 optional_uint32 optional_uint64 optional_sint32 optional_sint64 optional_fixed32 optional_fixed64 optional_sfixed32 optional_sfixed64 optional_float optional_double optional_bool optional_string optional_bytes optional_nested_message optional_foreign_message optional_nested_enum optional_foreign_enum optional_string_piece optional_cord recursive_message repeated_int32 repeated_int64 repeated_uint32 repeated_uint64 repeated_sint32 repeated_sint64 repeated_fixed32 repeated_fixed64 repeated_sfixed32 repeated_sfixed64 repeated_float repeated_double repeated_bool repeated_string repeated_bytes repeated_nested_message repeated_foreign_message repeated_nested_enum repeated_foreign_enum repeated_string_piece repeated_cord map_int32_int32 map_int64_int64 map_uint32_uint32 map_uint64_uint64 map_sint32_sint32 map_sint64_sint64 map_fixed32_fixed32 map_fixed64_fixed64 map_sfixed32_sfixed32 map_sfixed64_sfixed64 map_int32_float map_int32_double map_bool_bool map_string_string map_string_bytes map_string_nested_message map_string_foreign_message map_string_nested_enum map_string_foreign_enum packed_int32 packed_int64 packed_uint32 packed_uint64 packed_sint32 packed_sint64 packed_fixed32 packed_fixed64 packed_sfixed32 packed_sfixed64 packed_float packed_double packed_bool packed_nested_enum unpacked_int32 unpacked_int64 unpacked_uint32 unpacked_uint64 unpacked_sint32 unpacked_sint64 unpacked_fixed32 unpacked_fixed64 unpacked_sfixed32 unpacked_sfixed64 unpacked_float unpacked_double unpacked_bool unpacked_nested_enum oneof_uint32 oneof_nested_message oneof_string oneof_bytes oneof_bool oneof_uint64 oneof_float oneof_double oneof_enum Data default_int32 default_int64 default_uint32 default_uint64 default_sint32 default_sint64 default_fixed32 default_fixed64 default_sfixed32 default_sfixed64 default_float default_double default_bool default_string default_bytes fieldname1 field_name2 _field_name3 field__name4_ field0name5 field_0_name6 fieldName7 FieldName8 field_Name9 Field_Name10 FIELD_NAME11 FIELD_name12 __field_name13 __Field_name14 field__name15 field__Name16 field_name17__ Field_name18__",
-        [
-            .init(1, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalInt32),
-            .init(2, .int64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalInt64),
-            .init(3, .uint32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalUint32),
-            .init(4, .uint64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalUint64),
-            .init(5, .sint32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalSint32),
-            .init(6, .sint64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalSint64),
-            .init(7, .fixed32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalFixed32),
-            .init(8, .fixed64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalFixed64),
-            .init(9, .sfixed32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalSfixed32),
-            .init(10, .sfixed64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalSfixed64),
-            .init(11, .float, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalFloat),
-            .init(12, .double, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalDouble),
-            .init(13, .bool, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalBool),
-            .init(14, .string, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalString),
-            .init(15, .bytes, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalBytes),
-            .init(18, .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2._optionalNestedMessage),
-            .init(19, .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2._optionalForeignMessage),
-            .init(21, .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalNestedEnum),
-            .init(22, .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalForeignEnum),
-            .init(24, .string, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalStringPiece),
-            .init(25, .string, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.optionalCord),
-            .init(27, .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2._recursiveMessage),
-            .init(31, .int32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedInt32),
-            .init(32, .int64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedInt64),
-            .init(33, .uint32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedUint32),
-            .init(34, .uint64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedUint64),
-            .init(35, .sint32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedSint32),
-            .init(36, .sint64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedSint64),
-            .init(37, .fixed32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedFixed32),
-            .init(38, .fixed64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedFixed64),
-            .init(39, .sfixed32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedSfixed32),
-            .init(40, .sfixed64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedSfixed64),
-            .init(41, .float, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedFloat),
-            .init(42, .double, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedDouble),
-            .init(43, .bool, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedBool),
-            .init(44, .string, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedString),
-            .init(45, .bytes, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedBytes),
-            .init(48, .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self), .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedNestedMessage),
-            .init(49, .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self), .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedForeignMessage),
-            .init(51, .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self), .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedNestedEnum),
-            .init(52, .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.self), .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedForeignEnum),
-            .init(54, .string, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedStringPiece),
-            .init(55, .string, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.repeatedCord),
-            .init(custom: 56, .map(key: .int32, value: .int32)),
-            .init(custom: 57, .map(key: .int64, value: .int64)),
-            .init(custom: 58, .map(key: .uint32, value: .uint32)),
-            .init(custom: 59, .map(key: .uint64, value: .uint64)),
-            .init(custom: 60, .map(key: .sint32, value: .sint32)),
-            .init(custom: 61, .map(key: .sint64, value: .sint64)),
-            .init(custom: 62, .map(key: .fixed32, value: .fixed32)),
-            .init(custom: 63, .map(key: .fixed64, value: .fixed64)),
-            .init(custom: 64, .map(key: .sfixed32, value: .sfixed32)),
-            .init(custom: 65, .map(key: .sfixed64, value: .sfixed64)),
-            .init(custom: 66, .map(key: .int32, value: .float)),
-            .init(custom: 67, .map(key: .int32, value: .double)),
-            .init(custom: 68, .map(key: .bool, value: .bool)),
-            .init(custom: 69, .map(key: .string, value: .string)),
-            .init(custom: 70, .map(key: .string, value: .bytes)),
-            .init(custom: 71, .map(key: .string, value: .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self))),
-            .init(custom: 72, .map(key: .string, value: .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self))),
-            .init(custom: 73, .map(key: .string, value: .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames))),
-            .init(custom: 74, .map(key: .string, value: .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.protoNames))),
-            .init(75, .int32, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedInt32),
-            .init(76, .int64, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedInt64),
-            .init(77, .uint32, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedUint32),
-            .init(78, .uint64, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedUint64),
-            .init(79, .sint32, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedSint32),
-            .init(80, .sint64, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedSint64),
-            .init(81, .fixed32, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedFixed32),
-            .init(82, .fixed64, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedFixed64),
-            .init(83, .sfixed32, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedSfixed32),
-            .init(84, .sfixed64, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedSfixed64),
-            .init(85, .float, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedFloat),
-            .init(86, .double, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedDouble),
-            .init(87, .bool, .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedBool),
-            .init(88, .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self), .packed, \ProtobufTestMessages_Proto2_TestAllTypesProto2.packedNestedEnum),
-            .init(89, .int32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedInt32),
-            .init(90, .int64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedInt64),
-            .init(91, .uint32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedUint32),
-            .init(92, .uint64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedUint64),
-            .init(93, .sint32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedSint32),
-            .init(94, .sint64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedSint64),
-            .init(95, .fixed32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedFixed32),
-            .init(96, .fixed64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedFixed64),
-            .init(97, .sfixed32, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedSfixed32),
-            .init(98, .sfixed64, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedSfixed64),
-            .init(99, .float, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedFloat),
-            .init(100, .double, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedDouble),
-            .init(101, .bool, .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedBool),
-            .init(102, .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self), .repeated, \ProtobufTestMessages_Proto2_TestAllTypesProto2.unpackedNestedEnum),
-            .init(custom: 111, .uint32),
-            .init(custom: 112, .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self)),
-            .init(custom: 113, .string),
-            .init(custom: 114, .bytes),
-            .init(custom: 115, .bool),
-            .init(custom: 116, .uint64),
-            .init(custom: 117, .float),
-            .init(custom: 118, .double),
-            .init(custom: 119, .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames)),
-            .init(custom: 201, .group(ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self)),
-            .init(241, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultInt32),
-            .init(242, .int64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultInt64),
-            .init(243, .uint32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultUint32),
-            .init(244, .uint64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultUint64),
-            .init(245, .sint32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultSint32),
-            .init(246, .sint64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultSint64),
-            .init(247, .fixed32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultFixed32),
-            .init(248, .fixed64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultFixed64),
-            .init(249, .sfixed32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultSfixed32),
-            .init(250, .sfixed64, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultSfixed64),
-            .init(251, .float, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultFloat),
-            .init(252, .double, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultDouble),
-            .init(253, .bool, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultBool),
-            .init(254, .string, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultString),
-            .init(255, .bytes, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.defaultBytes),
-            .init(401, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldname1),
-            .init(402, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName2),
-            .init(403, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName3),
-            .init(404, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName4),
-            .init(405, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.field0name5),
-            .init(406, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.field0Name6),
-            .init(407, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName7),
-            .init(408, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName8),
-            .init(409, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName9),
-            .init(410, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName10),
-            .init(411, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName11),
-            .init(412, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName12),
-            .init(413, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName13),
-            .init(414, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName14),
-            .init(415, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName15),
-            .init(416, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName16),
-            .init(417, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName17),
-            .init(418, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.fieldName18),
-        ]
+        of: ProtobufTestMessages_Proto2_TestAllTypesProto2.self,
+        layout: """
+            1 optional int32 optional_int32
+            2 optional int64 optional_int64
+            3 optional uint32 optional_uint32
+            4 optional uint64 optional_uint64
+            5 optional sint32 optional_sint32
+            6 optional sint64 optional_sint64
+            7 optional fixed32 optional_fixed32
+            8 optional fixed64 optional_fixed64
+            9 optional sfixed32 optional_sfixed32
+            10 optional sfixed64 optional_sfixed64
+            11 optional float optional_float
+            12 optional double optional_double
+            13 optional bool optional_bool
+            14 optional string optional_string
+            15 optional bytes optional_bytes
+            18 optional message optional_nested_message
+            19 optional message optional_foreign_message
+            21 optional closed_enum optional_nested_enum
+            22 optional closed_enum optional_foreign_enum
+            24 optional string optional_string_piece
+            25 optional string optional_cord
+            27 optional message recursive_message
+            31 repeated int32 repeated_int32
+            32 repeated int64 repeated_int64
+            33 repeated uint32 repeated_uint32
+            34 repeated uint64 repeated_uint64
+            35 repeated sint32 repeated_sint32
+            36 repeated sint64 repeated_sint64
+            37 repeated fixed32 repeated_fixed32
+            38 repeated fixed64 repeated_fixed64
+            39 repeated sfixed32 repeated_sfixed32
+            40 repeated sfixed64 repeated_sfixed64
+            41 repeated float repeated_float
+            42 repeated double repeated_double
+            43 repeated bool repeated_bool
+            44 repeated string repeated_string
+            45 repeated bytes repeated_bytes
+            48 repeated message repeated_nested_message
+            49 repeated message repeated_foreign_message
+            51 repeated closed_enum repeated_nested_enum
+            52 repeated closed_enum repeated_foreign_enum
+            54 repeated string repeated_string_piece
+            55 repeated string repeated_cord
+            75 packed int32 packed_int32
+            76 packed int64 packed_int64
+            77 packed uint32 packed_uint32
+            78 packed uint64 packed_uint64
+            79 packed sint32 packed_sint32
+            80 packed sint64 packed_sint64
+            81 packed fixed32 packed_fixed32
+            82 packed fixed64 packed_fixed64
+            83 packed sfixed32 packed_sfixed32
+            84 packed sfixed64 packed_sfixed64
+            85 packed float packed_float
+            86 packed double packed_double
+            87 packed bool packed_bool
+            88 packed closed_enum packed_nested_enum
+            89 repeated int32 unpacked_int32
+            90 repeated int64 unpacked_int64
+            91 repeated uint32 unpacked_uint32
+            92 repeated uint64 unpacked_uint64
+            93 repeated sint32 unpacked_sint32
+            94 repeated sint64 unpacked_sint64
+            95 repeated fixed32 unpacked_fixed32
+            96 repeated fixed64 unpacked_fixed64
+            97 repeated sfixed32 unpacked_sfixed32
+            98 repeated sfixed64 unpacked_sfixed64
+            99 repeated float unpacked_float
+            100 repeated double unpacked_double
+            101 repeated bool unpacked_bool
+            102 repeated closed_enum unpacked_nested_enum
+            custom mapInt32Int32
+            custom mapInt64Int64
+            custom mapUint32Uint32
+            custom mapUint64Uint64
+            custom mapSint32Sint32
+            custom mapSint64Sint64
+            custom mapFixed32Fixed32
+            custom mapFixed64Fixed64
+            custom mapSfixed32Sfixed32
+            custom mapSfixed64Sfixed64
+            custom mapInt32Float
+            custom mapInt32Double
+            custom mapBoolBool
+            custom mapStringString
+            custom mapStringBytes
+            custom mapStringNestedMessage
+            custom mapStringForeignMessage
+            custom mapStringNestedEnum
+            custom mapStringForeignEnum
+            custom oneofField
+            custom _data
+            241 optional int32 default_int32
+            242 optional int64 default_int64
+            243 optional uint32 default_uint32
+            244 optional uint64 default_uint64
+            245 optional sint32 default_sint32
+            246 optional sint64 default_sint64
+            247 optional fixed32 default_fixed32
+            248 optional fixed64 default_fixed64
+            249 optional sfixed32 default_sfixed32
+            250 optional sfixed64 default_sfixed64
+            251 optional float default_float
+            252 optional double default_double
+            253 optional bool default_bool
+            254 optional string default_string
+            255 optional bytes default_bytes
+            401 optional int32 fieldname1
+            402 optional int32 field_name2
+            403 optional int32 _field_name3
+            404 optional int32 field__name4_
+            405 optional int32 field0name5
+            406 optional int32 field_0_name6
+            407 optional int32 fieldName7
+            408 optional int32 FieldName8
+            409 optional int32 field_Name9
+            410 optional int32 Field_Name10
+            411 optional int32 FIELD_NAME11
+            412 optional int32 FIELD_name12
+            413 optional int32 __field_name13
+            414 optional int32 __Field_name14
+            415 optional int32 field__name15
+            416 optional int32 field__Name16
+            417 optional int32 field_name17__
+            418 optional int32 Field_name18__
+            unknown
+            extensions
+            """,
+        types: [
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self,
+            ProtobufTestMessages_Proto2_ForeignMessageProto2.self,
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self,
+            ProtobufTestMessages_Proto2_ForeignEnumProto2.self,
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.self,
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self,
+            ProtobufTestMessages_Proto2_ForeignMessageProto2.self,
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self,
+            ProtobufTestMessages_Proto2_ForeignEnumProto2.self,
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self,
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self,
+            [Swift.Int32: Swift.Int32].self,
+            [Swift.Int64: Swift.Int64].self,
+            [Swift.UInt32: Swift.UInt32].self,
+            [Swift.UInt64: Swift.UInt64].self,
+            [Swift.Int32: Swift.Int32].self,
+            [Swift.Int64: Swift.Int64].self,
+            [Swift.UInt32: Swift.UInt32].self,
+            [Swift.UInt64: Swift.UInt64].self,
+            [Swift.Int32: Swift.Int32].self,
+            [Swift.Int64: Swift.Int64].self,
+            [Swift.Int32: Swift.Float].self,
+            [Swift.Int32: Swift.Double].self,
+            [Swift.Bool: Swift.Bool].self,
+            [Swift.String: Swift.String].self,
+            [Swift.String: [Swift.UInt8]].self,
+            [Swift.String: ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage].self,
+            [Swift.String: ProtobufTestMessages_Proto2_ForeignMessageProto2].self,
+            [Swift.String: ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum].self,
+            [Swift.String: ProtobufTestMessages_Proto2_ForeignEnumProto2].self,
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.OneofField?.self,
+            SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllTypesProto2.Data>?.self,
+        ],
+        custom: [
+            .init(56, "map_int32_int32", .map(key: .int32, value: .int32)),
+            .init(57, "map_int64_int64", .map(key: .int64, value: .int64)),
+            .init(58, "map_uint32_uint32", .map(key: .uint32, value: .uint32)),
+            .init(59, "map_uint64_uint64", .map(key: .uint64, value: .uint64)),
+            .init(60, "map_sint32_sint32", .map(key: .sint32, value: .sint32)),
+            .init(61, "map_sint64_sint64", .map(key: .sint64, value: .sint64)),
+            .init(62, "map_fixed32_fixed32", .map(key: .fixed32, value: .fixed32)),
+            .init(63, "map_fixed64_fixed64", .map(key: .fixed64, value: .fixed64)),
+            .init(64, "map_sfixed32_sfixed32", .map(key: .sfixed32, value: .sfixed32)),
+            .init(65, "map_sfixed64_sfixed64", .map(key: .sfixed64, value: .sfixed64)),
+            .init(66, "map_int32_float", .map(key: .int32, value: .float)),
+            .init(67, "map_int32_double", .map(key: .int32, value: .double)),
+            .init(68, "map_bool_bool", .map(key: .bool, value: .bool)),
+            .init(69, "map_string_string", .map(key: .string, value: .string)),
+            .init(70, "map_string_bytes", .map(key: .string, value: .bytes)),
+            .init(71, "map_string_nested_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self))),
+            .init(72, "map_string_foreign_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self))),
+            .init(73, "map_string_nested_enum", .map(key: .string, value: .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames))),
+            .init(74, "map_string_foreign_enum", .map(key: .string, value: .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.protoNames))),
+            .init(111, "oneof_uint32", .uint32),
+            .init(112, "oneof_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self)),
+            .init(113, "oneof_string", .string),
+            .init(114, "oneof_bytes", .bytes),
+            .init(115, "oneof_bool", .bool),
+            .init(116, "oneof_uint64", .uint64),
+            .init(117, "oneof_float", .float),
+            .init(118, "oneof_double", .double),
+            .init(119, "oneof_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames)),
+            .init(201, "Data", .group(ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self)),
+        ],
+        extensionRanges: [120...200]
     )
 
     public mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) -> Swift.Bool {
@@ -1086,11 +1143,14 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage: SwiftFra
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.NestedMessage"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.unknownFields,
-        names: "a corecursive",
-        [
-            .init(1, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.a),
-            .init(2, .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.self), .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage._corecursive),
+        of: ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self,
+        layout: """
+            1 optional int32 a
+            2 optional message corecursive
+            unknown
+            """,
+        types: [
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.self,
         ]
     )
 }
@@ -1099,12 +1159,12 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.Data: SwiftFrame.Compac
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.Data"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.unknownFields,
-        names: "group_int32 group_uint32",
-        [
-            .init(202, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.groupInt32),
-            .init(203, .uint32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.groupUint32),
-        ]
+        of: ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self,
+        layout: """
+            202 optional int32 group_int32
+            203 optional uint32 group_uint32
+            unknown
+            """
     )
 }
 
@@ -1112,10 +1172,12 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect: Swif
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrect"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect.unknownFields,
-        extensionFields: \ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect.extensionFields,
-        extensionRanges: [4...2147483646],
-        []
+        of: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect.self,
+        layout: """
+            unknown
+            extensions
+            """,
+        extensionRanges: [4...2147483646]
     )
 }
 
@@ -1123,11 +1185,11 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrectExtension1"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1.unknownFields,
-        names: "str",
-        [
-            .init(25, .string, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1.str),
-        ]
+        of: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1.self,
+        layout: """
+            25 optional string str
+            unknown
+            """
     )
 }
 
@@ -1135,11 +1197,11 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrectExtension2"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2.unknownFields,
-        names: "i",
-        [
-            .init(9, .int32, .optional, \ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2.i),
-        ]
+        of: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2.self,
+        layout: """
+            9 optional int32 i
+            unknown
+            """
     )
 }
 
@@ -1147,11 +1209,11 @@ extension ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.CompactMe
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.ForeignMessageProto2"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto2_ForeignMessageProto2.unknownFields,
-        names: "c",
-        [
-            .init(1, .int32, .optional, \ProtobufTestMessages_Proto2_ForeignMessageProto2.c),
-        ]
+        of: ProtobufTestMessages_Proto2_ForeignMessageProto2.self,
+        layout: """
+            1 optional int32 c
+            unknown
+            """
     )
 }
 
@@ -1159,15 +1221,22 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.CompactM
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.UnknownToTestAllTypes"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.unknownFields,
-        names: "optional_int32 optional_string nested_message OptionalGroup optional_bool repeated_int32",
-        [
-            .init(1001, .int32, .optional, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.optionalInt32),
-            .init(1002, .string, .optional, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.optionalString),
-            .init(1003, .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self), .optional, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes._nestedMessage),
-            .init(custom: 1004, .group(ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.self)),
-            .init(1006, .bool, .optional, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.optionalBool),
-            .init(1011, .int32, .repeated, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.repeatedInt32),
+        of: ProtobufTestMessages_Proto2_UnknownToTestAllTypes.self,
+        layout: """
+            1001 optional int32 optional_int32
+            1002 optional string optional_string
+            1003 optional message nested_message
+            custom _optionalgroup
+            1006 optional bool optional_bool
+            1011 repeated int32 repeated_int32
+            unknown
+            """,
+        types: [
+            ProtobufTestMessages_Proto2_ForeignMessageProto2.self,
+            SwiftFrame.Boxed<ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup>?.self,
+        ],
+        custom: [
+            .init(1004, "OptionalGroup", .group(ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.self)),
         ]
     )
 
@@ -1213,11 +1282,11 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup: Swift
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.UnknownToTestAllTypes.OptionalGroup"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.unknownFields,
-        names: "a",
-        [
-            .init(1, .int32, .optional, \ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.a),
-        ]
+        of: ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.self,
+        layout: """
+            1 optional int32 a
+            unknown
+            """
     )
 }
 
@@ -1225,8 +1294,10 @@ extension ProtobufTestMessages_Proto2_NullHypothesisProto2: SwiftFrame.CompactMe
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.NullHypothesisProto2"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto2_NullHypothesisProto2.unknownFields,
-        []
+        of: ProtobufTestMessages_Proto2_NullHypothesisProto2.self,
+        layout: """
+            unknown
+            """
     )
 }
 
@@ -1234,8 +1305,10 @@ extension ProtobufTestMessages_Proto2_EnumOnlyProto2: SwiftFrame.CompactMessage 
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.EnumOnlyProto2"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto2_EnumOnlyProto2.unknownFields,
-        []
+        of: ProtobufTestMessages_Proto2_EnumOnlyProto2.self,
+        layout: """
+            unknown
+            """
     )
 }
 
@@ -1243,11 +1316,11 @@ extension ProtobufTestMessages_Proto2_OneStringProto2: SwiftFrame.CompactMessage
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.OneStringProto2"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto2_OneStringProto2.unknownFields,
-        names: "data",
-        [
-            .init(1, .string, .optional, \ProtobufTestMessages_Proto2_OneStringProto2.data),
-        ]
+        of: ProtobufTestMessages_Proto2_OneStringProto2.self,
+        layout: """
+            1 optional string data
+            unknown
+            """
     )
 }
 

@@ -751,160 +751,248 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.TestAllTypesProto3"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto3_TestAllTypesProto3.unknownFields,
-        names: "optional_int32 optional_int64 optional_uint32 optional_uint64 optional_sint32 optional_sint64 optional_fixed32 optional_fixed64 optional_sfixed32 optional_sfixed64 optional_float optional_double optional_bool optional_string optional_bytes optional_nested_message optional_foreign_message optional_nested_enum optional_foreign_enum optional_aliased_enum optional_string_piece optional_cord recursive_message repeated_int32 repeated_int64 repeated_uint32 repeated_uint64 repeated_sint32 repeated_sint64 repeated_fixed32 repeated_fixed64 repeated_sfixed32 repeated_sfixed64 repeated_float repeated_double repeated_bool repeated_string repeated_bytes repeated_nested_message repeated_foreign_message repeated_nested_enum repeated_foreign_enum repeated_string_piece repeated_cord map_int32_int32 map_int64_int64 map_uint32_uint32 map_uint64_uint64 map_sint32_sint32 map_sint64_sint64 map_fixed32_fixed32 map_fixed64_fixed64 map_sfixed32_sfixed32 map_sfixed64_sfixed64 map_int32_float map_int32_double map_bool_bool map_string_string map_string_bytes map_string_nested_message map_string_foreign_message map_string_nested_enum map_string_foreign_enum packed_int32 packed_int64 packed_uint32 packed_uint64 packed_sint32 packed_sint64 packed_fixed32 packed_fixed64 packed_sfixed32 packed_sfixed64 packed_float packed_double packed_bool packed_nested_enum unpacked_int32 unpacked_int64 unpacked_uint32 unpacked_uint64 unpacked_sint32 unpacked_sint64 unpacked_fixed32 unpacked_fixed64 unpacked_sfixed32 unpacked_sfixed64 unpacked_float unpacked_double unpacked_bool unpacked_nested_enum oneof_uint32 oneof_nested_message oneof_string oneof_bytes oneof_bool oneof_uint64 oneof_float oneof_double oneof_enum oneof_null_value optional_bool_wrapper optional_int32_wrapper optional_int64_wrapper optional_uint32_wrapper optional_uint64_wrapper optional_float_wrapper optional_double_wrapper optional_string_wrapper optional_bytes_wrapper repeated_bool_wrapper repeated_int32_wrapper repeated_int64_wrapper repeated_uint32_wrapper repeated_uint64_wrapper repeated_float_wrapper repeated_double_wrapper repeated_string_wrapper repeated_bytes_wrapper optional_duration optional_timestamp optional_field_mask optional_struct optional_any optional_value optional_null_value repeated_duration repeated_timestamp repeated_fieldmask repeated_any repeated_value repeated_list_value repeated_struct fieldname1 field_name2 _field_name3 field__name4_ field0name5 field_0_name6 fieldName7 FieldName8 field_Name9 Field_Name10 FIELD_NAME11 FIELD_name12 __field_name13 __Field_name14 field__name15 field__Name16 field_name17__ Field_name18__",
-        [
-            .init(1, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalInt32),
-            .init(2, .int64, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalInt64),
-            .init(3, .uint32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalUint32),
-            .init(4, .uint64, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalUint64),
-            .init(5, .sint32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalSint32),
-            .init(6, .sint64, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalSint64),
-            .init(7, .fixed32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalFixed32),
-            .init(8, .fixed64, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalFixed64),
-            .init(9, .sfixed32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalSfixed32),
-            .init(10, .sfixed64, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalSfixed64),
-            .init(11, .float, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalFloat),
-            .init(12, .double, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalDouble),
-            .init(13, .bool, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalBool),
-            .init(14, .string, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalString),
-            .init(15, .bytes, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalBytes),
-            .init(18, .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalNestedMessage),
-            .init(19, .message(ProtobufTestMessages_Proto3_ForeignMessage.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalForeignMessage),
-            .init(21, .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.self), .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalNestedEnum),
-            .init(22, .enumeration(ProtobufTestMessages_Proto3_ForeignEnum.self), .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalForeignEnum),
-            .init(23, .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.AliasedEnum.self), .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalAliasedEnum),
-            .init(24, .string, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalStringPiece),
-            .init(25, .string, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalCord),
-            .init(27, .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._recursiveMessage),
-            .init(31, .int32, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedInt32),
-            .init(32, .int64, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedInt64),
-            .init(33, .uint32, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedUint32),
-            .init(34, .uint64, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedUint64),
-            .init(35, .sint32, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedSint32),
-            .init(36, .sint64, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedSint64),
-            .init(37, .fixed32, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedFixed32),
-            .init(38, .fixed64, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedFixed64),
-            .init(39, .sfixed32, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedSfixed32),
-            .init(40, .sfixed64, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedSfixed64),
-            .init(41, .float, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedFloat),
-            .init(42, .double, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedDouble),
-            .init(43, .bool, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedBool),
-            .init(44, .string, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedString),
-            .init(45, .bytes, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedBytes),
-            .init(48, .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedNestedMessage),
-            .init(49, .message(ProtobufTestMessages_Proto3_ForeignMessage.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedForeignMessage),
-            .init(51, .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.self), .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedNestedEnum),
-            .init(52, .enumeration(ProtobufTestMessages_Proto3_ForeignEnum.self), .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedForeignEnum),
-            .init(54, .string, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedStringPiece),
-            .init(55, .string, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedCord),
-            .init(custom: 56, .map(key: .int32, value: .int32)),
-            .init(custom: 57, .map(key: .int64, value: .int64)),
-            .init(custom: 58, .map(key: .uint32, value: .uint32)),
-            .init(custom: 59, .map(key: .uint64, value: .uint64)),
-            .init(custom: 60, .map(key: .sint32, value: .sint32)),
-            .init(custom: 61, .map(key: .sint64, value: .sint64)),
-            .init(custom: 62, .map(key: .fixed32, value: .fixed32)),
-            .init(custom: 63, .map(key: .fixed64, value: .fixed64)),
-            .init(custom: 64, .map(key: .sfixed32, value: .sfixed32)),
-            .init(custom: 65, .map(key: .sfixed64, value: .sfixed64)),
-            .init(custom: 66, .map(key: .int32, value: .float)),
-            .init(custom: 67, .map(key: .int32, value: .double)),
-            .init(custom: 68, .map(key: .bool, value: .bool)),
-            .init(custom: 69, .map(key: .string, value: .string)),
-            .init(custom: 70, .map(key: .string, value: .bytes)),
-            .init(custom: 71, .map(key: .string, value: .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self))),
-            .init(custom: 72, .map(key: .string, value: .message(ProtobufTestMessages_Proto3_ForeignMessage.self))),
-            .init(custom: 73, .map(key: .string, value: .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames))),
-            .init(custom: 74, .map(key: .string, value: .enumeration(ProtobufTestMessages_Proto3_ForeignEnum.protoNames))),
-            .init(75, .int32, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.packedInt32),
-            .init(76, .int64, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.packedInt64),
-            .init(77, .uint32, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.packedUint32),
-            .init(78, .uint64, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.packedUint64),
-            .init(79, .sint32, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.packedSint32),
-            .init(80, .sint64, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.packedSint64),
-            .init(81, .fixed32, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.packedFixed32),
-            .init(82, .fixed64, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.packedFixed64),
-            .init(83, .sfixed32, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.packedSfixed32),
-            .init(84, .sfixed64, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.packedSfixed64),
-            .init(85, .float, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.packedFloat),
-            .init(86, .double, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.packedDouble),
-            .init(87, .bool, .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.packedBool),
-            .init(88, .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.self), .packed, \ProtobufTestMessages_Proto3_TestAllTypesProto3.packedNestedEnum),
-            .init(89, .int32, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.unpackedInt32),
-            .init(90, .int64, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.unpackedInt64),
-            .init(91, .uint32, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.unpackedUint32),
-            .init(92, .uint64, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.unpackedUint64),
-            .init(93, .sint32, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.unpackedSint32),
-            .init(94, .sint64, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.unpackedSint64),
-            .init(95, .fixed32, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.unpackedFixed32),
-            .init(96, .fixed64, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.unpackedFixed64),
-            .init(97, .sfixed32, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.unpackedSfixed32),
-            .init(98, .sfixed64, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.unpackedSfixed64),
-            .init(99, .float, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.unpackedFloat),
-            .init(100, .double, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.unpackedDouble),
-            .init(101, .bool, .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.unpackedBool),
-            .init(102, .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.unpackedNestedEnum),
-            .init(custom: 111, .uint32),
-            .init(custom: 112, .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self)),
-            .init(custom: 113, .string),
-            .init(custom: 114, .bytes),
-            .init(custom: 115, .bool),
-            .init(custom: 116, .uint64),
-            .init(custom: 117, .float),
-            .init(custom: 118, .double),
-            .init(custom: 119, .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames)),
-            .init(custom: 120, .enumeration(Google_Protobuf_NullValue.protoNames)),
-            .init(201, .message(Google_Protobuf_BoolValue.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalBoolWrapper),
-            .init(202, .message(Google_Protobuf_Int32Value.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalInt32Wrapper),
-            .init(203, .message(Google_Protobuf_Int64Value.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalInt64Wrapper),
-            .init(204, .message(Google_Protobuf_UInt32Value.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalUint32Wrapper),
-            .init(205, .message(Google_Protobuf_UInt64Value.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalUint64Wrapper),
-            .init(206, .message(Google_Protobuf_FloatValue.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalFloatWrapper),
-            .init(207, .message(Google_Protobuf_DoubleValue.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalDoubleWrapper),
-            .init(208, .message(Google_Protobuf_StringValue.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalStringWrapper),
-            .init(209, .message(Google_Protobuf_BytesValue.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalBytesWrapper),
-            .init(211, .message(Google_Protobuf_BoolValue.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedBoolWrapper),
-            .init(212, .message(Google_Protobuf_Int32Value.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedInt32Wrapper),
-            .init(213, .message(Google_Protobuf_Int64Value.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedInt64Wrapper),
-            .init(214, .message(Google_Protobuf_UInt32Value.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedUint32Wrapper),
-            .init(215, .message(Google_Protobuf_UInt64Value.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedUint64Wrapper),
-            .init(216, .message(Google_Protobuf_FloatValue.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedFloatWrapper),
-            .init(217, .message(Google_Protobuf_DoubleValue.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedDoubleWrapper),
-            .init(218, .message(Google_Protobuf_StringValue.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedStringWrapper),
-            .init(219, .message(Google_Protobuf_BytesValue.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedBytesWrapper),
-            .init(301, .message(Google_Protobuf_Duration.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalDuration),
-            .init(302, .message(Google_Protobuf_Timestamp.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalTimestamp),
-            .init(303, .message(Google_Protobuf_FieldMask.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalFieldMask),
-            .init(304, .message(Google_Protobuf_Struct.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalStruct),
-            .init(305, .message(Google_Protobuf_Any.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalAny),
-            .init(306, .message(Google_Protobuf_Value.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3._optionalValue),
-            .init(307, .enumeration(Google_Protobuf_NullValue.self), .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.optionalNullValue),
-            .init(311, .message(Google_Protobuf_Duration.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedDuration),
-            .init(312, .message(Google_Protobuf_Timestamp.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedTimestamp),
-            .init(313, .message(Google_Protobuf_FieldMask.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedFieldmask),
-            .init(315, .message(Google_Protobuf_Any.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedAny),
-            .init(316, .message(Google_Protobuf_Value.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedValue),
-            .init(317, .message(Google_Protobuf_ListValue.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedListValue),
-            .init(324, .message(Google_Protobuf_Struct.self), .repeated, \ProtobufTestMessages_Proto3_TestAllTypesProto3.repeatedStruct),
-            .init(401, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldname1),
-            .init(402, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldName2),
-            .init(403, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldName3),
-            .init(404, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldName4),
-            .init(405, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.field0name5),
-            .init(406, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.field0Name6),
-            .init(407, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldName7),
-            .init(408, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldName8),
-            .init(409, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldName9),
-            .init(410, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldName10),
-            .init(411, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldName11),
-            .init(412, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldName12),
-            .init(413, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldName13),
-            .init(414, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldName14),
-            .init(415, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldName15),
-            .init(416, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldName16),
-            .init(417, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldName17),
-            .init(418, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.fieldName18),
+        of: ProtobufTestMessages_Proto3_TestAllTypesProto3.self,
+        layout: """
+            1 int32 optional_int32
+            2 int64 optional_int64
+            3 uint32 optional_uint32
+            4 uint64 optional_uint64
+            5 sint32 optional_sint32
+            6 sint64 optional_sint64
+            7 fixed32 optional_fixed32
+            8 fixed64 optional_fixed64
+            9 sfixed32 optional_sfixed32
+            10 sfixed64 optional_sfixed64
+            11 float optional_float
+            12 double optional_double
+            13 bool optional_bool
+            14 string optional_string
+            15 bytes optional_bytes
+            18 optional message optional_nested_message
+            19 optional message optional_foreign_message
+            21 enum optional_nested_enum
+            22 enum optional_foreign_enum
+            23 enum optional_aliased_enum
+            24 string optional_string_piece
+            25 string optional_cord
+            27 optional message recursive_message
+            31 packed int32 repeated_int32
+            32 packed int64 repeated_int64
+            33 packed uint32 repeated_uint32
+            34 packed uint64 repeated_uint64
+            35 packed sint32 repeated_sint32
+            36 packed sint64 repeated_sint64
+            37 packed fixed32 repeated_fixed32
+            38 packed fixed64 repeated_fixed64
+            39 packed sfixed32 repeated_sfixed32
+            40 packed sfixed64 repeated_sfixed64
+            41 packed float repeated_float
+            42 packed double repeated_double
+            43 packed bool repeated_bool
+            44 repeated string repeated_string
+            45 repeated bytes repeated_bytes
+            48 repeated message repeated_nested_message
+            49 repeated message repeated_foreign_message
+            51 packed enum repeated_nested_enum
+            52 packed enum repeated_foreign_enum
+            54 repeated string repeated_string_piece
+            55 repeated string repeated_cord
+            75 packed int32 packed_int32
+            76 packed int64 packed_int64
+            77 packed uint32 packed_uint32
+            78 packed uint64 packed_uint64
+            79 packed sint32 packed_sint32
+            80 packed sint64 packed_sint64
+            81 packed fixed32 packed_fixed32
+            82 packed fixed64 packed_fixed64
+            83 packed sfixed32 packed_sfixed32
+            84 packed sfixed64 packed_sfixed64
+            85 packed float packed_float
+            86 packed double packed_double
+            87 packed bool packed_bool
+            88 packed enum packed_nested_enum
+            89 repeated int32 unpacked_int32
+            90 repeated int64 unpacked_int64
+            91 repeated uint32 unpacked_uint32
+            92 repeated uint64 unpacked_uint64
+            93 repeated sint32 unpacked_sint32
+            94 repeated sint64 unpacked_sint64
+            95 repeated fixed32 unpacked_fixed32
+            96 repeated fixed64 unpacked_fixed64
+            97 repeated sfixed32 unpacked_sfixed32
+            98 repeated sfixed64 unpacked_sfixed64
+            99 repeated float unpacked_float
+            100 repeated double unpacked_double
+            101 repeated bool unpacked_bool
+            102 repeated enum unpacked_nested_enum
+            custom mapInt32Int32
+            custom mapInt64Int64
+            custom mapUint32Uint32
+            custom mapUint64Uint64
+            custom mapSint32Sint32
+            custom mapSint64Sint64
+            custom mapFixed32Fixed32
+            custom mapFixed64Fixed64
+            custom mapSfixed32Sfixed32
+            custom mapSfixed64Sfixed64
+            custom mapInt32Float
+            custom mapInt32Double
+            custom mapBoolBool
+            custom mapStringString
+            custom mapStringBytes
+            custom mapStringNestedMessage
+            custom mapStringForeignMessage
+            custom mapStringNestedEnum
+            custom mapStringForeignEnum
+            custom oneofField
+            201 optional message optional_bool_wrapper
+            202 optional message optional_int32_wrapper
+            203 optional message optional_int64_wrapper
+            204 optional message optional_uint32_wrapper
+            205 optional message optional_uint64_wrapper
+            206 optional message optional_float_wrapper
+            207 optional message optional_double_wrapper
+            208 optional message optional_string_wrapper
+            209 optional message optional_bytes_wrapper
+            211 repeated message repeated_bool_wrapper
+            212 repeated message repeated_int32_wrapper
+            213 repeated message repeated_int64_wrapper
+            214 repeated message repeated_uint32_wrapper
+            215 repeated message repeated_uint64_wrapper
+            216 repeated message repeated_float_wrapper
+            217 repeated message repeated_double_wrapper
+            218 repeated message repeated_string_wrapper
+            219 repeated message repeated_bytes_wrapper
+            301 optional message optional_duration
+            302 optional message optional_timestamp
+            303 optional message optional_field_mask
+            304 optional message optional_struct
+            305 optional message optional_any
+            306 optional message optional_value
+            307 enum optional_null_value
+            311 repeated message repeated_duration
+            312 repeated message repeated_timestamp
+            313 repeated message repeated_fieldmask
+            324 repeated message repeated_struct
+            315 repeated message repeated_any
+            316 repeated message repeated_value
+            317 repeated message repeated_list_value
+            401 int32 fieldname1
+            402 int32 field_name2
+            403 int32 _field_name3
+            404 int32 field__name4_
+            405 int32 field0name5
+            406 int32 field_0_name6
+            407 int32 fieldName7
+            408 int32 FieldName8
+            409 int32 field_Name9
+            410 int32 Field_Name10
+            411 int32 FIELD_NAME11
+            412 int32 FIELD_name12
+            413 int32 __field_name13
+            414 int32 __Field_name14
+            415 int32 field__name15
+            416 int32 field__Name16
+            417 int32 field_name17__
+            418 int32 Field_name18__
+            unknown
+            """,
+        types: [
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self,
+            ProtobufTestMessages_Proto3_ForeignMessage.self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.self,
+            ProtobufTestMessages_Proto3_ForeignEnum.self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.AliasedEnum.self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self,
+            ProtobufTestMessages_Proto3_ForeignMessage.self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.self,
+            ProtobufTestMessages_Proto3_ForeignEnum.self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.self,
+            [Swift.Int32: Swift.Int32].self,
+            [Swift.Int64: Swift.Int64].self,
+            [Swift.UInt32: Swift.UInt32].self,
+            [Swift.UInt64: Swift.UInt64].self,
+            [Swift.Int32: Swift.Int32].self,
+            [Swift.Int64: Swift.Int64].self,
+            [Swift.UInt32: Swift.UInt32].self,
+            [Swift.UInt64: Swift.UInt64].self,
+            [Swift.Int32: Swift.Int32].self,
+            [Swift.Int64: Swift.Int64].self,
+            [Swift.Int32: Swift.Float].self,
+            [Swift.Int32: Swift.Double].self,
+            [Swift.Bool: Swift.Bool].self,
+            [Swift.String: Swift.String].self,
+            [Swift.String: [Swift.UInt8]].self,
+            [Swift.String: ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage].self,
+            [Swift.String: ProtobufTestMessages_Proto3_ForeignMessage].self,
+            [Swift.String: ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum].self,
+            [Swift.String: ProtobufTestMessages_Proto3_ForeignEnum].self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.OneofField?.self,
+            Google_Protobuf_BoolValue.self,
+            Google_Protobuf_Int32Value.self,
+            Google_Protobuf_Int64Value.self,
+            Google_Protobuf_UInt32Value.self,
+            Google_Protobuf_UInt64Value.self,
+            Google_Protobuf_FloatValue.self,
+            Google_Protobuf_DoubleValue.self,
+            Google_Protobuf_StringValue.self,
+            Google_Protobuf_BytesValue.self,
+            Google_Protobuf_BoolValue.self,
+            Google_Protobuf_Int32Value.self,
+            Google_Protobuf_Int64Value.self,
+            Google_Protobuf_UInt32Value.self,
+            Google_Protobuf_UInt64Value.self,
+            Google_Protobuf_FloatValue.self,
+            Google_Protobuf_DoubleValue.self,
+            Google_Protobuf_StringValue.self,
+            Google_Protobuf_BytesValue.self,
+            Google_Protobuf_Duration.self,
+            Google_Protobuf_Timestamp.self,
+            Google_Protobuf_FieldMask.self,
+            Google_Protobuf_Struct.self,
+            Google_Protobuf_Any.self,
+            Google_Protobuf_Value.self,
+            Google_Protobuf_NullValue.self,
+            Google_Protobuf_Duration.self,
+            Google_Protobuf_Timestamp.self,
+            Google_Protobuf_FieldMask.self,
+            Google_Protobuf_Struct.self,
+            Google_Protobuf_Any.self,
+            Google_Protobuf_Value.self,
+            Google_Protobuf_ListValue.self,
+        ],
+        custom: [
+            .init(56, "map_int32_int32", .map(key: .int32, value: .int32)),
+            .init(57, "map_int64_int64", .map(key: .int64, value: .int64)),
+            .init(58, "map_uint32_uint32", .map(key: .uint32, value: .uint32)),
+            .init(59, "map_uint64_uint64", .map(key: .uint64, value: .uint64)),
+            .init(60, "map_sint32_sint32", .map(key: .sint32, value: .sint32)),
+            .init(61, "map_sint64_sint64", .map(key: .sint64, value: .sint64)),
+            .init(62, "map_fixed32_fixed32", .map(key: .fixed32, value: .fixed32)),
+            .init(63, "map_fixed64_fixed64", .map(key: .fixed64, value: .fixed64)),
+            .init(64, "map_sfixed32_sfixed32", .map(key: .sfixed32, value: .sfixed32)),
+            .init(65, "map_sfixed64_sfixed64", .map(key: .sfixed64, value: .sfixed64)),
+            .init(66, "map_int32_float", .map(key: .int32, value: .float)),
+            .init(67, "map_int32_double", .map(key: .int32, value: .double)),
+            .init(68, "map_bool_bool", .map(key: .bool, value: .bool)),
+            .init(69, "map_string_string", .map(key: .string, value: .string)),
+            .init(70, "map_string_bytes", .map(key: .string, value: .bytes)),
+            .init(71, "map_string_nested_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self))),
+            .init(72, "map_string_foreign_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto3_ForeignMessage.self))),
+            .init(73, "map_string_nested_enum", .map(key: .string, value: .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames))),
+            .init(74, "map_string_foreign_enum", .map(key: .string, value: .enumeration(ProtobufTestMessages_Proto3_ForeignEnum.protoNames))),
+            .init(111, "oneof_uint32", .uint32),
+            .init(112, "oneof_nested_message", .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self)),
+            .init(113, "oneof_string", .string),
+            .init(114, "oneof_bytes", .bytes),
+            .init(115, "oneof_bool", .bool),
+            .init(116, "oneof_uint64", .uint64),
+            .init(117, "oneof_float", .float),
+            .init(118, "oneof_double", .double),
+            .init(119, "oneof_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames)),
+            .init(120, "oneof_null_value", .enumeration(Google_Protobuf_NullValue.protoNames)),
         ]
     )
 
@@ -1197,11 +1285,14 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage: SwiftFra
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.TestAllTypesProto3.NestedMessage"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.unknownFields,
-        names: "a corecursive",
-        [
-            .init(1, .int32, .implicit, \ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.a),
-            .init(2, .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.self), .optional, \ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage._corecursive),
+        of: ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self,
+        layout: """
+            1 int32 a
+            2 optional message corecursive
+            unknown
+            """,
+        types: [
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.self,
         ]
     )
 }
@@ -1210,11 +1301,11 @@ extension ProtobufTestMessages_Proto3_ForeignMessage: SwiftFrame.CompactMessage 
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.ForeignMessage"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto3_ForeignMessage.unknownFields,
-        names: "c",
-        [
-            .init(1, .int32, .implicit, \ProtobufTestMessages_Proto3_ForeignMessage.c),
-        ]
+        of: ProtobufTestMessages_Proto3_ForeignMessage.self,
+        layout: """
+            1 int32 c
+            unknown
+            """
     )
 }
 
@@ -1222,8 +1313,10 @@ extension ProtobufTestMessages_Proto3_NullHypothesisProto3: SwiftFrame.CompactMe
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.NullHypothesisProto3"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto3_NullHypothesisProto3.unknownFields,
-        []
+        of: ProtobufTestMessages_Proto3_NullHypothesisProto3.self,
+        layout: """
+            unknown
+            """
     )
 }
 
@@ -1231,7 +1324,9 @@ extension ProtobufTestMessages_Proto3_EnumOnlyProto3: SwiftFrame.CompactMessage 
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.EnumOnlyProto3"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ProtobufTestMessages_Proto3_EnumOnlyProto3.unknownFields,
-        []
+        of: ProtobufTestMessages_Proto3_EnumOnlyProto3.self,
+        layout: """
+            unknown
+            """
     )
 }

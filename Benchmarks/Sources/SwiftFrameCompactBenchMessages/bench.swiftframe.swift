@@ -129,15 +129,15 @@ extension Bench_Flat: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "bench.Flat"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Bench_Flat.unknownFields,
-        names: "id timestamp name payload samples",
-        [
-            .init(1, .uint32, .implicit, \Bench_Flat.id),
-            .init(2, .int64, .implicit, \Bench_Flat.timestamp),
-            .init(3, .string, .implicit, \Bench_Flat.name),
-            .init(4, .bytes, .implicit, \Bench_Flat.payload),
-            .init(5, .int32, .packed, \Bench_Flat.samples),
-        ]
+        of: Bench_Flat.self,
+        layout: """
+            1 uint32 id
+            2 int64 timestamp
+            3 string name
+            4 bytes payload
+            5 packed int32 samples
+            unknown
+            """
     )
 }
 
@@ -145,17 +145,17 @@ extension Bench_LoginRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "bench.login_request"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Bench_LoginRequest.unknownFields,
-        names: "nick_name pwd ip port device_name device_id version",
-        [
-            .init(1, .string, .implicit, \Bench_LoginRequest.nickName),
-            .init(2, .string, .implicit, \Bench_LoginRequest.pwd),
-            .init(3, .string, .implicit, \Bench_LoginRequest.ip),
-            .init(4, .int32, .implicit, \Bench_LoginRequest.port),
-            .init(5, .string, .implicit, \Bench_LoginRequest.deviceName),
-            .init(6, .string, .implicit, \Bench_LoginRequest.deviceId),
-            .init(7, .string, .implicit, \Bench_LoginRequest.version),
-        ]
+        of: Bench_LoginRequest.self,
+        layout: """
+            1 string nick_name
+            2 string pwd
+            3 string ip
+            4 int32 port
+            5 string device_name
+            6 string device_id
+            7 string version
+            unknown
+            """
     )
 }
 
@@ -163,13 +163,13 @@ extension Bench_RepeatedHeavy: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "bench.RepeatedHeavy"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Bench_RepeatedHeavy.unknownFields,
-        names: "ints doubles names",
-        [
-            .init(1, .int32, .packed, \Bench_RepeatedHeavy.ints),
-            .init(2, .double, .packed, \Bench_RepeatedHeavy.doubles),
-            .init(3, .string, .repeated, \Bench_RepeatedHeavy.names),
-        ]
+        of: Bench_RepeatedHeavy.self,
+        layout: """
+            1 packed int32 ints
+            2 packed double doubles
+            3 repeated string names
+            unknown
+            """
     )
 }
 
@@ -177,13 +177,13 @@ extension Bench_Leaf: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "bench.Leaf"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Bench_Leaf.unknownFields,
-        names: "id label weight",
-        [
-            .init(1, .int32, .implicit, \Bench_Leaf.id),
-            .init(2, .string, .implicit, \Bench_Leaf.label),
-            .init(3, .double, .implicit, \Bench_Leaf.weight),
-        ]
+        of: Bench_Leaf.self,
+        layout: """
+            1 int32 id
+            2 string label
+            3 double weight
+            unknown
+            """
     )
 }
 
@@ -191,12 +191,16 @@ extension Bench_Node: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "bench.Node"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Bench_Node.unknownFields,
-        names: "depth leaves children",
-        [
-            .init(1, .int32, .implicit, \Bench_Node.depth),
-            .init(2, .message(Bench_Leaf.self), .repeated, \Bench_Node.leaves),
-            .init(3, .message(Bench_Node.self), .repeated, \Bench_Node.children),
+        of: Bench_Node.self,
+        layout: """
+            1 int32 depth
+            2 repeated message leaves
+            3 repeated message children
+            unknown
+            """,
+        types: [
+            Bench_Leaf.self,
+            Bench_Node.self,
         ]
     )
 }

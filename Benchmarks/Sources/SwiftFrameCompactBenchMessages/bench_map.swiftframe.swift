@@ -21,10 +21,16 @@ extension Bench_MapHeavy: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "bench.MapHeavy"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Bench_MapHeavy.unknownFields,
-        names: "counts",
-        [
-            .init(custom: 1, .map(key: .string, value: .int32)),
+        of: Bench_MapHeavy.self,
+        layout: """
+            custom counts
+            unknown
+            """,
+        types: [
+            [Swift.String: Swift.Int32].self,
+        ],
+        custom: [
+            .init(1, "counts", .map(key: .string, value: .int32)),
         ]
     )
 

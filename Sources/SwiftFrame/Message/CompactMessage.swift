@@ -142,114 +142,99 @@ extension FieldKind {
 /// and never freed (a table lives as long as the program). Every encode and decode reads the
 /// table; with arrays, or as a class, each read would retain and release them, atomically.
 @_documentation(visibility: internal)
-public struct FieldTable: @unchecked Sendable {  // the buffers are written in `init` only, never changed or freed
-    let fields: UnsafeBufferPointer<FieldEntry>
-    let unknownFieldsOffset: Int
+public struct FieldTable: @unchecked Sendable {  // the parts are written in `init` only, never changed or freed
+    /// The table is one pointer, so that the generated `static let`, its getter and its
+    /// protocol witness each copy one word (the parts take 88 bytes).
+    private let parts: UnsafePointer<Parts>
+
+    private struct Parts {
+        let fields: UnsafeBufferPointer<FieldEntry>
+        let unknownFieldsOffset: Int
+        let extensionFieldsOffset: Int?
+        let extensionRanges: UnsafeBufferPointer<ClosedRange<Int>>
+        let slots: UnsafeBufferPointer<UInt16>
+        let textFormatFields: UnsafeBufferPointer<TextFormatField>
+    }
+
+    var fields: UnsafeBufferPointer<FieldEntry> { parts.pointee.fields }
+    var unknownFieldsOffset: Int { parts.pointee.unknownFieldsOffset }
     /// An extensible message's `extensionFields`, and its extension ranges in order.
-    let extensionFieldsOffset: Int?
-    let extensionRanges: UnsafeBufferPointer<ClosedRange<Int>>
+    var extensionFieldsOffset: Int? { parts.pointee.extensionFieldsOffset }
+    var extensionRanges: UnsafeBufferPointer<ClosedRange<Int>> { parts.pointee.extensionRanges }
     /// Field number → index + 1 into `fields` for numbers below its count (0: no such field);
     /// larger numbers are found by binary search.
-    let slots: UnsafeBufferPointer<UInt16>
+    var slots: UnsafeBufferPointer<UInt16> { parts.pointee.slots }
     /// The fields' text-format names and kinds (`CompactMessage.textFormatFields`).
-    let textFormatFields: UnsafeBufferPointer<TextFormatField>
+    var textFormatFields: UnsafeBufferPointer<TextFormatField> { parts.pointee.textFormatFields }
 
-    /// One field as generated code lists it: number, kind, storage, and the stored property.
-    /// (A key path the table turns into an offset when it is made: listed as `AnyKeyPath`, and
-    /// with the row built in place (`@inlinable`), a row takes a few stores of code; a generic
-    /// row would look up the property's type for each field.)
-    public struct Row {
+    /// A field the table leaves to generated code (a oneof member, a map, a group): its number,
+    /// and the name and kind the text format reads and prints it with (none when the message
+    /// prints its fields by number).
+    public struct CustomField {
         @usableFromInline let number: Int32
-        @usableFromInline let kind: FieldKind
-        @usableFromInline let storage: FieldStorage
-        @usableFromInline let place: Place
-
-        /// Where a field is kept: a stored property the codec reaches by offset, or in generated
-        /// code (with how the text format reads and prints it, unless the message prints by number).
-        @usableFromInline
-        enum Place {
-            case stored(AnyKeyPath)
-            case custom(TextFormatKind?)
-        }
+        @usableFromInline let name: String?
+        @usableFromInline let textFormat: TextFormatKind?
 
         @inlinable
-        public init(_ number: Int32, _ kind: FieldKind, _ storage: FieldStorage, _ path: AnyKeyPath) {
-            (self.number, self.kind, self.storage, self.place) = (number, kind, storage, .stored(path))
-        }
-
-        /// A field that generated code reads and writes (`CompactMessage.decodeCustomField`),
-        /// read and printed in the text format as `textFormat`.
-        @inlinable
-        public init(custom number: Int32, _ textFormat: TextFormatKind? = nil) {
-            (self.number, self.kind, self.storage, self.place) = (number, .custom, .implicit, .custom(textFormat))
-        }
-
-        /// How the text format reads and prints the field, if the row says.
-        var textFormatKind: TextFormatKind? {
-            switch place {
-            case .stored: return kind.textFormatKind
-            case let .custom(kind): return kind
-            }
+        public init(_ number: Int32, _ name: String? = nil, _ textFormat: TextFormatKind? = nil) {
+            (self.number, self.name, self.textFormat) = (number, name, textFormat)
         }
     }
 
-    /// The table of `Root`'s fields. Each row's key path must name a stored property of `Root`
-    /// of the type that the row's kind and storage call for: checked here, so that a mismatch
-    /// traps when the table is made, naming the field, instead of the codec writing a value of
-    /// the wrong type. `names` are the fields' text-format names, in the rows' order, separated
-    /// by spaces (one string: a list would take code per name); nil for a message that prints
-    /// its fields by number.
+    /// The table of `Root`'s fields, from a description of its stored properties: `layout` has
+    /// one line per property, in the order the struct declares them:
+    ///
+    ///     1 int32 id                   a field: number, storage, kind, text-format name
+    ///     2 optional message child     (storage: optional, repeated or packed; none: implicit)
+    ///     custom choice                a property generated code reads and writes
+    ///     unknown                      `unknownFields`
+    ///     extensions                   `extensionFields`
+    ///
+    /// `enum`, `closed_enum` and `message` fields and `custom` properties take their Swift
+    /// type from `types`, in order; `custom` lists the fields of the custom properties. The
+    /// name is left out when the message prints its fields by number.
+    ///
+    /// A string costs no code per field, where a list of rows with key paths cost about a
+    /// hundred bytes each. The offsets follow from the properties' types, as Swift lays out a
+    /// struct (in declaration order, each property at the next multiple of its alignment). That
+    /// the layout accounts for exactly `Root`'s size and alignment is checked here, so a table
+    /// that leaves out a property or gets a size wrong traps when it is made, naming the
+    /// message. (A property swapped for one of the same size, or one that fits the padding
+    /// before the next, is not caught: the generator's round-trip tests are what check those.)
     public init<Root>(
-        unknownFields path: KeyPath<Root, UnknownFields>,
-        extensionFields extensionPath: KeyPath<Root, UnknownFields>? = nil, extensionRanges: [ClosedRange<Int>] = [],
-        names: String? = nil, _ rows: [Row]
+        of root: Root.Type, layout: String, types: [Any.Type] = [], custom: [CustomField] = [],
+        extensionRanges: [ClosedRange<Int>] = []
     ) {
-        let fields = rows.map { row -> FieldEntry in
-            guard case let .stored(path) = row.place else { return FieldEntry(number: row.number, kind: .custom, storage: .implicit, offset: 0) }
-            guard let typed = path as? PartialKeyPath<Root>, let offset = MemoryLayout<Root>.offset(of: typed) else {
-                preconditionFailure("\(Root.self): field \(row.number) is not a stored property of \(Root.self)")
-            }
-            if let expected = FieldEntry.storedType(row.kind, row.storage) {
-                let stored = type(of: path).valueType
-                precondition(expected == stored, "\(Root.self): field \(row.number) is stored as \(stored), not \(expected)")
-            }
-            return FieldEntry(number: row.number, kind: row.kind, storage: row.storage, offset: offset)
+        var parser = LayoutParser(message: Root.self, types: types)
+        for line in layout.split(separator: "\n") {
+            parser.parse(line.split(separator: " "))
         }
-        func offset(_ path: KeyPath<Root, UnknownFields>) -> Int {
-            guard let offset = MemoryLayout<Root>.offset(of: path) else {
-                preconditionFailure("\(Root.self): \(path) is not a stored property")
-            }
-            return offset
-        }
-        precondition(zip(fields, fields.dropFirst()).allSatisfy { $0.number < $1.number }, "\(Root.self): fields out of order")
-        precondition(extensionRanges.isEmpty == (extensionPath == nil), "\(Root.self): extension ranges without extensionFields")
+        parser.add(custom)
+        let (size, alignment) = (MemoryLayout<Root>.size, MemoryLayout<Root>.alignment)
+        precondition(parser.end == size && parser.alignment == alignment,
+                     "\(Root.self): the layout takes \(parser.end) bytes aligned to \(parser.alignment), the struct \(size) aligned to \(alignment)")
+        precondition(parser.nextType == types.count, "\(Root.self): \(types.count - parser.nextType) types left over")
+        guard let unknownFieldsOffset = parser.unknownFieldsOffset else { preconditionFailure("\(Root.self): no unknown fields in the layout") }
+        precondition(extensionRanges.isEmpty == (parser.extensionFieldsOffset == nil), "\(Root.self): extension ranges without extension fields")
+        let fields = parser.fields.sorted { $0.number < $1.number }
+        precondition(zip(fields, fields.dropFirst()).allSatisfy { $0.number < $1.number }, "\(Root.self): a field number twice")
         func permanent<T>(_ values: [T]) -> UnsafeBufferPointer<T> {
             let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: values.count)
             _ = buffer.initialize(from: values)
             return UnsafeBufferPointer(buffer)
         }
-        self.fields = permanent(fields)
-        self.unknownFieldsOffset = offset(path)
-        self.extensionFieldsOffset = extensionPath.map(offset)
-        self.extensionRanges = permanent(extensionRanges)
         let direct = min(Int(fields.last?.number ?? 0) + 1, 256)
         var slots = [UInt16](repeating: 0, count: direct)
         for (index, field) in fields.enumerated() where Int(field.number) < direct {
             slots[Int(field.number)] = UInt16(index + 1)
         }
-        self.slots = permanent(slots)
-        self.textFormatFields = permanent(Self.textFormatFields(rows, names: names, of: Root.self))
-    }
-
-    /// Each row's name and text-format kind.
-    private static func textFormatFields(_ rows: [Row], names: String?, of root: Any.Type) -> [TextFormatField] {
-        guard let names else { return [] }
-        let split = names.split(separator: " ")
-        precondition(split.count == rows.count, "\(root): \(split.count) names for \(rows.count) fields")
-        return zip(rows, split).map { row, name in
-            guard let kind = row.textFormatKind else { preconditionFailure("\(root): field \(row.number) has a name but no text-format kind") }
-            return TextFormatField(row.number, String(name), kind)
-        }
+        let parts = UnsafeMutablePointer<Parts>.allocate(capacity: 1)
+        parts.initialize(to: Parts(
+            fields: permanent(fields), unknownFieldsOffset: unknownFieldsOffset,
+            extensionFieldsOffset: parser.extensionFieldsOffset, extensionRanges: permanent(extensionRanges),
+            slots: permanent(slots), textFormatFields: permanent(parser.textFormatFields())
+        ))
+        self.parts = UnsafePointer(parts)
     }
 
     /// The unknown fields of the message at `message`.

@@ -22,7 +22,7 @@ extension CompactMessage {
 }
 
 /// Something done to a stored property once its Swift type is known: compared, hashed, or
-/// (when a table is made) checked against the property the row names.
+/// (when a table is made) measured.
 protocol StoredPropertyVisitor {
     mutating func visit<V: Hashable & Sendable>(_: V.Type)
 }
@@ -58,16 +58,6 @@ extension FieldEntry {
         case .custom: return false
         }
         return true
-    }
-
-    /// The Swift type of the stored property for a field of `kind` kept as `storage`.
-    static func storedType(_ kind: FieldKind, _ storage: FieldStorage) -> Any.Type? {
-        struct TypeOf: StoredPropertyVisitor {
-            var type: Any.Type?
-            mutating func visit<V: Hashable & Sendable>(_: V.Type) { type = V.self }
-        }
-        var visitor = TypeOf()
-        return visitStoredType(kind, storage, &visitor) ? visitor.type : nil
     }
 }
 

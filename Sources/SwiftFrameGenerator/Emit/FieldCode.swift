@@ -62,20 +62,15 @@ struct FieldCode {
         return (field.protoName, Self.textFormatKind(field.kind))
     }
 
+    /// The runtime's `TextFormatKind` case: `.sint32`, `.closedEnumeration(E.protoNames)`,
+    /// `.message(M.self)`.
     static func textFormatKind(_ kind: Field.Kind) -> String {
-        runtimeKind(kind, enumMember: "protoNames")
-    }
-
-    /// The runtime's case for a field kind, `.sint32`, `.closedEnumeration(E.member)` or
-    /// `.message(M.self)`: the same for `TextFormatKind` and `FieldKind`, which differ only in
-    /// what an enum's case carries (`enumMember`: its names, or its type).
-    static func runtimeKind(_ kind: Field.Kind, enumMember: String) -> String {
         switch kind {
         case let .scalar(scalar): return ".\(scalar)"
         case let .enumeration(enumType):
-            return "." + (enumType.isClosed ? "closedEnumeration" : "enumeration") + "(\(enumType.swiftPath).\(enumMember))"
+            return "." + (enumType.isClosed ? "closedEnumeration" : "enumeration") + "(\(enumType.swiftPath).protoNames)"
         case let .message(message): return ".message(\(message.swiftPath).self)"
-        case let .map(key, value): return ".map(key: .\(key), value: \(runtimeKind(value, enumMember: enumMember)))"
+        case let .map(key, value): return ".map(key: .\(key), value: \(textFormatKind(value)))"
         }
     }
 
@@ -90,27 +85,43 @@ struct FieldCode {
         }
     }
 
-    /// The field's row in `fieldTable`: `.init(2, .string, .implicit, \Login.pwd)`, or
-    /// `.init(custom: 7, .string)` with the text-format kind of a field the table leaves to
-    /// generated code (none when the file prints fields by number: `withNames` false).
-    func fieldTableRow(in message: String, withNames: Bool) -> String {
-        if isCustomInTable {
-            return withNames ? ".init(custom: \(field.number), \(textFormat.kind))" : ".init(custom: \(field.number))"
-        }
-        let kind = Self.runtimeKind(field.kind, enumMember: "self")
-        let storage: String
+    /// The field's line in `fieldTable`'s layout, `11 optional message child` (the name left
+    /// out when the file prints fields by number), and the Swift type the line takes, if any.
+    func layoutLine(withNames: Bool) -> (line: String, type: String?) {
+        var words = ["\(field.number)"]
         switch field.presence {
-        case .implicit: storage = ".implicit"
-        case .explicit: storage = ".optional"
-        case .repeated(packed: true): storage = ".packed"
-        case .repeated(packed: false): storage = ".repeated"
+        case .implicit: break
+        case .explicit: words.append("optional")
+        case .repeated(packed: true): words.append("packed")
+        case .repeated(packed: false): words.append("repeated")
         case .oneof, .map: preconditionFailure("\(field.protoName): a custom field")
         }
-        return ".init(\(field.number), \(kind), \(storage), \\\(message).\(storedProperty))"
+        var type: String?
+        switch field.kind {
+        case let .scalar(scalar): words.append("\(scalar)")
+        case let .enumeration(enumType):
+            words.append(enumType.isClosed ? "closed_enum" : "enum")
+            type = enumType.swiftPath
+        case let .message(message):
+            words.append("message")
+            type = message.swiftPath
+        case .map: preconditionFailure("\(field.protoName): a custom field")
+        }
+        if withNames { words.append(textFormat.name) }
+        return (words.joined(separator: " "), type)
     }
 
-    /// The name the text format prints for the field.
-    var textFormatName: String { textFormat.name }
+    /// The row in `fieldTable`'s `custom` list of a field the table leaves to generated code:
+    /// `.init(7, "name", .string)`, or `.init(7)` when the file prints fields by number.
+    func customFieldRow(withNames: Bool) -> String {
+        withNames ? ".init(\(field.number), \"\(textFormat.name)\", \(textFormat.kind))" : ".init(\(field.number))"
+    }
+
+    /// The type of the stored property that holds the field: `SwiftFrame.Boxed<G>?` for a
+    /// boxed group.
+    var storedType: String {
+        isStoredInBox ? "SwiftFrame.Boxed<\(baseType)>?" : declaredType
+    }
 
     /// The stored property that holds the field: `_child` for a boxed message, the oneof's
     /// property for a member of a oneof.

@@ -164,19 +164,53 @@ struct MessageEmitter {
     /// fields it leaves to generated code: codec, `==` and hashing.
     private func emitFieldTable(_ fields: [FieldCode], to printer: Printer) {
         printer.line()
-        printer.indented("\(visibility)static let fieldTable = SwiftFrame.FieldTable(", {
-            printer.line("unknownFields: \\\(message.swiftPath).unknownFields,")
-            if !ranges.isEmpty {
-                printer.line("extensionFields: \\\(message.swiftPath).extensionFields,")
-                let list = ranges.map { "\($0.lowerBound)...\($0.upperBound)" }.joined(separator: ", ")
-                printer.line("extensionRanges: [\(list)],")
+        let withNames = message.file.printsNames
+        // One layout line per stored property, in declaration order.
+        var lines: [String] = [], types: [String] = []
+        for member in message.members {
+            switch member {
+            case let .field(field):
+                let code = FieldCode(field: field)
+                if code.isCustomInTable {
+                    lines.append("custom \(code.storedProperty)")
+                    types.append(code.storedType)
+                } else {
+                    let (line, type) = code.layoutLine(withNames: withNames)
+                    lines.append(line)
+                    types += type.map { [$0] } ?? []
+                }
+            case let .oneof(oneof):
+                lines.append("custom \(oneof.swiftName)")
+                types.append("\(message.swiftPath).\(oneof.typeName)?")
             }
-            if message.file.printsNames && !fields.isEmpty {
-                printer.line("names: \"\(fields.map(\.textFormatName).joined(separator: " "))\",")
-            }
-            printer.list("", fields.map { $0.fieldTableRow(in: message.swiftPath, withNames: message.file.printsNames) })
-        }, closing: ")")
+        }
+        lines.append("unknown")
+        if !ranges.isEmpty { lines.append("extensions") }
         let custom = fields.filter(\.isCustomInTable)
+        // Each argument: its first line, the lines one level deeper, and its last line, which
+        // for the layout's string is as deep as the lines (the string's indentation).
+        var arguments: [(opening: String, body: [String], closing: String?, deep: Bool)] = []
+        arguments.append(("of: \(message.swiftPath).self", [], nil, false))
+        arguments.append(("layout: \"\"\"", lines, "\"\"\"", true))
+        if !types.isEmpty { arguments.append(("types: [", types.map { $0 + ".self," }, "]", false)) }
+        if !custom.isEmpty { arguments.append(("custom: [", custom.map { $0.customFieldRow(withNames: withNames) + "," }, "]", false)) }
+        if !ranges.isEmpty {
+            let list = ranges.map { "\($0.lowerBound)...\($0.upperBound)" }.joined(separator: ", ")
+            arguments.append(("extensionRanges: [\(list)]", [], nil, false))
+        }
+        printer.indented("\(visibility)static let fieldTable = SwiftFrame.FieldTable(", {
+            for (index, argument) in arguments.enumerated() {
+                let comma = index == arguments.count - 1 ? "" : ","
+                guard let closing = argument.closing else {
+                    printer.line(argument.opening + comma)
+                    continue
+                }
+                printer.indented(argument.opening, {
+                    argument.body.forEach { printer.line($0) }
+                    if argument.deep { printer.line(closing + comma) }
+                }, closing: argument.deep ? nil : closing + comma)
+            }
+        }, closing: ")")
         guard !custom.isEmpty else { return }
         printer.line()
         let decode = "\(visibility)mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader)"

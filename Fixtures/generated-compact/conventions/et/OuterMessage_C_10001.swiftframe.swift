@@ -91,12 +91,12 @@ extension ET_C2MTestRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "ET.C2M_TestRequest"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ET_C2MTestRequest.unknownFields,
-        names: "request RpcId",
-        [
-            .init(1, .string, .implicit, \ET_C2MTestRequest.request),
-            .init(90, .int32, .implicit, \ET_C2MTestRequest.rpcId),
-        ]
+        of: ET_C2MTestRequest.self,
+        layout: """
+            90 int32 RpcId
+            1 string request
+            unknown
+            """
     )
 }
 
@@ -104,14 +104,14 @@ extension ET_M2CTestResponse: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "ET.M2C_TestResponse"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ET_M2CTestResponse.unknownFields,
-        names: "response RpcId Error Message",
-        [
-            .init(1, .string, .implicit, \ET_M2CTestResponse.response),
-            .init(90, .int32, .implicit, \ET_M2CTestResponse.rpcId),
-            .init(91, .int32, .implicit, \ET_M2CTestResponse.error),
-            .init(92, .string, .implicit, \ET_M2CTestResponse.message),
-        ]
+        of: ET_M2CTestResponse.self,
+        layout: """
+            90 int32 RpcId
+            91 int32 Error
+            92 string Message
+            1 string response
+            unknown
+            """
     )
 }
 
@@ -119,11 +119,11 @@ extension ET_C2GPing: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "ET.C2G_Ping"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ET_C2GPing.unknownFields,
-        names: "RpcId",
-        [
-            .init(90, .int32, .implicit, \ET_C2GPing.rpcId),
-        ]
+        of: ET_C2GPing.self,
+        layout: """
+            90 int32 RpcId
+            unknown
+            """
     )
 }
 
@@ -131,14 +131,14 @@ extension ET_G2CPing: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "ET.G2C_Ping"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ET_G2CPing.unknownFields,
-        names: "Time RpcId Error Message",
-        [
-            .init(1, .int64, .implicit, \ET_G2CPing.time),
-            .init(90, .int32, .implicit, \ET_G2CPing.rpcId),
-            .init(91, .int32, .implicit, \ET_G2CPing.error),
-            .init(92, .string, .implicit, \ET_G2CPing.message),
-        ]
+        of: ET_G2CPing.self,
+        layout: """
+            90 int32 RpcId
+            91 int32 Error
+            92 string Message
+            1 int64 Time
+            unknown
+            """
     )
 }
 
@@ -146,11 +146,11 @@ extension ET_M2CNotice: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "ET.M2C_Notice"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \ET_M2CNotice.unknownFields,
-        names: "Text",
-        [
-            .init(1, .string, .implicit, \ET_M2CNotice.text),
-        ]
+        of: ET_M2CNotice.self,
+        layout: """
+            1 string Text
+            unknown
+            """
     )
 }
 

@@ -128,12 +128,12 @@ extension PlainGame_TestReq: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "plain_game.Test_Req"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \PlainGame_TestReq.unknownFields,
-        names: "param1 param2",
-        [
-            .init(1, .string, .implicit, \PlainGame_TestReq.param1),
-            .init(2, .int32, .implicit, \PlainGame_TestReq.param2),
-        ]
+        of: PlainGame_TestReq.self,
+        layout: """
+            1 string param1
+            2 int32 param2
+            unknown
+            """
     )
 }
 
@@ -141,12 +141,12 @@ extension PlainGame_TestRsp: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "plain_game.Test_Rsp"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \PlainGame_TestRsp.unknownFields,
-        names: "result1 result2",
-        [
-            .init(1, .string, .implicit, \PlainGame_TestRsp.result1),
-            .init(2, .int64, .implicit, \PlainGame_TestRsp.result2),
-        ]
+        of: PlainGame_TestRsp.self,
+        layout: """
+            1 string result1
+            2 int64 result2
+            unknown
+            """
     )
 }
 
@@ -154,12 +154,12 @@ extension PlainGame_ErrorRsp: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "plain_game.Error_Rsp"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \PlainGame_ErrorRsp.unknownFields,
-        names: "code message",
-        [
-            .init(1, .int32, .implicit, \PlainGame_ErrorRsp.code),
-            .init(2, .string, .implicit, \PlainGame_ErrorRsp.message),
-        ]
+        of: PlainGame_ErrorRsp.self,
+        layout: """
+            1 int32 code
+            2 string message
+            unknown
+            """
     )
 }
 
@@ -167,8 +167,10 @@ extension PlainGame_EmptyReq: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "plain_game.Empty_Req"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \PlainGame_EmptyReq.unknownFields,
-        []
+        of: PlainGame_EmptyReq.self,
+        layout: """
+            unknown
+            """
     )
 }
 
@@ -176,12 +178,12 @@ extension PlainGame_NoticeNtf: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "plain_game.Notice_Ntf"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \PlainGame_NoticeNtf.unknownFields,
-        names: "text serial",
-        [
-            .init(1, .string, .implicit, \PlainGame_NoticeNtf.text),
-            .init(2, .int64, .implicit, \PlainGame_NoticeNtf.serial),
-        ]
+        of: PlainGame_NoticeNtf.self,
+        layout: """
+            1 string text
+            2 int64 serial
+            unknown
+            """
     )
 }
 

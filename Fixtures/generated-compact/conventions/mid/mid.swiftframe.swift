@@ -192,8 +192,10 @@ extension Midgame_MsgId: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "midgame.MsgId"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Midgame_MsgId.unknownFields,
-        []
+        of: Midgame_MsgId.self,
+        layout: """
+            unknown
+            """
     )
 }
 
@@ -201,12 +203,15 @@ extension Midgame_LoginReq: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "midgame.LoginReq"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Midgame_LoginReq.unknownFields,
-        names: "mid account token",
-        [
-            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_LoginReq.mid),
-            .init(2, .string, .optional, \Midgame_LoginReq.account),
-            .init(3, .string, .optional, \Midgame_LoginReq.token),
+        of: Midgame_LoginReq.self,
+        layout: """
+            1 optional closed_enum mid
+            2 optional string account
+            3 optional string token
+            unknown
+            """,
+        types: [
+            Midgame_MsgId.MID.self,
         ]
     )
 }
@@ -215,12 +220,15 @@ extension Midgame_LoginRsp: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "midgame.LoginRsp"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Midgame_LoginRsp.unknownFields,
-        names: "mid result player_id",
-        [
-            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_LoginRsp.mid),
-            .init(2, .int32, .optional, \Midgame_LoginRsp.result),
-            .init(3, .uint64, .optional, \Midgame_LoginRsp.playerId),
+        of: Midgame_LoginRsp.self,
+        layout: """
+            1 optional closed_enum mid
+            2 optional int32 result
+            3 optional uint64 player_id
+            unknown
+            """,
+        types: [
+            Midgame_MsgId.MID.self,
         ]
     )
 }
@@ -229,11 +237,14 @@ extension Midgame_HeartBeat: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "midgame.HeartBeat"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Midgame_HeartBeat.unknownFields,
-        names: "mid client_time",
-        [
-            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_HeartBeat.mid),
-            .init(2, .int64, .optional, \Midgame_HeartBeat.clientTime),
+        of: Midgame_HeartBeat.self,
+        layout: """
+            1 optional closed_enum mid
+            2 optional int64 client_time
+            unknown
+            """,
+        types: [
+            Midgame_MsgId.MID.self,
         ]
     )
 }
@@ -242,11 +253,14 @@ extension Midgame_EnterRoomReq: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "midgame.EnterRoomReq"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Midgame_EnterRoomReq.unknownFields,
-        names: "mid room_id",
-        [
-            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_EnterRoomReq.mid),
-            .init(2, .uint32, .optional, \Midgame_EnterRoomReq.roomId),
+        of: Midgame_EnterRoomReq.self,
+        layout: """
+            1 optional closed_enum mid
+            2 optional uint32 room_id
+            unknown
+            """,
+        types: [
+            Midgame_MsgId.MID.self,
         ]
     )
 }
@@ -255,12 +269,15 @@ extension Midgame_EnterRoomRsp: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "midgame.EnterRoomRsp"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Midgame_EnterRoomRsp.unknownFields,
-        names: "mid result players",
-        [
-            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_EnterRoomRsp.mid),
-            .init(2, .int32, .optional, \Midgame_EnterRoomRsp.result),
-            .init(3, .uint64, .repeated, \Midgame_EnterRoomRsp.players),
+        of: Midgame_EnterRoomRsp.self,
+        layout: """
+            1 optional closed_enum mid
+            2 optional int32 result
+            3 repeated uint64 players
+            unknown
+            """,
+        types: [
+            Midgame_MsgId.MID.self,
         ]
     )
 }
@@ -269,11 +286,14 @@ extension Midgame_RoomBroadcastNtf: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "midgame.RoomBroadcastNtf"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Midgame_RoomBroadcastNtf.unknownFields,
-        names: "mid text",
-        [
-            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_RoomBroadcastNtf.mid),
-            .init(2, .string, .optional, \Midgame_RoomBroadcastNtf.text),
+        of: Midgame_RoomBroadcastNtf.self,
+        layout: """
+            1 optional closed_enum mid
+            2 optional string text
+            unknown
+            """,
+        types: [
+            Midgame_MsgId.MID.self,
         ]
     )
 }
@@ -282,12 +302,15 @@ extension Midgame_ErrorNtf: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "midgame.ErrorNtf"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Midgame_ErrorNtf.unknownFields,
-        names: "mid code text",
-        [
-            .init(1, .closedEnumeration(Midgame_MsgId.MID.self), .optional, \Midgame_ErrorNtf.mid),
-            .init(2, .int32, .optional, \Midgame_ErrorNtf.code),
-            .init(3, .string, .optional, \Midgame_ErrorNtf.text),
+        of: Midgame_ErrorNtf.self,
+        layout: """
+            1 optional closed_enum mid
+            2 optional int32 code
+            3 optional string text
+            unknown
+            """,
+        types: [
+            Midgame_MsgId.MID.self,
         ]
     )
 }

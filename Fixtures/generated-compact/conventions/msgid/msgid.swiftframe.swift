@@ -114,12 +114,12 @@ extension Msgid_LoginRequest: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "msgid.LoginRequest"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Msgid_LoginRequest.unknownFields,
-        names: "account password",
-        [
-            .init(1, .string, .implicit, \Msgid_LoginRequest.account),
-            .init(2, .string, .implicit, \Msgid_LoginRequest.password),
-        ]
+        of: Msgid_LoginRequest.self,
+        layout: """
+            1 string account
+            2 string password
+            unknown
+            """
     )
 }
 
@@ -127,12 +127,12 @@ extension Msgid_LoginResponse: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "msgid.LoginResponse"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Msgid_LoginResponse.unknownFields,
-        names: "code session",
-        [
-            .init(1, .int32, .implicit, \Msgid_LoginResponse.code),
-            .init(2, .string, .implicit, \Msgid_LoginResponse.session),
-        ]
+        of: Msgid_LoginResponse.self,
+        layout: """
+            1 int32 code
+            2 string session
+            unknown
+            """
     )
 }
 
@@ -140,12 +140,12 @@ extension Msgid_ChatPush: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "msgid.ChatPush"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Msgid_ChatPush.unknownFields,
-        names: "from text",
-        [
-            .init(1, .string, .implicit, \Msgid_ChatPush.from),
-            .init(2, .string, .implicit, \Msgid_ChatPush.text),
-        ]
+        of: Msgid_ChatPush.self,
+        layout: """
+            1 string from
+            2 string text
+            unknown
+            """
     )
 }
 
@@ -153,11 +153,11 @@ extension Msgid_Ping: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "msgid.Ping"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        unknownFields: \Msgid_Ping.unknownFields,
-        names: "time",
-        [
-            .init(1, .int64, .implicit, \Msgid_Ping.time),
-        ]
+        of: Msgid_Ping.self,
+        layout: """
+            1 int64 time
+            unknown
+            """
     )
 }
 

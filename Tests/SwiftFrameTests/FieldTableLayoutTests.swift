@@ -1,0 +1,86 @@
+import Testing
+@testable import SwiftFrame
+
+/// A compact message's table finds its fields by the offsets it works out from its layout
+/// lines, as Swift lays out a struct. These check those offsets against the compiler's own
+/// (`MemoryLayout.offset(of:)`), and that a layout that does not describe its struct traps.
+@Suite struct FieldTableLayoutTests {
+    /// Properties of every shape, in an order that leaves padding between them.
+    struct Mixed {
+        var flag = false
+        var stamp: Int64 = 0
+        var small: Int32 = 0
+        var name: String? = nil
+        var color = Color()
+        var choice: [String: Int32] = [:]
+        var numbers: [Int32] = []
+        var active: Bool? = nil
+        var _child: Boxed<Node>? = nil
+        var ratio: Float = 0
+        var unknownFields = UnknownFields()
+        var extensionFields = UnknownFields()
+    }
+
+    static let layout = """
+        1 bool flag
+        2 sint64 stamp
+        3 sfixed32 small
+        4 optional string name
+        5 enum color
+        custom choice
+        7 packed int32 numbers
+        8 optional bool active
+        9 optional message child
+        10 float ratio
+        unknown
+        extensions
+        """
+
+    @Test func offsetsAreTheCompilers() throws {
+        let table = FieldTable(
+            of: Mixed.self, layout: Self.layout, types: [Color.self, [String: Int32].self, Node.self],
+            custom: [.init(6, "choice", .map(key: .string, value: .int32))], extensionRanges: [100...200]
+        )
+        let paths: [Int32: PartialKeyPath<Mixed>] = [
+            1: \.flag, 2: \.stamp, 3: \.small, 4: \.name, 5: \.color, 7: \.numbers, 8: \.active, 9: \._child, 10: \.ratio,
+        ]
+        #expect(table.fields.map(\.number) == Array(1...10))
+        for field in table.fields where field.number != 6 {
+            let path = try #require(paths[field.number])
+            #expect(field.offset == MemoryLayout<Mixed>.offset(of: path), "field \(field.number)")
+        }
+        #expect(table.unknownFieldsOffset == MemoryLayout<Mixed>.offset(of: \.unknownFields))
+        #expect(table.extensionFieldsOffset == MemoryLayout<Mixed>.offset(of: \.extensionFields))
+        #expect(table.textFormatFields.map(\.name) == ["flag", "stamp", "small", "name", "color", "choice", "numbers", "active", "child", "ratio"])
+    }
+
+    @Test func aLayoutWithoutNamesPrintsByNumber() {
+        struct Plain {
+            var id: UInt32 = 0
+            var unknownFields = UnknownFields()
+        }
+        let table = FieldTable(of: Plain.self, layout: "1 uint32\nunknown")
+        #expect(table.fields.map(\.offset) == [0] && table.unknownFieldsOffset == 8)
+        #expect(table.textFormatFields.isEmpty)
+    }
+
+    @Test func aLayoutThatIsNotTheStructsTraps() async {
+        struct Plain {
+            var id: UInt32 = 0
+            var unknownFields = UnknownFields()
+        }
+        // A field of another size, a property left out, a type too many, no unknown fields,
+        // a word that is not a kind, a number twice. (An `int64` would pass: it fills the
+        // padding after the `UInt32`. Only the struct's size and alignment are checked.)
+        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 string id\nunknown") }
+        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "unknown") }
+        await #expect(processExitsWith: .failure) {
+            _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", types: [Node.self])
+        }
+        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nextensions") }
+        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint23 id\nunknown") }
+        await #expect(processExitsWith: .failure) {
+            _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", custom: [.init(1)])
+        }
+    }
+}
