@@ -116,257 +116,47 @@ extension Maps: SwiftFrame.CompactMessage {
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Maps.self,
         layout: """
-            custom int32Int32
-            custom int64Int64
-            custom uint32Uint32
-            custom uint64Uint64
-            custom sint32Sint32
-            custom sint64Sint64
-            custom fixed32Fixed32
-            custom fixed64Fixed64
-            custom sfixed32Sfixed32
-            custom sfixed64Sfixed64
-            custom int32Float
-            custom int32Double
-            custom boolBool
-            custom stringString
-            custom stringBytes
-            custom stringMessage
-            custom stringEnum
-            custom stringSelf
+            1 map int32_int32
+            2 map int64_int64
+            3 map uint32_uint32
+            4 map uint64_uint64
+            5 map sint32_sint32
+            6 map sint64_sint64
+            7 map fixed32_fixed32
+            8 map fixed64_fixed64
+            9 map sfixed32_sfixed32
+            10 map sfixed64_sfixed64
+            11 map int32_float
+            12 map int32_double
+            13 map bool_bool
+            14 map string_string
+            15 map string_bytes
+            16 map string_message
+            17 map string_enum
+            18 map string_self
             unknown
             """,
         types: [
-            [Swift.Int32: Swift.Int32].self,
-            [Swift.Int64: Swift.Int64].self,
-            [Swift.UInt32: Swift.UInt32].self,
-            [Swift.UInt64: Swift.UInt64].self,
-            [Swift.Int32: Swift.Int32].self,
-            [Swift.Int64: Swift.Int64].self,
-            [Swift.UInt32: Swift.UInt32].self,
-            [Swift.UInt64: Swift.UInt64].self,
-            [Swift.Int32: Swift.Int32].self,
-            [Swift.Int64: Swift.Int64].self,
-            [Swift.Int32: Swift.Float].self,
-            [Swift.Int32: Swift.Double].self,
-            [Swift.Bool: Swift.Bool].self,
-            [Swift.String: Swift.String].self,
-            [Swift.String: [Swift.UInt8]].self,
-            [Swift.String: Everything.Level1].self,
-            [Swift.String: Sign].self,
-            [Swift.String: Maps].self,
-        ],
-        custom: [
-            .init(1, "int32_int32", .map(key: .int32, value: .int32)),
-            .init(2, "int64_int64", .map(key: .int64, value: .int64)),
-            .init(3, "uint32_uint32", .map(key: .uint32, value: .uint32)),
-            .init(4, "uint64_uint64", .map(key: .uint64, value: .uint64)),
-            .init(5, "sint32_sint32", .map(key: .sint32, value: .sint32)),
-            .init(6, "sint64_sint64", .map(key: .sint64, value: .sint64)),
-            .init(7, "fixed32_fixed32", .map(key: .fixed32, value: .fixed32)),
-            .init(8, "fixed64_fixed64", .map(key: .fixed64, value: .fixed64)),
-            .init(9, "sfixed32_sfixed32", .map(key: .sfixed32, value: .sfixed32)),
-            .init(10, "sfixed64_sfixed64", .map(key: .sfixed64, value: .sfixed64)),
-            .init(11, "int32_float", .map(key: .int32, value: .float)),
-            .init(12, "int32_double", .map(key: .int32, value: .double)),
-            .init(13, "bool_bool", .map(key: .bool, value: .bool)),
-            .init(14, "string_string", .map(key: .string, value: .string)),
-            .init(15, "string_bytes", .map(key: .string, value: .bytes)),
-            .init(16, "string_message", .map(key: .string, value: .message(Everything.Level1.self))),
-            .init(17, "string_enum", .map(key: .string, value: .enumeration(Sign.protoNames))),
-            .init(18, "string_self", .map(key: .string, value: .message(Maps.self))),
+            SwiftFrame.MapField<SwiftFrame.ProtoInt32, SwiftFrame.ProtoInt32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt64, SwiftFrame.ProtoInt64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoUInt32, SwiftFrame.ProtoUInt32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoUInt64, SwiftFrame.ProtoUInt64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSInt32, SwiftFrame.ProtoSInt32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSInt64, SwiftFrame.ProtoSInt64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoFixed32, SwiftFrame.ProtoFixed32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoFixed64, SwiftFrame.ProtoFixed64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSFixed32, SwiftFrame.ProtoSFixed32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSFixed64, SwiftFrame.ProtoSFixed64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt32, SwiftFrame.ProtoFloat>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt32, SwiftFrame.ProtoDouble>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoBool, SwiftFrame.ProtoBool>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoString>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoBytes>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoMessage<Everything.Level1>>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoEnum<Sign>>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoMessage<Maps>>.self,
         ]
     )
-
-    public mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) -> Swift.Bool {
-        switch tag {
-        case 10: // int32_int32 = 1
-            try reader.readMapEntry(into: &self.int32Int32, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self)
-        case 18: // int64_int64 = 2
-            try reader.readMapEntry(into: &self.int64Int64, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self)
-        case 26: // uint32_uint32 = 3
-            try reader.readMapEntry(into: &self.uint32Uint32, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self)
-        case 34: // uint64_uint64 = 4
-            try reader.readMapEntry(into: &self.uint64Uint64, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self)
-        case 42: // sint32_sint32 = 5
-            try reader.readMapEntry(into: &self.sint32Sint32, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self)
-        case 50: // sint64_sint64 = 6
-            try reader.readMapEntry(into: &self.sint64Sint64, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self)
-        case 58: // fixed32_fixed32 = 7
-            try reader.readMapEntry(into: &self.fixed32Fixed32, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self)
-        case 66: // fixed64_fixed64 = 8
-            try reader.readMapEntry(into: &self.fixed64Fixed64, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self)
-        case 74: // sfixed32_sfixed32 = 9
-            try reader.readMapEntry(into: &self.sfixed32Sfixed32, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self)
-        case 82: // sfixed64_sfixed64 = 10
-            try reader.readMapEntry(into: &self.sfixed64Sfixed64, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self)
-        case 90: // int32_float = 11
-            try reader.readMapEntry(into: &self.int32Float, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self)
-        case 98: // int32_double = 12
-            try reader.readMapEntry(into: &self.int32Double, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self)
-        case 106: // bool_bool = 13
-            try reader.readMapEntry(into: &self.boolBool, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self)
-        case 114: // string_string = 14
-            try reader.readMapEntry(into: &self.stringString, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self)
-        case 122: // string_bytes = 15
-            try reader.readMapEntry(into: &self.stringBytes, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self)
-        case 130: // string_message = 16
-            try reader.readMapEntry(into: &self.stringMessage, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Everything.Level1>.self)
-        case 138: // string_enum = 17
-            try reader.readMapEntry(into: &self.stringEnum, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<Sign>.self)
-        case 146: // string_self = 18
-            try reader.readMapEntry(into: &self.stringSelf, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Maps>.self)
-        default: return false
-        }
-        return true
-    }
-
-    public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = 0
-        switch number {
-        case 1: if !self.int32Int32.isEmpty { size += cache.map(self.int32Int32, tagSize: 1, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self) }
-        case 2: if !self.int64Int64.isEmpty { size += cache.map(self.int64Int64, tagSize: 1, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self) }
-        case 3: if !self.uint32Uint32.isEmpty { size += cache.map(self.uint32Uint32, tagSize: 1, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self) }
-        case 4: if !self.uint64Uint64.isEmpty { size += cache.map(self.uint64Uint64, tagSize: 1, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self) }
-        case 5: if !self.sint32Sint32.isEmpty { size += cache.map(self.sint32Sint32, tagSize: 1, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self) }
-        case 6: if !self.sint64Sint64.isEmpty { size += cache.map(self.sint64Sint64, tagSize: 1, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self) }
-        case 7: if !self.fixed32Fixed32.isEmpty { size += cache.map(self.fixed32Fixed32, tagSize: 1, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self) }
-        case 8: if !self.fixed64Fixed64.isEmpty { size += cache.map(self.fixed64Fixed64, tagSize: 1, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self) }
-        case 9: if !self.sfixed32Sfixed32.isEmpty { size += cache.map(self.sfixed32Sfixed32, tagSize: 1, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self) }
-        case 10: if !self.sfixed64Sfixed64.isEmpty { size += cache.map(self.sfixed64Sfixed64, tagSize: 1, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self) }
-        case 11: if !self.int32Float.isEmpty { size += cache.map(self.int32Float, tagSize: 1, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self) }
-        case 12: if !self.int32Double.isEmpty { size += cache.map(self.int32Double, tagSize: 1, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self) }
-        case 13: if !self.boolBool.isEmpty { size += cache.map(self.boolBool, tagSize: 1, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self) }
-        case 14: if !self.stringString.isEmpty { size += cache.map(self.stringString, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self) }
-        case 15: if !self.stringBytes.isEmpty { size += cache.map(self.stringBytes, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self) }
-        case 16: if !self.stringMessage.isEmpty { size += cache.map(self.stringMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Everything.Level1>.self) }
-        case 17: if !self.stringEnum.isEmpty { size += cache.map(self.stringEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<Sign>.self) }
-        case 18: if !self.stringSelf.isEmpty { size += cache.map(self.stringSelf, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Maps>.self) }
-        default: break
-        }
-        return size
-    }
-
-    public func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter) {
-        switch number {
-        case 1:
-            if !self.int32Int32.isEmpty {
-                writer.writeMap(self.int32Int32, tag: 10, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self)
-            }
-        case 2:
-            if !self.int64Int64.isEmpty {
-                writer.writeMap(self.int64Int64, tag: 18, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self)
-            }
-        case 3:
-            if !self.uint32Uint32.isEmpty {
-                writer.writeMap(self.uint32Uint32, tag: 26, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self)
-            }
-        case 4:
-            if !self.uint64Uint64.isEmpty {
-                writer.writeMap(self.uint64Uint64, tag: 34, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self)
-            }
-        case 5:
-            if !self.sint32Sint32.isEmpty {
-                writer.writeMap(self.sint32Sint32, tag: 42, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self)
-            }
-        case 6:
-            if !self.sint64Sint64.isEmpty {
-                writer.writeMap(self.sint64Sint64, tag: 50, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self)
-            }
-        case 7:
-            if !self.fixed32Fixed32.isEmpty {
-                writer.writeMap(self.fixed32Fixed32, tag: 58, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self)
-            }
-        case 8:
-            if !self.fixed64Fixed64.isEmpty {
-                writer.writeMap(self.fixed64Fixed64, tag: 66, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self)
-            }
-        case 9:
-            if !self.sfixed32Sfixed32.isEmpty {
-                writer.writeMap(self.sfixed32Sfixed32, tag: 74, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self)
-            }
-        case 10:
-            if !self.sfixed64Sfixed64.isEmpty {
-                writer.writeMap(self.sfixed64Sfixed64, tag: 82, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self)
-            }
-        case 11:
-            if !self.int32Float.isEmpty {
-                writer.writeMap(self.int32Float, tag: 90, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self)
-            }
-        case 12:
-            if !self.int32Double.isEmpty {
-                writer.writeMap(self.int32Double, tag: 98, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self)
-            }
-        case 13:
-            if !self.boolBool.isEmpty {
-                writer.writeMap(self.boolBool, tag: 106, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self)
-            }
-        case 14:
-            if !self.stringString.isEmpty {
-                writer.writeMap(self.stringString, tag: 114, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self)
-            }
-        case 15:
-            if !self.stringBytes.isEmpty {
-                writer.writeMap(self.stringBytes, tag: 122, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self)
-            }
-        case 16:
-            if !self.stringMessage.isEmpty {
-                writer.writeMap(self.stringMessage, tag: 130, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Everything.Level1>.self)
-            }
-        case 17:
-            if !self.stringEnum.isEmpty {
-                writer.writeMap(self.stringEnum, tag: 138, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<Sign>.self)
-            }
-        case 18:
-            if !self.stringSelf.isEmpty {
-                writer.writeMap(self.stringSelf, tag: 146, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Maps>.self)
-            }
-        default: break
-        }
-    }
-
-    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
-        if self.int32Int32 != other.int32Int32 { return false }
-        if self.int64Int64 != other.int64Int64 { return false }
-        if self.uint32Uint32 != other.uint32Uint32 { return false }
-        if self.uint64Uint64 != other.uint64Uint64 { return false }
-        if self.sint32Sint32 != other.sint32Sint32 { return false }
-        if self.sint64Sint64 != other.sint64Sint64 { return false }
-        if self.fixed32Fixed32 != other.fixed32Fixed32 { return false }
-        if self.fixed64Fixed64 != other.fixed64Fixed64 { return false }
-        if self.sfixed32Sfixed32 != other.sfixed32Sfixed32 { return false }
-        if self.sfixed64Sfixed64 != other.sfixed64Sfixed64 { return false }
-        if self.int32Float != other.int32Float { return false }
-        if self.int32Double != other.int32Double { return false }
-        if self.boolBool != other.boolBool { return false }
-        if self.stringString != other.stringString { return false }
-        if self.stringBytes != other.stringBytes { return false }
-        if self.stringMessage != other.stringMessage { return false }
-        if self.stringEnum != other.stringEnum { return false }
-        if self.stringSelf != other.stringSelf { return false }
-        return true
-    }
-
-    public func hashCustomFields(into hasher: inout Swift.Hasher) {
-        hasher.combine(self.int32Int32)
-        hasher.combine(self.int64Int64)
-        hasher.combine(self.uint32Uint32)
-        hasher.combine(self.uint64Uint64)
-        hasher.combine(self.sint32Sint32)
-        hasher.combine(self.sint64Sint64)
-        hasher.combine(self.fixed32Fixed32)
-        hasher.combine(self.fixed64Fixed64)
-        hasher.combine(self.sfixed32Sfixed32)
-        hasher.combine(self.sfixed64Sfixed64)
-        hasher.combine(self.int32Float)
-        hasher.combine(self.int32Double)
-        hasher.combine(self.boolBool)
-        hasher.combine(self.stringString)
-        hasher.combine(self.stringBytes)
-        hasher.combine(self.stringMessage)
-        hasher.combine(self.stringEnum)
-        hasher.combine(self.stringSelf)
-    }
 }
 
 extension Choices: SwiftFrame.CompactMessage {

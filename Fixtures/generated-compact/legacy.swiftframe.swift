@@ -217,7 +217,7 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
             custom _profile
             custom visit
             14 optional message referrer
-            custom moods
+            15 map moods
             custom contact
             unknown
             extensions
@@ -229,13 +229,12 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
             SwiftFrame.Boxed<Legacy_Account.Profile>?.self,
             [Legacy_Account.Visit].self,
             Legacy_Account.self,
-            [Swift.String: Legacy_Mood].self,
+            SwiftFrame.ClosedEnumMapField<SwiftFrame.ProtoString, Legacy_Mood>.self,
             Legacy_Account.Contact?.self,
         ],
         custom: [
             .init(9, "Profile", .group(Legacy_Account.Profile.self)),
             .init(12, "Visit", .group(Legacy_Account.Visit.self)),
-            .init(15, "moods", .map(key: .string, value: .closedEnumeration(Legacy_Mood.protoNames))),
             .init(16, "email", .string),
             .init(17, "phone", .uint64),
         ],
@@ -248,8 +247,6 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
             try reader.readGroup(fieldNumber: 9, into: &self.profile)
         case 99: // visit = 12
             try reader.readGroup(fieldNumber: 12, appendingTo: &self.visit)
-        case 122: // moods = 15
-            try reader.readMapEntry(into: &self.moods, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self, unknownFields: &self.unknownFields)
         case 130: // email = 16
             self.contact = .email(try reader.readString())
         case 136: // phone = 17
@@ -264,7 +261,6 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
         switch number {
         case 9: if let box = self._profile { size += 2 + cache.group(box.value) }
         case 12: for value in self.visit { size += 2 + cache.group(value) }
-        case 15: if !self.moods.isEmpty { size += cache.map(self.moods, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self) }
         case 16: if case let .email(value)? = self.contact { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         case 17: if case let .phone(value)? = self.contact { size += 2 + SwiftFrame.ProtoUInt64.size(value) }
         default: break
@@ -281,10 +277,6 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
         case 12:
             for value in self.visit {
                 writer.writeGroup(value, fieldNumber: 12)
-            }
-        case 15:
-            if !self.moods.isEmpty {
-                writer.writeMap(self.moods, tag: 122, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self)
             }
         case 16:
             if case let .email(value)? = self.contact {
@@ -303,7 +295,6 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
     public func customFieldsEqual(_ other: Self) -> Swift.Bool {
         if self._profile != other._profile { return false }
         if self.visit != other.visit { return false }
-        if self.moods != other.moods { return false }
         if self.contact != other.contact { return false }
         return true
     }
@@ -311,7 +302,6 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
     public func hashCustomFields(into hasher: inout Swift.Hasher) {
         hasher.combine(self._profile)
         hasher.combine(self.visit)
-        hasher.combine(self.moods)
         hasher.combine(self.contact)
     }
 

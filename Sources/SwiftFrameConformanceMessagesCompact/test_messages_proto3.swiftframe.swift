@@ -825,25 +825,25 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
             100 repeated double unpacked_double
             101 repeated bool unpacked_bool
             102 repeated enum unpacked_nested_enum
-            custom mapInt32Int32
-            custom mapInt64Int64
-            custom mapUint32Uint32
-            custom mapUint64Uint64
-            custom mapSint32Sint32
-            custom mapSint64Sint64
-            custom mapFixed32Fixed32
-            custom mapFixed64Fixed64
-            custom mapSfixed32Sfixed32
-            custom mapSfixed64Sfixed64
-            custom mapInt32Float
-            custom mapInt32Double
-            custom mapBoolBool
-            custom mapStringString
-            custom mapStringBytes
-            custom mapStringNestedMessage
-            custom mapStringForeignMessage
-            custom mapStringNestedEnum
-            custom mapStringForeignEnum
+            56 map map_int32_int32
+            57 map map_int64_int64
+            58 map map_uint32_uint32
+            59 map map_uint64_uint64
+            60 map map_sint32_sint32
+            61 map map_sint64_sint64
+            62 map map_fixed32_fixed32
+            63 map map_fixed64_fixed64
+            64 map map_sfixed32_sfixed32
+            65 map map_sfixed64_sfixed64
+            66 map map_int32_float
+            67 map map_int32_double
+            68 map map_bool_bool
+            69 map map_string_string
+            70 map map_string_bytes
+            71 map map_string_nested_message
+            72 map map_string_foreign_message
+            73 map map_string_nested_enum
+            74 map map_string_foreign_enum
             custom oneofField
             201 optional message optional_bool_wrapper
             202 optional message optional_int32_wrapper
@@ -910,25 +910,25 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
             ProtobufTestMessages_Proto3_ForeignEnum.self,
             ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.self,
             ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.self,
-            [Swift.Int32: Swift.Int32].self,
-            [Swift.Int64: Swift.Int64].self,
-            [Swift.UInt32: Swift.UInt32].self,
-            [Swift.UInt64: Swift.UInt64].self,
-            [Swift.Int32: Swift.Int32].self,
-            [Swift.Int64: Swift.Int64].self,
-            [Swift.UInt32: Swift.UInt32].self,
-            [Swift.UInt64: Swift.UInt64].self,
-            [Swift.Int32: Swift.Int32].self,
-            [Swift.Int64: Swift.Int64].self,
-            [Swift.Int32: Swift.Float].self,
-            [Swift.Int32: Swift.Double].self,
-            [Swift.Bool: Swift.Bool].self,
-            [Swift.String: Swift.String].self,
-            [Swift.String: [Swift.UInt8]].self,
-            [Swift.String: ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage].self,
-            [Swift.String: ProtobufTestMessages_Proto3_ForeignMessage].self,
-            [Swift.String: ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum].self,
-            [Swift.String: ProtobufTestMessages_Proto3_ForeignEnum].self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt32, SwiftFrame.ProtoInt32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt64, SwiftFrame.ProtoInt64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoUInt32, SwiftFrame.ProtoUInt32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoUInt64, SwiftFrame.ProtoUInt64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSInt32, SwiftFrame.ProtoSInt32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSInt64, SwiftFrame.ProtoSInt64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoFixed32, SwiftFrame.ProtoFixed32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoFixed64, SwiftFrame.ProtoFixed64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSFixed32, SwiftFrame.ProtoSFixed32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSFixed64, SwiftFrame.ProtoSFixed64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt32, SwiftFrame.ProtoFloat>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt32, SwiftFrame.ProtoDouble>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoBool, SwiftFrame.ProtoBool>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoString>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoBytes>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage>>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto3_ForeignMessage>>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>>.self,
             ProtobufTestMessages_Proto3_TestAllTypesProto3.OneofField?.self,
             Google_Protobuf_BoolValue.self,
             Google_Protobuf_Int32Value.self,
@@ -964,25 +964,6 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
             Google_Protobuf_ListValue.self,
         ],
         custom: [
-            .init(56, "map_int32_int32", .map(key: .int32, value: .int32)),
-            .init(57, "map_int64_int64", .map(key: .int64, value: .int64)),
-            .init(58, "map_uint32_uint32", .map(key: .uint32, value: .uint32)),
-            .init(59, "map_uint64_uint64", .map(key: .uint64, value: .uint64)),
-            .init(60, "map_sint32_sint32", .map(key: .sint32, value: .sint32)),
-            .init(61, "map_sint64_sint64", .map(key: .sint64, value: .sint64)),
-            .init(62, "map_fixed32_fixed32", .map(key: .fixed32, value: .fixed32)),
-            .init(63, "map_fixed64_fixed64", .map(key: .fixed64, value: .fixed64)),
-            .init(64, "map_sfixed32_sfixed32", .map(key: .sfixed32, value: .sfixed32)),
-            .init(65, "map_sfixed64_sfixed64", .map(key: .sfixed64, value: .sfixed64)),
-            .init(66, "map_int32_float", .map(key: .int32, value: .float)),
-            .init(67, "map_int32_double", .map(key: .int32, value: .double)),
-            .init(68, "map_bool_bool", .map(key: .bool, value: .bool)),
-            .init(69, "map_string_string", .map(key: .string, value: .string)),
-            .init(70, "map_string_bytes", .map(key: .string, value: .bytes)),
-            .init(71, "map_string_nested_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self))),
-            .init(72, "map_string_foreign_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto3_ForeignMessage.self))),
-            .init(73, "map_string_nested_enum", .map(key: .string, value: .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames))),
-            .init(74, "map_string_foreign_enum", .map(key: .string, value: .enumeration(ProtobufTestMessages_Proto3_ForeignEnum.protoNames))),
             .init(111, "oneof_uint32", .uint32),
             .init(112, "oneof_nested_message", .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self)),
             .init(113, "oneof_string", .string),
@@ -998,44 +979,6 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
 
     public mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) -> Swift.Bool {
         switch tag {
-        case 450: // map_int32_int32 = 56
-            try reader.readMapEntry(into: &self.mapInt32Int32, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self)
-        case 458: // map_int64_int64 = 57
-            try reader.readMapEntry(into: &self.mapInt64Int64, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self)
-        case 466: // map_uint32_uint32 = 58
-            try reader.readMapEntry(into: &self.mapUint32Uint32, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self)
-        case 474: // map_uint64_uint64 = 59
-            try reader.readMapEntry(into: &self.mapUint64Uint64, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self)
-        case 482: // map_sint32_sint32 = 60
-            try reader.readMapEntry(into: &self.mapSint32Sint32, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self)
-        case 490: // map_sint64_sint64 = 61
-            try reader.readMapEntry(into: &self.mapSint64Sint64, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self)
-        case 498: // map_fixed32_fixed32 = 62
-            try reader.readMapEntry(into: &self.mapFixed32Fixed32, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self)
-        case 506: // map_fixed64_fixed64 = 63
-            try reader.readMapEntry(into: &self.mapFixed64Fixed64, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self)
-        case 514: // map_sfixed32_sfixed32 = 64
-            try reader.readMapEntry(into: &self.mapSfixed32Sfixed32, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self)
-        case 522: // map_sfixed64_sfixed64 = 65
-            try reader.readMapEntry(into: &self.mapSfixed64Sfixed64, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self)
-        case 530: // map_int32_float = 66
-            try reader.readMapEntry(into: &self.mapInt32Float, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self)
-        case 538: // map_int32_double = 67
-            try reader.readMapEntry(into: &self.mapInt32Double, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self)
-        case 546: // map_bool_bool = 68
-            try reader.readMapEntry(into: &self.mapBoolBool, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self)
-        case 554: // map_string_string = 69
-            try reader.readMapEntry(into: &self.mapStringString, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self)
-        case 562: // map_string_bytes = 70
-            try reader.readMapEntry(into: &self.mapStringBytes, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self)
-        case 570: // map_string_nested_message = 71
-            try reader.readMapEntry(into: &self.mapStringNestedMessage, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage>.self)
-        case 578: // map_string_foreign_message = 72
-            try reader.readMapEntry(into: &self.mapStringForeignMessage, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto3_ForeignMessage>.self)
-        case 586: // map_string_nested_enum = 73
-            try reader.readMapEntry(into: &self.mapStringNestedEnum, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self)
-        case 594: // map_string_foreign_enum = 74
-            try reader.readMapEntry(into: &self.mapStringForeignEnum, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self)
         case 888: // oneof_uint32 = 111
             self.oneofField = .oneofUint32(try reader.readVarint(SwiftFrame.ProtoUInt32.self))
         case 898: // oneof_nested_message = 112
@@ -1067,25 +1010,6 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
     public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = 0
         switch number {
-        case 56: if !self.mapInt32Int32.isEmpty { size += cache.map(self.mapInt32Int32, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self) }
-        case 57: if !self.mapInt64Int64.isEmpty { size += cache.map(self.mapInt64Int64, tagSize: 2, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self) }
-        case 58: if !self.mapUint32Uint32.isEmpty { size += cache.map(self.mapUint32Uint32, tagSize: 2, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self) }
-        case 59: if !self.mapUint64Uint64.isEmpty { size += cache.map(self.mapUint64Uint64, tagSize: 2, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self) }
-        case 60: if !self.mapSint32Sint32.isEmpty { size += cache.map(self.mapSint32Sint32, tagSize: 2, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self) }
-        case 61: if !self.mapSint64Sint64.isEmpty { size += cache.map(self.mapSint64Sint64, tagSize: 2, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self) }
-        case 62: if !self.mapFixed32Fixed32.isEmpty { size += cache.map(self.mapFixed32Fixed32, tagSize: 2, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self) }
-        case 63: if !self.mapFixed64Fixed64.isEmpty { size += cache.map(self.mapFixed64Fixed64, tagSize: 2, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self) }
-        case 64: if !self.mapSfixed32Sfixed32.isEmpty { size += cache.map(self.mapSfixed32Sfixed32, tagSize: 2, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self) }
-        case 65: if !self.mapSfixed64Sfixed64.isEmpty { size += cache.map(self.mapSfixed64Sfixed64, tagSize: 2, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self) }
-        case 66: if !self.mapInt32Float.isEmpty { size += cache.map(self.mapInt32Float, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self) }
-        case 67: if !self.mapInt32Double.isEmpty { size += cache.map(self.mapInt32Double, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self) }
-        case 68: if !self.mapBoolBool.isEmpty { size += cache.map(self.mapBoolBool, tagSize: 2, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self) }
-        case 69: if !self.mapStringString.isEmpty { size += cache.map(self.mapStringString, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self) }
-        case 70: if !self.mapStringBytes.isEmpty { size += cache.map(self.mapStringBytes, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self) }
-        case 71: if !self.mapStringNestedMessage.isEmpty { size += cache.map(self.mapStringNestedMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage>.self) }
-        case 72: if !self.mapStringForeignMessage.isEmpty { size += cache.map(self.mapStringForeignMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto3_ForeignMessage>.self) }
-        case 73: if !self.mapStringNestedEnum.isEmpty { size += cache.map(self.mapStringNestedEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self) }
-        case 74: if !self.mapStringForeignEnum.isEmpty { size += cache.map(self.mapStringForeignEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self) }
         case 111: if case let .oneofUint32(value)? = self.oneofField { size += 2 + SwiftFrame.ProtoUInt32.size(value) }
         case 112: if case let .oneofNestedMessage(value)? = self.oneofField { size += 2 + cache.message(value) }
         case 113: if case let .oneofString(value)? = self.oneofField { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
@@ -1103,82 +1027,6 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
 
     public func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter) {
         switch number {
-        case 56:
-            if !self.mapInt32Int32.isEmpty {
-                writer.writeMap(self.mapInt32Int32, tag: 450, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self)
-            }
-        case 57:
-            if !self.mapInt64Int64.isEmpty {
-                writer.writeMap(self.mapInt64Int64, tag: 458, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self)
-            }
-        case 58:
-            if !self.mapUint32Uint32.isEmpty {
-                writer.writeMap(self.mapUint32Uint32, tag: 466, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self)
-            }
-        case 59:
-            if !self.mapUint64Uint64.isEmpty {
-                writer.writeMap(self.mapUint64Uint64, tag: 474, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self)
-            }
-        case 60:
-            if !self.mapSint32Sint32.isEmpty {
-                writer.writeMap(self.mapSint32Sint32, tag: 482, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self)
-            }
-        case 61:
-            if !self.mapSint64Sint64.isEmpty {
-                writer.writeMap(self.mapSint64Sint64, tag: 490, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self)
-            }
-        case 62:
-            if !self.mapFixed32Fixed32.isEmpty {
-                writer.writeMap(self.mapFixed32Fixed32, tag: 498, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self)
-            }
-        case 63:
-            if !self.mapFixed64Fixed64.isEmpty {
-                writer.writeMap(self.mapFixed64Fixed64, tag: 506, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self)
-            }
-        case 64:
-            if !self.mapSfixed32Sfixed32.isEmpty {
-                writer.writeMap(self.mapSfixed32Sfixed32, tag: 514, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self)
-            }
-        case 65:
-            if !self.mapSfixed64Sfixed64.isEmpty {
-                writer.writeMap(self.mapSfixed64Sfixed64, tag: 522, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self)
-            }
-        case 66:
-            if !self.mapInt32Float.isEmpty {
-                writer.writeMap(self.mapInt32Float, tag: 530, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self)
-            }
-        case 67:
-            if !self.mapInt32Double.isEmpty {
-                writer.writeMap(self.mapInt32Double, tag: 538, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self)
-            }
-        case 68:
-            if !self.mapBoolBool.isEmpty {
-                writer.writeMap(self.mapBoolBool, tag: 546, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self)
-            }
-        case 69:
-            if !self.mapStringString.isEmpty {
-                writer.writeMap(self.mapStringString, tag: 554, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self)
-            }
-        case 70:
-            if !self.mapStringBytes.isEmpty {
-                writer.writeMap(self.mapStringBytes, tag: 562, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self)
-            }
-        case 71:
-            if !self.mapStringNestedMessage.isEmpty {
-                writer.writeMap(self.mapStringNestedMessage, tag: 570, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage>.self)
-            }
-        case 72:
-            if !self.mapStringForeignMessage.isEmpty {
-                writer.writeMap(self.mapStringForeignMessage, tag: 578, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto3_ForeignMessage>.self)
-            }
-        case 73:
-            if !self.mapStringNestedEnum.isEmpty {
-                writer.writeMap(self.mapStringNestedEnum, tag: 586, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self)
-            }
-        case 74:
-            if !self.mapStringForeignEnum.isEmpty {
-                writer.writeMap(self.mapStringForeignEnum, tag: 594, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self)
-            }
         case 111:
             if case let .oneofUint32(value)? = self.oneofField {
                 writer.writeTag(888)
@@ -1234,49 +1082,11 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
     }
 
     public func customFieldsEqual(_ other: Self) -> Swift.Bool {
-        if self.mapInt32Int32 != other.mapInt32Int32 { return false }
-        if self.mapInt64Int64 != other.mapInt64Int64 { return false }
-        if self.mapUint32Uint32 != other.mapUint32Uint32 { return false }
-        if self.mapUint64Uint64 != other.mapUint64Uint64 { return false }
-        if self.mapSint32Sint32 != other.mapSint32Sint32 { return false }
-        if self.mapSint64Sint64 != other.mapSint64Sint64 { return false }
-        if self.mapFixed32Fixed32 != other.mapFixed32Fixed32 { return false }
-        if self.mapFixed64Fixed64 != other.mapFixed64Fixed64 { return false }
-        if self.mapSfixed32Sfixed32 != other.mapSfixed32Sfixed32 { return false }
-        if self.mapSfixed64Sfixed64 != other.mapSfixed64Sfixed64 { return false }
-        if self.mapInt32Float != other.mapInt32Float { return false }
-        if self.mapInt32Double != other.mapInt32Double { return false }
-        if self.mapBoolBool != other.mapBoolBool { return false }
-        if self.mapStringString != other.mapStringString { return false }
-        if self.mapStringBytes != other.mapStringBytes { return false }
-        if self.mapStringNestedMessage != other.mapStringNestedMessage { return false }
-        if self.mapStringForeignMessage != other.mapStringForeignMessage { return false }
-        if self.mapStringNestedEnum != other.mapStringNestedEnum { return false }
-        if self.mapStringForeignEnum != other.mapStringForeignEnum { return false }
         if self.oneofField != other.oneofField { return false }
         return true
     }
 
     public func hashCustomFields(into hasher: inout Swift.Hasher) {
-        hasher.combine(self.mapInt32Int32)
-        hasher.combine(self.mapInt64Int64)
-        hasher.combine(self.mapUint32Uint32)
-        hasher.combine(self.mapUint64Uint64)
-        hasher.combine(self.mapSint32Sint32)
-        hasher.combine(self.mapSint64Sint64)
-        hasher.combine(self.mapFixed32Fixed32)
-        hasher.combine(self.mapFixed64Fixed64)
-        hasher.combine(self.mapSfixed32Sfixed32)
-        hasher.combine(self.mapSfixed64Sfixed64)
-        hasher.combine(self.mapInt32Float)
-        hasher.combine(self.mapInt32Double)
-        hasher.combine(self.mapBoolBool)
-        hasher.combine(self.mapStringString)
-        hasher.combine(self.mapStringBytes)
-        hasher.combine(self.mapStringNestedMessage)
-        hasher.combine(self.mapStringForeignMessage)
-        hasher.combine(self.mapStringNestedEnum)
-        hasher.combine(self.mapStringForeignEnum)
         hasher.combine(self.oneofField)
     }
 }

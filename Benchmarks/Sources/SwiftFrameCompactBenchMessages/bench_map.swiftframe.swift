@@ -23,51 +23,11 @@ extension Bench_MapHeavy: SwiftFrame.CompactMessage {
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Bench_MapHeavy.self,
         layout: """
-            custom counts
+            1 map counts
             unknown
             """,
         types: [
-            [Swift.String: Swift.Int32].self,
-        ],
-        custom: [
-            .init(1, "counts", .map(key: .string, value: .int32)),
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoInt32>.self,
         ]
     )
-
-    public mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) -> Swift.Bool {
-        switch tag {
-        case 10: // counts = 1
-            try reader.readMapEntry(into: &self.counts, SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self)
-        default: return false
-        }
-        return true
-    }
-
-    public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = 0
-        switch number {
-        case 1: if !self.counts.isEmpty { size += cache.map(self.counts, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self) }
-        default: break
-        }
-        return size
-    }
-
-    public func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter) {
-        switch number {
-        case 1:
-            if !self.counts.isEmpty {
-                writer.writeMap(self.counts, tag: 10, SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self)
-            }
-        default: break
-        }
-    }
-
-    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
-        if self.counts != other.counts { return false }
-        return true
-    }
-
-    public func hashCustomFields(into hasher: inout Swift.Hasher) {
-        hasher.combine(self.counts)
-    }
 }

@@ -17,6 +17,9 @@ public protocol MapCodec {
     /// Bytes the value takes without its tag; message sizes are recorded in `cache`.
     static func size(of value: Value, cache: inout SizeCache) -> Int
     static func write(_ value: Value, to writer: inout ProtoWriter)
+    /// How the text format reads and prints the key or value (for the table of a compact
+    /// message, which learns a map field's kinds from its codecs).
+    static var textFormatKind: TextFormatKind { get }
 }
 
 /// A type that can be a map key: integers, bool and string. Entries are written in key order.
@@ -78,23 +81,63 @@ extension MapCodec where Self: Fixed64Codec {
     }
 }
 
-extension ProtoInt32: MapKeyCodec { @inlinable public static var defaultValue: Int32 { 0 } }
-extension ProtoInt64: MapKeyCodec { @inlinable public static var defaultValue: Int64 { 0 } }
-extension ProtoUInt32: MapKeyCodec { @inlinable public static var defaultValue: UInt32 { 0 } }
-extension ProtoUInt64: MapKeyCodec { @inlinable public static var defaultValue: UInt64 { 0 } }
-extension ProtoSInt32: MapKeyCodec { @inlinable public static var defaultValue: Int32 { 0 } }
-extension ProtoSInt64: MapKeyCodec { @inlinable public static var defaultValue: Int64 { 0 } }
+extension ProtoInt32: MapKeyCodec {
+    @inlinable public static var defaultValue: Int32 { 0 }
+    public static var textFormatKind: TextFormatKind { .int32 }
+}
+extension ProtoInt64: MapKeyCodec {
+    @inlinable public static var defaultValue: Int64 { 0 }
+    public static var textFormatKind: TextFormatKind { .int64 }
+}
+extension ProtoUInt32: MapKeyCodec {
+    @inlinable public static var defaultValue: UInt32 { 0 }
+    public static var textFormatKind: TextFormatKind { .uint32 }
+}
+extension ProtoUInt64: MapKeyCodec {
+    @inlinable public static var defaultValue: UInt64 { 0 }
+    public static var textFormatKind: TextFormatKind { .uint64 }
+}
+extension ProtoSInt32: MapKeyCodec {
+    @inlinable public static var defaultValue: Int32 { 0 }
+    public static var textFormatKind: TextFormatKind { .sint32 }
+}
+extension ProtoSInt64: MapKeyCodec {
+    @inlinable public static var defaultValue: Int64 { 0 }
+    public static var textFormatKind: TextFormatKind { .sint64 }
+}
 extension ProtoBool: MapKeyCodec {
     @inlinable public static var defaultValue: Bool { false }
+    public static var textFormatKind: TextFormatKind { .bool }
     @inlinable public static func precedes(_ lhs: Bool, _ rhs: Bool) -> Bool { !lhs && rhs }
 }
-extension ProtoEnum: MapCodec { @inlinable public static var defaultValue: E { E() } }
-extension ProtoFixed32: MapKeyCodec { @inlinable public static var defaultValue: UInt32 { 0 } }
-extension ProtoSFixed32: MapKeyCodec { @inlinable public static var defaultValue: Int32 { 0 } }
-extension ProtoFloat: MapCodec { @inlinable public static var defaultValue: Float { 0 } }
-extension ProtoFixed64: MapKeyCodec { @inlinable public static var defaultValue: UInt64 { 0 } }
-extension ProtoSFixed64: MapKeyCodec { @inlinable public static var defaultValue: Int64 { 0 } }
-extension ProtoDouble: MapCodec { @inlinable public static var defaultValue: Double { 0 } }
+extension ProtoEnum: MapCodec {
+    @inlinable public static var defaultValue: E { E() }
+    public static var textFormatKind: TextFormatKind { .enumeration(E.protoNames) }
+}
+extension ProtoFixed32: MapKeyCodec {
+    @inlinable public static var defaultValue: UInt32 { 0 }
+    public static var textFormatKind: TextFormatKind { .fixed32 }
+}
+extension ProtoSFixed32: MapKeyCodec {
+    @inlinable public static var defaultValue: Int32 { 0 }
+    public static var textFormatKind: TextFormatKind { .sfixed32 }
+}
+extension ProtoFloat: MapCodec {
+    @inlinable public static var defaultValue: Float { 0 }
+    public static var textFormatKind: TextFormatKind { .float }
+}
+extension ProtoFixed64: MapKeyCodec {
+    @inlinable public static var defaultValue: UInt64 { 0 }
+    public static var textFormatKind: TextFormatKind { .fixed64 }
+}
+extension ProtoSFixed64: MapKeyCodec {
+    @inlinable public static var defaultValue: Int64 { 0 }
+    public static var textFormatKind: TextFormatKind { .sfixed64 }
+}
+extension ProtoDouble: MapCodec {
+    @inlinable public static var defaultValue: Double { 0 }
+    public static var textFormatKind: TextFormatKind { .double }
+}
 
 @_documentation(visibility: internal)
 public enum ProtoString: MapKeyCodec {
@@ -109,6 +152,7 @@ public enum ProtoString: MapKeyCodec {
     }
     @inlinable public static var wireType: WireType { .lengthDelimited }
     @inlinable public static var defaultValue: String { "" }
+    public static var textFormatKind: TextFormatKind { .string }
     @inlinable public static func read(from reader: inout ProtoReader) throws(WireError) -> String {
         try reader.readString()
     }
@@ -168,6 +212,7 @@ enum StringOrder {
 public enum ProtoBytes: MapCodec {
     @inlinable public static var wireType: WireType { .lengthDelimited }
     @inlinable public static var defaultValue: [UInt8] { [] }
+    public static var textFormatKind: TextFormatKind { .bytes }
     @inlinable public static func read(from reader: inout ProtoReader) throws(WireError) -> [UInt8] {
         try reader.readBytes()
     }
@@ -183,6 +228,7 @@ public enum ProtoBytes: MapCodec {
 public enum ProtoMessage<M: Message>: MapCodec {
     @inlinable public static var wireType: WireType { .lengthDelimited }
     @inlinable public static var defaultValue: M { M() }
+    public static var textFormatKind: TextFormatKind { .message(M.self) }
     @inlinable public static func read(from reader: inout ProtoReader) throws(WireError) -> M {
         var message = M()
         try reader.readMessage(merging: &message)

@@ -73,6 +73,9 @@ enum TableCodec {
         case let .message(type):
             guard tag & 7 == 2 else { return false }
             try readMessage(type, storage, pointer, &reader)
+        case let .map(type):
+            guard tag & 7 == 2 else { return false }
+            try type.readEntry(into: pointer, unknownFields: unknownFields, from: &reader)
         case .custom:
             return false
         }
@@ -197,6 +200,7 @@ enum TableCodec {
         case let .enumeration(type): return openEnumSize(type, field, pointer, &cache)
         case let .closedEnumeration(type): return closedEnumSize(type, field, pointer, &cache)
         case let .message(type): return messageSize(type, field, pointer, &cache)
+        case let .map(type): return type.size(at: pointer, tagSize: field.pointee.tagSize, cache: &cache)
         case .custom: return 0
         }
     }
@@ -337,6 +341,7 @@ enum TableCodec {
         case let .enumeration(type): writeOpenEnum(type, field, pointer, &writer)
         case let .closedEnumeration(type): writeClosedEnum(type, field, pointer, &writer)
         case let .message(type): writeMessage(type, field, pointer, &writer)
+        case let .map(type): type.write(at: pointer, tag: field.pointee.tag, to: &writer)
         case .custom: break
         }
     }

@@ -9,7 +9,7 @@ public protocol CompactMessage: Message {
     @_documentation(visibility: internal)
     static var fieldTable: FieldTable { get }
 
-    /// Oneof members, maps and groups, which the table leaves to generated code: reads the
+    /// Oneof members and groups, which the table leaves to generated code: reads the
     /// field whose tag was just read; false when the tag's wire type is not the field's.
     @_documentation(visibility: internal)
     mutating func decodeCustomField(tag: UInt32, from reader: inout ProtoReader) throws(WireError) -> Bool
@@ -22,7 +22,7 @@ public protocol CompactMessage: Message {
     @_documentation(visibility: internal)
     func encodeCustomField(number: Int32, to writer: inout ProtoWriter)
 
-    /// Whether the properties of the custom fields (oneofs, maps, groups) equal `other`'s.
+    /// Whether the properties of the custom fields (oneofs, groups) equal `other`'s.
     @_documentation(visibility: internal)
     func customFieldsEqual(_ other: Self) -> Bool
 
@@ -56,23 +56,23 @@ extension CompactMessage {
     public static var textFormatFields: [TextFormatField] { Array(fieldTable.textFormatFields) }
 }
 
-/// What a field holds, for the table codec: a scalar type, an enum or message type, or
-/// `custom` for what generated code reads and writes (oneof members, maps, groups).
-@_documentation(visibility: internal)
-public enum FieldKind: Sendable {
+/// What a field holds, for the table codec: a scalar type, an enum or message type, a map's
+/// key and value codecs, or `custom` for what generated code reads and writes (oneof members,
+/// groups).
+enum FieldKind: Sendable {
     case int32, int64, uint32, uint64, sint32, sint64
     case fixed32, fixed64, sfixed32, sfixed64, float, double, bool, string, bytes
     case enumeration(any Enum.Type)
     case closedEnumeration(any ClosedEnum.Type)
     case message(any Message.Type)
+    case map(any TableMapCodec.Type)
     case custom
 }
 
 /// How the struct stores a field: the value itself (proto3 implicit presence), an optional
 /// (explicit presence; a singular message is a `Boxed` optional), or an array, written unpacked
 /// or packed.
-@_documentation(visibility: internal)
-public enum FieldStorage: Sendable {
+enum FieldStorage: Sendable {
     case implicit, optional, repeated, packed
 }
 
@@ -120,6 +120,7 @@ extension FieldKind {
         case let .enumeration(type): return .enumeration(type.protoNames)
         case let .closedEnumeration(type): return .closedEnumeration(type.protoNames)
         case let .message(type): return .message(type)
+        case let .map(type): return type.textFormatKind
         case .custom: return nil
         }
     }
@@ -130,7 +131,7 @@ extension FieldKind {
         case .int32, .int64, .uint32, .uint64, .sint32, .sint64, .bool, .enumeration, .closedEnumeration: return .varint
         case .fixed32, .sfixed32, .float: return .fixed32
         case .fixed64, .sfixed64, .double: return .fixed64
-        case .string, .bytes, .message, .custom: return .lengthDelimited
+        case .string, .bytes, .message, .map, .custom: return .lengthDelimited
         }
     }
 }
@@ -167,7 +168,7 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     /// The fields' text-format names and kinds (`CompactMessage.textFormatFields`).
     var textFormatFields: UnsafeBufferPointer<TextFormatField> { parts.pointee.textFormatFields }
 
-    /// A field the table leaves to generated code (a oneof member, a map, a group): its number,
+    /// A field the table leaves to generated code (a oneof member, a group): its number,
     /// and the name and kind the text format reads and prints it with (none when the message
     /// prints its fields by number).
     public struct CustomField {
@@ -186,13 +187,15 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     ///
     ///     1 int32 id                   a field: number, storage, kind, text-format name
     ///     2 optional message child     (storage: optional, repeated or packed; none: implicit)
+    ///     3 map scores                 a map (`MapField<K, V>` or `ClosedEnumMapField<K, E>`)
     ///     custom choice                a property generated code reads and writes
     ///     unknown                      `unknownFields`
     ///     extensions                   `extensionFields`
     ///
-    /// `enum`, `closed_enum` and `message` fields and `custom` properties take their Swift
-    /// type from `types`, in order; `custom` lists the fields of the custom properties. The
-    /// name is left out when the message prints its fields by number.
+    /// `enum`, `closed_enum`, `message` and `map` fields and `custom` properties take their
+    /// Swift type from `types`, in order; `custom` lists the fields of the custom properties
+    /// (oneof members, groups). The name is left out when the message prints its fields by
+    /// number.
     ///
     /// A string costs no code per field, where a list of rows with key paths cost about a
     /// hundred bytes each. The offsets follow from the properties' types, as Swift lays out a

@@ -166,6 +166,7 @@ extension UnknownFields {
 
 extension ProtoClosedEnum: MapCodec {
     @inlinable public static var defaultValue: E { E() }
+    public static var textFormatKind: TextFormatKind { .closedEnumeration(E.protoNames) }
     @inlinable public static func read(from reader: inout ProtoReader, merging value: inout E?) throws(WireError) {
         if let known = E(rawValue: Int32(truncatingIfNeeded: try reader.readVarint())) { value = known }
     }

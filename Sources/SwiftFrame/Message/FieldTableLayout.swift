@@ -112,6 +112,9 @@ struct LayoutParser {
         case "message":
             guard let type = takeType(for: line) as? any Message.Type else { fail(line, "needs a message type") }
             return .message(type)
+        case "map":
+            guard let type = takeType(for: line) as? any TableMapCodec.Type else { fail(line, "needs a map field type") }
+            return .map(type)
         default: return nil
         }
     }

@@ -29,7 +29,8 @@ protocol StoredPropertyVisitor {
 
 extension FieldEntry {
     /// Calls `visitor` with the Swift type of the stored property for a field of `kind` kept as
-    /// `storage` (`Int32`, `Int32?`, `[Int32]`, `Boxed<M>?`); false for a custom field, whose
+    /// `storage` (`Int32`, `Int32?`, `[Int32]`, `Boxed<M>?`, `[String: Int32]`); false for a
+    /// custom field, whose
     /// property the table does not know.
     static func visitStoredType(_ kind: FieldKind, _ storage: FieldStorage, _ visitor: inout some StoredPropertyVisitor) -> Bool {
         func shaped<V: Hashable & Sendable>(_: V.Type) {
@@ -55,6 +56,7 @@ extension FieldEntry {
         case let .enumeration(type): shaped(type)
         case let .closedEnumeration(type): shaped(type)
         case let .message(type): message(type)
+        case let .map(type): type.visitStoredType(&visitor)
         case .custom: return false
         }
         return true

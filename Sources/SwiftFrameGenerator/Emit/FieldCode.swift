@@ -79,10 +79,8 @@ struct FieldCode {
     /// Whether generated code reads and writes the field in the compact mode: oneof members,
     /// maps and groups, which the runtime's table codec leaves to the message.
     var isCustomInTable: Bool {
-        switch field.presence {
-        case .oneof, .map: return true
-        default: return field.isGroup
-        }
+        if case .oneof = field.presence { return true }
+        return field.isGroup
     }
 
     /// The field's line in `fieldTable`'s layout, `11 optional message child` (the name left
@@ -90,11 +88,11 @@ struct FieldCode {
     func layoutLine(withNames: Bool) -> (line: String, type: String?) {
         var words = ["\(field.number)"]
         switch field.presence {
-        case .implicit: break
+        case .implicit, .map: break
         case .explicit: words.append("optional")
         case .repeated(packed: true): words.append("packed")
         case .repeated(packed: false): words.append("repeated")
-        case .oneof, .map: preconditionFailure("\(field.protoName): a custom field")
+        case .oneof: preconditionFailure("\(field.protoName): a custom field")
         }
         var type: String?
         switch field.kind {
@@ -105,7 +103,14 @@ struct FieldCode {
         case let .message(message):
             words.append("message")
             type = message.swiftPath
-        case .map: preconditionFailure("\(field.protoName): a custom field")
+        case let .map(key, value):
+            words.append("map")
+            let keyCodec = Self.codec(.scalar(key))
+            if case let .enumeration(enumType) = value, enumType.isClosed {
+                type = "SwiftFrame.ClosedEnumMapField<\(keyCodec), \(enumType.swiftPath)>"
+            } else {
+                type = "SwiftFrame.MapField<\(keyCodec), \(Self.codec(value))>"
+            }
         }
         if withNames { words.append(textFormat.name) }
         return (words.joined(separator: " "), type)
