@@ -24,6 +24,7 @@ public typealias SFMap = SwiftFrameBenchMessages.Bench_MapHeavy
 public typealias SFCFlat = SwiftFrameCompactBenchMessages.Bench_Flat
 public typealias SFCLogin = SwiftFrameCompactBenchMessages.Bench_LoginRequest
 public typealias SFCRepeated = SwiftFrameCompactBenchMessages.Bench_RepeatedHeavy
+public typealias SFCMap = SwiftFrameCompactBenchMessages.Bench_MapHeavy
 
 /// Plain values, shared by both libraries.
 public enum Values {
@@ -92,6 +93,7 @@ public enum SFC {
         deviceName: Values.login.deviceName, deviceId: Values.login.deviceID, version: Values.login.version
     )
     public static let repeated = SFCRepeated(ints: Values.ints, doubles: Values.doubles, names: Values.names)
+    public static let map = SFCMap(counts: Values.counts)
 }
 
 // MARK: - SwiftProtobuf values

@@ -57,6 +57,7 @@ func wallRows() -> [WallRow] {
         rows.append(codecRow(operation, "flat", SFC.flat, PB.flat, label: "CODE_SIZE"))
         rows.append(codecRow(operation, "login", SFC.login, PB.login, label: "CODE_SIZE"))
         rows.append(codecRow(operation, "repeated", SFC.repeated, PB.repeated, label: "CODE_SIZE"))
+        rows.append(codecRow(operation, "map", SFC.map, PB.map, label: "CODE_SIZE"))
     }
     for size in FrameStream.payloadSizes {
         let stream = FrameStream(payloadSize: size)

@@ -50,6 +50,7 @@ case "codec":
         switch name {
         case "flat": loop(arguments[2], SFC.flat, iterations)
         case "login": loop(arguments[2], SFC.login, iterations)
+        case "map": loop(arguments[2], SFC.map, iterations)
         default: loop(arguments[2], SFC.repeated, iterations)
         }
         exit(0)

@@ -26,14 +26,14 @@ public protocol MapCodec {
 @_documentation(visibility: internal)
 public protocol MapKeyCodec: MapCodec where Value: Hashable {
     static func precedes(_ lhs: Value, _ rhs: Value) -> Bool
-    /// The positions of `entries` in ascending key order.
-    static func order<V>(of entries: [(key: Value, value: V)]) -> [Int]
+    /// The positions of `keys` in ascending order.
+    static func order(of keys: [Value]) -> [Int]
 }
 
 extension MapKeyCodec {
-    @inlinable public static func order<V>(of entries: [(key: Value, value: V)]) -> [Int] {
-        var order = Array(entries.indices)
-        entries.withUnsafeBufferPointer { entries in order.sort { precedes(entries[$0].key, entries[$1].key) } }
+    @inlinable public static func order(of keys: [Value]) -> [Int] {
+        var order = Array(keys.indices)
+        keys.withUnsafeBufferPointer { keys in order.sort { precedes(keys[$0], keys[$1]) } }
         return order
     }
 }
@@ -147,8 +147,8 @@ public enum ProtoString: MapKeyCodec {
     @inlinable public static func precedes(_ lhs: String, _ rhs: String) -> Bool {
         StringOrder.precedes(lhs, rhs)
     }
-    @inlinable public static func order<V>(of entries: [(key: String, value: V)]) -> [Int] {
-        StringOrder.order(of: entries)
+    @inlinable public static func order(of keys: [String]) -> [Int] {
+        StringOrder.order(of: keys)
     }
     @inlinable public static var wireType: WireType { .lengthDelimited }
     @inlinable public static var defaultValue: String { "" }
@@ -184,10 +184,10 @@ enum StringOrder {
     /// Sorts by the first eight bytes as one number (most keys differ there, or are no
     /// longer), and compares bytes only where those are equal.
     @inlinable
-    static func order<V>(of entries: [(key: String, value: V)]) -> [Int] {
-        var keyed = entries.indices.map { index in (prefix: leadingBytes(entries[index].key), index: index) }
+    static func order(of keys: [String]) -> [Int] {
+        var keyed = keys.indices.map { index in (prefix: leadingBytes(keys[index]), index: index) }
         keyed.sort { lhs, rhs in
-            lhs.prefix != rhs.prefix ? lhs.prefix < rhs.prefix : precedes(entries[lhs.index].key, entries[rhs.index].key)
+            lhs.prefix != rhs.prefix ? lhs.prefix < rhs.prefix : precedes(keys[lhs.index], keys[rhs.index])
         }
         return keyed.map(\.index)
     }
@@ -258,9 +258,11 @@ extension ProtoReader {
     ) throws(WireError) {
         let keyTag = Wire.tag(fieldNumber: 1, wireType: K.wireType)
         let valueTag = Wire.tag(fieldNumber: 2, wireType: V.wireType)
-        let (key, value) = try readLengthDelimited { (reader: inout ProtoReader) throws(WireError) in
-            var key = K.defaultValue
-            var value: V.Value? = nil
+        // The key and value are kept outside the closure rather than returned as a pair: a
+        // generic pair costs a run-time type lookup where this runs unspecialised.
+        var key = K.defaultValue
+        var value: V.Value? = nil
+        try readLengthDelimited { (reader: inout ProtoReader) throws(WireError) in
             while reader.hasRemaining {
                 let tag = try reader.readTag()
                 if tag == keyTag {
@@ -271,9 +273,8 @@ extension ProtoReader {
                     try reader.skipValue(tag: tag)
                 }
             }
-            return (key, value ?? V.defaultValue)
         }
-        map[key] = value
+        map[key] = value ?? V.defaultValue
     }
 }
 
@@ -285,14 +286,17 @@ extension SizeCache {
     public mutating func map<K: MapKeyCodec, V: MapCodec>(
         _ map: [K.Value: V.Value], tagSize: Int, _: K.Type, _: V.Type
     ) -> Int {
-        let entries = Array(map)
-        sizes.reserve(2 &* entries.count)
+        // Keys and values in two arrays rather than one of (key, value) pairs: where this runs
+        // unspecialised (the table codec of a compact message), every use of a generic pair
+        // looks its tuple type up at run time, which was most of the time.
+        let keys = Array(map.keys), values = Array(map.values)
+        sizes.reserve(2 &* keys.count)
         var total = 0
-        for index in K.order(of: entries) {
+        for index in K.order(of: keys) {
             sizes.append(index)
             let slot = sizes.count
             sizes.append(0)
-            let entry = 1 + K.size(of: entries[index].key, cache: &self) + 1 + V.size(of: entries[index].value, cache: &self)
+            let entry = 1 + K.size(of: keys[index], cache: &self) + 1 + V.size(of: values[index], cache: &self)
             sizes[slot] = entry
             total &+= tagSize &+ Wire.lengthDelimitedSize(entry)
         }
@@ -310,15 +314,15 @@ extension ProtoWriter {
     ) {
         let keyTag = Wire.tag(fieldNumber: 1, wireType: K.wireType)
         let valueTag = Wire.tag(fieldNumber: 2, wireType: V.wireType)
-        let entries = Array(map)
-        for _ in 0..<entries.count {
-            let entry = entries[sizes.take()]
+        let keys = Array(map.keys), values = Array(map.values)
+        for _ in 0..<keys.count {
+            let index = sizes.take()
             writeTag(tag)
             writeVarint(UInt64(sizes.take()))
             writeTag(keyTag)
-            K.write(entry.key, to: &self)
+            K.write(keys[index], to: &self)
             writeTag(valueTag)
-            V.write(entry.value, to: &self)
+            V.write(values[index], to: &self)
         }
     }
 }

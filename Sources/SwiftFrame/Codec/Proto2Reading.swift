@@ -44,9 +44,10 @@ extension ProtoReader {
     ) throws(WireError) {
         let start = tagStart
         let keyTag = Wire.tag(fieldNumber: 1, wireType: K.wireType)
-        let (key, raw) = try readLengthDelimited { (reader: inout ProtoReader) throws(WireError) in
-            var key = K.defaultValue
-            var raw = UInt64(bitPattern: Int64(E().rawValue))
+        // Kept outside the closure, not returned as a generic pair (see `readMapEntry(into:_:_:)`).
+        var key = K.defaultValue
+        var raw = UInt64(bitPattern: Int64(E().rawValue))
+        try readLengthDelimited { (reader: inout ProtoReader) throws(WireError) in
             while reader.hasRemaining {
                 let tag = try reader.readTag()
                 if tag == keyTag {
@@ -57,7 +58,6 @@ extension ProtoReader {
                     try reader.skipValue(tag: tag)
                 }
             }
-            return (key, raw)
         }
         if let value = E(rawValue: Int32(truncatingIfNeeded: raw)) {
             map[key] = value
