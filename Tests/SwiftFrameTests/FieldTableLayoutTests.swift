@@ -17,6 +17,7 @@ import Testing
         var active: Bool? = nil
         var _child: Boxed<Node>? = nil
         var ratio: Float = 0
+        var scores: [UInt32: Node] = [:]
         var unknownFields = UnknownFields()
         var extensionFields = UnknownFields()
     }
@@ -32,26 +33,32 @@ import Testing
         8 optional bool active
         9 optional message child
         10 float ratio
+        11 map scores
         unknown
         extensions
         """
 
     @Test func offsetsAreTheCompilers() throws {
         let table = FieldTable(
-            of: Mixed.self, layout: Self.layout, types: [Color.self, [String: Int32].self, Node.self],
+            of: Mixed.self, layout: Self.layout, types: [Color.self, [String: Int32].self, Node.self, MapField<ProtoFixed32, ProtoMessage<Node>>.self],
             custom: [.init(6, "choice", .map(key: .string, value: .int32))], extensionRanges: [100...200]
         )
         let paths: [Int32: PartialKeyPath<Mixed>] = [
             1: \.flag, 2: \.stamp, 3: \.small, 4: \.name, 5: \.color, 7: \.numbers, 8: \.active, 9: \._child, 10: \.ratio,
+            11: \.scores,
         ]
-        #expect(table.fields.map(\.number) == Array(1...10))
+        #expect(table.fields.map(\.number) == Array(1...11))
         for field in table.fields where field.number != 6 {
             let path = try #require(paths[field.number])
             #expect(field.offset == MemoryLayout<Mixed>.offset(of: path), "field \(field.number)")
         }
         #expect(table.unknownFieldsOffset == MemoryLayout<Mixed>.offset(of: \.unknownFields))
         #expect(table.extensionFieldsOffset == MemoryLayout<Mixed>.offset(of: \.extensionFields))
-        #expect(table.textFormatFields.map(\.name) == ["flag", "stamp", "small", "name", "color", "choice", "numbers", "active", "child", "ratio"])
+        #expect(table.textFormatFields.map(\.name) == ["flag", "stamp", "small", "name", "color", "choice", "numbers", "active", "child", "ratio", "scores"])
+        guard case .map(key: .fixed32, value: .message) = table.textFormatFields[10].kind else {
+            Issue.record("scores: \(table.textFormatFields[10].kind)")
+            return
+        }
     }
 
     @Test func aLayoutWithoutNamesPrintsByNumber() {
