@@ -30,8 +30,7 @@ protocol StoredPropertyVisitor {
 extension FieldEntry {
     /// Calls `visitor` with the Swift type of the stored property for a field of `kind` kept as
     /// `storage` (`Int32`, `Int32?`, `[Int32]`, `Boxed<M>?`, `[String: Int32]`); false for a
-    /// custom field, whose
-    /// property the table does not know.
+    /// custom field, whose property the table does not know.
     static func visitStoredType(_ kind: FieldKind, _ storage: FieldStorage, _ visitor: inout some StoredPropertyVisitor) -> Bool {
         func shaped<V: Hashable & Sendable>(_: V.Type) {
             switch storage {
