@@ -206,8 +206,8 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Legacy_Account.self,
         layout: """
-            1 optional int64 id
-            2 optional string name
+            1 required int64 id
+            2 required string name
             3 optional int32 level
             4 optional closed_enum mood
             5 repeated closed_enum history
@@ -216,7 +216,7 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
             8 packed sint64 packed_scores
             custom _profile
             custom visit
-            14 optional message referrer
+            14 optional checked message referrer
             15 map moods
             custom contact
             unknown
@@ -307,14 +307,8 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        if self.id == nil {
-            throw .missingRequiredField(message: Self.protoMessageName, field: "id")
-        }
-        if self.name == nil {
-            throw .missingRequiredField(message: Self.protoMessageName, field: "name")
-        }
+        try self.checkTableFields()
         for value in self.visit { try value.checkInitialized() }
-        try self.referrer?.checkInitialized()
     }
 }
 
@@ -337,17 +331,10 @@ extension Legacy_Account.Visit: SwiftFrame.CompactMessage {
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Legacy_Account.Visit.self,
         layout: """
-            13 optional uint32 day
+            13 required uint32 day
             unknown
             """
     )
-
-    @inline(never)
-    public func checkInitialized() throws(SwiftFrame.WireError) {
-        if self.day == nil {
-            throw .missingRequiredField(message: Self.protoMessageName, field: "day")
-        }
-    }
 }
 
 extension Legacy_Defaults: SwiftFrame.CompactMessage {

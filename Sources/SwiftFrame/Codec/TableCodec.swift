@@ -503,3 +503,65 @@ extension TableCodec {
         writeVarint(ProtoClosedEnum<E>.self, field, pointer, &writer)
     }
 }
+
+// MARK: Initialization
+
+extension TableCodec {
+    /// The first `required` field that is not set, or the first error of a message in a
+    /// `checked` field; nil when there is none.
+    static func checkFields(_ table: FieldTable, _ base: UnsafeRawPointer, message: String) -> WireError? {
+        for index in table.fields.indices {
+            let field = table.entry(index).pointee
+            let pointer = base + field.offset
+            if field.isRequired {
+                var visitor = IsSet(pointer: pointer)
+                _ = FieldEntry.visitStoredType(field.kind, field.storage, &visitor)
+                if !visitor.isSet {
+                    // The text-format list is in number order, as the fields are (empty when
+                    // the message prints its fields by number).
+                    let names = table.textFormatFields
+                    return .missingRequiredField(message: message, field: names.isEmpty ? "\(field.number)" : names[index].name)
+                }
+            }
+            if field.checksValues, let error = checkValues(field.kind, field.storage, pointer) {
+                return error
+            }
+        }
+        return nil
+    }
+
+    /// The first error of the messages in a `checked` message or map field.
+    static func checkValues(_ kind: FieldKind, _ storage: FieldStorage, _ pointer: UnsafeRawPointer) -> WireError? {
+        func check<M: Message>(_: M.Type) -> WireError? {
+            do throws(WireError) {
+                if storage == .optional {
+                    try pointer.assumingMemoryBound(to: Boxed<M>?.self).pointee?.value.checkInitialized()
+                } else {
+                    for value in pointer.assumingMemoryBound(to: [M].self).pointee {
+                        try value.checkInitialized()
+                    }
+                }
+            } catch {
+                return error
+            }
+            return nil
+        }
+        switch kind {
+        case let .message(type): return check(type)
+        case let .map(type): return type.checkValues(at: pointer)
+        default: return nil
+        }
+    }
+
+    /// Whether the optional stored property of a `required` field holds a value.
+    struct IsSet: StoredPropertyVisitor {
+        let pointer: UnsafeRawPointer
+        var isSet = true
+
+        mutating func visit<V: Hashable & Sendable>(_: V.Type) {}
+
+        mutating func visitOptional<W: Hashable & Sendable>(_: W.Type) {
+            isSet = pointer.assumingMemoryBound(to: W?.self).pointee != nil
+        }
+    }
+}

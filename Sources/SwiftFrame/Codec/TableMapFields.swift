@@ -24,6 +24,8 @@ protocol TableMapCodec: Sendable {
     static func write(at pointer: UnsafeRawPointer, tag: UInt32, to writer: inout ProtoWriter)
     /// Calls `visitor` with the dictionary's type.
     static func visitStoredType(_ visitor: inout some StoredPropertyVisitor)
+    /// The first error of the message values' `checkInitialized` (a `checked` map).
+    static func checkValues(at pointer: UnsafeRawPointer) -> WireError?
     static var textFormatKind: TextFormatKind { get }
 }
 
@@ -52,6 +54,14 @@ extension TableMapEntries {
     }
 
     static var textFormatKind: TextFormatKind { .map(key: Key.textFormatKind, value: Value.textFormatKind) }
+
+    static func checkValues(at pointer: UnsafeRawPointer) -> WireError? {
+        for value in pointer.assumingMemoryBound(to: Dictionary.self).pointee.values {
+            guard let message = value as? any Message else { return nil }
+            do throws(WireError) { try message.checkInitialized() } catch { return error }
+        }
+        return nil
+    }
 }
 
 extension MapField: TableMapEntries {

@@ -54,6 +54,21 @@ extension CompactMessage {
 
     /// The table's text-format names and kinds: a compact message lists its fields once.
     public static var textFormatFields: [TextFormatField] { Array(fieldTable.textFormatFields) }
+
+    public func checkInitialized() throws(WireError) {
+        try checkTableFields()
+    }
+
+    /// Whether the table's `required` fields are set, and the messages in its `checked` fields
+    /// initialized. A message whose oneof members or groups need checking as well has a
+    /// generated `checkInitialized` that calls this first.
+    @_documentation(visibility: internal)
+    public func checkTableFields() throws(WireError) {
+        let table = Self.fieldTable
+        guard table.checksFields else { return }
+        let error = withUnsafePointer(to: self) { TableCodec.checkFields(table, UnsafeRawPointer($0), message: Self.protoMessageName) }
+        if let error { throw error }
+    }
 }
 
 /// What a field holds, for the table codec: a scalar type, an enum or message type, a map's
@@ -86,12 +101,18 @@ struct FieldEntry: Sendable {
     /// The tag of one value (wire type of the kind), and its encoded size.
     let tag: UInt32
     let tagSize: Int
+    /// A proto2 `required` field (stored as an optional), which must be set.
+    let isRequired: Bool
+    /// A message or map field whose messages can hold required fields, so are checked too.
+    let checksValues: Bool
 
-    init(number: Int32, kind: FieldKind, storage: FieldStorage, offset: Int) {
+    init(number: Int32, kind: FieldKind, storage: FieldStorage, offset: Int, isRequired: Bool = false, checksValues: Bool = false) {
         self.number = number
         self.kind = kind
         self.storage = storage
         self.offset = offset
+        self.isRequired = isRequired
+        self.checksValues = checksValues
         self.tag = Wire.tag(fieldNumber: Int(number), wireType: storage == .packed ? .lengthDelimited : kind.wireType)
         self.tagSize = Wire.varintSize(tag)
     }
@@ -155,6 +176,7 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         let extensionRanges: UnsafeBufferPointer<ClosedRange<Int>>
         let slots: UnsafeBufferPointer<UInt16>
         let textFormatFields: UnsafeBufferPointer<TextFormatField>
+        let checksFields: Bool
     }
 
     var fields: UnsafeBufferPointer<FieldEntry> { parts.pointee.fields }
@@ -167,6 +189,8 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     var slots: UnsafeBufferPointer<UInt16> { parts.pointee.slots }
     /// The fields' text-format names and kinds (`CompactMessage.textFormatFields`).
     var textFormatFields: UnsafeBufferPointer<TextFormatField> { parts.pointee.textFormatFields }
+    /// Whether a field is `required` or `checked`: only then does `checkInitialized` walk the table.
+    var checksFields: Bool { parts.pointee.checksFields }
 
     /// A field the table leaves to generated code (a oneof member, a group): its number,
     /// and the name and kind the text format reads and prints it with (none when the message
@@ -186,7 +210,9 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     /// one line per property, in the order the struct declares them:
     ///
     ///     1 int32 id                   a field: number, storage, kind, text-format name
-    ///     2 optional message child     (storage: optional, repeated or packed; none: implicit)
+    ///     2 optional message child     (storage: optional, repeated, packed or required; none:
+    ///                                  implicit; `checked` before the kind: a message or map
+    ///                                  field whose messages can hold required fields)
     ///     3 map scores                 a map (`MapField<K, V>` or `ClosedEnumMapField<K, E>`)
     ///     custom choice                a property generated code reads and writes
     ///     unknown                      `unknownFields`
@@ -235,7 +261,8 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         parts.initialize(to: Parts(
             fields: permanent(fields), unknownFieldsOffset: unknownFieldsOffset,
             extensionFieldsOffset: parser.extensionFieldsOffset, extensionRanges: permanent(extensionRanges),
-            slots: permanent(slots), textFormatFields: permanent(parser.textFormatFields())
+            slots: permanent(slots), textFormatFields: permanent(parser.textFormatFields()),
+            checksFields: fields.contains { $0.isRequired || $0.checksValues }
         ))
         self.parts = UnsafePointer(parts)
     }

@@ -31,8 +31,17 @@ struct LayoutParser {
         default:
             var rest = words.dropFirst()
             var storage = FieldStorage.implicit
-            if let word = rest.first, let stated = FieldStorage(word) {
-                storage = stated
+            var isRequired = false, checksValues = false
+            while let word = rest.first {
+                if let stated = FieldStorage(word) {
+                    storage = stated
+                } else if word == "required" {
+                    (storage, isRequired) = (.optional, true)
+                } else if word == "checked" {
+                    checksValues = true
+                } else {
+                    break
+                }
                 rest = rest.dropFirst()
             }
             guard let number = Int32(first), let word = rest.popFirst(), let kind = kind(word, line: words) else {
@@ -41,7 +50,10 @@ struct LayoutParser {
             var measure = Measure()
             _ = FieldEntry.visitStoredType(kind, storage, &measure)
             let offset = place(size: measure.size, alignment: measure.alignment)
-            fields.append(FieldEntry(number: number, kind: kind, storage: storage, offset: offset))
+            fields.append(FieldEntry(
+                number: number, kind: kind, storage: storage, offset: offset,
+                isRequired: isRequired, checksValues: checksValues
+            ))
             names.append((number, rest.first, kind.textFormatKind))
         }
     }

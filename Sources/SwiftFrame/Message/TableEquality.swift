@@ -25,6 +25,14 @@ extension CompactMessage {
 /// (when a table is made) measured.
 protocol StoredPropertyVisitor {
     mutating func visit<V: Hashable & Sendable>(_: V.Type)
+    /// An optional property, `W?` (`Boxed<M>?` for a message).
+    mutating func visitOptional<W: Hashable & Sendable>(_: W.Type)
+}
+
+extension StoredPropertyVisitor {
+    mutating func visitOptional<W: Hashable & Sendable>(_: W.Type) {
+        visit(W?.self)
+    }
 }
 
 extension FieldEntry {
@@ -35,12 +43,12 @@ extension FieldEntry {
         func shaped<V: Hashable & Sendable>(_: V.Type) {
             switch storage {
             case .implicit: visitor.visit(V.self)
-            case .optional: visitor.visit(V?.self)
+            case .optional: visitor.visitOptional(V.self)
             case .repeated, .packed: visitor.visit([V].self)
             }
         }
         func message<M: Message>(_: M.Type) {
-            if storage == .optional { visitor.visit(Boxed<M>?.self) } else { shaped(M.self) }
+            if storage == .optional { visitor.visitOptional(Boxed<M>.self) } else { shaped(M.self) }
         }
         switch kind {
         case .int32, .sint32, .sfixed32: shaped(Int32.self)

@@ -89,11 +89,12 @@ struct FieldCode {
         var words = ["\(field.number)"]
         switch field.presence {
         case .implicit, .map: break
-        case .explicit: words.append("optional")
+        case .explicit: words.append(field.isRequired ? "required" : "optional")
         case .repeated(packed: true): words.append("packed")
         case .repeated(packed: false): words.append("repeated")
         case .oneof: preconditionFailure("\(field.protoName): a custom field")
         }
+        if needsInitializationCheck { words.append("checked") }
         var type: String?
         switch field.kind {
         case let .scalar(scalar): words.append("\(scalar)")
@@ -114,6 +115,12 @@ struct FieldCode {
         }
         if withNames { words.append(textFormat.name) }
         return (words.joined(separator: " "), type)
+    }
+
+    /// Whether the field holds messages that can hold required fields, which
+    /// `checkInitialized` checks in turn.
+    var needsInitializationCheck: Bool {
+        field.kind.containedMessage?.needsInitializationCheck == true
     }
 
     /// The row in `fieldTable`'s `custom` list of a field the table leaves to generated code:

@@ -150,9 +150,12 @@ struct MessageEmitter {
                 printer.line()
                 emitEncode(ordered, to: printer)
             }
-            if message.needsInitializationCheck {
+            // A compact message's table checks its own fields; only oneof members and groups
+            // that need checking leave it a function to write.
+            let checked = isCompact ? ordered.filter { $0.isCustomInTable && ($0.field.isRequired || $0.needsInitializationCheck) } : []
+            if isCompact ? !checked.isEmpty : message.needsInitializationCheck {
                 printer.line()
-                emitInitializationCheck(to: printer)
+                emitInitializationCheck(isCompact ? checked.map(\.field) : message.fields, to: printer)
             }
         }
         for nested in message.messages {
@@ -321,18 +324,20 @@ struct MessageEmitter {
         }
     }
 
-    /// Required fields are set, here and in every nested message that can hold them. Kept out
-    /// of line: otherwise the optimiser copies each nested message's check into its parent's,
-    /// and a file's top message carries the checks of the whole tree (4 KiB in descriptor.proto).
-    private func emitInitializationCheck(to printer: Printer) {
+    /// Required fields are set, here and in every nested message that can hold them: `fields`
+    /// (a compact message's custom fields, after its table's). Kept out of line: otherwise the
+    /// optimiser copies each nested message's check into its parent's, and a file's top message
+    /// carries the checks of the whole tree (4 KiB in descriptor.proto).
+    private func emitInitializationCheck(_ fields: [Field], to printer: Printer) {
         printer.line("@inline(never)")
         printer.block("\(visibility)func checkInitialized() throws(SwiftFrame.WireError)") {
-            for field in message.fields where field.isRequired {
+            if isCompact { printer.line("try self.checkTableFields()") }
+            for field in fields where field.isRequired {
                 printer.block("if self.\(field.swiftName) == nil") {
                     printer.line("throw .missingRequiredField(message: Self.protoMessageName, field: \"\(field.protoName)\")")
                 }
             }
-            for field in message.fields where field.kind.containedMessage?.needsInitializationCheck == true {
+            for field in fields where field.kind.containedMessage?.needsInitializationCheck == true {
                 let access = "self.\(field.swiftName)"
                 switch field.presence {
                 case .repeated: printer.line("for value in \(access) { try value.checkInitialized() }")
