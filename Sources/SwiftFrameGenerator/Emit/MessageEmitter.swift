@@ -337,7 +337,7 @@ struct MessageEmitter {
                     printer.line("throw .missingRequiredField(message: Self.protoMessageName, field: \"\(field.protoName)\")")
                 }
             }
-            for field in fields where field.kind.containedMessage?.needsInitializationCheck == true {
+            for field in fields where FieldCode(field: field).needsInitializationCheck {
                 let access = "self.\(field.swiftName)"
                 switch field.presence {
                 case .repeated: printer.line("for value in \(access) { try value.checkInitialized() }")
