@@ -72,7 +72,10 @@ import Testing
             try await Task.sleep(for: .milliseconds(100))
             let stop = ContinuousClock.now
             firstRun.cancel()  // the server stops, closing its connections
-            await #expect(throws: FrameClientError.connectionLost(.closedByPeer)) { _ = try await hanging.value }
+            // The server's close arrives as an orderly close, or as a reset when its socket still
+            // held bytes it had not read: either way the pending request fails at once.
+            let error = await #expect(throws: FrameClientError.self) { _ = try await hanging.value }
+            if let error, case .connectionLost = error {} else { Issue.record("expected connectionLost, got \(String(describing: error))") }
             #expect(ContinuousClock.now - stop < .seconds(2))
 
             // A new server on the same port: a request made now waits for the reconnect.
