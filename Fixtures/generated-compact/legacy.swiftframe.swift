@@ -335,6 +335,11 @@ extension Legacy_Account.Visit: SwiftFrame.CompactMessage {
             unknown
             """
     )
+
+    @inline(never)
+    public func checkInitialized() throws(SwiftFrame.WireError) {
+        try self.checkTableFields()
+    }
 }
 
 extension Legacy_Defaults: SwiftFrame.CompactMessage {

@@ -10,8 +10,8 @@ public enum MapField<K: MapKeyCodec, V: MapCodec> where K.Value: Sendable, V.Val
 @_documentation(visibility: internal)
 public enum ClosedEnumMapField<K: MapKeyCodec, E: ClosedEnum> where K.Value: Sendable {}
 
-/// What the table codec, `==`, hashing and the text format do with a map field's dictionary,
-/// which they reach by its address.
+/// What the table codec, `==`, hashing, the initialization check and the text format do with a
+/// map field's dictionary, which they reach by its address.
 protocol TableMapCodec: Sendable {
     /// Reads one entry, whose tag was just read.
     static func readEntry(

@@ -55,17 +55,13 @@ extension CompactMessage {
     /// The table's text-format names and kinds: a compact message lists its fields once.
     public static var textFormatFields: [TextFormatField] { Array(fieldTable.textFormatFields) }
 
-    public func checkInitialized() throws(WireError) {
-        try checkTableFields()
-    }
-
     /// Whether the table's `required` fields are set, and the messages in its `checked` fields
-    /// initialized. A message whose oneof members or groups need checking as well has a
-    /// generated `checkInitialized` that calls this first.
+    /// initialized. The generated `checkInitialized` of a message that can hold required fields
+    /// calls it (and then checks its oneof members and groups); any other message keeps
+    /// `Message`'s, which does nothing, so encoding it reads no table to learn that.
     @_documentation(visibility: internal)
     public func checkTableFields() throws(WireError) {
         let table = Self.fieldTable
-        guard table.checksFields else { return }
         let error = withUnsafePointer(to: self) { TableCodec.checkFields(table, UnsafeRawPointer($0), message: Self.protoMessageName) }
         if let error { throw error }
     }
@@ -176,7 +172,6 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         let extensionRanges: UnsafeBufferPointer<ClosedRange<Int>>
         let slots: UnsafeBufferPointer<UInt16>
         let textFormatFields: UnsafeBufferPointer<TextFormatField>
-        let checksFields: Bool
     }
 
     var fields: UnsafeBufferPointer<FieldEntry> { parts.pointee.fields }
@@ -189,8 +184,6 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     var slots: UnsafeBufferPointer<UInt16> { parts.pointee.slots }
     /// The fields' text-format names and kinds (`CompactMessage.textFormatFields`).
     var textFormatFields: UnsafeBufferPointer<TextFormatField> { parts.pointee.textFormatFields }
-    /// Whether a field is `required` or `checked`: only then does `checkInitialized` walk the table.
-    var checksFields: Bool { parts.pointee.checksFields }
 
     /// A field the table leaves to generated code (a oneof member, a group): its number,
     /// and the name and kind the text format reads and prints it with (none when the message
@@ -261,8 +254,7 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         parts.initialize(to: Parts(
             fields: permanent(fields), unknownFieldsOffset: unknownFieldsOffset,
             extensionFieldsOffset: parser.extensionFieldsOffset, extensionRanges: permanent(extensionRanges),
-            slots: permanent(slots), textFormatFields: permanent(parser.textFormatFields()),
-            checksFields: fields.contains { $0.isRequired || $0.checksValues }
+            slots: permanent(slots), textFormatFields: permanent(parser.textFormatFields())
         ))
         self.parts = UnsafePointer(parts)
     }

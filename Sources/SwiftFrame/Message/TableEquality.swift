@@ -21,8 +21,8 @@ extension CompactMessage {
     public func hashCustomFields(into hasher: inout Hasher) {}
 }
 
-/// Something done to a stored property once its Swift type is known: compared, hashed, or
-/// (when a table is made) measured.
+/// Something done to a stored property once its Swift type is known: compared, hashed,
+/// checked for a value (a required field), or (when a table is made) measured.
 protocol StoredPropertyVisitor {
     mutating func visit<V: Hashable & Sendable>(_: V.Type)
     /// An optional property, `W?` (`Boxed<M>?` for a message).

@@ -150,12 +150,9 @@ struct MessageEmitter {
                 printer.line()
                 emitEncode(ordered, to: printer)
             }
-            // A compact message's table checks its own fields; only oneof members and groups
-            // that need checking leave it a function to write.
-            let checked = isCompact ? ordered.filter { $0.isCustomInTable && ($0.field.isRequired || $0.needsInitializationCheck) } : []
-            if isCompact ? !checked.isEmpty : message.needsInitializationCheck {
+            if message.needsInitializationCheck {
                 printer.line()
-                emitInitializationCheck(isCompact ? checked.map(\.field) : message.fields, to: printer)
+                emitInitializationCheck(to: printer)
             }
         }
         for nested in message.messages {
@@ -324,11 +321,14 @@ struct MessageEmitter {
         }
     }
 
-    /// Required fields are set, here and in every nested message that can hold them: `fields`
-    /// (a compact message's custom fields, after its table's). Kept out of line: otherwise the
-    /// optimiser copies each nested message's check into its parent's, and a file's top message
-    /// carries the checks of the whole tree (4 KiB in descriptor.proto).
-    private func emitInitializationCheck(_ fields: [Field], to printer: Printer) {
+    /// Required fields are set, here and in every nested message that can hold them. A compact
+    /// message's table checks the fields it holds (its `required` and `checked` lines), so only
+    /// oneof members and groups are checked here. Emitted only for a message that can hold
+    /// required fields, so encoding any other message checks nothing. Kept out of line:
+    /// otherwise the optimiser copies each nested message's check into its parent's, and a
+    /// file's top message carries the checks of the whole tree (4 KiB in descriptor.proto).
+    private func emitInitializationCheck(to printer: Printer) {
+        let fields = isCompact ? message.fields.filter { FieldCode(field: $0).isCustomInTable } : message.fields
         printer.line("@inline(never)")
         printer.block("\(visibility)func checkInitialized() throws(SwiftFrame.WireError)") {
             if isCompact { printer.line("try self.checkTableFields()") }
