@@ -63,9 +63,11 @@ public struct FrameStream: @unchecked Sendable {
 
     // MARK: The four ways through the stream; each returns the payload bytes seen.
 
-    /// SwiftFrame's FrameDecoder, fed the 4 KiB arrays.
+    /// SwiftFrame's FrameDecoder, fed the 4 KiB arrays, with room reserved for the largest
+    /// frame (as the NIO decoder's caller below is given an accumulation buffer sized for it).
     public func decodeSwiftFrame() -> Int {
         var decoder = FrameDecoder(layout: Self.layout)
+        decoder.reserveCapacity(payloadSize + 4)
         var total = 0
         for chunk in chunks {
             decoder.feed(chunk)
@@ -93,7 +95,8 @@ public struct FrameStream: @unchecked Sendable {
 
     /// NIO's LengthFieldBasedFrameDecoder called directly: the chunks are appended to one
     /// ByteBuffer and `decode(context:buffer:)` is called until it needs more data. The context is
-    /// that of a pass-through handler followed by the counting handler.
+    /// that of a pass-through handler followed by the counting handler. The buffer is allocated
+    /// for the largest frame plus a read (a read is appended whole, with the next frame's start).
     public func decodeNIODecoder() -> Int {
         let channel = EmbeddedChannel()
         let head = PassThrough()

@@ -116,6 +116,23 @@ public struct FrameDecoder: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
+    /// Makes room in the decoder's own array for a frame of up to `byteCount` bytes, header
+    /// included (at most the layout's `maxFrameSize`), and keeps it for later frames.
+    ///
+    /// A frame split across reads is copied together into that array. Without this call the
+    /// array grows as the bytes of the first large frame arrive, doubling and copying what it
+    /// holds each time, and then keeps its size. When you know your largest frame (a file
+    /// transfer's chunk size, say), reserving it once saves those copies; the decoder itself
+    /// never sizes anything from a header's word.
+    public mutating func reserveCapacity(_ byteCount: Int) {
+        let wanted = Swift.min(Swift.max(byteCount, 0), layout.maxFrameSize)
+        if bufferIsFed {
+            spare.reserveCapacity(wanted)
+        } else {
+            buffer.reserveCapacity(start + wanted)
+        }
+    }
+
     /// Drops the consumed front of the buffer once it is at least half of it.
     mutating func compact() {
         guard start > 0, start >= buffer.count - start else { return }

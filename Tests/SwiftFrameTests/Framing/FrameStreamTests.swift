@@ -201,6 +201,37 @@ import Testing
         }
     }
 
+    /// Large frames in 4 KiB reads are copied together into the room reserved beforehand: the
+    /// array never moves, and the frames come out whole.
+    @Test func reservedRoomHoldsLargeFramesWithoutGrowing() throws {
+        let encoder = FrameEncoder(layout: .u16u16)
+        var bytes: [UInt8] = []
+        let payloads = (0..<3).map { payloadBytes(40_000, seed: $0) }
+        for (index, payload) in payloads.enumerated() {
+            bytes += try encoder.encode(header: FrameHeader(command: UInt32(index)), payload: payload)
+        }
+        var decoder = FrameDecoder(layout: .u16u16)
+        decoder.reserveCapacity(40_004)
+        let room = decoder.buffer.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        var decoded: [[UInt8]] = []
+        for piece in stride(from: 0, to: bytes.count, by: 4096) {
+            decoder.feed(Array(bytes[piece..<min(piece + 4096, bytes.count)]))
+            while let frame = try decoder.nextFrame() {
+                let header = frame.payload.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } - 4
+                #expect(header == room, "frame \(decoded.count) was copied into the reserved room")
+                decoded.append(Array(frame.payload))
+            }
+        }
+        try decoder.finish()
+        #expect(decoded == payloads)
+
+        var limited = try FrameLayout(description: "length:u32:body")
+        limited.maxFrameSize = 1000
+        var small = FrameDecoder(layout: limited)
+        small.reserveCapacity(.max)
+        #expect(small.buffer.capacity >= 1000 && small.buffer.capacity < 4096, "no more than the largest frame")
+    }
+
     @Test func headerFieldsListTheWireValuesInOrder() throws {
         let (bytes, _) = try sampleStream(.gameTCP, sizes: [2])
         let frame = try #require(try FrameDecoder.decodeAll(bytes, layout: .gameTCP).first)
