@@ -94,12 +94,12 @@ soak: python-protobuf
 # The whole test suite under AddressSanitizer (leaks inside Foundation and libcurl are not
 # reported: Tests/lsan-suppressions.txt), and the transport tests under ThreadSanitizer, each
 # in a build directory of its own (.build-asan, .build-tsan).
+ASAN_TEST = LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt:print_suppressions=0 \
+	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
 sanitize-address: python-protobuf
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
-	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt:print_suppressions=0 \
-	    $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --skip SwiftFrameNIOTests
-	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt:print_suppressions=0 \
-	    $(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan --filter SwiftFrameNIOTests
+	$(ASAN_TEST) --skip SwiftFrameNIOTests
+	$(ASAN_TEST) --filter SwiftFrameNIOTests
 
 sanitize-thread: python-protobuf
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
