@@ -19,15 +19,17 @@ func consume<T>(_ value: T) {
 
 func loop<M: SwiftFrame.Message>(_ operation: String, _ message: M, _ iterations: Int) {
     let bytes = try! message.serializedBytes()
+    let encode = operation == "encode"  // not compared per turn: the floor's loop tests a Bool
     for _ in 0..<iterations {
-        if operation == "encode" { consume(try! message.serializedBytes()) } else { consume(try! M(serializedBytes: bytes)) }
+        if encode { consume(try! message.serializedBytes()) } else { consume(try! M(serializedBytes: bytes)) }
     }
 }
 
 func loop<M: SwiftProtobuf.Message>(_ operation: String, _ message: M, _ iterations: Int) {
     let bytes: [UInt8] = try! message.serializedBytes()
+    let encode = operation == "encode"
     for _ in 0..<iterations {
-        if operation == "encode" { consume(try! message.serializedBytes() as [UInt8]) } else { consume(try! M(serializedBytes: bytes)) }
+        if encode { consume(try! message.serializedBytes() as [UInt8]) } else { consume(try! M(serializedBytes: bytes)) }
     }
 }
 
