@@ -52,6 +52,15 @@ func wallRows() -> [WallRow] {
             rows.append(codecRow(operation, "depth\(depth)", SF.node(depth: depth), PB.node(depth: depth)))
         }
     }
+    // Login encoded by a function written for it alone (BenchData/ByHand.swift): the bound of
+    // what a generated encoder of it can reach with String's public API.
+    let sfLogin = SF.login, pbLogin = PB.login
+    precondition(ByHand.encodeLogin(sfLogin) == (try! sfLogin.serializedBytes()), "login: the encoder by hand writes other bytes")
+    rows.append(WallRow(name: "encode login, by hand", contenders: [
+        ("by hand", { n in for _ in 0..<n { consume(ByHand.encodeLogin(sfLogin)) } }),
+        ("SwiftFrame", { n in for _ in 0..<n { consume(try! sfLogin.serializedBytes()) } }),
+        ("SwiftProtobuf", { n in for _ in 0..<n { consume(try! pbLogin.serializedBytes() as [UInt8]) } }),
+    ]))
     // The messages generated with optimize_for = CODE_SIZE (one table codec for all messages).
     for operation in ["decode", "encode"] {
         rows.append(codecRow(operation, "flat", SFC.flat, PB.flat, label: "CODE_SIZE"))

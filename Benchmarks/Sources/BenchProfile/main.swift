@@ -39,7 +39,7 @@ if arguments.count >= 2 && arguments[1] == "wall" {
     exit(0)
 }
 guard arguments.count >= 4 else {
-    print("usage: BenchProfile codec encode|decode CASE LIBRARY [N] | floor encode|decode CASE [N] | frames SIZE DECODER [N]")
+    print("usage: BenchProfile codec encode|decode CASE LIBRARY [N] | floor encode|decode CASE [N] | byhand encode login [N] | frames SIZE DECODER [N]")
     exit(2)
 }
 let iterations = Int(arguments.last!) ?? 10000
@@ -86,6 +86,11 @@ case "floor":
         print("no floor for \(arguments[3])")
         exit(2)
     }
+case "byhand":
+    // Login encoded by BenchData/ByHand.swift, for its instruction count.
+    precondition(arguments[2] == "encode" && arguments[3] == "login", "usage: BenchProfile byhand encode login [N]")
+    let login = SF.login
+    for _ in 0..<iterations { consume(ByHand.encodeLogin(login)) }
 case "frames":
     let size = FrameStream.payloadSizes.first { FrameStream.streamName(payloadSize: $0) == arguments[2] }!
     let stream = FrameStream(payloadSize: size)
