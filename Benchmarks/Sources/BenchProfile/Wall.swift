@@ -52,8 +52,8 @@ func wallRows() -> [WallRow] {
             rows.append(codecRow(operation, "depth\(depth)", SF.node(depth: depth), PB.node(depth: depth)))
         }
     }
-    // Login encoded by a function written for it alone (BenchData/ByHand.swift): the bound of
-    // what a generated encoder of it can reach with String's public API.
+    // Login encoded by a function written for it alone (BenchData/ByHand.swift): how fast an
+    // encoder of this message gets with String's public API and nothing else.
     let sfLogin = SF.login, pbLogin = PB.login
     precondition(ByHand.encodeLogin(sfLogin) == (try! sfLogin.serializedBytes()), "login: the encoder by hand writes other bytes")
     rows.append(WallRow(name: "encode login, by hand", contenders: [
