@@ -54,13 +54,11 @@ func wallRows() -> [WallRow] {
     }
     // Login encoded by a function written for it alone (BenchData/ByHand.swift): how fast an
     // encoder of this message gets with String's public API and nothing else.
-    let sfLogin = SF.login, pbLogin = PB.login
-    precondition(ByHand.encodeLogin(sfLogin) == (try! sfLogin.serializedBytes()), "login: the encoder by hand writes other bytes")
+    let login = SF.login
+    precondition(ByHand.encodeLogin(login) == (try! login.serializedBytes()), "login: the encoder by hand writes other bytes")
     rows.append(WallRow(name: "encode login, by hand", contenders: [
-        ("by hand", { n in for _ in 0..<n { consume(ByHand.encodeLogin(sfLogin)) } }),
-        ("SwiftFrame", { n in for _ in 0..<n { consume(try! sfLogin.serializedBytes()) } }),
-        ("SwiftProtobuf", { n in for _ in 0..<n { consume(try! pbLogin.serializedBytes() as [UInt8]) } }),
-    ]))
+        ("by hand", { n in for _ in 0..<n { consume(ByHand.encodeLogin(login)) } }),
+    ] + codecRow("encode", "login", login, PB.login).contenders))
     // The messages generated with optimize_for = CODE_SIZE (one table codec for all messages).
     for operation in ["decode", "encode"] {
         rows.append(codecRow(operation, "flat", SFC.flat, PB.flat, label: "CODE_SIZE"))
