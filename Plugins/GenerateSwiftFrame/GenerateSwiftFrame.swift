@@ -61,6 +61,10 @@ struct Job {
         process.executableURL = try settings.protocURL(tool: tool)
         process.arguments = settings.protocArguments(plugin: plugin, output: scratch, root: root, files: protos,
                                                      directory: directory)
+        // SwiftPM closes a plugin's own standard input, and protoc started without one can hand
+        // the plugin a closed stdin too (its pipe for the plugin's input takes descriptor 0,
+        // which it then closes in the child): "cannot read stdin (errno 9)".
+        process.standardInput = FileHandle.nullDevice
         let errors = Pipe()
         process.standardError = errors
         try process.run()

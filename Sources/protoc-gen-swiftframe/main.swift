@@ -45,9 +45,16 @@ if CommandLine.arguments.count > 1 || isatty(0) != 0 {
 var input: [UInt8] = []
 var chunk = [UInt8](repeating: 0, count: 1 << 16)
 while true {
-    let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-    if count < 0 && errno == EINTR { continue }
-    if count < 0 { fail("cannot read stdin (errno \(errno))") }
+    // errno is taken at once, before anything else can change it.
+    let (count, error) = chunk.withUnsafeMutableBytes { buffer in
+        let count = read(0, buffer.baseAddress, buffer.count)
+        return (count, count < 0 ? errno : 0)
+    }
+    if count < 0 && error == EINTR { continue }
+    if count < 0 && error == EBADF {
+        fail("cannot read stdin (errno \(error)): it is closed. protoc gives a plugin a closed stdin when protoc itself was started with its standard input closed; start protoc with one (for example < /dev/null)")
+    }
+    if count < 0 { fail("cannot read stdin (errno \(error))") }
     if count == 0 { break }
     input.append(contentsOf: chunk[..<count])
 }

@@ -102,6 +102,20 @@ import Testing
         #expect(result.stdout.isEmpty)
     }
 
+    /// protoc started with its standard input closed gives the plugin a closed stdin (as when a
+    /// SwiftPM command plugin, whose own stdin SwiftPM closes, starts protoc without one): the
+    /// plugin says so and how to avoid it.
+    @Test func aClosedStdinIsNamedAsSuch() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "syntax = \"proto3\";\nmessage M { int32 a = 1; }\n".write(
+            to: directory.appendingPathComponent("m.proto"), atomically: true, encoding: .utf8)
+        let result = try runProcess("/bin/sh", ["-c", "\"$0\" --plugin=protoc-gen-swiftframe=\"$1\" --swiftframe_out=\"$2\" -I\"$2\" m.proto <&-",
+                                                Protoc.executable, Support.plugin, directory.path])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("cannot read stdin (errno \(EBADF)): it is closed"), "\(result.stderr)")
+    }
+
     @Test func responseCarriesFilesAndFeatures() throws {
         let request = try Support.capturedRequest(includes: [Support.fixtureProtos], files: ["user.proto", "game.proto"])
         let result = try runProcess(Support.plugin, [], input: request)
