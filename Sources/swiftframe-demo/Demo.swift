@@ -21,26 +21,6 @@ struct Endpoint: ParsableArguments {
     @Option(help: "Seconds each request may take.") var timeout: Double = 10
 }
 
-/// Runs `body` while `client.run()` keeps the connection, then stops the client.
-func withClient<Table: CommandTable, Result: Sendable>(
-    _ client: FrameClient<Table>, _ body: @Sendable @escaping () async throws -> Result
-) async throws -> Result {
-    try await withThrowingTaskGroup(of: Result?.self) { group in
-        group.addTask {
-            try await client.run()
-            return nil
-        }
-        group.addTask { try await body() }
-        while let next = try await group.next() {
-            if let result = next {
-                group.cancelAll()
-                return result
-            }
-        }
-        throw FrameClientError.stopped
-    }
-}
-
 func clientConfiguration(_ endpoint: Endpoint, reconnect: Bool = false) -> ClientConfiguration {
     var configuration = ClientConfiguration()
     configuration.requestTimeout = .seconds(endpoint.timeout)
@@ -54,8 +34,9 @@ struct Game: AsyncParsableCommand {
     @OptionGroup var endpoint: Endpoint
 
     func run() async throws {
-        let client = FrameClient<GameCommands>(host: endpoint.host, port: endpoint.port, configuration: clientConfiguration(endpoint))
-        try await withClient(client) {
+        try await withFrameClient(
+            GameCommands.self, host: endpoint.host, port: endpoint.port, configuration: clientConfiguration(endpoint)
+        ) { client in
             let reply = try await client.request(TestReq(param1: "hello", param2: 21))
             print("Test_Rsp result1=\(reply.result1) result2=\(reply.result2)")
             _ = try await client.request(command: GameCommands.heartbeatCommand!)
@@ -77,8 +58,9 @@ struct Erlang: AsyncParsableCommand {
     @OptionGroup var endpoint: Endpoint
 
     func run() async throws {
-        let client = FrameClient<ErlangCommands>(host: endpoint.host, port: endpoint.port, configuration: clientConfiguration(endpoint))
-        try await withClient(client) {
+        try await withFrameClient(
+            ErlangCommands.self, host: endpoint.host, port: endpoint.port, configuration: clientConfiguration(endpoint)
+        ) { client in
             let reply = try await client.request(Cs20001(sceneId: 42))
             print("Sc_20001 res=\(reply.res) scene_id=\(reply.sceneId) pos=\(reply.pos) message=\(reply.message)")
         }
@@ -103,48 +85,80 @@ struct IM: AsyncParsableCommand {
             interval: .seconds(heartbeatInterval), timeout: .seconds(heartbeatTimeout), retries: 3)
         configuration.reconnect.initialDelay = .milliseconds(500)
         let login = try Common(.user(UserMsg(.login(LoginRequest(nickName: nick, pwd: password, deviceName: "demo")))))
-        // The login runs on every new connection, before anything else is sent on it.
+        // The login runs on every new connection, before anything else is sent on it. A
+        // rejected password ends the client: retrying cannot heal it.
         let client = FrameClient<ImCommands>(
             host: endpoint.host, port: endpoint.port, configuration: configuration
         ) { connection in
             let reply = try await connection.request(login)
             guard reply.isSuc else {
                 print("login failed type=\(reply.error?.type.rawValue ?? 0) msg=\(reply.error?.msg ?? "")")
-                throw LoginFailed()
+                throw FinalFailure(LoginFailed())
             }
             let answer = try LoginRequest.Response(serializedBytes: reply.respon)
             print("login ok uid=\(answer.uid) token=\(answer.token)")
         }
         let watch = watch
-        try await withClient(client) {
-            var states = client.states.makeAsyncIterator()
-            while let state = await states.next() {
-                if state == .connected { break }
-                if case .disconnected = state { throw ExitCode.failure }
-            }
+        try await client.running { client in
+            // Subscribed before connecting, so that nothing is missed: one reader waits for the
+            // login, one reports what happens while watching, one prints pushes.
+            let states = client.states
+            let report = client.states
+            let pushes = client.pushes
+            guard await Self.connected(states, reportingDrops: watch == nil) else { throw ExitCode.failure }
             // Pushes that arrive within a second of the login.
-            let pushes = Task {
-                for await push in client.pushes {
+            let printing = Task {
+                for await push in pushes {
                     if case let .push(payload) = push { print("push bytes=\(payload.count)") }
                 }
             }
             try await Task.sleep(for: .seconds(1))
-            pushes.cancel()
-            _ = try await client.request(command: ImCommands.ID.heartbeat.rawValue)
-            print("heartbeat ok")
-            guard let watch else { return }
-            let report = Task {
-                while let state = await states.next() {
-                    switch state {
-                    case let .disconnected(reason): print("disconnected reason=\(reason)")
-                    case let .reconnecting(attempt, _): print("reconnecting attempt=\(attempt)")
-                    case .connected: print("reconnected")
-                    default: break
-                    }
-                }
+            printing.cancel()
+            do {
+                _ = try await client.request(command: ImCommands.ID.heartbeat.rawValue)
+                print("heartbeat ok")
+            } catch {
+                // While watching, a server that stops answering or drops the connection is what
+                // the watch reports; it goes on.
+                guard watch != nil else { throw error }
+                print("heartbeat failed error=\(error)")
             }
+            guard let watch else { return }
+            let reporting = Task { await Self.report(report) }
             try await Task.sleep(for: .seconds(watch))
-            report.cancel()
+            reporting.cancel()
+        }
+    }
+
+    /// Waits for the first `.connected`: false if the client stopped first (or, when
+    /// `reportingDrops`, was disconnected first).
+    static func connected(_ states: Subscription<ConnectionState>, reportingDrops: Bool) async -> Bool {
+        for await state in states {
+            switch state {
+            case .connected: return true
+            case let .disconnected(reason) where reportingDrops:
+                print("disconnected reason=\(reason)")
+                return false
+            case .stopped: return false
+            default: continue
+            }
+        }
+        return false
+    }
+
+    /// Prints the drops and reconnects after the first connection.
+    static func report(_ states: Subscription<ConnectionState>) async {
+        var connections = 0
+        for await state in states {
+            switch state {
+            case let .disconnected(reason) where connections > 0: print("disconnected reason=\(reason)")
+            case let .reconnecting(attempt, _) where connections > 0: print("reconnecting attempt=\(attempt)")
+            case .connected:
+                if connections > 0 { print("reconnected") }
+                connections += 1
+            case let .stopped(error?): print("stopped error=\(error)")
+            default: break
+            }
         }
     }
 }

@@ -38,7 +38,7 @@ import Testing
             for await state in client.states {
                 states.append(state)
                 if case .disconnected(.heartbeatTimeout(attempts: 3)) = state { dropped = true }
-                if dropped, state == .connected { break }
+                if dropped, state.isConnected { break }
             }
             #expect(dropped, "\(states)")
             #expect(states.contains { if case .reconnecting = $0 { true } else { false } }, "\(states)")
@@ -135,8 +135,12 @@ import Testing
             try await Task.sleep(for: .milliseconds(50))
             let start = ContinuousClock.now
             // A shorter deadline behind a longer one: it still fires first, on time.
-            await #expect(throws: FrameClientError.timedOut(command: 1, after: .milliseconds(200))) {
+            let error = await #expect(throws: FrameClientError.self) {
                 _ = try await client.request(TestReq(param1: "slow-short"), timeout: .milliseconds(200))
+            }
+            guard case .timedOut(command: 1, after: .milliseconds(200)) = error else {
+                Issue.record("\(String(describing: error))")
+                return
             }
             let waited = ContinuousClock.now - start
             #expect(waited >= .milliseconds(200) && waited < .seconds(2), "\(waited)")

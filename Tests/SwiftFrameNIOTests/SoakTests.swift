@@ -99,6 +99,7 @@ import Testing
         case .tooManyPending: "tooManyPending"
         case .badReply: "badReply"
         case .stopped: "stopped"
+        case .alreadyRunning: "alreadyRunning"
         case .gaveUp: "gaveUp"
         }
     }

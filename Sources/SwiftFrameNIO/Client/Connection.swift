@@ -69,7 +69,12 @@ public struct Connection<Table: CommandTable>: Sendable {
 
     /// Drops this connection; a running client connects again at once.
     public func reconnect() {
-        channel.triggerUserOutboundEvent(ReconnectRequest(), promise: nil)
+        close()
+    }
+
+    /// Closes the connection, reporting `DisconnectReason.closedByClient`.
+    func close() {
+        channel.triggerUserOutboundEvent(CloseRequest(), promise: nil)
     }
 
     private func header(_ command: UInt32) -> FrameHeader {
@@ -112,8 +117,8 @@ public struct Connection<Table: CommandTable>: Sendable {
         let promise = channel.eventLoop.makePromise(of: Frame.self)
         let token = ObjectIdentifier(promise.futureResult)
         // The reply's body is copied out of the decoder's buffer on the event loop and decoded
-        // here, in the caller's task: the event loop, which one connection's frames all go
-        // through, does only the framing.
+        // by `decode` here, in the caller's task: the event loop, which all of one connection's
+        // frames go through, does only the framing.
         let write = ClientWrite(
             frame: frame,
             kind: .request(

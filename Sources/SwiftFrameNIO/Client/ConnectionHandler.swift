@@ -93,7 +93,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if closeReason == nil {
             closeReason = (error as? FrameError).map(DisconnectReason.badFrame)
-                ?? .transportError(String(describing: error))
+                ?? .transportError(error)
         }
         logger.warning("closing the connection", metadata: ["error": "\(error)"])
         context.close(promise: nil)
@@ -113,7 +113,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
                 complete(.failure(CancellationError()))
             }
             promise?.succeed()
-        } else if event is ReconnectRequest {
+        } else if event is CloseRequest {
             close(context: context, reason: .closedByClient)
             promise?.succeed()
         } else {
@@ -292,8 +292,8 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     }
 }
 
-/// Asks the handler to drop the connection so that the client connects again at once.
-struct ReconnectRequest: Sendable {}
+/// Asks the handler to close the connection (reported as `DisconnectReason.closedByClient`).
+struct CloseRequest: Sendable {}
 
 extension TimeAmount {
     init(_ duration: Duration) {

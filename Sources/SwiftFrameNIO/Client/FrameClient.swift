@@ -5,49 +5,43 @@ import NIOPosix
 import SwiftFrame
 
 /// A long connection to a server of one command table: typed requests and replies, pushes,
-/// heartbeat and reconnect.
+/// heartbeat and reconnect. Most code makes one with `withFrameClient`, which runs it for as
+/// long as a closure runs:
 ///
-///     let client = FrameClient<GameCommands>(host: "game.example.com", port: 9000)
-///     try await withThrowingDiscardingTaskGroup { group in
-///         group.addTask { try await client.run() }           // connects, and again after drops
-///         group.addTask { for await push in client.pushes { handle(push) } }
+///     try await withFrameClient(GameCommands.self, host: "game.example.com", port: 9000) { client in
 ///         let reply = try await client.request(TestReq(param1: "hello", param2: 21))  // TestRsp
-///         ...
 ///     }
 ///
-/// `run()` owns the connection for as long as its task runs: cancel the task to close it.
-/// Requests made while no connection is up wait for one, up to their deadline. When a
-/// connection drops, every request awaiting a reply fails at once with
-/// `FrameClientError.connectionLost`; `run()` then waits the backoff delay and connects again,
-/// calling `onConnect` (the app's login) on each new connection before queued requests go out.
+/// Or make one and run it in a task group or a service: `run()` owns the connection for as long
+/// as its task runs (cancel the task to close it). Requests made while no connection is up
+/// wait for one, up to their deadline. When a connection drops, every request awaiting a reply
+/// fails at once with `FrameClientError.connectionLost`; `run()` then waits the backoff delay
+/// and connects again, calling `onConnect` (the app's login) on each new connection before
+/// queued requests go out.
 public final class FrameClient<Table: CommandTable>: Sendable {
     public let host: String
     public let port: Int
     public let configuration: ClientConfiguration
-    /// Everything the server sends that is not a reply: pushes, server events, unknown
-    /// commands. At most `pushBufferSize` wait for the app; then `pushOverflow` applies.
-    /// One reader at a time.
-    public let pushes: AsyncStream<Table.Inbound>
-    /// Connection state changes, newest 64 kept. One reader at a time.
-    public let states: AsyncStream<ConnectionState>
 
     private let group: any EventLoopGroup
     private let bootstrap: @Sendable (any EventLoopGroup) -> NIOClientTCPBootstrap
     private let onConnect: (@Sendable (Connection<Table>) async throws -> Void)?
-    private let pushInput: AsyncStream<Table.Inbound>.Continuation
-    private let stateInput: AsyncStream<ConnectionState>.Continuation
-    private let state = NIOLockedValueBox(State())
+    private let pushFeed: Broadcast<Table.Inbound>
+    private let stateFeed: Broadcast<ConnectionState>
+    private let machine: NIOLockedValueBox<Machine>
+    private let nextWaiter = NIOLockedValueBox(0)
 
-    private struct State {
-        var running = false
-        var stopped = false
-        var connection: Connection<Table>?
-        var waiters: [Int: CheckedContinuation<Connection<Table>, any Error>] = [:]
-        var nextWaiter = 0
-        /// The backoff wait in progress, ended early by `reconnectNow()`.
-        var sleeper: (id: Int, continuation: CheckedContinuation<Void, Never>)?
-        var wakeEarly = false
-        var droppedPushes = 0
+    typealias Machine = ClientStateMachine<Connection<Table>, Waiter, Task<Void, Never>>
+
+    /// A task waiting for a connection, and the timer of its deadline.
+    struct Waiter: Sendable {
+        let continuation: CheckedContinuation<Connection<Table>, any Error>
+        var timer: Scheduled<Void>?
+
+        func resume(with result: Result<Connection<Table>, any Error>) {
+            timer?.cancel()
+            continuation.resume(with: result)
+        }
     }
 
     /// A client of the server at `host`:`port`; `run()` connects it.
@@ -56,11 +50,12 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     ///   - port: the server's TCP port.
     ///   - configuration: deadlines, heartbeat, reconnect backoff and limits.
     ///   - onConnect: runs on every new connection before it takes requests, typically the
-    ///     login. If it throws, the connection is dropped and made again after the backoff.
+    ///     login. If it throws, the connection is dropped and made again after the backoff;
+    ///     if it throws a `FinalFailure`, the client stops and `run()` throws its error.
     ///   - bootstrap: makes the bootstrap to connect with; the default is NIO's `ClientBootstrap`
     ///     on `eventLoopGroup`. On Apple platforms pass one on Network.framework:
     ///     `{ _ in NIOClientTCPBootstrap(NIOTSConnectionBootstrap(group: NIOTSEventLoopGroup.singleton), tls: NIOInsecureNoTLS()) }`
-    ///     (with `eventLoopGroup: NIOTSEventLoopGroup.singleton`); TLS goes in the same place.
+    ///     (with `eventLoopGroup: NIOTSEventLoopGroup.singleton`).
     ///   - eventLoopGroup: the event loops the connection runs on.
     public init(
         host: String, port: Int, configuration: ClientConfiguration = ClientConfiguration(),
@@ -74,14 +69,30 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         self.group = eventLoopGroup
         self.bootstrap = bootstrap ?? { group in NIOClientTCPBootstrap(ClientBootstrap(group: group), tls: NIOInsecureNoTLS()) }
         self.onConnect = onConnect
-        (pushes, pushInput) = AsyncStream.makeStream(
-            bufferingPolicy: configuration.pushOverflow == .dropOldest
-                ? .bufferingNewest(configuration.pushBufferSize) : .bufferingOldest(configuration.pushBufferSize))
-        (states, stateInput) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
+        pushFeed = Broadcast(bufferSize: configuration.pushBufferSize, overflow: configuration.pushOverflow)
+        stateFeed = Broadcast(bufferSize: 64, overflow: .dropOldest)
+        machine = NIOLockedValueBox(Machine(backoff: configuration.reconnect))
     }
 
-    /// Pushes dropped so far because the app did not keep up (see `pushOverflow`).
-    public var droppedPushes: Int { state.withLockedValue { $0.droppedPushes } }
+    // MARK: Pushes and states
+
+    /// A new subscription to everything the server sends that is not a reply: pushes, server
+    /// events, unknown commands. Each subscription has its own buffer of `pushBufferSize`
+    /// values, handled by `pushOverflow` when full; pushes that arrive while nobody subscribes
+    /// wait (as many) for the first subscriber. Subscriptions end when `run()` returns.
+    public var pushes: Subscription<Table.Inbound> { pushFeed.subscribe() }
+
+    /// `pushes` with a buffer of its own size or overflow rule.
+    public func subscribeToPushes(bufferSize: Int, overflow: PushOverflow = .dropOldest) -> Subscription<Table.Inbound> {
+        pushFeed.subscribe(bufferSize: bufferSize, overflow: overflow)
+    }
+
+    /// A new subscription to the connection's state changes (the newest 64 kept for a reader
+    /// that falls behind). They end with `.stopped` when `run()` returns.
+    public var states: Subscription<ConnectionState> { stateFeed.subscribe() }
+
+    /// Pushes lost so far because a subscriber (or the wait for the first) did not keep up.
+    public var droppedPushes: Int { pushFeed.dropped }
 
     // MARK: Requests
 
@@ -124,16 +135,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
             } catch let FrameClientError.timedOut(command, _) {
                 throw FrameClientError.timedOut(command: command, after: timeout)  // the whole deadline
             } catch is NotSent {
-                retire(connection)
+                machine.withLockedValue { $0.retire { $0.channel === connection.channel } }
                 if ContinuousClock.now >= deadline { throw FrameClientError.noConnection(after: timeout) }
             }
-        }
-    }
-
-    /// Stops handing out `connection` (found closed by a request, or ended under `run()`).
-    private func retire(_ connection: Connection<Table>) {
-        state.withLockedValue { state in
-            if state.connection?.channel === connection.channel { state.connection = nil }
         }
     }
 
@@ -150,131 +154,164 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// Drops the current connection, or ends the backoff wait, so that the client connects
     /// again at once (after the app comes back to the foreground, or the network changed).
     public func reconnectNow() {
-        let (connection, sleeper) = state.withLockedValue { state in
-            state.wakeEarly = state.sleeper == nil && state.connection == nil
-            defer { state.sleeper = nil }
-            return (state.connection, state.sleeper?.continuation)
+        switch machine.withLockedValue({ $0.reconnectNow() }) {
+        case let .close(connection): connection.close()
+        case let .wake(sleeper): sleeper.cancel()
+        case .none: break
         }
-        sleeper?.resume()
-        connection?.reconnect()
     }
 
-    /// The current connection, or the next one within `timeout`.
+    /// The current connection, or the next one within `timeout`. Throws
+    /// `FrameClientError.noConnection` after `timeout`, `.stopped` (or the error `run()` ended
+    /// with) once the client has stopped, and `CancellationError`.
     public func connection(within timeout: Duration) async throws -> Connection<Table> {
-        let fast: Result<Connection<Table>, FrameClientError>? = state.withLockedValue { state in
-            if let connection = state.connection { return .success(connection) }
-            return state.stopped ? .failure(.stopped) : nil
-        }
-        if let fast { return try fast.get() }
-        let id = state.withLockedValue { state in
-            state.nextWaiter += 1
-            return state.nextWaiter
+        if let connection = machine.withLockedValue({ $0.connection }) { return connection }
+        let id = nextWaiter.withLockedValue { id in
+            id += 1
+            return id
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Connection<Table>, any Error>) in
-                let ready: Result<Connection<Table>, any Error>? = state.withLockedValue { state in
-                    if let connection = state.connection { return .success(connection) }
-                    if state.stopped { return .failure(FrameClientError.stopped) }
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    state.waiters[id] = continuation
-                    return nil
+                let action = machine.withLockedValue { machine in
+                    Task.isCancelled ? .fail(CancellationError()) : machine.waitForConnection(id: id, Waiter(continuation: continuation))
                 }
-                if let ready {
-                    continuation.resume(with: ready)
-                    return
-                }
-                group.any().scheduleTask(in: TimeAmount(timeout)) { [self] in
-                    takeWaiter(id)?.resume(throwing: FrameClientError.noConnection(after: timeout))
+                switch action {
+                case let .use(connection): continuation.resume(returning: connection)
+                case let .fail(error): continuation.resume(throwing: error)
+                case .wait:
+                    let timer = group.any().scheduleTask(in: TimeAmount(timeout)) { [self] in
+                        let waiter = machine.withLockedValue { $0.removeWaiter(id: id) }
+                        waiter?.resume(with: .failure(FrameClientError.noConnection(after: timeout)))
+                    }
+                    // Resumed meanwhile: the timer is not needed.
+                    let kept = machine.withLockedValue { $0.updateWaiter(id: id) { $0.timer = timer } }
+                    if !kept { timer.cancel() }
                 }
             }
         } onCancel: {
-            takeWaiter(id)?.resume(throwing: CancellationError())
+            machine.withLockedValue { $0.removeWaiter(id: id) }?.resume(with: .failure(CancellationError()))
         }
-    }
-
-    private func takeWaiter(_ id: Int) -> CheckedContinuation<Connection<Table>, any Error>? {
-        state.withLockedValue { $0.waiters.removeValue(forKey: id) }
     }
 
     // MARK: Running
 
     /// Connects, and reconnects after every drop with the configured backoff, until the task
-    /// is cancelled (returns) or the attempts run out (throws `FrameClientError.gaveUp`).
-    /// Call it once.
+    /// is cancelled (returns), the attempts run out (throws `FrameClientError.gaveUp`) or
+    /// `onConnect` throws a `FinalFailure` (throws its error). A second call while it runs
+    /// throws `FrameClientError.alreadyRunning`; after it has returned, it may be called again.
     public func run() async throws {
-        let alreadyRan = state.withLockedValue { state in
-            defer { state.running = true }
-            return state.running
+        guard machine.withLockedValue({ $0.start() }) else { throw FrameClientError.alreadyRunning }
+        stateFeed.reopen()
+        pushFeed.reopen()
+        var ending: (any Error)?
+        defer {
+            stateFeed.yield(.stopped(ending))
+            stateFeed.finish()
+            pushFeed.finish()
         }
-        guard !alreadyRan else { throw FrameClientError.stopped }
-        defer { stop() }
-        var attempt = 0
-        stateInput.yield(.connecting)
-        while !Task.isCancelled {
-            let reason = await connectAndServe(onSuccess: { attempt = 0 })
-            stateInput.yield(.disconnected(reason))
-            if Task.isCancelled { break }
-            attempt += 1
-            if let limit = configuration.reconnect.maxAttempts, attempt > limit {
-                throw FrameClientError.gaveUp(attempts: attempt, last: reason)
+        do {
+            try await withTaskCancellationHandler {
+                try await connectUntilStopped()
+            } onCancel: {
+                let action = machine.withLockedValue { $0.cancel() }
+                action.close?.close()
+                action.sleeper?.cancel()
+                for waiter in action.waiters { waiter.resume(with: .failure(FrameClientError.stopped)) }
             }
-            let delay = configuration.reconnect.jittered(attempt: attempt)
-            stateInput.yield(.reconnecting(attempt: attempt, delay: delay))
-            await sleep(delay)
+        } catch {
+            ending = error
+            throw error
         }
     }
 
-    /// One connection from connecting to its end: the reason it ended.
-    private func connectAndServe(onSuccess: () -> Void) async -> DisconnectReason {
+    /// The connections one after another, with the backoff between them, until the machine stops.
+    private func connectUntilStopped() async throws {
+        stateFeed.yield(.connecting)
+        while true {
+            let (reason, final) = await connectAndServe()
+            let action = machine.withLockedValue { $0.ended(reason, final: final) }
+            stateFeed.yield(.disconnected(reason))
+            switch action {
+            case let .stop(error, waiters, failure):
+                for waiter in waiters { waiter.resume(with: .failure(failure)) }
+                if let error { throw error }
+                return
+            case let .backOff(attempt, delay):
+                stateFeed.yield(.reconnecting(attempt: attempt, delay: delay))
+                let sleeper = Task { _ = try? await Task.sleep(for: delay) }
+                if machine.withLockedValue({ $0.sleep(sleeper) }) {
+                    await sleeper.value  // cancelled early by `reconnectNow()` or by cancellation
+                } else {
+                    sleeper.cancel()
+                }
+                guard machine.withLockedValue({ $0.backoffEnded() }) != nil else { return }
+            }
+        }
+    }
+
+    /// One connection from connecting to its end: why it ended, and the error to stop with if
+    /// `onConnect` failed for good.
+    private func connectAndServe() async -> (DisconnectReason, (any Error)?) {
+        if Task.isCancelled { return (.closedByClient, nil) }
         let channel: any Channel
         do {
             channel = try await connect()
         } catch {
-            configuration.logger.notice("connect failed", metadata: ["host": "\(host)", "port": "\(port)", "error": "\(error)"])
-            return .connectFailed(String(describing: error))
+            let failure = ConnectFailure(error, timeout: configuration.connectTimeout)
+            configuration.logger.notice("connect failed", metadata: ["host": "\(host)", "port": "\(port)", "error": "\(failure)"])
+            return (.connectFailed(failure), nil)
         }
         let connection = Connection<Table>(channel: channel, configuration: configuration)
-        return await withTaskCancellationHandler {
-            do {
-                let closed = try await connection.closeReason
-                if let onConnect {
-                    do {
-                        try await onConnect(connection)
-                    } catch {
-                        // The connection itself ended (a heartbeat timeout, a bad frame): say so.
-                        if !channel.isActive { return try await closed.get() }
-                        try? await channel.close()
-                        return .handshakeFailed(String(describing: error))
-                    }
-                }
-                publish(connection)
-                onSuccess()
-                let reason = try await closed.get()
-                retire(connection)
-                return reason
-            } catch {
-                retire(connection)
-                return .transportError(String(describing: error))
-            }
-        } onCancel: {
+        let closed: EventLoopFuture<DisconnectReason>
+        do {
+            closed = try await connection.closeReason
+        } catch {
             channel.close(promise: nil)
+            return (.transportError(error), nil)
+        }
+        guard case .logIn = machine.withLockedValue({ $0.connected(connection) }) else {
+            connection.close()
+            return (await Self.reason(closed), nil)
+        }
+        if let onConnect {
+            do {
+                try await onConnect(connection)
+            } catch {
+                connection.close()
+                let reason = await Self.reason(closed)
+                if let final = error as? FinalFailure { return (.loginFailed(final.error), final.error) }
+                // The connection itself ended (a heartbeat timeout, a bad frame, a reset): say so.
+                if case .closedByClient = reason { return (.loginFailed(error), nil) }
+                return (reason, nil)
+            }
+        }
+        guard let (_, waiters) = machine.withLockedValue({ $0.loggedIn() }) else {
+            connection.close()
+            return (await Self.reason(closed), nil)
+        }
+        stateFeed.yield(.connected)
+        for waiter in waiters { waiter.resume(with: .success(connection)) }
+        return (await Self.reason(closed), nil)
+    }
+
+    private static func reason(_ closed: EventLoopFuture<DisconnectReason>) async -> DisconnectReason {
+        do {
+            return try await closed.get()
+        } catch {
+            return .transportError(error)
         }
     }
 
     private func connect() async throws -> any Channel {
-        let pushInput = pushInput
+        let pushFeed = pushFeed
         let logger = configuration.logger
         let configuration = configuration
-        let state = state
         let push: @Sendable (Frame) -> Void = { frame in
             do {
-                if case .dropped = pushInput.yield(try Table.decode(frame)) {
-                    let count = state.withLockedValue { state in
-                        state.droppedPushes += 1
-                        return state.droppedPushes
-                    }
+                if pushFeed.yield(try Table.decode(frame)) > 0 {
+                    let count = pushFeed.dropped
                     if count & (count - 1) == 0 {  // 1, 2, 4, 8, ...: logged, not flooded
-                        logger.warning("pushes dropped: the app does not keep up", metadata: ["dropped": "\(count)"])
+                        logger.warning("pushes dropped: a reader does not keep up", metadata: ["dropped": "\(count)"])
                     }
                 }
             } catch {
@@ -292,64 +329,5 @@ public final class FrameClient<Table: CommandTable>: Sendable {
             }
             .connect(host: host, port: port)
             .get()
-    }
-
-    private func publish(_ connection: Connection<Table>) {
-        let waiters = state.withLockedValue { state in
-            state.connection = connection
-            defer { state.waiters.removeAll() }
-            return Array(state.waiters.values)
-        }
-        stateInput.yield(.connected)
-        for waiter in waiters { waiter.resume(returning: connection) }
-    }
-
-    private func stop() {
-        let waiters = state.withLockedValue { state in
-            state.stopped = true
-            state.connection = nil
-            defer { state.waiters.removeAll() }
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters { waiter.resume(throwing: FrameClientError.stopped) }
-        stateInput.yield(.stopped)
-        stateInput.finish()
-        pushInput.finish()
-    }
-
-    /// Waits `delay`, or less if `reconnectNow()` is called or the task is cancelled.
-    private func sleep(_ delay: Duration) async {
-        let id = state.withLockedValue { state in
-            state.nextWaiter += 1
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLockedValue { state in
-                    if state.wakeEarly || Task.isCancelled {
-                        state.wakeEarly = false
-                        return true
-                    }
-                    state.sleeper = (id, continuation)
-                    return false
-                }
-                if now {
-                    continuation.resume()
-                    return
-                }
-                group.any().scheduleTask(in: TimeAmount(delay)) { [self] in wake(id) }
-            }
-        } onCancel: {
-            wake(id)
-        }
-    }
-
-    private func wake(_ id: Int) {
-        let sleeper = state.withLockedValue { state -> CheckedContinuation<Void, Never>? in
-            guard let sleeper = state.sleeper, sleeper.id == id else { return nil }
-            state.sleeper = nil
-            return sleeper.continuation
-        }
-        sleeper?.resume()
     }
 }

@@ -17,7 +17,8 @@ struct PendingRequests {
     }
 
     enum Completion {
-        /// A caller's request: decodes on the event loop and fulfils the caller's promise.
+        /// A caller's request: hands the reply frame to the caller's promise (the caller's task
+        /// decodes it).
         case caller(@Sendable (Result<Frame, any Error>) -> Void)
         /// The connection's own heartbeat, attempt n.
         case heartbeat(attempt: Int)

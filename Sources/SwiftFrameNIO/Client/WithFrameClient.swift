@@ -1,0 +1,54 @@
+import NIOCore
+import NIOPosix
+import SwiftFrame
+
+/// Runs a client of `Table`'s server for as long as `body` runs, and returns what `body`
+/// returns. The connection is made in the background (requests wait for it, up to their
+/// deadline) and closed when `body` returns or throws; every subscription to `pushes` and
+/// `states` then ends.
+///
+///     let reply = try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: 9000) { client in
+///         try await client.request(TestReq(param1: "hello", param2: 21))
+///     }
+///
+/// If the client stops on its own (out of attempts, or `onConnect` threw a `FinalFailure`),
+/// requests waiting for a connection fail with that error, and when `body` then throws, this
+/// throws the client's error rather than the one `body` saw.
+public func withFrameClient<Table: CommandTable, Result>(
+    _ table: Table.Type, host: String, port: Int, configuration: ClientConfiguration = ClientConfiguration(),
+    onConnect: (@Sendable (Connection<Table>) async throws -> Void)? = nil,
+    eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+    bootstrap: (@Sendable (any EventLoopGroup) -> NIOClientTCPBootstrap)? = nil,
+    _ body: (FrameClient<Table>) async throws -> Result
+) async throws -> Result {
+    let client = FrameClient<Table>(
+        host: host, port: port, configuration: configuration, onConnect: onConnect,
+        eventLoopGroup: eventLoopGroup, bootstrap: bootstrap)
+    return try await client.running(body)
+}
+
+extension FrameClient {
+    /// Runs this client (`run()`) for as long as `body` runs; see `withFrameClient`.
+    public func running<Result>(_ body: (FrameClient) async throws -> Result) async throws -> Result {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.run() }
+            let result: Result
+            do {
+                result = try await body(self)
+            } catch {
+                group.cancelAll()
+                // `run()` ends now; if it had stopped on its own, its error is the cause.
+                do {
+                    try await group.next()
+                } catch let stopped where !(stopped is CancellationError) {
+                    throw stopped
+                }
+                throw error
+            }
+            group.cancelAll()
+            // `body` has its result: how the client stopped does not change it.
+            _ = try? await group.next()
+            return result
+        }
+    }
+}
