@@ -67,6 +67,41 @@ enum DemoProgram {
         #expect(lines.filter { $0.hasPrefix("login ok") }.count >= 2, "\(lines)")
     }
 
+    @Test func imWatchGoesOnWhenTheServerStopsAnsweringHeartbeats() throws {
+        let peer = try Peer("im", ["--split", "--no-heartbeat"])
+        let result = try DemoProgram.run([
+            "im", "--port", "\(peer.port)", "--watch", "4", "--timeout", "1",
+            "--heartbeat-interval", "0.3", "--heartbeat-timeout", "0.2",
+        ])
+        let lines = result.lines
+        #expect(result.status == 0, "\(lines)")
+        #expect(lines.first == "login ok uid=1003 token=tok-neo", "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("heartbeat failed error=") }, "\(lines)")
+        #expect(lines.contains("disconnected reason=no heartbeat answer after 4 attempts"), "\(lines)")
+        #expect(lines.contains("reconnecting attempt=1"), "\(lines)")
+        #expect(lines.contains("reconnected"), "\(lines)")
+    }
+
+    @Test func imWatchGoesOnWhenTheServerDropsTheHeartbeatsConnection() throws {
+        // The second frame of each connection, the demo's heartbeat, is dropped with its connection.
+        let peer = try Peer("im", ["--split", "--drop-after", "2"])
+        let result = try DemoProgram.run(["im", "--port", "\(peer.port)", "--watch", "2"])
+        let lines = result.lines
+        #expect(result.status == 0, "\(lines)")
+        #expect(lines.contains("heartbeat failed error=connection lost: closed by peer"), "\(lines)")
+        #expect(lines.contains("reconnected"), "\(lines)")
+        #expect(lines.filter { $0.hasPrefix("login ok") }.count >= 2, "\(lines)")
+    }
+
+    @Test func imWrongPasswordIsNotRetriedWhileWatching() throws {
+        let peer = try Peer("im", ["--split"])
+        let start = Date()
+        let result = try DemoProgram.run(["im", "--port", "\(peer.port)", "--password", "nope", "--watch", "10"])
+        #expect(result.status != 0)
+        #expect(result.lines == ["login failed type=2 msg=wrong password"], "one login, no retries")
+        #expect(Date().timeIntervalSince(start) < 8, "ended at the rejection, not after the watch")
+    }
+
     @Test func http() throws {
         let peer = try Peer("http", ["--events", "2"])
         let result = try DemoProgram.run(["http", "--url", "http://127.0.0.1:\(peer.port)/game"])

@@ -13,6 +13,21 @@ public struct ServerConfiguration: Sendable {
     public init() {}
 }
 
+/// Why `FrameServer.port()` has no port to give.
+public enum FrameServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `run` did not bind within `after`.
+    case notListening(after: Duration)
+    /// `run` has returned.
+    case stopped
+
+    public var description: String {
+        switch self {
+        case let .notListening(after): "the server did not listen within \(after)"
+        case .stopped: "the server has stopped"
+        }
+    }
+}
+
 /// A reply or push a server writes: a command and its encoded body.
 public struct ServerFrame: Sendable, Hashable {
     public var command: UInt32
@@ -69,9 +84,11 @@ public final class FrameServer<Table: CommandTable>: Sendable {
 
     private struct Listening {
         var port: Int?
+        /// Why `port()` cannot answer: binding failed, or `run` has returned.
         var failure: (any Error)?
         var nextConnection = 0
-        var waiters: [CheckedContinuation<Int, any Error>] = []
+        var nextWaiter = 0
+        var waiters: [Int: (continuation: CheckedContinuation<Int, any Error>, timer: Scheduled<Void>?)] = [:]
     }
 
     /// A server for `host:port` (port 0: any free port, see `port()`); `run` listens.
@@ -85,18 +102,46 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         self.group = eventLoopGroup
     }
 
-    /// The port listened on, once `run` has bound it (the one the system chose for port 0).
-    /// Throws the error if binding failed.
-    public func port() async throws -> Int {
-        try await withCheckedThrowingContinuation { continuation in
-            let ready: Result<Int, any Error>? = listening.withLockedValue { state in
-                if let port = state.port { return .success(port) }
-                if let failure = state.failure { return .failure(failure) }
-                state.waiters.append(continuation)
-                return nil
-            }
-            if let ready { continuation.resume(with: ready) }
+    /// The port listened on, once `run` has bound it (the one the system chose for port 0),
+    /// waiting for that up to `timeout`. Throws the error if binding failed,
+    /// `FrameServerError.notListening` after `timeout` or once `run` has returned, and
+    /// `CancellationError` if the calling task is cancelled.
+    public func port(within timeout: Duration = .seconds(10)) async throws -> Int {
+        let id = listening.withLockedValue { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
         }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let ready: Result<Int, any Error>? = listening.withLockedValue { state in
+                    if let port = state.port { return .success(port) }
+                    if let failure = state.failure { return .failure(failure) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    state.waiters[id] = (continuation, nil)
+                    return nil
+                }
+                if let ready {
+                    continuation.resume(with: ready)
+                    return
+                }
+                let timer = group.any().scheduleTask(in: TimeAmount(timeout)) { [self] in
+                    resumeWaiter(id, with: .failure(FrameServerError.notListening(after: timeout)))
+                }
+                let waiting = listening.withLockedValue { state in
+                    state.waiters[id]?.timer = timer
+                    return state.waiters[id] != nil
+                }
+                if !waiting { timer.cancel() }
+            }
+        } onCancel: {
+            resumeWaiter(id, with: .failure(CancellationError()))
+        }
+    }
+
+    private func resumeWaiter(_ id: Int, with result: Result<Int, any Error>) {
+        let waiter = listening.withLockedValue { $0.waiters.removeValue(forKey: id) }
+        waiter?.timer?.cancel()
+        waiter?.continuation.resume(with: result)
     }
 
     /// Listens, then accepts connections and serves them with `handler` until the task is
@@ -110,6 +155,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
             throw error
         }
         settle(.success(listener.channel.localAddress?.port ?? requestedPort))
+        defer { settle(.failure(FrameServerError.stopped)) }
         try await withTaskCancellationHandler {
             try await listener.executeThenClose { inbound in
                 try await withThrowingDiscardingTaskGroup { group in
@@ -123,16 +169,20 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         }
     }
 
+    /// Listening on a port, or not (binding failed, or `run` returned): answers `port()`.
     private func settle(_ result: Result<Int, any Error>) {
         let waiters = listening.withLockedValue { state in
             switch result {
-            case let .success(port): state.port = port
-            case let .failure(error): state.failure = error
+            case let .success(port): (state.port, state.failure) = (port, nil)
+            case let .failure(error): (state.port, state.failure) = (nil, error)
             }
             defer { state.waiters.removeAll() }
-            return state.waiters
+            return state.waiters.values
         }
-        for waiter in waiters { waiter.resume(with: result) }
+        for waiter in waiters {
+            waiter.timer?.cancel()
+            waiter.continuation.resume(with: result)
+        }
     }
 
     private func bind() async throws -> NIOAsyncChannel<NIOAsyncChannel<Frame, OutboundFrame>, Never> {
