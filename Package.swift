@@ -4,6 +4,8 @@ import PackageDescription
 /// Dependencies that only their trait resolves (see `traits` below).
 let transport: TargetDependencyCondition? = .when(traits: ["Transport"])
 let commandLineTool: TargetDependencyCondition? = .when(traits: ["CommandLineTool"])
+let compression: TargetDependencyCondition? = .when(traits: ["Compression"])
+let encryption: TargetDependencyCondition? = .when(traits: ["Encryption"])
 
 let package = Package(
     name: "swiftframe",
@@ -33,12 +35,16 @@ let package = Package(
     traits: [
         .trait(name: "Transport", description: "SwiftFrameNIO and the demo: SwiftNIO and swift-log"),
         .trait(name: "CommandLineTool", description: "The swiftframe command-line tool: swift-argument-parser"),
-        .default(enabledTraits: ["Transport", "CommandLineTool"]),
+        .trait(name: "Compression", description: "ZlibBody, zlib bodies for FlaggedBody: compress-nio and the system's zlib"),
+        .trait(name: "Encryption", description: "AESGCMBody, AES-GCM bodies for FlaggedBody: swift-crypto"),
+        .default(enabledTraits: ["Transport", "CommandLineTool", "Compression", "Encryption"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         // `swift package generate-documentation`; used by no target, so never resolved for
         // packages that depend on swiftframe.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
@@ -82,6 +88,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: transport),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: transport),
                 .product(name: "Logging", package: "swift-log", condition: transport),
+                .product(name: "CompressNIO", package: "compress-nio", condition: compression),
+                .product(name: "Crypto", package: "swift-crypto", condition: encryption),
             ]
         ),
         // The HTTP short connection on URLSession (Foundation), kept out of the runtime.

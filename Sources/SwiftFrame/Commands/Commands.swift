@@ -40,6 +40,10 @@ public protocol CommandTable: CommandTableMetatype {
 
     /// Decodes a frame a server received.
     static func decodeRequest(_ frame: Frame) throws(WireError) -> Request
+
+    /// The name the .proto files give `command` (`CMD_TEST`), for logs and tools; nil for a
+    /// command the table does not know.
+    static func commandName(_ command: UInt32) -> String?
 }
 
 extension FrameLayout {
@@ -71,6 +75,7 @@ extension FrameLayout {
 extension CommandTable {
     public static var errorCommand: UInt32? { nil }
     public static var heartbeatCommand: UInt32? { nil }
+    public static func commandName(_ command: UInt32) -> String? { nil }
 
     /// The command id of a frame: its command field, or its type field when the layout has
     /// no command field.

@@ -118,6 +118,8 @@ public struct ClientConfiguration: Sendable {
     public var headerExtras: [String: UInt64] = [:]
     /// The first sequence number (default 1); later ones count up from it and wrap.
     public var firstSequence: UInt64 = 1
+    /// What every frame sent and received passes through, in order (see `FrameInterceptor`).
+    public var interceptors: [any FrameInterceptor] = []
     public var logger = Logger(label: "swiftframe.client")
 
     public init() {}

@@ -20,6 +20,8 @@ public enum DisconnectReason: Sendable, CustomStringConvertible {
     case loginFailed(any Error)
     /// The client closed it: `run()` was cancelled, or `reconnectNow()` was called.
     case closedByClient
+    /// An interceptor refused a frame the peer sent (a body that does not decrypt).
+    case rejectedFrame(any Error)
 
     public var description: String {
         switch self {
@@ -30,6 +32,7 @@ public enum DisconnectReason: Sendable, CustomStringConvertible {
         case let .connectFailed(failure): "connect failed: \(failure)"
         case let .loginFailed(error): "login failed: \(error)"
         case .closedByClient: "closed by client"
+        case let .rejectedFrame(error): "frame refused: \(error)"
         }
     }
 }

@@ -37,6 +37,8 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     private let headerExtras: [String: UInt64]
     private let push: @Sendable (Frame) -> Void
     private let logger: Logger
+    private let interceptors: [any FrameInterceptor]
+    private var chain: InterceptorChain?
     /// Succeeded with the reason when the channel goes inactive.
     let closed: EventLoopPromise<DisconnectReason>
     private var closeReason: DisconnectReason?
@@ -61,16 +63,28 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         headerExtras = configuration.headerExtras
         self.push = push
         logger = configuration.logger
+        interceptors = configuration.interceptors
         closed = eventLoop.makePromise()
     }
 
     // MARK: Lifecycle
 
     func channelActive(context: ChannelHandlerContext) {
+        if !interceptors.isEmpty { chain = interceptorChain(for: context.channel) }
         lastRead = .now()
         lastWrite = .now()
         scheduleHeartbeat(context: context)
         context.fireChannelActive()
+    }
+
+    /// The configuration's interceptors, for this connection (its addresses are known once active).
+    private func interceptorChain(for channel: any Channel) -> InterceptorChain {
+        InterceptorChain(
+            interceptors: interceptors,
+            connection: InterceptedConnection(
+                side: .client, id: ConnectionNumbers.next(), local: channel.localAddress, remote: channel.remoteAddress,
+                commandName: { Table.commandName($0) }),
+            layout: Table.layout)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -175,6 +189,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     private func framed(_ frame: OutboundFrame, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) -> ByteBuffer? {
         var buffer = context.channel.allocator.buffer(capacity: 0)
         do {
+            let frame = try chain?.outbound(frame) ?? frame
             try encoder.write(frame.header, payload: frame.payload, to: &buffer)
             return buffer
         } catch {
@@ -220,8 +235,17 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     // MARK: Reading
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = unwrapInboundIn(data)
+        var frame = unwrapInboundIn(data)
         lastRead = .now()
+        if let chain {
+            do {
+                frame = try chain.inbound(frame)
+            } catch {
+                logger.warning("closing the connection: a frame was refused", metadata: ["error": "\(error)"])
+                close(context: context, reason: .rejectedFrame(error))
+                return
+            }
+        }
         let command = Table.commandID(of: frame)
         var bodyKey: UInt64?
         if case let .bodyField(number) = pending.correlation { bodyKey = BodyID.read(field: number, in: frame.payload) }

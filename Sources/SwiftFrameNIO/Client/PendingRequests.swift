@@ -223,15 +223,8 @@ enum BodyID {
     /// Appends the field to an encoded body. A later occurrence of a scalar field wins, so
     /// this overrides any value the message itself holds.
     static func append(_ id: UInt64, field: Int, to payload: inout [UInt8]) {
-        var value = UInt64(Wire.tag(fieldNumber: field, wireType: .varint))
-        for _ in 0..<2 {
-            while value >= 0x80 {
-                payload.append(UInt8(truncatingIfNeeded: value) | 0x80)
-                value >>= 7
-            }
-            payload.append(UInt8(value))
-            value = id
-        }
+        payload.appendVarint(UInt64(Wire.tag(fieldNumber: field, wireType: .varint)))
+        payload.appendVarint(id)
     }
 
     /// The last value of varint field `field` in an encoded body, or nil when it has none or
@@ -254,5 +247,17 @@ enum BodyID {
             }
             return found
         }
+    }
+}
+
+extension [UInt8] {
+    /// Appends `value` as a protobuf varint.
+    mutating func appendVarint(_ value: UInt64) {
+        var value = value
+        while value >= 0x80 {
+            append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        append(UInt8(value))
     }
 }

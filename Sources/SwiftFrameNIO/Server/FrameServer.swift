@@ -8,6 +8,9 @@ import SwiftFrame
 public struct ServerConfiguration: Sendable {
     /// A connection that sends nothing for this long is closed (default 5 minutes; nil: never).
     public var idleTimeout: Duration? = .seconds(300)
+    /// What every frame received and sent passes through, in order (see `FrameInterceptor`).
+    /// A request an interceptor refuses closes its connection.
+    public var interceptors: [any FrameInterceptor] = []
     public var logger = Logger(label: "swiftframe.server")
 
     public init() {}
@@ -51,11 +54,21 @@ public struct RequestContext<Table: CommandTable>: Sendable {
     public let connection: Int
     /// The request's header; its sequence number is echoed in the reply.
     public let header: FrameHeader
-    let writer: NIOAsyncChannelOutboundWriter<OutboundFrame>
+    let writer: ServerWriter
 
     /// Writes a push to this connection (sequence 0 where the layout numbers frames).
     public func push(_ frame: ServerFrame) async throws {
         try await writer.write(OutboundFrame(header: FrameServer<Table>.header(frame.command, sequence: 0), payload: frame.payload))
+    }
+}
+
+/// Writes a connection's frames through its interceptors.
+struct ServerWriter: Sendable {
+    let output: NIOAsyncChannelOutboundWriter<OutboundFrame>
+    let chain: InterceptorChain
+
+    func write(_ frame: OutboundFrame) async throws {
+        try await output.write(chain.outbound(frame))
     }
 }
 
@@ -79,7 +92,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     public let configuration: ServerConfiguration
     private let requestedPort: Int
     private let group: any EventLoopGroup
-    private let connections = NIOLockedValueBox<[Int: NIOAsyncChannelOutboundWriter<OutboundFrame>]>([:])
+    private let connections = NIOLockedValueBox<[Int: ServerWriter]>([:])
     private let listening = NIOLockedValueBox(Listening())
 
     private struct Listening {
@@ -229,12 +242,28 @@ public final class FrameServer<Table: CommandTable>: Sendable {
             return state.nextConnection
         }
         let logger = configuration.logger
-        let peer = connection.channel.remoteAddress.map { "\($0)" } ?? "?"
+        let channel = connection.channel
+        let peer = channel.remoteAddress.map { "\($0)" } ?? "?"
+        let chain = InterceptorChain(
+            interceptors: configuration.interceptors,
+            connection: InterceptedConnection(
+                side: .server, id: ConnectionNumbers.next(), local: channel.localAddress, remote: channel.remoteAddress,
+                commandName: { Table.commandName($0) }),
+            layout: Table.layout)
         do {
-            try await connection.executeThenClose { inbound, outbound in
+            try await connection.executeThenClose { inbound, output in
+                let outbound = ServerWriter(output: output, chain: chain)
                 connections.withLockedValue { $0[id] = outbound }
                 defer { _ = connections.withLockedValue { $0.removeValue(forKey: id) } }
-                for try await frame in inbound {
+                for try await received in inbound {
+                    let frame: Frame
+                    do {
+                        frame = try chain.inbound(received)
+                    } catch {
+                        logger.warning("closing the connection: a frame was refused", metadata: [
+                            "peer": "\(peer)", "command": "\(Table.commandID(of: received))", "error": "\(error)"])
+                        return
+                    }
                     let request: Table.Request
                     do {
                         request = try Table.decodeRequest(frame)

@@ -1,0 +1,102 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import SwiftFrame
+
+/// Sees every frame a client or a server sends or receives, and may change it or refuse it:
+/// stamp a token on each request, log frames, compress or encrypt bodies, capture traffic.
+///
+/// Interceptors run in a chain (`ClientConfiguration.interceptors`,
+/// `ServerConfiguration.interceptors`): frames going out pass them first to last, frames
+/// coming in last to first, so the interceptor nearest the wire (the last one) undoes its
+/// work first. They run on the connection's event loop, once per frame, so keep them quick.
+///
+/// Throwing refuses the frame. An outbound frame refused is not sent: its request or send
+/// fails with the error. An inbound frame refused closes the connection (a peer whose frames
+/// do not pass, say a body that does not decrypt, cannot be trusted with the next one): the
+/// client reports `DisconnectReason.rejectedFrame` and its pending requests fail at once.
+public protocol FrameInterceptor: Sendable {
+    func intercept(_ frame: inout InterceptedFrame) throws
+}
+
+/// A frame as an interceptor sees it: its header values and body, which it may change, and
+/// where it is going.
+public struct InterceptedFrame: Sendable {
+    public enum Direction: Sendable, Hashable, CustomStringConvertible {
+        /// Written by this end.
+        case outbound
+        /// Read from the peer.
+        case inbound
+
+        public var description: String { self == .outbound ? "out" : "in" }
+    }
+
+    public var header: FrameHeader
+    public var payload: [UInt8]
+    public let direction: Direction
+    /// The connection's layout (for the header's command field, and to encode the frame).
+    public let layout: FrameLayout
+    /// The connection the frame travels on.
+    public let connection: InterceptedConnection
+
+    /// The command id in the header (its command field, or its type field).
+    public var command: UInt32 { layout.commandID(of: header) }
+
+    /// The frame's bytes as the layout writes them.
+    public func encoded() throws(FrameError) -> [UInt8] {
+        try FrameEncoder(layout: layout).header(header, payloadCount: payload.count) + payload
+    }
+}
+
+/// What an interceptor knows of the connection a frame travels on.
+public struct InterceptedConnection: Sendable {
+    public enum Side: Sendable, Hashable {
+        case client, server
+    }
+
+    public let side: Side
+    /// Unique within the process for as long as it runs.
+    public let id: Int
+    public let local: SocketAddress?
+    public let remote: SocketAddress?
+    /// The command table's name for a command id (`CMD_TEST`), where the table gives names.
+    public let commandName: @Sendable (UInt32) -> String?
+}
+
+/// The interceptors of one connection, in order.
+struct InterceptorChain: Sendable {
+    let interceptors: [any FrameInterceptor]
+    let connection: InterceptedConnection
+    let layout: FrameLayout
+
+    var isEmpty: Bool { interceptors.isEmpty }
+
+    /// The frame to write, after every interceptor, first to last.
+    func outbound(_ frame: OutboundFrame) throws -> OutboundFrame {
+        guard !interceptors.isEmpty else { return frame }
+        var seen = InterceptedFrame(
+            header: frame.header, payload: frame.payload, direction: .outbound, layout: layout, connection: connection)
+        for interceptor in interceptors { try interceptor.intercept(&seen) }
+        return OutboundFrame(header: seen.header, payload: seen.payload)
+    }
+
+    /// The frame read, after every interceptor, last to first.
+    func inbound(_ frame: Frame) throws -> Frame {
+        guard !interceptors.isEmpty else { return frame }
+        var seen = InterceptedFrame(
+            header: frame.header, payload: Array(frame.payload), direction: .inbound, layout: layout, connection: connection)
+        for interceptor in interceptors.reversed() { try interceptor.intercept(&seen) }
+        return Frame(header: seen.header, payload: seen.payload[...], offset: frame.offset)
+    }
+}
+
+/// Numbers the connections interceptors see.
+enum ConnectionNumbers {
+    private static let last = NIOLockedValueBox(0)
+
+    static func next() -> Int {
+        last.withLockedValue { last in
+            last += 1
+            return last
+        }
+    }
+}
