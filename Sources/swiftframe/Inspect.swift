@@ -1,16 +1,22 @@
 import ArgumentParser
 import Foundation
 import SwiftFrame
+import SwiftFrameCapture
 
 /// `swiftframe inspect`: prints the frames of a captured byte stream, one line each.
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the frames of a captured byte stream.",
+        abstract: "Print the frames of a captured byte stream or a pcap capture.",
         discussion: """
             Prints one line per frame, `frame offset=<o> <field>=<value> ... payload=<n>`, with \
             the header fields in wire order (magic, length, cmd, seq, type and extra fields by \
             name, decimal values), and one line per error, `error offset=<o> <what>`. Exits with \
             status 1 if the stream had errors, a truncated last frame included.
+
+            A pcap file (tcpdump's, Wireshark's, or one written by FrameCapture) is told apart \
+            by its first bytes: each direction of each TCP connection is put back in order and \
+            cut into frames, and each line starts with the time and the two ends, \
+            `frame time=<seconds> from=<address:port> to=<address:port> offset=<o> ...`.
 
             Presets: \(FrameLayout.presetNames.joined(separator: ", ")).
             """
@@ -22,7 +28,10 @@ struct Inspect: ParsableCommand {
     @Option(name: .long, help: "After a bad header, skip at most this many bytes looking for the magic and go on.")
     var resync: Int?
 
-    @Argument(help: "The captured stream (default: standard input).")
+    @Option(name: .long, help: "In a pcap capture, only the connections to or from this TCP port.")
+    var port: Int?
+
+    @Argument(help: "The captured stream or pcap file (default: standard input).")
     var file: String?
 
     /// Bytes handed to the decoder at a time, as a socket read would.
@@ -43,6 +52,12 @@ struct Inspect: ParsableCommand {
             input = handle
         } else {
             input = FileHandle.standardInput
+        }
+
+        let start = try input.read(upToCount: 4) ?? Data()
+        if PcapReader.isPcap(start) {
+            try inspectCapture(start + (input.readDataToEndOfFile()), layout: frameLayout)
+            return
         }
 
         var decoder = FrameDecoder(layout: frameLayout)
@@ -73,11 +88,11 @@ struct Inspect: ParsableCommand {
         }
 
         var usable = true
-        while usable {
-            let chunk = try input.read(upToCount: Self.chunkSize) ?? Data()
-            if chunk.isEmpty { break }
+        var chunk = start
+        while usable, !chunk.isEmpty {
             decoder.feed([UInt8](chunk))
             usable = drain()
+            chunk = try input.read(upToCount: Self.chunkSize) ?? Data()
         }
         if usable {
             do throws(FrameError) {
@@ -88,6 +103,56 @@ struct Inspect: ParsableCommand {
         }
         flush(&output)
         if hadErrors { throw ExitCode.failure }
+    }
+
+    /// Prints the frames of every TCP stream in a pcap capture, as they complete.
+    func inspectCapture(_ data: Data, layout: FrameLayout) throws {
+        let segments: [TCPSegment]
+        do throws(CaptureError) {
+            segments = try PcapReader(bytes: [UInt8](data)).segments()
+        } catch {
+            throw ValidationError("the capture: \(error)")
+        }
+        var reassembler = TCPReassembler()
+        var decoders: [TCPReassembler.Flow: FrameDecoder] = [:]
+        var output = ""
+        var hadErrors = false
+        for segment in segments where port.map({ Int(segment.from.port) == $0 || Int(segment.to.port) == $0 }) ?? true {
+            let (flow, bytes, gap) = reassembler.add(segment)
+            let place = "time=\(Self.time(segment.time)) from=\(flow.from) to=\(flow.to)"
+            if gap {
+                hadErrors = true
+                output += "error \(place) bytes missing from the capture; this direction is not decoded further\n"
+                decoders[flow] = nil
+            }
+            var decoder = decoders[flow] ?? FrameDecoder(layout: layout)
+            guard decoder.failure == nil else { continue }
+            decoder.feed(bytes)
+            while true {
+                do throws(FrameError) {
+                    guard let frame = try decoder.nextFrame() else { break }
+                    output += "frame \(place) offset=\(frame.offset)"
+                    for field in layout.headerFields(of: frame) { output += " \(field.name)=\(field.value)" }
+                    output += " payload=\(frame.payload.count)\n"
+                } catch {
+                    hadErrors = true
+                    output += "error \(place) offset=\(error.offset ?? 0) \(error.reason)\n"
+                    if decoder.failure != nil { break }
+                }
+            }
+            decoders[flow] = decoder
+            if output.utf8.count >= 1 << 16 { flush(&output) }
+        }
+        flush(&output)
+        if hadErrors { throw ExitCode.failure }
+    }
+
+    /// Seconds since 1970 with microseconds.
+    static func time(_ seconds: Double) -> String {
+        let whole = Int(seconds)
+        let micros = Int(((seconds - Double(whole)) * 1e6).rounded())
+        let digits = String(micros)
+        return "\(whole)." + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 
     /// The layout to decode with: a preset by name, else a description file; `--resync` applied.
