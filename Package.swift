@@ -6,6 +6,7 @@ let transport: TargetDependencyCondition? = .when(traits: ["Transport"])
 let commandLineTool: TargetDependencyCondition? = .when(traits: ["CommandLineTool"])
 let compression: TargetDependencyCondition? = .when(traits: ["Compression"])
 let encryption: TargetDependencyCondition? = .when(traits: ["Encryption"])
+let metrics: TargetDependencyCondition? = .when(traits: ["Metrics"])
 
 let package = Package(
     name: "swiftframe",
@@ -37,7 +38,8 @@ let package = Package(
         .trait(name: "CommandLineTool", description: "The swiftframe command-line tool: swift-argument-parser"),
         .trait(name: "Compression", description: "ZlibBody, zlib bodies for FlaggedBody: compress-nio and the system's zlib"),
         .trait(name: "Encryption", description: "AESGCMBody, AES-GCM bodies for FlaggedBody: swift-crypto"),
-        .default(enabledTraits: ["Transport", "CommandLineTool", "Compression", "Encryption"]),
+        .trait(name: "Metrics", description: "FrameMetrics, the client's metrics through swift-metrics"),
+        .default(enabledTraits: ["Transport", "CommandLineTool", "Compression", "Encryption", "Metrics"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -45,6 +47,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         // `swift package generate-documentation`; used by no target, so never resolved for
         // packages that depend on swiftframe.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
@@ -92,6 +95,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: transport),
                 .product(name: "CompressNIO", package: "compress-nio", condition: compression),
                 .product(name: "Crypto", package: "swift-crypto", condition: encryption),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: metrics),
             ]
         ),
         // The HTTP short connection on URLSession (Foundation), kept out of the runtime.
@@ -141,6 +145,7 @@ let package = Package(
                 .product(name: "NIOTestUtils", package: "swift-nio", condition: transport),
                 .product(name: "Logging", package: "swift-log", condition: transport),
                 .product(name: "Crypto", package: "swift-crypto", condition: encryption),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: metrics),
             ]
         ),
         .testTarget(

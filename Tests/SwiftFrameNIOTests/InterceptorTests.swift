@@ -5,6 +5,7 @@
 import Crypto
 import Foundation
 import Logging
+import MetricsTestKit
 import NIOConcurrencyHelpers
 import SwiftFrame
 import SwiftFrameFixtures
@@ -222,5 +223,54 @@ struct CollectingLogHandler: LogHandler {
         #expect(toServer.count == 2 && fromServer.count == 2, "\(output)")
         #expect(lines.allSatisfy { $0.hasPrefix("frame time=") && $0.contains(" cmd=1 ") }, "\(output)")
         #expect(toServer.last?.contains("offset=\(8 + 4 + (try TestReq(param1: "one").serializedBytes().count))") == true, "\(output)")
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct MetricsTests {
+    @Test func requestsRepliesErrorsLatencyBytesAndReconnectsAreCounted() async throws {
+        let metrics = TestMetrics()
+        try await withServer(GameCommands.self, handler: { request, context in
+            if case let .testReq(request) = request, request.param1 == "slow" { try await Task.sleep(for: .milliseconds(400)) }
+            if case let .testReq(request) = request, request.param1 == "pushes" {
+                for serial in 1...3 { try await context.push(ServerFrame(NoticeNtf(text: "n", serial: Int64(serial)))) }
+            }
+            return try await gameHandler(request, context)
+        }) { _, port in
+            var configuration = quickReconnect()
+            configuration.metrics = FrameMetrics(factory: metrics, dimensions: [("server", "game")])
+            configuration.heartbeat = nil
+            configuration.pushBufferSize = 1
+            try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) { client in
+                let stalled = client.pushes  // takes one push, drops two
+                _ = try await client.request(TestReq(param1: "a"))
+                _ = try await client.request(TestReq(param1: "pushes"))
+                await #expect(throws: ErrorReply<GameCommands>.self) {
+                    _ = try await client.request(command: GameCommands.ID.systemLogout.rawValue)
+                }
+                await #expect(throws: FrameClientError.self) {
+                    _ = try await client.request(TestReq(param1: "slow"), timeout: .milliseconds(100))
+                }
+                client.reconnectNow()
+                _ = try await client.request(TestReq(param1: "b"))
+                _ = stalled
+            }
+        }
+        let server = ("server", "game")
+        let test = [server, ("command", "1")]
+        #expect(metrics.counterTotal(label: "swiftframe_client_requests_total", dimensions: test) == 4)
+        #expect(metrics.counterTotal(label: "swiftframe_client_replies_total", dimensions: test) == 3)
+        #expect(metrics.counterTotal(label: "swiftframe_client_errors_total", dimensions: test + [("kind", "timed_out")]) == 1)
+        #expect(metrics.counterTotal(
+            label: "swiftframe_client_errors_total", dimensions: [server, ("command", "99900001"), ("kind", "error_reply")]) == 1)
+        let durations = try metrics.expectTimer("swiftframe_client_request_duration", test).values
+        #expect(durations.count == 3 && durations.allSatisfy { $0 > 0 && $0 < 5_000_000_000 })
+        #expect(try metrics.expectCounter("swiftframe_client_reconnects_total", [server]).totalValue == 1)
+        #expect(try metrics.expectCounter("swiftframe_client_connects_total", [server]).totalValue == 2)
+        #expect(try metrics.expectCounter("swiftframe_client_pushes_dropped_total", [server]).totalValue == 2)
+        #expect(try metrics.expectCounter("swiftframe_client_bytes_out_total", [server]).totalValue > 4 * 12)
+        #expect(try metrics.expectCounter("swiftframe_client_bytes_in_total", [server]).totalValue > 4 * 12)
+        // Every request left the pending count: 5 in, 3 answered, 1 error reply, 1 timed out.
+        let pending = try metrics.expectMeter("swiftframe_client_pending_requests", [server]).values
+        #expect(pending.last == 0 && pending.max() == 1, "\(pending)")
     }
 }

@@ -118,6 +118,11 @@ public struct ClientConfiguration: Sendable {
     public var headerExtras: [String: UInt64] = [:]
     /// The first sequence number (default 1); later ones count up from it and wrap.
     public var firstSequence: UInt64 = 1
+    #if Metrics
+    /// Where metrics go (see `FrameMetrics` for the list); nil records none. The default sends
+    /// them to the backend `MetricsSystem.bootstrap` installed (none until an app installs one).
+    public var metrics: FrameMetrics? = FrameMetrics()
+    #endif
     /// What every frame sent and received passes through, in order (see `FrameInterceptor`).
     public var interceptors: [any FrameInterceptor] = []
     public var logger = Logger(label: "swiftframe.client")

@@ -39,6 +39,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     private let logger: Logger
     private let interceptors: [any FrameInterceptor]
     private var chain: InterceptorChain?
+    private let metrics: ConnectionMetrics?
     /// Succeeded with the reason when the channel goes inactive.
     let closed: EventLoopPromise<DisconnectReason>
     private var closeReason: DisconnectReason?
@@ -49,7 +50,11 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     private var deadlineTimer: (deadline: NIODeadline, task: Scheduled<Void>)?
     private var heartbeatOutstanding = false
 
-    init(configuration: ClientConfiguration, eventLoop: EventLoop, push: @escaping @Sendable (Frame) -> Void) {
+    init(
+        configuration: ClientConfiguration, eventLoop: EventLoop, metrics: ConnectionMetrics? = nil,
+        push: @escaping @Sendable (Frame) -> Void
+    ) {
+        self.metrics = metrics
         let layout = Table.layout
         encoder = FrameEncoder(layout: layout)
         let sequenceField = layout.fields.first { $0.kind == .sequence }
@@ -92,6 +97,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         deadlineTimer?.task.cancel()
         let reason = closeReason ?? .closedByPeer
         for entry in pending.removeAll() {
+            record(entry.command, failure: "connection_lost")
             if case let .caller(complete) = entry.completion { complete(.failure(FrameClientError.connectionLost(reason))) }
         }
         closed.succeed(reason)
@@ -124,6 +130,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             if let key = pending.key(of: cancel.token), let entry = pending.abandon(key),
                case let .caller(complete) = entry.completion {
                 logger.debug("request cancelled; a late reply will be dropped", metadata: ["key": "\(key)"])
+                record(entry.command, failure: "cancelled")
                 complete(.failure(CancellationError()))
             }
             promise?.succeed()
@@ -139,6 +146,12 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let write = unwrapOutboundIn(data)
+        // Closed, or closing: a request taken now would wait in the table for nothing. Its
+        // caller sees `NotSent` and tries the next connection.
+        guard context.channel.isActive, closeReason == nil else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
         switch write.kind {
         case .send:
             var frame = write.frame
@@ -159,6 +172,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         promise: EventLoopPromise<Void>?
     ) {
         guard pending.entries.count < pending.limit, let key = pending.newKey() else {
+            record(command, failure: "too_many_pending", wasPending: false)
             promise?.fail(FrameClientError.tooManyPending(limit: pending.limit))
             return
         }
@@ -175,12 +189,14 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             key: key)
         if soonest { armDeadlineTimer(context: context) }
         lastWrite = .now()
+        recordSent(command, bytes: buffer.readableBytes)
         context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
     }
 
     private func writeFrame(_ frame: OutboundFrame, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
         guard let buffer = framed(frame, context: context, promise: promise) else { return }
         lastWrite = .now()
+        recordSent(nil, bytes: buffer.readableBytes)
         context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
     }
 
@@ -221,6 +237,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
 
     private func expireRequests(context: ChannelHandlerContext) {
         for (key, entry) in pending.expire(now: .now()) {
+            record(entry.command, failure: "timed_out")
             switch entry.completion {
             case let .caller(complete):
                 logger.debug("request timed out", metadata: ["command": "\(entry.command)", "key": "\(key)"])
@@ -262,13 +279,17 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             if command == pending.errorCommand && entry.replyCommand != command {
                 do {
                     complete(.failure(ErrorReply<Table>(reply: try Table.decode(frame), header: frame.header)))
+                    record(entry.command, failure: "error_reply")
                 } catch {
                     complete(.failure(FrameClientError.badReply(command: command, error)))
+                    record(entry.command, failure: "bad_reply")
                 }
             } else {
+                recordAnswer(entry)
                 complete(.success(frame))
             }
         case .heartbeat:
+            recordAnswer(entry)
             heartbeatOutstanding = false
             scheduleHeartbeat(context: context)
         }
@@ -313,6 +334,30 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         } else {
             close(context: context, reason: .heartbeatTimeout(attempts: attempt))
         }
+    }
+}
+
+// MARK: Metrics (nothing without the Metrics trait)
+
+extension ConnectionHandler {
+    fileprivate func recordSent(_ command: UInt32?, bytes: Int) {
+        #if Metrics
+        guard let metrics else { return }
+        metrics.bytesOut.increment(by: bytes)
+        if let command { metrics.sent(command) }
+        #endif
+    }
+
+    fileprivate func recordAnswer(_ entry: PendingRequests.Entry) {
+        #if Metrics
+        metrics?.answered(entry.command, after: .now() - entry.sent)
+        #endif
+    }
+
+    fileprivate func record(_ command: UInt32, failure kind: String, wasPending: Bool = true) {
+        #if Metrics
+        metrics?.failed(command, kind: kind, wasPending: wasPending)
+        #endif
     }
 }
 

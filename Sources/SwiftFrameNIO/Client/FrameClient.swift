@@ -30,6 +30,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     private let stateFeed: Broadcast<ConnectionState>
     private let machine: NIOLockedValueBox<Machine>
     private let nextWaiter = NIOLockedValueBox(0)
+    #if Metrics
+    private let counters: ClientCounters?
+    #endif
 
     typealias Machine = ClientStateMachine<Connection<Table>, Waiter, Task<Void, Never>>
 
@@ -72,6 +75,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         pushFeed = Broadcast(bufferSize: configuration.pushBufferSize, overflow: configuration.pushOverflow)
         stateFeed = Broadcast(bufferSize: 64, overflow: .dropOldest)
         machine = NIOLockedValueBox(Machine(backoff: configuration.reconnect))
+        #if Metrics
+        counters = configuration.metrics.map(ClientCounters.init)
+        #endif
     }
 
     // MARK: Pushes and states
@@ -200,9 +206,20 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// `onConnect` throws a `FinalFailure` (throws its error). A second call while it runs
     /// throws `FrameClientError.alreadyRunning`; after it has returned, it may be called again.
     public func run() async throws {
+        try begin()
+        try await runBegun()
+    }
+
+    /// The start of `run()`, before anything is awaited: from here on, requests wait for the
+    /// connection instead of failing because the client has stopped.
+    func begin() throws {
         guard machine.withLockedValue({ $0.start() }) else { throw FrameClientError.alreadyRunning }
         stateFeed.reopen()
         pushFeed.reopen()
+    }
+
+    /// The rest of `run()`, after `begin()`.
+    func runBegun() async throws {
         var ending: (any Error)?
         defer {
             stateFeed.yield(.stopped(ending))
@@ -237,6 +254,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                 if let error { throw error }
                 return
             case let .backOff(attempt, delay):
+                #if Metrics
+                counters?.reconnects.increment()
+                #endif
                 stateFeed.yield(.reconnecting(attempt: attempt, delay: delay))
                 let sleeper = Task { _ = try? await Task.sleep(for: delay) }
                 if machine.withLockedValue({ $0.sleep(sleeper) }) {
@@ -289,6 +309,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
             connection.close()
             return (await Self.reason(closed), nil)
         }
+        #if Metrics
+        counters?.connects.increment()
+        #endif
         stateFeed.yield(.connected)
         for waiter in waiters { waiter.resume(with: .success(connection)) }
         return (await Self.reason(closed), nil)
@@ -306,9 +329,16 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         let pushFeed = pushFeed
         let logger = configuration.logger
         let configuration = configuration
+        #if Metrics
+        let dropped = counters?.pushesDropped
+        #endif
         let push: @Sendable (Frame) -> Void = { frame in
             do {
-                if pushFeed.yield(try Table.decode(frame)) > 0 {
+                let full = pushFeed.yield(try Table.decode(frame))
+                #if Metrics
+                if full > 0 { dropped?.increment(by: full) }
+                #endif
+                if full > 0 {
                     let count = pushFeed.dropped
                     if count & (count - 1) == 0 {  // 1, 2, 4, 8, ...: logged, not flooded
                         logger.warning("pushes dropped: a reader does not keep up", metadata: ["dropped": "\(count)"])
@@ -322,9 +352,18 @@ public final class FrameClient<Table: CommandTable>: Sendable {
             .connectTimeout(TimeAmount(configuration.connectTimeout))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers(
+                    let pipeline = channel.pipeline.syncOperations
+                    var metrics: ConnectionMetrics?
+                    #if Metrics
+                    if let options = configuration.metrics {
+                        let made = ConnectionMetrics(options) { Table.commandName($0) ?? String($0) }
+                        try pipeline.addHandler(ByteCounter { made.bytesIn.increment(by: $0) })
+                        metrics = made
+                    }
+                    #endif
+                    try pipeline.addHandlers(
                         ByteToMessageHandler(FrameDecoderHandler(layout: Table.layout)),
-                        ConnectionHandler<Table>(configuration: configuration, eventLoop: channel.eventLoop, push: push))
+                        ConnectionHandler<Table>(configuration: configuration, eventLoop: channel.eventLoop, metrics: metrics, push: push))
                 }
             }
             .connect(host: host, port: port)

@@ -12,6 +12,8 @@ struct PendingRequests {
         let completion: Completion
         let deadline: NIODeadline
         let timeout: Duration
+        /// When it was sent, for its latency.
+        var sent = NIODeadline.now()
         /// Tells this entry's place in `deadlines` from an earlier one's under the same key.
         var ticket: UInt64 = 0
     }

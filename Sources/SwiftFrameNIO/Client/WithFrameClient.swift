@@ -30,8 +30,11 @@ public func withFrameClient<Table: CommandTable, Result>(
 extension FrameClient {
     /// Runs this client (`run()`) for as long as `body` runs; see `withFrameClient`.
     public func running<Result>(_ body: (FrameClient) async throws -> Result) async throws -> Result {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.run() }
+        // Begun here, so that a request `body` makes at once waits for this run's connection
+        // rather than failing because an earlier run has stopped.
+        try begin()
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.runBegun() }
             let result: Result
             do {
                 result = try await body(self)
