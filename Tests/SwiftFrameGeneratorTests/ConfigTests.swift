@@ -40,6 +40,68 @@ import Testing
         #expect(Self.table(fromConfig["game.swiftframe.swift"] ?? "", prefix: "PlainGame_") == expected)
     }
 
+    /// A configured command may name no message (the IM heartbeat, a logout): it gets the
+    /// table an id enum value with no message gets, and error_reply and heartbeat can name it.
+    @Test func aCommandMayNameNoMessage() throws {
+        let messages = """
+            message Login_Req { string name = 1; }
+            message Login_Rsp { int32 code = 1; }
+            """
+        let annotated = """
+            syntax = "proto3";
+            import "swiftframe/options.proto";
+            option (swiftframe.layout) = "u16-u16";
+            enum Cmd {
+              option (swiftframe.command_table) = true;
+              NONE = 0;
+              HEARTBEAT = 1 [(swiftframe.heartbeat) = true];
+              LOGIN = 2;
+              LOGOUT = 3;
+            }
+            \(messages)
+            """
+        let path = try Self.writeConfig("""
+            table {
+              file: "p.proto"
+              layout: "u16-u16"
+              command { id: 1 name: "HEARTBEAT" }
+              command { id: 2 name: "LOGIN" request: "Login_Req" response: "Login_Rsp" }
+              command { id: 3 name: "LOGOUT" }
+              heartbeat: "HEARTBEAT"
+            }
+            """)
+        let (first, fromAnnotations) = try Support.generate(["p.proto": annotated])
+        let (second, fromConfig) = try Support.generate(["p.proto": "syntax = \"proto3\";\n" + messages],
+                                                        parameter: "Config=\(path)")
+        #expect(second.status == 0 && second.stderr.isEmpty, "\(second.stderr)")
+        #expect(first.status == 0, "\(first.stderr)")
+        let expected = Self.table(fromAnnotations["p.swiftframe.swift"] ?? "")
+        #expect(expected.contains("case heartbeat(payload: [Swift.UInt8])"))
+        #expect(expected.contains("static let heartbeatCommand: Swift.UInt32? = 1"))
+        #expect(Self.table(fromConfig["p.swiftframe.swift"] ?? "") == expected)
+        #expect(try Support.typecheck(fromConfig) == [])
+
+        // With no name either, the command is named by its id; in a table of its own it is
+        // the whole table. A command that repeats an id enum's value adds nothing to it, and
+        // the value is no longer reported as matching no message.
+        let bare = try Self.writeConfig("""
+            table { file: "p.proto" layout: "u16-u16" command { id: 1 } error_reply: "command 1" }
+            table { file: "q.proto" layout: "u16-u16" id_enum: "Q" command { id: 7 } }
+            """)
+        let (result, generated) = try Support.generate(
+            ["p.proto": "syntax = \"proto3\";\n", "q.proto": "syntax = \"proto3\";\nenum Q { Q_NONE = 0; Q_BYE = 7; }\n"],
+            parameter: "Config=\(bare)")
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+        let p = try #require(generated["p.swiftframe.swift"])
+        #expect(p.contains("case command1 = 1 // command 1"))
+        #expect(p.contains("case 1: return .command1(payload: Swift.Array(frame.payload))"))
+        #expect(p.contains("static let errorCommand: Swift.UInt32? = 1"))
+        let q = try #require(generated["q.swiftframe.swift"])
+        #expect(q.contains("case bye = 7 // Q_BYE"))
+        #expect(q.contains("case 7: return .bye(payload: Swift.Array(frame.payload))"))
+        #expect(try Support.typecheck(generated) == [])
+    }
+
     /// protoc reads every fixture config file as a swiftframe.Config: the schema users can
     /// check theirs against.
     @Test func fixtureConfigsMatchTheSchema() throws {

@@ -115,12 +115,18 @@ extension CommandResolver {
             let commandPlace = "\(place): command \(command.id)"
             let request = command.request.nonEmpty.flatMap { message(named: $0, from: file, place: commandPlace) }
             let response = command.response.nonEmpty.flatMap { message(named: $0, from: file, place: commandPlace) }
-            guard let named = request ?? response else {
-                problems.append("\(commandPlace) names no request and no response")
-                continue
+            // Named by `name`, else by its message; a command with no message (a heartbeat, a
+            // logout) and no name is `command<id>`. With no message it gets the cases an id
+            // enum value with no message gets: the frame's bytes, untyped, on both sides.
+            let swiftName: String, origin: String
+            if let name = command.name.nonEmpty {
+                (swiftName, origin) = (Naming.caseName(name, enumName: ""), name)
+            } else if let named = request ?? response {
+                (swiftName, origin) = (Naming.fieldName(named.protoName), named.protoName)
+            } else {
+                (swiftName, origin) = ("command\(command.id)", "command \(command.id)")
             }
-            builder.add(id: command.id, swiftName: Naming.fieldName(named.protoName), origin: named.protoName,
-                        request: request, response: response)
+            builder.add(id: command.id, swiftName: swiftName, origin: origin, request: request, response: response)
             if let request, let response { pair(request, response, place: commandPlace) }
         }
         for (name, role, keyPath) in [(table.errorReply, "error_reply", \TableBuilder.errorCommand),

@@ -49,7 +49,7 @@ struct Swiftframe_Table: SwiftFrame.Message {
     /// Commands given one by one.
     var command: [Swiftframe_Command] = []
     /// The command whose replies are errors, and the keep-alive command: an id enum's value
-    /// name ("CMD_ERROR") or the name of a message with an id ("ErrorRsp").
+    /// name ("CMD_ERROR"), a command's name, or the name of a message with an id ("ErrorRsp").
     var errorReply: Swift.String = ""
     var heartbeat: Swift.String = ""
     var unknownFields = SwiftFrame.UnknownFields()
@@ -109,9 +109,14 @@ struct Swiftframe_Comments: SwiftFrame.Message {
 
 struct Swiftframe_Command: SwiftFrame.Message {
     var id: Swift.UInt32 = 0
-    /// Message names; either may be empty.
+    /// Message names. Either may be empty, and so may both: a command with no body (a
+    /// heartbeat, a logout) gets cases that carry the frame's bytes as they are.
     var request: Swift.String = ""
     var response: Swift.String = ""
+    /// The command's name ("HEARTBEAT" is the case `heartbeat` of the table's ID enum), which
+    /// error_reply and heartbeat can name. Without it a command is named after its request or
+    /// response, and a command with neither is "command <id>" (`command1`).
+    var name: Swift.String = ""
     var unknownFields = SwiftFrame.UnknownFields()
 
     init() {}
@@ -119,11 +124,13 @@ struct Swiftframe_Command: SwiftFrame.Message {
     init(
         id: Swift.UInt32 = 0,
         request: Swift.String = "",
-        response: Swift.String = ""
+        response: Swift.String = "",
+        name: Swift.String = ""
     ) {
         self.id = id
         self.request = request
         self.response = response
+        self.name = name
     }
 }
 
@@ -355,6 +362,7 @@ extension Swiftframe_Command {
         .init(1, "id", .uint32),
         .init(2, "request", .string),
         .init(3, "response", .string),
+        .init(4, "name", .string),
     ]
 
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -364,6 +372,7 @@ extension Swiftframe_Command {
             case 8: self.id = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // id = 1
             case 18: self.request = try reader.readString() // request = 2
             case 26: self.response = try reader.readString() // response = 3
+            case 34: self.name = try reader.readString() // name = 4
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -374,6 +383,7 @@ extension Swiftframe_Command {
         if self.id != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.id) }
         if !self.request.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.request.utf8.count) }
         if !self.response.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.response.utf8.count) }
+        if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
         return size
     }
 
@@ -389,6 +399,10 @@ extension Swiftframe_Command {
         if !self.response.isEmpty {
             writer.writeTag(26)
             writer.writeString(self.response)
+        }
+        if !self.name.isEmpty {
+            writer.writeTag(34)
+            writer.writeString(self.name)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
