@@ -97,7 +97,7 @@ public enum Aliased: SwiftFrame.Enum {
 }
 
 /// A message named like the standard library's protocol.
-public struct Error: SwiftFrame.Message {
+public struct ErrorMessage: SwiftFrame.Message {
     public var code: Swift.Int32 = 0
     public var unknownFields = SwiftFrame.UnknownFields()
 
@@ -123,11 +123,11 @@ public struct NamingEdgeCases: SwiftFrame.Message {
     public var value: Swift.Int32 = 0
     public var httpStatus: Swift.Int32 = 0
     public var urlPath: Swift.Int32 = 0
-    public var error: Error? {
+    public var error: ErrorMessage? {
         get { self._error?.value }
         set { self._error = newValue.map(SwiftFrame.Boxed.init) }
     }
-    private var _error: SwiftFrame.Boxed<Error>? = nil
+    private var _error: SwiftFrame.Boxed<ErrorMessage>? = nil
     public var protocol_: NamingEdgeCases.Protocol_? {
         get { self._protocol_?.value }
         set { self._protocol_ = newValue.map(SwiftFrame.Boxed.init) }
@@ -151,7 +151,7 @@ public struct NamingEdgeCases: SwiftFrame.Message {
         value: Swift.Int32 = 0,
         httpStatus: Swift.Int32 = 0,
         urlPath: Swift.Int32 = 0,
-        error: Error? = nil,
+        error: ErrorMessage? = nil,
         protocol_: NamingEdgeCases.Protocol_? = nil
     ) {
         self.type = type
@@ -183,11 +183,11 @@ public struct NamingEdgeCases: SwiftFrame.Message {
     }
 }
 
-extension Error: SwiftFrame.CompactMessage {
+extension ErrorMessage: SwiftFrame.CompactMessage {
     public static let protoMessageName: Swift.String = "Error"
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        of: Error.self,
+        of: ErrorMessage.self,
         layout: """
             1 int32 code
             unknown
@@ -219,7 +219,7 @@ extension NamingEdgeCases: SwiftFrame.CompactMessage {
             unknown
             """,
         types: [
-            Error.self,
+            ErrorMessage.self,
             NamingEdgeCases.Protocol_.self,
         ]
     )

@@ -97,7 +97,7 @@ public enum Aliased: SwiftFrame.Enum {
 }
 
 /// A message named like the standard library's protocol.
-public struct Error: SwiftFrame.Message {
+public struct ErrorMessage: SwiftFrame.Message {
     public var code: Swift.Int32 = 0
     public var unknownFields = SwiftFrame.UnknownFields()
 
@@ -123,11 +123,11 @@ public struct NamingEdgeCases: SwiftFrame.Message {
     public var value: Swift.Int32 = 0
     public var httpStatus: Swift.Int32 = 0
     public var urlPath: Swift.Int32 = 0
-    public var error: Error? {
+    public var error: ErrorMessage? {
         get { self._error?.value }
         set { self._error = newValue.map(SwiftFrame.Boxed.init) }
     }
-    private var _error: SwiftFrame.Boxed<Error>? = nil
+    private var _error: SwiftFrame.Boxed<ErrorMessage>? = nil
     public var protocol_: NamingEdgeCases.Protocol_? {
         get { self._protocol_?.value }
         set { self._protocol_ = newValue.map(SwiftFrame.Boxed.init) }
@@ -151,7 +151,7 @@ public struct NamingEdgeCases: SwiftFrame.Message {
         value: Swift.Int32 = 0,
         httpStatus: Swift.Int32 = 0,
         urlPath: Swift.Int32 = 0,
-        error: Error? = nil,
+        error: ErrorMessage? = nil,
         protocol_: NamingEdgeCases.Protocol_? = nil
     ) {
         self.type = type
@@ -183,7 +183,7 @@ public struct NamingEdgeCases: SwiftFrame.Message {
     }
 }
 
-extension Error {
+extension ErrorMessage {
     public static let protoMessageName: Swift.String = "Error"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
@@ -232,7 +232,7 @@ extension NamingEdgeCases {
         .init(11, "value", .int32),
         .init(12, "HTTP_status", .int32),
         .init(13, "URLPath", .int32),
-        .init(14, "error", .message(Error.self)),
+        .init(14, "error", .message(ErrorMessage.self)),
         .init(15, "protocol", .message(NamingEdgeCases.Protocol_.self)),
     ]
 

@@ -204,7 +204,7 @@ struct MessageRoundTripTests {
     static let namingCases: [RoundTripCase] = [
         RoundTripCase(
             "all fields",
-            FixtureError(code: -3),
+            ErrorMessage(code: -3),
             file: "naming.proto",
             text: "code: -3"
         ),
@@ -220,7 +220,7 @@ struct MessageRoundTripTests {
                 type: 1, default_: 2, self_: 3, description_: "described", unknownFields_: 5,
                 size: 6, tag: 7, reader: 8, writer: 9, cache: 10, value: 11,
                 httpStatus: 12, urlPath: 13,
-                error: FixtureError(code: 14),
+                error: ErrorMessage(code: 14),
                 protocol_: NamingEdgeCases.Protocol_(version: 15)
             ),
             file: "naming.proto",
@@ -235,7 +235,7 @@ struct MessageRoundTripTests {
             "negative values in the clashing names",
             NamingEdgeCases(
                 size: -1, tag: .min, reader: .max, writer: -2, cache: -3, value: -4,
-                error: FixtureError(), protocol_: NamingEdgeCases.Protocol_()
+                error: ErrorMessage(), protocol_: NamingEdgeCases.Protocol_()
             ),
             file: "naming.proto",
             text: "size: -1 tag: -2147483648 reader: 2147483647 writer: -2 cache: -3 value: -4 error { } protocol { }"
@@ -289,7 +289,7 @@ struct MessageRoundTripTests {
         .empty(TreeNode.self, file: "everything.proto"),
         .empty(Ping.self, file: "everything.proto"),
         .empty(Pong.self, file: "everything.proto"),
-        .empty(FixtureError.self, file: "naming.proto"),
+        .empty(ErrorMessage.self, file: "naming.proto"),
         .empty(NamingEdgeCases.self, file: "naming.proto"),
         .empty(NamingEdgeCases.Protocol_.self, file: "naming.proto"),
     ]
@@ -353,7 +353,7 @@ struct MessageRoundTripTests {
             (TreeNode.protoMessageName, "TreeNode"),
             (Ping.protoMessageName, "Ping"),
             (Pong.protoMessageName, "Pong"),
-            (FixtureError.protoMessageName, "Error"),
+            (ErrorMessage.protoMessageName, "Error"),
             (NamingEdgeCases.protoMessageName, "Naming_edge_cases"),
             (NamingEdgeCases.Protocol_.protoMessageName, "Naming_edge_cases.Protocol"),
         ]

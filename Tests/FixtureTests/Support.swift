@@ -84,11 +84,8 @@ extension Everything {
 // CompactFixtureTests (symlinks to them, with COMPACT defined) against the same files generated
 // with optimize_for = CODE_SIZE.
 #if COMPACT
-/// The fixtures' `Error` message (the module name tells it from Swift's `Error`).
-typealias FixtureError = SwiftFrameFixturesCompact.Error
 /// Where the generated fixtures under test are checked in.
 let generatedFixturesFolder = "Fixtures/generated-compact"
 #else
-typealias FixtureError = SwiftFrameFixtures.Error
 let generatedFixturesFolder = "Fixtures/generated"
 #endif

@@ -156,7 +156,7 @@ struct TextFormatTests {
             (.fixture("game.proto"), [TestReq.self, TestRsp.self, ErrorRsp.self, EmptyReq.self, NoticeNtf.self]),
             (.fixture("legacy.proto"), [Legacy_Account.self, Legacy_Account.Profile.self, Legacy_Account.Visit.self,
                                         Legacy_Defaults.self, Legacy_Holder.self]),
-            (.fixture("naming.proto"), [Error.self, NamingEdgeCases.self, NamingEdgeCases.Protocol_.self]),
+            (.fixture("naming.proto"), [ErrorMessage.self, NamingEdgeCases.self, NamingEdgeCases.Protocol_.self]),
             (.fixture("user.proto"), [UserMsg.self, SigninRequest.self, LoginRequest.self, LogoutRequest.self,
                                       SiginResponse.self, LoginResponse.self, UserInfoRequest.self, UserInfoResponse.self]),
             (ProtoSchema(includes: [conventions + "/et", Protoc.include], files: ["OuterMessage_C_10001.proto"]),

@@ -82,6 +82,121 @@ import Testing
         #expect(try Support.typecheck(swiftFiles) == [])
     }
 
+    /// An app that imports a module generated from a file without a package, whose types are
+    /// named like the standard library's and Foundation's, still means the library's types by
+    /// their plain names (`struct LoginFailed: Error {}`); the generated types take a suffix.
+    @Test func aGeneratedModuleHidesNoLibraryName() throws {
+        let enums = ["Result", "Date", "Task"]
+        let messages = [
+            "Optional", "String", "Int", "Array", "Dictionary", "Set", "Data", "URL", "Type", "Protocol", "Never",
+            "Any", "Sequence", "Collection", "Bool", "Double", "Float", "Character", "Void", "UInt", "UInt8", "UInt16",
+            "UInt32", "UInt64", "Int8", "Int16", "Int32", "Int64", "Equatable", "Hashable", "Codable", "Sendable",
+            "Identifiable", "Substring", "Range", "ClosedRange", "Comparable", "Encoder", "Decoder", "Encodable",
+            "Decodable", "Actor", "MainActor", "AnyObject", "AnyHashable", "Unicode", "Hasher", "Mirror", "Duration",
+            "CaseIterable", "RawRepresentable", "CustomStringConvertible", "UUID", "Decimal", "Foundation",
+        ]
+        let proto = """
+            syntax = "proto3";
+            message Error { int32 code = 1; }
+            message ErrorMessage { Error error = 1; Result result = 2; }
+            message Outer { message Error {} Error error = 1; }
+            \(enums.map { "enum \($0) { \($0.uppercased())_NONE = 0; \($0.uppercased())_FAILED = 1; }" }.joined(separator: "\n"))
+            \(messages.map { "message \($0) {}" }.joined(separator: "\n"))
+            """
+        let (result, generated) = try Support.generate(["names.proto": proto])
+        #expect(result.status == 0, "\(result.stderr)")
+        let source = try #require(generated["names.swiftframe.swift"])
+        for declaration in ["struct ErrorMessage: ", "struct ErrorMessage_2: ", "enum ResultEnum: ", "struct DataMessage: ",
+                            "struct Type_: ", "struct Any_: ", "struct Outer: ", "struct Error: "] {
+            #expect(source.contains(declaration), "missing \(declaration)")
+        }
+
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let generatedFile = directory.appendingPathComponent("names.swift")
+        try source.write(to: generatedFile, atomically: true, encoding: .utf8)
+        let module = try runProcess(Support.swiftc, [
+            "-emit-module", "-module-name", "Names", "-parse-as-library", "-swift-version", "6", "-warnings-as-errors",
+            "-I", Support.modules, "-emit-module-path", directory.appendingPathComponent("Names.swiftmodule").path,
+            generatedFile.path,
+        ])
+        #expect(module.status == 0 && module.stderr.isEmpty, "\(module.stderr)")
+
+        let app = directory.appendingPathComponent("app.swift")
+        try Self.app.write(to: app, atomically: true, encoding: .utf8)
+        let check = try runProcess(Support.swiftc, ["-typecheck", "-swift-version", "6", "-warnings-as-errors",
+                                                    "-I", Support.modules, "-I", directory.path, app.path])
+        #expect(check.status == 0 && check.stderr.isEmpty, "\(check.stderr)")
+    }
+
+    /// App code that names the library's types plainly; each line fails to compile when an
+    /// imported type of that name hides the library's.
+    static let app = """
+        import Foundation
+        import Names
+
+        struct LoginFailed: Error {}
+        struct Point: Equatable, Hashable, Comparable, Identifiable, Codable, Sendable, CustomStringConvertible {
+            var id: Int
+            var description: String { String(id) }
+            static func < (lhs: Point, rhs: Point) -> Bool { lhs.id < rhs.id }
+        }
+        enum Choice: Int, CaseIterable { case one = 1 }
+        struct Custom: Encodable, Decodable {
+            init(from decoder: any Decoder) throws {}
+            func encode(to encoder: any Encoder) throws {}
+        }
+        actor Counter {}
+        func isolation(_ actor: any Actor) -> any Actor { actor }
+        @MainActor func onMain() {}
+        func fail() -> Never { fatalError() }
+        func nothing() -> Void {}
+        func sum(_ values: some Sequence<Int>) -> Int { values.reduce(0, +) }
+        func count(_ values: some Collection<Int>) -> Int { values.count }
+        func raw<T: RawRepresentable>(_ value: T) -> T.RawValue { value.rawValue }
+
+        func library() -> Result<Int, LoginFailed> {
+            let optional: Optional<Int> = .none
+            let string: String = "text"
+            let substring: Substring = string.dropFirst()
+            let character: Character = "c"
+            let scalar: Unicode.Scalar = "s"
+            let flag: Bool = true
+            let floats: (Double, Float) = (1.5, 2.5)
+            let signed: (Int, Int8, Int16, Int32, Int64) = (1, 2, 3, 4, 5)
+            let unsigned: (UInt, UInt8, UInt16, UInt32, UInt64) = (1, 2, 3, 4, 5)
+            let array: Array<Int> = [1]
+            let dictionary: Dictionary<String, Int> = [:]
+            let set: Set<Int> = [1]
+            let range: Range<Int> = 0..<1
+            let closed: ClosedRange<Int> = 0...1
+            let hashable: AnyHashable = 1
+            let object: AnyObject = Counter()
+            var hasher = Hasher()
+            hasher.combine(1)
+            let mirror = Mirror(reflecting: 1)
+            let task: Task<Void, Never> = Task {}
+            let duration: Duration = .seconds(1)
+            let data: Data = Data([1, 2])
+            let date: Date = Date(timeIntervalSince1970: 0)
+            let url: URL? = URL(string: "https://example.com")
+            let uuid: UUID = UUID()
+            let decimal: Decimal = 1
+            let foundation: Foundation.Data = data
+            let error: any Error = LoginFailed()
+            let value: Any = 1
+            let type: Int.Type = Int.self
+            _ = (optional, substring, character, scalar, flag, floats, signed, unsigned, dictionary, set, range, closed)
+            _ = (hashable, object, hasher.finalize(), mirror.children.count, task, duration, date, url, uuid, decimal)
+            _ = (foundation, error, value, type, sum(array), count(array), raw(Choice.one), Choice.allCases)
+            // The generated types, by the names the naming rules give them.
+            _ = (ErrorMessage(code: 3), ErrorMessage_2(error: ErrorMessage(code: 4), result: .failed), ResultEnum.none)
+            _ = (DateEnum.failed, TaskEnum.none, DataMessage(), StringMessage(), Type_(), Protocol_(), Any_())
+            _ = (Outer.Error(), Outer(error: Outer.Error()), FoundationMessage(), MainActorMessage())
+            return .success(1)
+        }
+        """
+
     /// `TextFormat=Numbers` leaves every field and enum value name out of the code, which
     /// still compiles cleanly; the messages then print by number.
     @Test func numbersModeHoldsNoNames() throws {

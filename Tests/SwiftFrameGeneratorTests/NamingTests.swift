@@ -15,12 +15,24 @@ import Testing
         #expect(Naming.typeName(proto) == swift)
     }
 
+    /// Top-level types named like a standard-library or Foundation type take a suffix; a package
+    /// prefix or a keyword's underscore already makes the name another.
+    @Test(arguments: [
+        ("Error", false, "ErrorMessage"), ("Result", true, "ResultEnum"), ("Data", false, "DataMessage"),
+        ("URL", true, "URLEnum"), ("u_r_l", false, "URLMessage"), ("Type", false, "Type_"), ("Any", false, "Any_"),
+        ("ErrorMessage", false, "ErrorMessage"), ("Errors", false, "Errors"), ("error", false, "ErrorMessage"),
+    ])
+    func topLevelTypeNames(proto: String, isEnum: Bool, swift: String) {
+        #expect(Naming.topLevelTypeName(proto, isEnum: isEnum) == swift)
+    }
+
     @Test func packagePrefixes() {
         #expect(Naming.packagePrefix("") == "")
         #expect(Naming.packagePrefix("im") == "Im_")
         #expect(Naming.packagePrefix("google.protobuf") == "Google_Protobuf_")
         #expect(Naming.packagePrefix("my_game.net") == "MyGame_Net_")
         #expect(Naming.typeName("Any", prefix: "Google_Protobuf_") == "Google_Protobuf_Any")
+        #expect(Naming.topLevelTypeName("Error", prefix: "Im_") == "Im_Error")
     }
 
     @Test(arguments: [

@@ -11,6 +11,16 @@ public enum Naming {
         return safe(joined.first?.isNumber == true ? "_" + joined : joined, reserved: reservedTypeNames)
     }
 
+    /// Names of the module's top-level types: `typeName`, followed by `Message` or `Enum` when
+    /// it would be a standard-library or Foundation type that app code names unqualified
+    /// (`Error` → `ErrorMessage`, `Result` → `ResultEnum`). A top-level type of the generated
+    /// module hides the library's in every file that imports the module; a nested type hides
+    /// nothing at module scope, and a package prefix (`Im_Error`) makes the name another.
+    public static func topLevelTypeName(_ protoName: String, prefix: String = "", isEnum: Bool = false) -> String {
+        let name = typeName(protoName, prefix: prefix)
+        return libraryTypeNames.contains(name) ? name + (isEnum ? "Enum" : "Message") : name
+    }
+
     /// Prefix for the top-level types of a file in a package: each dotted component as a
     /// type name, joined and ended with underscores (`im.user` → `Im_User_`).
     public static func packagePrefix(_ package: String) -> String {
@@ -157,6 +167,20 @@ public enum Naming {
     static let reservedTypeNames: Set<String> = swiftKeywords.union([
         "Type", "Protocol", "Swift", "SwiftFrame",
     ])
+
+    /// Standard-library and Foundation types (and the Foundation module) that a generated
+    /// top-level type must not hide. `Any`, `Type`, `Protocol` and `Self` are in the keyword
+    /// rule instead.
+    static let libraryTypeNames: Set<String> = [
+        "Error", "Result", "Optional", "Never", "Void", "AnyObject", "AnyHashable",
+        "String", "Substring", "Character", "Unicode", "Bool", "Double", "Float",
+        "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64",
+        "Array", "Dictionary", "Set", "Range", "ClosedRange", "Sequence", "Collection",
+        "Equatable", "Hashable", "Hasher", "Comparable", "Identifiable", "CaseIterable", "RawRepresentable",
+        "CustomStringConvertible", "Codable", "Encodable", "Decodable", "Encoder", "Decoder",
+        "Sendable", "Task", "Actor", "MainActor", "Duration", "Mirror",
+        "Foundation", "Data", "Date", "URL", "UUID", "Decimal",
+    ]
 
     /// Members every generated message has.
     static let reservedFieldNames: Set<String> = swiftKeywords.union([

@@ -138,10 +138,11 @@ final class Resolver {
             let prefix = Naming.packagePrefix(file.descriptor.packageName)
             let package = file.descriptor.packageName.isEmpty ? "" : file.descriptor.packageName + "."
             for descriptor in file.descriptor.messageType where !descriptor.isMapEntry {
-                elements.append((Naming.typeName(descriptor.protoName, prefix: prefix), package + descriptor.protoName))
+                elements.append((Naming.topLevelTypeName(descriptor.protoName, prefix: prefix), package + descriptor.protoName))
             }
             for descriptor in file.descriptor.enumType {
-                elements.append((Naming.typeName(descriptor.protoName, prefix: prefix), package + descriptor.protoName))
+                elements.append((Naming.topLevelTypeName(descriptor.protoName, prefix: prefix, isEnum: true),
+                                 package + descriptor.protoName))
             }
         }
         var names = topLevel.claim(elements)[...]
