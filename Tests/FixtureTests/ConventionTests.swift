@@ -68,15 +68,16 @@ import Testing
         #expect(options[extension: Msgid_MsgidExtensions.msgID] == .msgLoginRequest)
     }
 
-    /// Ids in declaration order from the number in the file name; `//ResponseType` comments.
+    /// Ids in declaration order after the number in the file name, as ET's Proto2CS gives
+    /// them (10001 in the name: the first message is 10002); `//ResponseType` comments.
     @Test func idsFromCommentsAndTheFileName() throws {
         let request = ET_C2MTestRequest(rpcId: 7, request: "hi")
         let body = try Self.encode("RpcId: 7 request: \"hi\"", as: "ET.C2M_TestRequest",
                                    file: "OuterMessage_C_10001.proto", in: "et")
         let frame = try ET_OuterMessageC10001Commands.encode(request)
-        #expect(frame == Self.u16(body.count, littleEndian: true) + Self.u16(10001, littleEndian: true) + body)
-        #expect(ET_M2CTestResponse.commandID == 10002 && ET_C2GPing.commandID == 10003)
-        #expect(ET_G2CPing.commandID == 10004 && ET_M2CNotice.commandID == 10005)
+        #expect(frame == Self.u16(body.count, littleEndian: true) + Self.u16(10002, littleEndian: true) + body)
+        #expect(ET_M2CTestResponse.commandID == 10003 && ET_C2GPing.commandID == 10004)
+        #expect(ET_G2CPing.commandID == 10005 && ET_M2CNotice.commandID == 10006)
         #expect(ET_C2MTestRequest.Response.self == ET_M2CTestResponse.self)
         #expect(ET_C2GPing.Response.self == ET_G2CPing.self)
     }

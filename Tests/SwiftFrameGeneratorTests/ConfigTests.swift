@@ -187,7 +187,7 @@ import Testing
             message ChatReq { string text = 1; }
             message ChatRsp { int32 code = 1; }
             """
-        let path = try Self.writeConfig(#"table { file: "c.proto" layout: "erlang" comments { base: 100 } }"#)
+        let path = try Self.writeConfig(#"table { file: "c.proto" layout: "erlang" comments { start: 100 } }"#)
         let (result, generated) = try Support.generate(["c.proto": proto], parameter: "Config=\(path)")
         #expect(result.status == 0, "\(result.stderr)")
         let swift = try #require(generated["c.swiftframe.swift"])

@@ -209,27 +209,28 @@ extension CommandResolver {
         return found
     }
 
-    /// Every top-level message gets base + its position; `//ResponseType X` above a request names
-    /// its response.
+    /// Every top-level message gets an id in declaration order, as ET's Proto2CS numbers them
+    /// (`Opcode = ++startOpcode`): start + 1 for the first. `//ResponseType X` above a request
+    /// names its response.
     private mutating func commentConvention(_ comments: Swiftframe_Comments, file: ProtoFile,
                                             place: String) -> ([(message: MessageType, id: UInt32)], [(MessageType, MessageType)]) {
-        var base = comments.base
-        if comments.baseFromFileName {
+        var start = comments.start
+        if comments.startFromFileName {
             let stem = Resolver.stem(of: file.name)
             let digits = stem.reversed().drop { !$0.isNumber }.prefix { $0.isNumber }
             guard let number = UInt32(String(digits.reversed())) else {
-                problems.append("\(place): base_from_file_name, but \(file.name) has no number in its name")
+                problems.append("\(place): start_from_file_name, but \(file.name) has no number in its name")
                 return ([], [])
             }
-            base = number
+            start = number
         }
         let keyword = comments.keyword.nonEmpty ?? "ResponseType"
         var ids: [(message: MessageType, id: UInt32)] = []
         var pairs: [(MessageType, MessageType)] = []
         for (index, message) in file.messages.enumerated() {
-            let (id, overflow) = base.addingReportingOverflow(UInt32(index))
-            guard !overflow else {
-                problems.append("\(place): message \(message.fullName): id \(UInt64(base) + UInt64(index)) is over 32 bits")
+            let number = UInt64(start) + UInt64(index) + 1
+            guard let id = UInt32(exactly: number) else {
+                problems.append("\(place): message \(message.fullName): id \(number) is over 32 bits")
                 continue
             }
             ids.append((message, id))

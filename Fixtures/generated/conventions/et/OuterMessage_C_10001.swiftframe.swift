@@ -303,11 +303,11 @@ public enum ET_OuterMessageC10001Commands: SwiftFrame.CommandTable {
 
     /// The command ids.
     public enum ID: Swift.UInt32, Swift.Sendable, Swift.CaseIterable {
-        case c2mTestRequest = 10001 // C2M_TestRequest
-        case m2cTestResponse = 10002 // M2C_TestResponse
-        case c2gPing = 10003 // C2G_Ping
-        case g2cPing = 10004 // G2C_Ping
-        case m2cNotice = 10005 // M2C_Notice
+        case c2mTestRequest = 10002 // C2M_TestRequest
+        case m2cTestResponse = 10003 // M2C_TestResponse
+        case c2gPing = 10004 // C2G_Ping
+        case g2cPing = 10005 // G2C_Ping
+        case m2cNotice = 10006 // M2C_Notice
     }
 
     /// What a client receives: responses and pushes.
@@ -331,9 +331,9 @@ public enum ET_OuterMessageC10001Commands: SwiftFrame.CommandTable {
     public static func decode(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
-        case 10002: return .m2cTestResponse(try ET_M2CTestResponse(serializedBytes: frame.payload))
-        case 10004: return .g2cPing(try ET_G2CPing(serializedBytes: frame.payload))
-        case 10005: return .m2cNotice(try ET_M2CNotice(serializedBytes: frame.payload))
+        case 10003: return .m2cTestResponse(try ET_M2CTestResponse(serializedBytes: frame.payload))
+        case 10005: return .g2cPing(try ET_G2CPing(serializedBytes: frame.payload))
+        case 10006: return .m2cNotice(try ET_M2CNotice(serializedBytes: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }
@@ -342,31 +342,31 @@ public enum ET_OuterMessageC10001Commands: SwiftFrame.CommandTable {
     public static func decodeRequest(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
-        case 10001: return .c2mTestRequest(try ET_C2MTestRequest(serializedBytes: frame.payload))
-        case 10003: return .c2gPing(try ET_C2GPing(serializedBytes: frame.payload))
+        case 10002: return .c2mTestRequest(try ET_C2MTestRequest(serializedBytes: frame.payload))
+        case 10004: return .c2gPing(try ET_C2GPing(serializedBytes: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }
 }
 
 extension ET_C2MTestRequest: SwiftFrame.CommandMessage {
-    public static let commandID: Swift.UInt32 = 10001
-}
-
-extension ET_M2CTestResponse: SwiftFrame.CommandMessage {
     public static let commandID: Swift.UInt32 = 10002
 }
 
-extension ET_C2GPing: SwiftFrame.CommandMessage {
+extension ET_M2CTestResponse: SwiftFrame.CommandMessage {
     public static let commandID: Swift.UInt32 = 10003
 }
 
-extension ET_G2CPing: SwiftFrame.CommandMessage {
+extension ET_C2GPing: SwiftFrame.CommandMessage {
     public static let commandID: Swift.UInt32 = 10004
 }
 
-extension ET_M2CNotice: SwiftFrame.CommandMessage {
+extension ET_G2CPing: SwiftFrame.CommandMessage {
     public static let commandID: Swift.UInt32 = 10005
+}
+
+extension ET_M2CNotice: SwiftFrame.CommandMessage {
+    public static let commandID: Swift.UInt32 = 10006
 }
 
 extension ET_C2GPing: SwiftFrame.RequestMessage {

@@ -36,7 +36,7 @@ struct Swiftframe_Table: SwiftFrame.Message {
     /// A field whose [default = ...] names the message's id in an enum:
     /// `optional MID mid = 1 [default = LoginReq];` is "mid".
     var defaultField: Swift.String = ""
-    /// Ids in declaration order from a base number, responses named in comments.
+    /// Ids in declaration order after a start number, responses named in comments.
     var comments: Swiftframe_Comments? {
         get { self._comments?.value }
         set { self._comments = newValue.map(SwiftFrame.Boxed.init) }
@@ -83,27 +83,30 @@ struct Swiftframe_Table: SwiftFrame.Message {
     }
 }
 
-/// Every top-level message of the file gets an id, in declaration order: base, base + 1, ...
+/// Every top-level message of the file gets an id, in declaration order, numbered as ET's
+/// Proto2CS numbers them (Opcode = ++startOpcode): start + 1, start + 2, ...
 /// A message whose leading comment holds `<keyword> <Message>` is a request answered by that
 /// message ("//ResponseType M2C_TestResponse" above C2M_TestRequest).
 struct Swiftframe_Comments: SwiftFrame.Message {
     /// "ResponseType" when empty.
     var keyword: Swift.String = ""
-    var base: Swift.UInt32 = 0
-    /// The base is the last number in the file's name (OuterMessage_C_10001.proto: 10001).
-    var baseFromFileName: Swift.Bool = false
+    /// The number before the first id: the first message gets start + 1.
+    var start: Swift.UInt32 = 0
+    /// The start is the last number in the file's name: in OuterMessage_C_10001.proto it is
+    /// 10001, and the first message gets 10002.
+    var startFromFileName: Swift.Bool = false
     var unknownFields = SwiftFrame.UnknownFields()
 
     init() {}
 
     init(
         keyword: Swift.String = "",
-        base: Swift.UInt32 = 0,
-        baseFromFileName: Swift.Bool = false
+        start: Swift.UInt32 = 0,
+        startFromFileName: Swift.Bool = false
     ) {
         self.keyword = keyword
-        self.base = base
-        self.baseFromFileName = baseFromFileName
+        self.start = start
+        self.startFromFileName = startFromFileName
     }
 }
 
@@ -314,8 +317,8 @@ extension Swiftframe_Comments {
 
     static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(1, "keyword", .string),
-        .init(2, "base", .uint32),
-        .init(3, "base_from_file_name", .bool),
+        .init(2, "start", .uint32),
+        .init(3, "start_from_file_name", .bool),
     ]
 
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -323,8 +326,8 @@ extension Swiftframe_Comments {
             let tag = try reader.readTag()
             switch tag {
             case 10: self.keyword = try reader.readString() // keyword = 1
-            case 16: self.base = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // base = 2
-            case 24: self.baseFromFileName = try reader.readVarint(SwiftFrame.ProtoBool.self) // base_from_file_name = 3
+            case 16: self.start = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // start = 2
+            case 24: self.startFromFileName = try reader.readVarint(SwiftFrame.ProtoBool.self) // start_from_file_name = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -333,8 +336,8 @@ extension Swiftframe_Comments {
     func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
         if !self.keyword.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.keyword.utf8.count) }
-        if self.base != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.base) }
-        if self.baseFromFileName { size += 2 }
+        if self.start != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.start) }
+        if self.startFromFileName { size += 2 }
         return size
     }
 
@@ -343,13 +346,13 @@ extension Swiftframe_Comments {
             writer.writeTag(10)
             writer.writeString(self.keyword)
         }
-        if self.base != 0 {
+        if self.start != 0 {
             writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.base)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.start)
         }
-        if self.baseFromFileName {
+        if self.startFromFileName {
             writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, self.baseFromFileName)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, self.startFromFileName)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
