@@ -12,18 +12,39 @@
 #   Protos/conformance/*.proto             -> Sources/SwiftFrameConformanceMessages (and Compact)
 #   Fixtures/PluginPackage/protos          -> Fixtures/PluginPackage/Sources/SharedProtocol/Generated
 #   scripts/generate.sh PLUGIN OUT_ROOT
+#
+# protoc's warnings (stderr) of every run, each line prefixed with the run's output directory,
+# must be those in Fixtures/expected-warnings.txt (compared sorted): then only a summary is
+# printed. Any other warning, or a missing one, fails the script, showing the difference. To
+# accept a new set, run with SWIFTFRAME_ACCEPT_WARNINGS=1, which rewrites the file.
 set -euo pipefail
 plugin="$1"
 out_root="$2"
 cd "$(dirname "$0")/.."
 include="${PROTOBUF_INCLUDE:-/usr/include}"
+expected_warnings=Fixtures/expected-warnings.txt
+
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+warnings="$scratch/warnings"
+: > "$warnings"
+runs=0
+files=0
 
 fresh() { rm -rf "$1"; mkdir -p "$1"; }
 
 run() {
     local out="$1"; shift
     fresh "$out"
-    protoc --plugin=protoc-gen-swiftframe="$plugin" --swiftframe_out="$out" "$@"
+    if ! protoc --plugin=protoc-gen-swiftframe="$plugin" --swiftframe_out="$out" "$@" 2> "$scratch/stderr"; then
+        echo "generate: protoc failed writing ${out#"$out_root"/}:" >&2
+        cat "$scratch/stderr" >&2
+        exit 1
+    fi
+    sed "s|^|${out#"$out_root"/}: |" "$scratch/stderr" >> "$warnings"
+    runs=$((runs + 1))
+    # Counted now: a later run may write below this one's directory.
+    files=$((files + $(find "$out" -name '*.swift' | wc -l)))
 }
 
 run "$out_root/Fixtures/generated" -I Fixtures/protos -I Protos $(ls Fixtures/protos/*.proto | sort)
@@ -63,3 +84,18 @@ run "$out_root/Sources/SwiftFrameConformanceMessagesCompact" --swiftframe_opt=Op
 # command writes them (Sources/SharedProtocol/swiftframe.json; make check-plugins compares).
 run "$out_root/Fixtures/PluginPackage/Sources/SharedProtocol/Generated" --swiftframe_opt=Visibility=public \
     -I Fixtures/PluginPackage/protos $(cd Fixtures/PluginPackage/protos && find . -name '*.proto' | sed 's|^\./||' | sort)
+
+LC_ALL=C sort "$warnings" > "$scratch/sorted"
+if [ "${SWIFTFRAME_ACCEPT_WARNINGS:-0}" = 1 ]; then
+    { grep '^#' "$expected_warnings" 2>/dev/null || true; cat "$scratch/sorted"; } > "$scratch/accepted"
+    cp "$scratch/accepted" "$expected_warnings"
+fi
+# Lines starting with # in the file are comments.
+grep -v '^#' "$expected_warnings" > "$scratch/expected" 2>/dev/null || true
+if ! diff -u "$scratch/expected" "$scratch/sorted" > "$scratch/diff"; then
+    echo "generate FAILED: protoc's warnings are not those in $expected_warnings (- expected, + now):" >&2
+    tail -n +3 "$scratch/diff" >&2
+    echo "Fix the cause, or accept the new set with SWIFTFRAME_ACCEPT_WARNINGS=1 make generate and commit it." >&2
+    exit 1
+fi
+echo "generated $files files in $runs protoc runs; $(wc -l < "$scratch/sorted" | tr -d ' ') expected warnings ($expected_warnings)"
