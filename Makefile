@@ -22,6 +22,7 @@ plugin: protoc
 # (Fixtures/expected-warnings.txt; SWIFTFRAME_ACCEPT_WARNINGS=1 rewrites it).
 generate: plugin
 	@scripts/generate.sh "$(PLUGIN)" .
+	@scripts/examples.py
 
 golden: generate
 
@@ -29,6 +30,7 @@ golden: generate
 # warnings other than the expected ones.
 check-golden: plugin
 	scripts/check-golden.sh "$(PLUGIN)"
+	scripts/examples.py --check
 
 # Generates and compiles every .proto libprotobuf-dev installs and every test .proto of
 # swift-protobuf 1.39.0 (from the local package copy): a few minutes, so not part of `test`.

@@ -33,7 +33,7 @@ func eventually(_ condition: () -> Bool) async throws -> Bool {
     return condition()
 }
 
-struct LoginFailed: Swift.Error {}
+struct LoginFailed: Error {}
 
 @Suite(.timeLimit(.minutes(1))) struct ClientLifetimeTests {
     @Test func withFrameClientReturnsTheBodysValueAndClosesTheConnection() async throws {
@@ -48,7 +48,7 @@ struct LoginFailed: Swift.Error {}
     }
 
     @Test func aBodyThatThrowsClosesTheConnectionAndRethrows() async throws {
-        struct Oops: Swift.Error {}
+        struct Oops: Error {}
         try await withServer(GameCommands.self, handler: gameHandler) { server, port in
             await #expect(throws: Oops.self) {
                 try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port) { client in

@@ -43,7 +43,7 @@ final class Spy: FrameInterceptor {
 
 /// A server-side check: requests must carry field 15, a string token, which is recorded.
 final class TokenCheck: FrameInterceptor {
-    struct Missing: Swift.Error {}
+    struct Missing: Error {}
     let tokens = NIOLockedValueBox<[String]>([])
 
     func intercept(_ frame: inout InterceptedFrame) throws {
