@@ -100,6 +100,14 @@ public enum ErlangCommands: SwiftFrame.CommandTable {
         case cs20001 = 20001 // Cs_20001
     }
 
+    /// The name the .proto files give `command`, for logs and tools.
+    public static func commandName(_ command: Swift.UInt32) -> Swift.String? {
+        switch command {
+        case 20001: return "Cs_20001"
+        default: return nil
+        }
+    }
+
     /// What a client receives: responses and pushes.
     public enum Inbound: Swift.Sendable, Swift.Hashable {
         case sc20001(Sc20001)

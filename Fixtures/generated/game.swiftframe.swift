@@ -317,6 +317,18 @@ public enum GameCommands: SwiftFrame.CommandTable {
         case heartBeat = 99900002 // CMD_HEART_BEAT
     }
 
+    /// The name the .proto files give `command`, for logs and tools.
+    public static func commandName(_ command: Swift.UInt32) -> Swift.String? {
+        switch command {
+        case 1: return "CMD_TEST"
+        case 200: return "CMD_NOTICE"
+        case 100000: return "CMD_ERROR"
+        case 99900001: return "CMD_SYSTEM_LOGOUT"
+        case 99900002: return "CMD_HEART_BEAT"
+        default: return nil
+        }
+    }
+
     /// What a client receives: responses and pushes.
     public enum Inbound: Swift.Sendable, Swift.Hashable {
         case testRsp(TestRsp)

@@ -74,6 +74,17 @@ public enum ImCommands: SwiftFrame.CommandTable {
         case push = 4 // FRAME_TYPE_PUSH
     }
 
+    /// The name the .proto files give `command`, for logs and tools.
+    public static func commandName(_ command: Swift.UInt32) -> Swift.String? {
+        switch command {
+        case 1: return "FRAME_TYPE_HEARTBEAT"
+        case 2: return "FRAME_TYPE_REQUEST"
+        case 3: return "FRAME_TYPE_CHAT"
+        case 4: return "FRAME_TYPE_PUSH"
+        default: return nil
+        }
+    }
+
     /// What a client receives: responses and pushes.
     public enum Inbound: Swift.Sendable, Swift.Hashable {
         /// FRAME_TYPE_HEARTBEAT, which carries no typed message.

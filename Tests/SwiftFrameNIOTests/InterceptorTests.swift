@@ -195,7 +195,7 @@ struct CollectingLogHandler: LogHandler {
             }
         }
         let bodySize = try TestReq(param1: "logged").serializedBytes().count
-        #expect(lines.withLockedValue { $0 } == ["info out 1 bytes=\(bodySize)", "info in 1 bytes=\(bodySize + 5)"])
+        #expect(lines.withLockedValue { $0 } == ["info out CMD_TEST (1) bytes=\(bodySize)", "info in CMD_TEST (1) bytes=\(bodySize + 5)"])
     }
 
     @Test func aCaptureIsReadBackByInspect() async throws {
@@ -256,12 +256,12 @@ struct CollectingLogHandler: LogHandler {
             }
         }
         let server = ("server", "game")
-        let test = [server, ("command", "1")]
+        let test = [server, ("command", "CMD_TEST")]
         #expect(metrics.counterTotal(label: "swiftframe_client_requests_total", dimensions: test) == 4)
         #expect(metrics.counterTotal(label: "swiftframe_client_replies_total", dimensions: test) == 3)
         #expect(metrics.counterTotal(label: "swiftframe_client_errors_total", dimensions: test + [("kind", "timed_out")]) == 1)
         #expect(metrics.counterTotal(
-            label: "swiftframe_client_errors_total", dimensions: [server, ("command", "99900001"), ("kind", "error_reply")]) == 1)
+            label: "swiftframe_client_errors_total", dimensions: [server, ("command", "CMD_SYSTEM_LOGOUT"), ("kind", "error_reply")]) == 1)
         let durations = try metrics.expectTimer("swiftframe_client_request_duration", test).values
         #expect(durations.count == 3 && durations.allSatisfy { $0 > 0 && $0 < 5_000_000_000 })
         #expect(try metrics.expectCounter("swiftframe_client_reconnects_total", [server]).totalValue == 1)

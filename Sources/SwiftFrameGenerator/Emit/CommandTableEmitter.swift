@@ -20,6 +20,8 @@ struct CommandTableEmitter {
             printer.line()
             emitIDs(to: printer)
             printer.line()
+            emitNames(to: printer)
+            printer.line()
             emitEnum("Inbound", "What a client receives: responses and pushes.", table.inbound, to: printer)
             printer.line()
             emitEnum("Request", "What a server receives: requests.", table.requests, to: printer)
@@ -35,6 +37,19 @@ struct CommandTableEmitter {
         printer.block("\(visibility)enum ID: Swift.UInt32, Swift.Sendable, Swift.CaseIterable") {
             for entry in table.entries {
                 printer.line("case \(entry.swiftName) = \(entry.id) // \(entry.origin)")
+            }
+        }
+    }
+
+    /// `commandName(_:)`: the names the .proto files (or the configuration) give the ids.
+    private func emitNames(to printer: Printer) {
+        printer.line("/// The name the .proto files give `command`, for logs and tools.")
+        printer.block("\(visibility)static func commandName(_ command: Swift.UInt32) -> Swift.String?") {
+            printer.switchBlock("command") {
+                for entry in table.entries {
+                    printer.line("case \(entry.id): return \"\(entry.origin)\"")
+                }
+                printer.line("default: return nil")
             }
         }
     }

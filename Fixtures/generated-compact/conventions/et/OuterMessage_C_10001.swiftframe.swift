@@ -168,6 +168,18 @@ public enum ET_OuterMessageC10001Commands: SwiftFrame.CommandTable {
         case m2cNotice = 10006 // M2C_Notice
     }
 
+    /// The name the .proto files give `command`, for logs and tools.
+    public static func commandName(_ command: Swift.UInt32) -> Swift.String? {
+        switch command {
+        case 10002: return "C2M_TestRequest"
+        case 10003: return "M2C_TestResponse"
+        case 10004: return "C2G_Ping"
+        case 10005: return "G2C_Ping"
+        case 10006: return "M2C_Notice"
+        default: return nil
+        }
+    }
+
     /// What a client receives: responses and pushes.
     public enum Inbound: Swift.Sendable, Swift.Hashable {
         case m2cTestResponse(ET_M2CTestResponse)

@@ -333,6 +333,20 @@ public enum Midgame_MidCommands: SwiftFrame.CommandTable {
         case errorNtf = 1999 // ErrorNtf
     }
 
+    /// The name the .proto files give `command`, for logs and tools.
+    public static func commandName(_ command: Swift.UInt32) -> Swift.String? {
+        switch command {
+        case 1001: return "LoginReq"
+        case 1002: return "LoginRsp"
+        case 1003: return "HeartBeat"
+        case 1101: return "EnterRoomReq"
+        case 1102: return "EnterRoomRsp"
+        case 1103: return "RoomBroadcastNtf"
+        case 1999: return "ErrorNtf"
+        default: return nil
+        }
+    }
+
     /// What a client receives: responses and pushes.
     public enum Inbound: Swift.Sendable, Swift.Hashable {
         case loginRsp(Midgame_LoginRsp)

@@ -278,6 +278,17 @@ public enum Msgid_MsgidCommands: SwiftFrame.CommandTable {
         case ping = 10004 // Ping
     }
 
+    /// The name the .proto files give `command`, for logs and tools.
+    public static func commandName(_ command: Swift.UInt32) -> Swift.String? {
+        switch command {
+        case 10001: return "LoginRequest"
+        case 10002: return "LoginResponse"
+        case 10003: return "ChatPush"
+        case 10004: return "Ping"
+        default: return nil
+        }
+    }
+
     /// What a client receives: responses and pushes.
     public enum Inbound: Swift.Sendable, Swift.Hashable {
         case loginResponse(Msgid_LoginResponse)
