@@ -89,6 +89,7 @@ struct CollectingLogHandler: LogHandler {
         serverConfiguration.interceptors = [check]
         let server = FrameServer<GameCommands>(port: 0, configuration: serverConfiguration)
         try await withThrowingTaskGroup(of: Void.self) { group in
+            defer { group.cancelAll() }
             group.addTask { try await server.run(handler: gameHandler) }
             let port = try await server.port()
             var configuration = ClientConfiguration()
@@ -130,6 +131,7 @@ struct CollectingLogHandler: LogHandler {
         serverConfiguration.interceptors = Self.transforms(key: key) + [serverSpy]
         let server = FrameServer<FlagCommands>(port: 0, configuration: serverConfiguration)
         try await withThrowingTaskGroup(of: Void.self) { group in
+            defer { group.cancelAll() }
             // Echoes each body back, reversed.
             group.addTask { try await server.run { request, _ in ServerFrame(command: request.command, payload: request.payload.reversed()) } }
             var configuration = ClientConfiguration()
@@ -158,6 +160,7 @@ struct CollectingLogHandler: LogHandler {
         serverConfiguration.interceptors = Self.transforms(key: SymmetricKey(size: .bits128))
         let server = FrameServer<FlagCommands>(port: 0, configuration: serverConfiguration)
         try await withThrowingTaskGroup(of: Void.self) { group in
+            defer { group.cancelAll() }
             group.addTask { try await server.run { request, _ in ServerFrame(command: request.command, payload: request.payload) } }
             var configuration = ClientConfiguration()
             configuration.interceptors = Self.transforms(key: SymmetricKey(size: .bits128))

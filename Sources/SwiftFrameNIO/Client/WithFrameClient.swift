@@ -12,8 +12,8 @@ import SwiftFrame
 ///     }
 ///
 /// If the client stops on its own (out of attempts, or `onConnect` threw a `FinalFailure`),
-/// requests waiting for a connection fail with that error, and when `body` then throws, this
-/// throws the client's error rather than the one `body` saw.
+/// requests waiting for a connection fail with that error, so `body` sees it. This throws
+/// what `body` throws; how the client stopped afterwards does not change it.
 public func withFrameClient<Table: CommandTable, Result>(
     _ table: Table.Type, host: String, port: Int, configuration: ClientConfiguration = ClientConfiguration(),
     onConnect: (@Sendable (Connection<Table>) async throws -> Void)? = nil,
@@ -40,16 +40,10 @@ extension FrameClient {
                 result = try await body(self)
             } catch {
                 group.cancelAll()
-                // `run()` ends now; if it had stopped on its own, its error is the cause.
-                do {
-                    try await group.next()
-                } catch let stopped where !(stopped is CancellationError) {
-                    throw stopped
-                }
+                _ = try? await group.next()
                 throw error
             }
             group.cancelAll()
-            // `body` has its result: how the client stopped does not change it.
             _ = try? await group.next()
             return result
         }
