@@ -7,6 +7,11 @@ let commandLineTool: TargetDependencyCondition? = .when(traits: ["CommandLineToo
 let compression: TargetDependencyCondition? = .when(traits: ["Compression"])
 let encryption: TargetDependencyCondition? = .when(traits: ["Encryption"])
 let metrics: TargetDependencyCondition? = .when(traits: ["Metrics"])
+let tls: TargetDependencyCondition? = .when(traits: ["TLS"])
+/// Network.framework's TLS (through swift-nio-transport-services) exists on Apple platforms only:
+/// elsewhere the package is resolved with the trait but never built.
+let appleTLS: TargetDependencyCondition? = .when(
+    platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS, .macCatalyst], traits: ["TLS"])
 
 let package = Package(
     name: "swiftframe",
@@ -39,7 +44,12 @@ let package = Package(
         .trait(name: "Compression", description: "ZlibBody, zlib bodies for FlaggedBody: compress-nio and the system's zlib"),
         .trait(name: "Encryption", description: "AESGCMBody, AES-GCM bodies for FlaggedBody: swift-crypto"),
         .trait(name: "Metrics", description: "FrameMetrics, the client's metrics through swift-metrics"),
-        .default(enabledTraits: ["Transport", "CommandLineTool", "Compression", "Encryption", "Metrics"]),
+        .trait(
+            name: "TLS",
+            description: "TLS for SwiftFrameNIO's client and server: swift-nio-ssl, swift-crypto (key pins), and "
+                + "swift-nio-transport-services on Apple platforms (Network.framework's TLS)",
+            enabledTraits: ["Transport"]),
+        .default(enabledTraits: ["Transport", "CommandLineTool", "Compression", "Encryption", "Metrics", "TLS"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -48,6 +58,8 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-transport-services", from: "1.28.0"),
         // `swift package generate-documentation`; used by no target, so never resolved for
         // packages that depend on swiftframe.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
@@ -94,8 +106,12 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: transport),
                 .product(name: "Logging", package: "swift-log", condition: transport),
                 .product(name: "CompressNIO", package: "compress-nio", condition: compression),
-                .product(name: "Crypto", package: "swift-crypto", condition: encryption),
+                // AES-GCM bodies, and the SHA-256 of TLS key pins.
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Encryption", "TLS"])),
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: metrics),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: tls),
+                .product(name: "NIOTLS", package: "swift-nio", condition: tls),
+                .product(name: "NIOTransportServices", package: "swift-nio-transport-services", condition: appleTLS),
             ]
         ),
         // The HTTP short connection on URLSession (Foundation), kept out of the runtime.
