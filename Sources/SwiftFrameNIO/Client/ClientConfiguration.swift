@@ -97,6 +97,11 @@ public enum PushOverflow: Sendable, Hashable {
 public struct ClientConfiguration: Sendable {
     /// Default 10 s.
     public var connectTimeout: Duration = .seconds(10)
+    #if TLS
+    /// TLS (with the `TLS` trait): nil, the default, for plain TCP. The handshake and its checks
+    /// are part of connecting, within `connectTimeout`.
+    public var tls: ClientTLS?
+    #endif
     /// Default 15 s.
     public var requestTimeout: Duration = .seconds(15)
     /// Nil: `.sequence` when the layout has a `seq` field, `.inOrder` otherwise.

@@ -45,6 +45,9 @@ public enum ConnectFailure: Error, Sendable, CustomStringConvertible {
     case timedOut(after: Duration)
     /// The host name did not resolve.
     case unresolved(host: String)
+    /// TCP connected but TLS did not come up (`ClientConfiguration.tls`); a final failure
+    /// (`TLSFailure.isFinal`) also ends `run()`.
+    case tls(TLSFailure)
     /// Anything else: the network is unreachable, no route, the error as the system gave it.
     case other(any Error)
 
@@ -53,6 +56,7 @@ public enum ConnectFailure: Error, Sendable, CustomStringConvertible {
         case .refused: "refused"
         case let .timedOut(after): "no answer within \(after)"
         case let .unresolved(host): "\(host) does not resolve"
+        case let .tls(failure): "tls: \(failure)"
         case let .other(error): "\(error)"
         }
     }
@@ -62,6 +66,8 @@ public enum ConnectFailure: Error, Sendable, CustomStringConvertible {
         switch error {
         case let error as ConnectFailure:
             self = error
+        case let error as TLSFailure:
+            self = .tls(error)
         case ChannelError.connectTimeout:
             self = .timedOut(after: timeout)
         case let error as NIOConnectionError:
@@ -95,8 +101,8 @@ public enum ConnectionState: Sendable, CustomStringConvertible {
     case disconnected(DisconnectReason)
     /// Attempt `attempt` after a drop or a failed connect, after waiting `delay`.
     case reconnecting(attempt: Int, delay: Duration)
-    /// `run()` has ended: with the error it threw (`FrameClientError.gaveUp`, or the error in a
-    /// `FinalFailure`), or nil when it was cancelled.
+    /// `run()` has ended: with the error it threw (`FrameClientError.gaveUp`, the error in a
+    /// `FinalFailure`, or a final `TLSFailure`), or nil when it was cancelled.
     case stopped((any Error)?)
 
     public var description: String {
@@ -127,8 +133,8 @@ public struct FinalFailure: Error, CustomStringConvertible {
 
 /// Why a request, a send or `run()` failed. Besides these a caller can see `ErrorReply` (the
 /// server answered with the table's error command), a `FrameError` (a message the layout
-/// cannot carry), `CancellationError`, and the error an `onConnect` hook threw in a
-/// `FinalFailure`.
+/// cannot carry), `CancellationError`, the error an `onConnect` hook threw in a
+/// `FinalFailure`, and a `TLSFailure` that stopped the client.
 public enum FrameClientError: Error, Sendable, CustomStringConvertible {
     /// No reply to `command` within `after`.
     case timedOut(command: UInt32, after: Duration)

@@ -29,6 +29,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     private let pushFeed: Broadcast<Table.Inbound>
     private let stateFeed: Broadcast<ConnectionState>
     private let machine: NIOLockedValueBox<Machine>
+    private let tls: ClientTLSSetup
     private let nextWaiter = NIOLockedValueBox(0)
     #if Metrics
     private let counters: ClientCounters?
@@ -58,7 +59,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     ///   - bootstrap: makes the bootstrap to connect with; the default is NIO's `ClientBootstrap`
     ///     on `eventLoopGroup`. On Apple platforms pass one on Network.framework:
     ///     `{ _ in NIOClientTCPBootstrap(NIOTSConnectionBootstrap(group: NIOTSEventLoopGroup.singleton), tls: NIOInsecureNoTLS()) }`
-    ///     (with `eventLoopGroup: NIOTSEventLoopGroup.singleton`).
+    ///     (with `eventLoopGroup: NIOTSEventLoopGroup.singleton`). `configuration.tls` adds
+    ///     swift-nio-ssl to the pipeline of a bootstrap given here (do not enable TLS in it too);
+    ///     without one, on Network.framework's event loops, Network.framework does the TLS.
     ///   - eventLoopGroup: the event loops the connection runs on.
     public init(
         host: String, port: Int, configuration: ClientConfiguration = ClientConfiguration(),
@@ -78,6 +81,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         #if Metrics
         counters = configuration.metrics.map(ClientCounters.init)
         #endif
+        tls = ClientTLSSetup(configuration: configuration, host: host, group: eventLoopGroup, customBootstrap: bootstrap != nil)
     }
 
     // MARK: Pushes and states
@@ -202,8 +206,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     // MARK: Running
 
     /// Connects, and reconnects after every drop with the configured backoff, until the task
-    /// is cancelled (returns), the attempts run out (throws `FrameClientError.gaveUp`) or
-    /// `onConnect` throws a `FinalFailure` (throws its error). A second call while it runs
+    /// is cancelled (returns), the attempts run out (throws `FrameClientError.gaveUp`),
+    /// `onConnect` throws a `FinalFailure` (throws its error) or TLS refuses the server in a way
+    /// retrying cannot heal (throws the `TLSFailure`, see `TLSFailure.isFinal`). A second call while it runs
     /// throws `FrameClientError.alreadyRunning`; after it has returned, it may be called again.
     public func run() async throws {
         try begin()
@@ -279,6 +284,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         } catch {
             let failure = ConnectFailure(error, timeout: configuration.connectTimeout)
             configuration.logger.notice("connect failed", metadata: ["host": "\(host)", "port": "\(port)", "error": "\(failure)"])
+            // A chain, name or pin refused: connecting again would be refused again.
+            if case let .tls(tlsFailure) = failure, tlsFailure.isFinal { return (.connectFailed(failure), tlsFailure) }
             return (.connectFailed(failure), nil)
         }
         let connection = Connection<Table>(channel: channel, configuration: configuration)
@@ -348,25 +355,51 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                 logger.warning("a push does not decode; dropped", metadata: ["command": "\(Table.commandID(of: frame))", "error": "\(error)"])
             }
         }
-        return try await bootstrap(group)
-            .connectTimeout(TimeAmount(configuration.connectTimeout))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    var metrics: ConnectionMetrics?
-                    #if Metrics
-                    if let options = configuration.metrics {
-                        let made = ConnectionMetrics(options) { Table.commandName($0) ?? String($0) }
-                        try pipeline.addHandler(ByteCounter { made.bytesIn.increment(by: $0) })
-                        metrics = made
+        // TLS: the handshake, with the checks of the server's chain, name and pin, is part of
+        // connecting (within the connect timeout); a refusal is a `TLSFailure`.
+        let tlsHandlers = try tls.handlers()
+        let handshake = NIOLockedValueBox<EventLoopFuture<Void>?>(nil)
+        let channel: any Channel
+        do {
+            channel = try await (tls.bootstrap() ?? bootstrap(group))
+                .connectTimeout(TimeAmount(configuration.connectTimeout))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        if let tlsHandlers {
+                            let done = try tlsHandlers.add(to: channel, timeout: configuration.connectTimeout)
+                            handshake.withLockedValue { $0 = done }
+                        }
+                        let pipeline = channel.pipeline.syncOperations
+                        var metrics: ConnectionMetrics?
+                        #if Metrics
+                        if let options = configuration.metrics {
+                            let made = ConnectionMetrics(options) { Table.commandName($0) ?? String($0) }
+                            try pipeline.addHandler(ByteCounter { made.bytesIn.increment(by: $0) })
+                            metrics = made
+                        }
+                        #endif
+                        try pipeline.addHandlers(
+                            ByteToMessageHandler(FrameDecoderHandler(layout: Table.layout)),
+                            ConnectionHandler<Table>(configuration: configuration, eventLoop: channel.eventLoop, metrics: metrics, push: push))
                     }
-                    #endif
-                    try pipeline.addHandlers(
-                        ByteToMessageHandler(FrameDecoderHandler(layout: Table.layout)),
-                        ConnectionHandler<Table>(configuration: configuration, eventLoop: channel.eventLoop, metrics: metrics, push: push))
                 }
+                .connect(host: host, port: port)
+                .get()
+        } catch {
+            throw tls.connectError(error)
+        }
+        if let done = handshake.withLockedValue({ $0 }) {
+            do {
+                try await withTaskCancellationHandler {
+                    try await done.get()
+                } onCancel: {
+                    channel.close(promise: nil)
+                }
+            } catch {
+                channel.close(promise: nil)
+                throw error
             }
-            .connect(host: host, port: port)
-            .get()
+        }
+        return channel
     }
 }

@@ -11,9 +11,10 @@ import SwiftFrame
 ///         try await client.request(TestReq(param1: "hello", param2: 21))
 ///     }
 ///
-/// If the client stops on its own (out of attempts, or `onConnect` threw a `FinalFailure`),
-/// requests waiting for a connection fail with that error, so `body` sees it. This throws
-/// what `body` throws; how the client stopped afterwards does not change it.
+/// If the client stops on its own (out of attempts, `onConnect` threw a `FinalFailure`, or TLS
+/// refused the server with a final `TLSFailure`), requests waiting for a connection fail with
+/// that error, so `body` sees it. This throws what `body` throws; how the client stopped
+/// afterwards does not change it.
 public func withFrameClient<Table: CommandTable, Result>(
     _ table: Table.Type, host: String, port: Int, configuration: ClientConfiguration = ClientConfiguration(),
     onConnect: (@Sendable (Connection<Table>) async throws -> Void)? = nil,
