@@ -11,6 +11,10 @@ public struct ServerConfiguration: Sendable {
     /// What every frame received and sent passes through, in order (see `FrameInterceptor`).
     /// A request an interceptor refuses closes its connection.
     public var interceptors: [any FrameInterceptor] = []
+    #if TLS
+    /// TLS (with the `TLS` trait): nil, the default, for plain TCP.
+    public var tls: ServerTLS?
+    #endif
     public var logger = Logger(label: "swiftframe.server")
 
     public init() {}
@@ -200,12 +204,14 @@ public final class FrameServer<Table: CommandTable>: Sendable {
 
     private func bind() async throws -> NIOAsyncChannel<NIOAsyncChannel<Frame, OutboundFrame>, Never> {
         let idle = configuration.idleTimeout
+        let tls = try ServerTLSSetup(configuration)
         return try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .bind(host: host, port: requestedPort) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
+                    try tls.addHandlers(to: pipeline)
                     if let idle {
                         try pipeline.addHandlers(IdleStateHandler(readTimeout: TimeAmount(idle)), CloseWhenIdle())
                     }
