@@ -12,7 +12,8 @@ Servers (game, erlang, im, http) listen on 127.0.0.1, print `listening PORT` on 
 once they accept connections, log to stderr, and stop by themselves (--lifetime, stdin
 EOF with --watch-stdin, SIGTERM or SIGINT) with exit status 0. Switches make them
 misbehave on purpose (cut writes into tiny pieces, drop connections, send garbage, ...)
-so that a test can check how the Swift client copes.
+so that a test can check how the Swift client copes. With --tls-cert and --tls-key they
+speak TLS (Python's ssl module); the clients do with --tls-ca.
 
 Clients (game-client, im-client) connect to a Swift server, check its answers and print
 what they got; exit status 0 means every answer was right, 1 a wrong or missing answer,
@@ -41,6 +42,7 @@ import os
 import random
 import shutil
 import signal
+import ssl
 import stat
 import struct
 import subprocess
@@ -892,6 +894,32 @@ class HttpConnection:
 
 
 # ---------------------------------------------------------------------------------------
+# TLS (Python's ssl module, OpenSSL underneath)
+
+def server_tls_context(opts):
+    """The server's TLS context from --tls-cert and --tls-key, or None for plain TCP."""
+    if not opts.tls_cert:
+        return None
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(opts.tls_cert, opts.tls_key)
+    return context
+
+
+def client_tls_context(opts):
+    """The client's TLS context trusting --tls-ca, or None for plain TCP."""
+    if not opts.tls_ca:
+        return None
+    context = ssl.create_default_context(cafile=opts.tls_ca)
+    return context
+
+
+def log_loop_errors(loop, context):
+    """asyncio's own reports (a failed TLS handshake) go through log(), which never blocks."""
+    log(f"asyncio: {context.get('message')} {context.get('exception')!r}")
+
+
+# ---------------------------------------------------------------------------------------
 # Running a server until it is told to stop
 
 def watch_stdin(loop, stop):
@@ -933,10 +961,12 @@ async def serve(opts, make_connection):
         finally:
             running.pop(asyncio.current_task(), None)
 
-    server = await asyncio.start_server(on_connect, "127.0.0.1", opts.port, reuse_address=True)
+    tls = server_tls_context(opts)
+    loop.set_exception_handler(log_loop_errors)
+    server = await asyncio.start_server(on_connect, "127.0.0.1", opts.port, reuse_address=True, ssl=tls)
     port = server.sockets[0].getsockname()[1]
     print(f"listening {port}", flush=True)
-    log(f"listening on 127.0.0.1:{port}")
+    log(f"listening on 127.0.0.1:{port}" + (" with TLS" if tls else ""))
 
     loop.call_later(opts.lifetime, stop.set)
     for signal_number in (signal.SIGTERM, signal.SIGINT):
@@ -970,7 +1000,9 @@ async def http_server(opts, pb):
 # Clients, to test a Swift server
 
 async def connect(opts):
-    reader, writer = await asyncio.open_connection("127.0.0.1", opts.port)
+    tls = client_tls_context(opts)
+    reader, writer = await asyncio.open_connection(
+        "127.0.0.1", opts.port, ssl=tls, server_hostname=opts.tls_server_name if tls else None)
     return reader, writer, SplitWriter(writer, random.Random(opts.seed), opts.split, opts.cut)
 
 
@@ -1160,6 +1192,9 @@ def parse_args(argv):
     servers.add_argument("--out-of-order", type=int, default=0, metavar="K", help="send the replies "
                          "to up to K requests (those arriving within 5 ms) in a random order")
     servers.add_argument("--no-heartbeat", action="store_true", help="ignore heartbeat frames")
+    servers.add_argument("--tls-cert", metavar="FILE", help="speak TLS with this certificate chain "
+                         "(PEM; needs --tls-key)")
+    servers.add_argument("--tls-key", metavar="FILE", help="the private key of --tls-cert (PEM)")
 
     broken = parser.add_argument_group("misbehaviour on the N-th frame (request) of a connection")
     broken.add_argument("--drop-after", type=int, default=0, metavar="N",
@@ -1193,10 +1228,15 @@ def parse_args(argv):
     clients.add_argument("--garbage", action="store_true", help="game-client: afterwards send "
                          "32 garbage bytes and expect the server to close within 5 s")
     clients.add_argument("--timeout", type=float, default=10, help="seconds allowed for the answers")
+    clients.add_argument("--tls-ca", metavar="FILE", help="speak TLS, trusting this CA (PEM)")
+    clients.add_argument("--tls-server-name", default="localhost", help="with --tls-ca: the name "
+                         "to check the server's certificate against")
 
     opts = parser.parse_args(argv)
     if not 0 <= opts.push_bytes <= 0xFFFF:
         parser.error("--push-bytes must be 0..65535 (an im body's length is a u16)")
+    if bool(opts.tls_cert) != bool(opts.tls_key):
+        parser.error("--tls-cert and --tls-key go together")
     return opts
 
 
