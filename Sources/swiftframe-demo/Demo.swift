@@ -21,21 +21,63 @@ struct Endpoint: ParsableArguments {
     @Option(help: "Seconds each request may take.") var timeout: Double = 10
 }
 
-func clientConfiguration(_ endpoint: Endpoint, reconnect: Bool = false) -> ClientConfiguration {
+/// TLS for the game and IM scenarios (with the `TLS` trait).
+struct TLSOptions: ParsableArguments {
+    @Flag(help: "Speak TLS.") var tls = false
+    @Option(help: "With --tls: trust only this CA (PEM); default: the system's roots.") var caFile: String?
+    @Option(help: "With --tls: the name the server's certificate must carry (default: --host).") var serverName: String?
+    @Option(help: "With --tls: a pin of the server's key, sha256/BASE64 (repeat it for spare pins).") var pin: [String] = []
+
+    func validate() throws {
+        if !tls && (caFile != nil || serverName != nil || !pin.isEmpty) {
+            throw ValidationError("--ca-file, --server-name and --pin go with --tls")
+        }
+        #if !TLS
+        if tls { throw ValidationError("this build has no TLS (the package's TLS trait is off)") }
+        #endif
+    }
+}
+
+func clientConfiguration(_ endpoint: Endpoint, tls: TLSOptions? = nil, reconnect: Bool = false) -> ClientConfiguration {
     var configuration = ClientConfiguration()
     configuration.requestTimeout = .seconds(endpoint.timeout)
     configuration.connectTimeout = .seconds(endpoint.timeout)
     if !reconnect { configuration.reconnect.maxAttempts = 0 }
+    #if TLS
+    if let tls, tls.tls {
+        configuration.tls = ClientTLS(
+            serverName: tls.serverName, trustRoots: tls.caFile.map { .certificates(.file($0)) } ?? .system, pins: tls.pin)
+    }
+    #endif
     return configuration
+}
+
+/// Runs a scenario; when TLS refused the server (or the server does not speak it), prints
+/// `tls failed reason=...` and exits 1.
+func reportingTLSFailures(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let failure as TLSFailure {
+        print("tls failed reason=\(failure)")
+        throw ExitCode.failure
+    } catch let FrameClientError.gaveUp(_, .connectFailed(.tls(failure))) {
+        print("tls failed reason=\(failure)")
+        throw ExitCode.failure
+    }
 }
 
 struct Game: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "The game backend: magic | size | command | body.")
     @OptionGroup var endpoint: Endpoint
+    @OptionGroup var tls: TLSOptions
 
     func run() async throws {
+        try await reportingTLSFailures { try await play() }
+    }
+
+    func play() async throws {
         try await withFrameClient(
-            GameCommands.self, host: endpoint.host, port: endpoint.port, configuration: clientConfiguration(endpoint)
+            GameCommands.self, host: endpoint.host, port: endpoint.port, configuration: clientConfiguration(endpoint, tls: tls)
         ) { client in
             let reply = try await client.request(TestReq(param1: "hello", param2: 21))
             print("Test_Rsp result1=\(reply.result1) result2=\(reply.result2)")
@@ -71,6 +113,7 @@ struct IM: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The IM system: magic | seq | type | length | body, with login, pushes, heartbeat, reconnect.")
     @OptionGroup var endpoint: Endpoint
+    @OptionGroup var tls: TLSOptions
     @Option var nick = "neo"
     @Option var password = "secret"
     @Option(help: "Keep the connection this many seconds, reporting drops and reconnects.") var watch: Double?
@@ -80,7 +123,11 @@ struct IM: AsyncParsableCommand {
     struct LoginFailed: Swift.Error {}
 
     func run() async throws {
-        var configuration = clientConfiguration(endpoint, reconnect: watch != nil)
+        try await reportingTLSFailures { try await chat() }
+    }
+
+    func chat() async throws {
+        var configuration = clientConfiguration(endpoint, tls: tls, reconnect: watch != nil)
         configuration.heartbeat = Heartbeat(
             interval: .seconds(heartbeatInterval), timeout: .seconds(heartbeatTimeout), retries: 3)
         configuration.reconnect.initialDelay = .milliseconds(500)
@@ -136,6 +183,7 @@ struct IM: AsyncParsableCommand {
         for await state in states {
             switch state {
             case .connected: return true
+            case .disconnected(.connectFailed(.tls)): continue  // `reportingTLSFailures` says why
             case let .disconnected(reason) where reportingDrops:
                 print("disconnected reason=\(reason)")
                 return false

@@ -102,6 +102,60 @@ enum DemoProgram {
         #expect(Date().timeIntervalSince(start) < 8, "ended at the rejection, not after the watch")
     }
 
+    #if TLS
+    /// `--tls` with the test CA and the server's name.
+    static func tlsArguments(_ pki: TestCertificates, serverName: String = "localhost", pin: String? = nil) -> [String] {
+        ["--tls", "--ca-file", pki.ca, "--server-name", serverName] + (pin.map { ["--pin", $0] } ?? [])
+    }
+
+    static func tlsPeer(
+        _ role: String, _ pki: TestCertificates, _ arguments: [String] = [],
+        certificate: (certificate: String, key: String)? = nil
+    ) throws -> Peer {
+        let (certificate, key) = certificate ?? pki.server
+        return try Peer(role, ["--split", "--tls-cert", certificate, "--tls-key", key] + arguments)
+    }
+
+    @Test func gameOverTLSWithAPinnedKey() throws {
+        let pki = try TestCertificates.shared()
+        let peer = try Self.tlsPeer("game", pki)
+        let result = try DemoProgram.run(["game", "--port", "\(peer.port)"] + Self.tlsArguments(pki, pin: pki.serverPin))
+        #expect(result.status == 0, "\(result.lines)")
+        #expect(result.lines == [
+            "Test_Rsp result1=echo:hello result2=42",
+            "heartbeat ok",
+            "Error_Rsp code=401 message=logged out",
+        ])
+    }
+
+    @Test func gameOverTLSRefusesAnotherKey() throws {
+        let pki = try TestCertificates.shared()
+        let peer = try Self.tlsPeer("game", pki)
+        let result = try DemoProgram.run(["game", "--port", "\(peer.port)"] + Self.tlsArguments(pki, pin: pki.otherPin))
+        #expect(result.status != 0)
+        #expect(result.lines == ["tls failed reason=pin mismatch: the server's key is \(pki.serverPin)"])
+    }
+
+    @Test func imOverTLS() throws {
+        let pki = try TestCertificates.shared()
+        let peer = try Self.tlsPeer("im", pki, ["--pushes", "2"])
+        let result = try DemoProgram.run(["im", "--port", "\(peer.port)"] + Self.tlsArguments(pki, pin: pki.serverPin))
+        #expect(result.status == 0, "\(result.lines)")
+        #expect(result.lines == ["login ok uid=1003 token=tok-neo", "push bytes=16", "push bytes=16", "heartbeat ok"])
+    }
+
+    @Test func imOverTLSRefusesAWrongNameEvenWhileWatching() throws {
+        let pki = try TestCertificates.shared()
+        // A certificate for other.example only.
+        let peer = try Self.tlsPeer("im", pki, certificate: pki.otherName)
+        let start = Date()
+        let result = try DemoProgram.run(["im", "--port", "\(peer.port)", "--watch", "10"] + Self.tlsArguments(pki))
+        #expect(result.status != 0)
+        #expect(result.lines == ["tls failed reason=hostname mismatch: the certificate is not for localhost"])
+        #expect(Date().timeIntervalSince(start) < 8, "ended at the refusal, not retried for the watch")
+    }
+    #endif
+
     @Test func http() throws {
         let peer = try Peer("http", ["--events", "2"])
         let result = try DemoProgram.run(["http", "--url", "http://127.0.0.1:\(peer.port)/game"])
