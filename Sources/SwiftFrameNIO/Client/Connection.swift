@@ -81,14 +81,6 @@ public struct Connection<Table: CommandTable>: Sendable {
         Table.layout.header(command: command, extras: configuration.headerExtras)
     }
 
-    var closeReason: EventLoopFuture<DisconnectReason> {
-        get async throws {
-            try await channel.eventLoop.submit { [channel] in
-                try channel.pipeline.syncOperations.handler(type: ConnectionHandler<Table>.self).closed.futureResult
-            }.get()
-        }
-    }
-
     /// Fire and forget: the size is checked against the layout here (too large a body throws), then
     /// handed to the channel without waiting for the write, unless the channel's buffer is
     /// full, in which case it waits for that write (back pressure). A write that fails later

@@ -279,8 +279,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     private func connectAndServe() async -> (DisconnectReason, (any Error)?) {
         if Task.isCancelled { return (.closedByClient, nil) }
         let channel: any Channel
+        let closed: EventLoopFuture<DisconnectReason>
         do {
-            channel = try await connect()
+            (channel, closed) = try await connect()
         } catch {
             let failure = ConnectFailure(error, timeout: configuration.connectTimeout)
             configuration.logger.notice("connect failed", metadata: ["host": "\(host)", "port": "\(port)", "error": "\(failure)"])
@@ -289,13 +290,6 @@ public final class FrameClient<Table: CommandTable>: Sendable {
             return (.connectFailed(failure), nil)
         }
         let connection = Connection<Table>(channel: channel, configuration: configuration)
-        let closed: EventLoopFuture<DisconnectReason>
-        do {
-            closed = try await connection.closeReason
-        } catch {
-            channel.close(promise: nil)
-            return (.transportError(error), nil)
-        }
         guard case .logIn = machine.withLockedValue({ $0.connected(connection) }) else {
             connection.close()
             return (await Self.reason(closed), nil)
@@ -332,7 +326,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         }
     }
 
-    private func connect() async throws -> any Channel {
+    /// A new connection, and the future of why it closes: taken from its handler when the
+    /// channel is made, as the channel may close (and lose its handlers) before this returns.
+    private func connect() async throws -> (any Channel, closed: EventLoopFuture<DisconnectReason>) {
         let pushFeed = pushFeed
         let logger = configuration.logger
         let configuration = configuration
@@ -359,6 +355,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         // connecting (within the connect timeout); a refusal is a `TLSFailure`.
         let tlsHandlers = try tls.handlers()
         let handshake = NIOLockedValueBox<EventLoopFuture<Void>?>(nil)
+        let closed = NIOLockedValueBox<EventLoopFuture<DisconnectReason>?>(nil)
         let channel: any Channel
         do {
             channel = try await (tls.bootstrap() ?? bootstrap(group))
@@ -378,9 +375,10 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                             metrics = made
                         }
                         #endif
-                        try pipeline.addHandlers(
-                            ByteToMessageHandler(FrameDecoderHandler(layout: Table.layout)),
-                            ConnectionHandler<Table>(configuration: configuration, eventLoop: channel.eventLoop, metrics: metrics, push: push))
+                        let handler = ConnectionHandler<Table>(
+                            configuration: configuration, eventLoop: channel.eventLoop, metrics: metrics, push: push)
+                        closed.withLockedValue { $0 = handler.closed.futureResult }
+                        try pipeline.addHandlers(ByteToMessageHandler(FrameDecoderHandler(layout: Table.layout)), handler)
                     }
                 }
                 .connect(host: host, port: port)
@@ -400,6 +398,10 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                 throw error
             }
         }
-        return channel
+        guard let closed = closed.withLockedValue({ $0 }) else {
+            channel.close(promise: nil)
+            throw ChannelError.inappropriateOperationForState  // the initializer always sets it
+        }
+        return (channel, closed)
     }
 }
