@@ -105,11 +105,11 @@ enum Refusal: String, CaseIterable, Sendable {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct TLSTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct TLSTests {
     let pki: TestCertificates
 
-    init() throws {
-        pki = try TestCertificates.shared()
+    init() async throws {
+        pki = try await TestCertificates.load()
     }
 
     @Test func aClientTrustingTheServersCAConnectsByAddressAndByName() async throws {
@@ -267,7 +267,9 @@ enum Refusal: String, CaseIterable, Sendable {
 
     @Test func theSwiftClientAndThePythonGamePeerOverTLS() async throws {
         let pki = pki
-        let peer = try Peer("game", ["--split", "--tls-cert", pki.server.certificate, "--tls-key", pki.server.key])
+        let peer = try await offThePool {
+            try Peer("game", ["--split", "--tls-cert", pki.server.certificate, "--tls-key", pki.server.key])
+        }
         try await withFrameClient(
             GameCommands.self, host: "127.0.0.1", port: peer.port,
             configuration: pki.clientConfiguration(serverName: "localhost", pins: [pki.serverPin])
@@ -292,7 +294,9 @@ enum Refusal: String, CaseIterable, Sendable {
     @Test func thePythonGameClientAndTheSwiftServerOverTLS() async throws {
         let pki = pki
         try await withGameServer(pki.serverConfiguration(pki.server)) { _, port in
-            let result = try Peer.runClient("game-client", ["--port", "\(port)", "--requests", "5", "--split", "--tls-ca", pki.ca])
+            let result = try await offThePool {
+                try Peer.runClient("game-client", ["--port", "\(port)", "--requests", "5", "--split", "--tls-ca", pki.ca])
+            }
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.split(separator: "\n").suffix(2) == ["heartbeat ok", "done"], "\(result.output)")
         }

@@ -33,6 +33,9 @@ struct TestCertificates: Sendable {
     /// The certificates of this process (made on first use).
     static func shared() throws -> TestCertificates { try made.get() }
 
+    /// `shared()`, made off the task pool.
+    static func load() async throws -> TestCertificates { try await offThePool { try shared() } }
+
     private static let made = Result { try TestCertificates.make() }
 
     private static func make() throws -> TestCertificates {
@@ -126,6 +129,15 @@ struct TestCertificates: Sendable {
         commonName = supplied
 
         """
+}
+
+/// Runs blocking work (a process, the wait for a peer to listen) on a thread of its own rather
+/// than on one of the few threads of Swift's task pool, which the servers under test need
+/// meanwhile.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
 }
 
 /// A command-line tool run to its end.
