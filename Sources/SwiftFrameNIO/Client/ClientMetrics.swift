@@ -1,6 +1,7 @@
+import NIOCore
+
 #if Metrics
 import CoreMetrics
-import NIOCore
 
 /// Where a client's metrics go, through swift-metrics (trait `Metrics`). Every metric's label
 /// starts with `prefix` (default `swiftframe_client`) and carries `dimensions` besides its own:
