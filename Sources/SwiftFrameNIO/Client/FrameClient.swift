@@ -208,8 +208,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// Connects, and reconnects after every drop with the configured backoff, until the task
     /// is cancelled (returns), the attempts run out (throws `FrameClientError.gaveUp`),
     /// `onConnect` throws a `FinalFailure` (throws its error) or TLS refuses the server in a way
-    /// retrying cannot heal (throws the `TLSFailure`, see `TLSFailure.isFinal`). A second call while it runs
-    /// throws `FrameClientError.alreadyRunning`; after it has returned, it may be called again.
+    /// retrying cannot heal (throws the `TLSFailure`, see `TLSFailure.isFinal`). A second call
+    /// while it runs throws `FrameClientError.alreadyRunning`; after it has returned, it may be
+    /// called again.
     public func run() async throws {
         try begin()
         try await runBegun()
