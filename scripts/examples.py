@@ -4,7 +4,8 @@ and run (Tests/SwiftFrameNIOTests/Examples/Examples.swift).
 
 An example is a ```swift block right after a line `<!-- example: NAME -->` (compiled) or
 `<!-- example: NAME, peer: ROLE ARGUMENTS -->` (compiled, and run by ExampleTests against
-`Tests/Peers/peer.py ROLE ARGUMENTS` on a free port). Each becomes a function `example_NAME(port:)` holding the block as
+`Tests/Peers/peer.py ROLE ARGUMENTS` on a free port). `<!-- example: NAME, trait: TRAIT -->`
+compiles one that needs a package trait only when it is on (`#if TRAIT`; not with a peer). Each becomes a function `example_NAME(port:)` holding the block as
 printed, with its `import` lines gathered at the top and `port: 9000`, `port: 9001` and
 `port: 9002` replaced by the peer's port.
 
@@ -18,12 +19,13 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "Tests/SwiftFrameNIOTests/Examples/Examples.swift"
 DOCUMENTS = [ROOT / "README.md"] + sorted(ROOT.glob("Sources/*/*.docc/*.md"))
-MARKER = re.compile(r"<!-- example: ([a-z0-9-]+)(?:, peer: ([a-z][a-z0-9 -]*))? -->")
+MARKER = re.compile(r"<!-- example: ([a-z0-9-]+)(?:, peer: ([a-z][a-z0-9 -]*)|, trait: ([A-Za-z]+))? -->")
 IMPORTS = ["Foundation", "SwiftFrame", "SwiftFrameFixtures", "SwiftFrameNIO"]
 
 
 def examples():
-    """(name, peer or None, source document, code lines) for every marked block, in order."""
+    """(name, peer or None, trait or None, source document, code lines) for every marked block,
+    in order."""
     found = []
     for document in DOCUMENTS:
         lines = document.read_text(encoding="utf-8").split("\n")
@@ -36,8 +38,9 @@ def examples():
             end = next((i for i in range(index + 2, len(lines)) if lines[i].strip() == "```"), None)
             if end is None:
                 sys.exit(f"{document.relative_to(ROOT)}:{index + 2}: the example block does not end")
-            found.append((match.group(1), match.group(2), document.relative_to(ROOT), lines[index + 2:end]))
-    names = [name for name, _, _, _ in found]
+            found.append((match.group(1), match.group(2), match.group(3), document.relative_to(ROOT),
+                          lines[index + 2:end]))
+    names = [name for name, _, _, _, _ in found]
     duplicates = {name for name in names if names.count(name) > 1}
     if duplicates:
         sys.exit(f"example names used twice: {', '.join(sorted(duplicates))}")
@@ -48,7 +51,7 @@ def swift_file():
     imports = set(IMPORTS)
     functions = []
     peers = []
-    for name, peer, document, code in examples():
+    for name, peer, trait, document, code in examples():
         body = []
         for line in code:
             if line.startswith("import "):
@@ -56,11 +59,12 @@ def swift_file():
                 continue
             body.append(re.sub(r"port: 900[0-2]\b", "port: port", line))
         identifier = "example_" + name.replace("-", "_")
-        functions.append(
+        function = (
             f"/// {document}, example `{name}`.\n"
             f"@Sendable func {identifier}(port: Int) async throws {{\n"
             + "\n".join(("    " + line).rstrip() for line in body)
             + "\n}\n")
+        functions.append(f"#if {trait}\n{function}#endif\n" if trait else function)
         if peer:
             words = ", ".join(f'"{word}"' for word in peer.split())
             peers.append(f'    ("{name}", [{words}], {identifier}),')

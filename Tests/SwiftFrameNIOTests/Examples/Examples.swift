@@ -83,6 +83,27 @@ import SwiftFrameNIO
     }
 }
 
+#if TLS
+/// README.md, example `tls-pinned`.
+@Sendable func example_tls_pinned(port: Int) async throws {
+    var configuration = ClientConfiguration()
+    configuration.tls = ClientTLS(
+        serverName: "game.example.com",               // checked against the certificate, sent as SNI
+        trustRoots: .certificates(.file("ca.pem")),   // or .system
+        pins: ["sha256/Av4koDqxbD5cTrTaKUhY/4IMqMWdHzGr5k2ZR9V7Y8U=",   // the server key's
+               "sha256/jvIzxAWsc6+fXUHLnDKhp9ky6EyvrMRkMK8WRnsbWXU="])  // and a spare key's
+    do {
+        let reply = try await withFrameClient(GameCommands.self, host: "game.example.com", port: 9443,
+                                              configuration: configuration) { client in
+            try await client.request(TestReq(param1: "hello", param2: 21))
+        }
+        print(reply.result1)
+    } catch let failure as TLSFailure {   // refused: .untrustedChain, .hostnameMismatch, .pinMismatch, ...
+        print("tls failed reason=\(failure)")
+    }
+}
+#endif
+
 /// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `docc-client`.
 @Sendable func example_docc_client(port: Int) async throws {
 
@@ -96,6 +117,19 @@ import SwiftFrameNIO
         for await push in pushes.prefix(1) { print(push) }
     }
 }
+
+#if TLS
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `tls-docc`.
+@Sendable func example_tls_docc(port: Int) async throws {
+    var configuration = ClientConfiguration()
+    configuration.tls = ClientTLS(serverName: "game.example.com", pins: ["sha256/Av4koDqxbD5cTrTaKUhY/4IMqMWdHzGr5k2ZR9V7Y8U="])
+    let reply = try await withFrameClient(GameCommands.self, host: "game.example.com", port: 9443,
+                                          configuration: configuration) { client in
+        try await client.request(TestReq(param1: "hello", param2: 21))
+    }
+    print(reply.result1)
+}
+#endif
 
 /// The examples that talk to a server: name, the Python peer's role and arguments, the example.
 let runnableExamples: [(name: String, peer: [String], run: @Sendable (Int) async throws -> Void)] = [
