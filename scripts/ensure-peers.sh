@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # Installs what the Python reference peers (Tests/Peers/peer.py) need when it is missing:
-# protoc with the standard .proto includes (via ensure-protoc.sh), and Google's protobuf
-# runtime for Python at the version that matches protoc 3.21.
+# protoc with the standard .proto includes (via ensure-protoc.sh), Google's protobuf runtime
+# for Python at the version that matches protoc 3.21, and openssl, with which the TLS tests
+# make their certificates.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/ensure-protoc.sh
+
+if ! command -v openssl >/dev/null; then
+    echo "installing openssl"
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq openssl >/dev/null
+fi
 
 want="4.21.12"
 have="$(python3 -c 'import google.protobuf as p; print(p.__version__)' 2>/dev/null || true)"
