@@ -152,7 +152,7 @@ struct IM: AsyncParsableCommand {
             let states = client.states
             let report = client.states
             let pushes = client.pushes
-            guard await Self.connected(states, reportingDrops: watch == nil) else { throw ExitCode.failure }
+            guard try await Self.connected(states, reportingDrops: watch == nil) else { throw ExitCode.failure }
             // Pushes that arrive within a second of the login.
             let printing = Task {
                 for await push in pushes {
@@ -177,9 +177,9 @@ struct IM: AsyncParsableCommand {
         }
     }
 
-    /// Waits for the first `.connected`: false if the client stopped first (or, when
-    /// `reportingDrops`, was disconnected first).
-    static func connected(_ states: Subscription<ConnectionState>, reportingDrops: Bool) async -> Bool {
+    /// Waits for the first `.connected`: false if the client was cancelled first (or, when
+    /// `reportingDrops`, disconnected first); throws the error the client stopped with.
+    static func connected(_ states: Subscription<ConnectionState>, reportingDrops: Bool) async throws -> Bool {
         for await state in states {
             switch state {
             case .connected: return true
@@ -187,7 +187,9 @@ struct IM: AsyncParsableCommand {
             case let .disconnected(reason) where reportingDrops:
                 print("disconnected reason=\(reason)")
                 return false
-            case .stopped: return false
+            case let .stopped(error):
+                if let error { throw error }  // the client's own reason: a refused login or TLS
+                return false
             default: continue
             }
         }
