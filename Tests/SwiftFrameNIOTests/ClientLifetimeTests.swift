@@ -8,12 +8,13 @@ import SwiftFrameFixtures
 import SwiftFrameNIO
 import Testing
 
-/// Runs `body` with a game server (on a free port) served by `handler`.
+/// Runs `body` with a server of `Table` (on a free port) served by `handler`.
 func withServer<Table: CommandTable, Result: Sendable>(
-    _ table: Table.Type, handler: @escaping FrameServer<Table>.Handler,
+    _ table: Table.Type, configuration: ServerConfiguration = ServerConfiguration(),
+    handler: @escaping FrameServer<Table>.Handler,
     _ body: @Sendable @escaping (FrameServer<Table>, Int) async throws -> Result
 ) async throws -> Result {
-    let server = FrameServer<Table>(port: 0)
+    let server = FrameServer<Table>(port: 0, configuration: configuration)
     return try await withThrowingTaskGroup(of: Result?.self) { group in
         group.addTask {
             try await server.run(handler: handler)

@@ -15,19 +15,10 @@ func withServerAndClient<Table: CommandTable, Result: Sendable>(
     handler: @escaping FrameServer<Table>.Handler,
     _ body: @Sendable @escaping (FrameServer<Table>, FrameClient<Table>) async throws -> Result
 ) async throws -> Result {
-    let server = FrameServer<Table>(port: 0)
-    return try await withThrowingTaskGroup(of: Result?.self) { group in
-        group.addTask {
-            try await server.run(handler: handler)
-            return nil
+    try await withServer(table, handler: handler) { server, port in
+        try await FrameClient<Table>(host: "127.0.0.1", port: port, configuration: configuration).running { client in
+            try await body(server, client)
         }
-        let client = FrameClient<Table>(host: "127.0.0.1", port: try await server.port(), configuration: configuration)
-        group.addTask {
-            try await client.run()
-            return nil
-        }
-        defer { group.cancelAll() }
-        return try await body(server, client)
     }
 }
 

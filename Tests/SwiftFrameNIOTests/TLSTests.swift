@@ -18,15 +18,7 @@ func withGameServer<Result: Sendable>(
     _ configuration: ServerConfiguration, handler: @escaping FrameServer<GameCommands>.Handler = gameHandler,
     _ body: @Sendable @escaping (FrameServer<GameCommands>, Int) async throws -> Result
 ) async throws -> Result {
-    let server = FrameServer<GameCommands>(port: 0, configuration: configuration)
-    return try await withThrowingTaskGroup(of: Result?.self) { group in
-        group.addTask {
-            try await server.run(handler: handler)
-            return nil
-        }
-        defer { group.cancelAll() }
-        return try await body(server, try await server.port())
-    }
+    try await withServer(GameCommands.self, configuration: configuration, handler: handler, body)
 }
 
 extension TestCertificates {
