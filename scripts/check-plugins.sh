@@ -12,12 +12,14 @@ generated="$package/Sources/SharedProtocol/Generated/game/login.swiftframe.swift
 fail() { echo "check-plugins: $*" >&2; exit 1; }
 
 # 1. Build-tool plugin: the package builds with no warning, and the program prints the
-#    messages of both targets.
+#    messages of both targets and the command table room.proto declares with swiftframe's
+#    options (`import "swiftframe/options.proto"`, which no importPaths entry names).
 build_log=$(swift build "${scratch[@]}" 2>&1) || { echo "$build_log"; fail "the package does not build"; }
 if grep -E "warning:|error:" <<< "$build_log"; then fail "the package builds with warnings"; fi
 expected='room_id: 7 viewers: 1200 recent_gifts { kind: KIND_ROCKET count: 3 } gifts: 3
 account: "neo" token: "t0k" version: 3
-player_id: 42 succeeded: true'
+player_id: 42 succeeded: true
+EnterRoom command: 1 table: Live_RoomCommands'
 output=$("$repo/.build-plugin-package/debug/plugin-demo")
 [[ "$output" == "$expected" ]] || fail "plugin-demo printed:"$'\n'"$output"$'\n'"expected:"$'\n'"$expected"
 

@@ -14,6 +14,7 @@ struct GenerateSwiftFrame: CommandPlugin {
             throw PluginFailure("unknown argument \(unknown) (expected --target NAME or --check)")
         }
         let plugin = try context.tool(named: "protoc-gen-swiftframe").url
+        let schemas = try SwiftFrameSchemas(package: context.package)
         var jobs = 0
         var stale: [String] = []
         for case let target as SourceModuleTarget in context.package.targets where only.isEmpty || only.contains(target.name) {
@@ -23,7 +24,7 @@ struct GenerateSwiftFrame: CommandPlugin {
             let scratch = context.pluginWorkDirectoryURL.appending(path: target.name)
             try? FileManager.default.removeItem(at: scratch)
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-            try job.generate(into: scratch, plugin: plugin) { try context.tool(named: $0).url }
+            try job.generate(into: scratch, plugin: plugin, schemas: schemas) { try context.tool(named: $0).url }
             if check {
                 stale += try job.differences(between: scratch, and: job.output)
             } else {
@@ -49,7 +50,7 @@ struct Job {
     let settings: PluginSettings
     let output: URL
 
-    func generate(into scratch: URL, plugin: URL, tool: (String) throws -> URL) throws {
+    func generate(into scratch: URL, plugin: URL, schemas: SwiftFrameSchemas, tool: (String) throws -> URL) throws {
         let directory = target.directoryURL
         guard let rootPath = settings.protoRoot else {
             throw PluginFailure("\(target.name): \(PluginSettings.fileName) needs \"protoRoot\", the folder of the .proto files")
@@ -60,7 +61,7 @@ struct Job {
         let process = Process()
         process.executableURL = try settings.protocURL(tool: tool)
         process.arguments = settings.protocArguments(plugin: plugin, output: scratch, root: root, files: protos,
-                                                     directory: directory)
+                                                     directory: directory, schemas: schemas)
         // SwiftPM closes a plugin's own standard input, and protoc started without one can hand
         // the plugin a closed stdin too (its pipe for the plugin's input takes descriptor 0,
         // which it then closes in the child): "cannot read stdin (errno 9)".

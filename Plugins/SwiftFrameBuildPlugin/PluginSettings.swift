@@ -87,20 +87,65 @@ struct PluginSettings: Decodable {
     }
 
     /// protoc's arguments: the plugin, the output folder, the options, `-I` folders and the
-    /// files (relative to `root`). Output files are named after the .proto paths.
-    func protocArguments(plugin: URL, output: URL, root: URL, files: [String], directory: URL) -> [String] {
+    /// files (relative to `root`). Output files are named after the .proto paths. `schemas`
+    /// (swiftframe's own `Protos/`, see ``SwiftFrameSchemas``) comes last, so that
+    /// `import "swiftframe/options.proto"` works without an `importPaths` entry.
+    func protocArguments(plugin: URL, output: URL, root: URL, files: [String], directory: URL,
+                         schemas: SwiftFrameSchemas) -> [String] {
         var arguments = ["--plugin=protoc-gen-swiftframe=\(plugin.path)", "--swiftframe_out=\(output.path)"]
         if let parameter = pluginOptions(relativeTo: directory).parameter {
             arguments.append("--swiftframe_opt=\(parameter)")
         }
         arguments.append("-I\(root.path)")
         arguments += (importPaths ?? []).map { "-I" + resolve($0, in: directory).path }
+        arguments.append("-I\(schemas.includePath.path)")
         return arguments + files
     }
 
     /// `im/user.proto` → `im/user.swiftframe.swift`, as the plugin names its output.
     static func outputName(of proto: String) -> String {
         (proto.hasSuffix(".proto") ? String(proto.dropLast(6)) : proto) + ".swiftframe.swift"
+    }
+}
+
+/// swiftframe's own .proto files (`Protos/swiftframe/options.proto` and `config.proto`), which
+/// users import as `swiftframe/options.proto`. They live in swiftframe's package directory:
+/// the repository for a path dependency, `.build/checkouts/<name>` for a URL dependency. The
+/// plugin's context names the user's package, and through its dependencies, recursively,
+/// every package in the graph: swiftframe is the one that declares `protoc-gen-swiftframe`
+/// (the executable these plugins run) and holds the schemas.
+struct SwiftFrameSchemas {
+    /// The folder to pass as `-I`.
+    let includePath: URL
+    /// The schema files, inputs of every generation (a new swiftframe version regenerates).
+    let files: [URL]
+
+    static let names = ["swiftframe/options.proto", "swiftframe/config.proto"]
+
+    init(package root: Package) throws {
+        var seen: Set<Package.ID> = []
+        var queue = [root]
+        var candidates: [Package] = []
+        while !queue.isEmpty {
+            let package = queue.removeFirst()
+            guard seen.insert(package.id).inserted else { continue }
+            if package.targets.contains(where: { $0.name == "protoc-gen-swiftframe" }) {
+                candidates.append(package)
+            }
+            queue += package.dependencies.map(\.package)
+        }
+        for package in candidates {
+            let protos = package.directoryURL.appending(path: "Protos")
+            let files = Self.names.map { protos.appending(path: $0) }
+            if files.allSatisfy({ FileManager.default.fileExists(atPath: $0.path) }) {
+                includePath = protos
+                self.files = files
+                return
+            }
+        }
+        throw PluginFailure("cannot find swiftframe's Protos/swiftframe/options.proto: looked in "
+                            + (candidates.isEmpty ? "no package (none declares protoc-gen-swiftframe)"
+                                : candidates.map { $0.directoryURL.path }.joined(separator: ", ")))
     }
 }
 

@@ -20,14 +20,15 @@ struct SwiftFrameBuildPlugin: BuildToolPlugin {
         let plugin = try context.tool(named: "protoc-gen-swiftframe").url
         let protoc = try settings.protocURL { try context.tool(named: $0).url }
         let output = context.pluginWorkDirectoryURL.appending(path: "Generated")
+        let schemas = try SwiftFrameSchemas(package: context.package)
         return [
             .buildCommand(
                 displayName: "Generating Swift for \(protos.count) .proto file(s) of \(target.name)",
                 executable: protoc,
                 arguments: settings.protocArguments(plugin: plugin, output: output, root: root, files: protos,
-                                                    directory: directory),
+                                                    directory: directory, schemas: schemas),
                 inputFiles: protos.map { root.appending(path: $0) }
-                    + settings.pluginOptions(relativeTo: directory).files + [plugin],
+                    + settings.pluginOptions(relativeTo: directory).files + schemas.files + [plugin],
                 outputFiles: protos.map { output.appending(path: PluginSettings.outputName(of: $0)) }
             ),
         ]

@@ -12,3 +12,5 @@ do {
     print("decoding failed: \(error)")
 }
 print(Game_LoginReply(code: 0, playerId: 42), "succeeded:", Game_LoginReply().succeeded)
+// room.proto's swiftframe options (imported from swiftframe's own Protos/) made a command table.
+print("EnterRoom command:", Live_EnterRoom.commandID, "table:", Live_RoomCommands.self)
