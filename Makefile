@@ -39,7 +39,7 @@ check-protos: plugin
 	scripts/check-protos.sh "$(PLUGIN)"
 
 # The SwiftPM plugins in a package that uses them (Fixtures/PluginPackage): build-tool plugin,
-# and generate-swiftframe --check on checked-in sources.
+# and check-swiftframe and generate-swiftframe on checked-in sources.
 check-plugins: protoc
 	scripts/check-plugins.sh
 

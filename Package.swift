@@ -33,8 +33,10 @@ let package = Package(
         .executable(name: "swiftframe-demo", targets: ["swiftframe-demo"]),
         // Generate at build time from a target's .proto files.
         .plugin(name: "SwiftFrameBuildPlugin", targets: ["SwiftFrameBuildPlugin"]),
-        // `swift package generate-swiftframe [--check]`: the checked-in workflow.
+        // `swift package generate-swiftframe`: the checked-in workflow.
         .plugin(name: "GenerateSwiftFrame", targets: ["GenerateSwiftFrame"]),
+        // `swift package check-swiftframe`: its golden test, which needs no write permission.
+        .plugin(name: "CheckSwiftFrame", targets: ["CheckSwiftFrame"]),
     ],
     // A package that uses only the runtime, the generator or the plugins needs none of the
     // dependencies below: depending on swiftframe with `traits: []` resolves none of them.
@@ -84,8 +86,18 @@ let package = Package(
             name: "GenerateSwiftFrame",
             capability: .command(
                 intent: .custom(verb: "generate-swiftframe",
-                                description: "Regenerate the checked-in Swift of .proto files (--check: fail if stale)"),
+                                description: "Regenerate the checked-in Swift of .proto files"),
                 permissions: [.writeToPackageDirectory(reason: "Writes the generated Swift sources")]
+            ),
+            dependencies: ["protoc-gen-swiftframe"]
+        ),
+        // The same comparison as `generate-swiftframe --check`, as a verb of its own: a command
+        // plugin's permissions are fixed per plugin, and this one writes nothing.
+        .plugin(
+            name: "CheckSwiftFrame",
+            capability: .command(
+                intent: .custom(verb: "check-swiftframe",
+                                description: "Fail, naming each file, when checked-in generated Swift is stale")
             ),
             dependencies: ["protoc-gen-swiftframe"]
         ),

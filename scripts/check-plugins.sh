@@ -2,8 +2,8 @@
 # The SwiftPM plugins as a user's package runs them (Fixtures/PluginPackage, which depends on
 # this repository by path with `traits: []`): none of swiftframe's dependencies is fetched;
 # the build-tool plugin generates a target's .proto files during `swift build`;
-# `generate-swiftframe --check` passes on the checked-in sources, fails once one is stale, and
-# regenerating makes it pass again. Run by `make test`.
+# `check-swiftframe` (no write permission) passes on the checked-in sources, fails once one is
+# stale, and `generate-swiftframe` makes it pass again. Run by `make test`.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 package="$repo/Fixtures/PluginPackage"
@@ -29,17 +29,21 @@ fetched=$(ls "$repo/.build-plugin-package/checkouts" 2>/dev/null || true)
 built=$(ls "$repo/.build-plugin-package/debug/Modules" | grep -E "^(NIO|Logging|ArgumentParser|SwiftFrameNIO)" || true)
 [[ -z "$built" ]] || fail "a package using only the runtime and the plugins built: $built"
 
-# 2. Command plugin: the checked-in sources are current.
-command=(swift package "${scratch[@]}" --allow-writing-to-package-directory generate-swiftframe)
-check_log=$("${command[@]}" --check 2>&1) || fail "--check fails on the checked-in sources:"$'\n'"$check_log"
+# 2. Command plugins: the checked-in sources are current. check-swiftframe asks for no
+#    permission (stdin is not a terminal: a permission prompt would fail the command).
+check=(swift package "${scratch[@]}" check-swiftframe)
+generate=(swift package "${scratch[@]}" --allow-writing-to-package-directory generate-swiftframe)
+check_log=$("${check[@]}" < /dev/null 2>&1) || fail "check-swiftframe fails on the checked-in sources:"$'\n'"$check_log"
+grep -q "generated sources are up to date" <<< "$check_log" || fail "check-swiftframe printed:"$'\n'"$check_log"
 
-# 3. A stale file fails --check, naming the file; regenerating restores it.
+# 3. A stale file fails the check, naming the file; regenerating restores it.
 cp "$generated" "$repo/.build-plugin-package/login.swiftframe.swift.saved"
 trap 'cp "$repo/.build-plugin-package/login.swiftframe.swift.saved" "$generated"' EXIT
 echo "// edited by hand" >> "$generated"
-if check_log=$("${command[@]}" --check 2>&1); then fail "--check passed on an edited file"; fi
-grep -q "login.swiftframe.swift differs" <<< "$check_log" || fail "--check did not name the stale file:"$'\n'"$check_log"
-"${command[@]}" > /dev/null 2>&1 || fail "regenerating failed"
+if check_log=$("${check[@]}" < /dev/null 2>&1); then fail "check-swiftframe passed on an edited file"; fi
+grep -q "login.swiftframe.swift differs" <<< "$check_log" || fail "check-swiftframe did not name the stale file:"$'\n'"$check_log"
+if check_log=$("${generate[@]}" --check < /dev/null 2>&1); then fail "generate-swiftframe --check passed on an edited file"; fi
+"${generate[@]}" > /dev/null 2>&1 || fail "regenerating failed"
 cmp -s "$generated" "$repo/.build-plugin-package/login.swiftframe.swift.saved" || fail "regenerating did not restore $generated"
-"${command[@]}" --check > /dev/null 2>&1 || fail "--check fails after regenerating"
-echo "check-plugins: build-tool plugin built and ran; generate-swiftframe --check caught a stale file and regenerated it"
+"${check[@]}" < /dev/null > /dev/null 2>&1 || fail "check-swiftframe fails after regenerating"
+echo "check-plugins: build-tool plugin built and ran; check-swiftframe caught a stale file, generate-swiftframe regenerated it"

@@ -1,0 +1,1 @@
+../GenerateSwiftFrame/Generation.swift

@@ -1,0 +1,1 @@
+../SwiftFrameBuildPlugin/PluginSettings.swift
