@@ -10,6 +10,8 @@ package="$repo/Fixtures/PluginPackage"
 scratch=(--package-path "$package" --scratch-path "$repo/.build-plugin-package")
 generated="$package/Sources/SharedProtocol/Generated/game/login.swiftframe.swift"
 fail() { echo "check-plugins: $*" >&2; exit 1; }
+cleanup=()
+trap 'for command in "${cleanup[@]}"; do eval "$command"; done' EXIT
 
 # 1. Build-tool plugin: the package builds with no warning, and the program prints the
 #    messages of both targets and the command table room.proto declares with swiftframe's
@@ -38,7 +40,7 @@ grep -q "generated sources are up to date" <<< "$check_log" || fail "check-swift
 
 # 3. A stale file fails the check, naming the file; regenerating restores it.
 cp "$generated" "$repo/.build-plugin-package/login.swiftframe.swift.saved"
-trap 'cp "$repo/.build-plugin-package/login.swiftframe.swift.saved" "$generated"' EXIT
+cleanup+=('cp "$repo/.build-plugin-package/login.swiftframe.swift.saved" "$generated"')
 echo "// edited by hand" >> "$generated"
 if check_log=$("${check[@]}" < /dev/null 2>&1); then fail "check-swiftframe passed on an edited file"; fi
 grep -q "login.swiftframe.swift differs" <<< "$check_log" || fail "check-swiftframe did not name the stale file:"$'\n'"$check_log"
@@ -47,3 +49,95 @@ if check_log=$("${generate[@]}" --check < /dev/null 2>&1); then fail "generate-s
 cmp -s "$generated" "$repo/.build-plugin-package/login.swiftframe.swift.saved" || fail "regenerating did not restore $generated"
 "${check[@]}" < /dev/null > /dev/null 2>&1 || fail "check-swiftframe fails after regenerating"
 echo "check-plugins: build-tool plugin built and ran; check-swiftframe caught a stale file, generate-swiftframe regenerated it"
+
+# 4. A fresh package that depends on swiftframe through a git URL, so that nothing points
+#    into swiftframe's checkout: a tagged repository of the tree under test (uncommitted and
+#    untracked files included), `.package(url: "file://...", exact: "0.0.1")` with only the
+#    Transport trait. Its protocol target holds the game backend's .proto files as they are
+#    (game.proto imports swiftframe/options.proto; game_plain.proto has no annotations, its
+#    ids come from the config file game.txtpb), swiftframe.json and the one Swift file SwiftPM
+#    needs; the program is the README's game example, run against the Python game server.
+#    SWIFTFRAME_KEEP_URL_PACKAGE=1 keeps the folder.
+start=$SECONDS
+work=$(mktemp -d "${TMPDIR:-/tmp}/swiftframe-url.XXXXXX")
+[[ -n "${SWIFTFRAME_KEEP_URL_PACKAGE:-}" ]] && echo "check-plugins: URL package in $work" || cleanup+=('rm -rf "$work"')
+git=(git -c user.name=check-plugins -c user.email=check-plugins@localhost -c init.defaultBranch=main)
+"${git[@]}" init -q "$work/swiftframe"
+(cd "$repo" && git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -cf - 2>/dev/null) \
+    | tar -xf - -C "$work/swiftframe"
+(cd "$work/swiftframe" && "${git[@]}" add -A && "${git[@]}" commit -q -m "the tree under test" && "${git[@]}" tag 0.0.1)
+
+app="$work/FirstHour"
+mkdir -p "$app/Sources/GameProtocol" "$app/Sources/Game"
+cp "$repo/Fixtures/protos/game.proto" "$repo/Fixtures/conventions/game/game_plain.proto" \
+    "$repo/Fixtures/conventions/game/game.txtpb" "$app/Sources/GameProtocol/"
+cat > "$app/Sources/GameProtocol/swiftframe.json" <<'JSON'
+{ "options": { "Visibility": "public", "Config": "game.txtpb" } }
+JSON
+cat > "$app/Package.swift" <<SWIFT
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "FirstHour",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    dependencies: [
+        .package(url: "file://$work/swiftframe", exact: "0.0.1", traits: ["Transport"]),
+    ],
+    targets: [
+        .target(name: "GameProtocol",
+                dependencies: [.product(name: "SwiftFrame", package: "swiftframe")],
+                exclude: ["swiftframe.json", "game.txtpb"],
+                plugins: [.plugin(name: "SwiftFrameBuildPlugin", package: "swiftframe")]),
+        .executableTarget(name: "Game", dependencies: [
+            "GameProtocol",
+            .product(name: "SwiftFrameNIO", package: "swiftframe"),
+        ]),
+    ]
+)
+SWIFT
+{
+    printf 'import GameProtocol\nimport SwiftFrameNIO\n\nlet port = Int(CommandLine.arguments[1])!\n'
+    # The README's game example, as printed but for the port.
+    python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import examples, re
+code = [example[-1] for example in examples.examples() if example[0] == "game-quick"]
+assert code, "README.md has no example game-quick"
+print("\n".join(re.sub(r"port: 9000\b", "port: port", line) for line in code[0] if not line.startswith("import ")))' "$repo/scripts"
+    cat <<'SWIFT'
+// The same request through the table game.txtpb gives game_plain.proto.
+let plain = try await withFrameClient(PlainGame_GamePlainCommands.self, host: "127.0.0.1", port: port) { client in
+    try await client.request(PlainGame_TestReq(param1: "hello", param2: 21))
+}
+print(plain)
+SWIFT
+} > "$app/Sources/Game/main.swift"
+cd "$app"
+
+# Without a Swift file, SwiftPM drops the target, saying what the README quotes.
+describe=$(swift package describe 2>&1 < /dev/null || true)
+grep -q "Source files for target GameProtocol should be located under 'Sources/GameProtocol'" <<< "$describe" \
+    || fail "a target of only .proto files no longer gives the warning README.md quotes:"$'\n'"$describe"
+printf '// SwiftPM builds no target without a Swift file; the generated code is added at build time.\n' \
+    > "$app/Sources/GameProtocol/GameProtocol.swift"
+
+build_log=$(swift build 2>&1 < /dev/null) || { echo "$build_log"; fail "the URL package does not build"; }
+# game.proto's CMD_SYSTEM_LOGOUT has no message on purpose: the one warning expected.
+if grep -E "warning:|error:" <<< "$build_log" | grep -v -F "game.proto: command table CommandEnum: CMD_SYSTEM_LOGOUT (99900001) matches no message"; then
+    fail "the URL package builds with warnings"
+fi
+[[ -z "$(ls .build/checkouts | grep -v -x -E 'swiftframe|swift-nio|swift-log|swift-atomics|swift-collections|swift-system')" ]] \
+    || fail "the URL package with the Transport trait fetched: $(ls .build/checkouts)"
+built=$SECONDS
+
+# The Python game server on a free port; it stops when its stdin closes.
+exec {server_input}> >(exec python3 "$repo/Tests/Peers/peer.py" game --port 0 --watch-stdin --lifetime 120 \
+    > "$work/server.out" 2> "$work/server.log")
+cleanup+=("exec $server_input>&-")
+for _ in $(seq 100); do grep -q "^listening" "$work/server.out" 2>/dev/null && break; sleep 0.1; done
+port=$(awk '/^listening/ { print $2 }' "$work/server.out")
+[[ -n "$port" ]] || fail "the game server did not start:"$'\n'"$(cat "$work/server.log")"
+output=$(timeout 60 .build/debug/Game "$port" 2>&1) || fail "the URL package's program failed:"$'\n'"$output"
+expected='result1: "echo:hello" result2: 42
+result1: "echo:hello" result2: 42'
+[[ "$output" == "$expected" ]] || fail "the URL package's program printed:"$'\n'"$output"$'\n'"expected:"$'\n'"$expected"
+echo "check-plugins: a package depending on swiftframe by URL built ($(( built - start )) s) and talked to the game server"
