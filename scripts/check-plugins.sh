@@ -57,6 +57,8 @@ echo "check-plugins: build-tool plugin built and ran; check-swiftframe caught a 
 #    (game.proto imports swiftframe/options.proto; game_plain.proto has no annotations, its
 #    ids come from the config file game.txtpb), swiftframe.json and the one Swift file SwiftPM
 #    needs; the program is the README's game example, run against the Python game server.
+#    A second target's sources are checked in, generated from protos/ by the README's
+#    commands as printed (before the first generation it has no Swift file either).
 #    SWIFTFRAME_KEEP_URL_PACKAGE=1 keeps the folder.
 start=$SECONDS
 work=$(mktemp -d "${TMPDIR:-/tmp}/swiftframe-url.XXXXXX")
@@ -68,12 +70,23 @@ git=(git -c user.name=check-plugins -c user.email=check-plugins@localhost -c ini
 (cd "$work/swiftframe" && "${git[@]}" add -A && "${git[@]}" commit -q -m "the tree under test" && "${git[@]}" tag 0.0.1)
 
 app="$work/FirstHour"
-mkdir -p "$app/Sources/GameProtocol" "$app/Sources/Game"
+mkdir -p "$app/Sources/GameProtocol" "$app/Sources/Game" "$app/Sources/SharedProtocol" "$app/protos/shared"
 cp "$repo/Fixtures/protos/game.proto" "$repo/Fixtures/conventions/game/game_plain.proto" \
     "$repo/Fixtures/conventions/game/game.txtpb" "$app/Sources/GameProtocol/"
 cat > "$app/Sources/GameProtocol/swiftframe.json" <<'JSON'
 { "options": { "Visibility": "public", "Config": "game.txtpb" } }
 JSON
+cat > "$app/Sources/SharedProtocol/swiftframe.json" <<'JSON'
+{ "protoRoot": "../../protos", "output": "Generated", "options": { "Visibility": "public" } }
+JSON
+cat > "$app/protos/shared/ping.proto" <<'PROTO'
+syntax = "proto3";
+package shared;
+import "swiftframe/options.proto";
+option (swiftframe.layout) = "game-tcp";
+message Ping { option (swiftframe.request_id) = 7; int64 sent = 1; }
+message Pong { option (swiftframe.response_id) = 7; int64 sent = 1; }
+PROTO
 cat > "$app/Package.swift" <<SWIFT
 // swift-tools-version: 6.1
 import PackageDescription
@@ -89,15 +102,18 @@ let package = Package(
                 dependencies: [.product(name: "SwiftFrame", package: "swiftframe")],
                 exclude: ["swiftframe.json", "game.txtpb"],
                 plugins: [.plugin(name: "SwiftFrameBuildPlugin", package: "swiftframe")]),
+        .target(name: "SharedProtocol",
+                dependencies: [.product(name: "SwiftFrame", package: "swiftframe")],
+                exclude: ["swiftframe.json"]),
         .executableTarget(name: "Game", dependencies: [
-            "GameProtocol",
+            "GameProtocol", "SharedProtocol",
             .product(name: "SwiftFrameNIO", package: "swiftframe"),
         ]),
     ]
 )
 SWIFT
 {
-    printf 'import GameProtocol\nimport SwiftFrameNIO\n\nlet port = Int(CommandLine.arguments[1])!\n'
+    printf 'import GameProtocol\nimport SharedProtocol\nimport SwiftFrameNIO\n\nlet port = Int(CommandLine.arguments[1])!\n'
     # The README's game example, as printed but for the port.
     python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import examples, re
 code = [example[-1] for example in examples.examples() if example[0] == "game-quick"]
@@ -109,6 +125,7 @@ let plain = try await withFrameClient(PlainGame_GamePlainCommands.self, host: "1
     try await client.request(PlainGame_TestReq(param1: "hello", param2: 21))
 }
 print(plain)
+print("Ping command:", Shared_Ping.commandID)
 SWIFT
 } > "$app/Sources/Game/main.swift"
 cd "$app"
@@ -119,6 +136,11 @@ grep -q "Source files for target GameProtocol should be located under 'Sources/G
     || fail "a target of only .proto files no longer gives the warning README.md quotes:"$'\n'"$describe"
 printf '// SwiftPM builds no target without a Swift file; the generated code is added at build time.\n' \
     > "$app/Sources/GameProtocol/GameProtocol.swift"
+
+log=$(swift package --allow-writing-to-package-directory generate-swiftframe 2>&1 < /dev/null) \
+    || fail "generate-swiftframe failed in the URL package:"$'\n'"$log"
+[[ -f "$app/Sources/SharedProtocol/Generated/shared/ping.swiftframe.swift" ]] || fail "generate-swiftframe wrote:"$'\n'"$log"
+log=$(swift package check-swiftframe 2>&1 < /dev/null) || fail "check-swiftframe failed in the URL package:"$'\n'"$log"
 
 build_log=$(swift build 2>&1 < /dev/null) || { echo "$build_log"; fail "the URL package does not build"; }
 # game.proto's CMD_SYSTEM_LOGOUT has no message on purpose: the one warning expected.
@@ -138,6 +160,7 @@ port=$(awk '/^listening/ { print $2 }' "$work/server.out")
 [[ -n "$port" ]] || fail "the game server did not start:"$'\n'"$(cat "$work/server.log")"
 output=$(timeout 60 .build/debug/Game "$port" 2>&1) || fail "the URL package's program failed:"$'\n'"$output"
 expected='result1: "echo:hello" result2: 42
-result1: "echo:hello" result2: 42'
+result1: "echo:hello" result2: 42
+Ping command: 7'
 [[ "$output" == "$expected" ]] || fail "the URL package's program printed:"$'\n'"$output"$'\n'"expected:"$'\n'"$expected"
 echo "check-plugins: a package depending on swiftframe by URL built ($(( built - start )) s) and talked to the game server"

@@ -26,11 +26,12 @@ struct Regeneration {
         let schemas = try SwiftFrameSchemas(package: context.package)
         var jobs = 0
         var stale: [String] = []
-        for case let target as SourceModuleTarget in context.package.targets where only.isEmpty || only.contains(target.name) {
-            guard let settings = try PluginSettings.read(in: target.directoryURL), let output = settings.output else { continue }
+        for (name, directory) in folders() where only.isEmpty || only.contains(name) {
+            guard let settings = try PluginSettings.read(in: directory), let output = settings.output else { continue }
             jobs += 1
-            let job = Job(target: target, settings: settings, output: settings.resolve(output, in: target.directoryURL))
-            let scratch = context.pluginWorkDirectoryURL.appending(path: target.name)
+            let job = Job(name: name, directory: directory, settings: settings,
+                          output: settings.resolve(output, in: directory))
+            let scratch = context.pluginWorkDirectoryURL.appending(path: name)
             try? FileManager.default.removeItem(at: scratch)
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             try job.generate(into: scratch, plugin: plugin, schemas: schemas) { try context.tool(named: $0).url }
@@ -38,7 +39,7 @@ struct Regeneration {
                 stale += try job.differences(between: scratch, and: job.output)
             } else {
                 try job.replace(job.output, with: scratch)
-                print("\(target.name): \(job.output.relativePath(from: context.package.directoryURL) ?? job.output.path) regenerated")
+                print("\(name): \(job.output.relativePath(from: context.package.directoryURL) ?? job.output.path) regenerated")
             }
         }
         guard jobs > 0 else {
@@ -51,22 +52,46 @@ struct Regeneration {
         }
         if check { print("generated sources are up to date") }
     }
+
+    /// The package's source targets by name and folder, and the folders of `Sources/` and
+    /// `Tests/` holding a swiftframe.json that no target has: SwiftPM leaves out a target
+    /// without Swift files, which a target whose only sources are generated is before its
+    /// first generation. Named after the folder, as SwiftPM names a target by default.
+    private func folders() -> [(name: String, directory: URL)] {
+        var folders = context.package.targets.compactMap { target in
+            (target as? SourceModuleTarget).map { (name: $0.name, directory: $0.directoryURL) }
+        }
+        let known = Set(folders.map { $0.directory.standardizedFileURL.path })
+        let manager = FileManager.default
+        for parent in ["Sources", "Tests"] {
+            let parent = context.package.directoryURL.appending(path: parent)
+            for name in (try? manager.contentsOfDirectory(atPath: parent.path))?.sorted() ?? [] {
+                let directory = parent.appending(path: name)
+                if !known.contains(directory.standardizedFileURL.path),
+                   manager.fileExists(atPath: directory.appending(path: PluginSettings.fileName).path) {
+                    folders.append((name: name, directory: directory))
+                }
+            }
+        }
+        return folders
+    }
 }
 
 /// One target's generation.
 struct Job {
-    let target: SourceModuleTarget
+    /// The target's name and folder.
+    let name: String
+    let directory: URL
     let settings: PluginSettings
     let output: URL
 
     func generate(into scratch: URL, plugin: URL, schemas: SwiftFrameSchemas, tool: (String) throws -> URL) throws {
-        let directory = target.directoryURL
         guard let rootPath = settings.protoRoot else {
-            throw PluginFailure("\(target.name): \(PluginSettings.fileName) needs \"protoRoot\", the folder of the .proto files")
+            throw PluginFailure("\(name): \(PluginSettings.fileName) needs \"protoRoot\", the folder of the .proto files")
         }
         let root = settings.resolve(rootPath, in: directory)
         let protos = try settings.protos ?? Self.protos(under: root)
-        guard !protos.isEmpty else { throw PluginFailure("\(target.name): no .proto files under \(root.path)") }
+        guard !protos.isEmpty else { throw PluginFailure("\(name): no .proto files under \(root.path)") }
         let process = Process()
         process.executableURL = try settings.protocURL(tool: tool)
         process.arguments = settings.protocArguments(plugin: plugin, output: scratch, root: root, files: protos,
@@ -81,7 +106,7 @@ struct Job {
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw PluginFailure("\(target.name): protoc failed (\(process.terminationStatus)):\n\(message)")
+            throw PluginFailure("\(name): protoc failed (\(process.terminationStatus)):\n\(message)")
         }
         FileHandle.standardError.write(Data(message.utf8))
     }
@@ -105,7 +130,7 @@ struct Job {
     func differences(between fresh: URL, and checkedIn: URL) throws -> [String] {
         let new = Self.generatedFiles(under: fresh)
         let old = Self.generatedFiles(under: checkedIn)
-        let place = { (name: String) in "\(self.target.name): \(checkedIn.appending(path: name).path)" }
+        let place = { (name: String) in "\(self.name): \(checkedIn.appending(path: name).path)" }
         return Set(new.keys).union(old.keys).sorted().compactMap { name in
             switch (new[name], old[name]) {
             case (_?, nil): return place(name) + " is missing"
