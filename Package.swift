@@ -17,20 +17,20 @@ let package = Package(
     name: "swiftframe",
     // The transport's timeouts are Swift `Duration`s.
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    // What apps use. The generator library, the conformance testees and their messages, and the
+    // demo are targets of this package only: its own tests, scripts and FuzzTesting/ use them
+    // (`swift run swiftframe-demo` works here, as every executable of the root package does).
     products: [
+        // The runtime the generated code calls.
         .library(name: "SwiftFrame", targets: ["SwiftFrame"]),
-        .library(name: "SwiftFrameWellKnownTypes", targets: ["SwiftFrameWellKnownTypes"]),
-        .library(name: "SwiftFrameDescriptors", targets: ["SwiftFrameDescriptors"]),
-        .library(name: "SwiftFrameGenerator", targets: ["SwiftFrameGenerator"]),
-        .executable(name: "protoc-gen-swiftframe", targets: ["protoc-gen-swiftframe"]),
-        .executable(name: "swiftframe", targets: ["swiftframe"]),
-        .executable(name: "swiftframe-conformance", targets: ["swiftframe-conformance"]),
-        // protobuf's conformance messages, generated: for the conformance testee and the fuzz targets.
-        .library(name: "SwiftFrameConformanceMessages", targets: ["SwiftFrameConformanceMessages"]),
-        .library(name: "SwiftFrameConformanceMessagesCompact", targets: ["SwiftFrameConformanceMessagesCompact"]),
         .library(name: "SwiftFrameNIO", targets: ["SwiftFrameNIO"]),
         .library(name: "SwiftFrameURLSession", targets: ["SwiftFrameURLSession"]),
-        .executable(name: "swiftframe-demo", targets: ["swiftframe-demo"]),
+        .library(name: "SwiftFrameWellKnownTypes", targets: ["SwiftFrameWellKnownTypes"]),
+        // descriptor.proto's types: code generated for a file that declares custom options
+        // (`extend google.protobuf.MessageOptions`) imports it.
+        .library(name: "SwiftFrameDescriptors", targets: ["SwiftFrameDescriptors"]),
+        .executable(name: "protoc-gen-swiftframe", targets: ["protoc-gen-swiftframe"]),
+        .executable(name: "swiftframe", targets: ["swiftframe"]),
         // Generate at build time from a target's .proto files.
         .plugin(name: "SwiftFrameBuildPlugin", targets: ["SwiftFrameBuildPlugin"]),
         // `swift package generate-swiftframe`: the checked-in workflow.

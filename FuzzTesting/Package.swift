@@ -24,15 +24,38 @@ let package = Package(
         .target(
             name: "FuzzChecks",
             dependencies: [
+                "SwiftFrameConformanceMessages", "SwiftFrameConformanceMessagesCompact", "FuzzGenerator",
                 .product(name: "SwiftFrame", package: swiftframe),
-                .product(name: "SwiftFrameConformanceMessages", package: swiftframe),
-                .product(name: "SwiftFrameConformanceMessagesCompact", package: swiftframe),
                 .product(name: "SwiftFrameDescriptors", package: swiftframe),
-                .product(name: "SwiftFrameGenerator", package: swiftframe),
                 .product(name: "SwiftFrameNIO", package: swiftframe),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        // The main package's generator and conformance messages, which are not its products:
+        // their folders, linked (Sources/X -> ../../Sources/X), compiled here. The generator
+        // takes another name: the main package's target of that name is part of its
+        // protoc-gen-swiftframe product, and target names are unique in a package graph.
+        .target(
+            name: "FuzzGenerator",
+            dependencies: [
+                .product(name: "SwiftFrame", package: swiftframe),
+                .product(name: "SwiftFrameDescriptors", package: swiftframe),
+            ]
+        ),
+        .target(
+            name: "SwiftFrameConformanceMessages",
+            dependencies: [
+                .product(name: "SwiftFrame", package: swiftframe),
+                .product(name: "SwiftFrameWellKnownTypes", package: swiftframe),
+            ]
+        ),
+        .target(
+            name: "SwiftFrameConformanceMessagesCompact",
+            dependencies: [
+                .product(name: "SwiftFrame", package: swiftframe),
+                .product(name: "SwiftFrameWellKnownTypes", package: swiftframe),
             ]
         ),
         fuzzTarget("FuzzMessage"),

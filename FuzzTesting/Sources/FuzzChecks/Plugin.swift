@@ -1,5 +1,11 @@
 import SwiftFrame
+// The generator's sources, compiled by FuzzTesting/Package.swift as FuzzGenerator (the main
+// package's SwiftFrameGenerator is no product), or the main package's own for FuzzReplayTests.
+#if canImport(FuzzGenerator)
+import FuzzGenerator
+#else
 import SwiftFrameGenerator
+#endif
 
 /// The plugin on arbitrary bytes as its CodeGeneratorRequest: a typed decoding error, or a
 /// response that decodes (with files or with an error), never a crash.
