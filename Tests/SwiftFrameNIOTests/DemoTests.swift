@@ -9,16 +9,18 @@ enum DemoProgram {
     /// The `swiftframe-demo` executable SwiftPM built for this test run.
     static var path: String { Repository.builtExecutable("swiftframe-demo") }
 
-    static func run(_ arguments: [String], seconds: Double = 60) throws -> (status: Int32, lines: [String]) {
-        let (status, output) = try Peer.run([path] + arguments, seconds: seconds)
+    /// Runs the demo to its end, waiting on a thread of its own: a blocked thread of Swift's
+    /// small task pool is one the servers of the tests running beside it cannot have.
+    static func run(_ arguments: [String], seconds: Double = 60) async throws -> (status: Int32, lines: [String]) {
+        let (status, output) = try await offThePool { try Peer.run([path] + arguments, seconds: seconds) }
         return (status, output.split(separator: "\n").map(String.init))
     }
 }
 
 @Suite(.serialized, .timeLimit(.minutes(2))) struct DemoTests {
-    @Test func game() throws {
+    @Test func game() async throws {
         let peer = try Peer("game", ["--split"])
-        let result = try DemoProgram.run(["game", "--port", "\(peer.port)"])
+        let result = try await DemoProgram.run(["game", "--port", "\(peer.port)"])
         #expect(result.status == 0)
         #expect(result.lines == [
             "Test_Rsp result1=echo:hello result2=42",
@@ -27,16 +29,16 @@ enum DemoProgram {
         ])
     }
 
-    @Test func erlang() throws {
+    @Test func erlang() async throws {
         let peer = try Peer("erlang", ["--split"])
-        let result = try DemoProgram.run(["erlang", "--port", "\(peer.port)"])
+        let result = try await DemoProgram.run(["erlang", "--port", "\(peer.port)"])
         #expect(result.status == 0)
         #expect(result.lines == ["Sc_20001 res=1 scene_id=42 pos=420 message=entered 42"])
     }
 
-    @Test func imLoginPushesAndHeartbeat() throws {
+    @Test func imLoginPushesAndHeartbeat() async throws {
         let peer = try Peer("im", ["--split", "--pushes", "3"])
-        let result = try DemoProgram.run(["im", "--port", "\(peer.port)"])
+        let result = try await DemoProgram.run(["im", "--port", "\(peer.port)"])
         #expect(result.status == 0)
         #expect(result.lines == [
             "login ok uid=1003 token=tok-neo",
@@ -45,18 +47,18 @@ enum DemoProgram {
         ])
     }
 
-    @Test func imWrongPassword() throws {
+    @Test func imWrongPassword() async throws {
         let peer = try Peer("im", ["--split"])
-        let result = try DemoProgram.run(["im", "--port", "\(peer.port)", "--password", "nope"])
+        let result = try await DemoProgram.run(["im", "--port", "\(peer.port)", "--password", "nope"])
         #expect(result.status != 0)
         #expect(result.lines.first == "login failed type=2 msg=wrong password")
     }
 
-    @Test func imWatchReconnectsAndLogsInAgain() throws {
+    @Test func imWatchReconnectsAndLogsInAgain() async throws {
         // The peer drops each connection on its third frame (after the login and a heartbeat or
         // two, whichever of the demo's own and the idle ones come first).
         let peer = try Peer("im", ["--split", "--drop-after", "3"])
-        let result = try DemoProgram.run(["im", "--port", "\(peer.port)", "--watch", "3", "--heartbeat-interval", "0.5"])
+        let result = try await DemoProgram.run(["im", "--port", "\(peer.port)", "--watch", "3", "--heartbeat-interval", "0.5"])
         #expect(result.status == 0, "\(result.lines)")
         let lines = result.lines
         #expect(lines.first == "login ok uid=1003 token=tok-neo", "\(lines)")
@@ -67,9 +69,9 @@ enum DemoProgram {
         #expect(lines.filter { $0.hasPrefix("login ok") }.count >= 2, "\(lines)")
     }
 
-    @Test func imWatchGoesOnWhenTheServerStopsAnsweringHeartbeats() throws {
+    @Test func imWatchGoesOnWhenTheServerStopsAnsweringHeartbeats() async throws {
         let peer = try Peer("im", ["--split", "--no-heartbeat"])
-        let result = try DemoProgram.run([
+        let result = try await DemoProgram.run([
             "im", "--port", "\(peer.port)", "--watch", "4", "--timeout", "1",
             "--heartbeat-interval", "0.3", "--heartbeat-timeout", "0.2",
         ])
@@ -82,10 +84,10 @@ enum DemoProgram {
         #expect(lines.contains("reconnected"), "\(lines)")
     }
 
-    @Test func imWatchGoesOnWhenTheServerDropsTheHeartbeatsConnection() throws {
+    @Test func imWatchGoesOnWhenTheServerDropsTheHeartbeatsConnection() async throws {
         // The second frame of each connection, the demo's heartbeat, is dropped with its connection.
         let peer = try Peer("im", ["--split", "--drop-after", "2"])
-        let result = try DemoProgram.run(["im", "--port", "\(peer.port)", "--watch", "2"])
+        let result = try await DemoProgram.run(["im", "--port", "\(peer.port)", "--watch", "2"])
         let lines = result.lines
         #expect(result.status == 0, "\(lines)")
         #expect(lines.contains("heartbeat failed error=connection lost: closed by peer"), "\(lines)")
@@ -93,10 +95,10 @@ enum DemoProgram {
         #expect(lines.filter { $0.hasPrefix("login ok") }.count >= 2, "\(lines)")
     }
 
-    @Test func imWrongPasswordIsNotRetriedWhileWatching() throws {
+    @Test func imWrongPasswordIsNotRetriedWhileWatching() async throws {
         let peer = try Peer("im", ["--split"])
         let start = Date()
-        let result = try DemoProgram.run(["im", "--port", "\(peer.port)", "--password", "nope", "--watch", "10"])
+        let result = try await DemoProgram.run(["im", "--port", "\(peer.port)", "--password", "nope", "--watch", "10"])
         #expect(result.status != 0)
         #expect(result.lines == ["login failed type=2 msg=wrong password"], "one login, no retries")
         #expect(Date().timeIntervalSince(start) < 8, "ended at the rejection, not after the watch")
@@ -116,10 +118,10 @@ enum DemoProgram {
         return try Peer(role, ["--split", "--tls-cert", certificate, "--tls-key", key] + arguments)
     }
 
-    @Test func gameOverTLSWithAPinnedKey() throws {
+    @Test func gameOverTLSWithAPinnedKey() async throws {
         let pki = try TestCertificates.shared()
         let peer = try Self.tlsPeer("game", pki)
-        let result = try DemoProgram.run(["game", "--port", "\(peer.port)"] + Self.tlsArguments(pki, pin: pki.serverPin))
+        let result = try await DemoProgram.run(["game", "--port", "\(peer.port)"] + Self.tlsArguments(pki, pin: pki.serverPin))
         #expect(result.status == 0, "\(result.lines)")
         #expect(result.lines == [
             "Test_Rsp result1=echo:hello result2=42",
@@ -128,37 +130,37 @@ enum DemoProgram {
         ])
     }
 
-    @Test func gameOverTLSRefusesAnotherKey() throws {
+    @Test func gameOverTLSRefusesAnotherKey() async throws {
         let pki = try TestCertificates.shared()
         let peer = try Self.tlsPeer("game", pki)
-        let result = try DemoProgram.run(["game", "--port", "\(peer.port)"] + Self.tlsArguments(pki, pin: pki.otherPin))
+        let result = try await DemoProgram.run(["game", "--port", "\(peer.port)"] + Self.tlsArguments(pki, pin: pki.otherPin))
         #expect(result.status != 0)
         #expect(result.lines == ["tls failed reason=pin mismatch: the server's key is \(pki.serverPin)"])
     }
 
-    @Test func imOverTLS() throws {
+    @Test func imOverTLS() async throws {
         let pki = try TestCertificates.shared()
         let peer = try Self.tlsPeer("im", pki, ["--pushes", "2"])
-        let result = try DemoProgram.run(["im", "--port", "\(peer.port)"] + Self.tlsArguments(pki, pin: pki.serverPin))
+        let result = try await DemoProgram.run(["im", "--port", "\(peer.port)"] + Self.tlsArguments(pki, pin: pki.serverPin))
         #expect(result.status == 0, "\(result.lines)")
         #expect(result.lines == ["login ok uid=1003 token=tok-neo", "push bytes=16", "push bytes=16", "heartbeat ok"])
     }
 
-    @Test func imOverTLSRefusesAWrongNameEvenWhileWatching() throws {
+    @Test func imOverTLSRefusesAWrongNameEvenWhileWatching() async throws {
         let pki = try TestCertificates.shared()
         // A certificate for other.example only.
         let peer = try Self.tlsPeer("im", pki, certificate: pki.otherName)
         let start = Date()
-        let result = try DemoProgram.run(["im", "--port", "\(peer.port)", "--watch", "10"] + Self.tlsArguments(pki))
+        let result = try await DemoProgram.run(["im", "--port", "\(peer.port)", "--watch", "10"] + Self.tlsArguments(pki))
         #expect(result.status != 0)
         #expect(result.lines == ["tls failed reason=hostname mismatch: the certificate is not for localhost"])
         #expect(Date().timeIntervalSince(start) < 8, "ended at the refusal, not retried for the watch")
     }
     #endif
 
-    @Test func http() throws {
+    @Test func http() async throws {
         let peer = try Peer("http", ["--events", "2"])
-        let result = try DemoProgram.run(["http", "--url", "http://127.0.0.1:\(peer.port)/game"])
+        let result = try await DemoProgram.run(["http", "--url", "http://127.0.0.1:\(peer.port)/game"])
         #expect(result.status == 0)
         #expect(result.lines.count == 3)
         #expect(result.lines.first == "Test_Rsp result1=web:7:9 result2=-10")

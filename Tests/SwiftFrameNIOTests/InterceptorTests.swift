@@ -216,7 +216,9 @@ struct CollectingLogHandler: LogHandler {
             return port
         }
         capture.close()
-        let (status, output) = try Peer.run([Repository.builtExecutable("swiftframe"), "inspect", "--layout", "game-tcp", path], seconds: 30)
+        let (status, output) = try await offThePool {
+            try Peer.run([Repository.builtExecutable("swiftframe"), "inspect", "--layout", "game-tcp", path], seconds: 30)
+        }
         let lines = output.split(separator: "\n").map(String.init)
         #expect(status == 0, "\(output)")
         #expect(lines.count == 4, "\(output)")

@@ -208,7 +208,9 @@ func quickReconnect() -> ClientConfiguration {
         let running = Task { try await server.run(handler: gameHandler) }
         defer { running.cancel() }
         let port = try await server.port()
-        let result = try Peer.runClient("game-client", ["--port", "\(port)", "--requests", "20", "--split", "--garbage"])
+        let result = try await offThePool {
+            try Peer.runClient("game-client", ["--port", "\(port)", "--requests", "20", "--split", "--garbage"])
+        }
         #expect(result.status == 0, "\(result.output)")
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.first == "Test_Rsp result1=echo:req1 result2=2")
@@ -228,7 +230,7 @@ func quickReconnect() -> ClientConfiguration {
         }
         defer { running.cancel() }
         let port = try await server.port()
-        let result = try Peer.runClient("im-client", ["--port", "\(port)", "--requests", "200"])
+        let result = try await offThePool { try Peer.runClient("im-client", ["--port", "\(port)", "--requests", "200"]) }
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("replies ok 200"))
     }

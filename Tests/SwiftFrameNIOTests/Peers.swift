@@ -9,6 +9,15 @@ extension Repository {
     static let peerScript = root.appendingPathComponent("Tests/Peers/peer.py").path
 }
 
+/// Runs blocking work (a process, the wait for a peer to listen) on a thread of its own rather
+/// than on one of the few threads of Swift's task pool, which the servers under test need
+/// meanwhile.
+func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
 struct PeerError: Error, CustomStringConvertible {
     let description: String
 }

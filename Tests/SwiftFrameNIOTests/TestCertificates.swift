@@ -131,15 +131,6 @@ struct TestCertificates: Sendable {
         """
 }
 
-/// Runs blocking work (a process, the wait for a peer to listen) on a thread of its own rather
-/// than on one of the few threads of Swift's task pool, which the servers under test need
-/// meanwhile.
-func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try body() }) }.start()
-    }
-}
-
 /// A command-line tool run to its end.
 enum Tool {
     /// Runs `command` in `directory` (killed after 30 s); its stdout, or an error with its stderr.
