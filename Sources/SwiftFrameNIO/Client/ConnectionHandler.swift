@@ -75,21 +75,12 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     // MARK: Lifecycle
 
     func channelActive(context: ChannelHandlerContext) {
-        if !interceptors.isEmpty { chain = interceptorChain(for: context.channel) }
+        // Made now: the connection's addresses are known once it is active.
+        if !interceptors.isEmpty { chain = InterceptorChain(interceptors, side: .client, channel: context.channel, table: Table.self) }
         lastRead = .now()
         lastWrite = .now()
         scheduleHeartbeat(context: context)
         context.fireChannelActive()
-    }
-
-    /// The configuration's interceptors, for this connection (its addresses are known once active).
-    private func interceptorChain(for channel: any Channel) -> InterceptorChain {
-        InterceptorChain(
-            interceptors: interceptors,
-            connection: InterceptedConnection(
-                side: .client, id: ConnectionNumbers.next(), local: channel.localAddress, remote: channel.remoteAddress,
-                commandName: { Table.commandName($0) }),
-            layout: Table.layout)
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -53,8 +53,6 @@ final class Broadcast<Element: Sendable>: Sendable {
         }
     }
 
-    var subscriberCount: Int { state.withLockedValue { $0.subscribers.count } }
-
     /// A new subscriber with its own buffer (`bufferSize` and `overflow` unless given); the
     /// first one also gets the backlog.
     func subscribe(bufferSize: Int? = nil, overflow: PushOverflow? = nil) -> Subscription<Element> {

@@ -68,7 +68,15 @@ struct InterceptorChain: Sendable {
     let connection: InterceptedConnection
     let layout: FrameLayout
 
-    var isEmpty: Bool { interceptors.isEmpty }
+    /// `interceptors` for a connection of `Table` on `channel` (its addresses are known once
+    /// it is active), numbered among the process's connections.
+    init<Table: CommandTable>(_ interceptors: [any FrameInterceptor], side: InterceptedConnection.Side, channel: any Channel, table: Table.Type) {
+        self.interceptors = interceptors
+        connection = InterceptedConnection(
+            side: side, id: ConnectionNumbers.next(), local: channel.localAddress, remote: channel.remoteAddress,
+            commandName: { Table.commandName($0) })
+        layout = Table.layout
+    }
 
     /// The frame to write, after every interceptor, first to last.
     func outbound(_ frame: OutboundFrame) throws -> OutboundFrame {

@@ -250,12 +250,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         let logger = configuration.logger
         let channel = connection.channel
         let peer = channel.remoteAddress.map { "\($0)" } ?? "?"
-        let chain = InterceptorChain(
-            interceptors: configuration.interceptors,
-            connection: InterceptedConnection(
-                side: .server, id: ConnectionNumbers.next(), local: channel.localAddress, remote: channel.remoteAddress,
-                commandName: { Table.commandName($0) }),
-            layout: Table.layout)
+        let chain = InterceptorChain(configuration.interceptors, side: .server, channel: channel, table: Table.self)
         do {
             try await connection.executeThenClose { inbound, output in
                 let outbound = ServerWriter(output: output, chain: chain)
