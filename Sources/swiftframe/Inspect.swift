@@ -69,29 +69,13 @@ struct Inspect: ParsableCommand {
             output += "error offset=\(error.offset ?? 0) \(error.reason)\n"
         }
 
-        /// Takes every complete frame; false once the stream is unusable.
-        func drain() -> Bool {
-            while true {
-                do throws(FrameError) {
-                    guard let frame = try decoder.nextFrame() else { return true }
-                    output += "frame offset=\(frame.offset)"
-                    for field in frameLayout.headerFields(of: frame) {
-                        output += " \(field.name)=\(field.value)"
-                    }
-                    output += " payload=\(frame.payload.count)\n"
-                } catch {
-                    report(error)
-                    if decoder.failure != nil { return false }
-                }
-                if output.utf8.count >= 1 << 16 { flush(&output) }
-            }
-        }
-
         var usable = true
         var chunk = start
         while usable, !chunk.isEmpty {
             decoder.feed([UInt8](chunk))
-            usable = drain()
+            if Self.printFrames(of: &decoder, place: "", to: &output) { hadErrors = true }
+            usable = decoder.failure == nil
+            if output.utf8.count >= 1 << 16 { flush(&output) }
             chunk = try input.read(upToCount: Self.chunkSize) ?? Data()
         }
         if usable {
@@ -128,23 +112,31 @@ struct Inspect: ParsableCommand {
             var decoder = decoders[flow] ?? FrameDecoder(layout: layout)
             guard decoder.failure == nil else { continue }
             decoder.feed(bytes)
-            while true {
-                do throws(FrameError) {
-                    guard let frame = try decoder.nextFrame() else { break }
-                    output += "frame \(place) offset=\(frame.offset)"
-                    for field in layout.headerFields(of: frame) { output += " \(field.name)=\(field.value)" }
-                    output += " payload=\(frame.payload.count)\n"
-                } catch {
-                    hadErrors = true
-                    output += "error \(place) offset=\(error.offset ?? 0) \(error.reason)\n"
-                    if decoder.failure != nil { break }
-                }
-            }
+            if Self.printFrames(of: &decoder, place: place + " ", to: &output) { hadErrors = true }
             decoders[flow] = decoder
             if output.utf8.count >= 1 << 16 { flush(&output) }
         }
         flush(&output)
         if hadErrors { throw ExitCode.failure }
+    }
+
+    /// Prints a line for each complete frame `decoder` holds, and for each error, starting
+    /// `frame PLACE` or `error PLACE`; true if there was an error. It stops at an error that
+    /// ends the stream (`decoder.failure`).
+    static func printFrames(of decoder: inout FrameDecoder, place: String, to output: inout String) -> Bool {
+        var hadErrors = false
+        while true {
+            do throws(FrameError) {
+                guard let frame = try decoder.nextFrame() else { return hadErrors }
+                output += "frame \(place)offset=\(frame.offset)"
+                for field in decoder.layout.headerFields(of: frame) { output += " \(field.name)=\(field.value)" }
+                output += " payload=\(frame.payload.count)\n"
+            } catch {
+                hadErrors = true
+                output += "error \(place)offset=\(error.offset ?? 0) \(error.reason)\n"
+                if decoder.failure != nil { return hadErrors }
+            }
+        }
     }
 
     /// Seconds since 1970 with microseconds.
