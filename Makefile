@@ -135,7 +135,7 @@ clean:
 	rm -rf .build
 
 # Benchmarks against SwiftProtobuf and SwiftNIO: a package of its own (Benchmarks/), which
-# `make test` never builds. README, Performance, has the numbers and what each one measures.
+# `make test` never builds. Benchmarks/README.md has the numbers and what each one measures.
 bench: protoc
 	$(MAKE) -C Benchmarks bench
 

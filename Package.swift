@@ -165,7 +165,8 @@ let package = Package(
         .testTarget(
             name: "SwiftFrameNIOTests",
             dependencies: [
-                "SwiftFrameNIO", "SwiftFrameURLSession", "SwiftFrameFixtures", "swiftframe-demo", "TestSupport",
+                "SwiftFrameNIO", "SwiftFrameURLSession", "SwiftFrameWellKnownTypes", "SwiftFrameFixtures", "swiftframe-demo",
+                "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: transport),
                 .product(name: "NIOPosix", package: "swift-nio", condition: transport),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: transport),

@@ -69,6 +69,20 @@ git=(git -c user.name=check-plugins -c user.email=check-plugins@localhost -c ini
     | tar -xf - -C "$work/swiftframe"
 (cd "$work/swiftframe" && "${git[@]}" add -A && "${git[@]}" commit -q -m "the tree under test" && "${git[@]}" tag 0.0.1)
 
+# Every Package.swift the README and the DocC articles print, loaded by SwiftPM with
+# swiftframe's URL pointed at the tagged copy (a wrong argument or product fails here).
+for name in $(python3 "$repo/scripts/examples.py" --manifests); do
+    mkdir -p "$work/manifest-$name"
+    python3 "$repo/scripts/examples.py" --manifest "$name" \
+        | sed -E "s|\.package\(url: \"[^\"]*\", from: \"[^\"]*\"|.package(path: \"$work/swiftframe\"|" \
+        > "$work/manifest-$name/Package.swift"
+    grep -q "package(path: \"$work/swiftframe\"" "$work/manifest-$name/Package.swift" \
+        || fail "the manifest example $name names no swiftframe URL"
+    log=$(cd "$work/manifest-$name" && swift package dump-package 2>&1 < /dev/null > /dev/null) \
+        || fail "SwiftPM refuses the manifest example $name:"$'\n'"$log"
+    echo "check-plugins: SwiftPM loads the documents' manifest example $name"
+done
+
 app="$work/FirstHour"
 mkdir -p "$app/Sources/GameProtocol" "$app/Sources/Game" "$app/Sources/SharedProtocol" "$app/protos/shared"
 cp "$repo/Fixtures/protos/game.proto" "$repo/Fixtures/conventions/game/game_plain.proto" \
@@ -116,7 +130,7 @@ SWIFT
     printf 'import GameProtocol\nimport SharedProtocol\nimport SwiftFrameNIO\n\nlet port = Int(CommandLine.arguments[1])!\n'
     # The README's game example, as printed but for the port.
     python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import examples, re
-code = [example[-1] for example in examples.examples() if example[0] == "game-quick"]
+code = [example.code for example in examples.examples() if example.name == "game-quick"]
 assert code, "README.md has no example game-quick"
 print("\n".join(re.sub(r"port: 9000\b", "port: port", line) for line in code[0] if not line.startswith("import ")))' "$repo/scripts"
     cat <<'SWIFT'

@@ -8,7 +8,7 @@ MessageN holds MessageN-1, and the first message of each chain holds the two-fie
     scripts/synth_proto.py [COUNT [CHAIN]] > Protos/CodeSize/synth200.proto
 
 CHAIN = COUNT makes one chain 200 deep. SwiftFrame keeps sub-messages in boxes, so that costs
-about what chains of 10 cost (see the README's Performance section); when they were stored
+about what chains of 10 cost (see Benchmarks/README.md); when they were stored
 inline, the Swift compiler did not finish such a chain at -Onone.
 """
 import sys

@@ -7,6 +7,9 @@ import Testing
 
 extension Repository {
     static let peerScript = root.appendingPathComponent("Tests/Peers/peer.py").path
+    /// The server key of the README's TLS example (its pin is printed there); test data, so
+    /// checked in. Its certificate is made per test run (TestCertificates.example).
+    static let exampleServerKey = root.appendingPathComponent("Tests/Peers/tls/example-server.key").path
 }
 
 /// Runs blocking work (a process, the wait for a peer to listen) on a thread of its own rather

@@ -22,6 +22,9 @@ struct TestCertificates: Sendable {
     var selfSigned: (certificate: String, key: String) { pair("self") }
     /// A client certificate (clientAuth).
     var client: (certificate: String, key: String) { pair("client") }
+    /// For game.example.com, with the key checked in as Tests/Peers/tls/example-server.key,
+    /// whose pin the README's TLS example prints.
+    var example: (certificate: String, key: String) { (path("example-server.pem"), Repository.exampleServerKey) }
     /// `server`'s key pin (sha256/BASE64), computed by openssl.
     let serverPin: String
     /// The pin of another key (`selfSigned`'s).
@@ -56,9 +59,10 @@ struct TestCertificates: Sendable {
                 "-extensions", extensions])
         }
         /// A key and a certificate for it signed by the CA, valid for 30 days or between `dates`.
-        func signed(_ name: String, subject: String, extensions: String, dates: (String, String)? = nil) throws {
-            try openssl(["req", "-config", "openssl.cnf", "-new"] + newKey + [
-                "-keyout", name + ".key", "-out", name + ".csr", "-subj", subject])
+        func signed(_ name: String, subject: String, extensions: String, dates: (String, String)? = nil,
+                    key: String? = nil) throws {
+            let keyArguments = key.map { ["-key", $0] } ?? newKey + ["-keyout", name + ".key"]
+            try openssl(["req", "-config", "openssl.cnf", "-new"] + keyArguments + ["-out", name + ".csr", "-subj", subject])
             let validity = dates.map { ["-startdate", $0.0, "-enddate", $0.1] } ?? ["-days", "30"]
             try openssl(["ca", "-config", "openssl.cnf", "-batch", "-notext", "-cert", "ca.pem", "-keyfile", "ca.key",
                          "-in", name + ".csr", "-out", name + ".pem", "-extensions", extensions] + validity)
@@ -70,6 +74,8 @@ struct TestCertificates: Sendable {
         try signed("other", subject: "/CN=other.example", extensions: "other_ext")
         try signed("client", subject: "/CN=swiftframe test client", extensions: "client_ext")
         try selfSigned("self", subject: "/CN=localhost", extensions: "self_ext")
+        try signed("example-server", subject: "/CN=game.example.com", extensions: "example_ext",
+                   key: Repository.exampleServerKey)
         func pin(_ name: String) throws -> String {
             let digest = try Tool.run([
                 "sh", "-c",
@@ -106,6 +112,11 @@ struct TestCertificates: Sendable {
         keyUsage = critical, digitalSignature
         extendedKeyUsage = serverAuth
         subjectAltName = DNS:other.example
+        [ example_ext ]
+        basicConstraints = CA:FALSE
+        keyUsage = critical, digitalSignature
+        extendedKeyUsage = serverAuth
+        subjectAltName = DNS:game.example.com
         [ client_ext ]
         basicConstraints = CA:FALSE
         keyUsage = critical, digitalSignature

@@ -1,5 +1,5 @@
 // Apple platforms only: this file is fenced out of Linux builds, where it was written, and has
-// not been compiled or run (see README, Connecting).
+// not been compiled or run (see the TLS article of SwiftFrameNIO.docc).
 #if TLS && canImport(Network) && canImport(NIOTransportServices)
 import Foundation
 import Network

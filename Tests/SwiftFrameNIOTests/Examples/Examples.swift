@@ -4,9 +4,20 @@
 // swiftlint:disable all
 
 import Foundation
+import Logging
 import SwiftFrame
 import SwiftFrameFixtures
 import SwiftFrameNIO
+import SwiftFrameURLSession
+import SwiftFrameWellKnownTypes
+
+/// What an example prints goes to the test's output, and to the `ExampleOutput` of the test
+/// running it.
+fileprivate func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    let text = items.map { "\($0)" }.joined(separator: separator)
+    Swift.print(text, terminator: terminator)
+    ExampleOutput.current?.record(text + terminator)
+}
 
 /// README.md, example `game-quick`.
 @Sendable func example_game_quick(port: Int) async throws {
@@ -41,7 +52,104 @@ import SwiftFrameNIO
     print(info.isSuc)                                       // true
 }
 
-/// README.md, example `game-client`.
+#if TLS
+/// README.md, example `tls-pinned`.
+@Sendable func example_tls_pinned(port: Int) async throws {
+    var configuration = ClientConfiguration()
+    configuration.tls = ClientTLS(
+        serverName: "game.example.com",               // checked against the certificate, sent as SNI
+        trustRoots: .certificates(.file(exampleFile("ca.pem"))),   // or .system
+        pins: ["sha256/uCT2Cma9ZK2kXeacIR4S5EBRxTDTGn7qxjCD6PmMFsA=",   // the server key's
+               "sha256/jvIzxAWsc6+fXUHLnDKhp9ky6EyvrMRkMK8WRnsbWXU="])  // and a spare key's
+    do {
+        let reply = try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port,
+                                              configuration: configuration) { client in
+            try await client.request(TestReq(param1: "hello", param2: 21))
+        }
+        print(reply.result1)                          // echo:hello
+    } catch let failure as TLSFailure {   // refused: .untrustedChain, .hostnameMismatch, .pinMismatch, ...
+        print("tls failed reason=\(failure)")
+    }
+}
+#endif
+
+/// Sources/SwiftFrame/SwiftFrame.docc/CommandTablesAndEnvelopes.md, example `command-table`.
+@Sendable func example_command_table(port: Int, bytesJustRead: [UInt8], httpResponseBody: [UInt8]) async throws {
+    let request = try GameCommands.encode(TestReq(param1: "hi", param2: 1))   // a whole frame to write
+    var decoder = FrameDecoder(layout: GameCommands.layout)
+    decoder.feed(bytesJustRead)                        // any chunk: split and sticky frames are fine
+    while let frame = try decoder.nextFrame() {
+        switch try GameCommands.decode(frame) {
+        case .testRsp(let reply): print(reply.result1)
+        case .errorRsp(let error): print("error", error.code)
+        default: break
+        }
+    }
+    let events = try GameCommands.decodeAll(httpResponseBody)   // reply + events, each cut by its size
+    print(request.count, events.count)
+}
+
+/// Sources/SwiftFrame/SwiftFrame.docc/CommandTablesAndEnvelopes.md, example `envelopes`.
+@Sendable func example_envelopes(port: Int, decoder: inout FrameDecoder) async throws {
+    let request = try Common(.user(UserMsg(.login(LoginRequest(nickName: "neo", pwd: "pw")))))
+    let bytes = try ImCommands.encode(request, sequence: 7)   // a whole frame to write
+    while let frame = try decoder.nextFrame() {
+        switch try ImCommands.decode(frame) {
+        case .commonRespon(let reply) where frame.header.sequence == 7:
+            let login = try LoginRequest.Response(serializedBytes: reply.respon)   // LoginResponse
+            print(bytes.count, login)
+        case .push(let payload): print("push of", payload.count, "bytes")
+        default: break
+        }
+    }
+}
+
+/// Sources/SwiftFrame/SwiftFrame.docc/DescribingYourPacketHeader.md, example `frame-decoder`.
+@Sendable func example_frame_decoder(port: Int, bytesFromTheSocket: [UInt8], httpBody: [UInt8]) async throws {
+    var decoder = FrameDecoder(layout: .gameTCP)
+    decoder.reserveCapacity(256 << 10)                   // optional: room for your largest frame
+    decoder.feed(bytesFromTheSocket)                     // any piece: sticky, split, mid-header
+    while let frame = try decoder.nextFrame() {          // nil: need more bytes
+        let reply = try TestRsp(serializedBytes: frame.payload)   // payload is a slice, no copy
+        print(reply.result1)
+    }
+    try decoder.finish()                                 // end of stream: a partial frame is .truncated
+
+    let bytes = try FrameEncoder(layout: .gameTCP)
+        .encode(header: FrameHeader(command: 1), message: TestReq(param1: "hi"))  // one allocation
+    let frames = try FrameDecoder.decodeAll(httpBody, layout: .gameTCP)  // frames back to back
+    print(bytes.count, frames.count)
+}
+
+/// Sources/SwiftFrame/SwiftFrame.docc/GeneratedMessages.md, example `messages`.
+@Sendable func example_messages(port: Int) async throws {
+    var login = LoginRequest(nickName: "neo", pwd: "secret", port: 8080)
+    let bytes = try login.serializedBytes()           // [UInt8]
+    let back = try LoginRequest(serializedBytes: bytes)
+    login.deviceName = "iPhone"
+    print(back == login)                              // false
+}
+
+/// Sources/SwiftFrame/SwiftFrame.docc/GettingStarted.md, example `first-message`.
+@Sendable func example_first_message(port: Int) async throws {
+    var login = LoginRequest(nickName: "neo", pwd: "secret", port: 8080)
+    let bytes = try login.serializedBytes()          // [UInt8]
+    let back = try LoginRequest(serializedBytes: bytes)
+    login.deviceName = "iPhone"
+    print(back)                                      // nick_name: "neo" pwd: "secret" port: 8080
+    print(back.textFormatString())                   // one field per line, as protoc --decode prints it
+}
+
+/// Sources/SwiftFrame/SwiftFrame.docc/TextFormat.md, example `text-format`.
+@Sendable func example_text_format(port: Int) async throws {
+    let login = LoginRequest(nickName: "neo", port: 8080)
+    print(login)                                   // nick_name: "neo" port: 8080
+    let text = login.textFormatString()            // one field per line
+    let back = try LoginRequest(textFormat: text)  // or: "nick_name: 'neo' # a comment"
+    print(back == login)                           // true
+}
+
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `game-client`.
 @Sendable func example_game_client(port: Int) async throws {
 
     var configuration = ClientConfiguration()
@@ -61,7 +169,7 @@ import SwiftFrameNIO
     }
 }
 
-/// README.md, example `im-client`.
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `im-client`.
 @Sendable func example_im_client(port: Int) async throws {
     struct LoginRefused: Error { let message: String }
 
@@ -83,47 +191,32 @@ import SwiftFrameNIO
     }
 }
 
-#if TLS
-/// README.md, example `tls-pinned`.
-@Sendable func example_tls_pinned(port: Int) async throws {
+#if Compression
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Interceptors.md, example `interceptors`.
+@Sendable func example_interceptors(port: Int) async throws {
+
+    var logger = Logger(label: "game.frames")
+    logger.logLevel = .debug
     var configuration = ClientConfiguration()
-    configuration.tls = ClientTLS(
-        serverName: "game.example.com",               // checked against the certificate, sent as SNI
-        trustRoots: .certificates(.file("ca.pem")),   // or .system
-        pins: ["sha256/Av4koDqxbD5cTrTaKUhY/4IMqMWdHzGr5k2ZR9V7Y8U=",   // the server key's
-               "sha256/jvIzxAWsc6+fXUHLnDKhp9ky6EyvrMRkMK8WRnsbWXU="])  // and a spare key's
-    do {
-        let reply = try await withFrameClient(GameCommands.self, host: "game.example.com", port: 9443,
-                                              configuration: configuration) { client in
-            try await client.request(TestReq(param1: "hello", param2: 21))
-        }
-        print(reply.result1)
-    } catch let failure as TLSFailure {   // refused: .untrustedChain, .hostnameMismatch, .pinMismatch, ...
-        print("tls failed reason=\(failure)")
-    }
+    configuration.interceptors = [
+        BodyFieldStamp(field: 15) { "token-of-this-session" },   // an auth token in every request body
+        FrameLogging(logger: logger, level: .debug),             // one line per frame
+        FlaggedBody(field: "flags", bit: 0x01, codec: ZlibBody(), minimumSize: 256),
+        try FrameCapture(path: "game.pcap"),                     // nearest the wire: what really went out
+    ]
+    // FlaggedBody reads and sets bit 0x01 of the header's flags byte:
+    let layout = try FrameLayout(description: "magic:u32=0xFF extra.flags:u8 length:u32:cmd+body cmd:u32")
+    print(layout, configuration.interceptors.count)
 }
 #endif
 
-/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `docc-client`.
-@Sendable func example_docc_client(port: Int) async throws {
-
-    var configuration = ClientConfiguration()
-    configuration.heartbeat = Heartbeat(interval: .seconds(90))   // the table's heartbeat command
-    try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port,
-                              configuration: configuration) { client in
-        let pushes = client.pushes                     // a subscription of this reader's own
-        let reply = try await client.request(TestReq(param1: "hello", param2: 21))   // a TestRsp
-        print(reply)
-        for await push in pushes.prefix(1) { print(push) }
-    }
-}
-
 #if TLS
-/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `tls-docc`.
-@Sendable func example_tls_docc(port: Int) async throws {
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/SecuringConnections.md, example `tls-system`.
+@Sendable func example_tls_system(port: Int) async throws {
     var configuration = ClientConfiguration()
-    configuration.tls = ClientTLS(serverName: "game.example.com", pins: ["sha256/Av4koDqxbD5cTrTaKUhY/4IMqMWdHzGr5k2ZR9V7Y8U="])
-    let reply = try await withFrameClient(GameCommands.self, host: "game.example.com", port: 9443,
+    configuration.tls = ClientTLS(serverName: "game.example.com",
+                                  pins: ["sha256/uCT2Cma9ZK2kXeacIR4S5EBRxTDTGn7qxjCD6PmMFsA="])
+    let reply = try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port,
                                           configuration: configuration) { client in
         try await client.request(TestReq(param1: "hello", param2: 21))
     }
@@ -131,12 +224,52 @@ import SwiftFrameNIO
 }
 #endif
 
-/// The examples that talk to a server: name, the Python peer's role and arguments, the example.
-let runnableExamples: [(name: String, peer: [String], run: @Sendable (Int) async throws -> Void)] = [
-    ("game-quick", ["game"], example_game_quick),
-    ("erlang-quick", ["erlang"], example_erlang_quick),
-    ("im-quick", ["im"], example_im_quick),
-    ("game-client", ["game", "--notices", "2"], example_game_client),
-    ("im-client", ["im", "--pushes", "2"], example_im_client),
-    ("docc-client", ["game", "--notices", "1"], example_docc_client),
-]
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Serving.md, example `server`.
+@Sendable func example_server(port: Int) async throws {
+    let server = FrameServer<GameCommands>(port: port)
+    try await server.run { request, context in
+        switch request {
+        case let .testReq(request): try ServerFrame(TestRsp(result1: request.param1))
+        case .emptyReq: ServerFrame(command: GameCommands.heartbeatCommand!)   // heartbeat answer
+        default: try ServerFrame(ErrorRsp(code: 404, message: "unknown"))
+        }
+    }
+}
+
+/// Sources/SwiftFrameURLSession/SwiftFrameURLSession.docc/SwiftFrameURLSession.md, example `http-client`.
+@Sendable func example_http_client(port: Int) async throws {
+
+    let url = URL(string: "http://127.0.0.1:\(port)/")!
+    let http = HTTPFrameClient<GameCommands>(url: url, requestLayout: .gameHTTPRequest,
+                                             extras: ["playerId": 7, "sessionId": 9])
+    let answer = try await http.post(TestReq(param1: "web", param2: -5))
+    print(answer.reply.result1, answer.events)      // web:7:9 (the peer's answer), then the events
+}
+
+/// Sources/SwiftFrameWellKnownTypes/SwiftFrameWellKnownTypes.docc/SwiftFrameWellKnownTypes.md, example `well-known-types`.
+@Sendable func example_well_known_types(port: Int) async throws {
+
+    let start = Google_Protobuf_Timestamp(secondsSince1970: 1_700_000_000.25) // isValid, normalized(), Comparable
+    let end = start + Google_Protobuf_Duration(totalSeconds: 1.5)   // also Duration ± Duration, end - start
+    let any = try Google_Protobuf_Any(packing: end)            // type.googleapis.com/google.protobuf.Timestamp
+    let back = try any.unpack(as: Google_Protobuf_Timestamp.self) // throws AnyUnpackError on a mismatch
+    let info: Google_Protobuf_Struct = ["name": "neo", "level": 3, "tags": ["a", nil]]
+    let limit: Google_Protobuf_Int32Value = 50                 // every wrapper takes its literal
+    print(back == end, info, limit)
+}
+
+/// The examples that talk to a server: name, the Python peer's role and arguments, what it
+/// must print, the example.
+let runnableExamples: [(name: String, peer: [String], prints: [String], run: @Sendable (Int) async throws -> Void)] = {
+    var examples: [(name: String, peer: [String], prints: [String], run: @Sendable (Int) async throws -> Void)] = []
+    examples.append(("game-quick", ["game"], ["result1: \"echo:hello\" result2: 42"], example_game_quick))
+    examples.append(("erlang-quick", ["erlang"], ["entered 42"], example_erlang_quick))
+    examples.append(("im-quick", ["im"], ["true"], example_im_quick))
+    #if TLS
+    examples.append(("tls-pinned", ["game", "--tls"], ["echo:hello"], example_tls_pinned))
+    #endif
+    examples.append(("game-client", ["game", "--notices", "2"], ["echo:hello 42", "errorRsp(code: 401 message: \"logged out\")", "notice 2"], example_game_client))
+    examples.append(("im-client", ["im", "--pushes", "2"], ["connected"], example_im_client))
+    examples.append(("http-client", ["http"], ["web:7:9"], example_http_client))
+    return examples
+}()
