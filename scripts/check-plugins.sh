@@ -52,8 +52,8 @@ echo "check-plugins: build-tool plugin built and ran; check-swiftframe caught a 
 
 # 4. A fresh package that depends on swiftframe through a git URL, so that nothing points
 #    into swiftframe's checkout: a tagged repository of the tree under test (uncommitted and
-#    untracked files included), `.package(url: "file://...", exact: "0.0.1")` with only the
-#    Transport trait. Its protocol target holds the game backend's .proto files as they are
+#    untracked files included). Its manifest is the README's, with `.package(url: "file://...",
+#    exact: "0.0.1", traits: ["Transport"])` for swiftframe. Its protocol target holds the game backend's .proto files as they are
 #    (game.proto imports swiftframe/options.proto; game_plain.proto has no annotations, its
 #    ids come from the config file game.txtpb), swiftframe.json and the one Swift file SwiftPM
 #    needs; the program is the README's game example, run against the Python game server.
@@ -84,10 +84,10 @@ for name in $(python3 "$repo/scripts/examples.py" --manifests); do
 done
 
 app="$work/FirstHour"
-mkdir -p "$app/Sources/GameProtocol" "$app/Sources/Game" "$app/Sources/SharedProtocol" "$app/protos/shared"
+mkdir -p "$app/Sources/MyProtocol" "$app/Sources/MyGame" "$app/Sources/SharedProtocol" "$app/protos/shared"
 cp "$repo/Fixtures/protos/game.proto" "$repo/Fixtures/conventions/game/game_plain.proto" \
-    "$repo/Fixtures/conventions/game/game.txtpb" "$app/Sources/GameProtocol/"
-cat > "$app/Sources/GameProtocol/swiftframe.json" <<'JSON'
+    "$repo/Fixtures/conventions/game/game.txtpb" "$app/Sources/MyProtocol/"
+cat > "$app/Sources/MyProtocol/swiftframe.json" <<'JSON'
 { "options": { "Visibility": "public", "Config": "game.txtpb" } }
 JSON
 cat > "$app/Sources/SharedProtocol/swiftframe.json" <<'JSON'
@@ -101,33 +101,24 @@ option (swiftframe.layout) = "game-tcp";
 message Ping { option (swiftframe.request_id) = 7; int64 sent = 1; }
 message Pong { option (swiftframe.response_id) = 7; int64 sent = 1; }
 PROTO
-cat > "$app/Package.swift" <<SWIFT
-// swift-tools-version: 6.1
-import PackageDescription
-
-let package = Package(
-    name: "FirstHour",
-    platforms: [.macOS(.v13), .iOS(.v16)],
-    dependencies: [
-        .package(url: "file://$work/swiftframe", exact: "0.0.1", traits: ["Transport"]),
-    ],
-    targets: [
-        .target(name: "GameProtocol",
-                dependencies: [.product(name: "SwiftFrame", package: "swiftframe")],
-                exclude: ["swiftframe.json", "game.txtpb"],
-                plugins: [.plugin(name: "SwiftFrameBuildPlugin", package: "swiftframe")]),
-        .target(name: "SharedProtocol",
-                dependencies: [.product(name: "SwiftFrame", package: "swiftframe")],
-                exclude: ["swiftframe.json"]),
-        .executableTarget(name: "Game", dependencies: [
-            "GameProtocol", "SharedProtocol",
-            .product(name: "SwiftFrameNIO", package: "swiftframe"),
-        ]),
-    ]
-)
-SWIFT
+# The README's manifest as printed, but for swiftframe's URL and traits (the tagged copy, the
+# Transport trait alone), then what the README leaves to the articles: the config file and
+# swiftframe.json excluded from the protocol target, and a target of checked-in sources.
 {
-    printf 'import GameProtocol\nimport SharedProtocol\nimport SwiftFrameNIO\n\nlet port = Int(CommandLine.arguments[1])!\n'
+    python3 "$repo/scripts/examples.py" --manifest manifest \
+        | sed -E "s|\.package\(url: \"[^\"]*\", from: \"[^\"]*\"\)|.package(url: \"file://$work/swiftframe\", exact: \"0.0.1\", traits: [\"Transport\"])|"
+    cat <<'SWIFT'
+
+package.targets.first { $0.name == "MyProtocol" }!.exclude = ["swiftframe.json", "game.txtpb"]
+package.targets.append(.target(name: "SharedProtocol",
+                               dependencies: [.product(name: "SwiftFrame", package: "swiftframe")],
+                               exclude: ["swiftframe.json"]))
+package.targets.first { $0.name == "MyGame" }!.dependencies.append("SharedProtocol")
+SWIFT
+} > "$app/Package.swift"
+grep -q 'file://' "$app/Package.swift" || fail "the README's manifest names swiftframe's URL no longer as check-plugins expects"
+{
+    printf 'import MyProtocol\nimport SharedProtocol\nimport SwiftFrameNIO\n\nlet port = Int(CommandLine.arguments[1])!\n'
     # The README's game example, as printed but for the port.
     python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import examples, re
 code = [example.code for example in examples.examples() if example.name == "game-quick"]
@@ -141,15 +132,15 @@ let plain = try await withFrameClient(PlainGame_GamePlainCommands.self, host: "1
 print(plain)
 print("Ping command:", Shared_Ping.commandID)
 SWIFT
-} > "$app/Sources/Game/main.swift"
+} > "$app/Sources/MyGame/main.swift"
 cd "$app"
 
 # Without a Swift file, SwiftPM drops the target, saying what the README quotes.
 describe=$(swift package describe 2>&1 < /dev/null || true)
-grep -q "Source files for target GameProtocol should be located under 'Sources/GameProtocol'" <<< "$describe" \
+grep -q "Source files for target MyProtocol should be located under 'Sources/MyProtocol'" <<< "$describe" \
     || fail "a target of only .proto files no longer gives the warning README.md quotes:"$'\n'"$describe"
 printf '// SwiftPM builds no target without a Swift file; the generated code is added at build time.\n' \
-    > "$app/Sources/GameProtocol/GameProtocol.swift"
+    > "$app/Sources/MyProtocol/MyProtocol.swift"
 
 log=$(swift package --allow-writing-to-package-directory generate-swiftframe 2>&1 < /dev/null) \
     || fail "generate-swiftframe failed in the URL package:"$'\n'"$log"
@@ -172,7 +163,7 @@ cleanup+=("exec $server_input>&-")
 for _ in $(seq 100); do grep -q "^listening" "$work/server.out" 2>/dev/null && break; sleep 0.1; done
 port=$(awk '/^listening/ { print $2 }' "$work/server.out")
 [[ -n "$port" ]] || fail "the game server did not start:"$'\n'"$(cat "$work/server.log")"
-output=$(timeout 60 .build/debug/Game "$port" 2>&1) || fail "the URL package's program failed:"$'\n'"$output"
+output=$(timeout 60 .build/debug/MyGame "$port" 2>&1) || fail "the URL package's program failed:"$'\n'"$output"
 expected='result1: "echo:hello" result2: 42
 result1: "echo:hello" result2: 42
 Ping command: 7'
