@@ -15,7 +15,7 @@ Each ```swift block must follow a marker line, or the check fails:
   <!-- example: NAME, manifest -->            a Package.swift: scripts/check-plugins.sh has
                                               SwiftPM load it (`--manifest NAME` prints it)
 
-Options combine (`peer: game --tls, trait: TLS`). In the examples file
+Options combine (`peer: game --tls, trait: TLS`). A ```json block must parse. In the examples file
 (Tests/SwiftFrameNIOTests/Examples/Examples.swift) each block becomes a function
 `example_NAME(port:)` holding the block as printed, with its `import` lines gathered at the
 top and the addresses pointed at the test's peer: `port: 9000` (9001, 9002, 9443) and
@@ -26,6 +26,7 @@ names NAME in the test's certificate folder (`exampleFile`).
   scripts/examples.py --check          fails if it differs from what the documents say
   scripts/examples.py --manifest NAME  prints the manifest example NAME
 """
+import json
 import pathlib
 import re
 import sys
@@ -78,7 +79,13 @@ def examples():
             stripped = lines[index].strip()
             if stripped.startswith("```") and stripped != "```swift":
                 # Another language's block: skip to its end, so its lines are not read as markers.
-                index = next((i for i in range(index + 1, len(lines)) if lines[i].strip() == "```"), len(lines)) + 1
+                end = next((i for i in range(index + 1, len(lines)) if lines[i].strip() == "```"), len(lines))
+                if stripped == "```json":
+                    try:
+                        json.loads("\n".join(lines[index + 1:end]))
+                    except ValueError as error:
+                        sys.exit(f"{relative}:{index + 1}: the JSON block does not parse: {error}")
+                index = end + 1
                 continue
             if stripped == "```swift":
                 marker = MARKER.fullmatch(lines[index - 1].strip()) if index > 0 else None
