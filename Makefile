@@ -23,6 +23,7 @@ plugin: protoc
 generate: plugin
 	@scripts/generate.sh "$(PLUGIN)" .
 	@scripts/examples.py
+	@scripts/bundled_protos.py
 
 golden: generate
 
@@ -31,6 +32,7 @@ golden: generate
 check-golden: plugin
 	scripts/check-golden.sh "$(PLUGIN)"
 	scripts/examples.py --check
+	scripts/bundled_protos.py --check
 
 # Generates and compiles every .proto libprotobuf-dev installs and every test .proto of
 # swift-protobuf 1.39.0 (from the local package copy): a few minutes, so not part of `test`.

@@ -104,7 +104,7 @@ let package = Package(
         // Command-line tool: `swiftframe inspect` prints the frames of a captured byte stream.
         .executableTarget(
             name: "swiftframe",
-            dependencies: ["SwiftFrame", "SwiftFrameCapture", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTool)]
+            dependencies: ["SwiftFrame", "SwiftFrameCapture", "SwiftFrameDescriptors", "SwiftFrameGenerator", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTool)]
         ),
 
         // Live connections on SwiftNIO: channel handlers, a client (request/response, pushes,
@@ -183,7 +183,7 @@ let package = Package(
         ),
         .testTarget(name: "FixtureTests", dependencies: ["SwiftFrame", "SwiftFrameDescriptors", "SwiftFrameFixtures", "TestSupport"]),
         // Runs the built `swiftframe` executable on captured streams.
-        .testTarget(name: "SwiftFrameCLITests", dependencies: ["swiftframe", "TestSupport"]),
+        .testTarget(name: "SwiftFrameCLITests", dependencies: ["swiftframe", "SwiftFrame", "SwiftFrameCapture", "SwiftFrameFixtures", "TestSupport"]),
         .testTarget(name: "WellKnownTypesTests", dependencies: ["SwiftFrameWellKnownTypes", "SwiftFrame", "TestSupport"]),
         // Runs the built conformance testee, and checks the conformance messages' wire behaviour.
         // Replays FuzzTesting/FailCases through the fuzz targets' own checks.

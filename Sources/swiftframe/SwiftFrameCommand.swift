@@ -7,6 +7,6 @@ struct SwiftFrameCommand: ParsableCommand {
         commandName: "swiftframe",
         abstract: "Tools for protobuf inside binary packet headers.",
         version: Release.version,
-        subcommands: [Inspect.self]
+        subcommands: [Inspect.self, Dissector.self]
     )
 }

@@ -1,0 +1,91 @@
+import Foundation
+import SwiftFrame
+import SwiftFrameCapture
+import SwiftFrameFixtures
+import TestSupport
+import Testing
+
+/// `swiftframe dissector` writes a Lua dissector for a fixture's command table; Debian's tshark
+/// runs it on a capture of encoded frames (split across segments and glued together) and must
+/// show the header fields, the command names and the decoded message fields, for the game, IM
+/// and Erlang layouts.
+@Suite struct DissectorTests {
+    static let client = CaptureEndpoint(address: [127, 0, 0, 1], port: 50_123)
+    static let server = CaptureEndpoint(address: [127, 0, 0, 1], port: 9000)
+
+    @Test func game() throws {
+        let request = try GameCommands.encode(TestReq(param1: "hi", param2: 7))
+        let reply = try GameCommands.encode(TestRsp(result1: "echo:hi", result2: 42))
+        let push = try GameCommands.encode(NoticeNtf(text: "maintenance at noon", serial: 3))
+        let output = try dissect(proto: "game.proto", segments: [
+            // The request split in two segments; the reply and a push glued in one.
+            (true, Array(request.prefix(5))), (true, Array(request.dropFirst(5))), (false, reply + push),
+        ])
+        for expected in [
+            "magic: 0x000000ff", "cmd: CMD_TEST (1)", "direction: client to server", "param1 = hi",
+            "param2 = 7", "direction: server to client", "result1 = echo:hi", "result2 = 42",
+            "cmd: CMD_NOTICE (200)", "text = maintenance at noon", "swiftframe: game.proto: CMD_NOTICE Notice_Ntf",
+        ] {
+            #expect(output.contains(expected), "tshark's output has no '\(expected)':\n\(output)")
+        }
+    }
+
+    @Test func imUnwrapsEnvelopes() throws {
+        let login = try Common(.user(UserMsg(.login(LoginRequest(nickName: "neo", pwd: "secret")))))
+        let request = try ImCommands.encode(login, sequence: 7)
+        let reply = try ImCommands.encode(CommonRespon(isSuc: true), sequence: 7)
+        let output = try dissect(proto: "im.proto", others: ["common.proto", "user.proto"],
+                                 segments: [(true, request), (false, reply)])
+        for expected in [
+            "magic: 0x81", "seq: 7", "type: FRAME_TYPE_REQUEST (2)", "holds User_msg", "holds login_request",
+            "nick_name = neo", "pwd = secret", "Common > User_msg > login_request", "isSuc = true",
+        ] {
+            #expect(output.contains(expected), "tshark's output has no '\(expected)':\n\(output)")
+        }
+    }
+
+    @Test func erlang() throws {
+        let request = try ErlangCommands.encode(Cs20001(sceneId: 42))
+        let reply = try ErlangCommands.encode(Sc20001(sceneId: 42, message: "entered 42"))
+        let output = try dissect(proto: "erlang.proto", segments: [(true, request), (false, reply)])
+        for expected in ["cmd: Cs_20001 (20001)", "scene_id = 42", "message = entered 42", "length: "] {
+            #expect(output.contains(expected), "tshark's output has no '\(expected)':\n\(output)")
+        }
+    }
+
+    /// The dissector of `proto` (with `others` on the command line too) run by tshark -V on a
+    /// pcap of `segments` (true: client to server).
+    func dissect(proto: String, others: [String] = [], segments: [(toServer: Bool, bytes: [UInt8])]) throws -> String {
+        let directory = try temporaryDirectory("swiftframe-dissector")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var writer = PcapWriter()
+        var capture = PcapWriter.fileHeader
+        for (index, segment) in segments.enumerated() {
+            capture += writer.records(seconds: 1_764_000_000 + UInt32(index), microseconds: 0,
+                                      from: segment.toServer ? Self.client : Self.server,
+                                      to: segment.toServer ? Self.server : Self.client, payload: segment.bytes)
+        }
+        let capturePath = directory.appendingPathComponent("capture.pcap").path
+        try Data(capture).write(to: URL(fileURLWithPath: capturePath))
+
+        let luaPath = directory.appendingPathComponent("dissector.lua").path
+        let protos = ([proto] + others).map { Repository.fixtureProtos + "/" + $0 }
+        let generated = try runProcess(Repository.builtExecutable("swiftframe"),
+                                       ["dissector", "-I", Repository.fixtureProtos, "--port", "9000", "--table", proto,
+                                        "--output", luaPath] + protos.flatMap { ["--proto", $0] })
+        #expect(generated.status == 0, "swiftframe dissector failed: \(generated.stderr)")
+
+        // Wireshark finds the messages in its protobuf search paths, a table in its personal
+        // configuration folder.
+        let configuration = directory.appendingPathComponent("wireshark")
+        try FileManager.default.createDirectory(at: configuration, withIntermediateDirectories: true)
+        let searchPaths = [(Repository.fixtureProtos, "TRUE"), (Repository.optionsProtos, "FALSE"), (Protoc.include, "FALSE")]
+            .map { "\"\($0.0)\",\"\($0.1)\"\n" }.joined()
+        try searchPaths.write(to: configuration.appendingPathComponent("protobuf_search_paths"), atomically: true, encoding: .utf8)
+        let tshark = try runProcess(Repository.onPath("tshark"), ["-r", capturePath, "-X", "lua_script:" + luaPath, "-V"],
+                                    environment: ["XDG_CONFIG_HOME": directory.path])
+        #expect(tshark.status == 0, "tshark failed: \(tshark.stderr)")
+        #expect(!tshark.stderr.contains("Lua: Error"), "the dissector failed to load: \(tshark.stderr)")
+        return tshark.stdoutText
+    }
+}
