@@ -53,9 +53,35 @@ import Testing
         }
     }
 
+    /// An unedited .proto whose ids come from the config file (ET's comments convention, a
+    /// little-endian header): the same ids as the generated table.
+    @Test func idsFromTheConfigFile() throws {
+        let request = try ET_OuterMessageC10001Commands.encode(ET_C2MTestRequest(rpcId: 1, request: "hi"))
+        let reply = try ET_OuterMessageC10001Commands.encode(ET_M2CTestResponse(rpcId: 1, response: "ok"))
+        let output = try dissect(proto: "OuterMessage_C_10001.proto", directory: Repository.root.path + "/Fixtures/conventions/et",
+                                 config: "et.txtpb", segments: [(true, request), (false, reply)])
+        for expected in [
+            "length: 7", "cmd: C2M_TestRequest (10002)", "request = hi", "cmd: M2C_TestResponse (10003)", "response = ok",
+        ] {
+            #expect(output.contains(expected), "tshark's output has no '\(expected)':\n\(output)")
+        }
+    }
+
+    @Test func brokenProtoIsAUsageError() throws {
+        let directory = try temporaryDirectory("swiftframe-dissector")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("broken.proto")
+        try "syntax = \"proto3\";\nmessage Broken { string name = 1 }\n".write(to: file, atomically: true, encoding: .utf8)
+        let result = try runProcess(Repository.builtExecutable("swiftframe"),
+                                    ["dissector", "-I", directory.path, "--proto", file.path, "--port", "9000"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("protoc failed") && result.stderr.contains("broken.proto:2"), "\(result.stderr)")
+    }
+
     /// The dissector of `proto` (with `others` on the command line too) run by tshark -V on a
     /// pcap of `segments` (true: client to server).
-    func dissect(proto: String, others: [String] = [], segments: [(toServer: Bool, bytes: [UInt8])]) throws -> String {
+    func dissect(proto: String, others: [String] = [], directory protoDirectory: String = Repository.fixtureProtos,
+                 config: String? = nil, segments: [(toServer: Bool, bytes: [UInt8])]) throws -> String {
         let directory = try temporaryDirectory("swiftframe-dissector")
         defer { try? FileManager.default.removeItem(at: directory) }
         var writer = PcapWriter()
@@ -69,17 +95,18 @@ import Testing
         try Data(capture).write(to: URL(fileURLWithPath: capturePath))
 
         let luaPath = directory.appendingPathComponent("dissector.lua").path
-        let protos = ([proto] + others).map { Repository.fixtureProtos + "/" + $0 }
+        let protos = ([proto] + others).map { protoDirectory + "/" + $0 }
         let generated = try runProcess(Repository.builtExecutable("swiftframe"),
-                                       ["dissector", "-I", Repository.fixtureProtos, "--port", "9000", "--table", proto,
-                                        "--output", luaPath] + protos.flatMap { ["--proto", $0] })
+                                       ["dissector", "-I", protoDirectory, "--port", "9000", "--table", proto,
+                                        "--output", luaPath] + protos.flatMap { ["--proto", $0] }
+                                        + (config.map { ["--config", protoDirectory + "/" + $0] } ?? []))
         #expect(generated.status == 0, "swiftframe dissector failed: \(generated.stderr)")
 
         // Wireshark finds the messages in its protobuf search paths, a table in its personal
         // configuration folder.
         let configuration = directory.appendingPathComponent("wireshark")
         try FileManager.default.createDirectory(at: configuration, withIntermediateDirectories: true)
-        let searchPaths = [(Repository.fixtureProtos, "TRUE"), (Repository.optionsProtos, "FALSE"), (Protoc.include, "FALSE")]
+        let searchPaths = [(protoDirectory, "TRUE"), (Repository.optionsProtos, "FALSE"), (Protoc.include, "FALSE")]
             .map { "\"\($0.0)\",\"\($0.1)\"\n" }.joined()
         try searchPaths.write(to: configuration.appendingPathComponent("protobuf_search_paths"), atomically: true, encoding: .utf8)
         let tshark = try runProcess(Repository.onPath("tshark"), ["-r", capturePath, "-X", "lua_script:" + luaPath, "-V"],
