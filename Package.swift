@@ -78,6 +78,9 @@ let package = Package(
         .target(name: "SwiftFrameDescriptors", dependencies: ["SwiftFrame"]),
         // Descriptor decoder, resolved model, naming, printer and emitters.
         .target(name: "SwiftFrameGenerator", dependencies: ["SwiftFrame", "SwiftFrameDescriptors"]),
+        // Messages read from a descriptor set at run time, printed and read in text format through
+        // the runtime's printer and reader: what `swiftframe inspect` decodes payloads with.
+        .target(name: "SwiftFrameReflection", dependencies: ["SwiftFrame", "SwiftFrameDescriptors"]),
         .executableTarget(name: "protoc-gen-swiftframe", dependencies: ["SwiftFrame", "SwiftFrameGenerator"]),
         // SwiftPM plugins running protoc with the plugin above, configured by a target's
         // swiftframe.json (Plugins/SwiftFrameBuildPlugin/PluginSettings.swift).
@@ -182,6 +185,13 @@ let package = Package(
             dependencies: ["SwiftFrameGenerator", "SwiftFrameDescriptors", "protoc-gen-swiftframe", "TestSupport"]
         ),
         .testTarget(name: "FixtureTests", dependencies: ["SwiftFrame", "SwiftFrameDescriptors", "SwiftFrameFixtures", "TestSupport"]),
+        // Every fixture and conformance message printed and read through schemas read from
+        // protoc's descriptor sets, against protoc and the generated types.
+        .testTarget(
+            name: "ReflectionTests",
+            dependencies: ["SwiftFrameReflection", "SwiftFrame", "SwiftFrameDescriptors", "SwiftFrameFixtures",
+                           "SwiftFrameConformanceMessages", "TestSupport"]
+        ),
         // Runs the built `swiftframe` executable on captured streams.
         .testTarget(name: "SwiftFrameCLITests", dependencies: ["swiftframe", "SwiftFrame", "SwiftFrameCapture", "SwiftFrameFixtures", "TestSupport"]),
         .testTarget(name: "WellKnownTypesTests", dependencies: ["SwiftFrameWellKnownTypes", "SwiftFrame", "TestSupport"]),

@@ -202,30 +202,3 @@ struct TextFormatTests {
         }
     }
 }
-
-/// Wire bytes with a value in every field of a field table: the generic way to fill any message.
-private enum SampleBytes {
-    static func fields(_ fields: [TextFormatField], depth: Int) -> [UInt8] {
-        fields.flatMap { field($0.number, $0.kind, depth: depth) }
-    }
-
-    static func field(_ number: Int32, _ kind: TextFormatKind, depth: Int) -> [UInt8] {
-        let field = UInt32(number)
-        switch kind {
-        case .int32, .int64, .uint32, .uint64, .sint32, .sint64: return tag(field, .varint) + varint(150)
-        case .bool: return tag(field, .varint) + [1]
-        case .enumeration(let names), .closedEnumeration(let names):  // a declared value
-            return tag(field, .varint) + varint(signed: Int64(names.last?.number ?? 1))
-        case .fixed32, .sfixed32: return tag(field, .fixed32) + le32(7)
-        case .float: return tag(field, .fixed32) + le32(Float(1.5).bitPattern)
-        case .fixed64, .sfixed64: return tag(field, .fixed64) + le64(9)
-        case .double: return tag(field, .fixed64) + le64(Double(1.5).bitPattern)
-        case .string, .bytes: return delimited(field, "v\(number)")
-        case .message(let type): return delimited(field, depth < 2 ? fields(type.textFormatFields, depth: depth + 1) : [])
-        case .group(let type): return group(field, depth < 2 ? fields(type.textFormatFields, depth: depth + 1) : [])
-        case .map(let key, let value):
-            return delimited(field, self.field(1, key, depth: depth) + self.field(2, value, depth: depth))
-        }
-    }
-}
-

@@ -62,6 +62,16 @@ public struct ProtoSchema: Sendable {
         try Protoc.decode(bytes, as: type, includes: includes, files: files)
     }
 
+    /// `protoc --descriptor_set_out --include_imports` of the files: a `FileDescriptorSet`.
+    public func descriptorSet() throws -> [UInt8] {
+        let output = FileManager.default.temporaryDirectory
+            .appendingPathComponent("swiftframe-descriptors-\(UUID().uuidString).pb")
+        defer { try? FileManager.default.removeItem(at: output) }
+        _ = try Protoc.run(includes.map { "-I" + $0 } + files
+                           + ["--descriptor_set_out=\(output.path)", "--include_imports"])
+        return Array(try Data(contentsOf: output))
+    }
+
     /// Decodes several inputs, running protoc once per distinct input.
     public func decode(all inputs: [[UInt8]], as type: String) throws -> [String] {
         var texts: [[UInt8]: String] = [:]

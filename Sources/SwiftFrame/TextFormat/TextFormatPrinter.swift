@@ -1,27 +1,54 @@
 /// Prints a message in protobuf's text format by walking its encoding with the message's
 /// `textFormatFields`: the output is what `protoc --decode` prints for the same bytes.
+/// Generated messages and messages whose schema is data (`DynamicMessageSchema`) print
+/// through this one printer: a field of a generated message type finds its fields in the
+/// type's `textFormatFields`, one of a schema read from data in the printer's `schemas`.
 /// Fields come in the order they are encoded (by number, unknown fields last); a field the
 /// table does not list prints by number as `protoc --decode_raw` prints it.
 struct TextFormatPrinter {
     private var output = ""
     private let multiline: Bool
     private var indent = 0
+    /// The schemas `.schemaMessage` and `.schemaGroup` fields refer to (nil for a generated message).
+    private let schemas: TextFormatSchemaSet?
+    /// The first error that stopped the printing of some fields (noted in the output).
+    private var firstError: WireError?
 
     /// How deep unknown length-delimited fields are tried as messages (protobuf's limit).
     private static let unknownRecursionBudget = 10
 
-    private init(multiline: Bool) {
+    private init(multiline: Bool, schemas: TextFormatSchemaSet?) {
         self.multiline = multiline
+        self.schemas = schemas
     }
 
     static func print<M: Message>(_ message: M, multiline: Bool) -> String {
-        var printer = TextFormatPrinter(multiline: multiline)
+        var printer = TextFormatPrinter(multiline: multiline, schemas: nil)
         // Printing never fails for want of required fields: they are simply not printed.
         let bytes = (try? message.serializedBytes(partial: true)) ?? []
         bytes.withUnsafeBytes { buffer in
             printer.printFields(buffer, of: M.textFormatFields, budget: unknownRecursionBudget)
         }
         return printer.output
+    }
+
+    /// Prints `buffer` as the message at `index` of `schemas`; the error is the first that
+    /// stopped the printing of some fields (at bytes that do not parse), which the text notes
+    /// where it happened (`<unreadable: ...>`).
+    static func print(_ buffer: UnsafeRawBufferPointer, message index: Int, of schemas: TextFormatSchemaSet,
+                      multiline: Bool) -> (text: String, error: WireError?) {
+        var printer = TextFormatPrinter(multiline: multiline, schemas: schemas)
+        printer.printFields(buffer, of: schemas.messages[index].fields, budget: unknownRecursionBudget)
+        return (printer.output, printer.firstError)
+    }
+
+    /// The fields of a message or group kind: a generated type's table, or a schema's.
+    private func fields(of kind: TextFormatKind) -> [TextFormatField] {
+        switch kind {
+        case .message(let type), .group(let type): return type.textFormatFields
+        case .schemaMessage(let index), .schemaGroup(let index): return schemas?.fields(ofMessage: index) ?? []
+        default: return []
+        }
     }
 
     // MARK: Layout
@@ -77,6 +104,7 @@ struct TextFormatPrinter {
                 try printUnknown(number, tag: tag, from: &reader, budget: budget)
             }
         } catch {
+            if firstError == nil { firstError = error }
             start()
             output += "<unreadable: \(error)>"
             end()
@@ -103,14 +131,16 @@ struct TextFormatPrinter {
             guard wireType == WireType.lengthDelimited.rawValue, !Self.holdsUndeclaredValue(reader, entryOf: value)
             else { return false }
             try printMap(field.name, key: key, value: value, tag: tag, from: &reader)
-        case .message(let type):
+        case .message, .schemaMessage:
             guard wireType == WireType.lengthDelimited.rawValue else { return false }
             let body = try reader.readDelimitedBuffer()
-            nested(field.name) { $0.printFields(body, of: type.textFormatFields, budget: budget) }
-        case .group(let type):
+            let fields = fields(of: field.kind)
+            nested(field.name) { $0.printFields(body, of: fields, budget: budget) }
+        case .group, .schemaGroup:
             guard wireType == WireType.startGroup.rawValue else { return false }
             let body = try reader.readGroupBuffer(fieldNumber: tag >> 3)
-            nested(field.name) { $0.printFields(body, of: type.textFormatFields, budget: budget) }
+            let fields = fields(of: field.kind)
+            nested(field.name) { $0.printFields(body, of: fields, budget: budget) }
         case .string, .bytes:
             guard wireType == WireType.lengthDelimited.rawValue else { return false }
             scalar(field.name, TextFormatEscapes.quoted(try reader.readDelimitedBuffer()))
@@ -167,7 +197,7 @@ struct TextFormatPrinter {
                 case UInt32(1 << 3) | UInt32(key.wireType.rawValue):
                     entry.key = try MapKey.read(key, from: &fields)
                 case UInt32(2 << 3) | UInt32(value.wireType.rawValue):
-                    if case .message = value {
+                    if value.isMessage {  // a map's value is never a group
                         entry.message = try fields.readDelimitedBuffer()
                     } else {
                         entry.value = try Self.text(of: value, from: &fields)
@@ -179,13 +209,14 @@ struct TextFormatPrinter {
             entries.append(entry)
         } while reader.nextTagIs(tag)
         entries.sort { $0.key < $1.key }
+        let valueFields = value.isMessage ? fields(of: value) : []
         for entry in entries {
             nested(name) { printer in
                 printer.scalar("key", entry.key.text)
-                if case .message(let type) = value {
+                if value.isMessage {
                     let body = entry.message ?? UnsafeRawBufferPointer(start: nil, count: 0)
                     printer.nested("value") {
-                        $0.printFields(body, of: type.textFormatFields, budget: Self.unknownRecursionBudget)
+                        $0.printFields(body, of: valueFields, budget: Self.unknownRecursionBudget)
                     }
                 } else {
                     printer.scalar("value", entry.value ?? Self.defaultText(value))
@@ -259,7 +290,7 @@ struct TextFormatPrinter {
         case .fixed64: return String(try reader.readFixed64())
         case .sfixed64: return String(Int64(bitPattern: try reader.readFixed64()))
         case .double: return TextFormatNumbers.format(Double(bitPattern: try reader.readFixed64()))
-        case .string, .bytes, .message, .group, .map: return ""  // never called for these
+        case .string, .bytes, .message, .group, .schemaMessage, .schemaGroup, .map: return ""  // never called for these
         }
     }
 

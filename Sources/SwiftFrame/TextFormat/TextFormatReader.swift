@@ -18,8 +18,8 @@ extension Message {
     public init(textFormat text: String, partial: Bool = false) throws(TextFormatError) {
         var tokens = TextFormatTokenizer(Array(text.utf8))
         var bytes: [UInt8] = []
-        try TextFormatReader.readFields(Self.textFormatFields, of: Self.protoMessageName, from: &tokens, until: nil,
-                                        into: &bytes)
+        try TextFormatReader.readFields(Self.textFormatFields, of: Self.protoMessageName, schemas: nil, from: &tokens,
+                                        until: nil, into: &bytes)
         do {
             try self.init(serializedBytes: bytes, partial: partial)
         } catch {
@@ -30,12 +30,15 @@ extension Message {
 
 /// Reads text format into the binary encoding of a message, driven by the message's
 /// `textFormatFields`, so that the message's own decoder does the rest. Repeated scalars are
-/// written unpacked, which every decoder accepts.
+/// written unpacked, which every decoder accepts. A schema read from data
+/// (`DynamicMessageSchema`) is read by the same code, its nested messages found in `schemas`;
+/// `TextFormatSchemaSet.canonicalBytes` then writes the result as protoc would.
 enum TextFormatReader {
     typealias Tokens = TextFormatTokenizer
 
-    static func readFields(_ fields: [TextFormatField], of messageName: String, from tokens: inout Tokens,
-                           until end: UInt8?, into output: inout [UInt8]) throws(TextFormatError) {
+    static func readFields(_ fields: [TextFormatField], of messageName: String, schemas: TextFormatSchemaSet?,
+                           from tokens: inout Tokens, until end: UInt8?,
+                           into output: inout [UInt8]) throws(TextFormatError) {
         while true {
             let token = try tokens.next()
             let field: TextFormatField?
@@ -75,7 +78,7 @@ enum TextFormatReader {
                     _ = try tokens.next()
                 } else {
                     while true {
-                        try readValue(field, number: number, from: &tokens, into: &output)
+                        try readValue(field, number: number, schemas: schemas, from: &tokens, into: &output)
                         let separator = try tokens.next()
                         if case .symbol(UInt8(ascii: "]")) = separator.kind { break }
                         guard case .symbol(UInt8(ascii: ",")) = separator.kind else {
@@ -84,7 +87,7 @@ enum TextFormatReader {
                     }
                 }
             } else {
-                try readValue(field, number: number, from: &tokens, into: &output)
+                try readValue(field, number: number, schemas: schemas, from: &tokens, into: &output)
             }
             if let symbol = try tokens.peekSymbol(), symbol == UInt8(ascii: ";") || symbol == UInt8(ascii: ",") {
                 _ = try tokens.next()
@@ -94,8 +97,8 @@ enum TextFormatReader {
 
     /// One value of `field` (nil: a field given by number that the table does not list, read
     /// as `protoc --decode_raw` prints it).
-    private static func readValue(_ field: TextFormatField?, number: Int32, from tokens: inout Tokens,
-                                  into output: inout [UInt8]) throws(TextFormatError) {
+    private static func readValue(_ field: TextFormatField?, number: Int32, schemas: TextFormatSchemaSet?,
+                                  from tokens: inout Tokens, into output: inout [UInt8]) throws(TextFormatError) {
         let token = try tokens.next()
         let writer = FieldWriter(number: number)
         let name = field?.name ?? String(number)
@@ -112,7 +115,7 @@ enum TextFormatReader {
                 writer.lengthDelimited(try strings(token, name, &tokens), to: &output)
             case .symbol(UInt8(ascii: "{")):
                 var body: [UInt8] = []
-                try readFields([], of: name, from: &tokens, until: UInt8(ascii: "}"), into: &body)
+                try readFields([], of: name, schemas: nil, from: &tokens, until: UInt8(ascii: "}"), into: &body)
                 writer.lengthDelimited(body, to: &output)
             default:
                 throw tokens.error("'\(name)' takes a number, a quoted string or a message in braces", at: token)
@@ -120,14 +123,15 @@ enum TextFormatReader {
             return
         }
         switch field.kind {
-        case .message(let type), .group(let type):
+        case .message, .group, .schemaMessage, .schemaGroup:
             guard case let .symbol(open) = token.kind, open == UInt8(ascii: "{") || open == UInt8(ascii: "<") else {
                 throw tokens.error("'\(name)' takes a message in braces", at: token)
             }
+            let (fields, messageName) = nested(field.kind, schemas: schemas)
             var body: [UInt8] = []
-            try readFields(type.textFormatFields, of: type.protoMessageName, from: &tokens,
+            try readFields(fields, of: messageName, schemas: schemas, from: &tokens,
                            until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body)
-            if case .group = field.kind {
+            if field.kind.wireType == .startGroup {
                 writer.group(body, to: &output)
             } else {
                 writer.lengthDelimited(body, to: &output)
@@ -138,8 +142,8 @@ enum TextFormatReader {
             }
             var body: [UInt8] = []
             try readFields([TextFormatField(1, "key", key), TextFormatField(2, "value", value)], of: name + " entry",
-                           from: &tokens, until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"),
-                           into: &body)
+                           schemas: schemas, from: &tokens,
+                           until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body)
             writer.lengthDelimited(body, to: &output)
         case .string, .bytes:
             let bytes = try strings(token, name, &tokens)
@@ -165,6 +169,17 @@ enum TextFormatReader {
             }
         default:
             try readNumber(field.kind, token, name, &tokens, writer, &output)
+        }
+    }
+
+    /// The fields and the full name of a message or group kind: a generated type's, or a schema's.
+    private static func nested(_ kind: TextFormatKind,
+                               schemas: TextFormatSchemaSet?) -> (fields: [TextFormatField], name: String) {
+        switch kind {
+        case .message(let type), .group(let type): return (type.textFormatFields, type.protoMessageName)
+        case .schemaMessage(let index), .schemaGroup(let index):
+            return (schemas?.fields(ofMessage: index) ?? [], schemas?.fullName(ofMessage: index) ?? "")
+        default: return ([], "")
         }
     }
 
@@ -297,7 +312,7 @@ extension TextFormatKind {
     /// Written in braces: a message, a group or a map entry.
     var isMessage: Bool {
         switch self {
-        case .message, .group, .map: return true
+        case .message, .group, .schemaMessage, .schemaGroup, .map: return true
         default: return false
         }
     }

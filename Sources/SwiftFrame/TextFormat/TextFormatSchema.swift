@@ -31,6 +31,13 @@ public enum TextFormatKind: Sendable {
     case message(any Message.Type)
     /// A proto2 group: a message between start and end tags.
     case group(any Message.Type)
+    /// A message whose schema is data: the message at this index in the `TextFormatSchemaSet`
+    /// the text is printed or read with (see `DynamicMessageSchema`). Types refer to one
+    /// another by index, so a recursive message (`message Tree { Tree left = 1; }`) needs no
+    /// reference cycle.
+    case schemaMessage(Int)
+    /// A group whose schema is data, as `schemaMessage`.
+    case schemaGroup(Int)
     /// A map: its entries print as messages with a `key` and a `value`, sorted by key.
     /// (Only this case is `indirect`: with the whole enum `indirect`, LeakSanitizer reports
     /// the payload boxes held by the generated static tables as leaks; with one indirect case
@@ -43,8 +50,8 @@ public enum TextFormatKind: Sendable {
         case .int32, .int64, .uint32, .uint64, .sint32, .sint64, .bool, .enumeration, .closedEnumeration: return .varint
         case .fixed32, .sfixed32, .float: return .fixed32
         case .fixed64, .sfixed64, .double: return .fixed64
-        case .string, .bytes, .message, .map: return .lengthDelimited
-        case .group: return .startGroup
+        case .string, .bytes, .message, .schemaMessage, .map: return .lengthDelimited
+        case .group, .schemaGroup: return .startGroup
         }
     }
 }
