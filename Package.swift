@@ -104,10 +104,19 @@ let package = Package(
             ),
             dependencies: ["protoc-gen-swiftframe"]
         ),
-        // Command-line tool: `swiftframe inspect` prints the frames of a captured byte stream.
+        // Command-line tool: `swiftframe inspect` (the frames of a capture), `dissector` (a Wireshark
+        // dissector for a command table) and `call` (a request to a server).
         .executableTarget(
             name: "swiftframe",
-            dependencies: ["SwiftFrame", "SwiftFrameCapture", "SwiftFrameDescriptors", "SwiftFrameGenerator", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTool)]
+            dependencies: [
+                "SwiftFrame", "SwiftFrameCapture", "SwiftFrameDescriptors", "SwiftFrameGenerator", "SwiftFrameReflection",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: commandLineTool),
+                // `swiftframe call`.
+                .target(name: "SwiftFrameNIO", condition: transport),
+                .product(name: "NIOCore", package: "swift-nio", condition: transport),
+                .product(name: "NIOPosix", package: "swift-nio", condition: transport),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: transport),
+            ]
         ),
 
         // Live connections on SwiftNIO: channel handlers, a client (request/response, pushes,
@@ -168,7 +177,7 @@ let package = Package(
         .testTarget(
             name: "SwiftFrameNIOTests",
             dependencies: [
-                "SwiftFrameNIO", "SwiftFrameURLSession", "SwiftFrameWellKnownTypes", "SwiftFrameFixtures", "swiftframe-demo",
+                "SwiftFrameNIO", "SwiftFrameURLSession", "SwiftFrameWellKnownTypes", "SwiftFrameFixtures", "swiftframe-demo", "swiftframe",
                 "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: transport),
                 .product(name: "NIOPosix", package: "swift-nio", condition: transport),

@@ -1,0 +1,147 @@
+import SwiftFrame
+import SwiftFrameDescriptors
+import SwiftFrameGenerator
+import SwiftFrameReflection
+
+/// Shows frame bodies as the messages their commands carry, read from the descriptors at run
+/// time: protobuf's text format, envelopes unwrapped to the innermost message; a body that does
+/// not parse is shown raw, as `protoc --decode_raw` shows it, with the error.
+struct PayloadPrinter {
+    /// What a body holds.
+    struct Decoded {
+        /// The message and, for envelopes, what each holds (`Common`, `User_msg`, `login_request`).
+        let path: [String]
+        /// The innermost message in text format, one field per line; or the body raw.
+        let text: String
+        /// Why the body was shown raw.
+        let error: String?
+    }
+
+    let schemas: DescriptorSchemas
+    let description: ProtocolDescription
+
+    /// Prints every field by number: `protoc --decode_raw`.
+    private static let raw = DynamicMessageSchema(TextFormatSchemaSet([.init(fullName: "", fields: [])]), index: 0)
+
+    init(_ loaded: LoadedProtocol) throws {
+        var set = Google_Protobuf_FileDescriptorSet()
+        set.file = loaded.files
+        do {
+            schemas = try DescriptorSchemas(set)
+        } catch {
+            throw ToolFailure(status: .usage, message: "the descriptors: \(error)")
+        }
+        description = loaded.description
+    }
+
+    /// The wire bytes of message `name` written in text format.
+    func encode(_ text: String, as name: String) throws -> [UInt8] {
+        try schemas.message(named: name).serializedBytes(textFormat: text)
+    }
+
+    /// The message a frame of `command` carries in its direction (to the server: the request).
+    func message(command: UInt32, toServer: Bool?, in table: ProtocolDescription.Table) -> String? {
+        guard let entry = table.command(command) else { return nil }
+        switch toServer {
+        case true?: return entry.request
+        case false?: return entry.response
+        case nil: return entry.response ?? entry.request
+        }
+    }
+
+    /// `payload` read as message `name`, and what its envelopes hold.
+    func decode(_ payload: [UInt8], as name: String) -> Decoded {
+        var path = [name]
+        var bytes = payload
+        while true {
+            let current = path[path.count - 1]
+            let text: String
+            do {
+                text = try schemas.message(named: current).checkedTextFormatString(of: bytes)
+            } catch {
+                return Decoded(path: path, text: Self.raw.textFormatString(of: bytes), error: "\(current): \(error)")
+            }
+            guard path.count < 16, let envelope = description.envelope(current),
+                  let (selector, body) = Self.parts(of: bytes, envelope), let held = envelope.holds[selector]
+            else {
+                return Decoded(path: path, text: text, error: nil)
+            }
+            path.append(held)
+            bytes = body
+        }
+    }
+
+    /// `label cmd=NAME(ID) message > held > ...` and the message's fields, indented.
+    func describe(_ frame: Frame, command: UInt32, table: ProtocolDescription.Table, label: String,
+                  toServer: Bool? = false) -> String {
+        let name = table.command(command)?.name ?? "command \(command)"
+        var header = "\(label) \(name)"
+        for field in table.layout.headerFields(of: frame) where field.name != "magic" && field.name != "length" {
+            header += " \(field.name)=\(field.value)"
+        }
+        guard let message = message(command: command, toServer: toServer, in: table) else {
+            return header + (frame.payload.isEmpty ? "" : " (\(frame.payload.count) bytes, no message)")
+        }
+        let decoded = decode(Array(frame.payload), as: message)
+        return ([header + " " + decoded.path.joined(separator: " > ")] + Self.indented(decoded)).joined(separator: "\n")
+    }
+
+    /// The lines of `decoded`, two spaces in, with the error first when it is raw.
+    static func indented(_ decoded: Decoded) -> [String] {
+        var lines = decoded.error.map { ["# not a \($0); raw:"] } ?? []
+        lines += decoded.text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        return lines.map { "  " + $0 }
+    }
+
+    /// `bytes` of message `name` put in the envelopes that hold it, out to a message `isOuter`
+    /// accepts (a request of the table): the outer message's name and bytes, or nil when no
+    /// envelope holds `name`.
+    func wrapped(_ name: String, _ bytes: [UInt8], until isOuter: (String) -> Bool) throws -> (String, [UInt8])? {
+        var current = (name, bytes)
+        var depth = 0
+        while !isOuter(current.0) {
+            guard depth < 16, let (envelope, selector) = description.envelopes.lazy.compactMap({ envelope in
+                envelope.holds.first { $0.value == current.0 }.map { (envelope, $0.key) }
+            }).first else {
+                return depth == 0 ? nil : current
+            }
+            // The envelope in text format, by field number: `1: 2 2: "\012\003neo..."`.
+            let text = "\(envelope.selectorField): \(selector) \(envelope.bodyField): \"\(Self.octalEscaped(current.1))\""
+            current = (envelope.message, try encode(text, as: envelope.message))
+            depth += 1
+        }
+        return depth == 0 ? nil : current
+    }
+
+    private static func octalEscaped(_ bytes: [UInt8]) -> String {
+        bytes.map { byte in
+            let digits = String(byte, radix: 8)
+            return "\\" + String(repeating: "0", count: 3 - digits.count) + digits
+        }.joined()
+    }
+
+    /// An envelope's selector value (0 when absent, as proto3 reads it) and body.
+    private static func parts(of bytes: [UInt8], _ envelope: ProtocolDescription.Envelope) -> (Int32, [UInt8])? {
+        bytes.withUnsafeBytes { buffer -> (Int32, [UInt8])? in
+            var reader = ProtoReader(buffer: buffer)
+            var selector: Int32 = 0
+            var body: [UInt8]?
+            do throws(WireError) {
+                while reader.hasRemaining {
+                    let tag = try reader.readTag()
+                    let number = Int32(tag >> 3)
+                    if number == envelope.selectorField, tag & 7 == 0 {
+                        selector = Int32(truncatingIfNeeded: try reader.readVarint())
+                    } else if number == envelope.bodyField, tag & 7 == 2 {
+                        body = try reader.readBytes()
+                    } else {
+                        try reader.skipValue(tag: tag)
+                    }
+                }
+            } catch {
+                return nil
+            }
+            return body.map { (selector, $0) }
+        }
+    }
+}
