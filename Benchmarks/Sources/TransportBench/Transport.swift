@@ -105,7 +105,8 @@ func transportScenarios(tls: ClientTLSOptions) -> [Scenario] {
     ]
 }
 
-func runTransport(runs: Int) async throws {
+/// The table, of every row or of those whose names start with one of `rows`.
+func runTransport(runs: Int, rows: [String] = []) async throws {
     let certificates = try BenchCertificates.make()
     let serverTLS = try certificates.serverContext()
     let clientTLS = try ClientTLSOptions(certificates)
@@ -120,7 +121,10 @@ func runTransport(runs: Int) async throws {
     print("| scenario | client | rate (median) | spread (min–max) | MB/s | p50 µs | p99 µs |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
     var ratios: [(String, Double, Double?)] = []
-    for scenario in transportScenarios(tls: clientTLS) {
+    let scenarios = transportScenarios(tls: clientTLS).filter { scenario in
+        rows.isEmpty || rows.contains { scenario.name.hasPrefix($0) }
+    }
+    for scenario in scenarios {
         var rates: [String: [Double]] = [:]
         var p50: [String: [Double]] = [:]
         var p99: [String: [Double]] = [:]
@@ -166,4 +170,35 @@ func runTransport(runs: Int) async throws {
     for (name, rateRatio, p99Ratio) in ratios {
         print("| \(name) | \(ratio(rateRatio)) | \(p99Ratio.map(ratio) ?? "–") |")
     }
+}
+
+/// One client on one row, `count` operations after as many to warm up, for a profiler
+/// (`make transport-profile`): the first row whose name starts with `scenario`.
+func runOne(scenario prefix: String, client name: String, count: Int) async throws {
+    let certificates = try BenchCertificates.make()
+    let serverTLS = try certificates.serverContext()
+    let clientTLS = try ClientTLSOptions(certificates)
+    guard let scenario = transportScenarios(tls: clientTLS).first(where: { $0.name.hasPrefix(prefix) }) else {
+        fail("no row starts with '\(prefix)'")
+    }
+    guard ["swiftframe", "SwiftNIO"].contains(name) else { fail("the client is swiftframe or SwiftNIO, not '\(name)'") }
+    let counter = ByteCounter()
+    let servers = try await within(120, "starting the servers") {
+        Servers(
+            echoing: try await startServer(counter: nil), counting: try await startServer(counter: counter),
+            echoingTLS: try await startServer(counter: nil, tls: serverTLS),
+            countingTLS: try await startServer(counter: counter, tls: serverTLS), counter: counter)
+    }
+    let port = servers.port(oneWay: scenario.oneWay, tls: scenario.options.tls != nil)
+    let (options, oneWay, measure) = (scenario.options, scenario.oneWay, scenario.run)
+    let client = try await within(120, "connecting") { () async throws -> any BenchClient in
+        name == "swiftframe"
+            ? try await SwiftFrameBenchClient.connect(port: port, options: options)
+            : try await NIOBenchClient.connect(port: port, requests: !oneWay, options: options)
+    }
+    for round in ["warm-up", "measured"] {
+        let sample = try await within(600, "\(scenario.name): \(name), \(round)") { try await measure(client, count, servers) }
+        print("\(scenario.name) \(name) \(round): \(count) in \(format(sample.seconds * 1000)) ms")
+    }
+    try await within(60, "closing") { await client.close() }
 }
