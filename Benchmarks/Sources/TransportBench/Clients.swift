@@ -1,15 +1,62 @@
 // The two clients under test: swiftframe's FrameClient, and what a SwiftNIO user writes for
 // the same wire format with NIO's own pieces (LengthFieldBasedFrameDecoder, LengthFieldPrepender
-// and NIORequestResponseWithIDHandler from swift-nio-extras). Both encode and decode the body
-// with the same generated message code, so only the transport differs.
+// and NIORequestResponseWithIDHandler from swift-nio-extras), over plain TCP or, with
+// NIOSSLClientHandler in front, TLS. Both encode and decode the body with the same generated
+// message code, so only the transport differs.
 
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOExtras
 import NIOPosix
+import NIOSSL
 import SwiftFrame
 import SwiftFrameBenchMessages
 import SwiftFrameNIO
+
+/// How both clients of a row connect.
+struct ClientOptions: Sendable {
+    /// TLS, trusting the benchmark's CA alone and checking the name "localhost"; nil: plain TCP.
+    var tls: ClientTLSOptions?
+    /// A token stamped into every request's body as field `stampField`: swiftframe's client
+    /// does it with BodyFieldStamp, behind FrameLogging with its lines dropped by the logger's
+    /// level; the plain client appends the same bytes itself.
+    var stamp: String?
+
+    static let plain = ClientOptions()
+}
+
+/// Each client's TLS settings, made from the same certificates.
+struct ClientTLSOptions: Sendable {
+    /// swiftframe's.
+    let swiftframe: ClientTLS
+    /// The plain client's (swift-nio-ssl's context, made once).
+    let nio: NIOSSLContext
+
+    init(_ certificates: BenchCertificates) throws {
+        swiftframe = ClientTLS(serverName: BenchCertificates.serverName, trustRoots: .certificates(.bytes(certificates.authority)))
+        nio = try certificates.clientContext()
+    }
+}
+
+/// The field the stamp goes in: one `Bench_Flat` does not declare, so both sides keep it as an
+/// unknown field when they decode the echoed reply.
+let stampField = 15
+
+/// The stamp's bytes as BodyFieldStamp writes them: the tag, the length, the token.
+func appendStamp(_ token: String, to body: inout [UInt8]) {
+    func varint(_ value: Int) {
+        var value = UInt64(value)
+        while value >= 0x80 {
+            body.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        body.append(UInt8(value))
+    }
+    varint(stampField << 3 | 2)
+    varint(token.utf8.count)
+    body += token.utf8
+}
 
 /// What a benchmark does with a client.
 protocol BenchClient: Sendable {
@@ -24,11 +71,18 @@ struct SwiftFrameBenchClient: BenchClient {
     let client: FrameClient<BenchCommands>
     let running: Task<Void, any Error>
 
-    static func connect(port: Int) async throws -> SwiftFrameBenchClient {
+    static func connect(port: Int, options: ClientOptions) async throws -> SwiftFrameBenchClient {
         var configuration = ClientConfiguration()
         configuration.heartbeat = nil
+        configuration.tls = options.tls?.swiftframe
+        if let token = options.stamp {
+            var quiet = Logger(label: "bench.frames")
+            quiet.logLevel = .warning  // FrameLogging logs at .info: every line is dropped
+            configuration.interceptors = [BodyFieldStamp(field: stampField) { token }, FrameLogging(logger: quiet)]
+        }
         let client = FrameClient<BenchCommands>(host: "127.0.0.1", port: port, configuration: configuration)
         let running = Task { try await client.run() }
+        // The TLS handshake is part of connecting.
         _ = try await client.connection(within: .seconds(10))
         return SwiftFrameBenchClient(client: client, running: running)
     }
@@ -85,15 +139,26 @@ final class NIOFrameCodec: ChannelDuplexHandler, Sendable {
 struct NIOBenchClient: BenchClient {
     let channel: any Channel
     let nextID: NIOLockedValueBox<UInt32>
+    let stamp: String?
 
     /// With `requests` false, the pipeline has no NIORequestResponseWithIDHandler and takes
-    /// frames to send one way.
-    static func connect(port: Int, requests: Bool) async throws -> NIOBenchClient {
+    /// frames to send one way. With TLS, NIOSSLClientHandler goes first, and the client is
+    /// returned once the handshake is done.
+    static func connect(port: Int, requests: Bool, options: ClientOptions) async throws -> NIOBenchClient {
+        let handshake = NIOLockedValueBox<EventLoopFuture<Void>?>(nil)
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(10))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
+                    if let tls = options.tls?.nio {
+                        let done = channel.eventLoop.makePromise(of: Void.self)
+                        handshake.withLockedValue { $0 = done.futureResult }
+                        try pipeline.addHandlers(
+                            try NIOSSLClientHandler(context: tls, serverHostname: BenchCertificates.serverName),
+                            HandshakeWaiter(done: done))
+                    }
                     try pipeline.addHandlers(
                         ByteToMessageHandler(LengthFieldBasedFrameDecoder(lengthFieldBitLength: .fourBytes)),
                         LengthFieldPrepender(lengthFieldBitLength: .fourBytes),
@@ -103,7 +168,10 @@ struct NIOBenchClient: BenchClient {
             }
             .connect(host: "127.0.0.1", port: port)
             .get()
-        return NIOBenchClient(channel: channel, nextID: NIOLockedValueBox(0))
+        if let done = handshake.withLockedValue({ $0 }) {
+            try await within(10, "the plain client's TLS handshake") { try await done.get() }
+        }
+        return NIOBenchClient(channel: channel, nextID: NIOLockedValueBox(0), stamp: options.stamp)
     }
 
     private func frame(_ message: Bench_Flat) throws -> NIOFrame {
@@ -111,7 +179,9 @@ struct NIOBenchClient: BenchClient {
             id &+= 1
             return id
         }
-        return NIOFrame(requestID: id, command: 1, body: ByteBuffer(bytes: try message.serializedBytes()))
+        var body = try message.serializedBytes()
+        if let stamp { appendStamp(stamp, to: &body) }
+        return NIOFrame(requestID: id, command: 1, body: ByteBuffer(bytes: body))
     }
 
     func request(_ message: Bench_Flat) async throws -> Bench_Flat {

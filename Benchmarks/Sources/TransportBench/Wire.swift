@@ -1,10 +1,11 @@
 // The wire format both clients speak, `length:u32:after cmd:u32 seq:u32` (the length counts
 // the command, the sequence number and the body, as NIO's LengthFieldBasedFrameDecoder reads
-// it), the message they carry, and the echo server both talk to.
+// it), the message they carry, and the echo server both talk to (over plain TCP or TLS).
 
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NIOSSL
 import SwiftFrame
 import SwiftFrameBenchMessages
 
@@ -85,14 +86,17 @@ final class ByteCounter: @unchecked Sendable {
     }
 }
 
-/// A server on a free loopback port; `counter` nil echoes, otherwise counts.
-func startServer(counter: ByteCounter?) async throws -> any Channel {
+/// A server on a free loopback port; `counter` nil echoes, otherwise counts. With `tls`, the
+/// handler sees the bytes after swift-nio-ssl has decrypted them.
+func startServer(counter: ByteCounter?, tls: NIOSSLContext? = nil) async throws -> any Channel {
     try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
         .childChannelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(EchoServerHandler(counter: counter))
+                let pipeline = channel.pipeline.syncOperations
+                if let tls { try pipeline.addHandler(NIOSSLServerHandler(context: tls)) }
+                try pipeline.addHandler(EchoServerHandler(counter: counter))
             }
         }
         .bind(host: "127.0.0.1", port: 0)

@@ -1,0 +1,173 @@
+// The server the idle benchmark measures, in a process of its own (`TransportBench serve-idle
+// KIND`, started by `TransportBench idle`), so that neither the client sockets nor the driver
+// count in its RSS. It prints `port P limit L` once listening, then answers `count` on its
+// standard input with the number of connections it holds, `queue` with the length of its
+// listening socket's accept queue (connections the kernel has completed that the server has not
+// yet accepted), and exits on `quit` or at the end of its input (the driver gone).
+//
+//   swiftframe  FrameServer<BenchCommands>, echoing each request, with no idle timeout
+//   nio         ServerBootstrap with NIO's length-field decoder and prepender around a handler
+//               that writes each frame back: what a SwiftNIO user writes for the same wire format
+
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOExtras
+import NIOPosix
+import SwiftFrame
+import SwiftFrameBenchMessages
+import SwiftFrameNIO
+
+func serveIdle(kind: String) async throws {
+    let limit = raiseFileLimit()
+    let port: Int
+    let count: @Sendable () -> Int
+    switch kind {
+    case "swiftframe":
+        var configuration = ServerConfiguration()
+        // The default closes a connection that sent nothing for 5 minutes; a run takes less,
+        // but the measurement must not depend on that.
+        configuration.idleTimeout = nil
+        let server = FrameServer<BenchCommands>(port: 0, configuration: configuration)
+        // Ends with the process.
+        Task { try await server.run { request, _ in try ServerFrame(request) } }
+        port = try await server.port(within: .seconds(10))
+        count = { server.connectionIDs.count }
+    case "nio":
+        let open = NIOLockedValueBox(0)
+        let channel = try await within(10, "binding the SwiftNIO server") { try await startFrameEchoServer(open: open) }
+        port = channel.localAddress!.port!
+        count = { open.withLockedValue { $0 } }
+    default:
+        fail("serve-idle takes swiftframe or nio, not '\(kind)'")
+    }
+    guard let listener = listeningDescriptor(port: port) else { fail("no listening socket on port \(port)") }
+    answer("port \(port) limit \(limit)")
+    // A blocking read holds its thread: one of its own, not one of the task pool's two.
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        Thread {
+            while let line = readLine(), line != "quit" {
+                switch line {
+                case "count": answer("count \(count())")
+                case "queue": answer("queue \(acceptQueueLength(listener))")
+                default: answer("unknown command \(line)")
+                }
+            }
+            done.resume()
+        }.start()
+    }
+    exit(0)
+}
+
+/// This process's socket listening on `port` (the server's, which neither server hands out).
+private func listeningDescriptor(port: Int) -> Int32? {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return nil }
+    for descriptor in names.compactMap(Int32.init) {
+        var listening: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(descriptor, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) == 0, listening == 1 else { continue }
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        if named == 0, Int(UInt16(bigEndian: address.sin_port)) == port { return descriptor }
+    }
+    return nil
+}
+
+/// Connections waiting in a listening socket's accept queue: Linux gives the queue's length as
+/// `tcpi_unacked` of a listening socket's TCP_INFO.
+private func acceptQueueLength(_ descriptor: Int32) -> Int {
+    var info = tcp_info()
+    var size = socklen_t(MemoryLayout<tcp_info>.size)
+    guard getsockopt(descriptor, Int32(IPPROTO_TCP), TCP_INFO, &info, &size) == 0 else { return -1 }
+    return Int(info.tcpi_unacked)
+}
+
+/// A line to the driver, unbuffered.
+private func answer(_ line: String) {
+    try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
+}
+
+/// Writes each frame (command, sequence number and body, after the length) back as it came, and
+/// counts the connections open in `open`.
+final class FrameEchoHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    let open: NIOLockedValueBox<Int>
+
+    init(open: NIOLockedValueBox<Int>) {
+        self.open = open
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        open.withLockedValue { $0 += 1 }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        open.withLockedValue { $0 -= 1 }
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.write(data, promise: nil)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        context.flush()
+    }
+}
+
+/// The plain SwiftNIO server of the idle benchmark, on a free loopback port, with the options
+/// FrameServer sets (SO_REUSEADDR, TCP_NODELAY) and NIO's default backlog, as FrameServer has.
+func startFrameEchoServer(open: NIOLockedValueBox<Int>) async throws -> any Channel {
+    try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        .childChannelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandlers(
+                    ByteToMessageHandler(LengthFieldBasedFrameDecoder(lengthFieldBitLength: .fourBytes)),
+                    LengthFieldPrepender(lengthFieldBitLength: .fourBytes),
+                    FrameEchoHandler(open: open))
+            }
+        }
+        .bind(host: "127.0.0.1", port: 0)
+        .get()
+}
+
+/// Raises this process's soft limit on open files to its hard limit (or to the kernel's
+/// `fs.nr_open` when the hard limit is unlimited); returns the soft limit now in force.
+@discardableResult
+func raiseFileLimit() -> Int {
+    var limit = rlimit()
+    guard getrlimit(resourceOpenFiles, &limit) == 0 else { return -1 }
+    if limit.rlim_cur < limit.rlim_max {
+        var raised = limit
+        if raised.rlim_max == unlimited {
+            let ceiling = (try? String(contentsOfFile: "/proc/sys/fs/nr_open", encoding: .utf8))
+                .flatMap { rlim_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            raised.rlim_cur = ceiling ?? limit.rlim_cur
+        } else {
+            raised.rlim_cur = raised.rlim_max
+        }
+        if setrlimit(resourceOpenFiles, &raised) == 0 { limit = raised }
+    }
+    return Int(limit.rlim_cur)
+}
+
+/// The hard limit on open files, and the soft limit as the process started with it.
+func fileLimits() -> (soft: Int, hard: Int) {
+    var limit = rlimit()
+    guard getrlimit(resourceOpenFiles, &limit) == 0 else { return (-1, -1) }
+    let hard = limit.rlim_max == unlimited ? Int.max : Int(limit.rlim_max)
+    return (Int(limit.rlim_cur), hard)
+}
+
+/// RLIM_INFINITY, which Swift does not import (it is `(rlim_t) -1`).
+private let unlimited = rlim_t.max
+
+private let resourceOpenFiles = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)

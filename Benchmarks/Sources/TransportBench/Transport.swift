@@ -1,0 +1,204 @@
+// The transport table: swiftframe's FrameClient against a plain SwiftNIO client over loopback,
+// in one process and one run, both talking to the same server (a plain NIO echo or counting
+// handler, behind swift-nio-ssl in the TLS rows). Runs alternate between the two clients; each
+// row gives the median of the runs and their spread (min–max).
+
+import Foundation
+import NIOCore
+import SwiftFrameBenchMessages
+
+struct Sample: Sendable {
+    var seconds: Double
+    var latencies: [Double] = []
+}
+
+struct Scenario {
+    let name: String
+    let unit: String
+    let count: Int
+    /// Body bytes per frame (for MB/s; the header's 12 are added).
+    let bytes: Int
+    var options = ClientOptions.plain
+    let run: @Sendable (any BenchClient, Int, Servers) async throws -> Sample
+
+    var oneWay: Bool { unit == "frames/s" }
+}
+
+/// The servers both clients talk to, started once: echoing and counting, over plain TCP and TLS.
+struct Servers: Sendable {
+    let echoing: any Channel
+    let counting: any Channel
+    let echoingTLS: any Channel
+    let countingTLS: any Channel
+    let counter: ByteCounter
+
+    func port(oneWay: Bool, tls: Bool) -> Int {
+        let server = switch (oneWay, tls) {
+        case (false, false): echoing
+        case (true, false): counting
+        case (false, true): echoingTLS
+        case (true, true): countingTLS
+        }
+        return server.localAddress!.port!
+    }
+}
+
+/// `callers` tasks each make `count / callers` requests one after another.
+func roundTrips(callers: Int, size: Int) -> @Sendable (any BenchClient, Int, Servers) async throws -> Sample {
+    { client, count, _ in
+        let message = benchMessage(size: size)
+        let start = now()
+        let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+            for _ in 0..<callers {
+                group.addTask {
+                    var latencies: [Double] = []
+                    latencies.reserveCapacity(count / callers)
+                    for _ in 0..<(count / callers) {
+                        let sent = now()
+                        let reply = try await client.request(message)
+                        precondition(reply.payload.count == message.payload.count)
+                        latencies.append(now() - sent)
+                    }
+                    return latencies
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        return Sample(seconds: now() - start, latencies: latencies)
+    }
+}
+
+/// `count` frames one way, timed until the server has every byte (after decryption, over TLS).
+func oneWay(size: Int) -> @Sendable (any BenchClient, Int, Servers) async throws -> Sample {
+    { client, count, servers in
+        let message = benchMessage(size: size)
+        let frameSize = 12 + size
+        let done = servers.counter.expect(count * frameSize, on: servers.counting.eventLoop)
+        let start = now()
+        for _ in 0..<count { try await client.send(message) }
+        try await done.get()
+        return Sample(seconds: now() - start)
+    }
+}
+
+/// The token of the interceptor rows: 32 bytes, so each request and reply carries 34 bytes
+/// more than the 64 B message.
+let token = "bench-token-0123456789abcdefghij"
+
+func transportScenarios(tls: ClientTLSOptions) -> [Scenario] {
+    let stamped = 64 + 2 + token.utf8.count
+    return [
+        Scenario(name: "round trips, 1 caller, 64 B", unit: "req/s", count: 4_000, bytes: 64, run: roundTrips(callers: 1, size: 64)),
+        Scenario(name: "round trips, 64 callers, 64 B", unit: "req/s", count: 12_800, bytes: 64, run: roundTrips(callers: 64, size: 64)),
+        Scenario(name: "one way, 64 B", unit: "frames/s", count: 200_000, bytes: 64, run: oneWay(size: 64)),
+        Scenario(name: "one way, 1 KiB", unit: "frames/s", count: 50_000, bytes: 1024, run: oneWay(size: 1024)),
+        Scenario(name: "TLS round trips, 1 caller, 64 B", unit: "req/s", count: 4_000, bytes: 64,
+                 options: ClientOptions(tls: tls), run: roundTrips(callers: 1, size: 64)),
+        Scenario(name: "TLS round trips, 64 callers, 64 B", unit: "req/s", count: 12_800, bytes: 64,
+                 options: ClientOptions(tls: tls), run: roundTrips(callers: 64, size: 64)),
+        Scenario(name: "TLS one way, 1 KiB", unit: "frames/s", count: 50_000, bytes: 1024,
+                 options: ClientOptions(tls: tls), run: oneWay(size: 1024)),
+        Scenario(name: "interceptors, round trips, 1 caller, 64 B + token", unit: "req/s", count: 4_000, bytes: stamped,
+                 options: ClientOptions(stamp: token), run: roundTrips(callers: 1, size: 64)),
+        Scenario(name: "interceptors, round trips, 64 callers, 64 B + token", unit: "req/s", count: 12_800, bytes: stamped,
+                 options: ClientOptions(stamp: token), run: roundTrips(callers: 64, size: 64)),
+    ]
+}
+
+/// The table, of every row or of those whose names start with one of `rows`.
+func runTransport(runs: Int, rows: [String] = []) async throws {
+    let certificates = try BenchCertificates.make()
+    let serverTLS = try certificates.serverContext()
+    let clientTLS = try ClientTLSOptions(certificates)
+    let counter = ByteCounter()
+    let servers = try await within(30, "starting the servers") {
+        Servers(
+            echoing: try await startServer(counter: nil), counting: try await startServer(counter: counter),
+            echoingTLS: try await startServer(counter: nil, tls: serverTLS),
+            countingTLS: try await startServer(counter: counter, tls: serverTLS), counter: counter)
+    }
+
+    print("| scenario | client | rate (median) | spread (min–max) | MB/s | p50 µs | p99 µs |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    var ratios: [(String, Double, Double?)] = []
+    let scenarios = transportScenarios(tls: clientTLS).filter { scenario in
+        rows.isEmpty || rows.contains { scenario.name.hasPrefix($0) }
+    }
+    for scenario in scenarios {
+        var rates: [String: [Double]] = [:]
+        var p50: [String: [Double]] = [:]
+        var p99: [String: [Double]] = [:]
+        for run in 0...runs {
+            for name in run % 2 == 0 ? ["swiftframe", "SwiftNIO"] : ["SwiftNIO", "swiftframe"] {
+                let port = servers.port(oneWay: scenario.oneWay, tls: scenario.options.tls != nil)
+                let (options, oneWay) = (scenario.options, scenario.oneWay)
+                let client = try await within(20, "\(scenario.name): \(name) connecting") { () async throws -> any BenchClient in
+                    name == "swiftframe"
+                        ? try await SwiftFrameBenchClient.connect(port: port, options: options)
+                        : try await NIOBenchClient.connect(port: port, requests: !oneWay, options: options)
+                }
+                note("\(scenario.name) \(name) run \(run)")
+                let (measure, count) = (scenario.run, scenario.count)
+                // Every sample takes seconds; two minutes means a server died or hangs.
+                let sample = try await within(120, "\(scenario.name): \(name), run \(run)") {
+                    try await measure(client, count, servers)
+                }
+                try await within(20, "\(scenario.name): \(name) closing") { await client.close() }
+                if run == 0 { continue }  // warm-up
+                rates[name, default: []].append(Double(scenario.count) / sample.seconds)
+                let sorted = sample.latencies.sorted()
+                if !sorted.isEmpty {
+                    p50[name, default: []].append(percentile(sorted, 0.5) * 1e6)
+                    p99[name, default: []].append(percentile(sorted, 0.99) * 1e6)
+                }
+            }
+        }
+        for name in ["swiftframe", "SwiftNIO"] {
+            let values = rates[name]!
+            let rate = median(values)
+            let mb = rate * Double(scenario.bytes + 12) / 1e6
+            let latency = p50[name].map { (format(median($0)), format(median(p99[name]!))) } ?? ("–", "–")
+            print("| \(scenario.name) | \(name) | \(format(rate)) \(scenario.unit) | \(format(values.min()!))–\(format(values.max()!)) | \(format(mb)) | \(latency.0) | \(latency.1) |")
+        }
+        let rateRatio = median(rates["swiftframe"]!) / median(rates["SwiftNIO"]!)
+        let p99Ratio = p99["swiftframe"].map { median($0) / median(p99["SwiftNIO"]!) }
+        ratios.append((scenario.name, rateRatio, p99Ratio))
+    }
+    print()
+    print("| scenario | swiftframe / SwiftNIO (rate) | p99 swiftframe / SwiftNIO |")
+    print("| --- | ---: | ---: |")
+    for (name, rateRatio, p99Ratio) in ratios {
+        print("| \(name) | \(ratio(rateRatio)) | \(p99Ratio.map(ratio) ?? "–") |")
+    }
+}
+
+/// One client on one row, `count` operations after as many to warm up, for a profiler
+/// (`make transport-profile`): the first row whose name starts with `scenario`.
+func runOne(scenario prefix: String, client name: String, count: Int) async throws {
+    let certificates = try BenchCertificates.make()
+    let serverTLS = try certificates.serverContext()
+    let clientTLS = try ClientTLSOptions(certificates)
+    guard let scenario = transportScenarios(tls: clientTLS).first(where: { $0.name.hasPrefix(prefix) }) else {
+        fail("no row starts with '\(prefix)'")
+    }
+    guard ["swiftframe", "SwiftNIO"].contains(name) else { fail("the client is swiftframe or SwiftNIO, not '\(name)'") }
+    let counter = ByteCounter()
+    let servers = try await within(120, "starting the servers") {
+        Servers(
+            echoing: try await startServer(counter: nil), counting: try await startServer(counter: counter),
+            echoingTLS: try await startServer(counter: nil, tls: serverTLS),
+            countingTLS: try await startServer(counter: counter, tls: serverTLS), counter: counter)
+    }
+    let port = servers.port(oneWay: scenario.oneWay, tls: scenario.options.tls != nil)
+    let (options, oneWay, measure) = (scenario.options, scenario.oneWay, scenario.run)
+    let client = try await within(120, "connecting") { () async throws -> any BenchClient in
+        name == "swiftframe"
+            ? try await SwiftFrameBenchClient.connect(port: port, options: options)
+            : try await NIOBenchClient.connect(port: port, requests: !oneWay, options: options)
+    }
+    for round in ["warm-up", "measured"] {
+        let sample = try await within(600, "\(scenario.name): \(name), \(round)") { try await measure(client, count, servers) }
+        print("\(scenario.name) \(name) \(round): \(count) in \(format(sample.seconds * 1000)) ms")
+    }
+    try await within(60, "closing") { await client.close() }
+}
