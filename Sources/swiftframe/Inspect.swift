@@ -61,11 +61,7 @@ struct Inspect: ParsableCommand {
 
         let start = try input.read(upToCount: 4) ?? Data()
         if CaptureFormat(magic: start) != nil {
-            var output = ""
-            let hadErrors = try CaptureInspection(layout: frameLayout, port: port)
-                .run(head: start, input: input, output: &output, flush: flush)
-            flush(&output)
-            if hadErrors { throw ExitCode.failure }
+            if try CaptureInspection(layout: frameLayout, port: port).run(head: start, input: input) { throw ExitCode.failure }
             return
         }
 

@@ -29,23 +29,33 @@ public final class FrameCapture: FrameInterceptor {
         var started: Set<Int> = []
     }
 
+    /// The file format.
+    public enum Format: Sendable, Hashable {
+        /// pcapng (Wireshark's format), with nanosecond timestamps: the default.
+        case pcapng
+        /// The classic pcap format, with microsecond timestamps.
+        case pcap
+
+        var writerFormat: CaptureWriter.Format { self == .pcap ? .pcap : .pcapng }
+    }
+
     private let state: NIOLockedValueBox<State>
     private let sink: (@Sendable ([UInt8]) -> Void)?
 
     /// A capture into a new file at `path` (replacing one that is there), pcapng unless
     /// `format` says pcap.
-    public init(path: String, format: CaptureWriter.Format = .pcapng) throws {
+    public init(path: String, format: Format = .pcapng) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else { throw IOError(errnoCode: errno, reason: "open \(path)") }
-        let writer = CaptureWriter(format: format)
+        let writer = CaptureWriter(format: format.writerFormat)
         state = NIOLockedValueBox(State(writer: writer, descriptor: descriptor))
         sink = nil
         try Self.write(writer.fileHeader, to: descriptor)
     }
 
     /// A capture whose bytes go to `sink`: the file header first, then records per frame.
-    public init(format: CaptureWriter.Format = .pcapng, sink: @escaping @Sendable ([UInt8]) -> Void) {
-        let writer = CaptureWriter(format: format)
+    public init(format: Format = .pcapng, sink: @escaping @Sendable ([UInt8]) -> Void) {
+        let writer = CaptureWriter(format: format.writerFormat)
         state = NIOLockedValueBox(State(writer: writer))
         self.sink = sink
         sink(writer.fileHeader)
