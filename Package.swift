@@ -183,7 +183,7 @@ let package = Package(
         ),
         .testTarget(name: "FixtureTests", dependencies: ["SwiftFrame", "SwiftFrameDescriptors", "SwiftFrameFixtures", "TestSupport"]),
         // Runs the built `swiftframe` executable on captured streams.
-        .testTarget(name: "SwiftFrameCLITests", dependencies: ["swiftframe", "TestSupport"]),
+        .testTarget(name: "SwiftFrameCLITests", dependencies: ["swiftframe", "SwiftFrameCapture", "TestSupport"]),
         .testTarget(name: "WellKnownTypesTests", dependencies: ["SwiftFrameWellKnownTypes", "SwiftFrame", "TestSupport"]),
         // Runs the built conformance testee, and checks the conformance messages' wire behaviour.
         // Replays FuzzTesting/FailCases through the fuzz targets' own checks.
