@@ -6,7 +6,7 @@ PLUGIN = $(BIN_PATH)/protoc-gen-swiftframe
 FIXTURE_PROTOS = $(sort $(wildcard Fixtures/protos/*.proto))
 PREFIX ?= /usr/local
 
-.PHONY: all generate golden check check-golden check-plugins check-protos docs test peers python-protobuf install protoc plugin clean bench bench-codesize bench-runtime-size bench-regenerate bench-transport fuzz fuzz-smoke differential differential-smoke soak sanitize-address sanitize-thread
+.PHONY: all generate golden check check-golden check-plugins check-protos docs test peers python-protobuf install protoc plugin clean bench bench-codesize bench-runtime-size bench-regenerate bench-transport fuzz fuzz-smoke differential differential-smoke soak sanitize-address sanitize-thread bench-inspect
 
 all: generate
 
@@ -135,6 +135,11 @@ install: plugin
 
 clean:
 	rm -rf .build
+
+# `swiftframe inspect` on a made-up capture of small frames (CAPTURE_MB, default 100): MB/s
+# and peak memory, beside `tshark -r` on the same file (not part of `test`).
+bench-inspect:
+	scripts/bench-inspect.sh
 
 # Benchmarks against SwiftProtobuf and SwiftNIO: a package of its own (Benchmarks/), which
 # `make test` never builds. Benchmarks/README.md has the numbers and what each one measures.

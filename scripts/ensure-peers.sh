@@ -2,11 +2,14 @@
 # Installs what the Python reference peers (Tests/Peers/peer.py) need when it is missing:
 # protoc with the standard .proto includes (via ensure-protoc.sh), Google's protobuf runtime
 # for Python at the version that matches protoc 3.21, and openssl, with which the TLS tests
-# make their certificates.
+# make their certificates; and tcpdump and tshark, with which the capture tests record and read
+# loopback traffic.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/ensure-protoc.sh
+# The capture tests among the transport tests: tcpdump, tshark and editcap.
+scripts/ensure-capture-tools.sh
 
 if ! command -v openssl >/dev/null; then
     echo "installing openssl"

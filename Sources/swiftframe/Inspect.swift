@@ -13,10 +13,15 @@ struct Inspect: ParsableCommand {
             name, decimal values), and one line per error, `error offset=<o> <what>`. Exits with \
             status 1 if the stream had errors, a truncated last frame included.
 
-            A pcap file (tcpdump's, Wireshark's, or one written by FrameCapture) is told apart \
-            by its first bytes: each direction of each TCP connection is put back in order and \
-            cut into frames, and each line starts with the time and the two ends, \
-            `frame time=<seconds> from=<address:port> to=<address:port> offset=<o> ...`.
+            A pcap or pcapng capture (tcpdump's, Wireshark's, or one written by FrameCapture) is \
+            told apart by its magic number: every TCP connection is followed, each direction put \
+            back in order (retransmissions dropped) and cut into frames, and the frames of both \
+            directions are printed interleaved by time, each line starting with the time, the \
+            two ends and the direction (client->server, server->client or unknown: the server \
+            is the side on --port, else the side that received the SYN), \
+            `frame time=<seconds> from=<address:port> to=<address:port> dir=<direction> offset=<o> ...`. \
+            A direction the capture joined mid-stream is searched for the layout's magic \
+            (a `note` line says so).
 
             Presets: \(FrameLayout.presetNames.joined(separator: ", ")).
             """
@@ -28,7 +33,7 @@ struct Inspect: ParsableCommand {
     @Option(name: .long, help: "After a bad header, skip at most this many bytes looking for the magic and go on.")
     var resync: Int?
 
-    @Option(name: .long, help: "In a pcap capture, only the connections to or from this TCP port.")
+    @Option(name: .long, help: "In a capture, only the connections to or from this TCP port, the server's.")
     var port: Int?
 
     @Argument(help: "The captured stream or pcap file (default: standard input).")
@@ -55,8 +60,8 @@ struct Inspect: ParsableCommand {
         }
 
         let start = try input.read(upToCount: 4) ?? Data()
-        if PcapReader.isPcap(start) {
-            try inspectCapture(start + (input.readDataToEndOfFile()), layout: frameLayout)
+        if CaptureFormat(magic: start) != nil {
+            if try CaptureInspection(layout: frameLayout, port: port).run(head: start, input: input) { throw ExitCode.failure }
             return
         }
 
@@ -89,37 +94,6 @@ struct Inspect: ParsableCommand {
         if hadErrors { throw ExitCode.failure }
     }
 
-    /// Prints the frames of every TCP stream in a pcap capture, as they complete.
-    func inspectCapture(_ data: Data, layout: FrameLayout) throws {
-        let segments: [TCPSegment]
-        do throws(CaptureError) {
-            segments = try PcapReader(bytes: [UInt8](data)).segments()
-        } catch {
-            throw ValidationError("the capture: \(error)")
-        }
-        var reassembler = TCPReassembler()
-        var decoders: [TCPReassembler.Flow: FrameDecoder] = [:]
-        var output = ""
-        var hadErrors = false
-        for segment in segments where port.map({ Int(segment.from.port) == $0 || Int(segment.to.port) == $0 }) ?? true {
-            let (flow, bytes, gap) = reassembler.add(segment)
-            let place = "time=\(Self.time(segment.time)) from=\(flow.from) to=\(flow.to)"
-            if gap {
-                hadErrors = true
-                output += "error \(place) bytes missing from the capture; this direction is not decoded further\n"
-                decoders[flow] = nil
-            }
-            var decoder = decoders[flow] ?? FrameDecoder(layout: layout)
-            guard decoder.failure == nil else { continue }
-            decoder.feed(bytes)
-            if Self.printFrames(of: &decoder, place: place + " ", to: &output) { hadErrors = true }
-            decoders[flow] = decoder
-            if output.utf8.count >= 1 << 16 { flush(&output) }
-        }
-        flush(&output)
-        if hadErrors { throw ExitCode.failure }
-    }
-
     /// Prints a line for each complete frame `decoder` holds, and for each error, starting
     /// `frame PLACE` or `error PLACE`; true if there was an error. It stops at an error that
     /// ends the stream (`decoder.failure`).
@@ -137,14 +111,6 @@ struct Inspect: ParsableCommand {
                 if decoder.failure != nil { return hadErrors }
             }
         }
-    }
-
-    /// Seconds since 1970 with microseconds.
-    static func time(_ seconds: Double) -> String {
-        let whole = Int(seconds)
-        let micros = Int(((seconds - Double(whole)) * 1e6).rounded())
-        let digits = String(micros)
-        return "\(whole)." + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
     }
 
     /// The layout to decode with: a preset by name, else a description file; `--resync` applied.

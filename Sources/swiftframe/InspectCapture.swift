@@ -1,0 +1,225 @@
+import ArgumentParser
+import Foundation
+import SwiftFrame
+import SwiftFrameCapture
+
+/// `swiftframe inspect` on a pcap or pcapng capture: the file is read in pieces (memory stays
+/// flat with its size), every TCP connection is followed in both directions, each direction is
+/// cut into frames, and the frames are printed as they complete, interleaved by time:
+///
+///     frame time=<s> from=<a:p> to=<a:p> dir=<client->server|server->client|unknown> offset=<o> <fields> payload=<n>
+///
+/// A direction the capture did not see start (no SYN), or one that lost bytes, may start
+/// inside a frame: with a layout that has a magic the decoder looks for it (`note` lines say
+/// so, and they are not errors); without one it decodes from where it is.
+struct CaptureInspection {
+    let layout: FrameLayout
+    /// The layout a direction that starts mid-stream is decoded with: the same, looking for the
+    /// magic after a bad header; nil when the layout has no magic.
+    let resyncLayout: FrameLayout?
+    let port: Int?
+
+    /// Bytes read from the file at a time.
+    static let readSize = 1 << 20
+    /// The bytes a direction that starts mid-stream may skip looking for the magic.
+    static let midStreamSkip = 1 << 20
+
+    /// One direction of one connection.
+    struct Stream {
+        var decoder: FrameDecoder
+        /// The first error of a mid-stream direction is expected (it starts inside a frame).
+        var expectingResync: Bool
+        /// ` from=... to=... dir=... `: the part of each line's place after the time.
+        var ends: [UInt8]
+        /// Bytes were lost and the layout has no magic to find a frame's start by.
+        var stopped = false
+    }
+
+    init(layout: FrameLayout, port: Int?) {
+        self.layout = layout
+        self.port = port
+        var resync = layout
+        if case .fail = layout.badHeaderPolicy {
+            resync.badHeaderPolicy = .resynchronize(maxSkip: Self.midStreamSkip)
+        }
+        resyncLayout = (try? resync.validate()) != nil ? resync : nil
+    }
+
+    /// Prints the frames of the capture whose first bytes are `head` and the rest `input`;
+    /// true if there were errors.
+    func run(head: Data, input: FileHandle) throws -> Bool {
+        var reader = CaptureReader()
+        var follower = TCPFollower(serverPort: port.map { UInt16(truncatingIfNeeded: $0) })
+        var streams: [Stream?] = []
+        var output = Output()
+        var hadErrors = false
+        var chunk = head
+        var readable = false
+        var skippedLinkTypes: Set<UInt32> = []
+        func fail(_ error: CaptureError) -> Never {
+            output.flush()
+            FileHandle.standardError.write(Data("error: the capture: \(error)\n".utf8))
+            Foundation.exit(1)
+        }
+        while true {
+            chunk.withUnsafeBytes { reader.feed($0) }
+            do throws(CaptureError) {
+                while let packet = try reader.nextPacket() {
+                    guard TCPSegment.linkTypes.contains(packet.linkType) else {
+                        skippedLinkTypes.insert(packet.linkType)
+                        continue
+                    }
+                    readable = true
+                    guard let segment = TCPSegment(packet: packet) else { continue }
+                    if let port, Int(segment.from.port) != port && Int(segment.to.port) != port { continue }
+                    follower.add(segment) { delivery in
+                        if take(delivery, streams: &streams, output: &output) { hadErrors = true }
+                    }
+                    if output.bytes.count >= 1 << 16 { output.flush() }
+                }
+            } catch {
+                fail(error)
+            }
+            if chunk.isEmpty { break }
+            chunk = try input.read(upToCount: Self.readSize) ?? Data()
+        }
+        do throws(CaptureError) {
+            try reader.finish()
+        } catch {
+            fail(error)
+        }
+        if !readable, let linkType = skippedLinkTypes.min() {
+            fail(CaptureError(offset: 0, reason: "link type \(linkType) is not one this reader knows"))
+        }
+        output.flush()
+        return hadErrors
+    }
+
+    /// Feeds one delivery to its direction's decoder and prints what completes; true on an error.
+    private func take(_ delivery: TCPFollower.Delivery, streams: inout [Stream?], output: inout Output) -> Bool {
+        let id = delivery.connection * 2 + delivery.direction
+        if streams.count <= id { streams += [Stream?](repeating: nil, count: id + 1 - streams.count) }
+        let role = switch delivery.role {
+        case .clientToServer: "client->server"
+        case .serverToClient: "server->client"
+        case .unknown: "unknown"
+        }
+        var hadErrors = false
+        var time: [UInt8] = []
+        Output.appendTime(delivery.time, to: &time)
+        if delivery.afterGap {
+            hadErrors = true
+            output.bytes += Array("error time=".utf8) + time
+            output.bytes += Array(" from=\(delivery.from) to=\(delivery.to) dir=\(role) bytes missing from the capture; ".utf8)
+            output.bytes += Array((resyncLayout == nil ? "this direction is not decoded further\n" : "looking for the magic\n").utf8)
+            streams[id] = nil
+            if resyncLayout == nil {
+                streams[id] = Stream(decoder: FrameDecoder(layout: layout), expectingResync: false, ends: [], stopped: true)
+                return true
+            }
+        }
+        if streams[id] == nil {
+            let restart = delivery.midStream || delivery.afterGap
+            streams[id] = Stream(
+                decoder: FrameDecoder(layout: restart ? resyncLayout ?? layout : layout),
+                expectingResync: restart && resyncLayout != nil,
+                ends: Array(" from=\(delivery.from) to=\(delivery.to) dir=\(role) ".utf8))
+        }
+        return streams[id]!.print(delivery.bytes, time: time, output: &output) || hadErrors
+    }
+}
+
+extension CaptureInspection.Stream {
+    /// Feeds `bytes` and prints a line for each frame and error that completes; true on an error.
+    mutating func print(_ bytes: ArraySlice<UInt8>, time: [UInt8], output: inout Output) -> Bool {
+        guard !stopped, decoder.failure == nil else { return false }
+        decoder.feed(bytes)
+        var hadErrors = false
+        while true {
+            do throws(FrameError) {
+                guard let frame = try decoder.nextFrame() else { return hadErrors }
+                expectingResync = false
+                output.place("frame", time: time, ends: ends)
+                output.bytes += "offset=".utf8
+                output.appendDecimal(UInt64(frame.offset))
+                for field in decoder.layout.headerFields(of: frame) {
+                    output.bytes.append(UInt8(ascii: " "))
+                    output.bytes += field.name.utf8
+                    output.bytes.append(UInt8(ascii: "="))
+                    output.appendDecimal(field.value)
+                }
+                output.bytes += " payload=".utf8
+                output.appendDecimal(UInt64(frame.payload.count))
+                output.bytes.append(UInt8(ascii: "\n"))
+            } catch {
+                if expectingResync && decoder.failure == nil {
+                    expectingResync = false
+                    output.place("note", time: time, ends: ends)
+                    output.bytes += "offset=\(error.offset ?? 0) the capture starts inside a frame (\(error.reason)); looking for the magic\n".utf8
+                    continue
+                }
+                hadErrors = true
+                output.place("error", time: time, ends: ends)
+                output.bytes += "offset=\(error.offset ?? 0) \(error.reason)\n".utf8
+                if decoder.failure != nil { return hadErrors }
+            }
+        }
+    }
+}
+
+/// Lines on their way to standard output, as bytes (formatting a line as a String per frame was
+/// most of the time `inspect` took on a capture of small frames).
+struct Output {
+    var bytes: [UInt8] = []
+
+    /// `KIND time=<time><ends>`.
+    mutating func place(_ kind: StaticString, time: [UInt8], ends: [UInt8]) {
+        bytes.append(contentsOf: UnsafeRawBufferPointer(start: kind.utf8Start, count: kind.utf8CodeUnitCount))
+        bytes += " time=".utf8
+        bytes += time
+        bytes += ends
+    }
+
+    mutating func appendDecimal(_ value: UInt64) {
+        var count = 1
+        var rest = value / 10
+        while rest > 0 {
+            count += 1
+            rest /= 10
+        }
+        let end = bytes.count + count
+        bytes += repeatElement(UInt8(ascii: "0"), count: count)
+        var index = end - 1
+        rest = value
+        while rest > 0 {
+            bytes[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+            index -= 1
+        }
+    }
+
+    /// Seconds since 1970 with microseconds.
+    static func appendTime(_ seconds: Double, to bytes: inout [UInt8]) {
+        bytes += CaptureInspection.time(seconds).utf8
+    }
+
+    mutating func flush() {
+        guard !bytes.isEmpty else { return }
+        FileHandle.standardOutput.write(Data(bytes))
+        bytes.removeAll(keepingCapacity: true)
+    }
+}
+
+extension CaptureInspection {
+    /// Seconds since 1970 with microseconds.
+    static func time(_ seconds: Double) -> String {
+        var whole = Int(seconds)
+        var micros = Int(((seconds - Double(whole)) * 1e6).rounded())
+        if micros >= 1_000_000 {
+            whole += 1
+            micros -= 1_000_000
+        }
+        let digits = String(micros)
+        return "\(whole)." + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+    }
+}
