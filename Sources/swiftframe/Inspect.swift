@@ -27,8 +27,19 @@ struct Inspect: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "A preset name, or the path of a file holding a layout description.")
-    var layout: String
+    @Option(name: .long, help: "A preset name, or the path of a file holding a layout description (default: the command table's, with --proto).")
+    var layout: String?
+
+    @OptionGroup(title: "Payloads") var protocolOptions: ProtocolOptions
+
+    enum Side: String, ExpressibleByArgument {
+        case client, server
+    }
+
+    @Option(name: .customLong("sent-by"), help: ArgumentHelp(
+        "Who sent a raw stream, for its payloads: client (requests) or server (replies and pushes; the default).",
+        valueName: "side"))
+    var sentBy: Side = .server
 
     @Option(name: .long, help: "After a bad header, skip at most this many bytes looking for the magic and go on.")
     var resync: Int?
@@ -43,11 +54,23 @@ struct Inspect: ParsableCommand {
     static let chunkSize = 4096
 
     func validate() throws {
-        _ = try resolveLayout()
+        guard layout != nil || !protocolOptions.isEmpty else {
+            throw ValidationError("give --layout, or the .proto files (--proto) whose command table has one")
+        }
+        if let layout { _ = try resolveLayout(layoutNamed(layout)) }
     }
 
     func run() throws {
-        let frameLayout = try resolveLayout()
+        var payloads: PayloadPrinter?
+        var frameLayout = FrameLayout.gameTCP
+        try reportingFailures {
+            let loaded = protocolOptions.isEmpty ? nil : try protocolOptions.load()
+            guard let named = try layout.map(layoutNamed) ?? loaded?.layout() else {
+                throw ToolFailure(status: .usage, message: "give --layout")
+            }
+            frameLayout = try resolveLayout(named)
+            payloads = try loaded.map { try PayloadPrinter($0, layout: frameLayout) }
+        }
 
         let input: FileHandle
         if let file {
@@ -61,7 +84,9 @@ struct Inspect: ParsableCommand {
 
         let start = try input.read(upToCount: 4) ?? Data()
         if CaptureFormat(magic: start) != nil {
-            if try CaptureInspection(layout: frameLayout, port: port).run(head: start, input: input) { throw ExitCode.failure }
+            if try CaptureInspection(layout: frameLayout, port: port, payloads: payloads).run(head: start, input: input) {
+                throw ExitCode.failure
+            }
             return
         }
 
@@ -78,7 +103,9 @@ struct Inspect: ParsableCommand {
         var chunk = start
         while usable, !chunk.isEmpty {
             decoder.feed([UInt8](chunk))
-            if Self.printFrames(of: &decoder, place: "", to: &output) { hadErrors = true }
+            if Self.printFrames(of: &decoder, place: "", payloads: payloads, toServer: sentBy == .client, to: &output) {
+                hadErrors = true
+            }
             usable = decoder.failure == nil
             if output.utf8.count >= 1 << 16 { flush(&output) }
             chunk = try input.read(upToCount: Self.chunkSize) ?? Data()
@@ -97,14 +124,17 @@ struct Inspect: ParsableCommand {
     /// Prints a line for each complete frame `decoder` holds, and for each error, starting
     /// `frame PLACE` or `error PLACE`; true if there was an error. It stops at an error that
     /// ends the stream (`decoder.failure`).
-    static func printFrames(of decoder: inout FrameDecoder, place: String, to output: inout String) -> Bool {
+    static func printFrames(of decoder: inout FrameDecoder, place: String, payloads: PayloadPrinter? = nil,
+                            toServer: Bool? = nil, to output: inout String) -> Bool {
         var hadErrors = false
         while true {
             do throws(FrameError) {
                 guard let frame = try decoder.nextFrame() else { return hadErrors }
                 output += "frame \(place)offset=\(frame.offset)"
                 for field in decoder.layout.headerFields(of: frame) { output += " \(field.name)=\(field.value)" }
-                output += " payload=\(frame.payload.count)\n"
+                output += " payload=\(frame.payload.count)"
+                if let payloads { output += payloads.annotation(of: frame, toServer: toServer) }
+                output += "\n"
             } catch {
                 hadErrors = true
                 output += "error \(place)offset=\(error.offset ?? 0) \(error.reason)\n"
@@ -113,9 +143,9 @@ struct Inspect: ParsableCommand {
         }
     }
 
-    /// The layout to decode with: a preset by name, else a description file; `--resync` applied.
-    func resolveLayout() throws -> FrameLayout {
-        var frameLayout = try namedLayout()
+    /// `frameLayout` with `--resync` applied.
+    func resolveLayout(_ frameLayout: FrameLayout) throws -> FrameLayout {
+        var frameLayout = frameLayout
         if let resync {
             frameLayout.badHeaderPolicy = .resynchronize(maxSkip: resync)
             do throws(FrameLayoutError) {
@@ -125,27 +155,6 @@ struct Inspect: ParsableCommand {
             }
         }
         return frameLayout
-    }
-
-    func namedLayout() throws -> FrameLayout {
-        if let preset = FrameLayout.preset(named: layout) { return preset }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: layout, isDirectory: &isDirectory), !isDirectory.boolValue,
-              let data = FileManager.default.contents(atPath: layout)
-        else {
-            throw ValidationError(
-                "'\(layout)' is neither a preset nor a readable layout file. Presets: "
-                    + FrameLayout.presetNames.joined(separator: ", ")
-            )
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw ValidationError("\(layout): not UTF-8 text")
-        }
-        do throws(FrameLayoutError) {
-            return try FrameLayout(description: text)
-        } catch {
-            throw ValidationError("\(layout): \(error)")
-        }
     }
 
     func flush(_ output: inout String) {

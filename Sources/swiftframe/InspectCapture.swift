@@ -18,6 +18,8 @@ struct CaptureInspection {
     /// magic after a bad header; nil when the layout has no magic.
     let resyncLayout: FrameLayout?
     let port: Int?
+    /// Prints each frame's payload as its command's message, when the .proto files are given.
+    let payloads: PayloadPrinter?
 
     /// Bytes read from the file at a time.
     static let readSize = 1 << 20
@@ -33,11 +35,14 @@ struct CaptureInspection {
         var ends: [UInt8]
         /// Bytes were lost and the layout has no magic to find a frame's start by.
         var stopped = false
+        /// Client to server (true), server to client (false), or not known.
+        var toServer: Bool?
     }
 
-    init(layout: FrameLayout, port: Int?) {
+    init(layout: FrameLayout, port: Int?, payloads: PayloadPrinter?) {
         self.layout = layout
         self.port = port
+        self.payloads = payloads
         var resync = layout
         if case .fail = layout.badHeaderPolicy {
             resync.badHeaderPolicy = .resynchronize(maxSkip: Self.midStreamSkip)
@@ -114,7 +119,8 @@ struct CaptureInspection {
             output.bytes += Array((resyncLayout == nil ? "this direction is not decoded further\n" : "looking for the magic\n").utf8)
             streams[id] = nil
             if resyncLayout == nil {
-                streams[id] = Stream(decoder: FrameDecoder(layout: layout), expectingResync: false, ends: [], stopped: true)
+                streams[id] = Stream(decoder: FrameDecoder(layout: layout), expectingResync: false, ends: [], stopped: true,
+                                     toServer: nil)
                 return true
             }
         }
@@ -123,15 +129,16 @@ struct CaptureInspection {
             streams[id] = Stream(
                 decoder: FrameDecoder(layout: restart ? resyncLayout ?? layout : layout),
                 expectingResync: restart && resyncLayout != nil,
-                ends: Array(" from=\(delivery.from) to=\(delivery.to) dir=\(role) ".utf8))
+                ends: Array(" from=\(delivery.from) to=\(delivery.to) dir=\(role) ".utf8),
+                toServer: delivery.role == .clientToServer ? true : delivery.role == .serverToClient ? false : nil)
         }
-        return streams[id]!.print(delivery.bytes, time: time, output: &output) || hadErrors
+        return streams[id]!.print(delivery.bytes, time: time, payloads: payloads, output: &output) || hadErrors
     }
 }
 
 extension CaptureInspection.Stream {
     /// Feeds `bytes` and prints a line for each frame and error that completes; true on an error.
-    mutating func print(_ bytes: ArraySlice<UInt8>, time: [UInt8], output: inout Output) -> Bool {
+    mutating func print(_ bytes: ArraySlice<UInt8>, time: [UInt8], payloads: PayloadPrinter?, output: inout Output) -> Bool {
         guard !stopped, decoder.failure == nil else { return false }
         decoder.feed(bytes)
         var hadErrors = false
@@ -150,6 +157,7 @@ extension CaptureInspection.Stream {
                 }
                 output.bytes += " payload=".utf8
                 output.appendDecimal(UInt64(frame.payload.count))
+                if let payloads { output.bytes += payloads.annotation(of: frame, toServer: toServer).utf8 }
                 output.bytes.append(UInt8(ascii: "\n"))
             } catch {
                 if expectingResync && decoder.failure == nil {

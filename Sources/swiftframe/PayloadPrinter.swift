@@ -19,11 +19,15 @@ struct PayloadPrinter {
 
     let schemas: DescriptorSchemas
     let description: ProtocolDescription
+    /// The table `annotation(of:toServer:)` reads commands from: the one of the layout.
+    let table: ProtocolDescription.Table?
 
     /// Prints every field by number: `protoc --decode_raw`.
     private static let raw = DynamicMessageSchema(TextFormatSchemaSet([.init(fullName: "", fields: [])]), index: 0)
 
-    init(_ loaded: LoadedProtocol) throws {
+    init(_ loaded: LoadedProtocol, layout: FrameLayout? = nil) throws {
+        let tables = loaded.description.tables
+        table = tables.first { $0.layout.fields == layout?.fields } ?? tables.first
         var set = Google_Protobuf_FileDescriptorSet()
         set.file = loaded.files
         do {
@@ -84,6 +88,19 @@ struct PayloadPrinter {
         }
         let decoded = decode(Array(frame.payload), as: message)
         return ([header + " " + decoded.path.joined(separator: " > ")] + Self.indented(decoded)).joined(separator: "\n")
+    }
+
+    /// What `inspect` adds to a frame's line: ` CMD_TEST Test_Req` and the message's fields on
+    /// the lines after it, two spaces in.
+    func annotation(of frame: Frame, toServer: Bool?) -> String {
+        guard let table else { return "" }
+        let command = table.layout.commandID(of: frame)
+        var text = " " + (table.command(command)?.name ?? "command \(command)")
+        guard let message = message(command: command, toServer: toServer, in: table) else { return text }
+        let decoded = decode(Array(frame.payload), as: message)
+        text += " " + decoded.path.joined(separator: " > ")
+        for line in Self.indented(decoded) { text += "\n" + line }
+        return text
     }
 
     /// The lines of `decoded`, two spaces in, with the error first when it is raw.

@@ -79,19 +79,20 @@ import Testing
     }
 
     /// The dissector of `proto` (with `others` on the command line too) run by tshark -V on a
-    /// pcap of `segments` (true: client to server).
+    /// pcapng of `segments` (true: client to server).
     func dissect(proto: String, others: [String] = [], directory protoDirectory: String = Repository.fixtureProtos,
                  config: String? = nil, segments: [(toServer: Bool, bytes: [UInt8])]) throws -> String {
         let directory = try temporaryDirectory("swiftframe-dissector")
         defer { try? FileManager.default.removeItem(at: directory) }
-        var writer = PcapWriter()
-        var capture = PcapWriter.fileHeader
+        var writer = CaptureWriter(format: .pcapng)
+        var capture = writer.fileHeader
+        capture += writer.handshake(seconds: 1_764_000_000, nanoseconds: 0, client: Self.client, server: Self.server)
         for (index, segment) in segments.enumerated() {
-            capture += writer.records(seconds: 1_764_000_000 + UInt32(index), microseconds: 0,
+            capture += writer.records(seconds: 1_764_000_000 + UInt32(index), nanoseconds: 0,
                                       from: segment.toServer ? Self.client : Self.server,
                                       to: segment.toServer ? Self.server : Self.client, payload: segment.bytes)
         }
-        let capturePath = directory.appendingPathComponent("capture.pcap").path
+        let capturePath = directory.appendingPathComponent("capture.pcapng").path
         try Data(capture).write(to: URL(fileURLWithPath: capturePath))
 
         let luaPath = directory.appendingPathComponent("dissector.lua").path

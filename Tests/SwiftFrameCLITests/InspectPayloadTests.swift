@@ -1,0 +1,79 @@
+import Foundation
+import SwiftFrame
+import SwiftFrameCapture
+import SwiftFrameFixtures
+import TestSupport
+import Testing
+
+/// `swiftframe inspect --proto ...`: each frame's payload as its command's message in text
+/// format, by direction, envelopes unwrapped; a payload that does not parse is shown raw.
+@Suite struct InspectPayloadTests {
+    static let client = CaptureEndpoint(address: [127, 0, 0, 1], port: 50_124)
+    static let server = CaptureEndpoint(address: [127, 0, 0, 1], port: 9000)
+    static let game = ["--proto", Repository.fixtureProtos + "/game.proto", "-I", Repository.fixtureProtos]
+
+    @Test func captureByDirection() throws {
+        let capture = try Self.capture([
+            (true, try GameCommands.encode(TestReq(param1: "hi", param2: 7))),
+            (false, try GameCommands.encode(TestRsp(result1: "echo:hi", result2: 42))),
+        ])
+        let result = try runInspect(Self.game + ["--port", "9000"], capture: capture)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.count == 6, "\(lines)")
+        #expect(lines[0].hasSuffix("dir=client->server offset=0 magic=255 length=10 cmd=1 payload=6 CMD_TEST Test_Req"), "\(lines)")
+        #expect(Array(lines[1...2]) == ["  param1: \"hi\"", "  param2: 7"])
+        #expect(lines[3].hasSuffix("dir=server->client offset=0 magic=255 length=15 cmd=1 payload=11 CMD_TEST Test_Rsp"), "\(lines)")
+        #expect(Array(lines[4...5]) == ["  result1: \"echo:hi\"", "  result2: 42"])
+    }
+
+    @Test func envelopesAndAStreamOnStandardInput() throws {
+        let login = try Common(.user(UserMsg(.login(LoginRequest(nickName: "neo", pwd: "secret")))))
+        let stream = try ImCommands.encode(login, sequence: 7)
+        let protos = ["im.proto", "common.proto", "user.proto"].flatMap { ["--proto", Repository.fixtureProtos + "/" + $0] }
+        // A raw stream has no direction: --sent-by says whose it is (the default reads replies).
+        let result = try runProcess(Repository.builtExecutable("swiftframe"),
+                                    ["inspect"] + protos + ["-I", Repository.fixtureProtos, "--sent-by", "client"], input: stream)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdoutText == """
+            frame offset=0 magic=129 seq=7 type=2 length=19 payload=19 FRAME_TYPE_REQUEST Common > User_msg > login_request
+              nick_name: "neo"
+              pwd: "secret"
+
+            """)
+    }
+
+    @Test func aPayloadThatDoesNotParseIsShownRaw() throws {
+        // Test_Req whose field 1 (a string) claims 9 bytes where 2 remain, then a good frame.
+        let broken: [UInt8] = [0, 0, 0, 0xFF, 0, 0, 0, 8, 0, 0, 0, 1, 0x0A, 0x09, 0x68, 0x69]
+        let good = try GameCommands.encode(TestReq(param1: "ok"))
+        let result = try runProcess(Repository.builtExecutable("swiftframe"),
+                                    ["inspect"] + Self.game + ["--sent-by", "client"], input: broken + good)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.first == "frame offset=0 magic=255 length=8 cmd=1 payload=4 CMD_TEST Test_Req", "\(lines)")
+        #expect(lines.count > 2 && lines[1].hasPrefix("  # not a Test_Req: ") && lines[1].hasSuffix("; raw:"), "\(lines)")
+        #expect(lines.contains("frame offset=16 magic=255 length=8 cmd=1 payload=4 CMD_TEST Test_Req"), "\(lines)")
+        #expect(lines.last == "  param1: \"ok\"", "\(lines)")
+    }
+
+    static func capture(_ segments: [(toServer: Bool, bytes: [UInt8])]) throws -> [UInt8] {
+        var writer = CaptureWriter(format: .pcapng)
+        var capture = writer.fileHeader
+        capture += writer.handshake(seconds: 1_764_000_000, nanoseconds: 0, client: client, server: server)
+        for (index, segment) in segments.enumerated() {
+            capture += writer.records(seconds: 1_764_000_000 + UInt32(index), nanoseconds: 0,
+                                      from: segment.toServer ? client : server, to: segment.toServer ? server : client,
+                                      payload: segment.bytes)
+        }
+        return capture
+    }
+
+    func runInspect(_ arguments: [String], capture: [UInt8]) throws -> ProcessResult {
+        let directory = try temporaryDirectory("swiftframe-inspect")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("capture.pcapng")
+        try Data(capture).write(to: file)
+        return try runProcess(Repository.builtExecutable("swiftframe"), ["inspect"] + arguments + [file.path])
+    }
+}
