@@ -85,7 +85,8 @@ struct Call: AsyncParsableCommand {
             var requests = [try session.request(message, text)]
             if let login {
                 let parts = login.split(separator: " ", maxSplits: 1).map(String.init)
-                requests.insert(try session.request(parts[0], parts.count > 1 ? parts[1] : ""), at: 0)
+                guard let name = parts.first else { throw ToolFailure(status: .usage, message: "--login: give 'MESSAGE TEXT'") }
+                requests.insert(try session.request(name, parts.count > 1 ? parts[1] : ""), at: 0)
             }
             if let http {
                 try await session.post(requests, to: http, layout: httpLayout.map(layoutNamed))
@@ -116,7 +117,6 @@ struct CallSession {
         let payload: [UInt8]
     }
 
-    let loaded: LoadedProtocol
     let table: ProtocolDescription.Table
     let layout: FrameLayout
     let extras: [String: UInt64]
@@ -124,15 +124,14 @@ struct CallSession {
     let payloads: PayloadPrinter
 
     init(loaded: LoadedProtocol, layout: FrameLayout, extras: [String: UInt64], timeout: TimeAmount) throws {
-        guard let table = loaded.description.tables.first(where: { $0.layout == layout }) ?? loaded.description.tables.first else {
+        payloads = try PayloadPrinter(loaded, layout: layout)
+        guard let table = payloads.table else {
             throw ToolFailure(status: .usage, message: "the .proto files declare no command table")
         }
-        self.loaded = loaded
         self.table = table
         self.layout = layout
         self.extras = extras
         self.timeout = timeout
-        self.payloads = try PayloadPrinter(loaded)
     }
 
     /// The request `name` from `text`: a request message of the table (by its name or full
@@ -216,11 +215,11 @@ struct CallSession {
                     let isReply = frame.header.sequence.map { $0 == sequence }
                         ?? (command == request.command.id || command == table.errorCommand)
                     guard isReply else {
-                        print(payloads.describe(frame, command: command, table: table, label: "push"))
+                        print(payloads.describe(frame, label: "push"))
                         continue
                     }
                     let isError = command == table.errorCommand
-                    print(payloads.describe(frame, command: command, table: table, label: isError ? "error" : "reply"))
+                    print(payloads.describe(frame, label: isError ? "error" : "reply"))
                     failed = isError
                     break
                 }
@@ -230,7 +229,7 @@ struct CallSession {
                 let deadline = Deadline(closing: connection, after: watch)
                 defer { deadline.cancel() }
                 while let frame = try await nextFrame(&frames) {
-                    print(payloads.describe(frame, command: layout.commandID(of: frame), table: table, label: "push"))
+                    print(payloads.describe(frame, label: "push"))
                 }
             }
             if failed { throw ToolFailure(status: .failed, message: "the server answered with an error") }
@@ -287,7 +286,7 @@ struct CallSession {
             let isError = layout.commandID(of: first) == table.errorCommand
             for (index, frame) in frames.enumerated() {
                 let label = index > 0 ? "event" : isError ? "error" : "reply"
-                print(payloads.describe(frame, command: layout.commandID(of: frame), table: table, label: label))
+                print(payloads.describe(frame, label: label))
             }
             if isError { throw ToolFailure(status: .failed, message: "the server answered with an error") }
         }

@@ -60,29 +60,3 @@ struct Dissector: ParsableCommand {
         }
     }
 }
-
-/// Runs `body`; a `ToolFailure` is printed on stderr and ends the command with its status.
-func reportingFailures(_ body: () throws -> Void) throws {
-    do {
-        try body()
-    } catch let failure as ToolFailure {
-        throw failure.reported()
-    }
-}
-
-/// `reportingFailures` for async work.
-func reportingFailures(_ body: () async throws -> Void) async throws {
-    do {
-        try await body()
-    } catch let failure as ToolFailure {
-        throw failure.reported()
-    }
-}
-
-extension ToolFailure {
-    /// Prints the message on stderr; the exit code to end with.
-    func reported() -> ExitCode {
-        FileHandle.standardError.write(Data(("swiftframe: " + message + "\n").utf8))
-        return ExitCode(status.rawValue)
-    }
-}

@@ -75,32 +75,37 @@ struct PayloadPrinter {
         }
     }
 
-    /// `label cmd=NAME(ID) message > held > ...` and the message's fields, indented.
-    func describe(_ frame: Frame, command: UInt32, table: ProtocolDescription.Table, label: String,
-                  toServer: Bool? = false) -> String {
-        let name = table.command(command)?.name ?? "command \(command)"
-        var header = "\(label) \(name)"
+    /// For `call`: `LABEL NAME FIELD=VALUE... MESSAGE > HELD` and the message's fields, two
+    /// spaces in, on the lines after it.
+    func describe(_ frame: Frame, label: String, toServer: Bool? = false) -> String {
+        guard let table else { return label }
+        var text = label + " " + commandName(of: frame, in: table)
         for field in table.layout.headerFields(of: frame) where field.name != "magic" && field.name != "length" {
-            header += " \(field.name)=\(field.value)"
+            text += " \(field.name)=\(field.value)"
         }
-        guard let message = message(command: command, toServer: toServer, in: table) else {
-            return header + (frame.payload.isEmpty ? "" : " (\(frame.payload.count) bytes, no message)")
-        }
-        let decoded = decode(Array(frame.payload), as: message)
-        return ([header + " " + decoded.path.joined(separator: " > ")] + Self.indented(decoded)).joined(separator: "\n")
+        return text + (payload(of: frame, toServer: toServer, in: table)
+            ?? (frame.payload.isEmpty ? "" : " (\(frame.payload.count) bytes, no message)"))
     }
 
-    /// What `inspect` adds to a frame's line: ` CMD_TEST Test_Req` and the message's fields on
-    /// the lines after it, two spaces in.
+    /// For `inspect`, after a frame's line: ` NAME MESSAGE > HELD` and the message's fields,
+    /// two spaces in, on the lines after it.
     func annotation(of frame: Frame, toServer: Bool?) -> String {
         guard let table else { return "" }
+        return " " + commandName(of: frame, in: table) + (payload(of: frame, toServer: toServer, in: table) ?? "")
+    }
+
+    private func commandName(of frame: Frame, in table: ProtocolDescription.Table) -> String {
         let command = table.layout.commandID(of: frame)
-        var text = " " + (table.command(command)?.name ?? "command \(command)")
-        guard let message = message(command: command, toServer: toServer, in: table) else { return text }
+        return table.command(command)?.name ?? "command \(command)"
+    }
+
+    /// ` MESSAGE > HELD` and the lines of the message; nil when the command carries none.
+    private func payload(of frame: Frame, toServer: Bool?, in table: ProtocolDescription.Table) -> String? {
+        guard let message = message(command: table.layout.commandID(of: frame), toServer: toServer, in: table) else {
+            return nil
+        }
         let decoded = decode(Array(frame.payload), as: message)
-        text += " " + decoded.path.joined(separator: " > ")
-        for line in Self.indented(decoded) { text += "\n" + line }
-        return text
+        return " " + decoded.path.joined(separator: " > ") + Self.indented(decoded).map { "\n" + $0 }.joined()
     }
 
     /// The lines of `decoded`, two spaces in, with the error first when it is raw.

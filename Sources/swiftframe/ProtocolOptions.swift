@@ -117,20 +117,3 @@ struct LoadedProtocol {
         return first
     }
 }
-
-/// A failure that ends a command with a message on stderr and an exit status of its own.
-struct ToolFailure: Error, CustomStringConvertible {
-    enum Status: Int32 {
-        /// The command ran and what it read or was answered was an error.
-        case failed = 1
-        /// A network or transport failure.
-        case transport = 2
-        /// Bad arguments or input files (sysexits' EX_USAGE).
-        case usage = 64
-    }
-
-    let status: Status
-    let message: String
-
-    var description: String { message }
-}

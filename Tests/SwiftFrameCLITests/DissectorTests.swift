@@ -67,6 +67,26 @@ import Testing
         }
     }
 
+    /// A varint length before a command: the length's size depends on its value.
+    @Test func varintLength() throws {
+        let directory = try temporaryDirectory("swiftframe-dissector-varint")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try """
+            syntax = "proto3";
+            import "swiftframe/options.proto";
+            option (swiftframe.layout) = "length:varint:body cmd:u16";
+            message Ping { option (swiftframe.request_id) = 7; string note = 1; }
+            """.write(to: directory.appendingPathComponent("ping.proto"), atomically: true, encoding: .utf8)
+        let note = String(repeating: "n", count: 200)  // a body of 203 bytes: a two-byte varint
+        let body: [UInt8] = [0x0A, 0xC8, 0x01] + Array(note.utf8)
+        let frame = varint(UInt64(body.count)) + [0, 7] + body
+        let output = try dissect(proto: "ping.proto", directory: directory.path, segments: [(true, frame + frame)])
+        for expected in ["length: 203", "cmd: Ping (7)", "note = \(note)", "swiftframe: ping.proto: Ping Ping"] {
+            #expect(output.contains(expected), "tshark's output has no '\(expected)':\n\(output)")
+        }
+        #expect(output.components(separatedBy: "cmd: Ping (7)").count == 3, "two frames in one segment")
+    }
+
     @Test func brokenProtoIsAUsageError() throws {
         let directory = try temporaryDirectory("swiftframe-dissector")
         defer { try? FileManager.default.removeItem(at: directory) }

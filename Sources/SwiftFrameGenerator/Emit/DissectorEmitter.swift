@@ -71,7 +71,7 @@ public struct DissectorEmitter {
         for field in table.layout.fields {
             let type: String
             switch (field.width, field.isSigned) {
-            case (0, _): type = "uint64"
+            case (0, _): type = "uint32"  // a varint length; frames are under 4 GiB
             case (let width, true): type = "int\(width * 8)"
             case (let width, false): type = "uint\(width * 8)"
             }
