@@ -47,6 +47,9 @@ struct Inspect: ParsableCommand {
     @Option(name: .long, help: "In a capture, only the connections to or from this TCP port, the server's.")
     var port: Int?
 
+    @Flag(name: .long, help: "One JSON object per line for each frame, error and note, for scripts.")
+    var json = false
+
     @Argument(help: "The captured stream or pcap file (default: standard input).")
     var file: String?
 
@@ -84,7 +87,7 @@ struct Inspect: ParsableCommand {
 
         let start = try input.read(upToCount: 4) ?? Data()
         if CaptureFormat(magic: start) != nil {
-            if try CaptureInspection(layout: frameLayout, port: port, payloads: payloads).run(head: start, input: input) {
+            if try CaptureInspection(layout: frameLayout, port: port, payloads: payloads, json: json).run(head: start, input: input) {
                 throw ExitCode.failure
             }
             return
@@ -96,14 +99,15 @@ struct Inspect: ParsableCommand {
 
         func report(_ error: FrameError) {
             hadErrors = true
-            output += "error offset=\(error.offset ?? 0) \(error.reason)\n"
+            output += json ? InspectJSON.event("error", place: [], offset: error.offset ?? 0, reason: error.reason)
+                : "error offset=\(error.offset ?? 0) \(error.reason)\n"
         }
 
         var usable = true
         var chunk = start
         while usable, !chunk.isEmpty {
             decoder.feed([UInt8](chunk))
-            if Self.printFrames(of: &decoder, place: "", payloads: payloads, toServer: sentBy == .client, to: &output) {
+            if Self.printFrames(of: &decoder, payloads: payloads, toServer: sentBy == .client, json: json, to: &output) {
                 hadErrors = true
             }
             usable = decoder.failure == nil
@@ -121,23 +125,28 @@ struct Inspect: ParsableCommand {
         if hadErrors { throw ExitCode.failure }
     }
 
-    /// Prints a line for each complete frame `decoder` holds, and for each error, starting
-    /// `frame PLACE` or `error PLACE`; true if there was an error. It stops at an error that
-    /// ends the stream (`decoder.failure`).
-    static func printFrames(of decoder: inout FrameDecoder, place: String, payloads: PayloadPrinter? = nil,
-                            toServer: Bool? = nil, to output: inout String) -> Bool {
+    /// Prints a line for each complete frame `decoder` holds (with its payload, given the
+    /// .proto files), and for each error (JSON objects with `json`); true if there was an
+    /// error. It stops at an error that ends the stream (`decoder.failure`).
+    static func printFrames(of decoder: inout FrameDecoder, payloads: PayloadPrinter? = nil,
+                            toServer: Bool? = nil, json: Bool = false, to output: inout String) -> Bool {
         var hadErrors = false
         while true {
             do throws(FrameError) {
                 guard let frame = try decoder.nextFrame() else { return hadErrors }
-                output += "frame \(place)offset=\(frame.offset)"
+                if json {
+                    output += InspectJSON.frame(frame, layout: decoder.layout, place: [], payloads: payloads, toServer: toServer)
+                    continue
+                }
+                output += "frame offset=\(frame.offset)"
                 for field in decoder.layout.headerFields(of: frame) { output += " \(field.name)=\(field.value)" }
                 output += " payload=\(frame.payload.count)"
                 if let payloads { output += payloads.annotation(of: frame, toServer: toServer) }
                 output += "\n"
             } catch {
                 hadErrors = true
-                output += "error \(place)offset=\(error.offset ?? 0) \(error.reason)\n"
+                output += json ? InspectJSON.event("error", place: [], offset: error.offset ?? 0, reason: error.reason)
+                    : "error offset=\(error.offset ?? 0) \(error.reason)\n"
                 if decoder.failure != nil { return hadErrors }
             }
         }

@@ -20,6 +20,8 @@ struct CaptureInspection {
     let port: Int?
     /// Prints each frame's payload as its command's message, when the .proto files are given.
     let payloads: PayloadPrinter?
+    /// JSON objects instead of lines.
+    let json: Bool
 
     /// Bytes read from the file at a time.
     static let readSize = 1 << 20
@@ -37,12 +39,15 @@ struct CaptureInspection {
         var stopped = false
         /// Client to server (true), server to client (false), or not known.
         var toServer: Bool?
+        /// `from`, `to` and `dir`, for JSON.
+        var place: InspectJSON.Place = []
     }
 
-    init(layout: FrameLayout, port: Int?, payloads: PayloadPrinter?) {
+    init(layout: FrameLayout, port: Int?, payloads: PayloadPrinter?, json: Bool = false) {
         self.layout = layout
         self.port = port
         self.payloads = payloads
+        self.json = json
         var resync = layout
         if case .fail = layout.badHeaderPolicy {
             resync.badHeaderPolicy = .resynchronize(maxSkip: Self.midStreamSkip)
@@ -112,11 +117,18 @@ struct CaptureInspection {
         var hadErrors = false
         var time: [UInt8] = []
         Output.appendTime(delivery.time, to: &time)
+        let place: InspectJSON.Place = [("from", "\(delivery.from)"), ("to", "\(delivery.to)"), ("dir", role)]
         if delivery.afterGap {
             hadErrors = true
-            output.bytes += Array("error time=".utf8) + time
-            output.bytes += Array(" from=\(delivery.from) to=\(delivery.to) dir=\(role) bytes missing from the capture; ".utf8)
-            output.bytes += Array((resyncLayout == nil ? "this direction is not decoded further\n" : "looking for the magic\n").utf8)
+            let reason = "bytes missing from the capture; "
+                + (resyncLayout == nil ? "this direction is not decoded further" : "looking for the magic")
+            if json {
+                output.bytes += InspectJSON.event("error", place: [("time", Self.time(delivery.time))] + place,
+                                                  offset: 0, reason: reason).utf8
+            } else {
+                output.bytes += Array("error time=".utf8) + time
+                output.bytes += Array(" from=\(delivery.from) to=\(delivery.to) dir=\(role) \(reason)\n".utf8)
+            }
             streams[id] = nil
             if resyncLayout == nil {
                 streams[id] = Stream(decoder: FrameDecoder(layout: layout), expectingResync: false, ends: [], stopped: true,
@@ -130,15 +142,19 @@ struct CaptureInspection {
                 decoder: FrameDecoder(layout: restart ? resyncLayout ?? layout : layout),
                 expectingResync: restart && resyncLayout != nil,
                 ends: Array(" from=\(delivery.from) to=\(delivery.to) dir=\(role) ".utf8),
-                toServer: delivery.role == .clientToServer ? true : delivery.role == .serverToClient ? false : nil)
+                toServer: delivery.role == .clientToServer ? true : delivery.role == .serverToClient ? false : nil,
+                place: place)
         }
-        return streams[id]!.print(delivery.bytes, time: time, payloads: payloads, output: &output) || hadErrors
+        let json: InspectJSON.Place? = self.json ? [("time", Self.time(delivery.time))] : nil
+        return streams[id]!.print(delivery.bytes, time: time, payloads: payloads, json: json, output: &output) || hadErrors
     }
 }
 
 extension CaptureInspection.Stream {
     /// Feeds `bytes` and prints a line for each frame and error that completes; true on an error.
-    mutating func print(_ bytes: ArraySlice<UInt8>, time: [UInt8], payloads: PayloadPrinter?, output: inout Output) -> Bool {
+    /// `json`: the time, when the lines are JSON objects.
+    mutating func print(_ bytes: ArraySlice<UInt8>, time: [UInt8], payloads: PayloadPrinter?, json: InspectJSON.Place?,
+                        output: inout Output) -> Bool {
         guard !stopped, decoder.failure == nil else { return false }
         decoder.feed(bytes)
         var hadErrors = false
@@ -146,6 +162,11 @@ extension CaptureInspection.Stream {
             do throws(FrameError) {
                 guard let frame = try decoder.nextFrame() else { return hadErrors }
                 expectingResync = false
+                if let json {
+                    output.bytes += InspectJSON.frame(frame, layout: decoder.layout, place: json + place, payloads: payloads,
+                                                      toServer: toServer).utf8
+                    continue
+                }
                 output.place("frame", time: time, ends: ends)
                 output.bytes += "offset=".utf8
                 output.appendDecimal(UInt64(frame.offset))
@@ -162,13 +183,22 @@ extension CaptureInspection.Stream {
             } catch {
                 if expectingResync && decoder.failure == nil {
                     expectingResync = false
-                    output.place("note", time: time, ends: ends)
-                    output.bytes += "offset=\(error.offset ?? 0) the capture starts inside a frame (\(error.reason)); looking for the magic\n".utf8
+                    let reason = "the capture starts inside a frame (\(error.reason)); looking for the magic"
+                    if let json {
+                        output.bytes += InspectJSON.event("note", place: json + place, offset: error.offset ?? 0, reason: reason).utf8
+                    } else {
+                        output.place("note", time: time, ends: ends)
+                        output.bytes += "offset=\(error.offset ?? 0) \(reason)\n".utf8
+                    }
                     continue
                 }
                 hadErrors = true
-                output.place("error", time: time, ends: ends)
-                output.bytes += "offset=\(error.offset ?? 0) \(error.reason)\n".utf8
+                if let json {
+                    output.bytes += InspectJSON.event("error", place: json + place, offset: error.offset ?? 0, reason: error.reason).utf8
+                } else {
+                    output.place("error", time: time, ends: ends)
+                    output.bytes += "offset=\(error.offset ?? 0) \(error.reason)\n".utf8
+                }
                 if decoder.failure != nil { return hadErrors }
             }
         }

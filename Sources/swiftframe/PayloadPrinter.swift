@@ -54,16 +54,17 @@ struct PayloadPrinter {
     }
 
     /// `payload` read as message `name`, and what its envelopes hold.
-    func decode(_ payload: [UInt8], as name: String) -> Decoded {
+    func decode(_ payload: [UInt8], as name: String, multiline: Bool = true) -> Decoded {
         var path = [name]
         var bytes = payload
         while true {
             let current = path[path.count - 1]
             let text: String
             do {
-                text = try schemas.message(named: current).checkedTextFormatString(of: bytes)
+                text = try schemas.message(named: current).checkedTextFormatString(of: bytes, multiline: multiline)
             } catch {
-                return Decoded(path: path, text: Self.raw.textFormatString(of: bytes), error: "\(current): \(error)")
+                return Decoded(path: path, text: Self.raw.textFormatString(of: bytes, multiline: multiline),
+                               error: "\(current): \(error)")
             }
             guard path.count < 16, let envelope = description.envelope(current),
                   let (selector, body) = Self.parts(of: bytes, envelope), let held = envelope.holds[selector]
@@ -92,6 +93,19 @@ struct PayloadPrinter {
     func annotation(of frame: Frame, toServer: Bool?) -> String {
         guard let table else { return "" }
         return " " + commandName(of: frame, in: table) + (payload(of: frame, toServer: toServer, in: table) ?? "")
+    }
+
+    /// For `inspect --json`: the command's name; the message and what its envelopes hold, the
+    /// innermost on one line of text format, and why it is raw (nil when the command carries
+    /// no message).
+    func summary(of frame: Frame, toServer: Bool?) -> (command: String, path: [String]?, text: String?, error: String?)? {
+        guard let table else { return nil }
+        let name = commandName(of: frame, in: table)
+        guard let message = message(command: table.layout.commandID(of: frame), toServer: toServer, in: table) else {
+            return (name, nil, nil, nil)
+        }
+        let decoded = decode(Array(frame.payload), as: message, multiline: false)
+        return (name, decoded.path, decoded.text, decoded.error)
     }
 
     private func commandName(of frame: Frame, in table: ProtocolDescription.Table) -> String {

@@ -57,6 +57,33 @@ import Testing
         #expect(lines.last == "  param1: \"ok\"", "\(lines)")
     }
 
+    @Test func jsonObjectPerFrame() throws {
+        let capture = try Self.capture([
+            (true, try GameCommands.encode(TestReq(param1: "hi", param2: 7))),
+            (false, try GameCommands.encode(TestRsp(result1: "echo:hi", result2: 42)) + [0, 0, 0, 0xFE]),
+        ])
+        let result = try runInspect(Self.game + ["--port", "9000", "--json"], capture: capture)
+        #expect(result.status == 1, "the bad magic after the reply is an error")
+        let objects = try result.stdoutText.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(objects.count == 3, "\(result.stdoutText)")
+        guard objects.count == 3 else { return }
+        #expect(objects[0]["kind"] as? String == "frame")
+        #expect(objects[0]["dir"] as? String == "client->server")
+        #expect(objects[0]["to"] as? String == "127.0.0.1:9000")
+        #expect((objects[0]["header"] as? [String: Any])?["cmd"] as? Int == 1)
+        #expect(objects[0]["payload"] as? Int == 6)
+        #expect(objects[0]["command"] as? String == "CMD_TEST")
+        #expect(objects[0]["message"] as? [String] == ["Test_Req"])
+        #expect(objects[0]["text"] as? String == "param1: \"hi\" param2: 7")
+        #expect(objects[0]["error"] is NSNull)
+        #expect(objects[1]["dir"] as? String == "server->client")
+        #expect(objects[1]["text"] as? String == "result1: \"echo:hi\" result2: 42")
+        #expect(objects[2]["kind"] as? String == "error")
+        #expect((objects[2]["reason"] as? String)?.contains("bad magic") == true, "\(objects[2])")
+    }
+
     static func capture(_ segments: [(toServer: Bool, bytes: [UInt8])]) throws -> [UInt8] {
         var writer = CaptureWriter(format: .pcapng)
         var capture = writer.fileHeader
