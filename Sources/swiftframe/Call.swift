@@ -256,9 +256,8 @@ struct CallSession {
         for request in requests {
             let body: [UInt8]
             do {
-                body = try FrameEncoder(layout: bodyLayout).header(
-                    bodyLayout.header(command: request.command.id, extras: extras), payloadCount: request.payload.count)
-                    + request.payload
+                body = try FrameEncoder(layout: bodyLayout).encode(
+                    header: bodyLayout.header(command: request.command.id, extras: extras), payload: request.payload)
             } catch {
                 throw ToolFailure(status: .usage, message: "the request does not fit the layout: \(error)")
             }

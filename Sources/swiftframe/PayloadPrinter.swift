@@ -28,10 +28,8 @@ struct PayloadPrinter {
     init(_ loaded: LoadedProtocol, layout: FrameLayout? = nil) throws {
         let tables = loaded.description.tables
         table = tables.first { $0.layout.fields == layout?.fields } ?? tables.first
-        var set = Google_Protobuf_FileDescriptorSet()
-        set.file = loaded.files
         do {
-            schemas = try DescriptorSchemas(set)
+            schemas = try DescriptorSchemas(loaded.set)
         } catch {
             throw ToolFailure(status: .usage, message: "the descriptors: \(error)")
         }
@@ -141,19 +139,13 @@ struct PayloadPrinter {
             }).first else {
                 return depth == 0 ? nil : current
             }
-            // The envelope in text format, by field number: `1: 2 2: "\012\003neo..."`.
-            let text = "\(envelope.selectorField): \(selector) \(envelope.bodyField): \"\(Self.octalEscaped(current.1))\""
+            // The envelope in text format, by field number: `1: 2 2: "\n\003neo..."`.
+            let body = current.1.withUnsafeBytes { TextFormatEscapes.quoted($0) }
+            let text = "\(envelope.selectorField): \(selector) \(envelope.bodyField): \(body)"
             current = (envelope.message, try encode(text, as: envelope.message))
             depth += 1
         }
         return depth == 0 ? nil : current
-    }
-
-    private static func octalEscaped(_ bytes: [UInt8]) -> String {
-        bytes.map { byte in
-            let digits = String(byte, radix: 8)
-            return "\\" + String(repeating: "0", count: 3 - digits.count) + digits
-        }.joined()
     }
 
     /// An envelope's selector value (0 when absent, as proto3 reads it) and body.

@@ -35,7 +35,7 @@ struct ProtocolOptions: ParsableArguments {
         request.fileToGenerate = filesToDescribe(in: set)
         request.parameter = config.map { "Config=" + $0 }
         do {
-            return LoadedProtocol(files: set.file, description: try Generator.describe(request))
+            return LoadedProtocol(set: set, description: try Generator.describe(request))
         } catch {
             throw ToolFailure(status: .usage, message: error.description)
         }
@@ -102,7 +102,7 @@ struct ProtocolOptions: ParsableArguments {
 
 /// The descriptors and command tables a command works with.
 struct LoadedProtocol {
-    let files: [Google_Protobuf_FileDescriptorProto]
+    let set: Google_Protobuf_FileDescriptorSet
     let description: ProtocolDescription
 
     /// The one layout all tables share, for a command given no --layout.

@@ -3,7 +3,7 @@
 public enum TextFormatEscapes {
     /// Bytes between double quotes, escaped as protobuf's CEscape does: the usual
     /// backslash escapes, and every other byte outside printable ASCII in three octal digits.
-    static func quoted(_ bytes: UnsafeRawBufferPointer) -> String {
+    public static func quoted(_ bytes: UnsafeRawBufferPointer) -> String {
         var text: [UInt8] = [UInt8(ascii: "\"")]
         text.reserveCapacity(bytes.count + 2)
         for byte in bytes {

@@ -43,7 +43,7 @@ public struct InterceptedFrame: Sendable {
 
     /// The frame's bytes as the layout writes them.
     public func encoded() throws(FrameError) -> [UInt8] {
-        try FrameEncoder(layout: layout).header(header, payloadCount: payload.count) + payload
+        try FrameEncoder(layout: layout).encode(header: header, payload: payload)
     }
 }
 
