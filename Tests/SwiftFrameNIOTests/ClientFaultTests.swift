@@ -1,7 +1,10 @@
 // What the client does when things go wrong, against the Swift server: heartbeats that go
-// unanswered, a server that goes away, cancelled requests, replies matched by a body id.
+// unanswered, a server that goes away, cancelled requests, replies matched by a body id,
+// garbage before a reply under a layout that resynchronizes.
 
 import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import SwiftFrame
 import SwiftFrameFixtures
 import SwiftFrameNIO
@@ -177,5 +180,47 @@ import Testing
             }
             group.cancelAll()
         }
+    }
+
+    @Test func underResyncTheClientSkipsGarbageAndTakesTheReplyAfterIt() async throws {
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(GarbageThenEcho()) }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { server.close(promise: nil) }
+        var configuration = ClientConfiguration()
+        configuration.heartbeat = nil
+        let replies = try await withFrameClient(
+            ResyncCommands.self, host: "127.0.0.1", port: try #require(server.localAddress?.port), configuration: configuration
+        ) { client in
+            var replies: [[UInt8]] = []
+            for body: [UInt8] in [[7, 7], [8]] {
+                replies.append(try await client.request(command: 3, payload: body, timeout: .seconds(5)))
+            }
+            return replies
+        }
+        #expect(replies == [[7, 7], [8]])
+    }
+}
+
+/// Raw bodies in a header with a magic byte, resynchronizing after a bad header.
+enum ResyncCommands: CommandTable {
+    static let layout = FrameLayout(checkedDescription: "magic:u8=0x81 seq:u32 type:u8 length:u16:body resync=64")
+
+    static func decode(_ frame: Frame) throws(WireError) -> [UInt8] { Array(frame.payload) }
+    static func decodeRequest(_ frame: Frame) throws(WireError) -> [UInt8] { Array(frame.payload) }
+}
+
+/// Answers every read with nine bytes of garbage (no magic among them), then the bytes read.
+final class GarbageThenEcho: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var read = unwrapInboundIn(data)
+        var reply = context.channel.allocator.buffer(bytes: [1, 2, 3, 4, 5, 6, 7, 8, 9])
+        reply.writeBuffer(&read)
+        context.writeAndFlush(wrapOutboundOut(reply), promise: nil)
     }
 }

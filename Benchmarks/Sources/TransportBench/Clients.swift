@@ -80,7 +80,8 @@ struct SwiftFrameBenchClient: BenchClient {
             quiet.logLevel = .warning  // FrameLogging logs at .info: every line is dropped
             configuration.interceptors = [BodyFieldStamp(field: stampField) { token }, FrameLogging(logger: quiet)]
         }
-        let client = FrameClient<BenchCommands>(host: "127.0.0.1", port: port, configuration: configuration)
+        let client = FrameClient<BenchCommands>(
+            host: "127.0.0.1", port: port, configuration: configuration, eventLoopGroup: Loops.client)
         let running = Task { try await client.run() }
         // The TLS handshake is part of connecting.
         _ = try await client.connection(within: .seconds(10))
@@ -146,7 +147,7 @@ struct NIOBenchClient: BenchClient {
     /// returned once the handshake is done.
     static func connect(port: Int, requests: Bool, options: ClientOptions) async throws -> NIOBenchClient {
         let handshake = NIOLockedValueBox<EventLoopFuture<Void>?>(nil)
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let channel = try await ClientBootstrap(group: Loops.client)
             .connectTimeout(.seconds(10))
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in

@@ -88,19 +88,19 @@ let token = "bench-token-0123456789abcdefghij"
 func transportScenarios(tls: ClientTLSOptions) -> [Scenario] {
     let stamped = 64 + 2 + token.utf8.count
     return [
-        Scenario(name: "round trips, 1 caller, 64 B", unit: "req/s", count: 4_000, bytes: 64, run: roundTrips(callers: 1, size: 64)),
-        Scenario(name: "round trips, 64 callers, 64 B", unit: "req/s", count: 12_800, bytes: 64, run: roundTrips(callers: 64, size: 64)),
+        Scenario(name: "round trips, 1 caller, 64 B", unit: "req/s", count: 10_000, bytes: 64, run: roundTrips(callers: 1, size: 64)),
+        Scenario(name: "round trips, 64 callers, 64 B", unit: "req/s", count: 64_000, bytes: 64, run: roundTrips(callers: 64, size: 64)),
         Scenario(name: "one way, 64 B", unit: "frames/s", count: 200_000, bytes: 64, run: oneWay(size: 64)),
         Scenario(name: "one way, 1 KiB", unit: "frames/s", count: 50_000, bytes: 1024, run: oneWay(size: 1024)),
-        Scenario(name: "TLS round trips, 1 caller, 64 B", unit: "req/s", count: 4_000, bytes: 64,
+        Scenario(name: "TLS round trips, 1 caller, 64 B", unit: "req/s", count: 10_000, bytes: 64,
                  options: ClientOptions(tls: tls), run: roundTrips(callers: 1, size: 64)),
-        Scenario(name: "TLS round trips, 64 callers, 64 B", unit: "req/s", count: 12_800, bytes: 64,
+        Scenario(name: "TLS round trips, 64 callers, 64 B", unit: "req/s", count: 64_000, bytes: 64,
                  options: ClientOptions(tls: tls), run: roundTrips(callers: 64, size: 64)),
         Scenario(name: "TLS one way, 1 KiB", unit: "frames/s", count: 50_000, bytes: 1024,
                  options: ClientOptions(tls: tls), run: oneWay(size: 1024)),
-        Scenario(name: "interceptors, round trips, 1 caller, 64 B + token", unit: "req/s", count: 4_000, bytes: stamped,
+        Scenario(name: "interceptors, round trips, 1 caller, 64 B + token", unit: "req/s", count: 10_000, bytes: stamped,
                  options: ClientOptions(stamp: token), run: roundTrips(callers: 1, size: 64)),
-        Scenario(name: "interceptors, round trips, 64 callers, 64 B + token", unit: "req/s", count: 12_800, bytes: stamped,
+        Scenario(name: "interceptors, round trips, 64 callers, 64 B + token", unit: "req/s", count: 64_000, bytes: stamped,
                  options: ClientOptions(stamp: token), run: roundTrips(callers: 64, size: 64)),
     ]
 }
@@ -120,7 +120,7 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
 
     print("| scenario | client | rate (median) | spread (min–max) | MB/s | p50 µs | p99 µs |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
-    var ratios: [(String, Double, Double?)] = []
+    var ratios: [(String, Double, ClosedRange<Double>, Double?)] = []
     let scenarios = transportScenarios(tls: clientTLS).filter { scenario in
         rows.isEmpty || rows.contains { scenario.name.hasPrefix($0) }
     }
@@ -161,14 +161,16 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
             print("| \(scenario.name) | \(name) | \(format(rate)) \(scenario.unit) | \(format(values.min()!))–\(format(values.max()!)) | \(format(mb)) | \(latency.0) | \(latency.1) |")
         }
         let rateRatio = median(rates["swiftframe"]!) / median(rates["SwiftNIO"]!)
+        // Run n of one client beside run n of the other, made one after the other.
+        let perRun = zip(rates["swiftframe"]!, rates["SwiftNIO"]!).map { $0 / $1 }
         let p99Ratio = p99["swiftframe"].map { median($0) / median(p99["SwiftNIO"]!) }
-        ratios.append((scenario.name, rateRatio, p99Ratio))
+        ratios.append((scenario.name, rateRatio, perRun.min()!...perRun.max()!, p99Ratio))
     }
     print()
-    print("| scenario | swiftframe / SwiftNIO (rate) | p99 swiftframe / SwiftNIO |")
-    print("| --- | ---: | ---: |")
-    for (name, rateRatio, p99Ratio) in ratios {
-        print("| \(name) | \(ratio(rateRatio)) | \(p99Ratio.map(ratio) ?? "–") |")
+    print("| scenario | swiftframe / SwiftNIO (rate) | per-run ratios (min–max) | p99 swiftframe / SwiftNIO |")
+    print("| --- | ---: | ---: | ---: |")
+    for (name, rateRatio, perRun, p99Ratio) in ratios {
+        print("| \(name) | \(ratio(rateRatio)) | \(ratio(perRun.lowerBound))–\(ratio(perRun.upperBound)) | \(p99Ratio.map(ratio) ?? "–") |")
     }
 }
 

@@ -86,10 +86,19 @@ final class ByteCounter: @unchecked Sendable {
     }
 }
 
+/// The event loops of the transport rows: one thread for the servers, one for the client under
+/// test. Both clients' connections run on `client` and every server connection on `server`, so
+/// neither client can land on the server's thread (which NIO's round-robin over a shared group
+/// would decide by how many channels were made before, differently for the two clients).
+enum Loops {
+    static let server = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    static let client = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+}
+
 /// A server on a free loopback port; `counter` nil echoes, otherwise counts. With `tls`, the
 /// handler sees the bytes after swift-nio-ssl has decrypted them.
 func startServer(counter: ByteCounter?, tls: NIOSSLContext? = nil) async throws -> any Channel {
-    try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    try await ServerBootstrap(group: Loops.server)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
         .childChannelInitializer { channel in

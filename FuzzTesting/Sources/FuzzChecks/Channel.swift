@@ -97,7 +97,7 @@ private func exerciseClient<Table: CommandTable>(_: Table.Type, requests: Int, _
     let handler = ConnectionHandler<Table>(configuration: quiet, eventLoop: channel.eventLoop) { _ in
         pushes.withLockedValue { $0 += 1 }
     }
-    try! channel.pipeline.syncOperations.addHandlers(ByteToMessageHandler(FrameDecoderHandler(layout: Table.layout)), handler)
+    try! channel.pipeline.syncOperations.addHandler(handler)
     try! channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
     let tokens = (0..<requests).map { _ in Token() }
     // Due at once: the deadline timer runs when the embedded loop's clock is moved past it,

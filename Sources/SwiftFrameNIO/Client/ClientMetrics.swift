@@ -34,6 +34,12 @@ public struct FrameMetrics: Sendable {
 
     var resolvedFactory: any MetricsFactory { factory ?? MetricsSystem.factory }
 
+    /// False while the factory is swift-metrics' no-op one (no backend installed): a connection
+    /// then skips recording, which costs a few percent of a round trip even when every handler
+    /// does nothing. Read when each connection is made, so a backend installed later counts
+    /// from the next connection on.
+    var records: Bool { !(resolvedFactory is NOOPMetricsHandler) }
+
     func counter(_ name: String, _ extra: [(String, String)] = []) -> Counter {
         Counter(label: "\(prefix)_\(name)", dimensions: dimensions + extra, factory: resolvedFactory)
     }

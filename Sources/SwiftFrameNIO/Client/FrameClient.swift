@@ -370,7 +370,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                         let pipeline = channel.pipeline.syncOperations
                         var metrics: ConnectionMetrics?
                         #if Metrics
-                        if let options = configuration.metrics {
+                        if let options = configuration.metrics, options.records {
                             let made = ConnectionMetrics(options) { Table.commandName($0) ?? String($0) }
                             try pipeline.addHandler(ByteCounter { made.bytesIn.increment(by: $0) })
                             metrics = made
@@ -379,7 +379,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                         let handler = ConnectionHandler<Table>(
                             configuration: configuration, eventLoop: channel.eventLoop, metrics: metrics, push: push)
                         closed.withLockedValue { $0 = handler.closed.futureResult }
-                        try pipeline.addHandlers(ByteToMessageHandler(FrameDecoderHandler(layout: Table.layout)), handler)
+                        try pipeline.addHandler(handler)
                     }
                 }
                 .connect(host: host, port: port)

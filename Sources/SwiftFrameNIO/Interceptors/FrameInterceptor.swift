@@ -33,17 +33,28 @@ public struct InterceptedFrame: Sendable {
     public var header: FrameHeader
     public var payload: [UInt8]
     public let direction: Direction
+    /// The layout and the connection, shared by every frame of the connection: one reference
+    /// to pass along rather than two structs to copy for each frame.
+    private let route: InterceptorChain.Route
+
+    init(header: FrameHeader, payload: [UInt8], direction: Direction, route: InterceptorChain.Route) {
+        self.header = header
+        self.payload = payload
+        self.direction = direction
+        self.route = route
+    }
+
     /// The connection's layout (for the header's command field, and to encode the frame).
-    public let layout: FrameLayout
+    public var layout: FrameLayout { route.layout }
     /// The connection the frame travels on.
-    public let connection: InterceptedConnection
+    public var connection: InterceptedConnection { route.connection }
 
     /// The command id in the header (its command field, or its type field).
-    public var command: UInt32 { layout.commandID(of: header) }
+    public var command: UInt32 { route.layout.commandID(of: header) }
 
     /// The frame's bytes as the layout writes them.
     public func encoded() throws(FrameError) -> [UInt8] {
-        try FrameEncoder(layout: layout).encode(header: header, payload: payload)
+        try FrameEncoder(layout: route.layout).encode(header: header, payload: payload)
     }
 }
 
@@ -64,25 +75,35 @@ public struct InterceptedConnection: Sendable {
 
 /// The interceptors of one connection, in order.
 struct InterceptorChain: Sendable {
+    /// Where a connection's frames go: what every `InterceptedFrame` of it refers to.
+    final class Route: Sendable {
+        let layout: FrameLayout
+        let connection: InterceptedConnection
+
+        init(layout: FrameLayout, connection: InterceptedConnection) {
+            self.layout = layout
+            self.connection = connection
+        }
+    }
+
     let interceptors: [any FrameInterceptor]
-    let connection: InterceptedConnection
-    let layout: FrameLayout
+    let route: Route
 
     /// `interceptors` for a connection of `Table` on `channel` (its addresses are known once
     /// it is active), numbered among the process's connections.
     init<Table: CommandTable>(_ interceptors: [any FrameInterceptor], side: InterceptedConnection.Side, channel: any Channel, table: Table.Type) {
         self.interceptors = interceptors
-        connection = InterceptedConnection(
-            side: side, id: ConnectionNumbers.next(), local: channel.localAddress, remote: channel.remoteAddress,
-            commandName: { Table.commandName($0) })
-        layout = Table.layout
+        route = Route(
+            layout: Table.layout,
+            connection: InterceptedConnection(
+                side: side, id: ConnectionNumbers.next(), local: channel.localAddress, remote: channel.remoteAddress,
+                commandName: { Table.commandName($0) }))
     }
 
     /// The frame to write, after every interceptor, first to last.
     func outbound(_ frame: OutboundFrame) throws -> OutboundFrame {
         guard !interceptors.isEmpty else { return frame }
-        var seen = InterceptedFrame(
-            header: frame.header, payload: frame.payload, direction: .outbound, layout: layout, connection: connection)
+        var seen = InterceptedFrame(header: frame.header, payload: frame.payload, direction: .outbound, route: route)
         for interceptor in interceptors { try interceptor.intercept(&seen) }
         return OutboundFrame(header: seen.header, payload: seen.payload)
     }
@@ -90,8 +111,7 @@ struct InterceptorChain: Sendable {
     /// The frame read, after every interceptor, last to first.
     func inbound(_ frame: Frame) throws -> Frame {
         guard !interceptors.isEmpty else { return frame }
-        var seen = InterceptedFrame(
-            header: frame.header, payload: Array(frame.payload), direction: .inbound, layout: layout, connection: connection)
+        var seen = InterceptedFrame(header: frame.header, payload: Array(frame.payload), direction: .inbound, route: route)
         for interceptor in interceptors.reversed() { try interceptor.intercept(&seen) }
         return Frame(header: seen.header, payload: seen.payload[...], offset: frame.offset)
     }

@@ -46,9 +46,8 @@ public struct BodyFieldStamp: FrameInterceptor {
 
     public func intercept(_ frame: inout InterceptedFrame) throws {
         guard frame.direction == .outbound, commands?.contains(frame.command) ?? true, let value = value() else { return }
-        let bytes = Array(value.utf8)
         frame.payload.appendVarint(UInt64(Wire.tag(fieldNumber: field, wireType: .lengthDelimited)))
-        frame.payload.appendVarint(UInt64(bytes.count))
-        frame.payload += bytes
+        frame.payload.appendVarint(UInt64(value.utf8.count))
+        frame.payload += value.utf8
     }
 }
