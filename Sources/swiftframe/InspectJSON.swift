@@ -1,4 +1,3 @@
-import Foundation
 import SwiftFrame
 
 /// `swiftframe inspect --json`: one JSON object per line for each frame, error and note, for
@@ -7,41 +6,109 @@ import SwiftFrame
 /// with `time`, `from`, `to` and `dir` in a capture; `command` and what follows only with the
 /// .proto files (`message` lists the envelopes down to the innermost message, `text` is that
 /// message in text format on one line, `error` says why it is shown raw).
+///
+/// The lines are written here rather than by Foundation's `JSONSerialization`, with which a run
+/// over a 10 MB capture took 23 s instead of 0.75 s (its sorted keys compare strings through
+/// ICU): the values are only strings, integers, arrays of strings and null, and keys keep the
+/// order above (header fields in the layout's order).
 enum InspectJSON {
     /// Where a line happened: `time`, `from`, `to`, `dir` in a capture; nothing in a raw stream.
     typealias Place = [(key: String, value: String)]
 
     static func frame(_ frame: Frame, layout: FrameLayout, place: Place, payloads: PayloadPrinter?, toServer: Bool?) -> String {
-        var object = base("frame", place: place, offset: frame.offset)
-        var header: [String: Any] = [:]
-        for field in layout.headerFields(of: frame) { header[field.name] = field.value }
-        object["header"] = header
-        object["payload"] = frame.payload.count
-        if let summary = payloads?.summary(of: frame, toServer: toServer) {
-            object["command"] = summary.command
-            object["message"] = summary.path ?? NSNull()
-            object["text"] = summary.text ?? NSNull()
-            object["error"] = summary.error ?? NSNull()
+        var line = Line(kind: "frame", place: place, offset: frame.offset)
+        line.key("header")
+        line.raw("{")
+        for (index, field) in layout.headerFields(of: frame).enumerated() {
+            if index > 0 { line.raw(",") }
+            line.string(field.name)
+            line.raw(":\(field.value)")
         }
-        return line(object)
+        line.raw("}")
+        line.key("payload")
+        line.raw("\(frame.payload.count)")
+        if let summary = payloads?.summary(of: frame, toServer: toServer) {
+            line.key("command")
+            line.string(summary.command)
+            line.key("message")
+            if let path = summary.path {
+                line.raw("[")
+                for (index, name) in path.enumerated() {
+                    if index > 0 { line.raw(",") }
+                    line.string(name)
+                }
+                line.raw("]")
+            } else {
+                line.raw("null")
+            }
+            line.key("text")
+            line.optionalString(summary.text)
+            line.key("error")
+            line.optionalString(summary.error)
+        }
+        return line.finished()
     }
 
     /// An `error` or a `note` at `offset`.
     static func event(_ kind: String, place: Place, offset: Int, reason: String) -> String {
-        var object = base(kind, place: place, offset: offset)
-        object["reason"] = reason
-        return line(object)
+        var line = Line(kind: kind, place: place, offset: offset)
+        line.key("reason")
+        line.string(reason)
+        return line.finished()
     }
 
-    private static func base(_ kind: String, place: Place, offset: Int) -> [String: Any] {
-        var object: [String: Any] = ["kind": kind, "offset": offset]
-        for (key, value) in place { object[key] = value }
-        return object
-    }
+    /// One object being written, its keys in the order they are added.
+    private struct Line {
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
 
-    private static func line(_ object: [String: Any]) -> String {
-        // Every value is a string, a number, an array of strings, a dictionary of numbers or null.
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return String(decoding: data, as: UTF8.self) + "\n"
+        init(kind: String, place: Place, offset: Int) {
+            key("kind", first: true)
+            string(kind)
+            key("offset")
+            raw("\(offset)")
+            for (name, value) in place {
+                key(name)
+                string(value)
+            }
+        }
+
+        mutating func raw(_ text: String) {
+            bytes += text.utf8
+        }
+
+        mutating func key(_ name: String, first: Bool = false) {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            string(name)
+            bytes.append(UInt8(ascii: ":"))
+        }
+
+        mutating func optionalString(_ value: String?) {
+            if let value { string(value) } else { raw("null") }
+        }
+
+        /// `value` as a JSON string: quotes, backslashes and control characters escaped
+        /// (RFC 8259), every other byte of its UTF-8 as it is (no byte of a multi-byte
+        /// character is below 0x80, so escaping byte by byte is safe).
+        mutating func string(_ value: String) {
+            bytes.append(UInt8(ascii: "\""))
+            for byte in value.utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    bytes += [UInt8(ascii: "\\"), byte]
+                case UInt8(ascii: "\n"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+                case UInt8(ascii: "\r"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+                case UInt8(ascii: "\t"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+                case ..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                              hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+                default:
+                    bytes.append(byte)
+                }
+            }
+            bytes.append(UInt8(ascii: "\""))
+        }
+
+        func finished() -> String { String(decoding: bytes + [UInt8(ascii: "}"), UInt8(ascii: "\n")], as: UTF8.self) }
     }
 }

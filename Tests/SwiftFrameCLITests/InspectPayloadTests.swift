@@ -59,7 +59,7 @@ import Testing
 
     @Test func jsonObjectPerFrame() throws {
         let capture = try Self.capture([
-            (true, try GameCommands.encode(TestReq(param1: "hi", param2: 7))),
+            (true, try GameCommands.encode(TestReq(param1: "say \"hi\"\n", param2: 7))),
             (false, try GameCommands.encode(TestRsp(result1: "echo:hi", result2: 42)) + [0, 0, 0, 0xFE]),
         ])
         let result = try runInspect(Self.game + ["--port", "9000", "--json"], capture: capture)
@@ -73,10 +73,11 @@ import Testing
         #expect(objects[0]["dir"] as? String == "client->server")
         #expect(objects[0]["to"] as? String == "127.0.0.1:9000")
         #expect((objects[0]["header"] as? [String: Any])?["cmd"] as? Int == 1)
-        #expect(objects[0]["payload"] as? Int == 6)
+        #expect(objects[0]["payload"] as? Int == 13)
         #expect(objects[0]["command"] as? String == "CMD_TEST")
         #expect(objects[0]["message"] as? [String] == ["Test_Req"])
-        #expect(objects[0]["text"] as? String == "param1: \"hi\" param2: 7")
+        // Quotes and backslashes of the text format's own escapes, escaped again in JSON.
+        #expect(objects[0]["text"] as? String == #"param1: "say \"hi\"\n" param2: 7"#)
         #expect(objects[0]["error"] is NSNull)
         #expect(objects[1]["dir"] as? String == "server->client")
         #expect(objects[1]["text"] as? String == "result1: \"echo:hi\" result2: 42")
