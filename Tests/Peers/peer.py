@@ -42,6 +42,7 @@ import os
 import random
 import shutil
 import signal
+import socket
 import ssl
 import stat
 import struct
@@ -961,12 +962,26 @@ async def serve(opts, make_connection):
         finally:
             running.pop(asyncio.current_task(), None)
 
+    if opts.silent:
+        make_connection = SilentConnection
     tls = server_tls_context(opts)
     loop.set_exception_handler(log_loop_errors)
-    server = await asyncio.start_server(on_connect, "127.0.0.1", opts.port, reuse_address=True, ssl=tls)
-    port = server.sockets[0].getsockname()[1]
+    if opts.no_accept:
+        # Linux keeps backlog + 1 connections waiting for accept(); with that one taken by a
+        # connection of our own, the kernel drops every later SYN unanswered.
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", opts.port))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        filler = socket.create_connection(("127.0.0.1", port), timeout=5)
+        server = None
+    else:
+        server = await asyncio.start_server(on_connect, "127.0.0.1", opts.port, reuse_address=True, ssl=tls)
+        port = server.sockets[0].getsockname()[1]
     print(f"listening {port}", flush=True)
-    log(f"listening on 127.0.0.1:{port}" + (" with TLS" if tls else ""))
+    log(f"listening on 127.0.0.1:{port}" + (" with TLS" if tls else "")
+        + (", accepting nothing" if opts.no_accept else "") + (", answering nothing" if opts.silent else ""))
 
     loop.call_later(opts.lifetime, stop.set)
     for signal_number in (signal.SIGTERM, signal.SIGINT):
@@ -976,12 +991,33 @@ async def serve(opts, make_connection):
     await stop.wait()
 
     log("stopping")
-    server.close()
+    if server is None:
+        filler.close()
+        listener.close()
+    else:
+        server.close()
     for task, connection in list(running.items()):
         connection.abort()
         task.cancel()
     await asyncio.gather(*running, return_exceptions=True)
     return 0
+
+
+class SilentConnection:
+    """--silent: reads and drops everything, answers nothing (a server that accepts the TCP
+    handshake and then never answers a login)."""
+
+    def __init__(self, reader, writer, number):
+        self.reader, self.writer, self.number = reader, writer, number
+
+    async def run(self):
+        while await self.reader.read(65536):
+            pass
+        log(f"conn {self.number}: closed by the client")
+        self.writer.close()
+
+    def abort(self):
+        self.writer.close()
 
 
 def stream_server(handler_class):
@@ -1195,6 +1231,12 @@ def parse_args(argv):
     servers.add_argument("--tls-cert", metavar="FILE", help="speak TLS with this certificate chain "
                          "(PEM; needs --tls-key)")
     servers.add_argument("--tls-key", metavar="FILE", help="the private key of --tls-cert (PEM)")
+
+    endpoint = parser.add_argument_group("servers that are there and not (for the client's race of endpoints)")
+    endpoint.add_argument("--silent", action="store_true", help="accept connections, read them, "
+                          "and never answer anything")
+    endpoint.add_argument("--no-accept", action="store_true", help="listen but never accept: the "
+                          "accept queue is full, so a connecting client's SYN goes unanswered")
 
     broken = parser.add_argument_group("misbehaviour on the N-th frame (request) of a connection")
     broken.add_argument("--drop-after", type=int, default=0, metavar="N",

@@ -97,6 +97,10 @@ public enum PushOverflow: Sendable, Hashable {
 public struct ClientConfiguration: Sendable {
     /// Default 10 s.
     public var connectTimeout: Duration = .seconds(10)
+    /// With several endpoints: how long an attempt runs before the next endpoint's starts
+    /// beside it (default 250 ms, as RFC 8305's Happy Eyeballs). An attempt that fails starts
+    /// the next at once; the first to connect and pass `onConnect` wins.
+    public var connectStagger: Duration = .milliseconds(250)
     #if TLS
     /// TLS (with the `TLS` trait): nil, the default, for plain TCP. The handshake and its checks
     /// are part of connecting, within `connectTimeout`.

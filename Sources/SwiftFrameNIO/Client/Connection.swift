@@ -6,6 +6,8 @@ import SwiftFrame
 public struct Connection<Table: CommandTable>: Sendable {
     let channel: any Channel
     let configuration: ClientConfiguration
+    /// The endpoint this connection was made to.
+    public let endpoint: Endpoint
 
     /// Sends `message` and waits for its reply (`M.Response`), matched as the configuration's
     /// `Correlation` says. Throws `ErrorReply` when the server answers with the table's error

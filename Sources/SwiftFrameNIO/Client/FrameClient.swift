@@ -19,9 +19,14 @@ import SwiftFrame
 /// and connects again, calling `onConnect` (the app's login) on each new connection before
 /// queued requests go out.
 public final class FrameClient<Table: CommandTable>: Sendable {
-    public let host: String
-    public let port: Int
+    /// Where the server listens, in the app's order of preference (see `init(endpoints:...)`).
+    public let endpoints: [Endpoint]
     public let configuration: ClientConfiguration
+
+    /// The first endpoint's host.
+    public var host: String { endpoints[0].host }
+    /// The first endpoint's port.
+    public var port: Int { endpoints[0].port }
 
     private let group: any EventLoopGroup
     private let bootstrap: @Sendable (any EventLoopGroup) -> NIOClientTCPBootstrap
@@ -29,7 +34,10 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     private let pushFeed: Broadcast<Table.Inbound>
     private let stateFeed: Broadcast<ConnectionState>
     private let machine: NIOLockedValueBox<Machine>
-    private let tls: ClientTLSSetup
+    /// One per endpoint (the server name checked is the endpoint's host unless set).
+    private let tls: [ClientTLSSetup]
+    /// The index of the endpoint of the last connection that logged in: tried first next time.
+    private let lastGood = NIOLockedValueBox<Int?>(nil)
     private let nextWaiter = NIOLockedValueBox(0)
     #if Metrics
     private let counters: ClientCounters?
@@ -50,7 +58,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
 
     /// A client of the server at `host`:`port`; `run()` connects it.
     /// - Parameters:
-    ///   - host: the server's name or address.
+    ///   - host: the server's name or address (a name that resolves to several addresses has
+    ///     them raced by NIO's Happy Eyeballs).
     ///   - port: the server's TCP port.
     ///   - configuration: deadlines, heartbeat, reconnect backoff and limits.
     ///   - onConnect: runs on every new connection before it takes requests, typically the
@@ -63,14 +72,35 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     ///     swift-nio-ssl to the pipeline of a bootstrap given here (do not enable TLS in it too);
     ///     without one, on Network.framework's event loops, Network.framework does the TLS.
     ///   - eventLoopGroup: the event loops the connection runs on.
-    public init(
+    public convenience init(
         host: String, port: Int, configuration: ClientConfiguration = ClientConfiguration(),
         onConnect: (@Sendable (Connection<Table>) async throws -> Void)? = nil,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         bootstrap: (@Sendable (any EventLoopGroup) -> NIOClientTCPBootstrap)? = nil
     ) {
-        self.host = host
-        self.port = port
+        self.init(endpoints: [Endpoint(host: host, port: port)], configuration: configuration, onConnect: onConnect,
+                  eventLoopGroup: eventLoopGroup, bootstrap: bootstrap)
+    }
+
+    /// A client of a server that listens at several endpoints (addresses, ports, data
+    /// centres), raced each time it connects: the first endpoint's attempt starts, and each
+    /// `connectStagger` (250 ms by default) without a winner, or at once when an attempt
+    /// fails, the next one's starts beside it. An attempt is the whole way to a usable
+    /// connection (TCP, TLS, `onConnect`), so an endpoint that accepts connections but never
+    /// answers the login loses to one that does. The first to finish wins and the others are
+    /// cancelled and closed (`onConnect` must return when its task is cancelled, as requests
+    /// do). The order is `endpoints`', except that the endpoint of the last good connection
+    /// goes first on the next reconnect. Each endpoint's host is also the TLS server name,
+    /// unless `ClientTLS.serverName` says otherwise. The other parameters are
+    /// `init(host:port:...)`'s.
+    public init(
+        endpoints: [Endpoint], configuration: ClientConfiguration = ClientConfiguration(),
+        onConnect: (@Sendable (Connection<Table>) async throws -> Void)? = nil,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        bootstrap: (@Sendable (any EventLoopGroup) -> NIOClientTCPBootstrap)? = nil
+    ) {
+        precondition(!endpoints.isEmpty, "a client needs at least one endpoint")
+        self.endpoints = endpoints
         self.configuration = configuration
         self.group = eventLoopGroup
         self.bootstrap = bootstrap ?? { group in NIOClientTCPBootstrap(ClientBootstrap(group: group), tls: NIOInsecureNoTLS()) }
@@ -81,7 +111,10 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         #if Metrics
         counters = configuration.metrics.map(ClientCounters.init)
         #endif
-        tls = ClientTLSSetup(configuration: configuration, host: host, group: eventLoopGroup, customBootstrap: bootstrap != nil)
+        tls = endpoints.map { endpoint in
+            ClientTLSSetup(configuration: configuration, host: endpoint.host, group: eventLoopGroup,
+                           customBootstrap: bootstrap != nil)
+        }
     }
 
     // MARK: Pushes and states
@@ -279,44 +312,129 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// `onConnect` failed for good.
     private func connectAndServe() async -> (DisconnectReason, (any Error)?) {
         if Task.isCancelled { return (.closedByClient, nil) }
+        let won: Attempt.Won
+        switch await race() {
+        case let .won(winner): won = winner
+        case let .failed(_, reason, final): return (reason, final)
+        case .staggerElapsed: return (.closedByClient, nil)  // not returned by race()
+        }
+        let connection = won.connection
+        guard case .logIn = machine.withLockedValue({ $0.connected(connection) }),
+              let (_, waiters) = machine.withLockedValue({ $0.loggedIn() }) else {
+            connection.close()
+            return (await Self.reason(won.closed), nil)
+        }
+        lastGood.withLockedValue { $0 = won.index }
+        #if Metrics
+        counters?.connects.increment()
+        #endif
+        stateFeed.yield(.connected)
+        for waiter in waiters { waiter.resume(with: .success(connection)) }
+        return (await Self.reason(won.closed), nil)
+    }
+
+    /// What one attempt, or the race of them, came to.
+    enum Attempt: Sendable {
+        struct Won: Sendable {
+            let index: Int
+            let connection: Connection<Table>
+            let closed: EventLoopFuture<DisconnectReason>
+        }
+
+        case won(Won)
+        /// Why it failed, and the error to stop with when retrying cannot heal it.
+        case failed(index: Int, DisconnectReason, final: (any Error)?)
+        /// The stagger delay after attempt `generation` started.
+        case staggerElapsed(generation: Int)
+    }
+
+    /// Races the endpoints (see `init(endpoints:...)`): the winner, or the last failure (the
+    /// first final one, which stops the race).
+    private func race() async -> Attempt {
+        let first = lastGood.withLockedValue { $0 }
+        let order = first.map { [$0] + endpoints.indices.filter { $0 != first } } ?? Array(endpoints.indices)
+        let stagger = configuration.connectStagger
+        return await withTaskGroup(of: Attempt.self) { group in
+            var next = 0
+            var running = 0
+            var generation = 0
+            var outcome: Attempt?
+            var lastFailure = Attempt.failed(index: order[0], .closedByClient, final: nil)
+            func startNext() {
+                let index = order[next]
+                next += 1
+                running += 1
+                group.addTask { await self.attempt(index) }
+                guard next < order.count else { return }
+                generation += 1
+                let started = generation
+                group.addTask {
+                    try? await Task.sleep(for: stagger)
+                    return .staggerElapsed(generation: started)
+                }
+            }
+            startNext()
+            while running > 0, let event = await group.next() {
+                switch event {
+                case let .staggerElapsed(started):
+                    if outcome == nil, started == generation, next < order.count { startNext() }
+                case let .failed(_, _, final):
+                    running -= 1
+                    guard outcome == nil else { continue }
+                    lastFailure = event
+                    if final != nil {
+                        outcome = event
+                        group.cancelAll()
+                    } else if next < order.count {
+                        startNext()
+                    }
+                case let .won(winner):
+                    running -= 1
+                    if outcome == nil {
+                        outcome = event
+                        group.cancelAll()
+                    } else {
+                        winner.connection.close()  // finished after another had won
+                    }
+                }
+            }
+            group.cancelAll()  // a stagger timer still waiting
+            return outcome ?? lastFailure
+        }
+    }
+
+    /// One endpoint's attempt: connect (TLS included), then `onConnect`.
+    private func attempt(_ index: Int) async -> Attempt {
+        let endpoint = endpoints[index]
         let channel: any Channel
         let closed: EventLoopFuture<DisconnectReason>
         do {
-            (channel, closed) = try await connect()
+            (channel, closed) = try await connect(to: index)
         } catch {
             let failure = ConnectFailure(error, timeout: configuration.connectTimeout)
-            configuration.logger.notice("connect failed", metadata: ["host": "\(host)", "port": "\(port)", "error": "\(failure)"])
+            if !Task.isCancelled {  // not a loser of the race
+                configuration.logger.notice("connect failed", metadata: ["endpoint": "\(endpoint)", "error": "\(failure)"])
+            }
             // A chain, name or pin refused: connecting again would be refused again.
-            if case let .tls(tlsFailure) = failure, tlsFailure.isFinal { return (.connectFailed(failure), tlsFailure) }
-            return (.connectFailed(failure), nil)
+            if case let .tls(tlsFailure) = failure, tlsFailure.isFinal {
+                return .failed(index: index, .connectFailed(failure), final: tlsFailure)
+            }
+            return .failed(index: index, .connectFailed(failure), final: nil)
         }
-        let connection = Connection<Table>(channel: channel, configuration: configuration)
-        guard case .logIn = machine.withLockedValue({ $0.connected(connection) }) else {
-            connection.close()
-            return (await Self.reason(closed), nil)
-        }
+        let connection = Connection<Table>(channel: channel, configuration: configuration, endpoint: endpoint)
         if let onConnect {
             do {
                 try await onConnect(connection)
             } catch {
                 connection.close()
                 let reason = await Self.reason(closed)
-                if let final = error as? FinalFailure { return (.loginFailed(final.error), final.error) }
+                if let final = error as? FinalFailure { return .failed(index: index, .loginFailed(final.error), final: final.error) }
                 // The connection itself ended (a heartbeat timeout, a bad frame, a reset): say so.
-                if case .closedByClient = reason { return (.loginFailed(error), nil) }
-                return (reason, nil)
+                if case .closedByClient = reason { return .failed(index: index, .loginFailed(error), final: nil) }
+                return .failed(index: index, reason, final: nil)
             }
         }
-        guard let (_, waiters) = machine.withLockedValue({ $0.loggedIn() }) else {
-            connection.close()
-            return (await Self.reason(closed), nil)
-        }
-        #if Metrics
-        counters?.connects.increment()
-        #endif
-        stateFeed.yield(.connected)
-        for waiter in waiters { waiter.resume(with: .success(connection)) }
-        return (await Self.reason(closed), nil)
+        return .won(.init(index: index, connection: connection, closed: closed))
     }
 
     private static func reason(_ closed: EventLoopFuture<DisconnectReason>) async -> DisconnectReason {
@@ -327,9 +445,13 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         }
     }
 
-    /// A new connection, and the future of why it closes: taken from its handler when the
-    /// channel is made, as the channel may close (and lose its handlers) before this returns.
-    private func connect() async throws -> (any Channel, closed: EventLoopFuture<DisconnectReason>) {
+    /// A new connection to endpoint `index`, and the future of why it closes: taken from its
+    /// handler when the channel is made, as the channel may close (and lose its handlers)
+    /// before this returns. Cancelling the task closes the channel at once, whatever it waits
+    /// for (an answer to its SYN, the TLS handshake).
+    private func connect(to index: Int) async throws -> (any Channel, closed: EventLoopFuture<DisconnectReason>) {
+        let endpoint = endpoints[index]
+        let tls = tls[index]
         let pushFeed = pushFeed
         let logger = configuration.logger
         let configuration = configuration
@@ -357,33 +479,48 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         let tlsHandlers = try tls.handlers()
         let handshake = NIOLockedValueBox<EventLoopFuture<Void>?>(nil)
         let closed = NIOLockedValueBox<EventLoopFuture<DisconnectReason>?>(nil)
+        // Every channel the bootstrap makes (one per address it tries), to close on cancellation.
+        let opened = NIOLockedValueBox<(channels: [any Channel], cancelled: Bool)>(([], false))
+        let connecting = try (tls.bootstrap() ?? bootstrap(group))
+            .connectTimeout(TimeAmount(configuration.connectTimeout))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let cancelled = opened.withLockedValue { opened in
+                        opened.channels.append(channel)
+                        return opened.cancelled
+                    }
+                    if cancelled { throw CancellationError() }
+                    if let tlsHandlers {
+                        let done = try tlsHandlers.add(to: channel, timeout: configuration.connectTimeout)
+                        handshake.withLockedValue { $0 = done }
+                    }
+                    let pipeline = channel.pipeline.syncOperations
+                    var metrics: ConnectionMetrics?
+                    #if Metrics
+                    if let options = configuration.metrics, options.records {
+                        let made = ConnectionMetrics(options) { Table.commandName($0) ?? String($0) }
+                        try pipeline.addHandler(ByteCounter { made.bytesIn.increment(by: $0) })
+                        metrics = made
+                    }
+                    #endif
+                    let handler = ConnectionHandler<Table>(
+                        configuration: configuration, eventLoop: channel.eventLoop, metrics: metrics, push: push)
+                    closed.withLockedValue { $0 = handler.closed.futureResult }
+                    try pipeline.addHandler(handler)
+                }
+            }
+            .connect(host: endpoint.host, port: endpoint.port)
         let channel: any Channel
         do {
-            channel = try await (tls.bootstrap() ?? bootstrap(group))
-                .connectTimeout(TimeAmount(configuration.connectTimeout))
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        if let tlsHandlers {
-                            let done = try tlsHandlers.add(to: channel, timeout: configuration.connectTimeout)
-                            handshake.withLockedValue { $0 = done }
-                        }
-                        let pipeline = channel.pipeline.syncOperations
-                        var metrics: ConnectionMetrics?
-                        #if Metrics
-                        if let options = configuration.metrics, options.records {
-                            let made = ConnectionMetrics(options) { Table.commandName($0) ?? String($0) }
-                            try pipeline.addHandler(ByteCounter { made.bytesIn.increment(by: $0) })
-                            metrics = made
-                        }
-                        #endif
-                        let handler = ConnectionHandler<Table>(
-                            configuration: configuration, eventLoop: channel.eventLoop, metrics: metrics, push: push)
-                        closed.withLockedValue { $0 = handler.closed.futureResult }
-                        try pipeline.addHandler(handler)
-                    }
+            channel = try await withTaskCancellationHandler {
+                try await connecting.get()
+            } onCancel: {
+                let channels = opened.withLockedValue { opened in
+                    opened.cancelled = true
+                    return opened.channels
                 }
-                .connect(host: host, port: port)
-                .get()
+                for channel in channels { channel.close(promise: nil) }
+            }
         } catch {
             throw tls.connectError(error)
         }

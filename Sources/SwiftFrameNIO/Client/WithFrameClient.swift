@@ -28,6 +28,21 @@ public func withFrameClient<Table: CommandTable, Result>(
     return try await client.running(body)
 }
 
+/// `withFrameClient(_:host:port:...)` for a server at several endpoints, raced each time the
+/// client connects (see `FrameClient.init(endpoints:...)`).
+public func withFrameClient<Table: CommandTable, Result>(
+    _ table: Table.Type, endpoints: [Endpoint], configuration: ClientConfiguration = ClientConfiguration(),
+    onConnect: (@Sendable (Connection<Table>) async throws -> Void)? = nil,
+    eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+    bootstrap: (@Sendable (any EventLoopGroup) -> NIOClientTCPBootstrap)? = nil,
+    _ body: (FrameClient<Table>) async throws -> Result
+) async throws -> Result {
+    let client = FrameClient<Table>(
+        endpoints: endpoints, configuration: configuration, onConnect: onConnect,
+        eventLoopGroup: eventLoopGroup, bootstrap: bootstrap)
+    return try await client.running(body)
+}
+
 extension FrameClient {
     /// Runs this client (`run()`) for as long as `body` runs; see `withFrameClient`.
     public func running<Result>(_ body: (FrameClient) async throws -> Result) async throws -> Result {

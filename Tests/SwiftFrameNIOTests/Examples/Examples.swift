@@ -191,6 +191,17 @@ fileprivate func print(_ items: Any..., separator: String = " ", terminator: Str
     }
 }
 
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `endpoints`.
+@Sendable func example_endpoints(port: Int) async throws {
+
+    let endpoints = [Endpoint(host: "127.0.0.1", port: port), Endpoint(host: "127.0.0.1", port: port)]
+    try await withFrameClient(GameCommands.self, endpoints: endpoints) { client in
+        let reply = try await client.request(TestReq(param1: "hello", param2: 21))
+        print(reply.result1)                               // echo:hello
+        print(try await client.connection(within: .seconds(1)).endpoint)   // game-hk.example.com:9000
+    }
+}
+
 #if Compression
 /// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Interceptors.md, example `interceptors`.
 @Sendable func example_interceptors(port: Int) async throws {
@@ -270,6 +281,7 @@ let runnableExamples: [(name: String, peer: [String], prints: [String], run: @Se
     #endif
     examples.append(("game-client", ["game", "--notices", "2"], ["echo:hello 42", "errorRsp(code: 401 message: \"logged out\")", "notice 2"], example_game_client))
     examples.append(("im-client", ["im", "--pushes", "2"], ["connected"], example_im_client))
+    examples.append(("endpoints", ["game"], ["echo:hello"], example_endpoints))
     examples.append(("http-client", ["http"], ["web:7:9"], example_http_client))
     return examples
 }()
