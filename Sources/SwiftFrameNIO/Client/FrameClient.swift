@@ -385,7 +385,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                     if final != nil {
                         outcome = event
                         group.cancelAll()
-                    } else if next < order.count {
+                    } else if next < order.count, !Task.isCancelled {
                         startNext()
                     }
                 case let .won(winner):
