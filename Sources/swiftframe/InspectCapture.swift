@@ -251,13 +251,6 @@ struct Output {
 extension CaptureInspection {
     /// Seconds since 1970 with microseconds.
     static func time(_ seconds: Double) -> String {
-        var whole = Int(seconds)
-        var micros = Int(((seconds - Double(whole)) * 1e6).rounded())
-        if micros >= 1_000_000 {
-            whole += 1
-            micros -= 1_000_000
-        }
-        let digits = String(micros)
-        return "\(whole)." + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+        CapturedPacket.timeText(seconds)
     }
 }
