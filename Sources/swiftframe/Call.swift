@@ -219,7 +219,8 @@ struct CallSession {
                         continue
                     }
                     let isError = command == table.errorCommand
-                    print(payloads.describe(frame, label: isError ? "error" : "reply"))
+                    print(payloads.describe(frame, label: isError ? "error" : "reply",
+                                            answering: payloads.requestPath(command: request.command.id, payload: request.payload)))
                     failed = isError
                     break
                 }
@@ -285,7 +286,8 @@ struct CallSession {
             let isError = layout.commandID(of: first) == table.errorCommand
             for (index, frame) in frames.enumerated() {
                 let label = index > 0 ? "event" : isError ? "error" : "reply"
-                print(payloads.describe(frame, label: label))
+                print(payloads.describe(frame, label: label, answering: index > 0 ? nil
+                    : payloads.requestPath(command: request.command.id, payload: request.payload)))
             }
             if isError { throw ToolFailure(status: .failed, message: "the server answered with an error") }
         }

@@ -6,22 +6,27 @@ import SwiftFrame
 /// "payload":6,"command":"CMD_TEST","message":["Test_Req"],"text":"param1: \"hi\"","error":null}`,
 /// with `time`, `from`, `to` and `dir` in a capture; `command` and what follows only with the
 /// .proto files (`message` lists the envelopes down to the innermost message, `text` is that
-/// message in text format on one line, `error` says why it is shown raw).
+/// message in text format on one line, `error` says why it is shown raw). A reply whose response
+/// holds the response of the request it answers (`CommonRespon.respon`) shows it decoded, its
+/// message last in `message` (`["CommonRespon", "login_response"]`); when no request was seen,
+/// `note` says why it stays bytes.
 enum InspectJSON {
     /// Where a line happened: `time`, `from`, `to`, `dir` in a capture; nothing in a raw stream.
     typealias Place = [(key: String, value: String)]
 
-    static func frame(_ frame: Frame, layout: FrameLayout, place: Place, payloads: PayloadPrinter?, toServer: Bool?) -> String {
+    static func frame(_ frame: Frame, layout: FrameLayout, place: Place, payloads: PayloadPrinter?, toServer: Bool?,
+                      answering: [String]? = nil) -> String {
         var object = base("frame", place: place, offset: frame.offset)
         var header: [String: Any] = [:]
         for field in layout.headerFields(of: frame) { header[field.name] = field.value }
         object["header"] = header
         object["payload"] = frame.payload.count
-        if let summary = payloads?.summary(of: frame, toServer: toServer) {
+        if let summary = payloads?.summary(of: frame, toServer: toServer, answering: answering) {
             object["command"] = summary.command
             object["message"] = summary.path ?? NSNull()
             object["text"] = summary.text ?? NSNull()
             object["error"] = summary.error ?? NSNull()
+            if let note = summary.note { object["note"] = note }
         }
         return line(object)
     }

@@ -43,6 +43,29 @@ import Testing
             """)
     }
 
+    /// A capture that starts after the request was sent: the reply's respon has no request to
+    /// be read through, so it stays bytes, and a note says why.
+    @Test func aReplyWithNoRequestKeepsItsResponseRaw() throws {
+        let server = CaptureEndpoint(address: [127, 0, 0, 1], port: 9100)
+        let reply = try ImCommands.encode(CommonRespon(isSuc: true, respon: try LoginResponse(uid: 5, token: "t").serializedBytes()),
+                                          sequence: 3)
+        var writer = CaptureWriter(format: .pcapng)
+        let capture = writer.fileHeader + writer.records(seconds: 1_764_000_000, nanoseconds: 0, from: server, to: Self.client,
+                                                         payload: reply)
+        let protos = ["im.proto", "common.proto", "user.proto"].flatMap { ["--proto", Repository.fixtureProtos + "/" + $0] }
+        let result = try runInspect(protos + ["-I", Repository.fixtureProtos, "--port", "9100"], capture: capture)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasSuffix("FRAME_TYPE_REQUEST CommonRespon") == true, "\(lines)")
+        #expect(lines.dropFirst().first?.hasPrefix("  # no request seen that this reply answers") == true, "\(lines)")
+        #expect(lines.contains("  isSuc: true") && lines.contains { $0.hasPrefix("  respon: \"") }, "\(lines)")
+
+        let json = try runInspect(protos + ["-I", Repository.fixtureProtos, "--port", "9100", "--json"], capture: capture)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdoutText.utf8)) as? [String: Any])
+        #expect(object["message"] as? [String] == ["CommonRespon"])
+        #expect((object["note"] as? String)?.hasPrefix("no request seen") == true, "\(object)")
+    }
+
     @Test func aPayloadThatDoesNotParseIsShownRaw() throws {
         // Test_Req whose field 1 (a string) claims 9 bytes where 2 remain, then a good frame.
         let broken: [UInt8] = [0, 0, 0, 0xFF, 0, 0, 0, 8, 0, 0, 0, 1, 0x0A, 0x09, 0x68, 0x69]

@@ -53,9 +53,25 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
         #expect(lines.contains("sent FRAME_TYPE_REQUEST Common > ... > login_request"), "\(lines)")
-        #expect(lines.contains("reply FRAME_TYPE_REQUEST seq=1 type=2 CommonRespon"), "\(lines)")
-        #expect(lines.contains("reply FRAME_TYPE_REQUEST seq=2 type=2 CommonRespon"), "\(lines)")
-        #expect(lines.filter { $0 == "  isSuc: true" }.count == 2, "\(lines)")
+        // Each reply's respon, read as the response of the request it answers.
+        #expect(result.stdoutText.contains("""
+            reply FRAME_TYPE_REQUEST seq=1 type=2 CommonRespon > login_response
+              isSuc: true
+              respon {
+                uid: 1003
+                token: "tok-neo"
+              }
+            """), "\(lines)")
+        #expect(result.stdoutText.contains("""
+            reply FRAME_TYPE_REQUEST seq=2 type=2 CommonRespon > User_info_response
+              isSuc: true
+              respon {
+                user_info {
+                  uid: 7
+                  nick_name: "user7"
+                }
+              }
+            """), "\(lines)")
     }
 
     @Test func httpShortConnection() async throws {
