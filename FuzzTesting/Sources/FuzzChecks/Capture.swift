@@ -62,7 +62,8 @@ public func checkCapture(_ data: UnsafeRawBufferPointer) {
         } catch {
             failure = error
         }
-        precondition(split.bufferedByteCount <= max(CaptureReader.maxBlockSize, 32),
+        // At most a record's header and its largest body, or a block of the largest size.
+        precondition(split.bufferedByteCount <= CaptureReader.maxBlockSize + 16,
                      "the reader holds \(split.bufferedByteCount) unread bytes, more than a record may have")
     }
     if failure == nil {
