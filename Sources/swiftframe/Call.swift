@@ -34,8 +34,9 @@ struct Call: AsyncParsableCommand {
             --host), and with --pin its key must be one of the pins. --http takes an https:// \
             URL as it is (URLSession checks it against the system's roots).
 
-              swiftframe call --proto game.proto --host 10.0.0.5 --port 9443 --tls --ca-file ca.pem \
-                  --server-name game.example.com --pin sha256/BASE64 Test_Req 'param1: "hi"'
+              swiftframe call --proto game.proto --host 10.0.0.5 --port 9443 --tls \\
+                  --ca-file ca.pem --server-name game.example.com --pin sha256/BASE64 \\
+                  Test_Req 'param1: "hi"'
 
             Exit status: 0 a reply, 1 an error reply (the table's error command), 2 a transport \
             failure, a TLS refusal (untrusted chain, wrong name, pin mismatch) or no reply in \
