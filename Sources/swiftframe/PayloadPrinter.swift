@@ -111,15 +111,16 @@ struct PayloadPrinter {
     func decodeReply(_ payload: [UInt8], as name: String, answering request: [String]?, multiline: Bool = true) -> Decoded {
         let plain = decode(payload, as: name, multiline: multiline)
         guard let field = responseBodies[name], plain.error == nil else { return plain }
+        // Absent (an error reply may carry none): nothing to read through the request.
+        guard let (before, body, after) = Self.split(payload, at: field.number), let body else { return plain }
         guard let request else {
             return Decoded(path: plain.path, text: plain.text, error: nil,
                            note: "no request seen that this reply answers (a capture that starts after it, or a stream of one direction): \(field.name) stays raw")
         }
         guard let inner = request.reversed().lazy.compactMap({ description.responses[$0] }).first(where: { $0 != name }) else {
             return Decoded(path: plain.path, text: plain.text, error: nil,
-                           note: "\(request.last ?? name) declares no response: \(field.name) stays raw")
+                           note: "nothing in \(request.joined(separator: " > ")) declares a response of its own: \(field.name) stays raw")
         }
-        guard let (before, body, after) = Self.split(payload, at: field.number) else { return plain }
         let innerDecoded = decode(body, as: inner, multiline: multiline)
         if let error = innerDecoded.error {
             return Decoded(path: plain.path, text: plain.text, error: nil,
@@ -142,12 +143,12 @@ struct PayloadPrinter {
     }
 
     /// `payload` split around its field `number` (length-delimited): the fields before it, its
-    /// value, the fields after it; nil when it does not read so.
-    private static func split(_ payload: [UInt8], at number: Int32) -> ([UInt8], [UInt8], [UInt8])? {
-        payload.withUnsafeBytes { buffer -> ([UInt8], [UInt8], [UInt8])? in
+    /// value (nil when absent), the fields after it; nil when it does not read so.
+    private static func split(_ payload: [UInt8], at number: Int32) -> ([UInt8], [UInt8]?, [UInt8])? {
+        payload.withUnsafeBytes { buffer -> ([UInt8], [UInt8]?, [UInt8])? in
             var reader = ProtoReader(buffer: buffer)
             var before: [UInt8] = [], after: [UInt8] = []
-            var body: [UInt8] = []
+            var body: [UInt8]?
             do throws(WireError) {
                 while reader.hasRemaining {
                     let start = reader.offset
