@@ -210,7 +210,7 @@ let package = Package(
             name: "FuzzReplayTests",
             dependencies: [
                 "SwiftFrame", "SwiftFrameConformanceMessages", "SwiftFrameConformanceMessagesCompact", "SwiftFrameDescriptors",
-                "SwiftFrameGenerator", "SwiftFrameNIO", "TestSupport",
+                "SwiftFrameGenerator", "SwiftFrameNIO", "SwiftFrameCapture", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: transport),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: transport),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: transport),

@@ -24,7 +24,7 @@ let package = Package(
         .target(
             name: "FuzzChecks",
             dependencies: [
-                "SwiftFrameConformanceMessages", "SwiftFrameConformanceMessagesCompact", "FuzzGenerator",
+                "SwiftFrameConformanceMessages", "SwiftFrameConformanceMessagesCompact", "FuzzGenerator", "FuzzCaptureReader",
                 .product(name: "SwiftFrame", package: swiftframe),
                 .product(name: "SwiftFrameDescriptors", package: swiftframe),
                 .product(name: "SwiftFrameNIO", package: swiftframe),
@@ -44,6 +44,9 @@ let package = Package(
                 .product(name: "SwiftFrameDescriptors", package: swiftframe),
             ]
         ),
+        // The capture reader (Sources/SwiftFrameCapture, linked), under another name for the same
+        // reason: the main package's SwiftFrameNIO depends on its SwiftFrameCapture.
+        .target(name: "FuzzCaptureReader"),
         .target(
             name: "SwiftFrameConformanceMessages",
             dependencies: [
@@ -64,5 +67,6 @@ let package = Package(
         fuzzTarget("FuzzPlugin"),
         fuzzTarget("FuzzDecoderHandler"),
         fuzzTarget("FuzzClientInbound"),
+        fuzzTarget("FuzzCapture"),
     ]
 )

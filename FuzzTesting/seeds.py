@@ -109,3 +109,69 @@ def im(seq, kind, body):
 write("FuzzClientInbound", "game", b"\x00\x03\x07" + game(1, b"\x00") + game(5, b"") + game(2, b"\x01") + game(9, b"\xff"))
 write("FuzzClientInbound", "im", b"\x01\x04\x07" + im(2, 2, b"\x01") + im(1, 1, b"\x00") + im(99, 4, b"") + im(3, 4, b"\x08"))
 write("FuzzLayoutText", "resync", b"magic:u16=0xCAFE resync length:u32:body cmd:i16le seq:u64be")
+
+# FuzzCapture: a layout selector byte and a chunking seed byte (as for FuzzFrames), then a pcap
+# or pcapng file holding one TCP connection (handshake, frames in both directions, split and
+# glued writes, a segment out of order, a retransmission) and one seen mid-stream.
+def ipv4_tcp(src, dst, sport, dport, seq, ack, flags, payload):
+    tcp = struct.pack(">HHIIBBHHH", sport, dport, seq, ack, 5 << 4, flags, 65535, 0, 0)
+    total = 20 + len(tcp) + len(payload)
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, total, 1, 0x4000, 64, 6, 0, bytes(src), bytes(dst))
+    return ip + tcp + payload
+def tcp_conversation(frames_up, frames_down, port=9000):
+    client, server = [127, 0, 0, 1], [127, 0, 0, 2]
+    up, down = 1000, 5000
+    packets = [ipv4_tcp(client, server, 40000, port, up, 0, 0x02, b""),
+               ipv4_tcp(server, client, port, 40000, down, up + 1, 0x12, b""),
+               ipv4_tcp(client, server, 40000, port, up + 1, down + 1, 0x10, b"")]
+    up += 1
+    down += 1
+    data_up = b"".join(frames_up)
+    first, second = data_up[:5], data_up[5:]
+    packets.append(ipv4_tcp(client, server, 40000, port, up + 5, down, 0x18, second))  # early
+    packets.append(ipv4_tcp(client, server, 40000, port, up, down, 0x18, first))
+    packets.append(ipv4_tcp(client, server, 40000, port, up, down, 0x18, first))  # retransmitted
+    data_down = b"".join(frames_down)
+    packets.append(ipv4_tcp(server, client, port, 40000, down, up + len(data_up), 0x18, data_down))
+    # A connection whose start the capture missed: it begins inside a frame.
+    packets.append(ipv4_tcp(server, [127, 0, 0, 3], port, 40001, 77, 1, 0x18, data_down[3:] + data_down))
+    return packets
+def pcap(packets, link=101, big=False, nano=False):
+    order = ">" if big else "<"
+    magic = 0xA1B23C4D if nano else 0xA1B2C3D4
+    out = struct.pack(order + "IHHiIII", magic, 2, 4, 0, 0, 65535, link)
+    for index, data in enumerate(packets):
+        out += struct.pack(order + "IIII", 1700000000 + index, index * 1000, len(data), len(data)) + data
+    return out
+def block(kind, body, big=False):
+    order = ">" if big else "<"
+    body += b"\x00" * (-len(body) % 4)
+    return struct.pack(order + "II", kind, len(body) + 12) + body + struct.pack(order + "I", len(body) + 12)
+def pcapng(packets, big=False):
+    order = ">" if big else "<"
+    out = block(0x0A0D0D0A, struct.pack(order + "IHHq", 0x1A2B3C4D, 1, 0, -1), big)
+    options = struct.pack(order + "HH", 9, 1) + b"\x09\x00\x00\x00" + struct.pack(order + "HH", 0, 0)
+    out += block(1, struct.pack(order + "HHI", 101, 0, 0) + options, big)
+    for index, data in enumerate(packets):
+        stamp = (1700000000 + index) * 10**9
+        if index == 2:
+            out += block(3, struct.pack(order + "I", len(data)) + data, big)  # simple packet block
+        else:
+            out += block(6, struct.pack(order + "IIII", 0, stamp >> 32, stamp & 0xFFFFFFFF, len(data))
+                         + struct.pack(order + "I", len(data)) + data, big)
+    out += block(5, struct.pack(order + "III", 0, 0, 0), big)  # statistics: skipped
+    return out
+game_up = [game(1, b"\x08\x01"), game(2, b"")]
+game_down = [game(1, b"\x08\x02\x10\x03"), game(7, b"\x0a\x02hi")]
+im_up = [im(1, 1, b"\x08\x01"), im(2, 1, b"")]
+im_down = [im(2, 2, b"\x08\x05"), im(1, 2, b"\x0a\x01x")]
+game_packets = tcp_conversation(game_up, game_down)
+im_packets = tcp_conversation(im_up, im_down)
+write("FuzzCapture", "game-pcap", b"\x00\x05" + pcap(game_packets))
+write("FuzzCapture", "game-pcap-big-nano", b"\x00\x17" + pcap(game_packets, big=True, nano=True))
+write("FuzzCapture", "game-pcapng", b"\x00\x2a" + pcapng(game_packets))
+write("FuzzCapture", "im-pcapng-big", b"\x04\x09" + pcapng(im_packets, big=True))
+write("FuzzCapture", "im-pcap-ethernet", b"\x04\x03" + pcap(
+    [b"\x00" * 12 + b"\x08\x00" + data for data in im_packets], link=1))
+write("FuzzCapture", "im-pcap-cooked", b"\x04\x44" + pcap(
+    [b"\x00" * 14 + b"\x08\x00" + data for data in im_packets], link=113))

@@ -38,6 +38,18 @@ public struct CapturedPacket: Sendable {
     public var data: ArraySlice<UInt8>
     /// The file offset of its record or block.
     public var offset: Int
+
+    /// `seconds` (a packet's `time`) as `swiftframe inspect` prints it: seconds since 1970 with
+    /// six decimals. A time past what a 64-bit count of microseconds holds (a made-up pcapng
+    /// resolution or offset can claim one) is printed as the number it is.
+    public static func timeText(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds.magnitude < 9e12 else { return "\(seconds)" }
+        let totalMicros = Int((seconds * 1e6).rounded())
+        let sign = totalMicros < 0 ? "-" : ""
+        let whole = totalMicros.magnitude / 1_000_000
+        let digits = String(totalMicros.magnitude % 1_000_000)
+        return sign + "\(whole)." + String(repeating: "0", count: 6 - digits.count) + digits
+    }
 }
 
 /// Reads the packets of a pcap or pcapng file fed in pieces of any size, so that a capture of
@@ -255,6 +267,7 @@ public struct CaptureReader: Sendable {
                 guard !interfaces.isEmpty else {
                     throw CaptureError(offset: at, reason: "a simple packet block, but the section describes no interface")
                 }
+                guard bodyEnd - body >= 4 else { throw CaptureError(offset: at, reason: "a simple packet block of \(length) bytes") }
                 let original = Int(read32(body))
                 var captured = min(original, bodyEnd - body - 4)
                 if interfaces[0].snapshotLength > 0 { captured = min(captured, Int(interfaces[0].snapshotLength)) }

@@ -25,8 +25,22 @@ struct Call: AsyncParsableCommand {
               swiftframe call --proto game.proto --http http://127.0.0.1:8080/ --http-layout game-http-request \\
                   --extra playerId=7 --extra sessionId=9 Test_Req 'param1: "web"'
 
+            A reply whose message carries the response of the request in a bytes field (the IM \
+            system's CommonRespon.respon) shows that field as the request's own response \
+            (login_response for a login).
+
+            --tls speaks TLS on the long connection: the server's chain must lead to the \
+            system's roots or to --ca-file, its certificate must be for --server-name (default: \
+            --host), and with --pin its key must be one of the pins. --http takes an https:// \
+            URL as it is (URLSession checks it against the system's roots).
+
+              swiftframe call --proto game.proto --host 10.0.0.5 --port 9443 --tls \\
+                  --ca-file ca.pem --server-name game.example.com --pin sha256/BASE64 \\
+                  Test_Req 'param1: "hi"'
+
             Exit status: 0 a reply, 1 an error reply (the table's error command), 2 a transport \
-            failure or no reply in time, 64 a usage error.
+            failure, a TLS refusal (untrusted chain, wrong name, pin mismatch) or no reply in \
+            time, 64 a usage error.
             """
     )
 
@@ -61,6 +75,8 @@ struct Call: AsyncParsableCommand {
     @Option(name: .long, help: "After the reply, print pushes for this many seconds.")
     var watch: Double = 0
 
+    @OptionGroup(title: "TLS (the long connection)") var tls: CallTLSOptions
+
     @Argument(help: "The request: a message (`Test_Req`, or `game.Test_Req`; one an envelope holds is wrapped in it), or a command (`CMD_SYSTEM_LOGOUT`, or its id).")
     var message: String
 
@@ -75,6 +91,7 @@ struct Call: AsyncParsableCommand {
         if let port, !(1...65_535).contains(port) { throw ValidationError("--port must be 1 through 65535") }
         guard timeout > 0, watch >= 0 else { throw ValidationError("--timeout must be positive and --watch not negative") }
         _ = try extras()
+        try tls.check(http: http != nil)
     }
 
     func run() async throws {
@@ -91,7 +108,8 @@ struct Call: AsyncParsableCommand {
             if let http {
                 try await session.post(requests, to: http, layout: httpLayout.map(layoutNamed))
             } else if let host, let port {
-                try await session.exchange(requests, host: host, port: port, watch: .milliseconds(Int64(watch * 1000)))
+                try await session.exchange(requests, host: host, port: port, watch: .milliseconds(Int64(watch * 1000)),
+                                           tls: try tls.settings(host: host))
             }
         }
     }
@@ -172,18 +190,21 @@ struct CallSession {
     // MARK: Long connection
 
     /// Sends each request in turn on one connection and prints its reply; then pushes for `watch`.
-    func exchange(_ requests: [Request], host: String, port: Int, watch: TimeAmount) async throws {
+    func exchange(_ requests: [Request], host: String, port: Int, watch: TimeAmount, tls: CallTLSOptions.Settings?) async throws {
         let group = MultiThreadedEventLoopGroup.singleton
         let channel: NIOAsyncChannel<Frame, OutboundFrame>
+        let handshake: EventLoopFuture<Void>?
+        let timeout = timeout
         do {
-            channel = try await ClientBootstrap(group: group)
+            (channel, handshake) = try await ClientBootstrap(group: group)
                 .connectTimeout(timeout)
                 .connect(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        let handshake = try tls?.add(to: channel, timeout: timeout)
                         try channel.pipeline.syncOperations.addHandlers(
                             ByteToMessageHandler(FrameDecoderHandler(layout: layout)),
                             MessageToByteHandler(FrameEncoderHandler(layout: layout)))
-                        return try NIOAsyncChannel<Frame, OutboundFrame>(wrappingChannelSynchronously: channel)
+                        return (try NIOAsyncChannel<Frame, OutboundFrame>(wrappingChannelSynchronously: channel), handshake)
                     }
                 }
         } catch {
@@ -191,6 +212,14 @@ struct CallSession {
         }
         let connection = channel.channel
         try await channel.executeThenClose { inbound, outbound in
+            // TLS: nothing is sent before the handshake is done and the server accepted.
+            if let handshake {
+                do {
+                    try await handshake.get()
+                } catch {
+                    throw ToolFailure(status: .transport, message: "TLS with \(host):\(port) failed: \(error)")
+                }
+            }
             var frames = inbound.makeAsyncIterator()
             var sequence: UInt64 = 0
             var failed = false
@@ -219,7 +248,8 @@ struct CallSession {
                         continue
                     }
                     let isError = command == table.errorCommand
-                    print(payloads.describe(frame, label: isError ? "error" : "reply"))
+                    print(payloads.describe(frame, label: isError ? "error" : "reply",
+                                            answering: payloads.requestPath(command: request.command.id, payload: request.payload)))
                     failed = isError
                     break
                 }
@@ -285,9 +315,77 @@ struct CallSession {
             let isError = layout.commandID(of: first) == table.errorCommand
             for (index, frame) in frames.enumerated() {
                 let label = index > 0 ? "event" : isError ? "error" : "reply"
-                print(payloads.describe(frame, label: label))
+                print(payloads.describe(frame, label: label, answering: index > 0 ? nil
+                    : payloads.requestPath(command: request.command.id, payload: request.payload)))
             }
             if isError { throw ToolFailure(status: .failed, message: "the server answered with an error") }
+        }
+    }
+}
+
+/// `--tls`, `--ca-file`, `--server-name` and `--pin`, as `swiftframe-demo` takes them. TLS is
+/// there when the package's `TLS` trait is (it is by default); without it `--tls` is a usage
+/// error.
+struct CallTLSOptions: ParsableArguments {
+    @Flag(help: "Speak TLS on the long connection.")
+    var tls = false
+
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp(
+        "With --tls: trust only this CA (PEM); default: the system's roots.", valueName: "file"))
+    var caFile: String?
+
+    @Option(name: .customLong("server-name"), help: ArgumentHelp(
+        "With --tls: the name the server's certificate must carry, sent as SNI (default: --host).", valueName: "name"))
+    var serverName: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "With --tls: a pin of the server's key, sha256/BASE64 (repeatable: the key must be one of them).",
+        valueName: "sha256/base64"))
+    var pin: [String] = []
+
+    func check(http: Bool) throws {
+        if !tls && (caFile != nil || serverName != nil || !pin.isEmpty) {
+            throw ValidationError("--ca-file, --server-name and --pin go with --tls")
+        }
+        if tls && http {
+            throw ValidationError("--tls is for --host and --port; for --http give an https:// URL")
+        }
+        #if !TLS
+        if tls { throw ValidationError("this build of swiftframe has no TLS (the package's TLS trait is off)") }
+        #endif
+    }
+
+    /// The TLS handlers of a run to `host`; nil without --tls. A configuration that does not
+    /// load (a CA file that is missing or no PEM, a pin that is no base64 SHA-256) is a usage
+    /// error, found before connecting.
+    func settings(host: String) throws -> Settings? {
+        guard tls else { return nil }
+        #if TLS
+        let tls = ClientTLS(serverName: serverName, trustRoots: caFile.map { .certificates(.file($0)) } ?? .system, pins: pin)
+        do {
+            return Settings(handlers: try ClientTLSChannelHandlers(tls, host: host))
+        } catch {
+            throw ToolFailure(status: .usage, message: "--tls: \(error)")
+        }
+        #else
+        return nil
+        #endif
+    }
+
+    /// The TLS handlers of a run.
+    struct Settings: Sendable {
+        #if TLS
+        let handlers: ClientTLSChannelHandlers
+        #endif
+
+        /// Puts the TLS handlers in front of `channel` (in its initializer): the future is the
+        /// handshake and the checks of the server.
+        func add(to channel: any Channel, timeout: TimeAmount) throws -> EventLoopFuture<Void> {
+            #if TLS
+            return try handlers.add(to: channel, timeout: .nanoseconds(timeout.nanoseconds))
+            #else
+            return channel.eventLoop.makeSucceededVoidFuture()
+            #endif
         }
     }
 }

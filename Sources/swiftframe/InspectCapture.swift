@@ -61,6 +61,7 @@ struct CaptureInspection {
         var reader = CaptureReader()
         var follower = TCPFollower(serverPort: port.map { UInt16(truncatingIfNeeded: $0) })
         var streams: [Stream?] = []
+        var awaiting: [Int: AwaitingReplies] = [:]
         var output = Output()
         var hadErrors = false
         var chunk = head
@@ -83,7 +84,10 @@ struct CaptureInspection {
                     guard let segment = TCPSegment(packet: packet) else { continue }
                     if let port, Int(segment.from.port) != port && Int(segment.to.port) != port { continue }
                     follower.add(segment) { delivery in
-                        if take(delivery, streams: &streams, output: &output) { hadErrors = true }
+                        if take(delivery, streams: &streams, awaiting: &awaiting[delivery.connection, default: AwaitingReplies()],
+                                output: &output) {
+                            hadErrors = true
+                        }
                     }
                     if output.bytes.count >= 1 << 16 { output.flush() }
                 }
@@ -106,7 +110,8 @@ struct CaptureInspection {
     }
 
     /// Feeds one delivery to its direction's decoder and prints what completes; true on an error.
-    private func take(_ delivery: TCPFollower.Delivery, streams: inout [Stream?], output: inout Output) -> Bool {
+    private func take(_ delivery: TCPFollower.Delivery, streams: inout [Stream?], awaiting: inout AwaitingReplies,
+                      output: inout Output) -> Bool {
         let id = delivery.connection * 2 + delivery.direction
         if streams.count <= id { streams += [Stream?](repeating: nil, count: id + 1 - streams.count) }
         let role = switch delivery.role {
@@ -148,15 +153,18 @@ struct CaptureInspection {
                 place: place())
         }
         let json: InspectJSON.Place? = self.json ? [("time", Self.time(delivery.time))] : nil
-        return streams[id]!.print(delivery.bytes, time: time, payloads: payloads, json: json, output: &output) || hadErrors
+        return streams[id]!.print(delivery.bytes, time: time, payloads: payloads, json: json, awaiting: &awaiting,
+                                  output: &output) || hadErrors
     }
 }
 
 extension CaptureInspection.Stream {
     /// Feeds `bytes` and prints a line for each frame and error that completes; true on an error.
     /// `json`: the time, when the lines are JSON objects.
+    /// `awaiting`: the requests of the connection that await replies, which a reply's response
+    /// bytes are read through.
     mutating func print(_ bytes: ArraySlice<UInt8>, time: [UInt8], payloads: PayloadPrinter?, json: InspectJSON.Place?,
-                        output: inout Output) -> Bool {
+                        awaiting: inout AwaitingReplies, output: inout Output) -> Bool {
         guard !stopped, decoder.failure == nil else { return false }
         decoder.feed(bytes)
         var hadErrors = false
@@ -164,9 +172,17 @@ extension CaptureInspection.Stream {
             do throws(FrameError) {
                 guard let frame = try decoder.nextFrame() else { return hadErrors }
                 expectingResync = false
+                var answering: [String]?
+                if let payloads {
+                    if toServer == true, let path = payloads.requestPath(of: frame) {
+                        awaiting.sent(frame, path: path, layout: decoder.layout)
+                    } else if toServer == false, payloads.isPairedReply(frame) {
+                        answering = awaiting.reply(to: frame, layout: decoder.layout)
+                    }
+                }
                 if let json {
                     output.bytes += InspectJSON.frame(frame, layout: decoder.layout, place: json + place, payloads: payloads,
-                                                      toServer: toServer).utf8
+                                                      toServer: toServer, answering: answering).utf8
                     continue
                 }
                 output.place("frame", time: time, ends: ends)
@@ -180,7 +196,7 @@ extension CaptureInspection.Stream {
                 }
                 output.bytes += " payload=".utf8
                 output.appendDecimal(UInt64(frame.payload.count))
-                if let payloads { output.bytes += payloads.annotation(of: frame, toServer: toServer).utf8 }
+                if let payloads { output.bytes += payloads.annotation(of: frame, toServer: toServer, answering: answering).utf8 }
                 output.bytes.append(UInt8(ascii: "\n"))
             } catch {
                 if expectingResync && decoder.failure == nil {
@@ -253,13 +269,46 @@ struct Output {
 extension CaptureInspection {
     /// Seconds since 1970 with microseconds.
     static func time(_ seconds: Double) -> String {
-        var whole = Int(seconds)
-        var micros = Int(((seconds - Double(whole)) * 1e6).rounded())
-        if micros >= 1_000_000 {
-            whole += 1
-            micros -= 1_000_000
+        CapturedPacket.timeText(seconds)
+    }
+}
+
+/// The requests one connection's client sent that await their replies, each as the path of
+/// what it holds (`Common`, `User_msg`, `login_request`): matched by the sequence number when
+/// the layout has one, else in order by command (a server answers in order). At most
+/// `limit` are kept (a capture with no replies drops the oldest).
+struct AwaitingReplies {
+    static let limit = 4096
+
+    private var bySequence: [UInt64: [String]] = [:]
+    private var inOrder: [(command: UInt32, path: [String])] = []
+    private var first = 0
+
+    mutating func sent(_ frame: Frame, path: [String], layout: FrameLayout) {
+        if let sequence = frame.header.sequence {
+            if bySequence.count >= Self.limit { bySequence.removeAll() }
+            bySequence[sequence] = path
+            return
         }
-        let digits = String(micros)
-        return "\(whole)." + String(repeating: "0", count: max(0, 6 - digits.count)) + digits
+        if inOrder.count - first >= Self.limit { first += 1 }
+        if first > Self.limit {
+            inOrder.removeFirst(first)
+            first = 0
+        }
+        inOrder.append((layout.commandID(of: frame), path))
+    }
+
+    /// The path of the request `frame` answers, taken off the list; nil when none was seen.
+    mutating func reply(to frame: Frame, layout: FrameLayout) -> [String]? {
+        if let sequence = frame.header.sequence { return bySequence.removeValue(forKey: sequence) }
+        let command = layout.commandID(of: frame)
+        guard let index = inOrder[first...].firstIndex(where: { $0.command == command }) else { return nil }
+        let path = inOrder[index].path
+        if index == first {
+            first += 1
+        } else {
+            inOrder.remove(at: index)
+        }
+        return path
     }
 }

@@ -15,12 +15,18 @@ struct PayloadPrinter {
         let text: String
         /// Why the body was shown raw.
         let error: String?
+        /// Why a reply's response bytes are shown raw (no request seen for it).
+        var note: String? = nil
     }
 
     let schemas: DescriptorSchemas
     let description: ProtocolDescription
     /// The table `annotation(of:toServer:)` reads commands from: the one of the layout.
     let table: ProtocolDescription.Table?
+    /// Response messages that carry the response of the request they answer in a bytes field
+    /// (`CommonRespon.respon`), and that field's number: a response of the table whose only
+    /// bytes field it is, with some request's own response for it to hold.
+    let responseBodies: [String: (number: Int32, name: String)]
 
     /// Prints every field by number: `protoc --decode_raw`.
     private static let raw = DynamicMessageSchema(TextFormatSchemaSet([.init(fullName: "", fields: [])]), index: 0)
@@ -34,6 +40,28 @@ struct PayloadPrinter {
             throw ToolFailure(status: .usage, message: "the descriptors: \(error)")
         }
         description = loaded.description
+        responseBodies = Self.responseBodies(loaded)
+    }
+
+    private static func responseBodies(_ loaded: LoadedProtocol) -> [String: (number: Int32, name: String)] {
+        let outer = Set(loaded.description.tables.flatMap(\.commands).compactMap(\.response))
+        let inner = Set(loaded.description.responses.values).subtracting(outer)
+        guard !inner.isEmpty else { return [:] }
+        var found: [String: (number: Int32, name: String)] = [:]
+        func visit(_ message: Google_Protobuf_DescriptorProto, scope: String) {
+            let name = scope + (message.name ?? "")
+            let bytes = message.field.filter { $0.type == .bytes && $0.label != .repeated }
+            if outer.contains(name), loaded.description.envelope(name) == nil, bytes.count == 1, let number = bytes[0].number,
+               let field = bytes[0].name {
+                found[name] = (number, field)
+            }
+            for nested in message.nestedType { visit(nested, scope: name + ".") }
+        }
+        for file in loaded.set.file {
+            let scope = file.package.map { $0.isEmpty ? "" : $0 + "." } ?? ""
+            for message in file.messageType { visit(message, scope: scope) }
+        }
+        return found
     }
 
     /// The wire bytes of message `name` written in text format.
@@ -74,36 +102,136 @@ struct PayloadPrinter {
         }
     }
 
+    /// A reply's payload read as `name`, a response with a bytes field that holds the response
+    /// of the request it answers (`CommonRespon.respon`): that field is printed as the response
+    /// of the innermost message of `request` (the path of the request, `Common`, `User_msg`,
+    /// `login_request`) that declares one, in its place among the fields
+    /// (`isSuc: true respon { uid: 7 } error { ... }`). With no request, or one that declares
+    /// no response, the field stays bytes and `note` says why.
+    func decodeReply(_ payload: [UInt8], as name: String, answering request: [String]?, multiline: Bool = true) -> Decoded {
+        let plain = decode(payload, as: name, multiline: multiline)
+        guard let field = responseBodies[name], plain.error == nil else { return plain }
+        // Absent (an error reply may carry none): nothing to read through the request.
+        guard let (before, body, after) = Self.split(payload, at: field.number), let body else { return plain }
+        guard let request else {
+            return Decoded(path: plain.path, text: plain.text, error: nil,
+                           note: "no request seen that this reply answers (a capture that starts after it, or a stream of one direction): \(field.name) stays raw")
+        }
+        guard let inner = request.reversed().lazy.compactMap({ description.responses[$0] }).first(where: { $0 != name }) else {
+            return Decoded(path: plain.path, text: plain.text, error: nil,
+                           note: "nothing in \(request.joined(separator: " > ")) declares a response of its own: \(field.name) stays raw")
+        }
+        let innerDecoded = decode(body, as: inner, multiline: multiline)
+        if let error = innerDecoded.error {
+            return Decoded(path: plain.path, text: plain.text, error: nil,
+                           note: "\(field.name) is not a \(error) (the response of \(request.last ?? name)): it stays raw")
+        }
+        let fieldName = field.name
+        // Each part's text, on its own: the fields before the bytes field, then it, then the rest.
+        func text(_ bytes: [UInt8]) -> String {
+            (try? schemas.message(named: name).checkedTextFormatString(of: bytes, multiline: multiline)) ?? ""
+        }
+        let parts: [String]
+        if multiline {
+            let lines = innerDecoded.text.split(separator: "\n", omittingEmptySubsequences: true).map { "  " + $0 }
+            parts = [text(before), ([fieldName + " {"] + lines + ["}"]).joined(separator: "\n") + "\n", text(after)]
+        } else {
+            parts = [text(before), fieldName + " { " + innerDecoded.text + (innerDecoded.text.isEmpty ? "}" : " }"), text(after)]
+        }
+        let joined = parts.filter { !$0.isEmpty }.joined(separator: multiline ? "" : " ")
+        return Decoded(path: [name] + innerDecoded.path, text: joined, error: nil)
+    }
+
+    /// `payload` split around its field `number` (length-delimited): the fields before it, its
+    /// value (nil when absent), the fields after it; nil when it does not read so.
+    private static func split(_ payload: [UInt8], at number: Int32) -> ([UInt8], [UInt8]?, [UInt8])? {
+        payload.withUnsafeBytes { buffer -> ([UInt8], [UInt8]?, [UInt8])? in
+            var reader = ProtoReader(buffer: buffer)
+            var before: [UInt8] = [], after: [UInt8] = []
+            var body: [UInt8]?
+            do throws(WireError) {
+                while reader.hasRemaining {
+                    let start = reader.offset
+                    let tag = try reader.readTag()
+                    if Int32(tag >> 3) == number, tag & 7 == 2 {
+                        body = try reader.readBytes()
+                        continue
+                    }
+                    try reader.skipValue(tag: tag)
+                    let bytes = buffer[start..<reader.offset]
+                    if Int32(tag >> 3) < number { before += bytes } else { after += bytes }
+                }
+            } catch {
+                return nil
+            }
+            return (before, body, after)
+        }
+    }
+
+    /// The path of what a request frame holds (`Common`, `User_msg`, `login_request`), kept to
+    /// read its reply by; nil when the frame is no request of a command whose response holds
+    /// the request's own response.
+    func requestPath(of frame: Frame) -> [String]? {
+        guard let table else { return nil }
+        return requestPath(command: table.layout.commandID(of: frame), payload: Array(frame.payload))
+    }
+
+    /// `requestPath(of:)` of a request of `command` with `payload`.
+    func requestPath(command: UInt32, payload: [UInt8]) -> [String]? {
+        guard let table, let entry = table.command(command), let request = entry.request,
+              let response = entry.response, responseBodies[response] != nil else { return nil }
+        return decode(payload, as: request, multiline: false).path
+    }
+
+    /// Whether a frame from the server may be a reply `requestPath(of:)` kept a request for.
+    func isPairedReply(_ frame: Frame) -> Bool {
+        guard let table, let response = table.command(table.layout.commandID(of: frame))?.response else { return false }
+        return responseBodies[response] != nil
+    }
+
     /// For `call`: `LABEL NAME FIELD=VALUE... MESSAGE > HELD` and the message's fields, two
-    /// spaces in, on the lines after it.
-    func describe(_ frame: Frame, label: String, toServer: Bool? = false) -> String {
+    /// spaces in, on the lines after it. `answering`: the path of the request a reply answers.
+    func describe(_ frame: Frame, label: String, toServer: Bool? = false, answering: [String]? = nil) -> String {
         guard let table else { return label }
         var text = label + " " + commandName(of: frame, in: table)
         for field in table.layout.headerFields(of: frame) where field.name != "magic" && field.name != "length" {
             text += " \(field.name)=\(field.value)"
         }
-        return text + (payload(of: frame, toServer: toServer, in: table)
+        return text + (payload(of: frame, toServer: toServer, answering: answering, in: table)
             ?? (frame.payload.isEmpty ? "" : " (\(frame.payload.count) bytes, no message)"))
     }
 
     /// For `inspect`, after a frame's line: ` NAME MESSAGE > HELD` and the message's fields,
-    /// two spaces in, on the lines after it.
-    func annotation(of frame: Frame, toServer: Bool?) -> String {
+    /// two spaces in, on the lines after it. `answering`: the path of the request a reply answers.
+    func annotation(of frame: Frame, toServer: Bool?, answering: [String]? = nil) -> String {
         guard let table else { return "" }
-        return " " + commandName(of: frame, in: table) + (payload(of: frame, toServer: toServer, in: table) ?? "")
+        return " " + commandName(of: frame, in: table) + (payload(of: frame, toServer: toServer, answering: answering, in: table) ?? "")
     }
 
     /// For `inspect --json`: the command's name; the message and what its envelopes hold, the
     /// innermost on one line of text format, and why it is raw (nil when the command carries
-    /// no message).
-    func summary(of frame: Frame, toServer: Bool?) -> (command: String, path: [String]?, text: String?, error: String?)? {
+    /// no message), and why a reply's response bytes stay raw.
+    func summary(of frame: Frame, toServer: Bool?, answering: [String]? = nil)
+        -> (command: String, path: [String]?, text: String?, error: String?, note: String?)? {
         guard let table else { return nil }
         let name = commandName(of: frame, in: table)
-        guard let message = message(command: table.layout.commandID(of: frame), toServer: toServer, in: table) else {
-            return (name, nil, nil, nil)
+        guard let decoded = decoded(frame, toServer: toServer, answering: answering, multiline: false, in: table) else {
+            return (name, nil, nil, nil, nil)
         }
-        let decoded = decode(Array(frame.payload), as: message, multiline: false)
-        return (name, decoded.path, decoded.text, decoded.error)
+        return (name, decoded.path, decoded.text, decoded.error, decoded.note)
+    }
+
+    /// A frame's payload as its command's message in its direction; a reply's response bytes
+    /// read through the request it answers.
+    private func decoded(_ frame: Frame, toServer: Bool?, answering: [String]?, multiline: Bool,
+                         in table: ProtocolDescription.Table) -> Decoded? {
+        guard let message = message(command: table.layout.commandID(of: frame), toServer: toServer, in: table) else {
+            return nil
+        }
+        if toServer != true, responseBodies[message] != nil {
+            return decodeReply(Array(frame.payload), as: message, answering: answering, multiline: multiline)
+        }
+        return decode(Array(frame.payload), as: message, multiline: multiline)
     }
 
     private func commandName(of frame: Frame, in table: ProtocolDescription.Table) -> String {
@@ -112,19 +240,19 @@ struct PayloadPrinter {
     }
 
     /// ` MESSAGE > HELD` and the lines of the message; nil when the command carries none.
-    private func payload(of frame: Frame, toServer: Bool?, in table: ProtocolDescription.Table) -> String? {
-        guard let message = message(command: table.layout.commandID(of: frame), toServer: toServer, in: table) else {
+    private func payload(of frame: Frame, toServer: Bool?, answering: [String]?, in table: ProtocolDescription.Table) -> String? {
+        guard let decoded = decoded(frame, toServer: toServer, answering: answering, multiline: true, in: table) else {
             return nil
         }
-        let decoded = decode(Array(frame.payload), as: message)
         return " " + decoded.path.joined(separator: " > ") + Self.indented(decoded)
     }
 
-    /// The lines of `decoded`, each after a newline and two spaces, with the error first when it
-    /// is raw. One pass over the text's bytes: splitting it into lines and joining them again
-    /// took a quarter of a run of `inspect --proto`.
+    /// The lines of `decoded`, each after a newline and two spaces, with the error (when it is
+    /// raw) and the note first. One pass over the text's bytes: splitting it into lines and
+    /// joining them again took a quarter of a run of `inspect --proto`.
     static func indented(_ decoded: Decoded) -> String {
         var out = decoded.error.map { "\n  # not a \($0); raw:" } ?? ""
+        if let note = decoded.note { out += "\n  # " + note }
         var rest = decoded.text.utf8[...]
         while true {
             rest = rest.drop { $0 == UInt8(ascii: "\n") }

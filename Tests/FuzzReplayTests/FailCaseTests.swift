@@ -14,6 +14,7 @@ import Testing
         "FuzzPlugin": checkPlugin,
         "FuzzDecoderHandler": checkDecoderHandler,
         "FuzzClientInbound": checkClientInbound,
+        "FuzzCapture": checkCapture,
     ]
 
     static let root = Repository.root.appendingPathComponent("FuzzTesting/FailCases").path

@@ -43,6 +43,77 @@ import Testing
             """)
     }
 
+    /// A capture that starts after the request was sent: the reply's respon has no request to
+    /// be read through, so it stays bytes, and a note says why.
+    @Test func aReplyWithNoRequestKeepsItsResponseRaw() throws {
+        let server = CaptureEndpoint(address: [127, 0, 0, 1], port: 9100)
+        let reply = try ImCommands.encode(CommonRespon(isSuc: true, respon: try LoginResponse(uid: 5, token: "t").serializedBytes()),
+                                          sequence: 3)
+        var writer = CaptureWriter(format: .pcapng)
+        let capture = writer.fileHeader + writer.records(seconds: 1_764_000_000, nanoseconds: 0, from: server, to: Self.client,
+                                                         payload: reply)
+        let protos = ["im.proto", "common.proto", "user.proto"].flatMap { ["--proto", Repository.fixtureProtos + "/" + $0] }
+        let result = try runInspect(protos + ["-I", Repository.fixtureProtos, "--port", "9100"], capture: capture)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdoutText.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasSuffix("FRAME_TYPE_REQUEST CommonRespon") == true, "\(lines)")
+        #expect(lines.dropFirst().first?.hasPrefix("  # no request seen that this reply answers") == true, "\(lines)")
+        #expect(lines.contains("  isSuc: true") && lines.contains { $0.hasPrefix("  respon: \"") }, "\(lines)")
+
+        let json = try runInspect(protos + ["-I", Repository.fixtureProtos, "--port", "9100", "--json"], capture: capture)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdoutText.utf8)) as? [String: Any])
+        #expect(object["message"] as? [String] == ["CommonRespon"])
+        #expect((object["note"] as? String)?.hasPrefix("no request seen") == true, "\(object)")
+    }
+
+    /// Replies answered out of order are paired with their requests by sequence number: each
+    /// respon is read as the response of its own request; an error reply with no respon shows
+    /// none.
+    @Test func repliesArePairedWithTheirRequestsBySequence() throws {
+        let login = try ImCommands.encode(try Common(.user(UserMsg(.login(LoginRequest(nickName: "neo"))))), sequence: 1)
+        let info = try ImCommands.encode(try Common(.user(UserMsg(.userInfo(UserInfoRequest(uid: 7))))), sequence: 2)
+        let logout = try ImCommands.encode(try Common(.user(UserMsg(.logout(LogoutRequest(uid: 7))))), sequence: 3)
+        let infoReply = try ImCommands.encode(
+            CommonRespon(isSuc: true, respon: try UserInfoResponse(userInfo: UserInfo(uid: 7)).serializedBytes()), sequence: 2)
+        let loginReply = try ImCommands.encode(
+            CommonRespon(isSuc: true, respon: try LoginResponse(uid: 9, token: "t").serializedBytes()), sequence: 1)
+        let refused = try ImCommands.encode(CommonRespon(error: ErrorMsg(type: .invalidParams, msg: "no")), sequence: 3)
+        let capture = try Self.capture([(true, login + info + logout), (false, infoReply), (false, loginReply + refused)])
+        let protos = ["im.proto", "common.proto", "user.proto"].flatMap { ["--proto", Repository.fixtureProtos + "/" + $0] }
+        let result = try runInspect(protos + ["-I", Repository.fixtureProtos, "--port", "9000"], capture: capture)
+        #expect(result.status == 0, "\(result.stderr)")
+        let replies = result.stdoutText.components(separatedBy: "frame time=").filter { $0.contains("dir=server->client") }
+        #expect(replies.count == 3, "\(result.stdoutText)")
+        guard replies.count == 3 else { return }
+        #expect(replies[0].hasSuffix("""
+            seq=2 type=2 length=8 payload=8 FRAME_TYPE_REQUEST CommonRespon > User_info_response
+              isSuc: true
+              respon {
+                user_info {
+                  uid: 7
+                }
+              }
+
+            """), "\(replies[0])")
+        #expect(replies[1].hasSuffix("""
+            FRAME_TYPE_REQUEST CommonRespon > login_response
+              isSuc: true
+              respon {
+                uid: 9
+                token: "t"
+              }
+
+            """), "\(replies[1])")
+        #expect(replies[2].hasSuffix("""
+            FRAME_TYPE_REQUEST CommonRespon
+              error {
+                type: invalid_params
+                msg: "no"
+              }
+
+            """), "\(replies[2])")
+    }
+
     @Test func aPayloadThatDoesNotParseIsShownRaw() throws {
         // Test_Req whose field 1 (a string) claims 9 bytes where 2 remain, then a good frame.
         let broken: [UInt8] = [0, 0, 0, 0xFF, 0, 0, 0, 8, 0, 0, 0, 1, 0x0A, 0x09, 0x68, 0x69]

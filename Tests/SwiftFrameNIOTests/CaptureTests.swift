@@ -167,4 +167,55 @@ final class Tcpdump: @unchecked Sendable {
         #expect(rows.first?.first?.contains("S") == true && rows.dropFirst().first?.first?.contains("S") == true, "\(flags.output)")
         #expect(rows.allSatisfy { $0.count < 2 || $0[1].isEmpty }, "tshark's analysis flags: \(flags.output)")
     }
+
+    /// The IM peer's replies are `CommonRespon`, whose `respon` bytes hold the response of the
+    /// request answered: inspect pairs each reply with its request by sequence number and shows
+    /// `respon` as that response (`login_response` for a login), with the fields protoc
+    /// --decode shows for it, in the readable lines and in --json.
+    @Test func imRepliesAreReadThroughTheRequestsTheyAnswer() async throws {
+        let peer = try Peer("im")
+        defer { peer.stop() }
+        let path = Self.temporaryPath("pcapng")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let capture = try FrameCapture(path: path, format: .pcapng)
+        var configuration = ClientConfiguration()
+        configuration.heartbeat = nil
+        configuration.interceptors = [capture]
+        let responses = try await withClient(ImCommands.self, peer: peer, configuration: configuration) { client in
+            let login = try await client.request(try Common(.user(UserMsg(.login(LoginRequest(nickName: "neo", pwd: "secret"))))))
+            let info = try await client.request(try userInfo(7))
+            return [login.respon, info.respon]
+        }
+        capture.close()
+        #expect(try LoginResponse(serializedBytes: responses[0]) == LoginResponse(uid: 1003, token: "tok-neo"))
+
+        let protos = ["im.proto", "common.proto", "user.proto"].flatMap { ["--proto", Repository.fixtureProtos + "/" + $0] }
+            + ["-I", Repository.fixtureProtos]
+        let (status, lines) = try await Self.inspect(protos + [path])
+        let text = lines.joined(separator: "\n")
+        #expect(status == 0, "\(text)")
+        // What protoc --decode prints for the two responses, two more spaces in.
+        let schema = ProtoSchema.fixture("user.proto")
+        let login = try schema.decode(responses[0], as: "login_response").split(separator: "\n").map { "    " + $0 }
+        let info = try schema.decode(responses[1], as: "User_info_response").split(separator: "\n").map { "    " + $0 }
+        #expect(login == ["    uid: 1003", "    token: \"tok-neo\""])
+        let replies = lines.indices.filter { lines[$0].contains(" dir=server->client ") }
+        #expect(replies.count == 2, "\(text)")
+        guard replies.count == 2 else { return }
+        #expect(lines[replies[0]].contains(" seq=1 type=2 ")
+            && lines[replies[0]].hasSuffix(" FRAME_TYPE_REQUEST CommonRespon > login_response"), "\(text)")
+        #expect(Array(lines[(replies[0] + 1)...].prefix(login.count + 3)) == ["  isSuc: true", "  respon {"] + login + ["  }"], "\(text)")
+        #expect(lines[replies[1]].hasSuffix("FRAME_TYPE_REQUEST CommonRespon > User_info_response"), "\(text)")
+        #expect(Array(lines[(replies[1] + 1)...].prefix(info.count + 3)) == ["  isSuc: true", "  respon {"] + info + ["  }"], "\(text)")
+
+        let (jsonStatus, objects) = try await Self.inspect(protos + ["--json", path])
+        #expect(jsonStatus == 0)
+        let replyObjects = try objects.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }.filter { $0["dir"] as? String == "server->client" }
+        #expect(replyObjects.count == 2, "\(objects)")
+        #expect(replyObjects.first?["message"] as? [String] == ["CommonRespon", "login_response"], "\(objects)")
+        #expect(replyObjects.first?["text"] as? String == #"isSuc: true respon { uid: 1003 token: "tok-neo" }"#, "\(objects)")
+        #expect(replyObjects.first?["note"] == nil, "\(objects)")
+    }
 }

@@ -36,6 +36,10 @@ public struct ProtocolDescription: Sendable {
 
     public let tables: [Table]
     public let envelopes: [Envelope]
+    /// Request → response, by full name: what the generated code's `RequestMessage.Response`
+    /// says, from the tables and from `(swiftframe.response)` on envelope choices
+    /// (`login_request` → `login_response`, `Common` → `CommonRespon`).
+    public let responses: [String: String]
     /// What the plugin prints on stderr (a command that matches no message).
     public let warnings: [String]
 
@@ -68,7 +72,10 @@ extension Generator {
                         choice.holds.map { (choice.enumCase.number, $0.fullName) }
                     }, uniquingKeysWith: { first, _ in first }))
             }
-            return ProtocolDescription(tables: tables, envelopes: envelopes, warnings: resolution.warnings)
+            let responses = Dictionary(
+                resolution.files.flatMap(\.responsePairs).map { ($0.request.fullName, $0.response.fullName) },
+                uniquingKeysWith: { first, _ in first })
+            return ProtocolDescription(tables: tables, envelopes: envelopes, responses: responses, warnings: resolution.warnings)
         }
     }
 }

@@ -135,6 +135,29 @@ struct ClientTLSHandlers: Sendable {
     }
 }
 
+/// TLS for the channels of a bootstrap of your own, with no `FrameClient` (the `swiftframe call`
+/// tool's): swift-nio-ssl's client handler and the check of the server's chain, name and pins,
+/// as `ClientConfiguration.tls` sets them up. Made once, before connecting: making it loads the
+/// configuration.
+public struct ClientTLSChannelHandlers: Sendable {
+    private let handlers: ClientTLSHandlers
+
+    /// Throws `TLSFailure.badConfiguration` when `tls` does not load (a CA file that is missing
+    /// or no PEM, a pin that is no base64 SHA-256). `host`: the host connected to, the name
+    /// checked when `tls.serverName` is nil.
+    public init(_ tls: ClientTLS, host: String) throws(TLSFailure) {
+        handlers = try ClientTLSHandlers(tls, host: host)
+    }
+
+    /// Puts the handlers in front of `channel`'s pipeline; call it in the channel's initializer,
+    /// on its event loop. The future succeeds when the handshake is done and the server was
+    /// accepted; it fails with a `TLSFailure` (or `ConnectFailure.timedOut` after `timeout`)
+    /// otherwise, and the channel is closed.
+    public func add(to channel: any Channel, timeout: Duration) throws -> EventLoopFuture<Void> {
+        try handlers.add(to: channel, timeout: timeout)
+    }
+}
+
 /// Behind the TLS handler on the client: holds the connection back until the handshake is done,
 /// checks the server key's pin, names why a handshake failed (`TLSFailure`), and fails at the
 /// deadline. After the handshake it passes everything on, but for the unclean shutdown a
