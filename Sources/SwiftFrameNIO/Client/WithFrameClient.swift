@@ -22,10 +22,9 @@ public func withFrameClient<Table: CommandTable, Result>(
     bootstrap: (@Sendable (any EventLoopGroup) -> NIOClientTCPBootstrap)? = nil,
     _ body: (FrameClient<Table>) async throws -> Result
 ) async throws -> Result {
-    let client = FrameClient<Table>(
-        host: host, port: port, configuration: configuration, onConnect: onConnect,
-        eventLoopGroup: eventLoopGroup, bootstrap: bootstrap)
-    return try await client.running(body)
+    try await withFrameClient(
+        table, endpoints: [Endpoint(host: host, port: port)], configuration: configuration, onConnect: onConnect,
+        eventLoopGroup: eventLoopGroup, bootstrap: bootstrap, body)
 }
 
 /// `withFrameClient(_:host:port:...)` for a server at several endpoints, raced each time the
