@@ -201,6 +201,42 @@ struct CollectingLogHandler: LogHandler {
         #expect(lines.withLockedValue { $0 } == ["info out CMD_TEST (1) bytes=\(bodySize)", "info in CMD_TEST (1) bytes=\(bodySize + 5)"])
     }
 
+    /// Interceptors are called only for the directions they name: a stamp for frames sent, a
+    /// logger whose level drops its lines for none.
+    @Test func interceptorsSeeOnlyTheDirectionsTheyName() async throws {
+        final class OneWay: FrameInterceptor {
+            let directions: InterceptedFrame.Directions
+            let seen = NIOLockedValueBox<[InterceptedFrame.Direction]>([])
+
+            init(_ directions: InterceptedFrame.Directions) {
+                self.directions = directions
+            }
+
+            func intercept(_ frame: inout InterceptedFrame) throws {
+                seen.withLockedValue { $0.append(frame.direction) }
+            }
+        }
+        let sent = OneWay(.outbound), received = OneWay(.inbound), neither = OneWay([]), both = Spy()
+        var quiet = Logger(label: "frames") { _ in CollectingLogHandler(lines: NIOLockedValueBox([])) }
+        quiet.logLevel = .warning
+        #expect(FrameLogging(logger: quiet).directions.isEmpty)
+        #expect(FrameLogging(logger: quiet, level: .error).directions == .both)
+        #expect(BodyFieldStamp(field: 15) { "t" }.directions == .outbound)
+        try await withServer(GameCommands.self, handler: gameHandler) { _, port in
+            var configuration = ClientConfiguration()
+            configuration.interceptors = [sent, received, neither, both]
+            configuration.heartbeat = nil
+            try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) { client in
+                _ = try await client.request(TestReq(param1: "a"))
+                _ = try await client.request(TestReq(param1: "b"))
+            }
+        }
+        #expect(sent.seen.withLockedValue { $0 } == [.outbound, .outbound])
+        #expect(received.seen.withLockedValue { $0 } == [.inbound, .inbound])
+        #expect(neither.seen.withLockedValue { $0 }.isEmpty)
+        #expect(both.seen.withLockedValue { $0.map(\.direction) } == [.outbound, .inbound, .outbound, .inbound])
+    }
+
     @Test func aCaptureIsReadBackByInspect() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("capture-\(UUID().uuidString).pcap").path
         defer { try? FileManager.default.removeItem(atPath: path) }

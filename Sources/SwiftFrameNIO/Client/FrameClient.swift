@@ -168,10 +168,14 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         let deadline = ContinuousClock.now + timeout
         while true {
             let connection: Connection<Table>
-            do {
-                connection = try await self.connection(within: deadline - ContinuousClock.now)
-            } catch FrameClientError.noConnection {
-                throw FrameClientError.noConnection(after: timeout)  // the request's whole deadline
+            if let ready = machine.withLockedValue({ $0.connection }) {
+                connection = ready  // the usual case, without a call that may suspend
+            } else {
+                do {
+                    connection = try await self.connection(within: deadline - ContinuousClock.now)
+                } catch FrameClientError.noConnection {
+                    throw FrameClientError.noConnection(after: timeout)  // the request's whole deadline
+                }
             }
             do {
                 return try await body(connection, deadline - ContinuousClock.now)

@@ -15,7 +15,15 @@ import SwiftFrame
 /// do not pass, say a body that does not decrypt, cannot be trusted with the next one): the
 /// client reports `DisconnectReason.rejectedFrame` and its pending requests fail at once.
 public protocol FrameInterceptor: Sendable {
+    /// The frames it is called for: both directions unless it says otherwise. The chain works
+    /// this out once per connection, so an interceptor that only stamps what is sent, or a
+    /// logger whose level drops its lines, costs the frames it does not see nothing.
+    var directions: InterceptedFrame.Directions { get }
     func intercept(_ frame: inout InterceptedFrame) throws
+}
+
+extension FrameInterceptor {
+    public var directions: InterceptedFrame.Directions { .both }
 }
 
 /// A frame as an interceptor sees it: its header values and body, which it may change, and
@@ -28,6 +36,19 @@ public struct InterceptedFrame: Sendable {
         case inbound
 
         public var description: String { self == .outbound ? "out" : "in" }
+    }
+
+    /// A set of directions (`FrameInterceptor.directions`).
+    public struct Directions: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt8
+
+        public init(rawValue: UInt8) {
+            self.rawValue = rawValue
+        }
+
+        public static let outbound = Directions(rawValue: 1)
+        public static let inbound = Directions(rawValue: 2)
+        public static let both: Directions = [.outbound, .inbound]
     }
 
     public var header: FrameHeader
@@ -86,13 +107,17 @@ struct InterceptorChain: Sendable {
         }
     }
 
-    let interceptors: [any FrameInterceptor]
+    /// The interceptors that see frames sent, first to last.
+    let outbound: [any FrameInterceptor]
+    /// The interceptors that see frames received, last to first.
+    let inbound: [any FrameInterceptor]
     let route: Route
 
     /// `interceptors` for a connection of `Table` on `channel` (its addresses are known once
     /// it is active), numbered among the process's connections.
     init<Table: CommandTable>(_ interceptors: [any FrameInterceptor], side: InterceptedConnection.Side, channel: any Channel, table: Table.Type) {
-        self.interceptors = interceptors
+        outbound = interceptors.filter { $0.directions.contains(.outbound) }
+        inbound = interceptors.reversed().filter { $0.directions.contains(.inbound) }
         route = Route(
             layout: Table.layout,
             connection: InterceptedConnection(
@@ -102,17 +127,17 @@ struct InterceptorChain: Sendable {
 
     /// The frame to write, after every interceptor, first to last.
     func outbound(_ frame: OutboundFrame) throws -> OutboundFrame {
-        guard !interceptors.isEmpty else { return frame }
+        guard !outbound.isEmpty else { return frame }
         var seen = InterceptedFrame(header: frame.header, payload: frame.payload, direction: .outbound, route: route)
-        for interceptor in interceptors { try interceptor.intercept(&seen) }
+        for interceptor in outbound { try interceptor.intercept(&seen) }
         return OutboundFrame(header: seen.header, payload: seen.payload)
     }
 
     /// The frame read, after every interceptor, last to first.
     func inbound(_ frame: Frame) throws -> Frame {
-        guard !interceptors.isEmpty else { return frame }
+        guard !inbound.isEmpty else { return frame }
         var seen = InterceptedFrame(header: frame.header, payload: Array(frame.payload), direction: .inbound, route: route)
-        for interceptor in interceptors.reversed() { try interceptor.intercept(&seen) }
+        for interceptor in inbound { try interceptor.intercept(&seen) }
         return Frame(header: seen.header, payload: seen.payload[...], offset: frame.offset)
     }
 }

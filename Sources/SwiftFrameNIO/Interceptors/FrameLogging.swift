@@ -16,6 +16,11 @@ public struct FrameLogging: FrameInterceptor {
         self.level = level
     }
 
+    /// None when the logger's level drops the lines. Read as each connection starts, so a
+    /// logger whose handler changes its level later logs from the next connection on; while
+    /// logging is off, frames do not pass through it at all.
+    public var directions: InterceptedFrame.Directions { logger.logLevel <= level ? .both : [] }
+
     public func intercept(_ frame: inout InterceptedFrame) throws {
         guard logger.logLevel <= level else { return }
         let command = frame.command

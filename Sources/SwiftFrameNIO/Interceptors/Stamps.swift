@@ -16,6 +16,8 @@ public struct HeaderStamp: FrameInterceptor {
         self.init { values }
     }
 
+    public var directions: InterceptedFrame.Directions { .outbound }
+
     public func intercept(_ frame: inout InterceptedFrame) throws {
         guard frame.direction == .outbound else { return }
         for (name, value) in values() { frame.header.extras[name] = value }
@@ -44,10 +46,14 @@ public struct BodyFieldStamp: FrameInterceptor {
         self.value = value
     }
 
+    public var directions: InterceptedFrame.Directions { .outbound }
+
     public func intercept(_ frame: inout InterceptedFrame) throws {
         guard frame.direction == .outbound, commands?.contains(frame.command) ?? true, let value = value() else { return }
+        let count = value.utf8.count
+        frame.payload.reserveCapacity(frame.payload.count + 10 + count)  // one copy, not one per part
         frame.payload.appendVarint(UInt64(Wire.tag(fieldNumber: field, wireType: .lengthDelimited)))
-        frame.payload.appendVarint(UInt64(value.utf8.count))
+        frame.payload.appendVarint(UInt64(count))
         frame.payload += value.utf8
     }
 }
