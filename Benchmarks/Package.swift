@@ -73,9 +73,12 @@ let package = Package(
         // swiftframe's client against a plain SwiftNIO client over loopback, plain TCP and TLS
         // (`make transport`), and FrameServer against a plain SwiftNIO server holding idle
         // connections (`make idle`).
+        // The CPU and load average, printed with every result.
+        .target(name: "BenchMachine"),
         .executableTarget(
             name: "TransportBench",
             dependencies: [
+                "BenchMachine",
                 "SwiftFrameBenchMessages",
                 .product(name: "SwiftFrame", package: swiftframe),
                 .product(name: "SwiftFrameNIO", package: swiftframe),
@@ -89,12 +92,13 @@ let package = Package(
             ]
         ),
         // Prints the results of one run (.build/benchmark-results) as a table with ratios.
-        .executableTarget(name: "BenchCheck", dependencies: ["BenchData"]),
+        .executableTarget(name: "BenchCheck", dependencies: ["BenchData", "BenchMachine"]),
         // One benchmark's operation in a loop, for callgrind (`make profile`).
         .executableTarget(
             name: "BenchProfile",
             dependencies: [
                 "BenchData",
+                "BenchMachine",
                 .product(name: "SwiftFrame", package: swiftframe),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             ]

@@ -29,6 +29,26 @@ import subprocess
 import sys
 import time
 
+
+def load():
+    """The 1, 5 and 15 minute load averages now."""
+    with open("/proc/loadavg") as file:
+        return "load " + " ".join(file.read().split()[:3])
+
+
+def machine(load_then):
+    """The CPU the run is on, its cores, and the load when it started."""
+    model = "unknown"
+    with open("/proc/cpuinfo") as file:
+        for line in file:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return f"CPU: {model}, {os.cpu_count()} cores; {load_then} at the start"
+
+
+start_load = load()
+
 sf_plugin, pb_plugin, modules, out_dir = sys.argv[1:5]
 bench_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 compile_runs = int(os.environ.get("COMPILE_RUNS", "3"))
@@ -187,7 +207,8 @@ for schema, messages, results in rows:
             f"(with protoc {sf['protoc'].median / pb['protoc'].median:.2f}); compile -Onone {sf['Onone'].median / pb['Onone'].median:.2f}, "
             f"-O {sf['O'].median / pb['O'].median:.2f} of SwiftProtobuf's output (medians){text}"
         )
-report = "\n".join(lines + [""] + ratios + [f"- {note}" for note in notes]) + "\n"
+report = "\n".join([machine(start_load), ""] + lines + [""] + ratios + [f"- {note}" for note in notes]
+                   + ["", f"At the end: {load()}."]) + "\n"
 print(report)
 with open(os.path.join(out_dir, "codesize.md"), "w") as file:
     file.write(report)

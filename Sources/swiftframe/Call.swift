@@ -226,7 +226,7 @@ struct CallSession {
             for request in requests {
                 sequence += 1
                 let header = layout.header(command: request.command.id,
-                                           sequence: layout.fields.contains { $0.kind == .sequence } ? sequence : nil,
+                                           sequence: layout.sequenceField != nil ? sequence : nil,
                                            extras: extras)
                 try await outbound.write(OutboundFrame(header: header, payload: request.payload))
                 print("sent \(request.command.name) \(request.message)")

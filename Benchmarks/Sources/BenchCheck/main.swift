@@ -7,6 +7,7 @@
 // benchmark covers `opsPerIteration` operations, so ns/op = sample / opsPerIteration.
 // MB/s = wire bytes / (ns/op) * 1000 (1 MB = 10^6 bytes).
 import BenchData
+import BenchMachine
 import Foundation
 
 struct Result {
@@ -58,6 +59,8 @@ guard !paths.isEmpty else {
     exit(2)
 }
 let results = load(paths)
+print("\(Machine.line) (as the results are printed, right after the run)")
+print()
 var targets: [(String, Bool, String)] = []
 
 // MARK: Codec

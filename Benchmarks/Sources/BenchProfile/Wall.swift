@@ -7,6 +7,7 @@
 // highest), and per row the ratio of the medians and the lowest and highest ratio of a single
 // run, so a lead that holds only in some runs shows as such.
 import BenchData
+import BenchMachine
 import Foundation
 import SwiftFrame
 import SwiftProtobuf
@@ -111,7 +112,9 @@ func runWall(runs: Int, filters: [String]) {
     let rows = wallRows().filter { row in filters.isEmpty || filters.contains { row.name.contains($0) } }
     let clock = ContinuousClock()
     let hashing = ProcessInfo.processInfo.environment["SWIFT_DETERMINISTIC_HASHING"] == nil ? "seeded per process" : "deterministic"
+    print(Machine.line)
     print("\(runs) runs, batches of about 40 ms each, contenders alternating; hashing \(hashing).")
+    defer { print("\nAt the end: \(Machine.load).") }
     print("")
     print("| operation | contender | median per op | lowest – highest | ratio of medians | ratio, lowest – highest run |")
     print("| --- | --- | ---: | ---: | ---: | ---: |")

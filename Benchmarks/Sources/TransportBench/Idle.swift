@@ -7,6 +7,7 @@
 // second to settle, its RSS again. Memory per connection is the RSS grown, divided by N.
 // Runs alternate between the two servers; medians and min–max over the runs.
 
+import BenchMachine
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
@@ -41,6 +42,7 @@ func runIdle(runs: Int, counts: [Int]) async throws {
         let value = (try? String(contentsOfFile: "/proc/sys/" + name, encoding: .utf8)) ?? "?"
         return "\(name.replacingOccurrences(of: "/", with: ".")) \(value.split(whereSeparator: \.isWhitespace).joined(separator: "–"))"
     }
+    print(Machine.line)
     print("Limits: open files soft \(started.soft), hard \(started.hard == Int.max ? "unlimited" : String(started.hard)); "
         + "this process and each server raise the soft limit to \(limit). " + system.joined(separator: ", ") + ".")
     print()

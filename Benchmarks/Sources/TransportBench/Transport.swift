@@ -3,6 +3,7 @@
 // handler, behind swift-nio-ssl in the TLS rows). Runs alternate between the two clients; each
 // row gives the median of the runs and their spread (min–max).
 
+import BenchMachine
 import Foundation
 import NIOCore
 import SwiftFrameBenchMessages
@@ -118,6 +119,8 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
             countingTLS: try await startServer(counter: counter, tls: serverTLS), counter: counter)
     }
 
+    print(Machine.line)
+    print()
     print("| scenario | client | rate (median) | spread (min–max) | MB/s | p50 µs | p99 µs |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
     var ratios: [(String, Double, ClosedRange<Double>, Double?)] = []
@@ -172,6 +175,8 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
     for (name, rateRatio, perRun, p99Ratio) in ratios {
         print("| \(name) | \(ratio(rateRatio)) | \(ratio(perRun.lowerBound))–\(ratio(perRun.upperBound)) | \(p99Ratio.map(ratio) ?? "–") |")
     }
+    print()
+    print("At the end: \(Machine.load).")
 }
 
 /// One client on one row, `count` operations after as many to warm up, for a profiler

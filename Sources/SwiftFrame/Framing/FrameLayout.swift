@@ -259,6 +259,12 @@ public struct FrameLayout: Sendable, Hashable, CustomStringConvertible {
         return result
     }
 
+    /// The header's sequence-number field, if it has one (a client numbers its requests in it
+    /// and a server answers with the number it was sent).
+    public var sequenceField: Field? {
+        fields.first { $0.kind == .sequence }
+    }
+
     /// The bytes of a frame with an empty payload, or nil for a varint length (whose size
     /// depends on the value).
     public var fixedHeaderSize: Int? {

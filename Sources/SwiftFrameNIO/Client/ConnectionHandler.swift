@@ -66,7 +66,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         let layout = Table.layout
         encoder = FrameEncoder(layout: layout)
         decoder = FrameDecoderHandler(layout: layout)
-        let sequenceField = layout.fields.first { $0.kind == .sequence }
+        let sequenceField = layout.sequenceField
         let correlation = configuration.correlation ?? (sequenceField != nil ? .sequence : .inOrder)
         pending = PendingRequests(
             correlation: correlation, errorCommand: configuration.errorCommand ?? Table.errorCommand,

@@ -238,7 +238,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     }
 
     static func header(_ command: UInt32, sequence: UInt64?) -> FrameHeader {
-        let hasSequence = Table.layout.fields.contains { $0.kind == .sequence }
+        let hasSequence = Table.layout.sequenceField != nil
         return Table.layout.header(command: command, sequence: hasSequence ? sequence ?? 0 : nil)
     }
 
