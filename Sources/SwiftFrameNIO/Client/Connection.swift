@@ -4,10 +4,21 @@ import SwiftFrame
 /// One live connection of a `FrameClient`: what the client's requests go through, and what
 /// its `onConnect` hook gets to log in with before any other request is sent.
 public struct Connection<Table: CommandTable>: Sendable {
-    let channel: any Channel
-    let configuration: ClientConfiguration
+    let link: Link
+    /// What requests read of the client's configuration (made for each request, so not the
+    /// whole configuration, whose copy retains every reference it holds).
+    private let requestTimeout: Duration
+    private let headerExtras: [String: UInt64]
+
+    init(_ link: Link, configuration: ClientConfiguration) {
+        self.link = link
+        requestTimeout = configuration.requestTimeout
+        headerExtras = configuration.headerExtras
+    }
+
+    var channel: any Channel { link.channel }
     /// The endpoint this connection was made to.
-    public let endpoint: Endpoint
+    public var endpoint: Endpoint { link.endpoint }
 
     /// Sends `message` and waits for its reply (`M.Response`), matched as the configuration's
     /// `Correlation` says. Throws `ErrorReply` when the server answers with the table's error
@@ -25,7 +36,7 @@ public struct Connection<Table: CommandTable>: Sendable {
     func unsentRequest<M: RequestMessage & CommandMessage>(
         _ message: M, timeout: Duration?
     ) async throws -> M.Response where M.Response: CommandMessage {
-        let frame = try OutboundFrame(message, layout: Table.layout, extras: configuration.headerExtras)
+        let frame = try OutboundFrame(message, layout: Table.layout, extras: headerExtras)
         return try await exchange(frame, replyCommand: M.Response.commandID, timeout: timeout) { frame in
             do throws(WireError) {
                 return try M.Response(serializedBytes: frame.payload)
@@ -61,7 +72,7 @@ public struct Connection<Table: CommandTable>: Sendable {
 
     /// Sends `message` without waiting for a reply or for the write (see `send(_:)` below).
     public func send<M: CommandMessage>(_ message: M) async throws {
-        try await send(OutboundFrame(message, layout: Table.layout, extras: configuration.headerExtras))
+        try await send(OutboundFrame(message, layout: Table.layout, extras: headerExtras))
     }
 
     /// Sends a frame under any command with a raw body (an empty one for a bare command).
@@ -76,11 +87,11 @@ public struct Connection<Table: CommandTable>: Sendable {
 
     /// Closes the connection, reporting `DisconnectReason.closedByClient`.
     func close() {
-        channel.triggerUserOutboundEvent(CloseRequest(), promise: nil)
+        link.close()
     }
 
     private func header(_ command: UInt32) -> FrameHeader {
-        Table.layout.header(command: command, extras: configuration.headerExtras)
+        Table.layout.header(command: command, extras: headerExtras)
     }
 
     /// Fire and forget: the size is checked against the layout here (too large a body throws), then
@@ -105,7 +116,7 @@ public struct Connection<Table: CommandTable>: Sendable {
         _ frame: OutboundFrame, replyCommand: UInt32, timeout: Duration?,
         decode: @escaping @Sendable (Frame) throws -> Reply
     ) async throws -> Reply {
-        let timeout = timeout ?? configuration.requestTimeout
+        let timeout = timeout ?? requestTimeout
         // Before the promise exists: a promise dropped without being completed is a leak.
         try Task.checkCancellation()
         let promise = channel.eventLoop.makePromise(of: Frame.self)
@@ -132,6 +143,31 @@ public struct Connection<Table: CommandTable>: Sendable {
             promise.fail(CancellationError())
         }
         return try decode(reply)
+    }
+}
+
+/// A connection's channel and the endpoint it goes to, whatever its command table: what the
+/// client's state machine holds. Not generic, so the lock taken on every request reaches it
+/// without looking up the metadata of generic types at run time (about 330 instructions for
+/// each type, several types a request).
+struct Link: Sendable {
+    let channel: any Channel
+    let endpoint: Endpoint
+
+    /// Closes the connection, reporting `DisconnectReason.closedByClient`.
+    func close() {
+        channel.triggerUserOutboundEvent(CloseRequest(), promise: nil)
+    }
+}
+
+/// A task waiting for a connection, and the timer of its deadline.
+struct LinkWaiter: Sendable {
+    let continuation: CheckedContinuation<Link, any Error>
+    var timer: Scheduled<Void>?
+
+    func resume(with result: Result<Link, any Error>) {
+        timer?.cancel()
+        continuation.resume(with: result)
     }
 }
 

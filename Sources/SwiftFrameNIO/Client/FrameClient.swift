@@ -43,18 +43,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     private let counters: ClientCounters?
     #endif
 
-    typealias Machine = ClientStateMachine<Connection<Table>, Waiter, Task<Void, Never>>
-
-    /// A task waiting for a connection, and the timer of its deadline.
-    struct Waiter: Sendable {
-        let continuation: CheckedContinuation<Connection<Table>, any Error>
-        var timer: Scheduled<Void>?
-
-        func resume(with result: Result<Connection<Table>, any Error>) {
-            timer?.cancel()
-            continuation.resume(with: result)
-        }
-    }
+    /// Of types that do not depend on `Table` (see `Link`).
+    typealias Machine = ClientStateMachine<Link, LinkWaiter, Task<Void, Never>>
 
     /// A client of the server at `host`:`port`; `run()` connects it.
     /// - Parameters:
@@ -169,7 +159,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         while true {
             let connection: Connection<Table>
             if let ready = machine.withLockedValue({ $0.connection }) {
-                connection = ready  // the usual case, without a call that may suspend
+                connection = Connection(ready, configuration: configuration)  // the usual case, without a call that may suspend
             } else {
                 do {
                     connection = try await self.connection(within: deadline - ContinuousClock.now)
@@ -212,18 +202,18 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// `FrameClientError.noConnection` after `timeout`, `.stopped` (or the error `run()` ended
     /// with) once the client has stopped, and `CancellationError`.
     public func connection(within timeout: Duration) async throws -> Connection<Table> {
-        if let connection = machine.withLockedValue({ $0.connection }) { return connection }
+        if let link = machine.withLockedValue({ $0.connection }) { return Connection(link, configuration: configuration) }
         let id = nextWaiter.withLockedValue { id in
             id += 1
             return id
         }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Connection<Table>, any Error>) in
+        let link = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Link, any Error>) in
                 let action = machine.withLockedValue { machine in
-                    Task.isCancelled ? .fail(CancellationError()) : machine.waitForConnection(id: id, Waiter(continuation: continuation))
+                    Task.isCancelled ? .fail(CancellationError()) : machine.waitForConnection(id: id, LinkWaiter(continuation: continuation))
                 }
                 switch action {
-                case let .use(connection): continuation.resume(returning: connection)
+                case let .use(link): continuation.resume(returning: link)
                 case let .fail(error): continuation.resume(throwing: error)
                 case .wait:
                     let timer = group.any().scheduleTask(in: TimeAmount(timeout)) { [self] in
@@ -238,6 +228,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         } onCancel: {
             machine.withLockedValue { $0.removeWaiter(id: id) }?.resume(with: .failure(CancellationError()))
         }
+        return Connection(link, configuration: configuration)
     }
 
     // MARK: Running
@@ -323,7 +314,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         case .staggerElapsed: return (.closedByClient, nil)  // not returned by race()
         }
         let connection = won.connection
-        guard case .logIn = machine.withLockedValue({ $0.connected(connection) }),
+        guard case .logIn = machine.withLockedValue({ $0.connected(connection.link) }),
               let (_, waiters) = machine.withLockedValue({ $0.loggedIn() }) else {
             connection.close()
             return (await Self.reason(won.closed), nil)
@@ -333,7 +324,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         counters?.connects.increment()
         #endif
         stateFeed.yield(.connected)
-        for waiter in waiters { waiter.resume(with: .success(connection)) }
+        for waiter in waiters { waiter.resume(with: .success(connection.link)) }
         return (await Self.reason(won.closed), nil)
     }
 
@@ -425,7 +416,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
             }
             return .failed(index: index, .connectFailed(failure), final: nil)
         }
-        let connection = Connection<Table>(channel: channel, configuration: configuration, endpoint: endpoint)
+        let connection = Connection<Table>(Link(channel: channel, endpoint: endpoint), configuration: configuration)
         if let onConnect {
             do {
                 try await onConnect(connection)
