@@ -31,7 +31,7 @@ extension Peer {
 
 /// A client's states, each with the time it came, recorded by a task of its own, and waited
 /// for with a deadline.
-final class StateLog: Sendable {
+final class NATStateLog: Sendable {
     private let entries = NIOLockedValueBox<[(time: ContinuousClock.Instant, state: ConnectionState)]>([])
     private let reader: Task<Void, Never>
 
@@ -67,12 +67,12 @@ final class StateLog: Sendable {
     }
 }
 
-extension ConnectionState {
-    var isHeartbeatTimeout: Bool {
+fileprivate extension ConnectionState {
+    var isHeartbeatDrop: Bool {
         if case .disconnected(.heartbeatTimeout) = self { true } else { false }
     }
 
-    var isDisconnected: Bool {
+    var isAnyDrop: Bool {
         if case .disconnected = self { true } else { false }
     }
 }
@@ -104,13 +104,13 @@ extension ConnectionState {
         let nat = try await offThePool { try Peer.nat(to: game, idle: Self.natIdle) }
         let configuration = Self.configuration(Heartbeat(interval: .milliseconds(500), timeout: .milliseconds(500), retries: 0))
         let client = FrameClient<GameCommands>(host: "127.0.0.1", port: nat.port, configuration: configuration)
-        let log = StateLog(client.states)
+        let log = NATStateLog(client.states)
         try await client.running { client in
             try await Self.echo(client, "first")
             let start = ContinuousClock.now
             // Idle but for the heartbeat for 4 s, over twice the NAT's timeout.
             try await Task.sleep(for: .seconds(4))
-            #expect(log.matching(after: start) { $0.isDisconnected }.isEmpty, "\(log.states)")
+            #expect(log.matching(after: start) { $0.isAnyDrop }.isEmpty, "\(log.states)")
             #expect(client.heartbeatInterval == .milliseconds(500))
             // Still forwarded: without the heartbeat the NAT would have forgotten it.
             try await Self.echo(client, "after")
@@ -123,7 +123,7 @@ extension ConnectionState {
         let nat = try await offThePool { try Peer.nat(to: game, idle: Self.natIdle) }
         let heartbeat = Heartbeat(interval: .seconds(2), timeout: .milliseconds(500), retries: 1)
         let client = FrameClient<GameCommands>(host: "127.0.0.1", port: nat.port, configuration: Self.configuration(heartbeat))
-        let log = StateLog(client.states)
+        let log = NATStateLog(client.states)
         let start = ContinuousClock.now
         try await client.running { client in
             let connected = try await log.first(after: start, within: .seconds(5), "connection") { $0.isConnected }
@@ -150,18 +150,18 @@ extension ConnectionState {
         let heartbeat = Heartbeat.adaptive(minimum: .milliseconds(200), maximum: .seconds(3), step: .milliseconds(500),
                                            timeout: .milliseconds(500), retries: 0)
         let client = FrameClient<GameCommands>(host: "127.0.0.1", port: nat.port, configuration: Self.configuration(heartbeat))
-        let log = StateLog(client.states)
+        let log = NATStateLog(client.states)
         let start = ContinuousClock.now
         try await client.running { client in
             #expect(client.heartbeatInterval == .milliseconds(200))
             // The interval as it moves, polled every 10 ms.
             var steps: [(time: ContinuousClock.Instant, interval: Duration)] = [(start, .milliseconds(200))]
             let deadline = start + .seconds(10)
-            while log.matching(after: start, { $0.isHeartbeatTimeout }).isEmpty, ContinuousClock.now < deadline {
+            while log.matching(after: start, { $0.isHeartbeatDrop }).isEmpty, ContinuousClock.now < deadline {
                 if let interval = client.heartbeatInterval, interval != steps.last?.interval { steps.append((.now, interval)) }
                 try await Task.sleep(for: .milliseconds(10))
             }
-            let dropped = try await log.first(after: start, within: .seconds(1), "drop") { $0.isHeartbeatTimeout }
+            let dropped = try await log.first(after: start, within: .seconds(1), "drop") { $0.isHeartbeatDrop }
             if let interval = client.heartbeatInterval, interval != steps.last?.interval { steps.append((dropped, interval)) }
             #expect(steps.map(\.interval) == [200, 700, 1200, 1700, 1200].map { .milliseconds($0) },
                     "\(steps.map(\.interval))")
@@ -171,7 +171,7 @@ extension ConnectionState {
             // the connection still forwarded.
             let settled = ContinuousClock.now
             try await Task.sleep(for: .seconds(4))
-            #expect(log.matching(after: dropped) { $0.isDisconnected }.isEmpty, "\(log.states)")
+            #expect(log.matching(after: dropped) { $0.isAnyDrop }.isEmpty, "\(log.states)")
             #expect(client.heartbeatInterval == .milliseconds(1200))
             try await Self.echo(client, "kept")
 
@@ -194,14 +194,14 @@ extension ConnectionState {
         // A heartbeat too rare to matter here: only the check finds the drop.
         let heartbeat = Heartbeat(interval: .seconds(30), timeout: .seconds(5), checkTimeout: .seconds(1))
         let client = FrameClient<GameCommands>(host: "127.0.0.1", port: nat.port, configuration: Self.configuration(heartbeat))
-        let log = StateLog(client.states)
+        let log = NATStateLog(client.states)
         try await client.running { client in
             try await Self.echo(client, "first")
             // The network changed but the connection lives: the check is answered.
             let alive = ContinuousClock.now
             client.networkChanged()
             try await Task.sleep(for: .milliseconds(1500))
-            #expect(log.matching(after: alive) { $0.isDisconnected }.isEmpty, "\(log.states)")
+            #expect(log.matching(after: alive) { $0.isAnyDrop }.isEmpty, "\(log.states)")
             try await Self.echo(client, "still")
 
             // The NAT forgets the connection, as a move to another network does.
@@ -226,7 +226,7 @@ extension ConnectionState {
         // 0.1 s, 1 s, 10 s, ... between attempts to a port nobody listens on yet.
         configuration.reconnect = Backoff(initialDelay: .milliseconds(100), multiplier: 10, maxDelay: .seconds(30), jitter: 0)
         let client = FrameClient<GameCommands>(host: "127.0.0.1", port: port, configuration: configuration)
-        let log = StateLog(client.states)
+        let log = NATStateLog(client.states)
         let start = ContinuousClock.now
         try await client.running { client in
             let longWait = try await log.first(after: start, within: .seconds(5), "the third wait") {
@@ -265,7 +265,7 @@ extension ConnectionState {
         let heartbeat = Heartbeat(interval: .milliseconds(500), timeout: .seconds(2), retries: 0,
                                   checkTimeout: .milliseconds(300))
         let client = FrameClient<GameCommands>(host: "127.0.0.1", port: nat.port, configuration: Self.configuration(heartbeat))
-        let log = StateLog(client.states)
+        let log = NATStateLog(client.states)
         try await client.running { client in
             try await Self.echo(client, "first")
             let suspended = ContinuousClock.now
@@ -273,10 +273,10 @@ extension ConnectionState {
             // 2.5 s in the background: with no heartbeat, the NAT forgets the connection, and
             // nothing notices meanwhile.
             try await Task.sleep(for: .milliseconds(2500))
-            #expect(log.matching(after: suspended) { $0.isDisconnected }.isEmpty, "\(log.states)")
+            #expect(log.matching(after: suspended) { $0.isAnyDrop }.isEmpty, "\(log.states)")
             let resumed = ContinuousClock.now
             client.resume()
-            let dropped = try await log.first(after: resumed, within: .seconds(4), "drop") { $0.isHeartbeatTimeout }
+            let dropped = try await log.first(after: resumed, within: .seconds(4), "drop") { $0.isHeartbeatDrop }
             let replaced = try await log.first(after: dropped, within: .seconds(3), "new connection") { $0.isConnected }
             try await Self.echo(client, "back")
             // The check's 0.3 s, not the next heartbeat's (up to 0.5 s, then 2 s for its answer).

@@ -224,7 +224,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// Tells the client that the network changed (call it from `NWPathMonitor`'s update handler,
     /// or a reachability callback). The connection is checked at once with a heartbeat and, if
     /// the answer does not come within `Heartbeat.checkTimeout` (default 3 s), dropped and made
-    /// again (`.heartbeatTimeout(attempts: 1)`); without a heartbeat it is made again at once.
+    /// again after the first backoff delay (`.heartbeatTimeout(attempts: 1)`); without a
+    /// heartbeat to check with, it is dropped at once.
     /// The backoff starts again from its first delay, a backoff wait ends now, and an adaptive
     /// heartbeat learns again from its first interval (the new network's NAT may be another).
     /// An attempt to connect already under way goes on, within its deadlines.
