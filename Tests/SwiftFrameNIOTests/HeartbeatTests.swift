@@ -284,4 +284,26 @@ fileprivate extension ConnectionState {
             print("resume() after 2.5 s suspended (interval 0.5 s, NAT forgets after \(Self.natIdle) s): dead connection dropped after \(Self.seconds(dropped - resumed)) (checkTimeout 0.3 s; the heartbeat's own timeout is 2 s), replaced after \(Self.seconds(replaced - resumed))")
         }
     }
+
+    @Test func resumeAfterAShortSilenceLeavesItToTheHeartbeat() async throws {
+        let game = try await offThePool { try Peer("game") }
+        let nat = try await offThePool { try Peer.nat(to: game, idle: 0) }
+        let heartbeat = Heartbeat(interval: .seconds(1), timeout: .seconds(1), retries: 0, checkTimeout: .milliseconds(200))
+        let client = FrameClient<GameCommands>(host: "127.0.0.1", port: nat.port, configuration: Self.configuration(heartbeat))
+        let log = NATStateLog(client.states)
+        try await client.running { client in
+            try await Self.echo(client, "first")
+            let traffic = ContinuousClock.now
+            nat.forgetAll()  // dead, but nothing tells yet
+            client.suspend()
+            try await Task.sleep(for: .milliseconds(300))
+            let resumed = ContinuousClock.now
+            client.resume()  // silent for 0.3 s, less than the interval: no check
+            let dropped = try await log.first(after: resumed, within: .seconds(5), "drop") { $0.isHeartbeatDrop }
+            // The heartbeat's 1 s of idleness and 1 s for its answer, not the check's 0.2 s.
+            #expect(dropped - resumed > .seconds(1), "\(dropped - resumed)")
+            #expect(dropped - traffic < .seconds(3) + .milliseconds(1500), "\(dropped - traffic)")
+            print("resume() after 0.3 s suspended (interval 1 s): no check; the dead connection dropped by the heartbeat \(Self.seconds(dropped - traffic)) after the last traffic (interval + timeout = 2 s)")
+        }
+    }
 }
