@@ -39,7 +39,7 @@ struct HeartbeatPacer: Sendable {
             start = heartbeat.interval
         case let .adaptive(minimum, maximum, step):
             let maximum = max(minimum, maximum)
-            bounds = (minimum, maximum, step)
+            bounds = (minimum, maximum, max(step, .zero))
             start = min(max(heartbeat.interval, minimum), maximum)
         }
         interval = start
