@@ -15,7 +15,10 @@ Each ```swift block must follow a marker line, or the check fails:
   <!-- example: NAME, manifest -->            a Package.swift: scripts/check-plugins.sh has
                                               SwiftPM load it (`--manifest NAME` prints it)
 
-Options combine (`peer: game --tls, trait: TLS`). A ```json block must parse. In the examples file
+Options combine (`peer: game --tls, trait: TLS`). A module only some platforms have is
+imported in three lines (`#if canImport(Network)`, `import Network`, `#endif`), which go to
+the top as they are, and the code using it is fenced the same way, so that the examples file
+builds on Linux too. A ```json block must parse. In the examples file
 (Tests/SwiftFrameNIOTests/Examples/Examples.swift) each block becomes a function
 `example_NAME(port:)` holding the block as printed, with its `import` lines gathered at the
 top and the addresses pointed at the test's peer: `port: 9000` (9001, 9002, 9443) and
@@ -134,13 +137,22 @@ def swift_string(text):
 
 def swift_file():
     imports = set(IMPORTS)
+    fenced_imports = set()
     functions = []
     runnable = []
     for example in examples():
         if example.manifest:
             continue
         body = []
-        for line in example.code:
+        code = list(example.code)
+        for index in range(len(code) - 2):
+            fence = code[index] is not None and re.fullmatch(r"#if canImport\((\w+)\)", code[index])
+            if fence and code[index + 1] == f"import {fence.group(1)}" and code[index + 2] == "#endif":
+                fenced_imports.add(fence.group(1))
+                code[index:index + 3] = [None] * 3
+        for line in code:
+            if line is None:
+                continue
             if line.startswith("import "):
                 imports.add(line.split()[1])
                 continue
@@ -163,7 +175,8 @@ def swift_file():
               "// with a peer.\n"
               "// swiftlint:disable all\n\n")
     kind = "(name: String, peer: [String], prints: [String], run: @Sendable (Int) async throws -> Void)"
-    return (header + "".join(f"import {module}\n" for module in sorted(imports)) + "\n"
+    return (header + "".join(f"import {module}\n" for module in sorted(imports))
+            + "".join(f"#if canImport({module})\nimport {module}\n#endif\n" for module in sorted(fenced_imports)) + "\n"
             + PRINT + "\n"
             + "\n".join(functions) + "\n"
             + "/// The examples that talk to a server: name, the Python peer's role and arguments, what it\n"

@@ -774,6 +774,47 @@ def split_writer():
     assert last_frame_tail[0] - recorder.writes[-2][0] >= 0.004, "tail not held back ~5 ms"
 
 
+# --- the NAT box (nat.py)
+
+class Nat(Server):
+    """nat.py forwarding to `port`, forgetting connections idle over `idle` seconds."""
+
+    def __init__(self, port, idle):
+        self.role = "nat"
+        self.errors = tempfile.TemporaryFile()
+        command = [sys.executable, str(HERE / "nat.py"), "--to", str(port), "--idle", str(idle),
+                   "--lifetime", "50"]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self.errors)
+        ready, _, _ = select.select([self.process.stdout], [], [], 15)
+        line = self.process.stdout.readline().decode() if ready else ""
+        if not line.startswith("listening "):
+            self.process.kill()
+            raise AssertionError(f"nat did not start: {line!r}\n{self.stderr()}")
+        self.port = int(line.split()[1])
+
+
+@test()
+def nat_forgets_idle_connections():
+    with Server("game") as server, Nat(server.port, 0.5) as nat:
+        with nat.connect() as conn:
+            for i in range(3):                         # busy: forwarded both ways
+                conn.send(test_req(f"busy{i}", i))
+                expect_rsp(conn.game(), f"echo:busy{i}", 2 * i)
+                time.sleep(0.3)
+            time.sleep(0.8)                            # idle past 0.5 s: forgotten
+            conn.send(test_req("late", 1))
+            assert conn.silent(1.0), "a forgotten connection answered or closed"
+        with nat.connect() as conn:                    # a new connection is a new entry
+            conn.send(test_req("new", 2))
+            expect_rsp(conn.game(), "echo:new", 4)
+            nat.process.send_signal(signal.SIGUSR1)    # forget every entry now
+            time.sleep(0.2)
+            conn.send(test_req("after", 3))
+            assert conn.silent(1.0), "SIGUSR1 did not forget the connection"
+    assert "forgotten (idle" in nat.stderr() and "forgotten (SIGUSR1)" in nat.stderr(), nat.stderr()
+
+
 # --- clients, against servers written here
 
 @test()

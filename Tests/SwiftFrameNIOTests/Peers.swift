@@ -37,9 +37,15 @@ final class Peer: @unchecked Sendable {
 
     /// Starts `peer.py role arguments...` as a server and waits (at most 30 s) for its
     /// `listening PORT` line.
-    init(_ role: String, _ arguments: [String] = [], port: Int = 0) throws {
+    convenience init(_ role: String, _ arguments: [String] = [], port: Int = 0) throws {
+        try self.init(script: Repository.peerScript, [role, "--port", "\(port)", "--watch-stdin"] + arguments, role: role)
+    }
+
+    /// Starts `python3 script arguments...` (a server printing `listening PORT` as peer.py's
+    /// do; `role` names it in errors).
+    init(script: String, _ arguments: [String], role: String) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Repository.peerScript, role, "--port", "\(port)", "--watch-stdin"] + arguments
+        process.arguments = ["python3", script] + arguments
         process.currentDirectoryURL = Repository.root
         process.standardInput = input
         process.standardOutput = output

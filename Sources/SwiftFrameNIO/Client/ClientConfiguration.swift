@@ -22,8 +22,26 @@ public enum Correlation: Sendable, Hashable {
 /// must come within `timeout`. A missed answer is retried `retries` times; then the connection
 /// is dropped (`DisconnectReason.heartbeatTimeout`) and, if reconnecting is on, made again.
 /// A dead peer is noticed at most `interval + (retries + 1) × timeout` after it went silent.
+///
+/// `mode` is `.fixed` unless set: `Heartbeat.adaptive(minimum:maximum:step:)` learns the
+/// longest interval the network's NAT boxes allow instead (see `Mode.adaptive`).
 public struct Heartbeat: Sendable, Hashable {
-    /// Idle means nothing was sent, or nothing was received, for this long.
+    /// How the interval is chosen.
+    public enum Mode: Sendable, Hashable {
+        /// Always `interval`. The default.
+        case fixed
+        /// Learned, per client and across its connections: it starts at `interval` (kept
+        /// between `minimum` and `maximum`), and each heartbeat answered after a whole interval
+        /// of idleness lengthens it by `step`, up to `maximum`. When an idle connection dies
+        /// silently (its heartbeat goes unanswered and it is dropped), the interval goes back to
+        /// the longest one that was answered (or a step down, at least `minimum`, when none was)
+        /// and stays there: no more probing upwards. `FrameClient.networkChanged()` starts the
+        /// learning again from `interval`; `FrameClient.heartbeatInterval` tells where it is.
+        case adaptive(minimum: Duration, maximum: Duration, step: Duration)
+    }
+
+    /// Idle means nothing was sent, or nothing was received, for this long. In adaptive mode,
+    /// the first interval.
     public var interval: Duration
     public var timeout: Duration
     public var retries: Int
@@ -31,16 +49,35 @@ public struct Heartbeat: Sendable, Hashable {
     public var command: UInt32?
     /// What it carries (an empty message encodes to no bytes).
     public var payload: [UInt8]
+    /// Fixed (the default) or adaptive.
+    public var mode: Mode
+    /// How long the answer to a check may take (default 3 s): the heartbeat sent at once by
+    /// `FrameClient.networkChanged()`, or by `FrameClient.resume()` after a long silence.
+    /// Unanswered, the connection is dropped (`.heartbeatTimeout(attempts: 1)`) and made again.
+    public var checkTimeout: Duration
 
     public init(
         interval: Duration = .seconds(90), timeout: Duration = .seconds(10), retries: Int = 3,
-        command: UInt32? = nil, payload: [UInt8] = []
+        command: UInt32? = nil, payload: [UInt8] = [], mode: Mode = .fixed, checkTimeout: Duration = .seconds(3)
     ) {
         self.interval = interval
         self.timeout = timeout
         self.retries = retries
         self.command = command
         self.payload = payload
+        self.mode = mode
+        self.checkTimeout = checkTimeout
+    }
+
+    /// An adaptive heartbeat (`Mode.adaptive`) that starts at `minimum`. The defaults probe
+    /// from 30 s to 10 minutes in steps of 30 s; the other parameters are `init`'s.
+    public static func adaptive(
+        minimum: Duration = .seconds(30), maximum: Duration = .seconds(600), step: Duration = .seconds(30),
+        timeout: Duration = .seconds(10), retries: Int = 3, command: UInt32? = nil, payload: [UInt8] = [],
+        checkTimeout: Duration = .seconds(3)
+    ) -> Heartbeat {
+        Heartbeat(interval: minimum, timeout: timeout, retries: retries, command: command, payload: payload,
+                  mode: .adaptive(minimum: minimum, maximum: maximum, step: step), checkTimeout: checkTimeout)
     }
 }
 

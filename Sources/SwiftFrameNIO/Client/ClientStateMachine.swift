@@ -158,6 +158,57 @@ struct ClientStateMachine<Connection, Waiter, Sleeper> {
         }
     }
 
+    // MARK: The network and the app's life
+
+    enum NetworkChangedAction {
+        /// Check this connection with a heartbeat now, and drop it if the answer is late.
+        case check(Connection)
+        /// End this backoff wait.
+        case wake(Sleeper)
+        case none
+    }
+
+    /// The network changed: the backoff starts again from its first delay (the attempts count
+    /// from zero again, as after a good connection), a backoff wait ends at once, and the ready
+    /// connection is to be checked. An attempt under way (connecting, logging in) goes on
+    /// within its own deadlines.
+    mutating func networkChanged() -> NetworkChangedAction {
+        switch state {
+        case let .ready(connection):
+            return .check(connection)
+        case .connecting:
+            state = .connecting(attempt: 0)
+        case let .loggingIn(connection, _):
+            state = .loggingIn(connection, attempt: 0)
+        case let .backingOff(_, .sleeping(sleeper)):
+            state = .backingOff(attempt: 0, .wokenEarly)
+            return .wake(sleeper)
+        case .backingOff:
+            state = .backingOff(attempt: 0, .wokenEarly)
+        case .idle, .closing, .stopped:
+            break
+        }
+        return .none
+    }
+
+    /// True from `suspend()` to `resume()`: the app is in the background, and connections send
+    /// no heartbeats (they stay open; requests still go out).
+    private(set) var suspended = false
+
+    /// The app goes to the background: false if it was suspended already.
+    mutating func suspend() -> Bool {
+        defer { suspended = true }
+        return !suspended
+    }
+
+    /// The app is back: the ready connection, whose heartbeat goes on (at once when it has
+    /// been silent longer than the interval); nil when it was not suspended or none is ready.
+    mutating func resume() -> Connection? {
+        guard suspended else { return nil }
+        suspended = false
+        return connection
+    }
+
     struct CancelAction {
         /// The connection to close (its end then reaches `ended`).
         var close: Connection?

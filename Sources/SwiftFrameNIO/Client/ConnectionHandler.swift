@@ -57,10 +57,16 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     private var heartbeatTimer: Scheduled<Void>?
     private var deadlineTimer: (deadline: NIODeadline, task: Scheduled<Void>)?
     private var heartbeatOutstanding = false
+    /// The client's interval (learned, in adaptive mode) and whether the app is suspended; nil
+    /// for a handler of its own, which keeps a pacer of its own.
+    private let shared: ClientHeartbeat?
+    private var ownPacer: HeartbeatPacer?
+    /// The idle interval the outstanding heartbeat was sent after, to report back to the pacer.
+    private var sentProbe: HeartbeatPacer.Probe?
 
     init(
         configuration: ClientConfiguration, eventLoop: EventLoop, metrics: ConnectionMetrics? = nil,
-        push: @escaping @Sendable (Frame) -> Void
+        heartbeat shared: ClientHeartbeat? = nil, push: @escaping @Sendable (Frame) -> Void
     ) {
         self.metrics = metrics
         let layout = Table.layout
@@ -74,6 +80,8 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             first: configuration.firstSequence)
         heartbeatCommand = configuration.heartbeat?.command ?? Table.heartbeatCommand
         heartbeat = heartbeatCommand == nil ? nil : configuration.heartbeat
+        self.shared = shared
+        ownPacer = shared == nil ? heartbeat.map(HeartbeatPacer.init) : nil
         headerExtras = configuration.headerExtras
         self.push = push
         logger = configuration.logger
@@ -136,6 +144,12 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
                 logger.debug("request cancelled; a late reply will be dropped", metadata: ["key": "\(key)"])
                 record(entry.command, failure: "cancelled")
                 complete(.failure(CancellationError()))
+            }
+            promise?.succeed()
+        } else if let request = event as? HeartbeatRequest {
+            switch request {
+            case .check: check(context: context)
+            case .resume: resumed(context: context)
             }
             promise?.succeed()
         } else if event is CloseRequest {
@@ -248,6 +262,9 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
                 complete(.failure(FrameClientError.timedOut(command: entry.command, after: entry.timeout)))
             case let .heartbeat(attempt):
                 heartbeatMissed(attempt: attempt, context: context)
+            case .check:
+                logger.notice("no answer to the check")
+                close(context: context, reason: .heartbeatTimeout(attempts: 1))
             }
         }
         armDeadlineTimer(context: context)
@@ -315,48 +332,115 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         case .heartbeat:
             recordAnswer(entry)
             heartbeatOutstanding = false
+            if let probe = sentProbe {
+                sentProbe = nil
+                updatePacer { $0.answered(probe) }
+            }
+            scheduleHeartbeat(context: context)
+        case .check:
+            recordAnswer(entry)
             scheduleHeartbeat(context: context)
         }
     }
 
     // MARK: Heartbeat
 
+    /// The interval to wait now: the client's (learned, in adaptive mode), or the handler's own.
+    private var probe: HeartbeatPacer.Probe? {
+        if let shared { return shared.pacer.withLockedValue { $0.probe } }
+        return ownPacer?.probe
+    }
+
+    private func updatePacer(_ change: (inout HeartbeatPacer) -> Void) {
+        if let shared {
+            shared.pacer.withLockedValue(change)
+        } else if ownPacer != nil {
+            change(&ownPacer!)
+        }
+    }
+
+    private var isSuspended: Bool { shared?.isSuspended() ?? false }
+
     /// Arms the timer for when the connection will have been idle for the interval.
     private func scheduleHeartbeat(context: ChannelHandlerContext) {
-        guard let heartbeat, !heartbeatOutstanding else { return }
+        guard let probe, !heartbeatOutstanding else { return }
+        armHeartbeatTimer(at: min(lastRead, lastWrite) + TimeAmount(probe.interval), context: context)
+    }
+
+    private func armHeartbeatTimer(at due: NIODeadline, context: ChannelHandlerContext) {
         heartbeatTimer?.cancel()
-        let due = min(lastRead, lastWrite) + TimeAmount(heartbeat.interval)
         heartbeatTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
             self.heartbeatDue(context: context)
         }
     }
 
     private func heartbeatDue(context: ChannelHandlerContext) {
-        guard let heartbeat, context.channel.isActive else { return }
-        if min(lastRead, lastWrite) + TimeAmount(heartbeat.interval) > .now() {
+        guard let probe, context.channel.isActive else { return }
+        if isSuspended {
+            // Nothing is sent in the background; look again an interval from now (`resume`
+            // comes sooner when the app is back).
+            armHeartbeatTimer(at: .now() + TimeAmount(probe.interval), context: context)
+        } else if min(lastRead, lastWrite) + TimeAmount(probe.interval) > .now() {
             scheduleHeartbeat(context: context)  // traffic since: not idle yet
         } else {
+            sentProbe = probe
             sendHeartbeat(attempt: 1, context: context)
         }
     }
 
     private func sendHeartbeat(attempt: Int, context: ChannelHandlerContext) {
-        guard let heartbeat, let command = heartbeatCommand else { return }
+        guard let heartbeat else { return }
         heartbeatOutstanding = true
         logger.trace("heartbeat", metadata: ["attempt": "\(attempt)"])
+        sendHeartbeatFrame(timeout: heartbeat.timeout, completion: .heartbeat(attempt: attempt), context: context)
+    }
+
+    private func sendHeartbeatFrame(timeout: Duration, completion: PendingRequests.Completion, context: ChannelHandlerContext) {
+        guard let heartbeat, let command = heartbeatCommand else { return }
         let frame = OutboundFrame(header: Table.layout.header(command: command, extras: headerExtras), payload: heartbeat.payload)
-        startRequest(frame, command: command, replyCommand: command, deadline: .now() + TimeAmount(heartbeat.timeout),
-                     timeout: heartbeat.timeout, token: nil, completion: .heartbeat(attempt: attempt),
-                     context: context, promise: nil)
+        startRequest(frame, command: command, replyCommand: command, deadline: .now() + TimeAmount(timeout),
+                     timeout: timeout, token: nil, completion: completion, context: context, promise: nil)
     }
 
     private func heartbeatMissed(attempt: Int, context: ChannelHandlerContext) {
         guard let heartbeat else { return }
         logger.notice("heartbeat missed", metadata: ["attempt": "\(attempt)"])
-        if attempt <= heartbeat.retries {
+        if isSuspended {
+            // Not retried in the background: `resume` checks the connection.
+            heartbeatOutstanding = false
+            sentProbe = nil
+            scheduleHeartbeat(context: context)
+        } else if attempt <= heartbeat.retries {
             sendHeartbeat(attempt: attempt + 1, context: context)
         } else {
+            if let probe = sentProbe {
+                sentProbe = nil
+                updatePacer { $0.missed(probe) }
+            }
             close(context: context, reason: .heartbeatTimeout(attempts: attempt))
+        }
+    }
+
+    /// A heartbeat now, whatever the interval; unanswered within `checkTimeout`, the connection
+    /// is dropped. Without a heartbeat to check with, the connection is dropped at once, to be
+    /// made again.
+    private func check(context: ChannelHandlerContext) {
+        guard let heartbeat, heartbeatCommand != nil else {
+            close(context: context, reason: .closedByClient)
+            return
+        }
+        logger.debug("checking the connection")
+        sendHeartbeatFrame(timeout: heartbeat.checkTimeout, completion: .check, context: context)
+    }
+
+    /// Back from the background: a check now if nothing came or went for longer than the
+    /// interval, else the heartbeat goes on from the last traffic.
+    private func resumed(context: ChannelHandlerContext) {
+        guard let probe, context.channel.isActive else { return }
+        if NIODeadline.now() - min(lastRead, lastWrite) > TimeAmount(probe.interval) {
+            check(context: context)
+        } else {
+            scheduleHeartbeat(context: context)
         }
     }
 }

@@ -39,6 +39,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// The index of the endpoint of the last connection that logged in: tried first next time.
     private let lastGood = NIOLockedValueBox<Int?>(nil)
     private let nextWaiter = NIOLockedValueBox(0)
+    /// The heartbeat's interval, shared by the connections; nil without a heartbeat.
+    private let heartbeat: ClientHeartbeat?
     #if Metrics
     private let counters: ClientCounters?
     #endif
@@ -97,7 +99,14 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         self.onConnect = onConnect
         pushFeed = Broadcast(bufferSize: configuration.pushBufferSize, overflow: configuration.pushOverflow)
         stateFeed = Broadcast(bufferSize: 64, overflow: .dropOldest)
-        machine = NIOLockedValueBox(Machine(backoff: configuration.reconnect))
+        let machine = NIOLockedValueBox(Machine(backoff: configuration.reconnect))
+        self.machine = machine
+        if let heartbeat = configuration.heartbeat, (heartbeat.command ?? Table.heartbeatCommand) != nil {
+            self.heartbeat = ClientHeartbeat(pacer: NIOLockedValueBox(HeartbeatPacer(heartbeat)),
+                                             isSuspended: { machine.withLockedValue { $0.suspended } })
+        } else {
+            self.heartbeat = nil
+        }
         #if Metrics
         counters = configuration.metrics.map(ClientCounters.init)
         #endif
@@ -196,6 +205,46 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         case let .wake(sleeper): sleeper.cancel()
         case .none: break
         }
+    }
+
+    // MARK: The network and the app's life
+
+    /// How long the connections wait, idle, before a heartbeat: `Heartbeat.interval`, or in
+    /// adaptive mode the interval learned so far. Nil without a heartbeat.
+    public var heartbeatInterval: Duration? {
+        heartbeat?.pacer.withLockedValue { $0.interval }
+    }
+
+    /// Tells the client that the network changed (call it from `NWPathMonitor`'s update handler,
+    /// or a reachability callback). The connection is checked at once with a heartbeat and, if
+    /// the answer does not come within `Heartbeat.checkTimeout` (default 3 s), dropped and made
+    /// again after the first backoff delay (`.heartbeatTimeout(attempts: 1)`); without a
+    /// heartbeat to check with, it is dropped at once.
+    /// The backoff starts again from its first delay, a backoff wait ends now, and an adaptive
+    /// heartbeat learns again from its first interval (the new network's NAT may be another).
+    /// An attempt to connect already under way goes on, within its deadlines.
+    public func networkChanged() {
+        heartbeat?.pacer.withLockedValue { $0.reset() }
+        switch machine.withLockedValue({ $0.networkChanged() }) {
+        case let .check(connection): connection.channel.triggerUserOutboundEvent(HeartbeatRequest.check, promise: nil)
+        case let .wake(sleeper): sleeper.cancel()
+        case .none: break
+        }
+    }
+
+    /// The app goes to the background: no heartbeat is sent until `resume()`. The connection
+    /// stays open (iOS freezes a suspended app's sockets anyway, and may let them live), requests
+    /// still go out, and a drop is still reconnected.
+    public func suspend() {
+        _ = machine.withLockedValue { $0.suspend() }
+    }
+
+    /// The app is back in the foreground: if the connection has been silent (nothing sent or
+    /// received) for longer than the heartbeat's interval, it is checked at once, as by
+    /// `networkChanged()`, rather than at the next heartbeat; otherwise the heartbeat goes on.
+    public func resume() {
+        guard let connection = machine.withLockedValue({ $0.resume() }) else { return }
+        connection.channel.triggerUserOutboundEvent(HeartbeatRequest.resume, promise: nil)
     }
 
     /// The current connection, or the next one within `timeout`. Throws
@@ -450,6 +499,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         let pushFeed = pushFeed
         let logger = configuration.logger
         let configuration = configuration
+        let heartbeat = heartbeat
         #if Metrics
         let dropped = counters?.pushesDropped
         #endif
@@ -499,7 +549,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                     }
                     #endif
                     let handler = ConnectionHandler<Table>(
-                        configuration: configuration, eventLoop: channel.eventLoop, metrics: metrics, push: push)
+                        configuration: configuration, eventLoop: channel.eventLoop, metrics: metrics, heartbeat: heartbeat,
+                        push: push)
                     closed.withLockedValue { $0 = handler.closed.futureResult }
                     try pipeline.addHandler(handler)
                 }

@@ -24,6 +24,9 @@ struct PendingRequests {
         case caller(@Sendable (Result<Frame, any Error>) -> Void)
         /// The connection's own heartbeat, attempt n.
         case heartbeat(attempt: Int)
+        /// A heartbeat sent to check the connection (after a network change, or on resuming):
+        /// unanswered, the connection is dropped at once.
+        case check
     }
 
     let correlation: Correlation

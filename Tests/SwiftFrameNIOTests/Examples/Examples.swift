@@ -10,6 +10,12 @@ import SwiftFrameFixtures
 import SwiftFrameNIO
 import SwiftFrameURLSession
 import SwiftFrameWellKnownTypes
+#if canImport(Network)
+import Network
+#endif
+#if canImport(SwiftUI)
+import SwiftUI
+#endif
 
 /// What an example prints goes to the test's output, and to the `ExampleOutput` of the test
 /// running it.
@@ -202,6 +208,48 @@ fileprivate func print(_ items: Any..., separator: String = " ", terminator: Str
     }
 }
 
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `adaptive-heartbeat`.
+@Sendable func example_adaptive_heartbeat(port: Int) async throws {
+
+    var configuration = ClientConfiguration()
+    // From 30 s to 10 minutes, 30 s at a time, answered within 10 s, retried 3 times.
+    configuration.heartbeat = .adaptive(minimum: .seconds(30), maximum: .seconds(600), step: .seconds(30))
+    try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) { client in
+        _ = try await client.request(TestReq(param1: "hello", param2: 21))
+        print(client.heartbeatInterval ?? .zero)          // 30.0 seconds, longer once proven
+    }
+}
+
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `network-and-scenes`.
+@Sendable func example_network_and_scenes(port: Int, client: FrameClient<GameCommands>) async throws {
+
+    #if canImport(Network)
+    let monitor = NWPathMonitor()
+    monitor.pathUpdateHandler = { path in          // Wi-Fi to cellular, a VPN, back online
+        if path.status == .satisfied { client.networkChanged() }
+    }
+    monitor.start(queue: DispatchQueue(label: "network-path"))
+    #endif
+
+    #if canImport(SwiftUI)
+    struct GameScreen: View {
+        let client: FrameClient<GameCommands>
+        @Environment(\.scenePhase) private var phase
+
+        var body: some View {
+            Text("playing")
+                .onChange(of: phase) { phase in
+                    switch phase {
+                    case .background: client.suspend()
+                    case .active: client.resume()
+                    default: break                    // .inactive: a call, the app switcher
+                    }
+                }
+        }
+    }
+    #endif
+}
+
 #if Compression
 /// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Interceptors.md, example `interceptors`.
 @Sendable func example_interceptors(port: Int) async throws {
@@ -282,6 +330,7 @@ let runnableExamples: [(name: String, peer: [String], prints: [String], run: @Se
     examples.append(("game-client", ["game", "--notices", "2"], ["echo:hello 42", "errorRsp(code: 401 message: \"logged out\")", "notice 2"], example_game_client))
     examples.append(("im-client", ["im", "--pushes", "2"], ["connected"], example_im_client))
     examples.append(("endpoints", ["game"], ["echo:hello"], example_endpoints))
+    examples.append(("adaptive-heartbeat", ["game"], ["30.0 seconds"], example_adaptive_heartbeat))
     examples.append(("http-client", ["http"], ["web:7:9"], example_http_client))
     return examples
 }()
