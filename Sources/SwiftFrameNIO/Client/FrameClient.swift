@@ -31,9 +31,11 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     private let group: any EventLoopGroup
     private let bootstrap: @Sendable (any EventLoopGroup) -> NIOClientTCPBootstrap
     private let onConnect: (@Sendable (Connection<Table>) async throws -> Void)?
-    private let pushFeed: Broadcast<Table.Inbound>
+    let pushFeed: Broadcast<Table.Inbound>
     private let stateFeed: Broadcast<ConnectionState>
-    private let machine: NIOLockedValueBox<Machine>
+    let machine: NIOLockedValueBox<Machine>
+    /// Requests sent again after a drop, across the client (`RetryLimits.perMinute`).
+    let retryBudget: NIOLockedValueBox<RetryBudget>
     /// One per endpoint (the server name checked is the endpoint's host unless set).
     private let tls: [ClientTLSSetup]
     /// The index of the endpoint of the last connection that logged in: tried first next time.
@@ -49,6 +51,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     struct Waiter: Sendable {
         let continuation: CheckedContinuation<Connection<Table>, any Error>
         var timer: Scheduled<Void>?
+        /// A request that takes the short link when the long one goes down: failed with
+        /// `LongLinkDown` then rather than kept waiting.
+        var fallsBack = false
 
         func resume(with result: Result<Connection<Table>, any Error>) {
             timer?.cancel()
@@ -108,6 +113,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         pushFeed = Broadcast(bufferSize: configuration.pushBufferSize, overflow: configuration.pushOverflow)
         stateFeed = Broadcast(bufferSize: 64, overflow: .dropOldest)
         machine = NIOLockedValueBox(Machine(backoff: configuration.reconnect))
+        retryBudget = NIOLockedValueBox(RetryBudget(perMinute: configuration.retries.perMinute, now: .now))
         #if Metrics
         counters = configuration.metrics.map(ClientCounters.init)
         #endif
@@ -208,6 +214,12 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// `FrameClientError.noConnection` after `timeout`, `.stopped` (or the error `run()` ended
     /// with) once the client has stopped, and `CancellationError`.
     public func connection(within timeout: Duration) async throws -> Connection<Table> {
+        try await connection(within: timeout, unlessDown: false)
+    }
+
+    /// `connection(within:)`; with `unlessDown`, throws `LongLinkDown` at once, or once it
+    /// happens, when the long connection is down (`ClientStateMachine.longLinkDown`).
+    func connection(within timeout: Duration, unlessDown: Bool) async throws -> Connection<Table> {
         if let connection = machine.withLockedValue({ $0.connection }) { return connection }
         let id = nextWaiter.withLockedValue { id in
             id += 1
@@ -215,8 +227,10 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Connection<Table>, any Error>) in
-                let action = machine.withLockedValue { machine in
-                    Task.isCancelled ? .fail(CancellationError()) : machine.waitForConnection(id: id, Waiter(continuation: continuation))
+                let action = machine.withLockedValue { machine -> Machine.WaitAction in
+                    if Task.isCancelled { return .fail(CancellationError()) }
+                    if unlessDown && machine.longLinkDown { return .fail(LongLinkDown()) }
+                    return machine.waitForConnection(id: id, Waiter(continuation: continuation, fallsBack: unlessDown))
                 }
                 switch action {
                 case let .use(connection): continuation.resume(returning: connection)
@@ -293,6 +307,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                 if let error { throw error }
                 return
             case let .backOff(attempt, delay):
+                let fallingBack = machine.withLockedValue { $0.removeWaiters { $0.fallsBack } }
+                for waiter in fallingBack { waiter.resume(with: .failure(LongLinkDown())) }
                 #if Metrics
                 counters?.reconnects.increment()
                 #endif
