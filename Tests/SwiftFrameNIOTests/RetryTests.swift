@@ -1,6 +1,6 @@
 // Idempotent requests sent again after a drop, against the Python game peer closing its first
 // connections on their first request (`--drop-first N`); the client's budget of requests sent
-// again.
+// again; and the endpoint `states` reports.
 
 import SwiftFrame
 import SwiftFrameFixtures
@@ -17,13 +17,14 @@ import Testing
     }
 
     /// The first connection closes on the request: marked idempotent, it goes out again on the
-    /// second connection and is answered there.
+    /// second connection and is answered there; `states` names the endpoint of both.
     @Test func anIdempotentRequestIsSentAgainOnTheNextConnection() async throws {
         let peer = try await offThePool { try Peer("game", ["--drop-first", "1"]) }
         let endpoint = Endpoint(host: "127.0.0.1", port: peer.port)
         let client = FrameClient<GameCommands>(endpoints: [endpoint], configuration: Self.configuration())
         let clock = ContinuousClock()
-        try await client.running { client in
+        let states = try await client.running { client in
+            let states = client.states
             _ = try await client.connection(within: .seconds(5))
             let start = clock.now
             let delivered = try await client.request(
@@ -36,7 +37,13 @@ import Testing
             // The reconnect waits 50 ms.
             #expect(took >= .milliseconds(45) && took < .seconds(2), "\(took)")
             print("retry: an idempotent request answered on the second connection after \(took) (backoff 50 ms)")
+            return states
         }
+        var connected: [Endpoint] = []
+        for await state in states {
+            if case let .connected(at) = state { connected.append(at) }
+        }
+        #expect(connected == [endpoint, endpoint])
     }
 
     /// Not marked idempotent, the request fails with `connectionLost` at once, on both forms.

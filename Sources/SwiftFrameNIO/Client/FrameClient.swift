@@ -344,7 +344,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         #if Metrics
         counters?.connects.increment()
         #endif
-        stateFeed.yield(.connected)
+        stateFeed.yield(.connected(won.connection.endpoint))
         for waiter in waiters { waiter.resume(with: .success(connection)) }
         return (await Self.reason(won.closed), nil)
     }
