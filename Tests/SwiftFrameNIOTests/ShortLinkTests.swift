@@ -128,6 +128,58 @@ import Testing
         #expect(unexpected.isEmpty, "\(unexpected)")
     }
 
+    /// The long link's server accepts the connection and never answers: the request goes
+    /// over the short link once its long-link timeout (300 ms) has passed.
+    @Test func aSilentLongLinkFallsBackAfterItsTimeout() async throws {
+        let http = try await offThePool { try Peer("http", ["--events", "0"]) }
+        let silent = try await offThePool { try Peer("game", ["--silent"]) }
+        let client = FrameClient<GameCommands>(host: "127.0.0.1", port: silent.port,
+                                               configuration: Self.configuration(shortLink: Self.shortLink(http)))
+        let clock = ContinuousClock()
+        try await client.running { client in
+            _ = try await client.connection(within: .seconds(5))
+            let start = clock.now
+            let delivered = try await client.request(
+                TestReq(param1: "unheard"), options: RequestOptions(timeout: .seconds(5), fallback: .shortLink(after: .milliseconds(300))))
+            let took = clock.now - start
+            #expect(delivered.reply.result1 == "unheard:7:9")
+            #expect(delivered.link == .short)
+            #expect(took >= .milliseconds(290) && took < .milliseconds(1300), "\(took)")
+            print("short link, silent long link: answered by the short link in \(took) (long-link timeout 300 ms)")
+        }
+    }
+
+    /// The long link's connection closes on the request: a request that may fall back goes
+    /// over the short link at once (idempotent or not) rather than waiting for the next
+    /// connection; one that may not fails with `connectionLost`.
+    @Test func aDropSendsTheRequestOverTheShortLink() async throws {
+        let http = try await offThePool { try Peer("http", ["--events", "0"]) }
+        let game = try await offThePool { try Peer("game", ["--drop-first", "2"]) }
+        var configuration = Self.configuration(shortLink: Self.shortLink(http))
+        configuration.reconnect = Backoff(initialDelay: .seconds(2), jitter: 0)
+        let client = FrameClient<GameCommands>(host: "127.0.0.1", port: game.port, configuration: configuration)
+        let clock = ContinuousClock()
+        try await client.running { client in
+            _ = try await client.connection(within: .seconds(5))
+            let start = clock.now
+            let delivered = try await client.request(
+                TestReq(param1: "dropped"),
+                options: RequestOptions(timeout: .seconds(5), idempotent: true, fallback: .shortLink(after: .seconds(4))))
+            let took = clock.now - start
+            #expect(delivered.reply.result1 == "dropped:7:9")
+            #expect(delivered.link == .short)
+            #expect(delivered.retries == 0)
+            #expect(took < .seconds(1), "\(took): waited for the next connection (2 s)")
+            print("short link, long link dropped: answered by the short link in \(took) (reconnect in 2 s)")
+
+            let connection = try await client.connection(within: .seconds(5))
+            do {
+                _ = try await connection.request(TestReq(param1: "long only"), timeout: .seconds(5))
+                Issue.record("answered")
+            } catch FrameClientError.connectionLost {}
+        }
+    }
+
     /// Without a short link in the configuration the fallback changes nothing: the request
     /// waits for the long link until its deadline.
     @Test func withoutAShortLinkTheFallbackKeepsToTheLongLink() async throws {
