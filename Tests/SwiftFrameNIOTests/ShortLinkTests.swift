@@ -28,14 +28,15 @@ import Testing
 
     /// Nothing listens at the long link's port: the first attempt is refused within
     /// milliseconds, so the long link is down and a request that may fall back goes to the short
-    /// link at once, not after its long-link timeout (two seconds here). Its events arrive as
+    /// link at once, not after its long-link timeout (five seconds here; the first request's
+    /// time includes URLSession's first connection, over a second on a loaded machine). Its events arrive as
     /// pushes. A request not marked for the fallback keeps to the long link and fails.
     @Test func aRefusedLongLinkSendsTheRequestOverTheShortLinkAtOnce() async throws {
         let http = try await offThePool { try Peer("http", ["--events", "2"]) }
         var configuration = Self.configuration(shortLink: Self.shortLink(http))
         configuration.reconnect = Backoff(initialDelay: .seconds(5), jitter: 0)
         let client = FrameClient<GameCommands>(host: "127.0.0.1", port: Self.refusing, configuration: configuration)
-        let options = RequestOptions(timeout: .seconds(10), fallback: .shortLink(after: .seconds(2)))
+        let options = RequestOptions(timeout: .seconds(10), fallback: .shortLink(after: .seconds(5)))
         let clock = ContinuousClock()
         let pushes = try await client.running { client in
             let pushes = client.pushes
@@ -46,7 +47,7 @@ import Testing
             #expect(first.reply.result1 == "first:7:9")
             #expect(first.reply.result2 == 8)
             #expect(first.link == .short)
-            #expect(firstTook < .seconds(1), "\(firstTook): the long-link timeout was waited for")
+            #expect(firstTook < .seconds(3), "\(firstTook): the long-link timeout was waited for")
 
             // While the client backs off: straight to the short link.
             start = clock.now
@@ -54,7 +55,7 @@ import Testing
             let secondTook = clock.now - start
             #expect(second.reply.result1 == "second:7:9")
             #expect(second.link == .short)
-            #expect(secondTook < .seconds(1), "\(secondTook)")
+            #expect(secondTook < .seconds(3), "\(secondTook)")
 
             // The raw form, decoded as the table decodes what a client receives.
             let raw = try await client.request(
@@ -112,7 +113,7 @@ import Testing
             let hurriedTook = clock.now - start
             #expect(hurried.reply.result1 == "hurried:7:9")
             #expect(hurried.link == .short)
-            #expect(hurriedTook >= .milliseconds(390) && hurriedTook < .milliseconds(1400), "\(hurriedTook)")
+            #expect(hurriedTook >= .milliseconds(390) && hurriedTook < .seconds(2), "\(hurriedTook)")
 
             // Answered after the late reply to "hurried" (the peer answers in turn).
             start = clock.now
@@ -144,7 +145,7 @@ import Testing
             let took = clock.now - start
             #expect(delivered.reply.result1 == "unheard:7:9")
             #expect(delivered.link == .short)
-            #expect(took >= .milliseconds(290) && took < .milliseconds(1300), "\(took)")
+            #expect(took >= .milliseconds(290) && took < .seconds(2), "\(took)")
             print("short link, silent long link: answered by the short link in \(took) (long-link timeout 300 ms)")
         }
     }
@@ -169,7 +170,7 @@ import Testing
             #expect(delivered.reply.result1 == "dropped:7:9")
             #expect(delivered.link == .short)
             #expect(delivered.retries == 0)
-            #expect(took < .seconds(1), "\(took): waited for the next connection (2 s)")
+            #expect(took < .milliseconds(1800), "\(took): waited for the next connection (2 s)")
             print("short link, long link dropped: answered by the short link in \(took) (reconnect in 2 s)")
 
             let connection = try await client.connection(within: .seconds(5))
