@@ -37,15 +37,39 @@ public struct HTTPFrameClient<Table: CommandTable>: Sendable {
     public func post<M: RequestMessage & CommandMessage>(
         _ message: M
     ) async throws -> ShortReply<Table, M.Response> where M.Response: CommandMessage {
+        let body = try await post(body: Table.requestBody(message, layout: requestLayout, extras: extras), timeout: timeout)
+        return try Table.decodeReply(to: M.self, body: body)
+    }
+
+    /// One POST of `body`; the reply's body, or `HTTPStatusError` for a status other than 2xx.
+    private func post(body: Data, timeout: TimeInterval) async throws -> Data {
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = "POST"
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
-        request.httpBody = try Table.requestBody(message, layout: requestLayout, extras: extras)
+        request.httpBody = body
         let (body, response) = try await session.data(for: request)
         if let http = response as? HTTPURLResponse, !(200..<300).contains(http.statusCode) {
             throw HTTPStatusError(status: http.statusCode, body: String(decoding: body.prefix(512), as: UTF8.self))
         }
-        return try Table.decodeReply(to: M.self, body: body)
+        return body
+    }
+}
+
+/// The short link of a `FrameClient` (SwiftFrameNIO): its requests that may fall back go out as
+/// POSTs here when the long connection is down or too slow.
+///
+///     configuration.shortLink = HTTPFrameClient<GameCommands>(url: url, requestLayout: .gameHTTPRequest,
+///                                                             extras: ["playerId": 7, "sessionId": 9])
+extension HTTPFrameClient: ShortLink {
+    /// One POST of the request framed in `requestLayout` (with `extras`); the frames of the
+    /// reply body in the table's layout. Waits at most `timeout` (or this client's `timeout`,
+    /// if shorter) between bytes; the caller bounds the whole exchange.
+    public func exchange(command: UInt32, payload: [UInt8], timeout: Duration) async throws -> [Frame] {
+        let header = requestLayout.header(command: command, extras: extras)
+        let request = try FrameEncoder(layout: requestLayout).encode(header: header, payload: payload)
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let body = try await post(body: Data(request), timeout: min(self.timeout, max(seconds, 0.001)))
+        return try FrameDecoder.decodeAll([UInt8](body), layout: Table.layout)
     }
 }
 

@@ -378,8 +378,11 @@ async def discard_until_eof(reader):
         pass
 
 
-def misbehaviour(opts, count):
-    """Which misbehaviour switch, if any, applies to the count-th frame of a connection."""
+def misbehaviour(opts, count, number):
+    """Which misbehaviour switch, if any, applies to the count-th frame of connection
+    `number` (the first accepted is 1)."""
+    if count == 1 and number <= opts.drop_first:
+        return "drop"
     for action, frame_number in (("drop", opts.drop_after),
                                  ("garbage", opts.garbage_after),
                                  ("absurd", opts.absurd_length_after),
@@ -609,7 +612,7 @@ class StreamConnection:
                 return
             count += 1
             self.log(f"recv #{count} {self.codec.describe(frame)}")
-            action = misbehaviour(self.opts, count)
+            action = misbehaviour(self.opts, count, self.number)
             if action == "drop":
                 self.log(f"dropping the connection after frame #{count}")
                 return
@@ -843,7 +846,7 @@ class HttpConnection:
                 return
             count += 1
             self.log(f"recv #{count} {request.method} {request.path} body={len(request.body)}B")
-            action = misbehaviour(self.opts, count)
+            action = misbehaviour(self.opts, count, self.number)
             if action == "drop":
                 self.log(f"dropping the connection after request #{count}")
                 return
@@ -1250,6 +1253,9 @@ def parse_args(argv):
                         help="send the first half of the reply, then close")
     broken.add_argument("--half-frame-silent", action="store_true",
                         help="with --half-frame-after: stay silent instead of closing")
+    broken.add_argument("--drop-first", type=int, default=0, metavar="N",
+                        help="the first N connections: close on the first frame (request) "
+                        "instead of replying; later connections answer")
 
     game = parser.add_argument_group("game and http")
     game.add_argument("--notices", type=int, default=0, help="game: Notice_Ntf pushes after the "

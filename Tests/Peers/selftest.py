@@ -360,6 +360,19 @@ def game_drop_after(split):
         assert conn.closes()
 
 
+@test()
+def game_drop_first():
+    with Server("game", "--drop-first", 2) as server:
+        for _ in range(2):
+            with server.connect() as conn:
+                conn.send(test_req("dropped", 1))
+                assert conn.closes()
+        with server.connect() as conn:
+            conn.send(test_req("third", 3) + test_req("again", 4))
+            expect_rsp(conn.game(), "echo:third", 6)
+            expect_rsp(conn.game(), "echo:again", 8)
+
+
 @test(False, True)
 def game_garbage_after(split):
     with Server("game", "--garbage-after", 1, *split_args(split)) as server, server.connect() as conn:

@@ -68,3 +68,15 @@ extension CommandTable {
             eventFrames: Array(events))
     }
 }
+
+/// A second way to a server besides its long connection: one request, one answer, such as an
+/// HTTP POST. SwiftFrameNIO's client sends a request marked for it this way when its long
+/// connection is down or too slow (`ClientConfiguration.shortLink`); SwiftFrameURLSession's
+/// `HTTPFrameClient` is one. It lives in the runtime, which has no dependencies, so that a
+/// link on URLSession and a client on SwiftNIO each depend on it and not on each other.
+public protocol ShortLink: Sendable {
+    /// Sends a request under `command` with `payload` (the encoded message) and returns the
+    /// frames of the answer in the command table's layout: the reply first, then any events.
+    /// It should give up by `timeout` and when its task is cancelled.
+    func exchange(command: UInt32, payload: [UInt8], timeout: Duration) async throws -> [Frame]
+}

@@ -83,7 +83,9 @@ public struct Heartbeat: Sendable, Hashable {
 
 /// Delays between connection attempts: `initialDelay`, then each `multiplier` times the one
 /// before, at most `maxDelay`, each moved at random by up to ± `jitter` of itself, so that
-/// many clients of one server do not come back in step.
+/// many clients of one server do not come back in step. After a connection that was up drops,
+/// the first reconnect also waits a random part of `firstReconnectWindow`: when a server drops
+/// every client at once, they come back spread over the window rather than together.
 public struct Backoff: Sendable, Hashable {
     public var initialDelay: Duration
     public var multiplier: Double
@@ -92,16 +94,21 @@ public struct Backoff: Sendable, Hashable {
     /// Attempts after a drop or a failed connect before `run()` gives up; nil: no limit, 0:
     /// never reconnect.
     public var maxAttempts: Int?
+    /// After a drop of a connection that was up: a further delay before the first reconnect,
+    /// uniform between zero and this (default zero: none). Failed connects are not delayed
+    /// by it, nor is `reconnectNow()`.
+    public var firstReconnectWindow: Duration
 
     public init(
         initialDelay: Duration = .seconds(1), multiplier: Double = 1.6, maxDelay: Duration = .seconds(120),
-        jitter: Double = 0.2, maxAttempts: Int? = nil
+        jitter: Double = 0.2, maxAttempts: Int? = nil, firstReconnectWindow: Duration = .zero
     ) {
         self.initialDelay = initialDelay
         self.multiplier = multiplier
         self.maxDelay = maxDelay
         self.jitter = jitter
         self.maxAttempts = maxAttempts
+        self.firstReconnectWindow = firstReconnectWindow
     }
 
     /// The delay before attempt `attempt` (1 is the first after a drop), before jitter.
@@ -117,6 +124,11 @@ public struct Backoff: Sendable, Hashable {
     func jittered(attempt: Int) -> Duration {
         let base = delay(attempt: attempt).seconds
         return .seconds(max(0, base * (1 + Double.random(in: -jitter...jitter))))
+    }
+
+    /// The further delay of the first reconnect after a drop: a random part of `firstReconnectWindow`.
+    func spreadAfterDrop() -> Duration {
+        firstReconnectWindow > .zero ? .seconds(Double.random(in: 0...firstReconnectWindow.seconds)) : .zero
     }
 }
 
@@ -164,6 +176,12 @@ public struct ClientConfiguration: Sendable {
     public var headerExtras: [String: UInt64] = [:]
     /// The first sequence number (default 1); later ones count up from it and wrap.
     public var firstSequence: UInt64 = 1
+    /// The second way to the server for requests marked `RequestOptions.Fallback.shortLink`,
+    /// such as SwiftFrameURLSession's `HTTPFrameClient`; nil (the default): none, and such
+    /// requests keep to the long connection.
+    public var shortLink: (any ShortLink)?
+    /// How often idempotent requests are sent again after a drop (`RequestOptions.idempotent`).
+    public var retries = RetryLimits()
     #if Metrics
     /// Where metrics go (see `FrameMetrics` for the list); nil records none. The default sends
     /// them to the backend `MetricsSystem.bootstrap` installed (none until an app installs one).

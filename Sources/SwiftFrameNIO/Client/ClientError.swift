@@ -96,8 +96,9 @@ public enum ConnectFailure: Error, Sendable, CustomStringConvertible {
 public enum ConnectionState: Sendable, CustomStringConvertible {
     /// The first attempt.
     case connecting
-    /// Connected, and the `onConnect` hook (if any) succeeded; requests go out.
-    case connected
+    /// Connected to this endpoint, and the `onConnect` hook (if any) succeeded; requests go out.
+    /// (`case .connected` matches it whatever the endpoint.)
+    case connected(Endpoint)
     case disconnected(DisconnectReason)
     /// Attempt `attempt` after a drop or a failed connect, after waiting `delay`.
     case reconnecting(attempt: Int, delay: Duration)
@@ -108,7 +109,7 @@ public enum ConnectionState: Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .connecting: "connecting"
-        case .connected: "connected"
+        case let .connected(endpoint): "connected endpoint=\(endpoint)"
         case let .disconnected(reason): "disconnected reason=\(reason)"
         case let .reconnecting(attempt, delay): "reconnecting attempt=\(attempt) delay=\(delay)"
         case let .stopped(error): error.map { "stopped error=\($0)" } ?? "stopped"

@@ -99,13 +99,16 @@ struct ClientStateMachine<Connection, Waiter, Sleeper> {
 
     /// The connect attempt failed, or the connection ended: back off, or stop when `final` is
     /// set (a failure retrying cannot heal, such as a rejected login) or the attempts ran out.
+    /// After a connection that was up, the delay also has the backoff's spread after a drop.
     mutating func ended(_ reason: DisconnectReason, final: (any Error)? = nil) -> EndedAction {
         let attempt: Int
+        var spread = Duration.zero
         switch state {
         case let .connecting(tries), let .loggingIn(_, tries):
             attempt = tries + 1
         case .ready, .closing:
             attempt = 1
+            spread = backoff.spreadAfterDrop()
         case .idle, .backingOff, .stopped:
             return stopAction(error: nil)
         }
@@ -114,7 +117,7 @@ struct ClientStateMachine<Connection, Waiter, Sleeper> {
             return stop(error: FrameClientError.gaveUp(attempts: attempt, last: reason))
         }
         state = .backingOff(attempt: attempt, .pending)
-        return .backOff(attempt: attempt, delay: backoff.jittered(attempt: attempt))
+        return .backOff(attempt: attempt, delay: backoff.jittered(attempt: attempt) + spread)
     }
 
     /// The backoff wait is about to begin: true to wait (until `backoffEnded`), false to go on
@@ -274,6 +277,24 @@ struct ClientStateMachine<Connection, Waiter, Sleeper> {
     /// been resumed already.
     mutating func removeWaiter(id: Int) -> Waiter? {
         waiters.removeValue(forKey: id)
+    }
+
+    /// Takes back every waiter `isTaken` picks (requests that go to the short link instead).
+    mutating func removeWaiters(where isTaken: (Waiter) -> Bool) -> [Waiter] {
+        let taken = waiters.filter { isTaken($0.value) }
+        for id in taken.keys { waiters[id] = nil }
+        return Array(taken.values)
+    }
+
+    /// Whether the long connection is down, for requests that may take the short link: the
+    /// client is backing off, connecting again after a drop or a failed attempt, or has
+    /// stopped. Not before `run()` nor during the first attempt, which requests wait for.
+    var longLinkDown: Bool {
+        switch state {
+        case .idle, .ready: false
+        case let .connecting(attempt), let .loggingIn(_, attempt): attempt > 0
+        case .closing, .backingOff, .stopped: true
+        }
     }
 
     /// Changes waiter `id` in place (gives it its timer); false when it is no longer waiting.

@@ -164,6 +164,9 @@ struct Link: Sendable {
 struct LinkWaiter: Sendable {
     let continuation: CheckedContinuation<Link, any Error>
     var timer: Scheduled<Void>?
+    /// A request that takes the short link when the long one goes down: failed with
+    /// `LongLinkDown` then rather than kept waiting.
+    var fallsBack = false
 
     func resume(with result: Result<Link, any Error>) {
         timer?.cancel()

@@ -31,9 +31,11 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     private let group: any EventLoopGroup
     private let bootstrap: @Sendable (any EventLoopGroup) -> NIOClientTCPBootstrap
     private let onConnect: (@Sendable (Connection<Table>) async throws -> Void)?
-    private let pushFeed: Broadcast<Table.Inbound>
+    let pushFeed: Broadcast<Table.Inbound>
     private let stateFeed: Broadcast<ConnectionState>
-    private let machine: NIOLockedValueBox<Machine>
+    let machine: NIOLockedValueBox<Machine>
+    /// Requests sent again after a drop, across the client (`RetryLimits.perMinute`).
+    let retryBudget: NIOLockedValueBox<RetryBudget>
     /// One per endpoint (the server name checked is the endpoint's host unless set).
     private let tls: [ClientTLSSetup]
     /// The index of the endpoint of the last connection that logged in: tried first next time.
@@ -107,6 +109,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         } else {
             self.heartbeat = nil
         }
+        retryBudget = NIOLockedValueBox(RetryBudget(perMinute: configuration.retries.perMinute, now: .now))
         #if Metrics
         counters = configuration.metrics.map(ClientCounters.init)
         #endif
@@ -251,6 +254,12 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// `FrameClientError.noConnection` after `timeout`, `.stopped` (or the error `run()` ended
     /// with) once the client has stopped, and `CancellationError`.
     public func connection(within timeout: Duration) async throws -> Connection<Table> {
+        try await connection(within: timeout, unlessDown: false)
+    }
+
+    /// `connection(within:)`; with `unlessDown`, throws `LongLinkDown` at once, or once it
+    /// happens, when the long connection is down (`ClientStateMachine.longLinkDown`).
+    func connection(within timeout: Duration, unlessDown: Bool) async throws -> Connection<Table> {
         if let link = machine.withLockedValue({ $0.connection }) { return Connection(link, configuration: configuration) }
         let id = nextWaiter.withLockedValue { id in
             id += 1
@@ -258,8 +267,10 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         }
         let link = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Link, any Error>) in
-                let action = machine.withLockedValue { machine in
-                    Task.isCancelled ? .fail(CancellationError()) : machine.waitForConnection(id: id, LinkWaiter(continuation: continuation))
+                let action = machine.withLockedValue { machine -> Machine.WaitAction in
+                    if Task.isCancelled { return .fail(CancellationError()) }
+                    if unlessDown && machine.longLinkDown { return .fail(LongLinkDown()) }
+                    return machine.waitForConnection(id: id, LinkWaiter(continuation: continuation, fallsBack: unlessDown))
                 }
                 switch action {
                 case let .use(link): continuation.resume(returning: link)
@@ -337,6 +348,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                 if let error { throw error }
                 return
             case let .backOff(attempt, delay):
+                let fallingBack = machine.withLockedValue { $0.removeWaiters { $0.fallsBack } }
+                for waiter in fallingBack { waiter.resume(with: .failure(LongLinkDown())) }
                 #if Metrics
                 counters?.reconnects.increment()
                 #endif
@@ -372,7 +385,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         #if Metrics
         counters?.connects.increment()
         #endif
-        stateFeed.yield(.connected)
+        stateFeed.yield(.connected(connection.endpoint))
         for waiter in waiters { waiter.resume(with: .success(connection.link)) }
         return (await Self.reason(won.closed), nil)
     }

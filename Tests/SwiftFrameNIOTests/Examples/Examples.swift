@@ -250,6 +250,47 @@ fileprivate func print(_ items: Any..., separator: String = " ", terminator: Str
     #endif
 }
 
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `short-link`.
+@Sendable func example_short_link(port: Int) async throws {
+
+    var configuration = ClientConfiguration()
+    configuration.shortLink = HTTPFrameClient<GameCommands>(
+        url: URL(string: "https://game.example.com/game")!, requestLayout: .gameHTTPRequest,
+        extras: ["playerId": 7, "sessionId": 9])
+    try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) { client in
+        let options = RequestOptions(timeout: .seconds(10), fallback: .shortLink(after: .seconds(3)))
+        let delivered = try await client.request(TestReq(param1: "hello", param2: 21), options: options)
+        print(delivered.reply.result1)                     // echo:hello (the HTTP server would say hello:7:9)
+        print(delivered.link)                              // long link to game.example.com:9000, or short link
+    }
+}
+
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `idempotent`.
+@Sendable func example_idempotent(port: Int) async throws {
+
+    var configuration = ClientConfiguration()
+    configuration.retries = RetryLimits(perRequest: 2, perMinute: 30)   // the defaults
+    configuration.reconnect = Backoff(firstReconnectWindow: .seconds(5))
+    try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) { client in
+        let options = RequestOptions(timeout: .seconds(10), idempotent: true)
+        let delivered = try await client.request(TestReq(param1: "hello", param2: 21), options: options)
+        print(delivered.reply.result1, delivered.retries)   // echo:hello 0 (1 if sent again once)
+    }
+}
+
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `states-endpoint`.
+@Sendable func example_states_endpoint(port: Int) async throws {
+
+    try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port) { client in
+        for await state in client.states {
+            if case let .connected(endpoint) = state {
+                print("connected to \(endpoint)")             // connected to game.example.com:9000
+                break
+            }
+        }
+    }
+}
+
 #if Compression
 /// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Interceptors.md, example `interceptors`.
 @Sendable func example_interceptors(port: Int) async throws {
@@ -331,6 +372,9 @@ let runnableExamples: [(name: String, peer: [String], prints: [String], run: @Se
     examples.append(("im-client", ["im", "--pushes", "2"], ["connected"], example_im_client))
     examples.append(("endpoints", ["game"], ["echo:hello"], example_endpoints))
     examples.append(("adaptive-heartbeat", ["game"], ["30.0 seconds"], example_adaptive_heartbeat))
+    examples.append(("short-link", ["game"], ["echo:hello", "long link"], example_short_link))
+    examples.append(("idempotent", ["game"], ["echo:hello 0"], example_idempotent))
+    examples.append(("states-endpoint", ["game"], ["connected to 127.0.0.1"], example_states_endpoint))
     examples.append(("http-client", ["http"], ["web:7:9"], example_http_client))
     return examples
 }()

@@ -1,0 +1,143 @@
+import SwiftFrame
+
+/// The long connection is down, for a request that may take the short link instead.
+struct LongLinkDown: Error {}
+
+extension FrameClient {
+    /// Sends `message` as `options` say and returns its reply with the link that carried it:
+    /// the current connection (or the next, within the deadline); again on the next connection
+    /// after a drop when it is idempotent; over the short link when it may fall back and the
+    /// long connection is down or too slow (see `RequestOptions`). Throws as
+    /// `request(_:timeout:)` does, and what the short link throws.
+    public func request<M: RequestMessage & CommandMessage>(
+        _ message: M, options: RequestOptions
+    ) async throws -> DeliveredReply<M.Response> where M.Response: CommandMessage {
+        try await deliver(options: options, command: M.commandID, replyCommand: M.Response.commandID) { connection, remaining in
+            try await connection.unsentRequest(message, timeout: remaining)
+        } overShortLink: { link, remaining in
+            try await link.exchange(command: M.commandID, payload: message.serializedBytes(), timeout: remaining)
+        } decode: { frame in
+            try M.Response(serializedBytes: frame.payload)
+        }
+    }
+
+    /// `request(command:payload:replyCommand:timeout:)` as `options` say (see `request(_:options:)`).
+    public func request(
+        command: UInt32, payload: [UInt8] = [], replyCommand: UInt32? = nil, options: RequestOptions
+    ) async throws -> DeliveredReply<Table.Inbound> {
+        try await deliver(options: options, command: command, replyCommand: replyCommand ?? command) { connection, remaining in
+            try await connection.unsentRequest(command: command, payload: payload, replyCommand: replyCommand,
+                                               timeout: remaining)
+        } overShortLink: { link, remaining in
+            try await link.exchange(command: command, payload: payload, timeout: remaining)
+        } decode: { frame in
+            try Table.decode(frame)
+        }
+    }
+
+    /// The long connection first (sent again after drops when idempotent), then the short link.
+    private func deliver<Reply: Sendable>(
+        options: RequestOptions, command: UInt32, replyCommand: UInt32,
+        overLongLink: (Connection<Table>, Duration) async throws -> Reply,
+        overShortLink: @escaping @Sendable (any ShortLink, Duration) async throws -> [Frame],
+        decode: (Frame) throws -> Reply
+    ) async throws -> DeliveredReply<Reply> {
+        let timeout = options.timeout ?? configuration.requestTimeout
+        let start = ContinuousClock.now
+        let deadline = start + timeout
+        var shortLink: (any ShortLink)?
+        var longDeadline = deadline
+        if case let .shortLink(after) = options.fallback, let link = configuration.shortLink {
+            shortLink = link
+            longDeadline = min(deadline, start + after)
+        }
+        var retries = 0
+        longLink: while true {
+            let connection: Connection<Table>
+            do {
+                connection = try await self.connection(within: longDeadline - .now, unlessDown: shortLink != nil)
+            } catch is LongLinkDown {
+                break longLink
+            } catch FrameClientError.noConnection {
+                if shortLink != nil { break longLink }
+                throw FrameClientError.noConnection(after: timeout)  // the request's whole deadline
+            } catch FrameClientError.stopped where shortLink != nil {
+                break longLink
+            } catch FrameClientError.gaveUp where shortLink != nil {
+                break longLink
+            }
+            do {
+                let reply = try await overLongLink(connection, longDeadline - .now)
+                return DeliveredReply(reply: reply, link: .long(connection.endpoint), retries: retries)
+            } catch FrameClientError.timedOut {
+                // The late reply, if it comes, is dropped (the request was given up).
+                if shortLink != nil { break longLink }
+                throw FrameClientError.timedOut(command: command, after: timeout)  // the whole deadline
+            } catch is NotSent {
+                machine.withLockedValue { $0.retire { $0.channel === connection.channel } }
+                if ContinuousClock.now >= longDeadline {
+                    if shortLink != nil { break longLink }
+                    throw FrameClientError.noConnection(after: timeout)
+                }
+            } catch let FrameClientError.connectionLost(reason) {
+                if shortLink != nil { break longLink }
+                guard options.idempotent, retries < configuration.retries.perRequest, ContinuousClock.now < deadline,
+                      retryBudget.withLockedValue({ $0.take(now: .now) }) else {
+                    throw FrameClientError.connectionLost(reason)
+                }
+                retries += 1
+                configuration.logger.debug("sending an idempotent request again on the next connection", metadata: [
+                    "command": "\(command)", "retry": "\(retries)", "reason": "\(reason)",
+                ])
+            }
+        }
+        guard let shortLink else { throw FrameClientError.noConnection(after: timeout) }  // not reached
+        let frames = try await withDeadline(deadline, command: command, timeout: timeout) { remaining in
+            try await overShortLink(shortLink, remaining)
+        }
+        guard let first = frames.first else { throw ShortReplyError.emptyBody }
+        let replied = Table.commandID(of: first)
+        let errorCommand = configuration.errorCommand ?? Table.errorCommand
+        if replied == errorCommand, replied != replyCommand {
+            throw ErrorReply<Table>(reply: try Table.decode(first), header: first.header)
+        }
+        guard replied == replyCommand else { throw ShortReplyError.unexpectedReply(command: replied, expected: replyCommand) }
+        let reply: Reply
+        do {
+            reply = try decode(first)
+        } catch let error as WireError {
+            throw FrameClientError.badReply(command: replyCommand, error)
+        }
+        // The events after the reply are the server's pushes.
+        for frame in frames.dropFirst() {
+            do {
+                pushFeed.yield(try Table.decode(frame))
+            } catch {
+                configuration.logger.warning("an event of a short reply does not decode; dropped",
+                                             metadata: ["command": "\(Table.commandID(of: frame))", "error": "\(error)"])
+            }
+        }
+        return DeliveredReply(reply: reply, link: .short, retries: retries)
+    }
+
+    /// `body` given the time left until `deadline`, cancelled then: `FrameClientError.timedOut`.
+    private func withDeadline<T: Sendable>(
+        _ deadline: ContinuousClock.Instant, command: UInt32, timeout: Duration,
+        _ body: @escaping @Sendable (Duration) async throws -> T
+    ) async throws -> T {
+        let remaining = deadline - .now
+        guard remaining > .zero else { throw FrameClientError.timedOut(command: command, after: timeout) }
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body(remaining) }
+            group.addTask {
+                try await Task.sleep(until: deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw FrameClientError.timedOut(command: command, after: timeout)
+            }
+            return value
+        }
+    }
+}
