@@ -124,7 +124,8 @@ struct LoginRejected: Error {}
     @Test func reconnectNowClosesTheConnectionOrEndsTheWait() {
         var machine = Self.ready()
         guard case .close("c") = machine.reconnectNow() else { Issue.record("ready: close"); return }
-        _ = machine.ended(.closedByClient)
+        // The connection it closed ends: the next attempt starts without the backoff delay.
+        guard case .backOff(attempt: 1, delay: .zero) = machine.ended(.closedByClient) else { Issue.record("no delay"); return }
         // Asked for before the wait began: the wait does not begin.
         guard case .none = machine.reconnectNow() else { Issue.record("pending: nothing to wake"); return }
         let result14 = machine.sleep(7)
@@ -132,7 +133,11 @@ struct LoginRejected: Error {}
         _ = machine.backoffEnded()
         _ = machine.connected("d")
         _ = machine.loggedIn()
-        _ = machine.ended(.closedByPeer)
+        // A drop the app did not ask for waits the delay.
+        guard case .backOff(attempt: 1, delay: Self.noJitter.initialDelay) = machine.ended(.closedByPeer) else {
+            Issue.record("the backoff delay")
+            return
+        }
         let result15 = machine.sleep(7)
         #expect(result15)
         guard case .wake(7) = machine.reconnectNow() else { Issue.record("sleeping: wake"); return }

@@ -35,6 +35,8 @@ struct ClientStateMachine<Connection, Waiter, Sleeper> {
 
     private(set) var state = State.idle
     private var waiters: [Int: Waiter] = [:]
+    /// `reconnectNow()` closed the connection: the attempt after it ends starts without a wait.
+    private var reconnectAtOnce = false
     private let backoff: SwiftFrameNIO.Backoff
 
     init(backoff: SwiftFrameNIO.Backoff) {
@@ -116,6 +118,12 @@ struct ClientStateMachine<Connection, Waiter, Sleeper> {
         if let limit = backoff.maxAttempts, attempt > limit {
             return stop(error: FrameClientError.gaveUp(attempts: attempt, last: reason))
         }
+        if reconnectAtOnce {
+            // The app closed it to connect again (`reconnectNow()`): no wait.
+            reconnectAtOnce = false
+            state = .backingOff(attempt: attempt, .wokenEarly)
+            return .backOff(attempt: attempt, delay: .zero)
+        }
         state = .backingOff(attempt: attempt, .pending)
         return .backOff(attempt: attempt, delay: backoff.jittered(attempt: attempt) + spread)
     }
@@ -149,6 +157,7 @@ struct ClientStateMachine<Connection, Waiter, Sleeper> {
     mutating func reconnectNow() -> ReconnectAction {
         switch state {
         case let .ready(connection), let .loggingIn(connection, _):
+            reconnectAtOnce = true
             return .close(connection)
         case let .backingOff(attempt, .sleeping(sleeper)):
             state = .backingOff(attempt: attempt, .wokenEarly)

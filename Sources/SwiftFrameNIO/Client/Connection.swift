@@ -80,7 +80,8 @@ public struct Connection<Table: CommandTable>: Sendable {
         try await send(OutboundFrame(header: header(command), payload: payload))
     }
 
-    /// Drops this connection; a running client connects again at once.
+    /// Drops this connection; a running client connects again after its first backoff delay
+    /// (`FrameClient.reconnectNow()` connects again without one).
     public func reconnect() {
         close()
     }
