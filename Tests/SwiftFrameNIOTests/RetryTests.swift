@@ -34,8 +34,9 @@ import Testing
             #expect(delivered.reply.result2 == 6)
             #expect(delivered.retries == 1)
             #expect(delivered.link == .long(endpoint))
-            // The reconnect waits 50 ms.
-            #expect(took >= .milliseconds(45) && took < .seconds(3), "\(took)")
+            // The reconnect waits 50 ms; well within the 5 s deadline (sanitizers on a busy
+            // machine have taken 3.4 s).
+            #expect(took >= .milliseconds(45) && took < .milliseconds(4500), "\(took)")
             print("retry: an idempotent request answered on the second connection after \(took) (backoff 50 ms)")
             return states
         }
@@ -64,7 +65,8 @@ import Testing
                 Issue.record("answered")
             } catch FrameClientError.connectionLost(.closedByPeer) {}
             let optionsFailed = clock.now - start
-            #expect(plainFailed < .seconds(2) && optionsFailed < .seconds(2), "\(plainFailed) \(optionsFailed)")
+            // Failed, not waited for until the 5 s deadline.
+            #expect(plainFailed < .seconds(4) && optionsFailed < .seconds(4), "\(plainFailed) \(optionsFailed)")
             // The third connection answers.
             let reply = try await client.request(TestReq(param1: "third"), timeout: .seconds(5))
             #expect(reply.result1 == "echo:third")

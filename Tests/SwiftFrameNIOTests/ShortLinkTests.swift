@@ -47,7 +47,7 @@ import Testing
             #expect(first.reply.result1 == "first:7:9")
             #expect(first.reply.result2 == 8)
             #expect(first.link == .short)
-            #expect(firstTook < .seconds(3), "\(firstTook): the long-link timeout was waited for")
+            #expect(firstTook < .milliseconds(4500), "\(firstTook): the long-link timeout was waited for")
 
             // While the client backs off: straight to the short link.
             start = clock.now
@@ -55,7 +55,7 @@ import Testing
             let secondTook = clock.now - start
             #expect(second.reply.result1 == "second:7:9")
             #expect(second.link == .short)
-            #expect(secondTook < .seconds(3), "\(secondTook)")
+            #expect(secondTook < .milliseconds(4500), "\(secondTook)")
 
             // The raw form, decoded as the table decodes what a client receives.
             let raw = try await client.request(
@@ -105,7 +105,7 @@ import Testing
             let patientTook = clock.now - start
             #expect(patient.reply.result1 == "echo:patient")
             #expect(patient.link == .long(Endpoint(host: "127.0.0.1", port: game.port)))
-            #expect(patientTook >= .milliseconds(1450) && patientTook < .seconds(3), "\(patientTook)")
+            #expect(patientTook >= .milliseconds(1450) && patientTook < .seconds(5), "\(patientTook)")
 
             start = clock.now
             let hurried = try await client.request(
@@ -113,7 +113,7 @@ import Testing
             let hurriedTook = clock.now - start
             #expect(hurried.reply.result1 == "hurried:7:9")
             #expect(hurried.link == .short)
-            #expect(hurriedTook >= .milliseconds(390) && hurriedTook < .seconds(2), "\(hurriedTook)")
+            #expect(hurriedTook >= .milliseconds(390) && hurriedTook < .seconds(5), "\(hurriedTook)")
 
             // Answered after the late reply to "hurried" (the peer answers in turn).
             start = clock.now
@@ -145,7 +145,7 @@ import Testing
             let took = clock.now - start
             #expect(delivered.reply.result1 == "unheard:7:9")
             #expect(delivered.link == .short)
-            #expect(took >= .milliseconds(290) && took < .seconds(2), "\(took)")
+            #expect(took >= .milliseconds(290) && took < .milliseconds(4500), "\(took)")
             print("short link, silent long link: answered by the short link in \(took) (long-link timeout 300 ms)")
         }
     }
@@ -157,7 +157,7 @@ import Testing
         let http = try await offThePool { try Peer("http", ["--events", "0"]) }
         let game = try await offThePool { try Peer("game", ["--drop-first", "2"]) }
         var configuration = Self.configuration(shortLink: Self.shortLink(http))
-        configuration.reconnect = Backoff(initialDelay: .seconds(2), jitter: 0)
+        configuration.reconnect = Backoff(initialDelay: .seconds(3), jitter: 0)
         let client = FrameClient<GameCommands>(host: "127.0.0.1", port: game.port, configuration: configuration)
         let clock = ContinuousClock()
         try await client.running { client in
@@ -170,8 +170,8 @@ import Testing
             #expect(delivered.reply.result1 == "dropped:7:9")
             #expect(delivered.link == .short)
             #expect(delivered.retries == 0)
-            #expect(took < .milliseconds(1800), "\(took): waited for the next connection (2 s)")
-            print("short link, long link dropped: answered by the short link in \(took) (reconnect in 2 s)")
+            #expect(took < .milliseconds(2800), "\(took): waited for the next connection (3 s)")
+            print("short link, long link dropped: answered by the short link in \(took) (reconnect in 3 s)")
 
             let connection = try await client.connection(within: .seconds(5))
             do {
