@@ -118,11 +118,11 @@ ASAN_TEST = LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt:prin
 sanitize-address: python-protobuf
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
 	$(ASAN_TEST) --skip SwiftFrameNIOTests
-	$(ASAN_TEST) --filter SwiftFrameNIOTests
+	$(ASAN_TEST) --filter SwiftFrameNIOTests --no-parallel
 
 sanitize-thread: python-protobuf
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter SwiftFrameNIOTests
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter SwiftFrameNIOTests --no-parallel
 
 # A release build with the Swift runtime linked in (on Linux: it starts faster and runs where
 # Swift is not installed; on Apple platforms the runtime is part of the OS).
