@@ -54,6 +54,44 @@ func quickReconnect() -> ClientConfiguration {
         }
     }
 
+    @Test func sendsFromSeveralTasksAllArriveEachTaskInOrder() async throws {
+        // Four tasks send 200 frames of 2 KiB each without waiting, more than the client queues
+        // before a send waits for its write; the game peer answers every Test_Req, and the
+        // answers, awaited by no request, come back as pushes.
+        let peer = try Peer("game", [])
+        let (tasks, frames) = (4, 200)
+        let padding = String(repeating: "x", count: 2048)
+        try await withClient(GameCommands.self, peer: peer) { client in
+            var pushes = client.pushes.makeAsyncIterator()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<tasks {
+                    group.addTask {
+                        for index in 0..<frames {
+                            try await client.send(TestReq(param1: "\(task) \(index) \(padding)", param2: Int32(index)))
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            var next = [Int](repeating: 0, count: tasks)
+            for _ in 0..<tasks * frames {
+                guard case let .testRsp(reply) = await pushes.next() else {
+                    Issue.record("not an echo")
+                    return
+                }
+                let words = reply.result1.split(separator: " ")
+                guard words.count == 3, let task = Int(words[0].dropFirst("echo:".count)), let index = Int(words[1]) else {
+                    Issue.record("unexpected echo \(reply.result1.prefix(40))")
+                    return
+                }
+                #expect(index == next[task], "task \(task): frame \(index) came when \(next[task]) was due")
+                #expect(words[2] == padding[...])
+                next[task] = index + 1
+            }
+            #expect(next == [Int](repeating: frames, count: tasks))
+        }
+    }
+
     @Test func tenThousandRequestsFrom64TasksWithRepliesOutOfOrder() async throws {
         // Writes are whole here: a peer writing 10,000 replies in pieces with pauses would take
         // minutes (the split and glued writes are tested in the other tests).

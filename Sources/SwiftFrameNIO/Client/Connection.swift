@@ -96,19 +96,15 @@ public struct Connection<Table: CommandTable>: Sendable {
     }
 
     /// Fire and forget: the size is checked against the layout here (too large a body throws), then
-    /// handed to the channel without waiting for the write, unless the channel's buffer is
-    /// full, in which case it waits for that write (back pressure). A write that fails later
-    /// means the connection dropped, which `FrameClient.states` reports.
+    /// queued for the event loop without waiting for the write, unless the channel's buffer is
+    /// full or the queue holds more than `OutboundQueue.waitAbove` bytes, in which case it waits
+    /// for that write (back pressure). A write that fails later means the connection dropped,
+    /// which `FrameClient.states` reports.
     private func send(_ frame: OutboundFrame) async throws {
         _ = try FrameEncoder(layout: Table.layout).headerSize(payloadCount: frame.payload.count)
-        let write = ClientWrite(frame: frame, kind: .send)
-        guard !channel.isWritable else {
-            channel.writeAndFlush(write, promise: nil)
-            return
-        }
         do {
-            try await channel.writeAndFlush(write)
-        } catch is ChannelError {
+            try await link.enqueue(ClientWrite(frame: frame, kind: .send), waitUnlessWritable: true)?.get()
+        } catch is ChannelError, is NotSent {
             throw FrameClientError.connectionLost(.closedByPeer)
         }
     }
@@ -132,10 +128,12 @@ public struct Connection<Table: CommandTable>: Sendable {
                 completion: { result in
                     promise.completeWith(result.map { Frame(header: $0.header, payload: ArraySlice(Array($0.payload)), offset: $0.offset) })
                 }))
-        channel.writeAndFlush(write).whenFailure { error in
-            // Not written: the channel had closed (so the request never went out), the layout
-            // cannot carry it, or too many are pending.
-            promise.fail(error is ChannelError ? NotSent() : error)
+        // Not written (the channel had closed, so the request never went out; the layout
+        // cannot carry it; too many are pending): the handler fails it through `completion`.
+        do {
+            _ = try link.enqueue(write, waitUnlessWritable: false)
+        } catch {
+            promise.fail(error)  // NotSent: the connection had closed
         }
         let reply = try await withTaskCancellationHandler {
             try await promise.futureResult.get()
@@ -154,6 +152,22 @@ public struct Connection<Table: CommandTable>: Sendable {
 struct Link: Sendable {
     let channel: any Channel
     let endpoint: Endpoint
+    /// The frames queued for the channel's handler.
+    let outbound: OutboundQueue
+
+    /// Queues `write`, asking the handler to write the queue when it was empty. Returns the
+    /// write's future when a send must wait for it (`waitUnlessWritable` and the channel or
+    /// queue full); throws `NotSent` when the connection has closed.
+    func enqueue(_ write: ClientWrite, waitUnlessWritable: Bool) throws -> EventLoopFuture<Void>? {
+        let (enqueued, written) = outbound.enqueue(
+            write, waitUnlessWritable: waitUnlessWritable ? channel.isWritable : nil, eventLoop: channel.eventLoop)
+        switch enqueued {
+        case .closed: throw NotSent()
+        case .queued(drain: true): channel.triggerUserOutboundEvent(DrainOutbound(), promise: nil)
+        case .queued(drain: false): break
+        }
+        return written
+    }
 
     /// Closes the connection, reporting `DisconnectReason.closedByClient`.
     func close() {

@@ -36,6 +36,9 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     typealias OutboundOut = ByteBuffer
 
     private let encoder: FrameEncoder
+    private let allocator = ByteBufferAllocator()
+    /// Frames queued by callers, written when a `DrainOutbound` reaches the handler.
+    let outbound = OutboundQueue()
     private var decoder: FrameDecoderHandler
     /// True while the frames of one read are being handled.
     private var decoding = false
@@ -103,6 +106,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         heartbeatTimer?.cancel()
         deadlineTimer?.task.cancel()
+        refuseOutbound()
         // The peer closed in the middle of a frame.
         if closeReason == nil, !decoding {
             do throws(FrameError) { try decoder.finish() } catch { closeReason = .badFrame(error) }
@@ -119,6 +123,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         heartbeatTimer?.cancel()
         deadlineTimer?.task.cancel()
+        refuseOutbound()
         closed.succeed(closeReason ?? .closedByPeer)
     }
 
@@ -138,7 +143,10 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     }
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
-        if let cancel = event as? CancelRequest {
+        if event is DrainOutbound {
+            drainOutbound(context: context)
+            promise?.succeed()
+        } else if let cancel = event as? CancelRequest {
             if let key = pending.key(of: cancel.token), let entry = pending.abandon(key),
                case let .caller(complete) = entry.completion {
                 logger.debug("request cancelled; a late reply will be dropped", metadata: ["key": "\(key)"])
@@ -163,11 +171,27 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     // MARK: Writing
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let write = unwrapOutboundIn(data)
-        // Closed, or closing: a request taken now would wait in the table for nothing. Its
-        // caller sees `NotSent` and tries the next connection.
+        handle(unwrapOutboundIn(data), written: promise, context: context)
+    }
+
+    /// Writes every frame callers have queued, then flushes once.
+    private func drainOutbound(context: ChannelHandlerContext) {
+        let entries = outbound.take()
+        for entry in entries { handle(entry.write, written: entry.written, context: context) }
+        if !entries.isEmpty { context.flush() }
+    }
+
+    /// Fails what callers queued after the connection closed: a request's caller sees
+    /// `NotSent` and tries the next connection.
+    private func refuseOutbound() {
+        for entry in outbound.close() { fail(entry.write, written: entry.written, ChannelError.ioOnClosedChannel) }
+    }
+
+    /// Frames one caller's frame and writes it, without a flush.
+    private func handle(_ write: ClientWrite, written: EventLoopPromise<Void>?, context: ChannelHandlerContext) {
+        // Closed, or closing: a request taken now would wait in the table for nothing.
         guard context.channel.isActive, closeReason == nil else {
-            promise?.fail(ChannelError.ioOnClosedChannel)
+            fail(write, written: written, ChannelError.ioOnClosedChannel)
             return
         }
         switch write.kind {
@@ -175,23 +199,35 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             var frame = write.frame
             // Numbered like a request (so the server can tell frames apart), but awaiting nothing.
             if case .sequence = pending.correlation { frame.header.sequence = pending.newKey() ?? 0 }
-            writeFrame(frame, context: context, promise: promise)
+            guard let buffer = framed(frame, failing: write, written: written) else { return }
+            lastWrite = .now()
+            recordSent(nil, bytes: buffer.readableBytes)
+            context.write(wrapOutboundOut(buffer), promise: written)
         case let .request(replyCommand, deadline, timeout, token, complete):
             let command = Table.layout.commandID(of: write.frame.header)
             startRequest(write.frame, command: command, replyCommand: replyCommand, deadline: deadline,
-                         timeout: timeout, token: token, completion: .caller(complete), context: context,
-                         promise: promise)
+                         timeout: timeout, token: token, completion: .caller(complete), context: context)
         }
     }
 
+    /// A frame that was not written: its caller's request fails with `error` (`NotSent` for
+    /// a closed channel), a waiting send with the error itself.
+    private func fail(_ write: ClientWrite, written: EventLoopPromise<Void>?, _ error: any Error) {
+        written?.fail(error)
+        if case let .request(_, _, _, _, complete) = write.kind { complete(.failure(error is ChannelError ? NotSent() : error)) }
+    }
+
+    /// Takes a request into the table and writes its frame, without a flush.
     private func startRequest(
         _ frame: OutboundFrame, command: UInt32, replyCommand: UInt32, deadline: NIODeadline, timeout: Duration,
-        token: ObjectIdentifier?, completion: PendingRequests.Completion, context: ChannelHandlerContext,
-        promise: EventLoopPromise<Void>?
+        token: ObjectIdentifier?, completion: PendingRequests.Completion, context: ChannelHandlerContext
     ) {
+        func fail(_ error: any Error) {
+            if case let .caller(complete) = completion { complete(.failure(error)) }
+        }
         guard pending.entries.count < pending.limit, let key = pending.newKey() else {
             record(command, failure: "too_many_pending", wasPending: false)
-            promise?.fail(FrameClientError.tooManyPending(limit: pending.limit))
+            fail(FrameClientError.tooManyPending(limit: pending.limit))
             return
         }
         var frame = frame
@@ -200,7 +236,13 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         case let .bodyField(number): BodyID.append(key, field: number, to: &frame.payload)
         case .inOrder: break
         }
-        guard let buffer = framed(frame, context: context, promise: promise) else { return }
+        let buffer: ByteBuffer
+        do {
+            buffer = try framed(frame)
+        } catch {
+            fail(error)
+            return
+        }
         let soonest = pending.insert(
             .init(command: command, replyCommand: replyCommand, token: token, completion: completion,
                   deadline: deadline, timeout: timeout),
@@ -208,27 +250,28 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         if soonest { armDeadlineTimer(context: context) }
         lastWrite = .now()
         recordSent(command, bytes: buffer.readableBytes)
-        context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
+        context.write(wrapOutboundOut(buffer), promise: nil)
     }
 
-    private func writeFrame(_ frame: OutboundFrame, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
-        guard let buffer = framed(frame, context: context, promise: promise) else { return }
-        lastWrite = .now()
-        recordSent(nil, bytes: buffer.readableBytes)
-        context.writeAndFlush(wrapOutboundOut(buffer), promise: promise)
-    }
-
-    /// The frame's bytes; nil (the write failed with the `FrameError`, and logged) when the
-    /// layout cannot carry it.
-    private func framed(_ frame: OutboundFrame, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) -> ByteBuffer? {
-        var buffer = context.channel.allocator.buffer(capacity: 0)
+    /// The frame's bytes, after the interceptors; throws (and logs) when an interceptor
+    /// refuses it or the layout cannot carry it.
+    private func framed(_ frame: OutboundFrame) throws -> ByteBuffer {
         do {
             let frame = try chain?.outbound(frame) ?? frame
+            var buffer = allocator.buffer(capacity: try encoder.headerSize(payloadCount: frame.payload.count) + frame.payload.count)
             try encoder.write(frame.header, payload: frame.payload, to: &buffer)
             return buffer
         } catch {
             logger.error("frame not sent", metadata: ["error": "\(error)"])
-            promise?.fail(error)
+            throw error
+        }
+    }
+
+    private func framed(_ frame: OutboundFrame, failing write: ClientWrite, written: EventLoopPromise<Void>?) -> ByteBuffer? {
+        do {
+            return try framed(frame)
+        } catch {
+            fail(write, written: written, error)
             return nil
         }
     }
@@ -399,7 +442,8 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         guard let heartbeat, let command = heartbeatCommand else { return }
         let frame = OutboundFrame(header: Table.layout.header(command: command, extras: headerExtras), payload: heartbeat.payload)
         startRequest(frame, command: command, replyCommand: command, deadline: .now() + TimeAmount(timeout),
-                     timeout: timeout, token: nil, completion: completion, context: context, promise: nil)
+                     timeout: timeout, token: nil, completion: completion, context: context)
+        context.flush()
     }
 
     private func heartbeatMissed(attempt: Int, context: ChannelHandlerContext) {

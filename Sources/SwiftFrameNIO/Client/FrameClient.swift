@@ -465,8 +465,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         let endpoint = endpoints[index]
         let channel: any Channel
         let closed: EventLoopFuture<DisconnectReason>
+        let outbound: OutboundQueue
         do {
-            (channel, closed) = try await connect(to: index)
+            (channel, closed, outbound) = try await connect(to: index)
         } catch {
             let failure = ConnectFailure(error, timeout: configuration.connectTimeout)
             if !Task.isCancelled {  // not a loser of the race
@@ -478,7 +479,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
             }
             return .failed(index: index, .connectFailed(failure), final: nil)
         }
-        let connection = Connection<Table>(Link(channel: channel, endpoint: endpoint), configuration: configuration)
+        let connection = Connection<Table>(Link(channel: channel, endpoint: endpoint, outbound: outbound), configuration: configuration)
         if let onConnect {
             do {
                 try await onConnect(connection)
@@ -502,11 +503,13 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         }
     }
 
-    /// A new connection to endpoint `index`, and the future of why it closes: taken from its
-    /// handler when the channel is made, as the channel may close (and lose its handlers)
-    /// before this returns. Cancelling the task closes the channel at once, whatever it waits
+    /// A new connection to endpoint `index`, the future of why it closes and the queue of its
+    /// frames: taken from its handler when the channel is made, as the channel may close (and
+    /// lose its handlers) before this returns. Cancelling the task closes the channel at once, whatever it waits
     /// for (an answer to its SYN, the TLS handshake).
-    private func connect(to index: Int) async throws -> (any Channel, closed: EventLoopFuture<DisconnectReason>) {
+    private func connect(
+        to index: Int
+    ) async throws -> (any Channel, closed: EventLoopFuture<DisconnectReason>, outbound: OutboundQueue) {
         let endpoint = endpoints[index]
         let tls = tls[index]
         let pushFeed = pushFeed
@@ -536,7 +539,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         // connecting (within the connect timeout); a refusal is a `TLSFailure`.
         let tlsHandlers = try tls.handlers()
         let handshake = NIOLockedValueBox<EventLoopFuture<Void>?>(nil)
-        let closed = NIOLockedValueBox<EventLoopFuture<DisconnectReason>?>(nil)
+        let made = NIOLockedValueBox<(closed: EventLoopFuture<DisconnectReason>, outbound: OutboundQueue)?>(nil)
         // Every channel the bootstrap makes (one per address it tries), to close on cancellation.
         let opened = NIOLockedValueBox<(channels: [any Channel], cancelled: Bool)>(([], false))
         let connecting = try (tls.bootstrap() ?? bootstrap(group))
@@ -564,7 +567,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                     let handler = ConnectionHandler<Table>(
                         configuration: configuration, eventLoop: channel.eventLoop, metrics: metrics, heartbeat: heartbeat,
                         push: push)
-                    closed.withLockedValue { $0 = handler.closed.futureResult }
+                    made.withLockedValue { $0 = (handler.closed.futureResult, handler.outbound) }
                     try pipeline.addHandler(handler)
                 }
             }
@@ -595,10 +598,10 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                 throw error
             }
         }
-        guard let closed = closed.withLockedValue({ $0 }) else {
+        guard let (closed, outbound) = made.withLockedValue({ $0 }) else {
             channel.close(promise: nil)
             throw ChannelError.inappropriateOperationForState  // the initializer always sets it
         }
-        return (channel, closed)
+        return (channel, closed, outbound)
     }
 }

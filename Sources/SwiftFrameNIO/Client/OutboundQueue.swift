@@ -1,0 +1,81 @@
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// The frames callers hand to one connection, waiting for its event loop to write them.
+///
+/// A caller off the event loop that wrote each frame with `channel.writeAndFlush` would post a
+/// task per frame to the loop, and each task would end in a flush: a system call per frame.
+/// Here callers append to a list under a lock, and only the first frame after the list was
+/// emptied posts a task (`DrainOutbound`); the handler takes every frame queued by then,
+/// writes them, and flushes once. Callers that send faster than the loop writes share its
+/// flushes; a lone request still gets its own.
+///
+/// Frames leave in the order they were queued. Once the connection has closed, the queue
+/// refuses frames, and the handler fails those it took back on the way out.
+final class OutboundQueue: Sendable {
+    /// One frame, with the promise of its write when the caller waits for it.
+    typealias Entry = (write: ClientWrite, written: EventLoopPromise<Void>?)
+
+    private struct State {
+        var entries: [Entry] = []
+        /// Bytes of the payloads in `entries`.
+        var bytes = 0
+        /// A `DrainOutbound` was posted and has not taken the list yet.
+        var draining = false
+        var closed = false
+    }
+
+    /// What a caller does after `enqueue`.
+    enum Enqueued {
+        /// Queued; post `DrainOutbound` to the channel when `drain` is true.
+        case queued(drain: Bool)
+        /// The connection has closed; nothing was queued.
+        case closed
+    }
+
+    /// Payload bytes queued beyond which a send waits for its write (as it does when the
+    /// channel's own buffer is above its high-water mark).
+    static let waitAbove = 64 * 1024
+
+    private let state = NIOLockedValueBox(State())
+
+    /// Queues `write`. A send that finds the channel unwritable or the queue above
+    /// `waitAbove` gets a promise to wait on (made on `eventLoop`), returned with the result.
+    func enqueue(
+        _ write: ClientWrite, waitUnlessWritable writable: Bool?, eventLoop: any EventLoop
+    ) -> (Enqueued, written: EventLoopFuture<Void>?) {
+        state.withLockedValue { state in
+            guard !state.closed else { return (.closed, nil) }
+            var written: EventLoopPromise<Void>?
+            if let writable, !writable || state.bytes > Self.waitAbove { written = eventLoop.makePromise() }
+            state.entries.append((write, written))
+            state.bytes += write.frame.payload.count
+            let drain = !state.draining
+            state.draining = true
+            return (.queued(drain: drain), written?.futureResult)
+        }
+    }
+
+    /// Every frame queued so far, for the handler to write; the next frame queued posts a new
+    /// `DrainOutbound`.
+    func take() -> [Entry] {
+        state.withLockedValue { state in
+            state.draining = false
+            state.bytes = 0
+            defer { state.entries = [] }
+            return state.entries
+        }
+    }
+
+    /// Refuses every later frame; returns those still queued, for the handler to fail.
+    func close() -> [Entry] {
+        state.withLockedValue { state in
+            state.closed = true
+            defer { state.entries = [] }
+            return state.entries
+        }
+    }
+}
+
+/// Asks the connection's handler to write what its `OutboundQueue` holds.
+struct DrainOutbound: Sendable {}

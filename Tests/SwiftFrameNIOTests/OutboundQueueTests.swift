@@ -1,0 +1,69 @@
+// The queue between the callers of a connection and its event loop, on its own.
+
+import NIOCore
+import NIOEmbedded
+import SwiftFrame
+@testable import SwiftFrameNIO
+import Testing
+
+@Suite struct OutboundQueueTests {
+    let loop = EmbeddedEventLoop()
+
+    func send(_ bytes: Int, tag: UInt32) -> ClientWrite {
+        ClientWrite(frame: OutboundFrame(header: FrameHeader(command: tag), payload: [UInt8](repeating: 0, count: bytes)), kind: .send)
+    }
+
+    func tags(_ entries: [OutboundQueue.Entry]) -> [UInt32?] {
+        entries.map(\.write.frame.header.command)
+    }
+
+    @Test func onlyTheFirstFrameAfterATakeAsksForADrain() {
+        let queue = OutboundQueue()
+        var drains: [Bool] = []
+        for tag: UInt32 in 1...3 {
+            guard case let .queued(drain) = queue.enqueue(send(10, tag: tag), waitUnlessWritable: true, eventLoop: loop).0 else {
+                Issue.record("refused")
+                return
+            }
+            drains.append(drain)
+        }
+        #expect(drains == [true, false, false])
+        #expect(tags(queue.take()) == [1, 2, 3])  // in the order queued
+        #expect(queue.take().isEmpty)
+        guard case .queued(drain: true) = queue.enqueue(send(10, tag: 4), waitUnlessWritable: true, eventLoop: loop).0 else {
+            Issue.record("the first frame after a take did not ask for a drain")
+            return
+        }
+        #expect(tags(queue.take()) == [4])
+    }
+
+    @Test func aSendWaitsWhenTheChannelOrTheQueueIsFull() throws {
+        let queue = OutboundQueue()
+        // Writable, queue empty: no wait. Not writable: a wait. Requests (nil) never wait.
+        #expect(queue.enqueue(send(10, tag: 1), waitUnlessWritable: true, eventLoop: loop).written == nil)
+        let unwritable = try #require(queue.enqueue(send(10, tag: 2), waitUnlessWritable: false, eventLoop: loop).written)
+        #expect(queue.enqueue(send(10, tag: 3), waitUnlessWritable: nil, eventLoop: loop).written == nil)
+        // Above `waitAbove` bytes queued, a send on a writable channel waits too.
+        _ = queue.enqueue(send(OutboundQueue.waitAbove, tag: 4), waitUnlessWritable: true, eventLoop: loop)
+        let overfull = try #require(queue.enqueue(send(1, tag: 5), waitUnlessWritable: true, eventLoop: loop).written)
+        let entries = queue.take()
+        #expect(entries.map { $0.written != nil } == [false, true, false, false, true])
+        for entry in entries { entry.written?.succeed() }
+        #expect(throws: Never.self) { try unwritable.wait() }
+        #expect(throws: Never.self) { try overfull.wait() }
+        // The take emptied the byte count: no wait again.
+        #expect(queue.enqueue(send(10, tag: 6), waitUnlessWritable: true, eventLoop: loop).written == nil)
+    }
+
+    @Test func aClosedQueueRefusesFramesAndGivesBackThoseItHeld() {
+        let queue = OutboundQueue()
+        _ = queue.enqueue(send(10, tag: 1), waitUnlessWritable: true, eventLoop: loop)
+        _ = queue.enqueue(send(10, tag: 2), waitUnlessWritable: nil, eventLoop: loop)
+        #expect(tags(queue.close()) == [1, 2])
+        guard case .closed = queue.enqueue(send(10, tag: 3), waitUnlessWritable: true, eventLoop: loop).0 else {
+            Issue.record("a closed queue took a frame")
+            return
+        }
+        #expect(queue.take().isEmpty)
+    }
+}
