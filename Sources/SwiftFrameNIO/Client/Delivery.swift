@@ -51,45 +51,11 @@ extension FrameClient {
             shortLink = link
             longDeadline = min(deadline, start + after)
         }
-        var retries = 0
-        longLink: while true {
-            let connection: Connection<Table>
-            do {
-                connection = try await self.connection(within: longDeadline - .now, unlessDown: shortLink != nil)
-            } catch is LongLinkDown {
-                break longLink
-            } catch FrameClientError.noConnection {
-                if shortLink != nil { break longLink }
-                throw FrameClientError.noConnection(after: timeout)  // the request's whole deadline
-            } catch FrameClientError.stopped where shortLink != nil {
-                break longLink
-            } catch FrameClientError.gaveUp where shortLink != nil {
-                break longLink
-            }
-            do {
-                let reply = try await overLongLink(connection, longDeadline - .now)
-                return DeliveredReply(reply: reply, link: .long(connection.endpoint), retries: retries)
-            } catch FrameClientError.timedOut {
-                // The late reply, if it comes, is dropped (the request was given up).
-                if shortLink != nil { break longLink }
-                throw FrameClientError.timedOut(command: command, after: timeout)  // the whole deadline
-            } catch is NotSent {
-                machine.withLockedValue { $0.retire { $0.channel === connection.channel } }
-                if ContinuousClock.now >= longDeadline {
-                    if shortLink != nil { break longLink }
-                    throw FrameClientError.noConnection(after: timeout)
-                }
-            } catch let FrameClientError.connectionLost(reason) {
-                if shortLink != nil { break longLink }
-                guard options.idempotent, retries < configuration.retries.perRequest, ContinuousClock.now < deadline,
-                      retryBudget.withLockedValue({ $0.take(now: .now) }) else {
-                    throw FrameClientError.connectionLost(reason)
-                }
-                retries += 1
-                configuration.logger.debug("sending an idempotent request again on the next connection", metadata: [
-                    "command": "\(command)", "retry": "\(retries)", "reason": "\(reason)",
-                ])
-            }
+        if let (reply, endpoint, retries) = try await self.overLongLink(
+            command: command, timeout: timeout, until: longDeadline, fallsBack: shortLink != nil,
+            idempotent: options.idempotent, overLongLink)
+        {
+            return DeliveredReply(reply: reply, link: .long(endpoint), retries: retries)
         }
         guard let shortLink else { throw FrameClientError.noConnection(after: timeout) }  // not reached
         let frames = try await withDeadline(deadline, command: command, timeout: timeout) { remaining in
@@ -117,7 +83,62 @@ extension FrameClient {
                                              metadata: ["command": "\(Table.commandID(of: frame))", "error": "\(error)"])
             }
         }
-        return DeliveredReply(reply: reply, link: .short, retries: retries)
+        return DeliveredReply(reply: reply, link: .short, retries: 0)
+    }
+
+    /// Runs `body` on the current connection, or the next one within the deadline; again on the
+    /// next connection if it had closed before the request went out, or, for an `idempotent`
+    /// request, if it dropped before the reply came (within the retry limits). Returns the reply,
+    /// the endpoint that gave it and the retries it took; nil, for a request that `fallsBack`,
+    /// when the long link is down, drops or is too slow (the short link's turn). Errors name
+    /// the request's whole `timeout`.
+    func overLongLink<T>(
+        command: UInt32, timeout: Duration, until deadline: ContinuousClock.Instant, fallsBack: Bool,
+        idempotent: Bool, _ body: (Connection<Table>, Duration) async throws -> T
+    ) async throws -> (reply: T, endpoint: Endpoint, retries: Int)? {
+        var retries = 0
+        while true {
+            let connection: Connection<Table>
+            if let ready = machine.withLockedValue({ $0.connection }) {
+                connection = Connection(ready, configuration: configuration)  // the usual case, without a call that may suspend
+            } else {
+                do {
+                    connection = try await self.connection(within: deadline - .now, unlessDown: fallsBack)
+                } catch is LongLinkDown {
+                    return nil
+                } catch FrameClientError.noConnection {
+                    if fallsBack { return nil }
+                    throw FrameClientError.noConnection(after: timeout)
+                } catch FrameClientError.stopped where fallsBack {
+                    return nil
+                } catch FrameClientError.gaveUp where fallsBack {
+                    return nil
+                }
+            }
+            do {
+                return (try await body(connection, deadline - .now), connection.endpoint, retries)
+            } catch FrameClientError.timedOut {
+                // The late reply, if it comes, is dropped (the request was given up).
+                if fallsBack { return nil }
+                throw FrameClientError.timedOut(command: command, after: timeout)
+            } catch is NotSent {
+                machine.withLockedValue { $0.retire { $0.channel === connection.channel } }
+                if ContinuousClock.now >= deadline {
+                    if fallsBack { return nil }
+                    throw FrameClientError.noConnection(after: timeout)
+                }
+            } catch let FrameClientError.connectionLost(reason) where fallsBack || idempotent {
+                if fallsBack { return nil }
+                guard retries < configuration.retries.perRequest, ContinuousClock.now < deadline,
+                      retryBudget.withLockedValue({ $0.take(now: .now) }) else {
+                    throw FrameClientError.connectionLost(reason)
+                }
+                retries += 1
+                configuration.logger.debug("sending an idempotent request again on the next connection", metadata: [
+                    "command": "\(command)", "retry": "\(retries)", "reason": "\(reason)",
+                ])
+            }
+        }
     }
 
     /// `body` given the time left until `deadline`, cancelled then: `FrameClientError.timedOut`.

@@ -146,7 +146,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     public func request<M: RequestMessage & CommandMessage>(
         _ message: M, timeout: Duration? = nil
     ) async throws -> M.Response where M.Response: CommandMessage {
-        try await onAConnection(timeout: timeout) { connection, remaining in
+        try await onAConnection(command: M.commandID, timeout: timeout) { connection, remaining in
             try await connection.unsentRequest(message, timeout: remaining)
         }
     }
@@ -155,7 +155,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     public func request(
         command: UInt32, payload: [UInt8] = [], replyCommand: UInt32? = nil, timeout: Duration? = nil
     ) async throws -> Table.Inbound {
-        try await onAConnection(timeout: timeout) { connection, remaining in
+        try await onAConnection(command: command, timeout: timeout) { connection, remaining in
             try await connection.unsentRequest(command: command, payload: payload, replyCommand: replyCommand,
                                                timeout: remaining)
         }
@@ -164,30 +164,13 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// Runs `body` on the current connection, or the next within `timeout`; again on the next
     /// one if the connection had closed before the request went out.
     private func onAConnection<T>(
-        timeout: Duration?, _ body: (Connection<Table>, Duration) async throws -> T
+        command: UInt32, timeout: Duration?, _ body: (Connection<Table>, Duration) async throws -> T
     ) async throws -> T {
         let timeout = timeout ?? configuration.requestTimeout
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let connection: Connection<Table>
-            if let ready = machine.withLockedValue({ $0.connection }) {
-                connection = Connection(ready, configuration: configuration)  // the usual case, without a call that may suspend
-            } else {
-                do {
-                    connection = try await self.connection(within: deadline - ContinuousClock.now)
-                } catch FrameClientError.noConnection {
-                    throw FrameClientError.noConnection(after: timeout)  // the request's whole deadline
-                }
-            }
-            do {
-                return try await body(connection, deadline - ContinuousClock.now)
-            } catch let FrameClientError.timedOut(command, _) {
-                throw FrameClientError.timedOut(command: command, after: timeout)  // the whole deadline
-            } catch is NotSent {
-                machine.withLockedValue { $0.retire { $0.channel === connection.channel } }
-                if ContinuousClock.now >= deadline { throw FrameClientError.noConnection(after: timeout) }
-            }
-        }
+        guard let (reply, _, _) = try await overLongLink(
+            command: command, timeout: timeout, until: .now + timeout, fallsBack: false, idempotent: false, body)
+        else { throw FrameClientError.noConnection(after: timeout) }  // not reached: nil only when falling back
+        return reply
     }
 
     /// Sends without waiting for a reply, once connected (within the request timeout).
