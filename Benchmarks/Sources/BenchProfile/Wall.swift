@@ -79,7 +79,30 @@ func wallRows() -> [WallRow] {
             })
         }))
     }
+    // Frames cut and their messages decoded (a stream of 1 MiB of each message).
+    rows.append(messageFramesRow("flat", SF.flat, PB.flat))
+    rows.append(messageFramesRow("login", SF.login, PB.login))
     return rows
+}
+
+/// Frames whose bodies are `sf`, cut and decoded by SwiftFrame, against NIO's decoder with
+/// SwiftProtobuf decoding each body; both check every message they decode.
+func messageFramesRow<F: SwiftFrame.Message & Equatable, P: SwiftProtobuf.Message & Equatable>(_ caseName: String, _ sf: F, _ pb: P) -> WallRow {
+    let frames = MessageFrames(name: caseName, body: try! sf.serializedBytes())
+    precondition(frames.decodeSwiftFrame(F.self, check: { $0 == sf }) == frames.frameCount, "\(caseName): SwiftFrame decoded other messages")
+    precondition(frames.decodeNIO(P.self, check: { $0 == pb }) == frames.frameCount, "\(caseName): SwiftProtobuf decoded other messages")
+    return WallRow(name: "frames + decode \(caseName)", contenders: [
+        ("SwiftFrame", { n in
+            var total = 0
+            for _ in 0..<n { total &+= frames.decodeSwiftFrame(F.self) }
+            consume(total)
+        }),
+        ("NIO-decoder + SwiftProtobuf", { n in
+            var total = 0
+            for _ in 0..<n { total &+= frames.decodeNIO(P.self) }
+            consume(total)
+        }),
+    ])
 }
 
 func nanoseconds(_ duration: Duration) -> Double {
