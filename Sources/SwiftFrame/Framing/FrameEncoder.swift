@@ -77,6 +77,20 @@ public struct FrameEncoder: Sendable {
         return (UInt64(wire), headerSize)
     }
 
+    /// Writes the header of a frame with `payloadCount` bytes of body at the start of
+    /// `memory`, which must hold `headerSize(payloadCount:)` bytes, and returns its size: for a
+    /// transport that writes into its own buffers (the body goes right after it). On error
+    /// nothing counts as written.
+    public func writeHeader(
+        _ header: FrameHeader, payloadCount: Int, into memory: UnsafeMutableRawBufferPointer
+    ) throws(FrameError) -> Int {
+        let (wire, headerSize) = try checkedLength(payloadCount: payloadCount)
+        precondition(memory.count >= headerSize, "room for \(memory.count) bytes, the header takes \(headerSize)")
+        var sink = MemorySink(memory: memory)
+        try store(header, wire: wire, into: &sink)
+        return sink.count
+    }
+
     /// Appends the header for a body of `payloadCount` bytes and makes room for the body
     /// (unless `reservingPayload` is false). Leaves `bytes` as it was on error.
     @usableFromInline
@@ -91,39 +105,76 @@ public struct FrameEncoder: Sendable {
         }
         let mark = bytes.count
         do throws(FrameError) {
-            for field in plan.fields {
-                let value: UInt64
-                switch field.kind {
-                case let .magic(magic):
-                    value = magic
-                case .length:
-                    if field.width == 0 {
-                        Wire.appendVarint(wire, to: &bytes)
-                        continue
-                    }
-                    value = wire
-                case .command:
-                    guard let command = header.command else { throw .missingValue(field: "cmd") }
-                    value = UInt64(command)
-                case .sequence:
-                    guard let sequence = header.sequence else { throw .missingValue(field: "seq") }
-                    value = sequence
-                case let .type(known):
-                    guard let type = header.type else { throw .missingValue(field: "type") }
-                    if !known.isEmpty && !known.contains(type) { throw .unlistedType(value: type) }
-                    value = type
-                case let .extra(name):
-                    guard let extra = header.extras[name] else { throw .missingValue(field: name) }
-                    value = extra
-                }
-                guard LayoutRules.fits(value, width: field.width) else {
-                    throw .valueOutOfRange(field: field.name, value: value, width: field.width)
-                }
-                FramePlan.store(value, width: field.width, byteOrder: field.byteOrder, into: &bytes)
-            }
+            try store(header, wire: wire, into: &bytes)
         } catch {
             bytes.removeSubrange(mark...)
             throw error
         }
+    }
+
+    /// The header's fields, in the layout's order, with `wire` in the length field.
+    @usableFromInline
+    func store<Sink: ByteSink>(_ header: FrameHeader, wire: UInt64, into sink: inout Sink) throws(FrameError) {
+        for field in plan.fields {
+            let value: UInt64
+            switch field.kind {
+            case let .magic(magic):
+                value = magic
+            case .length:
+                if field.width == 0 {
+                    var rest = wire
+                    while rest >= 0x80 {
+                        sink.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+                        rest >>= 7
+                    }
+                    sink.append(UInt8(rest))
+                    continue
+                }
+                value = wire
+            case .command:
+                guard let command = header.command else { throw .missingValue(field: "cmd") }
+                value = UInt64(command)
+            case .sequence:
+                guard let sequence = header.sequence else { throw .missingValue(field: "seq") }
+                value = sequence
+            case let .type(known):
+                guard let type = header.type else { throw .missingValue(field: "type") }
+                if !known.isEmpty && !known.contains(type) { throw .unlistedType(value: type) }
+                value = type
+            case let .extra(name):
+                guard let extra = header.extras[name] else { throw .missingValue(field: name) }
+                value = extra
+            }
+            guard LayoutRules.fits(value, width: field.width) else {
+                throw .valueOutOfRange(field: field.name, value: value, width: field.width)
+            }
+            FramePlan.store(value, width: field.width, byteOrder: field.byteOrder, into: &sink)
+        }
+    }
+}
+
+/// Where a header's bytes go: an array, or memory a transport lends (`MemorySink`).
+@usableFromInline
+protocol ByteSink {
+    mutating func append(_ byte: UInt8)
+}
+
+extension Array: ByteSink where Element == UInt8 {}
+
+/// Bytes written one after another into memory known to be large enough.
+@usableFromInline
+struct MemorySink: ByteSink {
+    @usableFromInline let memory: UnsafeMutableRawBufferPointer
+    @usableFromInline var count = 0
+
+    @usableFromInline
+    init(memory: UnsafeMutableRawBufferPointer) {
+        self.memory = memory
+    }
+
+    @inlinable
+    mutating func append(_ byte: UInt8) {
+        memory[count] = byte
+        count &+= 1
     }
 }

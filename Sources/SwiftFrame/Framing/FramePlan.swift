@@ -109,7 +109,7 @@ struct FramePlan: Sendable {
     }
 
     @inlinable
-    static func store(_ value: UInt64, width: Int, byteOrder: FrameLayout.ByteOrder, into bytes: inout [UInt8]) {
+    static func store<Sink: ByteSink>(_ value: UInt64, width: Int, byteOrder: FrameLayout.ByteOrder, into bytes: inout Sink) {
         if byteOrder == .bigEndian {
             var shift = 8 * width
             while shift > 0 {

@@ -41,9 +41,18 @@ public struct FrameEncoderHandler: MessageToByteEncoder, Sendable {
 extension FrameEncoder {
     /// Writes a frame with `payload` as its body to a `ByteBuffer`.
     func write(_ header: FrameHeader, payload: [UInt8], to buffer: inout ByteBuffer) throws(FrameError) {
-        let head = try self.header(header, payloadCount: payload.count)
-        buffer.reserveCapacity(minimumWritableBytes: head.count + payload.count)
-        buffer.writeBytes(head)
+        let headerSize = try headerSize(payloadCount: payload.count)
+        buffer.reserveCapacity(minimumWritableBytes: headerSize + payload.count)
+        var failure: FrameError?
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: headerSize) { memory in
+            do throws(FrameError) {
+                return try writeHeader(header, payloadCount: payload.count, into: memory)
+            } catch {
+                failure = error
+                return 0
+            }
+        }
+        if let failure { throw failure }
         buffer.writeBytes(payload)
     }
 }

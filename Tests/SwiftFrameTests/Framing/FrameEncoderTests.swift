@@ -195,6 +195,35 @@ import Testing
         #expect(bytes == [1, 2, 3])
     }
 
+    @Test func aHeaderWrittenIntoMemoryIsTheArraysHeader() throws {
+        // Every preset (big- and little-endian, varint length, magic, extras), with payload
+        // sizes that change a varint length's width.
+        let header = FrameHeader(command: 0x1234, sequence: 7, type: 1, extras: ["playerId": 5, "sessionId": 6, "compressed": 1])
+        var checked = 0
+        for name in FrameLayout.presetNames {
+            let layout = try #require(FrameLayout.preset(named: name))
+            let encoder = FrameEncoder(layout: layout)
+            for payloadCount in [0, 1, 127, 128, 300] {
+                guard let expected = try? encoder.header(header, payloadCount: payloadCount) else { continue }
+                let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
+                defer { memory.deallocate() }
+                let written = try encoder.writeHeader(header, payloadCount: payloadCount, into: memory)
+                #expect(Array(memory[..<written]) == expected, "\(name), \(payloadCount) B")
+                checked += 1
+            }
+        }
+        #expect(checked >= 5 * FrameLayout.presetNames.count - 5)
+        // The errors are the array's.
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
+        defer { memory.deallocate() }
+        #expect(frameError { () throws(FrameError) in
+            _ = try FrameEncoder(layout: .gameHTTPRequest).writeHeader(FrameHeader(command: 1, extras: ["playerId": 5]), payloadCount: 0, into: memory)
+        } == .missingValue(field: "sessionId"))
+        #expect(frameError { () throws(FrameError) in
+            _ = try FrameEncoder(layout: .u16u16).writeHeader(FrameHeader(command: 1), payloadCount: 0x1_0000, into: memory)
+        } == .payloadTooLarge(size: 0x1_0000, limit: 0xFFFF))
+    }
+
     @Test func errorDescriptions() {
         #expect(FrameError.badMagic(offset: 12, found: 0xFE, expected: 0xFF).description == "bad magic 0xFE, expected 0xFF at offset 12")
         #expect(FrameError.truncated(offset: 3, buffered: 1).reason == "truncated frame: the stream ends after 1 byte of it")
