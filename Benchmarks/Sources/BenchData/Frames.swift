@@ -98,13 +98,20 @@ public struct FrameStream: @unchecked Sendable {
     /// that of a pass-through handler followed by the counting handler. The buffer is allocated
     /// for the largest frame plus a read (a read is appended whole, with the next frame's start).
     public func decodeNIODecoder() -> Int {
+        let sink = Sink()
+        Self.feedNIODecoder(buffers, capacity: payloadSize + 4 + Self.chunkSize, to: sink)
+        return sink.bytes
+    }
+
+    /// Feeds `buffers` to NIO's LengthFieldBasedFrameDecoder, called directly with an
+    /// accumulation buffer of `capacity` bytes, the frames going to `sink`.
+    static func feedNIODecoder(_ buffers: [ByteBuffer], capacity: Int, to sink: any ChannelHandler) {
         let channel = EmbeddedChannel()
         let head = PassThrough()
-        let sink = Sink()
         try! channel.pipeline.syncOperations.addHandlers([head, sink])
         let context = try! channel.pipeline.syncOperations.context(handler: head)
         let decoder = LengthFieldBasedFrameDecoder(lengthFieldLength: .four)
-        var accumulated = ByteBufferAllocator().buffer(capacity: payloadSize + 4 + Self.chunkSize)
+        var accumulated = ByteBufferAllocator().buffer(capacity: capacity)
         for buffer in buffers {
             var buffer = buffer
             accumulated.writeBuffer(&buffer)
@@ -112,7 +119,6 @@ public struct FrameStream: @unchecked Sendable {
             accumulated.discardReadBytes()
         }
         _ = try! channel.finish()
-        return sink.bytes
     }
 
     /// The ceiling: the same 4 KiB pieces copied with memcpy into one buffer of the stream's size.

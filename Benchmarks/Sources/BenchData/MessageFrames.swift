@@ -5,8 +5,6 @@
 // SwiftProtobuf decoding each frame's bytes, copied out of the ByteBuffer as a NIO user must
 // (SwiftProtobuf reads arrays, slices of arrays and Data, not a ByteBuffer).
 import NIOCore
-import NIOEmbedded
-import NIOExtras
 import SwiftFrame
 import SwiftProtobuf
 
@@ -53,20 +51,8 @@ public struct MessageFrames: @unchecked Sendable {
 
     /// Messages decoded by SwiftProtobuf from the frames NIO's decoder cuts.
     public func decodeNIO<P: SwiftProtobuf.Message>(_ type: P.Type, check: @escaping (P) -> Bool = { _ in true }) -> Int {
-        let channel = EmbeddedChannel()
-        let head = PassThrough()
         let sink = DecodingSink<P>(check: check)
-        try! channel.pipeline.syncOperations.addHandlers([head, sink])
-        let context = try! channel.pipeline.syncOperations.context(handler: head)
-        let decoder = LengthFieldBasedFrameDecoder(lengthFieldLength: .four)
-        var accumulated = ByteBufferAllocator().buffer(capacity: largestFrame + FrameStream.chunkSize)
-        for buffer in buffers {
-            var buffer = buffer
-            accumulated.writeBuffer(&buffer)
-            while case .continue = try! decoder.decode(context: context, buffer: &accumulated) {}
-            accumulated.discardReadBytes()
-        }
-        _ = try! channel.finish()
+        FrameStream.feedNIODecoder(buffers, capacity: largestFrame + FrameStream.chunkSize, to: sink)
         return sink.decoded
     }
 }
