@@ -13,7 +13,9 @@
 /// - Payloads are slices of the decoder's buffer, not copies. An array fed while nothing is
 ///   buffered is kept as it is, and so is an array fed while a frame is still incomplete: the
 ///   decoder copies from it only the bytes that complete that frame, then cuts the following
-///   frames out of the array itself. So a frame that lies within one read is never copied.
+///   frames out of the array itself. So a frame that lies within one read is never copied. An
+///   array that lies wholly inside the frame being completed (the middle of a large frame) is
+///   copied into place as it is fed.
 /// - Errors carry the stream offset of the field at fault. Under `.fail` the first error is
 ///   thrown again by every later call. Under `.resynchronize(maxSkip:)` a bad header is thrown
 ///   once, then decoding goes on from the next magic.
@@ -86,6 +88,12 @@ public struct FrameDecoder: Sendable {
             setAside()
             buffer = bytes
             bufferIsFed = true
+        } else if queuedByteCount == 0, let pending,
+                  pending.headerSize + pending.payloadCount - (buffer.count - start) >= bytes.count {
+            // All of it belongs to the frame being completed, which is copied together anyway:
+            // straight into the decoder's own array, without queueing it first.
+            makeAppendable(adding: bytes.count)
+            buffer.append(contentsOf: bytes)
         } else if queuedByteCount == 0 {
             next = bytes
             nextOffset = 0
