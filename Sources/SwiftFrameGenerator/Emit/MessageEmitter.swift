@@ -77,7 +77,8 @@ struct MessageEmitter {
     /// is `Message.Defaults.field`.
     private func emitDefaults(to printer: Printer) {
         let declared = message.fields.compactMap { field -> (Field, String)? in
-            guard let text = field.declaredDefault, let literal = DefaultValues.literal(text, for: field.kind) else {
+            guard let text = field.declaredDefault, let value = field.shape.value,
+                  let literal = DefaultValues.literal(text, for: value) else {
                 return nil
             }
             return (field, literal)
@@ -171,11 +172,11 @@ struct MessageEmitter {
             switch member {
             case let .field(field):
                 let code = FieldCode(field: field)
-                if code.isCustomInTable {
-                    lines.append("custom \(code.storedProperty)")
-                    types.append(code.storedType)
-                } else {
-                    let (line, type) = code.layoutLine(withNames: withNames)
+                switch code.tableEntry(withNames: withNames) {
+                case let .custom(property, type):
+                    lines.append("custom \(property)")
+                    types.append(type)
+                case let .line(line, type):
                     lines.append(line)
                     types += type.map { [$0] } ?? []
                 }
@@ -339,13 +340,12 @@ struct MessageEmitter {
             }
             for field in fields where FieldCode(field: field).needsInitializationCheck {
                 let access = "self.\(field.swiftName)"
-                switch field.presence {
-                case .repeated: printer.line("for value in \(access) { try value.checkInitialized() }")
+                switch field.shape {
+                case .repeated, .packed: printer.line("for value in \(access) { try value.checkInitialized() }")
                 case .map: printer.line("for value in \(access).values { try value.checkInitialized() }")
-                case .oneof:
-                    guard let oneof = field.oneof else { preconditionFailure("\(field.protoName) is in no oneof") }
-                    printer.line("if case let .\(field.swiftName)(value)? = self.\(oneof.swiftName) { try value.checkInitialized() }")
-                case .explicit, .implicit: printer.line("try \(access)?.checkInitialized()")
+                case let .oneofMember(_, oneof):
+                    printer.line("if case let .\(field.swiftName)(value)? = self.\(oneof) { try value.checkInitialized() }")
+                case .optional, .required, .implicit: printer.line("try \(access)?.checkInitialized()")
                 }
             }
         }

@@ -198,7 +198,7 @@ extension CommandResolver {
         for message in allMessages(of: file) {
             guard let field = message.fields.first(where: { $0.protoName == fieldName }),
                   let name = field.declaredDefault else { continue }
-            guard case let .enumeration(enumType) = field.kind,
+            guard case let .plain(.enumeration(enumType))? = field.shape.value,
                   let number = enumType.cases.first(where: { $0.protoName == name })?.number
                     ?? enumType.aliases.first(where: { $0.protoName == name })?.target.number else {
                 problems.append("\(place): message \(message.fullName): field \(fieldName) needs an enum default naming the id")

@@ -377,12 +377,12 @@ struct CommandResolver {
                 guard let selectorName = container.envelopeBodies[body.number]?.selector else { continue }
                 let configured = config.envelope(message: container.fullName, body: body.protoName)
                 let place = "\(file.name): message \(container.fullName): field \(body.protoName)"
-                guard case .scalar(.bytes) = body.kind, body.presence == .implicit else {
+                guard case .implicit(.scalar(.bytes)) = body.shape else {
                     problems.append("\(place): (swiftframe.selected_by) needs a singular bytes field")
                     continue
                 }
                 guard let selector = container.fields.first(where: { $0.protoName == selectorName }),
-                      case let .enumeration(selectorType) = selector.kind, !selector.isRepeated else {
+                      let selectorType = selector.singularEnum else {
                     problems.append("\(place): selected_by names \"\(selectorName)\", which is not an enum field of \(container.protoName)")
                     continue
                 }

@@ -35,8 +35,8 @@ public enum ScalarType: Sendable {
         }
     }
 
-    /// The runtime codec type (`ProtoSInt32`); nil for string and bytes.
-    public var codec: String? {
+    /// The runtime codec type (`ProtoSInt32`, `ProtoString`).
+    public var codec: String {
         switch self {
         case .double: return "ProtoDouble"
         case .float: return "ProtoFloat"
@@ -51,7 +51,8 @@ public enum ScalarType: Sendable {
         case .sfixed64: return "ProtoSFixed64"
         case .sint32: return "ProtoSInt32"
         case .sint64: return "ProtoSInt64"
-        case .string, .bytes: return nil
+        case .string: return "ProtoString"
+        case .bytes: return "ProtoBytes"
         }
     }
 
@@ -82,6 +83,59 @@ public enum ScalarType: Sendable {
         case .sint32: self = .sint32
         case .sint64: self = .sint64
         case .group, .message, .enum_: return nil
+        }
+    }
+}
+
+/// The scalars a packed field can repeat: every one but string and bytes.
+public enum NumericScalar: Sendable {
+    case double, float, int64, uint64, int32, fixed64, fixed32, bool, uint32, sfixed32, sfixed64, sint32, sint64
+
+    /// How a packed run of them travels: as varints or as fixed-width words.
+    public enum Encoding: Sendable { case varint, fixed32, fixed64 }
+
+    public init?(_ scalar: ScalarType) {
+        switch scalar {
+        case .double: self = .double
+        case .float: self = .float
+        case .int64: self = .int64
+        case .uint64: self = .uint64
+        case .int32: self = .int32
+        case .fixed64: self = .fixed64
+        case .fixed32: self = .fixed32
+        case .bool: self = .bool
+        case .uint32: self = .uint32
+        case .sfixed32: self = .sfixed32
+        case .sfixed64: self = .sfixed64
+        case .sint32: self = .sint32
+        case .sint64: self = .sint64
+        case .string, .bytes: return nil
+        }
+    }
+
+    public var scalar: ScalarType {
+        switch self {
+        case .double: return .double
+        case .float: return .float
+        case .int64: return .int64
+        case .uint64: return .uint64
+        case .int32: return .int32
+        case .fixed64: return .fixed64
+        case .fixed32: return .fixed32
+        case .bool: return .bool
+        case .uint32: return .uint32
+        case .sfixed32: return .sfixed32
+        case .sfixed64: return .sfixed64
+        case .sint32: return .sint32
+        case .sint64: return .sint64
+        }
+    }
+
+    public var encoding: Encoding {
+        switch self {
+        case .int32, .int64, .uint32, .uint64, .sint32, .sint64, .bool: return .varint
+        case .fixed32, .sfixed32, .float: return .fixed32
+        case .fixed64, .sfixed64, .double: return .fixed64
         }
     }
 }
@@ -220,10 +274,12 @@ public final class MessageType {
     public var hasMemberwiseInit: Bool { (1...512).contains(members.count) }
 
     public var members: [Member] {
-        var seen: Set<ObjectIdentifier> = []
+        var oneofsByName: [String: Oneof] = [:]
+        for oneof in oneofs { oneofsByName[oneof.swiftName] = oneof }
         return fields.compactMap { field in
-            guard let oneof = field.oneof else { return .field(field) }
-            return seen.insert(ObjectIdentifier(oneof)).inserted ? .oneof(oneof) : nil
+            guard let name = field.oneof else { return .field(field) }
+            // The oneof's property stands where its first member does.
+            return oneofsByName.removeValue(forKey: name).map(Member.oneof)
         }
     }
 }
@@ -251,63 +307,172 @@ public final class Oneof {
     }
 }
 
-public final class Field {
-    public indirect enum Kind {
+/// One field of a message. What it holds and how it is present are one value, `shape`,
+/// whose cases are exactly the combinations protobuf allows.
+public struct Field {
+    /// A value read and written by a codec: a number, bool, string, bytes or enum.
+    public enum Plain {
         case scalar(ScalarType)
         case enumeration(EnumType)
-        case message(MessageType)
-        /// `map<K, V>`: a Swift dictionary.
-        case map(key: ScalarType, value: Kind)
     }
 
-    public enum Presence: Equatable {
-        /// proto3 singular: written unless it holds the default.
-        case implicit
-        /// proto3 `optional` and message fields: a Swift optional.
-        case explicit
-        /// repeated; `packed` for scalars written as one length-delimited run.
-        case repeated(packed: Bool)
-        /// A member of a oneof: a case of the oneof's enum.
-        case oneof
-        /// A map field.
-        case map
+    /// What one value of a field is: the element of a repeated field, the content of a
+    /// singular field or of a oneof case.
+    public enum Value {
+        case plain(Plain)
+        case message(MessageType)
+        /// proto2 `group`: a message delimited by start and end tags.
+        case group(MessageType)
+    }
+
+    /// A value with a codec of its own: what a map holds and what an extension carries
+    /// (neither can be a group).
+    public enum Kind {
+        case plain(Plain)
+        case message(MessageType)
+    }
+
+    /// What a packed field repeats: numbers, bools and enums.
+    public enum Packable {
+        case numeric(NumericScalar)
+        case enumeration(EnumType)
+    }
+
+    /// The field's kind and presence together.
+    public enum Shape {
+        /// proto3 singular, no presence: written unless it holds the default (never a message).
+        case implicit(Plain)
+        /// Explicit presence (proto2 `optional`, proto3 `optional`, message fields): a Swift optional.
+        case optional(Value)
+        /// proto2 `required`: a Swift optional that decoding and encoding check.
+        case required(Value)
+        /// `repeated`, each element with its own tag.
+        case repeated(Value)
+        /// `repeated`, written as one length-delimited run.
+        case packed(Packable)
+        /// A member of a oneof (its property `oneof`): a case of the oneof's enum.
+        case oneofMember(Value, oneof: String)
+        /// `map<K, V>`: a Swift dictionary. `key` is an integer, bool or string scalar.
+        case map(key: ScalarType, value: Kind)
     }
 
     public let protoName: String
     public let number: Int32
     public let swiftName: String
-    public let kind: Kind
-    public let presence: Presence
+    public let shape: Shape
     public let comments: String?
-    /// A singular message field: stored out of line, behind an immutable box (or as an
-    /// `indirect` oneof case). A struct then holds one reference per sub-message instead of
-    /// the sub-message itself, so a message may contain itself, and copying, comparing and
-    /// destroying a message costs the same however deep its sub-messages nest.
-    public var isBoxed: Bool {
-        guard case .message = kind else { return false }
-        return presence == .explicit || presence == .oneof
-    }
-    /// The oneof this field is a member of.
-    public internal(set) weak var oneof: Oneof?
-    /// proto2 `required`: decoding and encoding fail while it is unset.
-    public internal(set) var isRequired = false
-    /// proto2 `group`: a message delimited by start and end tags.
-    public internal(set) var isGroup = false
     /// proto2 `[default = ...]`, as protoc wrote it.
-    public internal(set) var declaredDefault: String?
+    public let declaredDefault: String?
 
-    init(protoName: String, number: Int32, swiftName: String, kind: Kind, presence: Presence, comments: String?) {
+    init(protoName: String, number: Int32, swiftName: String, shape: Shape, comments: String?, declaredDefault: String?) {
         self.protoName = protoName
         self.number = number
         self.swiftName = swiftName
-        self.kind = kind
-        self.presence = presence
+        self.shape = shape
         self.comments = comments
+        self.declaredDefault = declaredDefault
     }
 
-    public var isRepeated: Bool {
-        if case .repeated = presence { return true }
+    /// A singular message or group field: stored out of line, behind an immutable box (or as
+    /// an `indirect` oneof case). A struct then holds one reference per sub-message instead of
+    /// the sub-message itself, so a message may contain itself, and copying, comparing and
+    /// destroying a message costs the same however deep its sub-messages nest.
+    public var isBoxed: Bool {
+        switch shape {
+        case .optional(.message), .optional(.group), .required(.message), .required(.group),
+             .oneofMember(.message, _), .oneofMember(.group, _): return true
+        default: return false
+        }
+    }
+
+    /// proto2 `required`: decoding and encoding fail while it is unset.
+    public var isRequired: Bool {
+        if case .required = shape { return true }
         return false
+    }
+
+    /// The enum a singular field (not repeated, not a map) holds.
+    var singularEnum: EnumType? {
+        switch shape {
+        case let .implicit(.enumeration(enumType)), let .optional(.plain(.enumeration(enumType))),
+             let .required(.plain(.enumeration(enumType))), let .oneofMember(.plain(.enumeration(enumType)), _):
+            return enumType
+        default: return nil
+        }
+    }
+
+    /// The property of the oneof this field is a member of.
+    public var oneof: String? {
+        if case let .oneofMember(_, oneof) = shape { return oneof }
+        return nil
+    }
+}
+
+extension Field.Plain {
+    var value: Field.Value { .plain(self) }
+}
+
+extension Field.Kind {
+    var value: Field.Value {
+        switch self {
+        case let .plain(plain): return .plain(plain)
+        case let .message(message): return .message(message)
+        }
+    }
+}
+
+extension Field.Packable {
+    var plain: Field.Plain {
+        switch self {
+        case let .numeric(numeric): return .scalar(numeric.scalar)
+        case let .enumeration(enumType): return .enumeration(enumType)
+        }
+    }
+
+    init?(_ plain: Field.Plain) {
+        switch plain {
+        case let .scalar(scalar):
+            guard let numeric = NumericScalar(scalar) else { return nil }
+            self = .numeric(numeric)
+        case let .enumeration(enumType): self = .enumeration(enumType)
+        }
+    }
+}
+
+extension Field.Shape {
+    /// What one value of the field is; nil for a map, whose entries are a key and a value.
+    var value: Field.Value? {
+        switch self {
+        case let .implicit(plain): return .plain(plain)
+        case let .optional(value), let .required(value), let .repeated(value), let .oneofMember(value, _): return value
+        case let .packed(packable): return .plain(packable.plain)
+        case .map: return nil
+        }
+    }
+
+    /// The message a field of this shape holds (singular, repeated, as a group or as a map
+    /// value), which may need its required fields checked.
+    var containedMessage: MessageType? {
+        switch self {
+        case let .map(_, .message(message)): return message
+        case .map: return nil
+        default:
+            switch value {
+            case let .message(message)?, let .group(message)?: return message
+            case .plain?, nil: return nil
+            }
+        }
+    }
+
+    /// The enum a field of this shape holds, directly or as a map value.
+    var containedEnum: EnumType? {
+        switch self {
+        case let .map(_, .plain(.enumeration(enumType))): return enumType
+        case .map: return nil
+        default:
+            if case let .plain(.enumeration(enumType))? = value { return enumType }
+            return nil
+        }
     }
 }
 

@@ -83,22 +83,18 @@ final class Resolver {
     private static func importedModules(of file: ProtoFile, generatedHere: Set<String>,
                                         moduleMap: [String: String]) -> [String] {
         var named: [ProtoFile] = []
-        func add(_ kind: Field.Kind) {
-            switch kind {
-            case let .message(message): named.append(message.file)
-            case let .enumeration(enumType): named.append(enumType.file)
-            case let .map(_, value): add(value)
-            case .scalar: break
-            }
+        func add(_ shape: Field.Shape) {
+            if let message = shape.containedMessage { named.append(message.file) }
+            if let enumType = shape.containedEnum { named.append(enumType.file) }
         }
         func walk(_ message: MessageType) {
-            message.fields.forEach { add($0.kind) }
+            message.fields.forEach { add($0.shape) }
             message.messages.forEach(walk)
         }
         file.messages.forEach(walk)
         for field in file.extensions {
             named.append(field.container.file)
-            add(field.kind)
+            add(field.isRepeated ? .repeated(field.kind.value) : .optional(field.kind.value))
         }
         for entry in file.commandTable?.entries ?? [] {
             named += [entry.request?.file, entry.response?.file].compactMap { $0 }
@@ -309,7 +305,9 @@ final class Resolver {
                 warnings.append("\(place) of \(container.fullName) gets no typed accessor (groups and MessageSet extensions are kept as unknown fields)")
                 continue
             }
-            guard let kind = extensionKind(field, place: place) else { continue }
+            guard let kind = valueKind(field, place: place, problem: "unsupported extension type \(field.typeFullName)") else {
+                continue
+            }
             accepted.append((index, field, container, kind))
         }
         // Static members of the declaring message, or of the file's namespace enum.
@@ -327,18 +325,19 @@ final class Resolver {
         }
     }
 
-    private func extensionKind(_ field: FieldDescriptor, place: String) -> Field.Kind? {
+    /// The kind of an extension or a map value: a scalar, an enum or a message of this run.
+    private func valueKind(_ field: FieldDescriptor, place: String, problem: String) -> Field.Kind? {
         switch field.type {
         case .message?:
             if case let .message(target)? = types[field.typeFullName] { return .message(target) }
         case .enum_?:
-            if case let .enumeration(target)? = types[field.typeFullName] { return .enumeration(target) }
+            if case let .enumeration(target)? = types[field.typeFullName] { return .plain(.enumeration(target)) }
         case let type?:
-            if let scalar = ScalarType(type) { return .scalar(scalar) }
+            if let scalar = ScalarType(type) { return .plain(.scalar(scalar)) }
         case nil:
             break
         }
-        problems.append("\(place): unsupported extension type \(field.typeFullName)")
+        problems.append("\(place): \(problem)")
         return nil
     }
 
@@ -368,60 +367,59 @@ final class Resolver {
             problems.append("\(place): unknown field type")
             return nil
         }
-        let kind: Field.Kind
-        var isGroup = false
+        let value: Field.Value
         switch type {
         case .group, .message:
-            isGroup = type == .group
             if let entry = mapEntry(field.typeFullName, in: message), entry.isMapEntry {
-                guard let mapKind = resolveMap(entry, in: message, place: place) else { return nil }
+                guard let (key, value) = resolveMap(entry, in: message, place: place) else { return nil }
                 return Field(protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName,
-                             kind: mapKind, presence: .map, comments: comments)
+                             shape: .map(key: key, value: value), comments: comments, declaredDefault: nil)
             }
             guard case let .message(target)? = types[field.typeFullName] else {
                 problems.append("\(place): unknown message type \(field.typeFullName)")
                 return nil
             }
             guard isGeneratable(target.file, for: field, place: place) else { return nil }
-            kind = .message(target)
+            value = type == .group ? .group(target) : .message(target)
         case .enum_:
             guard case let .enumeration(target)? = types[field.typeFullName] else {
                 problems.append("\(place): unknown enum type \(field.typeFullName)")
                 return nil
             }
             guard isGeneratable(target.file, for: field, place: place) else { return nil }
-            kind = .enumeration(target)
+            value = .plain(.enumeration(target))
         default:
-            kind = .scalar(ScalarType(type)!)
+            guard let scalar = ScalarType(type) else {
+                problems.append("\(place): unknown field type")
+                return nil
+            }
+            value = .plain(.scalar(scalar))
         }
+        let shape: Field.Shape
         if let oneof {
-            let member = Field(protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName,
-                               kind: kind, presence: .oneof, comments: comments)
-            member.oneof = oneof
-            member.isGroup = isGroup
-            return member
-        }
-        let isProto2 = message.file.isProto2
-        let presence: Field.Presence
-        switch field.label ?? .optional {
-        case .required:
-            presence = .explicit
-        case .repeated:
-            // proto3 packs by default, proto2 only with [packed = true].
-            presence = .repeated(packed: kind.isPackable && (field.packedOption ?? !isProto2))
-        case .optional:
-            if case .message = kind {
-                presence = .explicit
-            } else {
-                presence = isProto2 || field.isProto3Optional ? .explicit : .implicit
+            shape = .oneofMember(value, oneof: oneof.swiftName)
+        } else {
+            let isProto2 = message.file.isProto2
+            switch (field.label ?? .optional, value) {
+            case (.required, _):
+                shape = .required(value)
+            case let (.repeated, .plain(plain)):
+                // proto3 packs by default, proto2 only with [packed = true].
+                if let packable = Field.Packable(plain), field.packedOption ?? !isProto2 {
+                    shape = .packed(packable)
+                } else {
+                    shape = .repeated(value)
+                }
+            case (.repeated, _):
+                shape = .repeated(value)
+            case let (.optional, .plain(plain)) where !isProto2 && !field.isProto3Optional:
+                shape = .implicit(plain)
+            case (.optional, _):
+                shape = .optional(value)
             }
         }
-        let resolved = Field(protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName,
-                             kind: kind, presence: presence, comments: comments)
-        resolved.isRequired = field.isRequired
-        resolved.isGroup = isGroup
-        resolved.declaredDefault = field.defaultValue
-        return resolved
+        return Field(protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName, shape: shape,
+                     comments: comments, declaredDefault: oneof == nil ? field.defaultValue : nil)
     }
 
     /// A type from a file this generator cannot generate (proto2, editions) would be a
@@ -443,7 +441,7 @@ final class Resolver {
         while changed {
             changed = false
             for message in messages where !message.needsInitializationCheck {
-                if message.fields.contains(where: { $0.kind.containedMessage?.needsInitializationCheck == true }) {
+                if message.fields.contains(where: { $0.shape.containedMessage?.needsInitializationCheck == true }) {
                     message.needsInitializationCheck = true
                     changed = true
                 }
@@ -452,7 +450,7 @@ final class Resolver {
     }
 
     /// The key and value of a map field's synthetic entry message.
-    private func resolveMap(_ entry: MessageDescriptor, in message: MessageType, place: String) -> Field.Kind? {
+    private func resolveMap(_ entry: MessageDescriptor, in message: MessageType, place: String) -> (ScalarType, Field.Kind)? {
         guard let keyField = entry.field.first(where: { $0.number == 1 }),
               let valueField = entry.field.first(where: { $0.number == 2 }),
               let keyType = keyField.type.flatMap(ScalarType.init) else {
@@ -473,18 +471,18 @@ final class Resolver {
                 problems.append("\(place): unknown enum type \(valueField.typeFullName)")
                 return nil
             }
-            value = .enumeration(target)
+            value = .plain(.enumeration(target))
         case let type?:
             guard let scalar = ScalarType(type) else {
                 problems.append("\(place): unsupported map value type")
                 return nil
             }
-            value = .scalar(scalar)
+            value = .plain(.scalar(scalar))
         case nil:
             problems.append("\(place): unknown map value type")
             return nil
         }
-        return .map(key: keyType, value: value)
+        return (keyType, value)
     }
 
     private func mapEntry(_ typeName: String, in message: MessageType) -> MessageDescriptor? {
@@ -493,24 +491,10 @@ final class Resolver {
 }
 
 extension Field.Kind {
-    /// Numeric, bool and enum fields can be packed.
+    /// Numbers, bools and enums can be packed.
     var isPackable: Bool {
-        switch self {
-        case let .scalar(scalar): return scalar != .string && scalar != .bytes
-        case .enumeration: return true
-        case .message, .map: return false
-        }
-    }
-}
-
-extension Field.Kind {
-    /// The message a field of this kind holds (directly, in a list, or as a map value).
-    var containedMessage: MessageType? {
-        switch self {
-        case let .message(message): return message
-        case let .map(_, value): return value.containedMessage
-        case .scalar, .enumeration: return nil
-        }
+        if case let .plain(plain) = self { return Field.Packable(plain) != nil }
+        return false
     }
 }
 
