@@ -63,7 +63,7 @@ extension CommandResolver {
 
     /// The name without its direction: `LoginReq` and `LoginRsp` are both `login`,
     /// `C2G_Ping` and `G2C_Ping` both `ping`.
-    static func stem(of name: String) -> String {
+    static func commandWord(of name: String) -> String {
         var key = normalized(name)
         if direction(of: name) != nil { key.removeFirst(3) }
         for suffix in (requestSuffixes + responseSuffixes).sorted(by: { $0.count > $1.count }) where key.hasSuffix(suffix) {
@@ -102,13 +102,13 @@ extension CommandResolver {
                         request: role == .response ? nil : message, response: role == .request ? nil : message,
                         isMessageID: true)
         }
-        // Requests answer with the response of the same stem, unless a comment names it.
+        // Requests answer with the response of the same command word, unless a comment names it.
         for (request, response) in explicitPairs { pair(request, response, place: "\(place): \(request.protoName)") }
         let paired = Set(explicitPairs.map { ObjectIdentifier($0.0) })
         let withIDs = ids.map(\.message)
         for request in withIDs where roles[ObjectIdentifier(request)] == .request && !paired.contains(ObjectIdentifier(request)) {
-            let stem = Self.stem(of: request.protoName)
-            let matches = withIDs.filter { roles[ObjectIdentifier($0)] == .response && Self.stem(of: $0.protoName) == stem }
+            let word = Self.commandWord(of: request.protoName)
+            let matches = withIDs.filter { roles[ObjectIdentifier($0)] == .response && Self.commandWord(of: $0.protoName) == word }
             if matches.count == 1 { pair(request, matches[0], place: "\(place): \(request.protoName)") }
         }
         for command in table.command {
@@ -146,8 +146,8 @@ extension CommandResolver {
     /// `option (MsgID) = MSG_LOGIN_REQUEST;`: the option's value on each message of the file.
     private mutating func optionIDs(_ option: String, file: ProtoFile, place: String) -> [(message: MessageType, id: UInt32)] {
         let trimmed = option.hasPrefix(".") ? String(option.dropFirst()) : option
-        let package = file.descriptor.packageName
-        let candidates = extensionsOfTheRun().filter { name, field in
+        let package = file.package
+        let candidates = extensions.byName.filter { name, field in
             field.extendee == ".google.protobuf.MessageOptions"
                 && (name == trimmed || name == package + "." + trimmed || name.hasSuffix("." + trimmed))
         }
@@ -156,15 +156,13 @@ extension CommandResolver {
             problems.append("\(place): message_option \"\(option)\" \(candidates.isEmpty ? "is no extension of google.protobuf.MessageOptions in this protoc run" : "is ambiguous: \(found)")")
             return []
         }
-        guard [.int32, .uint32, .int64, .uint64, .enum_].contains(field.type) else {
+        guard let type = field.type, ExtensionCatalog.integerTypes.contains(type) else {
             problems.append("\(place): message_option \"\(option)\" is not an integer or enum option")
             return []
         }
-        // The project's own extension, read as the varint it is (an enum or an integer).
-        let extensionField = SwiftFrame.Extension<Google_Protobuf_MessageOptions, SwiftFrame.ProtoUInt64>(
-            fieldNumber: Int(field.fieldNumber), protoName: option)
-        return allMessages(of: file).compactMap { message in
-            guard let value = message.descriptor.options?[extension: extensionField] else { return nil }
+        // The project's own extension, read while declaring as the varint it is.
+        return file.allMessages.compactMap { message in
+            guard let value = message.integerOptions[field.number] else { return nil }
             guard let id = UInt32(exactly: value) else {
                 problems.append("\(place): message \(message.fullName): (\(option)) = \(Int64(bitPattern: value)) is no command id")
                 return nil
@@ -173,29 +171,10 @@ extension CommandResolver {
         }
     }
 
-    /// Every `extend` field of the run, by full name without the leading dot.
-    private func extensionsOfTheRun() -> [String: FieldDescriptor] {
-        var extensions: [String: FieldDescriptor] = [:]
-        func add(_ fields: [FieldDescriptor], scope: String) {
-            for field in fields { extensions[scope.isEmpty ? field.protoName : scope + "." + field.protoName] = field }
-        }
-        func walk(_ message: MessageDescriptor, scope: String) {
-            let name = scope.isEmpty ? message.protoName : scope + "." + message.protoName
-            add(message.extension_, scope: name)
-            message.nestedType.forEach { walk($0, scope: name) }
-        }
-        for file in allFiles {
-            let package = file.descriptor.packageName
-            add(file.descriptor.extension_, scope: package)
-            file.descriptor.messageType.forEach { walk($0, scope: package) }
-        }
-        return extensions
-    }
-
     /// `optional MID mid = 1 [default = LoginReq];`: the number of the enum value the default names.
     private mutating func defaultFieldIDs(_ fieldName: String, file: ProtoFile, place: String) -> [(message: MessageType, id: UInt32)] {
         var found: [(message: MessageType, id: UInt32)] = []
-        for message in allMessages(of: file) {
+        for message in file.allMessages {
             guard let field = message.fields.first(where: { $0.protoName == fieldName }),
                   let name = field.declaredDefault else { continue }
             guard case let .plain(.enumeration(enumType))? = field.shape.value,
@@ -216,7 +195,7 @@ extension CommandResolver {
                                             place: String) -> ([(message: MessageType, id: UInt32)], [(MessageType, MessageType)]) {
         var start = comments.start
         if comments.startFromFileName {
-            let stem = Resolver.stem(of: file.name)
+            let stem = Naming.stem(of: file.name)
             let digits = stem.reversed().drop { !$0.isNumber }.prefix { $0.isNumber }
             guard let number = UInt32(String(digits.reversed())) else {
                 problems.append("\(place): start_from_file_name, but \(file.name) has no number in its name")

@@ -2,20 +2,21 @@ import SwiftFrame
 import SwiftFrameDescriptors
 
 /// A file's command table: every command id with the messages that travel under it.
-public final class CommandTable {
+/// Built complete, with every name decided, once the run's tables are resolved.
+public struct CommandTable {
     public struct Entry {
         public let id: UInt32
         /// Case name in the table's `ID` enum (`test` for CMD_TEST).
-        public internal(set) var swiftName: String
+        public let swiftName: String
         /// Where the command came from, for messages and comments (`CMD_TEST`, `Cs_20001`).
         public let origin: String
         /// Client to server.
-        public var request: MessageType?
+        public let request: MessageType?
         /// Server to client: the reply to `request`, or a push.
-        public var response: MessageType?
+        public let response: MessageType?
         /// The id is the message's own (a convention that gives every message an id): the
         /// other side has no case for it.
-        public var isMessageID = false
+        public let isMessageID: Bool
     }
 
     /// One case of `Inbound` (client side) or `Request` (server side): a message, listing
@@ -28,36 +29,38 @@ public final class CommandTable {
     }
 
     /// `GameCommands`: named by the resolver with the module's other top-level names.
-    public internal(set) var swiftName = ""
+    public let swiftName: String
     public let layout: FrameLayout
-    public internal(set) var entries: [Entry] = []
-    public internal(set) var inbound: [Case] = []
-    public internal(set) var requests: [Case] = []
+    public let entries: [Entry]
+    public let inbound: [Case]
+    public let requests: [Case]
     /// The command whose replies are errors, and the keep-alive command (enum value options).
-    public internal(set) var errorCommand: UInt32?
-    public internal(set) var heartbeatCommand: UInt32?
+    public let errorCommand: UInt32?
+    public let heartbeatCommand: UInt32?
     /// Messages of this table that travel under exactly one id in the whole run, so they
     /// can carry it as `CommandMessage.commandID`.
-    public internal(set) var conformances: [(message: MessageType, id: UInt32)] = []
+    public let conformances: [(message: MessageType, id: UInt32)]
 
-    init(layout: FrameLayout) {
-        self.layout = layout
-    }
-}
-
-extension CommandTable {
     /// Names the `ID` cases, then the `Inbound` and `Request` cases: one per distinct
     /// message of that side, and one per command with no message there.
-    func nameCases() {
+    init(swiftName: String, draft: CommandTableDraft) {
         var ids = NameScope(reserved: Naming.reservedCaseNames)
-        for (index, name) in ids.claim(entries.map { ($0.swiftName, $0.origin) }).enumerated() {
-            entries[index].swiftName = name
+        let names = ids.claim(draft.entries.map { ($0.swiftName, $0.origin) })
+        let entries = zip(draft.entries, names).map { entry, name in
+            Entry(id: entry.id, swiftName: name, origin: entry.origin, request: entry.request, response: entry.response,
+                  isMessageID: entry.isMessageID)
         }
-        inbound = cases(\.response)
-        requests = cases(\.request)
+        self.swiftName = swiftName
+        self.layout = draft.layout
+        self.entries = entries
+        self.inbound = Self.cases(entries, \.response)
+        self.requests = Self.cases(entries, \.request)
+        self.errorCommand = draft.errorCommand
+        self.heartbeatCommand = draft.heartbeatCommand
+        self.conformances = draft.conformances
     }
 
-    private func cases(_ side: KeyPath<Entry, MessageType?>) -> [Case] {
+    private static func cases(_ entries: [Entry], _ side: KeyPath<Entry, MessageType?>) -> [Case] {
         var idsByMessage: [ObjectIdentifier: [UInt32]] = [:]
         var items: [(message: MessageType?, entry: Entry)] = []
         for entry in entries {
@@ -75,9 +78,25 @@ extension CommandTable {
         })
         return zip(items, names).map { item, name in
             Case(name: name, message: item.message,
-                 ids: item.message.map { idsByMessage[ObjectIdentifier($0)]! } ?? [item.entry.id], origin: item.entry.origin)
+                 ids: item.message.flatMap { idsByMessage[ObjectIdentifier($0)] } ?? [item.entry.id], origin: item.entry.origin)
         }
     }
+}
+
+/// A file's command table as resolved, before the module's top-level names are decided.
+struct CommandTableDraft {
+    let layout: FrameLayout
+    let entries: [TableBuilder.Entry]
+    let errorCommand: UInt32?
+    let heartbeatCommand: UInt32?
+    var conformances: [(message: MessageType, id: UInt32)] = []
+}
+
+/// What the command options of one file to generate resolve to.
+struct FileCommands {
+    let table: CommandTableDraft?
+    let envelopes: [Envelope]
+    let responsePairs: [(request: MessageType, response: MessageType)]
 }
 
 /// A message whose bytes field holds another message, chosen by an enum field of the same
@@ -100,13 +119,15 @@ public final class Envelope {
     public let accessor: String
     public let otherCase: String
 
-    init(message: MessageType, selector: Field, selectorType: EnumType, body: Field, choices: [Choice]) {
+    init(message: MessageType, selector: Field, selectorType: EnumType, body: Field, choices: [Choice],
+         typeName: String, accessor: String) {
         self.message = message
         self.selector = selector
         self.selectorType = selectorType
         self.body = body
         self.choices = choices
-        (_, typeName, accessor) = message.envelopeBodies[body.number]!
+        self.typeName = typeName
+        self.accessor = accessor
         var cases = NameScope(reserved: Naming.reservedCaseNames)
         _ = cases.claim(choices.filter { $0.holds != nil }.map { ($0.enumCase.swiftName, $0.enumCase.protoName) })
         otherCase = cases.claim("other")
@@ -122,34 +143,30 @@ struct CommandResolver {
     /// Request types and their responses, from tables and envelope options.
     var responses: [ObjectIdentifier: (request: MessageType, response: MessageType)] = [:]
 
-    let messagesByFullName: [String: MessageType]
+    /// The run's messages and enums, as the resolver declared them.
+    let types: TypeIndex
+    /// Every `extend` field of the run.
+    let extensions: ExtensionCatalog
     private let layoutOverride: FrameLayout?
     let config: Swiftframe_Config
-    let allFiles: [ProtoFile]
 
-    init(allFiles: [ProtoFile], layoutOverride: FrameLayout?, config: Swiftframe_Config) {
+    init(types: TypeIndex, extensions: ExtensionCatalog, layoutOverride: FrameLayout?, config: Swiftframe_Config) {
         self.config = config
-        self.allFiles = allFiles
-        var index: [String: MessageType] = [:]
-        func add(_ message: MessageType) {
-            index[message.fullName] = message
-            message.messages.forEach(add)
-        }
-        allFiles.flatMap(\.messages).forEach(add)
-        messagesByFullName = index
+        self.extensions = extensions
+        self.types = types
         self.layoutOverride = layoutOverride
     }
 
     /// Resolves the command tables, envelopes and request → response pairs of the files to
-    /// generate, each file's set whole before it is stored.
-    mutating func resolve(_ generated: [ProtoFile]) {
+    /// generate, in their order.
+    mutating func resolve(_ generated: [ProtoFile]) -> [FileCommands] {
         let names = Set(generated.map(\.name))
         for table in config.table where !names.contains(table.file) {
             problems.append("config table: file \"\(table.file)\" is not among the files to generate (\(generated.map(\.name).joined(separator: ", ")))")
         }
-        let tables = generated.map { self.table(for: $0) }
+        var tables = generated.map { self.table(for: $0) }
         let envelopes = generated.map { self.envelopes(in: $0) }
-        Self.assignCommandIDs(tables.compactMap { $0 }, warnings: &warnings)
+        Self.assignCommandIDs(&tables, warnings: &warnings)
         // Each request → response pair is written once, in the first generated file that
         // declares it or, failing that, the first whose table or envelopes carry the request.
         var pairs = Array(repeating: [(request: MessageType, response: MessageType)](), count: generated.count)
@@ -160,49 +177,50 @@ struct CommandResolver {
             }
             if let home { pairs[home].append((request, response)) }
         }
-        for (index, file) in generated.enumerated() {
-            file.commandTable = tables[index]
-            file.envelopes = envelopes[index]
-            file.responsePairs = pairs[index]
+        return generated.indices.map { index in
+            FileCommands(table: tables[index], envelopes: envelopes[index], responsePairs: pairs[index])
         }
     }
 
     /// A message that travels under one id in the whole run carries it as `commandID`;
     /// one that travels under several ids is framed with an explicit id instead.
-    private static func assignCommandIDs(_ tables: [CommandTable], warnings: inout [String]) {
+    private static func assignCommandIDs(_ tables: inout [CommandTableDraft?], warnings: inout [String]) {
         var ids: [ObjectIdentifier: Set<UInt32>] = [:]
-        for table in tables {
+        for case let table? in tables {
             for entry in table.entries {
                 for message in [entry.request, entry.response].compactMap({ $0 }) {
                     ids[ObjectIdentifier(message), default: []].insert(entry.id)
                 }
             }
         }
-        for table in tables {
+        for index in tables.indices {
+            guard let table = tables[index] else { continue }
+            var conformances: [(message: MessageType, id: UInt32)] = []
             var done: Set<ObjectIdentifier> = []
             for entry in table.entries {
                 for message in [entry.request, entry.response].compactMap({ $0 }) {
                     let key = ObjectIdentifier(message)
                     guard done.insert(key).inserted, let all = ids[key] else { continue }
                     if all.count == 1 {
-                        table.conformances.append((message, entry.id))
+                        conformances.append((message, entry.id))
                     } else if ids.removeValue(forKey: key) != nil {
                         let list = all.sorted().map(String.init).joined(separator: ", ")
                         warnings.append("\(message.file.name): \(message.protoName) travels under commands \(list); frame it with encode(_:command:)")
                     }
                 }
             }
+            tables[index]?.conformances = conformances
         }
     }
 
     // MARK: Command tables
 
-    private mutating func table(for file: ProtoFile) -> CommandTable? {
+    private mutating func table(for file: ProtoFile) -> CommandTableDraft? {
         var builder = TableBuilder(file: file)
         let configured = config.table.filter { $0.file == file.name }
         let idEnums = Set(configured.flatMap(\.idEnum).map { $0.hasPrefix(".") ? String($0.dropFirst()) : $0 })
         var unmatched = idEnums
-        for enumType in allEnums(of: file) where enumType.options[extension: Swiftframe_OptionsExtensions.commandTable] == true
+        for enumType in file.allEnums where enumType.isCommandTable
             || idEnums.contains(enumType.fullName) || idEnums.contains(enumType.protoName) {
             unmatched.subtract([enumType.fullName, enumType.protoName])
             addEnumTable(enumType, file: file, configured: configured, to: &builder)
@@ -231,21 +249,17 @@ struct CommandResolver {
         for entry in builder.entries where UInt64(entry.id) > maxID {
             problems.append("\(place): command \(entry.origin) = \(entry.id) does not fit the layout's \(keyField.width)-byte field")
         }
-        let table = CommandTable(layout: layout)
-        table.entries = builder.entries
-        table.nameCases()
-        table.errorCommand = builder.errorCommand
-        table.heartbeatCommand = builder.heartbeatCommand
-        for entry in table.entries {
+        for entry in builder.entries {
             if let request = entry.request, let response = entry.response {
                 pair(request, response, place: "\(place): \(entry.origin)")
             }
         }
-        return table
+        return CommandTableDraft(layout: layout, entries: builder.entries, errorCommand: builder.errorCommand,
+                                 heartbeatCommand: builder.heartbeatCommand)
     }
 
     private mutating func fileLayout(_ file: ProtoFile, place: String) -> FrameLayout? {
-        guard let text = file.descriptor.options?[extension: Swiftframe_OptionsExtensions.layout] else {
+        guard let text = file.layoutOption else {
             problems.append("\(place) needs a frame layout: add option (swiftframe.layout) = \"<preset or description>\" or pass --swiftframe_opt=Layout=<preset>")
             return nil
         }
@@ -278,10 +292,10 @@ struct CommandResolver {
             let options = value.options
             var request: MessageType?
             var response: MessageType?
-            if let name = options[extension: Swiftframe_OptionsExtensions.request] {
+            if let name = options.request {
                 request = message(named: name, from: file, place: place)
             }
-            if let name = options[extension: Swiftframe_OptionsExtensions.response] {
+            if let name = options.response {
                 response = message(named: name, from: file, place: place)
             }
             if request == nil || response == nil {
@@ -296,21 +310,18 @@ struct CommandResolver {
             let id = UInt32(bitPattern: value.number)
             builder.add(id: id, swiftName: Naming.caseName(word, enumName: ""),
                         origin: value.protoName, request: request, response: response)
-            if options[extension: Swiftframe_OptionsExtensions.errorReply] == true {
+            if options.isErrorReply {
                 builder.mark(\.errorCommand, id, role: "error_reply", origin: value.protoName)
             }
-            if options[extension: Swiftframe_OptionsExtensions.heartbeat] == true {
+            if options.isHeartbeat {
                 builder.mark(\.heartbeatCommand, id, role: "heartbeat", origin: value.protoName)
             }
         }
     }
 
     private mutating func addExplicitIDs(_ file: ProtoFile, to builder: inout TableBuilder) {
-        for message in allMessages(of: file) {
-            let options = message.descriptor.options ?? .init()
-            let requestID = options[extension: Swiftframe_OptionsExtensions.requestId]
-            let responseID = options[extension: Swiftframe_OptionsExtensions.responseId]
-            for case let (id?, isRequest) in [(requestID, true), (responseID, false)] {
+        for message in file.allMessages {
+            for case let (id?, isRequest) in [(message.requestID, true), (message.responseID, false)] {
                 builder.add(id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
                             request: isRequest ? message : nil, response: isRequest ? nil : message)
             }
@@ -318,11 +329,7 @@ struct CommandResolver {
     }
 
     private func addIDsInNames(_ file: ProtoFile, configured: [Swiftframe_Table], to builder: inout TableBuilder) {
-        let options = file.descriptor.options ?? .init()
-        var prefixes: [(String?, Bool)] = [
-            (options[extension: Swiftframe_OptionsExtensions.requestPrefix], true),
-            (options[extension: Swiftframe_OptionsExtensions.responsePrefix], false),
-        ]
+        var prefixes: [(String?, Bool)] = [(file.requestPrefix, true), (file.responsePrefix, false)]
         for table in configured { prefixes += [(table.requestPrefix, true), (table.responsePrefix, false)] }
         for case let (prefix?, isRequest) in prefixes where !prefix.isEmpty {
             for message in file.messages where message.protoName.hasPrefix(prefix) {
@@ -338,9 +345,7 @@ struct CommandResolver {
     private mutating func messagesNamed(after word: String, in file: ProtoFile,
                                         place: String) -> (MessageType?, MessageType?) {
         let key = Self.normalized(word)
-        let candidates = messagesByFullName.values
-            .filter { $0.file.descriptor.packageName == file.descriptor.packageName }
-            .sorted { $0.fullName < $1.fullName }
+        let candidates = types.messages(inPackage: file.package)
         func find(_ suffixes: [String]) -> MessageType? {
             let found = candidates.filter { message in
                 suffixes.contains { Self.normalized(message.protoName) == key + $0 }
@@ -372,9 +377,10 @@ struct CommandResolver {
 
     private mutating func envelopes(in file: ProtoFile) -> [Envelope] {
         var found: [Envelope] = []
-        for container in allMessages(of: file) {
+        for container in file.allMessages {
             for body in container.fields {
-                guard let selectorName = container.envelopeBodies[body.number]?.selector else { continue }
+                guard let names = container.envelopeBodies[body.number] else { continue }
+                let selectorName = names.selector
                 let configured = config.envelope(message: container.fullName, body: body.protoName)
                 let place = "\(file.name): message \(container.fullName): field \(body.protoName)"
                 guard case .implicit(.scalar(.bytes)) = body.shape else {
@@ -391,10 +397,10 @@ struct CommandResolver {
                     let valuePlace = "\(place): \(selectorType.protoName).\(enumCase.protoName)"
                     let choice = configured?.choice.first { $0.value == enumCase.protoName }
                     var holds: MessageType?
-                    if let name = enumCase.options[extension: Swiftframe_OptionsExtensions.holds] ?? choice?.holds.nonEmpty {
+                    if let name = enumCase.options.holds ?? choice?.holds.nonEmpty {
                         holds = message(named: name, from: file, place: valuePlace)
                     }
-                    if let holds, let responseName = enumCase.options[extension: Swiftframe_OptionsExtensions.response]
+                    if let holds, let responseName = enumCase.options.response
                         ?? choice?.response.nonEmpty,
                        let response = message(named: responseName, from: file, place: valuePlace) {
                         pair(holds, response, place: valuePlace)
@@ -402,7 +408,7 @@ struct CommandResolver {
                     choices.append(Envelope.Choice(enumCase: enumCase, holds: holds))
                 }
                 found.append(Envelope(message: container, selector: selector, selectorType: selectorType,
-                                      body: body, choices: choices))
+                                      body: body, choices: choices, typeName: names.type, accessor: names.accessor))
             }
         }
         return found
@@ -422,28 +428,30 @@ struct CommandResolver {
     /// A message named in an option: relative to the file's package, or fully qualified.
     mutating func message(named name: String, from file: ProtoFile, place: String) -> MessageType? {
         let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
-        let package = file.descriptor.packageName
-        if !package.isEmpty, let found = messagesByFullName[package + "." + trimmed] { return found }
-        if let found = messagesByFullName[trimmed] { return found }
+        let package = file.package
+        if !package.isEmpty, let found = types.message(package + "." + trimmed) { return found }
+        if let found = types.message(trimmed) { return found }
         problems.append("\(place): no message \(name) in this protoc run")
         return nil
     }
 
-    func allMessages(of file: ProtoFile) -> [MessageType] {
-        func walk(_ message: MessageType) -> [MessageType] { [message] + message.messages.flatMap(walk) }
-        return file.messages.flatMap(walk)
-    }
-
-    private func allEnums(of file: ProtoFile) -> [EnumType] {
-        file.enums + allMessages(of: file).flatMap(\.enums)
-    }
 }
 
 /// Collects entries by id, merging a request and a response under one id and reporting
 /// two messages that claim the same role of one id.
 struct TableBuilder {
+    /// An entry while ids are collected: its messages may still be added.
+    struct Entry {
+        let id: UInt32
+        let swiftName: String
+        let origin: String
+        var request: MessageType?
+        var response: MessageType?
+        let isMessageID: Bool
+    }
+
     let file: ProtoFile
-    var entries: [CommandTable.Entry] = []
+    var entries: [Entry] = []
     var problems: [String] = []
     var errorCommand: UInt32?
     var heartbeatCommand: UInt32?

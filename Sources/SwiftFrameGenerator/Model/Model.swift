@@ -1,3 +1,4 @@
+import SwiftFrame
 import SwiftFrameDescriptors
 
 // The resolved model: every type reference linked, every Swift name decided. Emitters
@@ -161,10 +162,27 @@ public final class ProtoFile {
         }
         self.comments = comments
         self.name = descriptor.name ?? ""
+        self.package = descriptor.packageName
         self.isProto2 = descriptor.syntaxName == "proto2"
+        let options = descriptor.options
+        self.layoutOption = options?[extension: Swiftframe_OptionsExtensions.layout]
+        self.requestPrefix = options?[extension: Swiftframe_OptionsExtensions.requestPrefix]
+        self.responsePrefix = options?[extension: Swiftframe_OptionsExtensions.responsePrefix]
+        self.declaresCodeSize = options?.optimizeFor == .codeSize
     }
 
+    /// `option (swiftframe.layout)`: the frame layout of the file's command table.
+    public let layoutOption: String?
+    /// `option (swiftframe.request_prefix)` and `(swiftframe.response_prefix)`: messages named
+    /// the prefix and an id are commands.
+    public let requestPrefix: String?
+    public let responsePrefix: String?
+    /// `option optimize_for = CODE_SIZE`.
+    public let declaresCodeSize: Bool
+
     public let name: String
+    /// The proto package (`im.user`), empty when the file declares none.
+    public let package: String
 
     // A field holds its type, so messages that hold each other (a tree node, two messages
     // that refer to each other) form reference cycles. The file owns its messages, and
@@ -172,12 +190,10 @@ public final class ProtoFile {
     // the file's fields breaks the cycles (a plugin run is one process, but the generator is
     // a library too, and a fuzzer runs it millions of times).
     deinit {
-        func release(_ message: MessageType) {
-            message.messages.forEach(release)
+        for message in allMessages {
             message.oneofs.forEach { $0.fields = [] }
             message.fields = []
         }
-        messages.forEach(release)
     }
 
     /// The modules the generated file imports besides SwiftFrame.
@@ -248,8 +264,20 @@ public final class MessageType {
     let descriptor: MessageDescriptor
 
     init(descriptor: MessageDescriptor, fullName: String, swiftName: String, swiftPath: String,
-         comments: String?, file: ProtoFile) {
+         comments: String?, file: ProtoFile, integerOptions: [Int32]) {
         self.descriptor = descriptor
+        let options = descriptor.options ?? .init()
+        self.requestID = options[extension: Swiftframe_OptionsExtensions.requestId]
+        self.responseID = options[extension: Swiftframe_OptionsExtensions.responseId]
+        self.isMessageSet = options.messageSetWireFormat == true
+        var values: [Int32: UInt64] = [:]
+        for number in integerOptions {
+            // Read as the varint it is, whatever integer or enum type declares it.
+            let option = SwiftFrame.Extension<Google_Protobuf_MessageOptions, SwiftFrame.ProtoUInt64>(
+                fieldNumber: Int(number), protoName: String(number))
+            if let value = options[extension: option] { values[number] = value }
+        }
+        self.integerOptions = values
         self.protoName = descriptor.protoName
         self.fullName = fullName
         self.swiftName = swiftName
@@ -257,6 +285,15 @@ public final class MessageType {
         self.comments = comments
         self.file = file
     }
+
+    /// `option (swiftframe.request_id)` and `(swiftframe.response_id)`.
+    public let requestID: UInt32?
+    public let responseID: UInt32?
+    /// `option message_set_wire_format = true`.
+    public let isMessageSet: Bool
+    /// The values of the run's integer and enum options of `MessageOptions` set on this
+    /// message (a project's own `MsgID`), by the option's field number.
+    let integerOptions: [Int32: UInt64]
 
     /// Fields in field-number order: the order they are written in.
     public var fieldsByNumber: [Field] { fields.sorted { $0.number < $1.number } }
@@ -482,8 +519,28 @@ public final class EnumType {
         public let number: Int32
         public let swiftName: String
         public let comments: String?
-        /// Its options (custom ones such as `(swiftframe.holds)` are extensions).
-        let options: Google_Protobuf_EnumValueOptions
+        /// Its swiftframe options.
+        public let options: ValueOptions
+    }
+
+    /// swiftframe's options on an enum value: the command it names, or what an envelope's body
+    /// holds when it is selected.
+    public struct ValueOptions {
+        /// `(swiftframe.request)`, `(swiftframe.response)`, `(swiftframe.holds)`: message names.
+        public let request: String?
+        public let response: String?
+        public let holds: String?
+        /// `(swiftframe.error_reply)`, `(swiftframe.heartbeat)`.
+        public let isErrorReply: Bool
+        public let isHeartbeat: Bool
+
+        init(_ options: Google_Protobuf_EnumValueOptions?) {
+            request = options?[extension: Swiftframe_OptionsExtensions.request]
+            response = options?[extension: Swiftframe_OptionsExtensions.response]
+            holds = options?[extension: Swiftframe_OptionsExtensions.holds]
+            isErrorReply = options?[extension: Swiftframe_OptionsExtensions.errorReply] == true
+            isHeartbeat = options?[extension: Swiftframe_OptionsExtensions.heartbeat] == true
+        }
     }
 
     /// A second name for a number (`allow_alias`), generated as a static constant.
@@ -505,12 +562,13 @@ public final class EnumType {
 
     /// A proto2 enum: unknown numbers go to unknown fields, so it has no `unrecognized`.
     public var isClosed: Bool { file.isProto2 }
-    let options: Google_Protobuf_EnumOptions
+    /// `option (swiftframe.command_table) = true`: its values are command ids.
+    public let isCommandTable: Bool
 
     init(protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?,
-         file: ProtoFile, options: Google_Protobuf_EnumOptions) {
+         file: ProtoFile, options: Google_Protobuf_EnumOptions?) {
         self.file = file
-        self.options = options
+        self.isCommandTable = options?[extension: Swiftframe_OptionsExtensions.commandTable] == true
         self.protoName = protoName
         self.fullName = fullName
         self.swiftName = swiftName

@@ -7,26 +7,32 @@ public struct GenerationError: Error, CustomStringConvertible, Equatable {
     public var description: String { problems.joined(separator: "\n") }
 }
 
+/// What resolving reports: problems, which fail the run, and warnings, which protoc shows.
+struct Diagnostics {
+    var problems: [String] = []
+    var warnings: [String] = []
+}
+
 /// Builds the resolved model from a request: declares every type of every file (so
 /// references across files link), then resolves the fields of the files to generate,
 /// checking names for collisions and rejecting what this generator does not support.
 final class Resolver {
-    private var problems: [String] = []
-    private var warnings: [String] = []
-    private var types: [String: TypeReference] = [:]
+    /// Every message and enum of the run, by full name.
+    private var types = TypeIndex()
+    /// Every `extend` field of the request.
+    private let extensions: ExtensionCatalog
+    /// The options every message's integer custom options are read for.
+    private let integerOptions: [Int32]
     private var paths: [ObjectIdentifier: [Int32]] = [:]
     /// The module's namespace: top-level types of every file of the run, then the command
     /// tables and extension namespaces of the files to generate.
     private var topLevel = NameScope(reserved: Naming.reservedTypeNames)
     private let config: Swiftframe_Config
 
-    private init(config: Swiftframe_Config) {
+    private init(config: Swiftframe_Config, extensions: ExtensionCatalog) {
         self.config = config
-    }
-
-    private enum TypeReference {
-        case message(MessageType)
-        case enumeration(EnumType)
+        self.extensions = extensions
+        self.integerOptions = extensions.integerMessageOptions
     }
 
     /// The result of resolving a request. It owns every file of the request: types refer
@@ -41,21 +47,24 @@ final class Resolver {
     static func resolve(_ request: CodeGeneratorRequest, options: GeneratorOptions) throws(GenerationError) -> Resolution {
         let malformations = RequestCheck.problems(in: request.protoFile)
         guard malformations.isEmpty else { throw GenerationError(problems: malformations) }
-        let resolver = Resolver(config: options.config)
+        let resolver = Resolver(config: options.config, extensions: ExtensionCatalog(request.protoFile))
         let files = request.protoFile.map(ProtoFile.init)
         resolver.declare(files)
         let generated = request.fileToGenerate.compactMap { name in files.first { $0.name == name } }
-        for file in generated { resolver.check(file) }
-        guard resolver.problems.isEmpty else { throw GenerationError(problems: resolver.problems) }
-        // The other files' fields too, quietly: whether a message checks required fields
-        // depends on every message it can hold, wherever it is declared.
+        var diagnostics = Diagnostics()
+        for file in generated { resolver.check(file, reporting: &diagnostics) }
+        guard diagnostics.problems.isEmpty else { throw GenerationError(problems: diagnostics.problems) }
+        // The other files' fields too: whether a message checks required fields depends on
+        // every message it can hold, wherever it is declared. Their diagnostics are
+        // suppressed, by design: each is reported by the run that generates its file, and a
+        // file that is only imported (a proto2 file's group extensions, an editions file) must
+        // neither fail nor clutter the run of the files that import it.
         let generatedNames = Set(generated.map(\.name))
         for file in files where !generatedNames.contains(file.name) {
-            let (problems, warnings) = (resolver.problems, resolver.warnings)
-            resolver.check(file)
-            (resolver.problems, resolver.warnings) = (problems, warnings)
+            var suppressed = Diagnostics()
+            resolver.check(file, reporting: &suppressed)
         }
-        markInitializationChecks(files.flatMap(\.messages))
+        markInitializationChecks(files.flatMap(\.allMessages))
 
         var layoutOverride: FrameLayout?
         if let text = options.layout {
@@ -63,18 +72,23 @@ final class Resolver {
             layoutOverride = CommandResolver.parseLayout(text, place: "option Layout", problems: &problems)
             guard problems.isEmpty else { throw GenerationError(problems: problems) }
         }
-        var commands = CommandResolver(allFiles: files, layoutOverride: layoutOverride, config: options.config)
-        commands.resolve(generated)
-        resolver.nameHelpers(generated)
-        for file in generated {
+        var commands = CommandResolver(types: resolver.types, extensions: resolver.extensions,
+                                       layoutOverride: layoutOverride, config: options.config)
+        let resolved = commands.resolve(generated)
+        let helpers = resolver.nameHelpers(generated, tables: resolved.map(\.table))
+        for (file, commands) in zip(generated, resolved) {
+            file.commandTable = helpers.tables[file.name]
+            file.extensionsNamespace = helpers.namespaces[file.name] ?? ""
+            file.envelopes = commands.envelopes
+            file.responsePairs = commands.responsePairs
             file.imports = importedModules(of: file, generatedHere: generatedNames, moduleMap: options.moduleMap)
             file.printsNames = options.textFormat == .Names
-            let declared = file.descriptor.options?.optimizeFor == .codeSize ? GeneratorOptions.OptimizeFor.CODE_SIZE : .SPEED
+            let declared = file.declaresCodeSize ? GeneratorOptions.OptimizeFor.CODE_SIZE : .SPEED
             file.compactCodec = (options.optimizeFor ?? declared) == .CODE_SIZE
         }
-        resolver.problems += commands.problems
-        guard resolver.problems.isEmpty else { throw GenerationError(problems: resolver.problems) }
-        return Resolution(files: generated, allFiles: files, warnings: resolver.warnings + commands.warnings)
+        diagnostics.problems += commands.problems
+        guard diagnostics.problems.isEmpty else { throw GenerationError(problems: diagnostics.problems) }
+        return Resolution(files: generated, allFiles: files, warnings: diagnostics.warnings + commands.warnings)
     }
 
     /// The modules holding the Swift of the types this file's code names (field and extension
@@ -87,11 +101,7 @@ final class Resolver {
             if let message = shape.containedMessage { named.append(message.file) }
             if let enumType = shape.containedEnum { named.append(enumType.file) }
         }
-        func walk(_ message: MessageType) {
-            message.fields.forEach { add($0.shape) }
-            message.messages.forEach(walk)
-        }
-        file.messages.forEach(walk)
+        for message in file.allMessages { message.fields.forEach { add($0.shape) } }
         for field in file.extensions {
             named.append(field.container.file)
             add(field.isRepeated ? .repeated(field.kind.value) : .optional(field.kind.value))
@@ -106,22 +116,36 @@ final class Resolver {
     }
 
     /// The generator's own top-level types, after every declared one: command tables and
-    /// extension namespaces, in file-name order.
-    private func nameHelpers(_ files: [ProtoFile]) {
+    /// extension namespaces, in file-name order. Builds each file's table with its name.
+    private func nameHelpers(_ files: [ProtoFile], tables: [CommandTableDraft?])
+        -> (tables: [String: CommandTable], namespaces: [String: String]) {
+        enum Helper {
+            case table(file: String, CommandTableDraft)
+            case namespace(file: String)
+        }
         var elements: [(natural: String, protoName: String)] = []
-        var assignments: [(String) -> Void] = []
-        for file in files.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
-            let stem = Naming.typeName(Self.stem(of: file.name), prefix: Naming.packagePrefix(file.descriptor.packageName))
-            if let table = file.commandTable {
+        var helpers: [Helper] = []
+        let order = files.indices.sorted { files[$0].name.utf8.lexicographicallyPrecedes(files[$1].name.utf8) }
+        for index in order {
+            let file = files[index]
+            let stem = Naming.typeName(Naming.stem(of: file.name), prefix: Naming.packagePrefix(file.package))
+            if let table = tables[index] {
                 elements.append((stem + "Commands", file.name + " commands"))
-                assignments.append { table.swiftName = $0 }
+                helpers.append(.table(file: file.name, table))
             }
             if file.extensions.contains(where: { $0.scope == nil }) {
                 elements.append((stem + "Extensions", file.name + " extensions"))
-                assignments.append { file.extensionsNamespace = $0 }
+                helpers.append(.namespace(file: file.name))
             }
         }
-        for (name, assign) in zip(topLevel.claim(elements), assignments) { assign(name) }
+        var result: (tables: [String: CommandTable], namespaces: [String: String]) = ([:], [:])
+        for (name, helper) in zip(topLevel.claim(elements), helpers) {
+            switch helper {
+            case let .table(file, draft): result.tables[file] = CommandTable(swiftName: name, draft: draft)
+            case let .namespace(file): result.namespaces[file] = name
+            }
+        }
+        return result
     }
 
     // MARK: Declaring types
@@ -131,8 +155,8 @@ final class Resolver {
     private func declare(_ files: [ProtoFile]) {
         var elements: [(natural: String, protoName: String)] = []
         for file in files {
-            let prefix = Naming.packagePrefix(file.descriptor.packageName)
-            let package = file.descriptor.packageName.isEmpty ? "" : file.descriptor.packageName + "."
+            let prefix = Naming.packagePrefix(file.package)
+            let package = file.package.isEmpty ? "" : file.package + "."
             for descriptor in file.descriptor.messageType where !descriptor.isMapEntry {
                 elements.append((Naming.topLevelTypeName(descriptor.protoName, prefix: prefix), package + descriptor.protoName))
             }
@@ -143,7 +167,7 @@ final class Resolver {
         }
         var names = topLevel.claim(elements)[...]
         for file in files {
-            let scope = file.descriptor.packageName
+            let scope = file.package
             for (index, descriptor) in file.descriptor.messageType.enumerated() where !descriptor.isMapEntry {
                 file.messages.append(declare(descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
                                              path: [4, Int32(index)], file: file))
@@ -161,14 +185,14 @@ final class Resolver {
         let message = MessageType(
             descriptor: descriptor, fullName: fullName, swiftName: swiftName,
             swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
-            comments: file.comments[path], file: file)
+            comments: file.comments[path], file: file, integerOptions: integerOptions)
         message.extensionRanges = descriptor.extensionRange
             .map { range in
                 let start = Int(range.start ?? 0)
                 return start...max(start, Int(range.end ?? 0) - 1)
             }
             .sorted { $0.lowerBound < $1.lowerBound }
-        types["." + fullName] = .message(message)
+        types.add(.message(message))
         paths[ObjectIdentifier(message)] = path
         let nestedNames = nameMembers(of: message, path: path)
         for (index, nested) in descriptor.nestedType.enumerated() where !nested.isMapEntry {
@@ -236,8 +260,8 @@ final class Resolver {
         let enumType = EnumType(
             protoName: descriptor.protoName, fullName: fullName, swiftName: swiftName,
             swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
-            comments: file.comments[path], file: file, options: descriptor.options ?? .init())
-        types["." + fullName] = .enumeration(enumType)
+            comments: file.comments[path], file: file, options: descriptor.options)
+        types.add(.enumeration(enumType))
 
         // Drop the enum's name from its values unless that makes two names collide.
         let values = descriptor.value
@@ -262,7 +286,7 @@ final class Resolver {
                 enumType.aliases.append(.init(protoName: value.protoName, swiftName: swiftName, target: target))
             } else {
                 let enumCase = EnumType.Case(protoName: value.protoName, number: value.valueNumber, swiftName: swiftName,
-                                             comments: file.comments[path + [2, Int32(index)]], options: value.options ?? .init())
+                                             comments: file.comments[path + [2, Int32(index)]], options: .init(value.options))
                 byNumber[value.valueNumber] = enumCase
                 enumType.cases.append(enumCase)
             }
@@ -272,40 +296,35 @@ final class Resolver {
 
     // MARK: Checking the files to generate
 
-    private func check(_ file: ProtoFile) {
+    private func check(_ file: ProtoFile, reporting diagnostics: inout Diagnostics) {
         let descriptor = file.descriptor
         guard descriptor.syntaxName == "proto3" || file.isProto2 else {
-            problems.append("\(file.name): \(descriptor.syntaxName) syntax is not supported yet (only proto2 and proto3 files can be generated)")
+            diagnostics.problems.append("\(file.name): \(descriptor.syntaxName) syntax is not supported yet (only proto2 and proto3 files can be generated)")
             return
         }
-        resolveExtensions(descriptor.extension_, in: file, scope: nil, path: [7])
-        for message in file.messages { resolveFields(of: message) }
-    }
-
-    /// `user.proto` → `user`, `a/b/c.proto` → `c`.
-    static func stem(of fileName: String) -> String {
-        let base = fileName.split(separator: "/").last.map(String.init) ?? fileName
-        return base.hasSuffix(".proto") ? String(base.dropLast(6)) : base
+        resolveExtensions(descriptor.extension_, in: file, scope: nil, path: [7], reporting: &diagnostics)
+        for message in file.allMessages { resolveFields(of: message, reporting: &diagnostics) }
     }
 
     /// Typed accessors for `extend` blocks, custom options (extensions of descriptor.proto's
     /// `*Options`, which `SwiftFrameDescriptors` ships) included.
     private func resolveExtensions(_ extensions: [FieldDescriptor], in file: ProtoFile, scope: MessageType?,
-                                   path: [Int32]) {
+                                   path: [Int32], reporting diagnostics: inout Diagnostics) {
         var accepted: [(index: Int, field: FieldDescriptor, container: MessageType, kind: Field.Kind)] = []
         for (index, field) in extensions.enumerated() {
             let extendee = field.extendee ?? ""
             let place = "\(file.name): extension \(scope.map { $0.fullName + "." } ?? "")\(field.protoName)"
-            guard case let .message(container)? = types[extendee] else {
-                problems.append("\(place): unknown message \(extendee)")
+            guard case let .message(container)? = types[typeName: extendee] else {
+                diagnostics.problems.append("\(place): unknown message \(extendee)")
                 continue
             }
-            guard field.type != .group, container.descriptor.options?.messageSetWireFormat != true else {
+            guard field.type != .group, !container.isMessageSet else {
                 // Groups and MessageSet members still round-trip as unknown fields.
-                warnings.append("\(place) of \(container.fullName) gets no typed accessor (groups and MessageSet extensions are kept as unknown fields)")
+                diagnostics.warnings.append("\(place) of \(container.fullName) gets no typed accessor (groups and MessageSet extensions are kept as unknown fields)")
                 continue
             }
-            guard let kind = valueKind(field, place: place, problem: "unsupported extension type \(field.typeFullName)") else {
+            guard let kind = valueKind(field, place: place, problem: "unsupported extension type \(field.typeFullName)",
+                                       reporting: &diagnostics) else {
                 continue
             }
             accepted.append((index, field, container, kind))
@@ -315,7 +334,7 @@ final class Resolver {
         let swiftNames = names.claim(accepted.map { (Naming.fieldName($0.field.protoName), $0.field.protoName) })
         for (item, swiftName) in zip(accepted, swiftNames) {
             let field = item.field
-            let scopeName = scope?.fullName ?? file.descriptor.packageName
+            let scopeName = scope?.fullName ?? file.package
             file.extensions.append(ExtensionField(
                 protoName: field.protoName, fullName: scopeName.isEmpty ? field.protoName : scopeName + "." + field.protoName,
                 swiftName: swiftName, number: field.fieldNumber, container: item.container, kind: item.kind,
@@ -326,26 +345,27 @@ final class Resolver {
     }
 
     /// The kind of an extension or a map value: a scalar, an enum or a message of this run.
-    private func valueKind(_ field: FieldDescriptor, place: String, problem: String) -> Field.Kind? {
+    private func valueKind(_ field: FieldDescriptor, place: String, problem: String,
+                           reporting diagnostics: inout Diagnostics) -> Field.Kind? {
         switch field.type {
         case .message?:
-            if case let .message(target)? = types[field.typeFullName] { return .message(target) }
+            if case let .message(target)? = types[typeName: field.typeFullName] { return .message(target) }
         case .enum_?:
-            if case let .enumeration(target)? = types[field.typeFullName] { return .plain(.enumeration(target)) }
+            if case let .enumeration(target)? = types[typeName: field.typeFullName] { return .plain(.enumeration(target)) }
         case let type?:
             if let scalar = ScalarType(type) { return .plain(.scalar(scalar)) }
         case nil:
             break
         }
-        problems.append("\(place): \(problem)")
+        diagnostics.problems.append("\(place): \(problem)")
         return nil
     }
 
-    private func resolveFields(of message: MessageType) {
+    private func resolveFields(of message: MessageType, reporting diagnostics: inout Diagnostics) {
         let place = "\(message.file.name): message \(message.fullName)"
         let descriptor = message.descriptor
         let path = paths[ObjectIdentifier(message)] ?? []
-        resolveExtensions(descriptor.extension_, in: message.file, scope: message, path: path + [6])
+        resolveExtensions(descriptor.extension_, in: message.file, scope: message, path: path + [6], reporting: &diagnostics)
         // Real oneofs (declared with their names); the synthetic oneof of a proto3 `optional`
         // field is just presence.
         let oneofs = Dictionary(uniqueKeysWithValues: message.oneofs.map { ($0.index, $0) })
@@ -353,44 +373,44 @@ final class Resolver {
             let oneof = field.oneofIndex.flatMap { oneofs[$0] }
             let swiftName = oneof?.caseNames[field.protoName] ?? message.propertyNames[field.protoName]!
             if let resolved = resolve(field, in: message, swiftName: swiftName, place: "\(place): field \(field.protoName)",
-                                      comments: message.file.comments[path + [2, Int32(index)]], oneof: oneof) {
+                                      comments: message.file.comments[path + [2, Int32(index)]], oneof: oneof,
+                                      reporting: &diagnostics) {
                 message.fields.append(resolved)
                 oneof?.fields.append(resolved)
             }
         }
-        for nested in message.messages { resolveFields(of: nested) }
     }
 
     private func resolve(_ field: FieldDescriptor, in message: MessageType, swiftName: String, place: String,
-                         comments: String?, oneof: Oneof?) -> Field? {
+                         comments: String?, oneof: Oneof?, reporting diagnostics: inout Diagnostics) -> Field? {
         guard let type = field.type else {
-            problems.append("\(place): unknown field type")
+            diagnostics.problems.append("\(place): unknown field type")
             return nil
         }
         let value: Field.Value
         switch type {
         case .group, .message:
             if let entry = mapEntry(field.typeFullName, in: message), entry.isMapEntry {
-                guard let (key, value) = resolveMap(entry, in: message, place: place) else { return nil }
+                guard let (key, value) = resolveMap(entry, in: message, place: place, reporting: &diagnostics) else { return nil }
                 return Field(protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName,
                              shape: .map(key: key, value: value), comments: comments, declaredDefault: nil)
             }
-            guard case let .message(target)? = types[field.typeFullName] else {
-                problems.append("\(place): unknown message type \(field.typeFullName)")
+            guard case let .message(target)? = types[typeName: field.typeFullName] else {
+                diagnostics.problems.append("\(place): unknown message type \(field.typeFullName)")
                 return nil
             }
-            guard isGeneratable(target.file, for: field, place: place) else { return nil }
+            guard isGeneratable(target.file, for: field, place: place, reporting: &diagnostics) else { return nil }
             value = type == .group ? .group(target) : .message(target)
         case .enum_:
-            guard case let .enumeration(target)? = types[field.typeFullName] else {
-                problems.append("\(place): unknown enum type \(field.typeFullName)")
+            guard case let .enumeration(target)? = types[typeName: field.typeFullName] else {
+                diagnostics.problems.append("\(place): unknown enum type \(field.typeFullName)")
                 return nil
             }
-            guard isGeneratable(target.file, for: field, place: place) else { return nil }
+            guard isGeneratable(target.file, for: field, place: place, reporting: &diagnostics) else { return nil }
             value = .plain(.enumeration(target))
         default:
             guard let scalar = ScalarType(type) else {
-                problems.append("\(place): unknown field type")
+                diagnostics.problems.append("\(place): unknown field type")
                 return nil
             }
             value = .plain(.scalar(scalar))
@@ -424,16 +444,15 @@ final class Resolver {
 
     /// A type from a file this generator cannot generate (proto2, editions) would be a
     /// reference to Swift that never exists.
-    private func isGeneratable(_ file: ProtoFile, for field: FieldDescriptor, place: String) -> Bool {
+    private func isGeneratable(_ file: ProtoFile, for field: FieldDescriptor, place: String,
+                               reporting diagnostics: inout Diagnostics) -> Bool {
         guard file.descriptor.syntaxName != "proto3" && !file.isProto2 else { return true }
-        problems.append("\(place): type \(field.typeFullName.dropFirst()) comes from \(file.name), a \(file.descriptor.syntaxName) file, which cannot be generated yet")
+        diagnostics.problems.append("\(place): type \(field.typeFullName.dropFirst()) comes from \(file.name), a \(file.descriptor.syntaxName) file, which cannot be generated yet")
         return false
     }
 
     /// Messages with required fields, and messages that can hold them, check after decoding.
-    private static func markInitializationChecks(_ roots: [MessageType]) {
-        func all(_ message: MessageType) -> [MessageType] { [message] + message.messages.flatMap(all) }
-        let messages = roots.flatMap(all)
+    private static func markInitializationChecks(_ messages: [MessageType]) {
         for message in messages where message.fields.contains(where: \.isRequired) {
             message.needsInitializationCheck = true
         }
@@ -450,36 +469,37 @@ final class Resolver {
     }
 
     /// The key and value of a map field's synthetic entry message.
-    private func resolveMap(_ entry: MessageDescriptor, in message: MessageType, place: String) -> (ScalarType, Field.Kind)? {
+    private func resolveMap(_ entry: MessageDescriptor, in message: MessageType, place: String,
+                            reporting diagnostics: inout Diagnostics) -> (ScalarType, Field.Kind)? {
         guard let keyField = entry.field.first(where: { $0.number == 1 }),
               let valueField = entry.field.first(where: { $0.number == 2 }),
               let keyType = keyField.type.flatMap(ScalarType.init) else {
-            problems.append("\(place): malformed map entry \(entry.protoName)")
+            diagnostics.problems.append("\(place): malformed map entry \(entry.protoName)")
             return nil
         }
         let value: Field.Kind
         switch valueField.type {
         case .message?:
-            guard case let .message(target)? = types[valueField.typeFullName] else {
-                problems.append("\(place): unknown message type \(valueField.typeFullName)")
+            guard case let .message(target)? = types[typeName: valueField.typeFullName] else {
+                diagnostics.problems.append("\(place): unknown message type \(valueField.typeFullName)")
                 return nil
             }
-            guard isGeneratable(target.file, for: valueField, place: place) else { return nil }
+            guard isGeneratable(target.file, for: valueField, place: place, reporting: &diagnostics) else { return nil }
             value = .message(target)
         case .enum_?:
-            guard case let .enumeration(target)? = types[valueField.typeFullName] else {
-                problems.append("\(place): unknown enum type \(valueField.typeFullName)")
+            guard case let .enumeration(target)? = types[typeName: valueField.typeFullName] else {
+                diagnostics.problems.append("\(place): unknown enum type \(valueField.typeFullName)")
                 return nil
             }
             value = .plain(.enumeration(target))
         case let type?:
             guard let scalar = ScalarType(type) else {
-                problems.append("\(place): unsupported map value type")
+                diagnostics.problems.append("\(place): unsupported map value type")
                 return nil
             }
             value = .plain(.scalar(scalar))
         case nil:
-            problems.append("\(place): unknown map value type")
+            diagnostics.problems.append("\(place): unknown map value type")
             return nil
         }
         return (keyType, value)
