@@ -18,14 +18,14 @@ struct FileEmitter {
         let visibility = options.visibility.modifier
         for enumType in file.enums {
             printer.line()
-            EnumEmitter(enumType: enumType, visibility: visibility).emit(to: printer)
+            EnumEmitter(enumType: enumType, visibility: visibility, printsNames: file.printsNames).emit(to: printer)
         }
         for message in file.messages {
             printer.line()
-            MessageEmitter(message: message, visibility: visibility).emitDeclaration(to: printer)
+            MessageEmitter(message: message, visibility: visibility, printsNames: file.printsNames, isCompact: file.compactCodec).emitDeclaration(to: printer)
         }
         for message in file.messages {
-            MessageEmitter(message: message, visibility: visibility).emitCodecExtensions(to: printer)
+            MessageEmitter(message: message, visibility: visibility, printsNames: file.printsNames, isCompact: file.compactCodec).emitCodecExtensions(to: printer)
         }
         emitExtensions(to: printer)
         if let table = file.commandTable {

@@ -3,6 +3,10 @@
 struct MessageEmitter {
     let message: MessageType
     let visibility: String
+    /// The file prints proto names in the text format (`TextFormat=Names`).
+    let printsNames: Bool
+    /// The compact mode (`optimize_for = CODE_SIZE`): a field table instead of codec code.
+    let isCompact: Bool
 
     private var ranges: [ClosedRange<Int>] { message.extensionRanges }
 
@@ -36,11 +40,11 @@ struct MessageEmitter {
             emitDefaults(to: printer)
             for enumType in message.enums {
                 printer.line()
-                EnumEmitter(enumType: enumType, visibility: visibility).emit(to: printer)
+                EnumEmitter(enumType: enumType, visibility: visibility, printsNames: printsNames).emit(to: printer)
             }
             for nested in message.messages {
                 printer.line()
-                MessageEmitter(message: nested, visibility: visibility).emitDeclaration(to: printer)
+                MessageEmitter(message: nested, visibility: visibility, printsNames: printsNames, isCompact: isCompact).emitDeclaration(to: printer)
             }
         }
     }
@@ -127,16 +131,13 @@ struct MessageEmitter {
         }
     }
 
-    /// The compact mode (`optimize_for = CODE_SIZE`) for this message: a field table instead of
-    /// codec code.
-    private var isCompact: Bool { message.file.compactCodec }
 
     func emitCodecExtensions(to printer: Printer) {
         let ordered = message.fieldsByNumber.map(FieldCode.init)
         printer.line()
         printer.block("extension \(message.swiftPath)" + (isCompact ? ": SwiftFrame.CompactMessage" : "")) {
             printer.line("\(visibility)static let protoMessageName: Swift.String = \"\(message.fullName)\"")
-            if message.file.printsNames && !ordered.isEmpty && !isCompact {
+            if printsNames && !ordered.isEmpty && !isCompact {
                 printer.line()
                 printer.list("\(visibility)static let textFormatFields: [SwiftFrame.TextFormatField] = ",
                              ordered.map(\.textFormatRow))
@@ -157,7 +158,7 @@ struct MessageEmitter {
             }
         }
         for nested in message.messages {
-            MessageEmitter(message: nested, visibility: visibility).emitCodecExtensions(to: printer)
+            MessageEmitter(message: nested, visibility: visibility, printsNames: printsNames, isCompact: isCompact).emitCodecExtensions(to: printer)
         }
     }
 
@@ -165,7 +166,7 @@ struct MessageEmitter {
     /// fields it leaves to generated code: codec, `==` and hashing.
     private func emitFieldTable(_ fields: [FieldCode], to printer: Printer) {
         printer.line()
-        let withNames = message.file.printsNames
+        let withNames = printsNames
         // One layout line per stored property, in declaration order.
         var lines: [String] = [], types: [String] = []
         for member in message.members {

@@ -171,7 +171,7 @@ struct CommandResolver {
         // declares it or, failing that, the first whose table or envelopes carry the request.
         var pairs = Array(repeating: [(request: MessageType, response: MessageType)](), count: generated.count)
         for (request, response) in responses.values.sorted(by: { $0.request.fullName < $1.request.fullName }) {
-            let home = generated.firstIndex { $0 === request.file } ?? generated.indices.first { index in
+            let home = generated.firstIndex { $0.name == request.fileName } ?? generated.indices.first { index in
                 tables[index]?.entries.contains { $0.request === request } == true
                     || envelopes[index].contains { $0.choices.contains { $0.holds === request } }
             }
@@ -205,7 +205,7 @@ struct CommandResolver {
                         conformances.append((message, entry.id))
                     } else if ids.removeValue(forKey: key) != nil {
                         let list = all.sorted().map(String.init).joined(separator: ", ")
-                        warnings.append("\(message.file.name): \(message.protoName) travels under commands \(list); frame it with encode(_:command:)")
+                        warnings.append("\(message.fileName): \(message.protoName) travels under commands \(list); frame it with encode(_:command:)")
                     }
                 }
             }

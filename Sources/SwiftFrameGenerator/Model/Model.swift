@@ -184,18 +184,6 @@ public final class ProtoFile {
     /// The proto package (`im.user`), empty when the file declares none.
     public let package: String
 
-    // A field holds its type, so messages that hold each other (a tree node, two messages
-    // that refer to each other) form reference cycles. The file owns its messages, and
-    // whoever holds the files (the resolution) outlives every use of the model: releasing
-    // the file's fields breaks the cycles (a plugin run is one process, but the generator is
-    // a library too, and a fuzzer runs it millions of times).
-    deinit {
-        for message in allMessages {
-            message.oneofs.forEach { $0.fields = [] }
-            message.fields = []
-        }
-    }
-
     /// The modules the generated file imports besides SwiftFrame.
     public internal(set) var imports: [String] = []
 
@@ -259,7 +247,10 @@ public final class MessageType {
     var envelopeBodies: [Int32: (selector: String, type: String, accessor: String)] = [:]
     /// The message's extension ranges, in order.
     public internal(set) var extensionRanges: [ClosedRange<Int>] = []
-    unowned let file: ProtoFile
+    /// The file that declares it, its package and its syntax.
+    public let fileName: String
+    public let package: String
+    public let isProto2: Bool
     /// Read while resolving; emitters read only the resolved members.
     let descriptor: MessageDescriptor
 
@@ -283,7 +274,9 @@ public final class MessageType {
         self.swiftName = swiftName
         self.swiftPath = swiftPath
         self.comments = comments
-        self.file = file
+        self.fileName = file.name
+        self.package = file.package
+        self.isProto2 = file.isProto2
     }
 
     /// `option (swiftframe.request_id)` and `(swiftframe.response_id)`.
@@ -318,6 +311,39 @@ public final class MessageType {
             // The oneof's property stands where its first member does.
             return oneofsByName.removeValue(forKey: name).map(Member.oneof)
         }
+    }
+}
+
+/// A message as a field, an extension or a map names it: what the code that holds it needs,
+/// as a value (so that messages that hold each other form no reference cycle).
+public struct MessageRef {
+    public let protoName: String
+    public let fullName: String
+    public let swiftPath: String
+    /// The file that declares it.
+    public let fileName: String
+    /// It has required fields, or holds messages that may: holders check it after decoding.
+    public let needsInitializationCheck: Bool
+
+    init(_ message: MessageType, needsInitializationCheck: Bool = false) {
+        self.protoName = message.protoName
+        self.fullName = message.fullName
+        self.swiftPath = message.swiftPath
+        self.fileName = message.fileName
+        self.needsInitializationCheck = needsInitializationCheck
+    }
+
+    private init(_ ref: MessageRef, needsInitializationCheck: Bool) {
+        protoName = ref.protoName
+        fullName = ref.fullName
+        swiftPath = ref.swiftPath
+        fileName = ref.fileName
+        self.needsInitializationCheck = needsInitializationCheck
+    }
+
+    /// The same reference, knowing whether the message checks required fields.
+    func checked(_ needsInitializationCheck: Bool) -> MessageRef {
+        MessageRef(self, needsInitializationCheck: needsInitializationCheck)
     }
 }
 
@@ -357,16 +383,16 @@ public struct Field {
     /// singular field or of a oneof case.
     public enum Value {
         case plain(Plain)
-        case message(MessageType)
+        case message(MessageRef)
         /// proto2 `group`: a message delimited by start and end tags.
-        case group(MessageType)
+        case group(MessageRef)
     }
 
     /// A value with a codec of its own: what a map holds and what an extension carries
     /// (neither can be a group).
     public enum Kind {
         case plain(Plain)
-        case message(MessageType)
+        case message(MessageRef)
     }
 
     /// What a packed field repeats: numbers, bools and enums.
@@ -438,6 +464,29 @@ public struct Field {
         }
     }
 
+    /// The field with each message it names replaced by `transform`'s.
+    func mapMessages(_ transform: (MessageRef) -> MessageRef) -> Field {
+        func value(_ value: Value) -> Value {
+            switch value {
+            case .plain: return value
+            case let .message(message): return .message(transform(message))
+            case let .group(message): return .group(transform(message))
+            }
+        }
+        let shape: Shape
+        switch self.shape {
+        case .implicit, .packed: shape = self.shape
+        case let .optional(element): shape = .optional(value(element))
+        case let .required(element): shape = .required(value(element))
+        case let .repeated(element): shape = .repeated(value(element))
+        case let .oneofMember(element, oneof): shape = .oneofMember(value(element), oneof: oneof)
+        case let .map(key, .message(message)): shape = .map(key: key, value: .message(transform(message)))
+        case .map: shape = self.shape
+        }
+        return Field(protoName: protoName, number: number, swiftName: swiftName, shape: shape, comments: comments,
+                     declaredDefault: declaredDefault)
+    }
+
     /// The property of the oneof this field is a member of.
     public var oneof: String? {
         if case let .oneofMember(_, oneof) = shape { return oneof }
@@ -489,7 +538,7 @@ extension Field.Shape {
 
     /// The message a field of this shape holds (singular, repeated, as a group or as a map
     /// value), which may need its required fields checked.
-    var containedMessage: MessageType? {
+    var containedMessage: MessageRef? {
         switch self {
         case let .map(_, .message(message)): return message
         case .map: return nil
@@ -513,7 +562,7 @@ extension Field.Shape {
     }
 }
 
-public final class EnumType {
+public struct EnumType {
     public struct Case {
         public let protoName: String
         public let number: Int32
@@ -556,18 +605,22 @@ public final class EnumType {
     public let swiftPath: String
     public let comments: String?
     /// One case per distinct number, in declaration order.
-    public internal(set) var cases: [Case] = []
-    public internal(set) var aliases: [Alias] = []
-    unowned let file: ProtoFile
+    public let cases: [Case]
+    public let aliases: [Alias]
+    /// The file that declares it.
+    public let fileName: String
 
     /// A proto2 enum: unknown numbers go to unknown fields, so it has no `unrecognized`.
-    public var isClosed: Bool { file.isProto2 }
+    public let isClosed: Bool
     /// `option (swiftframe.command_table) = true`: its values are command ids.
     public let isCommandTable: Bool
 
     init(protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?,
-         file: ProtoFile, options: Google_Protobuf_EnumOptions?) {
-        self.file = file
+         cases: [Case], aliases: [Alias], file: ProtoFile, options: Google_Protobuf_EnumOptions?) {
+        self.cases = cases
+        self.aliases = aliases
+        self.fileName = file.name
+        self.isClosed = file.isProto2
         self.isCommandTable = options?[extension: Swiftframe_OptionsExtensions.commandTable] == true
         self.protoName = protoName
         self.fullName = fullName
@@ -586,16 +639,16 @@ public final class ExtensionField {
     public let fullName: String
     public let swiftName: String
     public let number: Int32
-    public let container: MessageType
+    public let container: MessageRef
     public let kind: Field.Kind
     public let isRepeated: Bool
     public let isPacked: Bool
     public let comments: String?
     /// The message whose body declares it (nil for a top-level `extend`).
-    public let scope: MessageType?
+    public let scope: MessageRef?
 
-    init(protoName: String, fullName: String, swiftName: String, number: Int32, container: MessageType,
-         kind: Field.Kind, isRepeated: Bool, isPacked: Bool, comments: String?, scope: MessageType?) {
+    init(protoName: String, fullName: String, swiftName: String, number: Int32, container: MessageRef,
+         kind: Field.Kind, isRepeated: Bool, isPacked: Bool, comments: String?, scope: MessageRef?) {
         self.protoName = protoName
         self.fullName = fullName
         self.swiftName = swiftName

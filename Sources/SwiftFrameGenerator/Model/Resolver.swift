@@ -21,6 +21,8 @@ final class Resolver {
     private var types = TypeIndex()
     /// Every `extend` field of the request.
     private let extensions: ExtensionCatalog
+    /// Each file's syntax (`proto2`, `proto3`, `editions`) by name.
+    private var syntaxes: [String: String] = [:]
     /// The options every message's integer custom options are read for.
     private let integerOptions: [Int32]
     private var paths: [ObjectIdentifier: [Int32]] = [:]
@@ -35,12 +37,10 @@ final class Resolver {
         self.integerOptions = extensions.integerMessageOptions
     }
 
-    /// The result of resolving a request. It owns every file of the request: types refer
-    /// to their files without owning them, and dependencies must outlive emission too.
+    /// The result of resolving a request.
     struct Resolution {
         /// The files to generate, in the order protoc named them.
         let files: [ProtoFile]
-        let allFiles: [ProtoFile]
         let warnings: [String]
     }
 
@@ -64,7 +64,7 @@ final class Resolver {
             var suppressed = Diagnostics()
             resolver.check(file, reporting: &suppressed)
         }
-        markInitializationChecks(files.flatMap(\.allMessages))
+        resolver.markInitializationChecks(files.flatMap(\.allMessages))
 
         var layoutOverride: FrameLayout?
         if let text = options.layout {
@@ -88,7 +88,7 @@ final class Resolver {
         }
         diagnostics.problems += commands.problems
         guard diagnostics.problems.isEmpty else { throw GenerationError(problems: diagnostics.problems) }
-        return Resolution(files: generated, allFiles: files, warnings: diagnostics.warnings + commands.warnings)
+        return Resolution(files: generated, warnings: diagnostics.warnings + commands.warnings)
     }
 
     /// The modules holding the Swift of the types this file's code names (field and extension
@@ -96,22 +96,22 @@ final class Resolver {
     /// elsewhere. Importing a file is not enough to need its module.
     private static func importedModules(of file: ProtoFile, generatedHere: Set<String>,
                                         moduleMap: [String: String]) -> [String] {
-        var named: [ProtoFile] = []
+        var named: [String] = []
         func add(_ shape: Field.Shape) {
-            if let message = shape.containedMessage { named.append(message.file) }
-            if let enumType = shape.containedEnum { named.append(enumType.file) }
+            if let message = shape.containedMessage { named.append(message.fileName) }
+            if let enumType = shape.containedEnum { named.append(enumType.fileName) }
         }
         for message in file.allMessages { message.fields.forEach { add($0.shape) } }
         for field in file.extensions {
-            named.append(field.container.file)
+            named.append(field.container.fileName)
             add(field.isRepeated ? .repeated(field.kind.value) : .optional(field.kind.value))
         }
         for entry in file.commandTable?.entries ?? [] {
-            named += [entry.request?.file, entry.response?.file].compactMap { $0 }
+            named += [entry.request?.fileName, entry.response?.fileName].compactMap { $0 }
         }
-        for envelope in file.envelopes { named += envelope.choices.compactMap { $0.holds?.file } }
-        for (request, response) in file.responsePairs { named += [request.file, response.file] }
-        let modules = named.compactMap { generatedHere.contains($0.name) ? nil : moduleMap[$0.name] }
+        for envelope in file.envelopes { named += envelope.choices.compactMap { $0.holds?.fileName } }
+        for (request, response) in file.responsePairs { named += [request.fileName, response.fileName] }
+        let modules = named.compactMap { generatedHere.contains($0) ? nil : moduleMap[$0] }
         return Set(modules).sorted()
     }
 
@@ -153,6 +153,7 @@ final class Resolver {
     /// Declares the top-level types of every file of the run, which share the module's
     /// namespace, then everything nested in them.
     private func declare(_ files: [ProtoFile]) {
+        for file in files { syntaxes[file.name] = file.descriptor.syntaxName }
         var elements: [(natural: String, protoName: String)] = []
         for file in files {
             let prefix = Naming.packagePrefix(file.package)
@@ -194,7 +195,7 @@ final class Resolver {
             .sorted { $0.lowerBound < $1.lowerBound }
         types.add(.message(message))
         paths[ObjectIdentifier(message)] = path
-        let nestedNames = nameMembers(of: message, path: path)
+        let nestedNames = nameMembers(of: message, path: path, file: file)
         for (index, nested) in descriptor.nestedType.enumerated() where !nested.isMapEntry {
             message.messages.append(declare(nested, scope: fullName, swiftName: nestedNames[nested.protoName]!,
                                             swiftParent: message.swiftPath, path: path + [3, Int32(index)], file: file))
@@ -209,7 +210,7 @@ final class Resolver {
     /// Names everything a message's struct declares: its nested types, oneof enums and
     /// helper types in one scope, its properties and helper methods in another, and each
     /// oneof's cases. Returns the names of the nested messages and enums by proto name.
-    private func nameMembers(of message: MessageType, path: [Int32]) -> [String: String] {
+    private func nameMembers(of message: MessageType, path: [Int32], file: ProtoFile) -> [String: String] {
         let descriptor = message.descriptor
         let realOneofs = descriptor.oneofDecl.indices.filter { index in
             !descriptor.field.contains { $0.oneofIndex == Int32(index) && $0.isProto3Optional }
@@ -242,7 +243,7 @@ final class Resolver {
         for (position, index) in realOneofs.enumerated() {
             let name = oneofNames[index]
             let model = Oneof(protoName: name, index: Int32(index), swiftName: propertyNames[name]!,
-                              typeName: oneofTypes[position], comments: message.file.comments[path + [8, Int32(index)]])
+                              typeName: oneofTypes[position], comments: file.comments[path + [8, Int32(index)]])
             var cases = NameScope(reserved: Naming.reservedFieldNames)
             let fields = descriptor.field.filter { $0.oneofIndex == Int32(index) }.map(\.protoName)
             for (name, swiftName) in zip(fields, cases.claim(fields.map { (Naming.fieldName($0), $0) })) {
@@ -257,12 +258,6 @@ final class Resolver {
     private func declare(_ descriptor: EnumDescriptor, scope: String, swiftName: String, swiftParent: String?,
                          path: [Int32], file: ProtoFile) -> EnumType {
         let fullName = scope.isEmpty ? descriptor.protoName : scope + "." + descriptor.protoName
-        let enumType = EnumType(
-            protoName: descriptor.protoName, fullName: fullName, swiftName: swiftName,
-            swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
-            comments: file.comments[path], file: file, options: descriptor.options)
-        types.add(.enumeration(enumType))
-
         // Drop the enum's name from its values unless that makes two names collide.
         let values = descriptor.value
         var natural = values.map { Naming.caseName($0.protoName, enumName: descriptor.protoName) }
@@ -280,17 +275,23 @@ final class Resolver {
         var scope = NameScope(reserved: Naming.reservedCaseNames)
         let names = scope.claim(kept.map { (natural[$0], values[$0].protoName) })
         var byNumber: [Int32: EnumType.Case] = [:]
+        var cases: [EnumType.Case] = [], aliases: [EnumType.Alias] = []
         for (index, swiftName) in zip(kept, names) {
             let value = values[index]
             if let target = byNumber[value.valueNumber] {
-                enumType.aliases.append(.init(protoName: value.protoName, swiftName: swiftName, target: target))
+                aliases.append(.init(protoName: value.protoName, swiftName: swiftName, target: target))
             } else {
                 let enumCase = EnumType.Case(protoName: value.protoName, number: value.valueNumber, swiftName: swiftName,
                                              comments: file.comments[path + [2, Int32(index)]], options: .init(value.options))
                 byNumber[value.valueNumber] = enumCase
-                enumType.cases.append(enumCase)
+                cases.append(enumCase)
             }
         }
+        let enumType = EnumType(
+            protoName: descriptor.protoName, fullName: fullName, swiftName: swiftName,
+            swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
+            comments: file.comments[path], cases: cases, aliases: aliases, file: file, options: descriptor.options)
+        types.add(.enumeration(enumType))
         return enumType
     }
 
@@ -303,14 +304,14 @@ final class Resolver {
             return
         }
         resolveExtensions(descriptor.extension_, in: file, scope: nil, path: [7], reporting: &diagnostics)
-        for message in file.allMessages { resolveFields(of: message, reporting: &diagnostics) }
+        for message in file.allMessages { resolveFields(of: message, in: file, reporting: &diagnostics) }
     }
 
     /// Typed accessors for `extend` blocks, custom options (extensions of descriptor.proto's
     /// `*Options`, which `SwiftFrameDescriptors` ships) included.
-    private func resolveExtensions(_ extensions: [FieldDescriptor], in file: ProtoFile, scope: MessageType?,
+    private func resolveExtensions(_ extensions: [FieldDescriptor], in file: ProtoFile, scope: MessageRef?,
                                    path: [Int32], reporting diagnostics: inout Diagnostics) {
-        var accepted: [(index: Int, field: FieldDescriptor, container: MessageType, kind: Field.Kind)] = []
+        var accepted: [(index: Int, field: FieldDescriptor, container: MessageRef, kind: Field.Kind)] = []
         for (index, field) in extensions.enumerated() {
             let extendee = field.extendee ?? ""
             let place = "\(file.name): extension \(scope.map { $0.fullName + "." } ?? "")\(field.protoName)"
@@ -327,7 +328,7 @@ final class Resolver {
                                        reporting: &diagnostics) else {
                 continue
             }
-            accepted.append((index, field, container, kind))
+            accepted.append((index, field, MessageRef(container), kind))
         }
         // Static members of the declaring message, or of the file's namespace enum.
         var names = NameScope(reserved: Naming.swiftKeywords.union(["protoMessageName", "commandID"]))
@@ -349,7 +350,7 @@ final class Resolver {
                            reporting diagnostics: inout Diagnostics) -> Field.Kind? {
         switch field.type {
         case .message?:
-            if case let .message(target)? = types[typeName: field.typeFullName] { return .message(target) }
+            if case let .message(target)? = types[typeName: field.typeFullName] { return .message(MessageRef(target)) }
         case .enum_?:
             if case let .enumeration(target)? = types[typeName: field.typeFullName] { return .plain(.enumeration(target)) }
         case let type?:
@@ -361,11 +362,11 @@ final class Resolver {
         return nil
     }
 
-    private func resolveFields(of message: MessageType, reporting diagnostics: inout Diagnostics) {
-        let place = "\(message.file.name): message \(message.fullName)"
+    private func resolveFields(of message: MessageType, in file: ProtoFile, reporting diagnostics: inout Diagnostics) {
+        let place = "\(file.name): message \(message.fullName)"
         let descriptor = message.descriptor
         let path = paths[ObjectIdentifier(message)] ?? []
-        resolveExtensions(descriptor.extension_, in: message.file, scope: message, path: path + [6], reporting: &diagnostics)
+        resolveExtensions(descriptor.extension_, in: file, scope: MessageRef(message), path: path + [6], reporting: &diagnostics)
         // Real oneofs (declared with their names); the synthetic oneof of a proto3 `optional`
         // field is just presence.
         let oneofs = Dictionary(uniqueKeysWithValues: message.oneofs.map { ($0.index, $0) })
@@ -373,7 +374,7 @@ final class Resolver {
             let oneof = field.oneofIndex.flatMap { oneofs[$0] }
             let swiftName = oneof?.caseNames[field.protoName] ?? message.propertyNames[field.protoName]!
             if let resolved = resolve(field, in: message, swiftName: swiftName, place: "\(place): field \(field.protoName)",
-                                      comments: message.file.comments[path + [2, Int32(index)]], oneof: oneof,
+                                      comments: file.comments[path + [2, Int32(index)]], oneof: oneof,
                                       reporting: &diagnostics) {
                 message.fields.append(resolved)
                 oneof?.fields.append(resolved)
@@ -399,14 +400,14 @@ final class Resolver {
                 diagnostics.problems.append("\(place): unknown message type \(field.typeFullName)")
                 return nil
             }
-            guard isGeneratable(target.file, for: field, place: place, reporting: &diagnostics) else { return nil }
-            value = type == .group ? .group(target) : .message(target)
+            guard isGeneratable(target.fileName, for: field, place: place, reporting: &diagnostics) else { return nil }
+            value = type == .group ? .group(MessageRef(target)) : .message(MessageRef(target))
         case .enum_:
             guard case let .enumeration(target)? = types[typeName: field.typeFullName] else {
                 diagnostics.problems.append("\(place): unknown enum type \(field.typeFullName)")
                 return nil
             }
-            guard isGeneratable(target.file, for: field, place: place, reporting: &diagnostics) else { return nil }
+            guard isGeneratable(target.fileName, for: field, place: place, reporting: &diagnostics) else { return nil }
             value = .plain(.enumeration(target))
         default:
             guard let scalar = ScalarType(type) else {
@@ -419,7 +420,7 @@ final class Resolver {
         if let oneof {
             shape = .oneofMember(value, oneof: oneof.swiftName)
         } else {
-            let isProto2 = message.file.isProto2
+            let isProto2 = message.isProto2
             switch (field.label ?? .optional, value) {
             case (.required, _):
                 shape = .required(value)
@@ -444,27 +445,33 @@ final class Resolver {
 
     /// A type from a file this generator cannot generate (proto2, editions) would be a
     /// reference to Swift that never exists.
-    private func isGeneratable(_ file: ProtoFile, for field: FieldDescriptor, place: String,
+    private func isGeneratable(_ fileName: String, for field: FieldDescriptor, place: String,
                                reporting diagnostics: inout Diagnostics) -> Bool {
-        guard file.descriptor.syntaxName != "proto3" && !file.isProto2 else { return true }
-        diagnostics.problems.append("\(place): type \(field.typeFullName.dropFirst()) comes from \(file.name), a \(file.descriptor.syntaxName) file, which cannot be generated yet")
+        let syntax = syntaxes[fileName] ?? ""
+        guard syntax != "proto3" && syntax != "proto2" else { return true }
+        diagnostics.problems.append("\(place): type \(field.typeFullName.dropFirst()) comes from \(fileName), a \(syntax) file, which cannot be generated yet")
         return false
     }
 
-    /// Messages with required fields, and messages that can hold them, check after decoding.
-    private static func markInitializationChecks(_ messages: [MessageType]) {
-        for message in messages where message.fields.contains(where: \.isRequired) {
-            message.needsInitializationCheck = true
-        }
+    /// Messages with required fields, and messages that can hold them, check after decoding;
+    /// then every field's reference to a message says whether it does.
+    private func markInitializationChecks(_ messages: [MessageType]) {
+        var checked = Set(messages.filter { $0.fields.contains(where: \.isRequired) }.map(\.fullName))
         var changed = true
         while changed {
             changed = false
-            for message in messages where !message.needsInitializationCheck {
-                if message.fields.contains(where: { $0.shape.containedMessage?.needsInitializationCheck == true }) {
-                    message.needsInitializationCheck = true
+            for message in messages where !checked.contains(message.fullName) {
+                if message.fields.contains(where: { $0.shape.containedMessage.map { checked.contains($0.fullName) } == true }) {
+                    checked.insert(message.fullName)
                     changed = true
                 }
             }
+        }
+        let transform = { (ref: MessageRef) in ref.checked(checked.contains(ref.fullName)) }
+        for message in messages {
+            message.needsInitializationCheck = checked.contains(message.fullName)
+            message.fields = message.fields.map { $0.mapMessages(transform) }
+            for oneof in message.oneofs { oneof.fields = oneof.fields.map { $0.mapMessages(transform) } }
         }
     }
 
@@ -484,8 +491,8 @@ final class Resolver {
                 diagnostics.problems.append("\(place): unknown message type \(valueField.typeFullName)")
                 return nil
             }
-            guard isGeneratable(target.file, for: valueField, place: place, reporting: &diagnostics) else { return nil }
-            value = .message(target)
+            guard isGeneratable(target.fileName, for: valueField, place: place, reporting: &diagnostics) else { return nil }
+            value = .message(MessageRef(target))
         case .enum_?:
             guard case let .enumeration(target)? = types[typeName: valueField.typeFullName] else {
                 diagnostics.problems.append("\(place): unknown enum type \(valueField.typeFullName)")

@@ -32,7 +32,7 @@ struct TypeIndex {
     func messages(inPackage package: String) -> [MessageType] {
         entries.values
             .compactMap { entry -> MessageType? in
-                guard case let .message(message) = entry, message.file.package == package else { return nil }
+                guard case let .message(message) = entry, message.package == package else { return nil }
                 return message
             }
             .sorted { $0.fullName < $1.fullName }
