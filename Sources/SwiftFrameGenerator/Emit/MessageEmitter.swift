@@ -35,7 +35,7 @@ struct MessageEmitter {
             }
             for oneof in message.oneofs {
                 printer.line()
-                emitOneofEnum(oneof, to: printer)
+                OneofEmitter(oneof: oneof, visibility: visibility).emit(to: printer)
             }
             emitDefaults(to: printer)
             for enumType in message.enums {
@@ -62,19 +62,6 @@ struct MessageEmitter {
             printer.line("set { \(code.storage) = newValue.map(SwiftFrame.Boxed.init) }")
         }
         printer.line("private var _\(field.swiftName): SwiftFrame.Boxed<\(code.baseType)>? = nil")
-    }
-
-    /// `enum Choice { case a(Swift.Int32) ... }`; a case whose message contains this
-    /// message is `indirect`.
-    private func emitOneofEnum(_ oneof: Oneof, to printer: Printer) {
-        printer.line("/// The members of oneof `\(oneof.protoName)`: at most one is set.")
-        printer.block("\(visibility)enum \(oneof.typeName): Swift.Sendable, Swift.Hashable") {
-            for field in oneof.fields {
-                printer.documentation(field.comments)
-                let indirect = field.isBoxed ? "indirect " : ""
-                printer.line("\(indirect)case \(field.swiftName)(\(FieldCode(field: field).baseType))")
-            }
-        }
     }
 
     /// proto2 `[default = ...]` values: an unset field reads as `nil`; its declared default
