@@ -92,7 +92,7 @@ struct CommandTableEmitter {
 
     /// `extension TestReq: SwiftFrame.CommandMessage { ... }` for each message of the table
     /// that travels under exactly one id.
-    static func emitConformances(_ conformances: [(message: MessageType, id: UInt32)], visibility: String,
+    static func emitConformances(_ conformances: [(message: MessageRef, id: UInt32)], visibility: String,
                                  to printer: Printer) {
         for (message, id) in conformances {
             printer.line()

@@ -315,7 +315,7 @@ struct MessageEmitter {
     /// oneof members and groups are checked here. Emitted only for a message that can hold
     /// required fields, so encoding any other message checks nothing. Kept out of line:
     /// otherwise the optimiser copies each nested message's check into its parent's, and a
-    /// file's top message carries the checks of the whole tree (4 KiB in descriptor.proto).
+    /// file's top message carries the checks of the whole tree (4 KiB in protobuf's descriptor messages).
     private func emitInitializationCheck(to printer: Printer) {
         let fields = isCompact ? message.fields.filter { FieldCode(field: $0).isCustomInTable } : message.fields
         printer.line("@inline(never)")

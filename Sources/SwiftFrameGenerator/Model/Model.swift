@@ -1,5 +1,3 @@
-import SwiftFrame
-import SwiftFrameDescriptors
 
 // The resolved model: every type reference linked, every Swift name decided. Emitters
 // read it and print; they decide nothing.
@@ -65,27 +63,6 @@ public enum ScalarType: Sendable {
         default: return "0"
         }
     }
-
-    init?(_ type: FieldDescriptor.Type_) {
-        switch type {
-        case .double: self = .double
-        case .float: self = .float
-        case .int64: self = .int64
-        case .uint64: self = .uint64
-        case .int32: self = .int32
-        case .fixed64: self = .fixed64
-        case .fixed32: self = .fixed32
-        case .bool: self = .bool
-        case .string: self = .string
-        case .bytes: self = .bytes
-        case .uint32: self = .uint32
-        case .sfixed32: self = .sfixed32
-        case .sfixed64: self = .sfixed64
-        case .sint32: self = .sint32
-        case .sint64: self = .sint64
-        case .group, .message, .enum_: return nil
-        }
-    }
 }
 
 /// The scalars a packed field can repeat: every one but string and bytes.
@@ -141,73 +118,30 @@ public enum NumericScalar: Sendable {
     }
 }
 
-/// One .proto file of the request.
-public final class ProtoFile {
-    /// Read while resolving; emitters read only the resolved members.
-    let descriptor: FileDescriptor
-    public internal(set) var messages: [MessageType] = []
-    public internal(set) var enums: [EnumType] = []
-    /// Comments by SourceCodeInfo path.
-    let comments: [[Int32]: String]
-
-    init(descriptor: FileDescriptor) {
-        self.descriptor = descriptor
-        var comments: [[Int32]: String] = [:]
-        for location in descriptor.sourceCodeInfo?.location ?? [] {
-            let text = [location.leadingComments, location.trailingComments]
-                .compactMap { $0 }
-                .filter { !$0.allSatisfy(\.isWhitespace) }
-                .joined(separator: "\n")
-            if !text.isEmpty { comments[location.path] = text }
-        }
-        self.comments = comments
-        self.name = descriptor.name ?? ""
-        self.package = descriptor.packageName
-        self.isProto2 = descriptor.syntaxName == "proto2"
-        let options = descriptor.options
-        self.layoutOption = options?[extension: Swiftframe_OptionsExtensions.layout]
-        self.requestPrefix = options?[extension: Swiftframe_OptionsExtensions.requestPrefix]
-        self.responsePrefix = options?[extension: Swiftframe_OptionsExtensions.responsePrefix]
-        self.declaresCodeSize = options?.optimizeFor == .codeSize
-    }
-
-    /// `option (swiftframe.layout)`: the frame layout of the file's command table.
-    public let layoutOption: String?
-    /// `option (swiftframe.request_prefix)` and `(swiftframe.response_prefix)`: messages named
-    /// the prefix and an id are commands.
-    public let requestPrefix: String?
-    public let responsePrefix: String?
-    /// `option optimize_for = CODE_SIZE`.
-    public let declaresCodeSize: Bool
-
+/// One .proto file to generate, resolved: built complete once every name is decided.
+public struct ProtoFile {
     public let name: String
-    /// The proto package (`im.user`), empty when the file declares none.
-    public let package: String
-
-    /// The modules the generated file imports besides SwiftFrame.
-    public internal(set) var imports: [String] = []
-
     /// proto2 rules: explicit presence everywhere, closed enums, unpacked by default.
     public let isProto2: Bool
-
+    public let messages: [MessageType]
+    public let enums: [EnumType]
+    /// proto2 extensions declared in this file, top level and nested.
+    public let extensions: [ExtensionField]
+    /// `TestMessagesProto2Extensions`: the namespace of the file's top-level extensions.
+    public let extensionsNamespace: String
+    /// The command table of this file, when it declares commands.
+    public let commandTable: CommandTable?
+    /// Messages of this file whose bytes field holds a message chosen by an enum field.
+    public let envelopes: [Envelope]
+    /// Request → response pairs declared in this file (each pair is declared in one file).
+    public let responsePairs: [(request: MessageRef, response: MessageRef)]
+    /// The modules the generated file imports besides SwiftFrame.
+    public let imports: [String]
     /// Messages and enums carry their proto names for the text format (`TextFormat=Names`).
-    public internal(set) var printsNames = true
-
+    public let printsNames: Bool
     /// `optimize_for = CODE_SIZE` (or `OptimizeFor=CODE_SIZE`): messages get a field table for
     /// the runtime's shared codec instead of codec code of their own.
-    public internal(set) var compactCodec = false
-
-    /// The command table of this file, when it declares commands.
-    public internal(set) var commandTable: CommandTable?
-    /// Messages of this file whose bytes field holds a message chosen by an enum field.
-    public internal(set) var envelopes: [Envelope] = []
-    /// proto2 extensions declared in this file, top level and nested.
-    public internal(set) var extensions: [ExtensionField] = []
-    /// `TestMessagesProto2Extensions`: the namespace of the file's top-level extensions.
-    public internal(set) var extensionsNamespace = ""
-
-    /// Request → response pairs declared in this file (each pair is declared in one file).
-    public internal(set) var responsePairs: [(request: MessageType, response: MessageType)] = []
+    public let compactCodec: Bool
 
     /// `path/user.proto` → `path/user.swiftframe.swift`, `path_user.swiftframe.swift` or
     /// `user.swiftframe.swift`.
@@ -222,7 +156,7 @@ public final class ProtoFile {
     }
 }
 
-public final class MessageType {
+public struct MessageType {
     public let protoName: String
     /// Fully qualified proto name without the leading dot (`im.Outer.Inner`).
     public let fullName: String
@@ -231,62 +165,63 @@ public final class MessageType {
     /// The Swift name as referenced from anywhere in the module (`Outer.Inner`).
     public let swiftPath: String
     public let comments: String?
-    public internal(set) var fields: [Field] = []
+    public let fields: [Field]
     /// Real oneofs (not the synthetic ones of proto3 `optional`), in declaration order.
-    public internal(set) var oneofs: [Oneof] = []
+    public let oneofs: [Oneof]
     /// It has `required` fields, or messages that may: it checks them after decoding.
-    public internal(set) var needsInitializationCheck = false
-    public internal(set) var messages: [MessageType] = []
-    public internal(set) var enums: [EnumType] = []
+    public let needsInitializationCheck: Bool
+    public let messages: [MessageType]
+    public let enums: [EnumType]
     /// The nested enum of `[default = ...]` values (`Defaults`), when there are any.
-    public internal(set) var defaultsName: String?
-    /// Names decided with the message's other names before its fields are resolved: each
-    /// property by proto name, and each envelope body's selecting field (proto name), enum
-    /// type and decoding method by field number.
-    var propertyNames: [String: String] = [:]
-    var envelopeBodies: [Int32: (selector: String, type: String, accessor: String)] = [:]
+    public let defaultsName: String?
+    /// Each envelope body's selecting field (proto name), enum type and decoding method, by
+    /// field number.
+    let envelopeBodies: [Int32: (selector: String, type: String, accessor: String)]
     /// The message's extension ranges, in order.
-    public internal(set) var extensionRanges: [ClosedRange<Int>] = []
-    /// The file that declares it, its package and its syntax.
+    public let extensionRanges: [ClosedRange<Int>]
+    /// The file that declares it, and its package.
     public let fileName: String
     public let package: String
-    public let isProto2: Bool
-    /// Read while resolving; emitters read only the resolved members.
-    let descriptor: MessageDescriptor
+    /// `option (swiftframe.request_id)` and `(swiftframe.response_id)`.
+    public let requestID: UInt32?
+    public let responseID: UInt32?
+    /// The values of the run's integer and enum options of `MessageOptions` set on this
+    /// message (a project's own `MsgID`), by the option's field number.
+    let integerOptions: [Int32: UInt64]
+    /// The struct's members (computed once from the fields and oneofs).
+    public let members: [Member]
 
-    init(descriptor: MessageDescriptor, fullName: String, swiftName: String, swiftPath: String,
-         comments: String?, file: ProtoFile, integerOptions: [Int32]) {
-        self.descriptor = descriptor
-        let options = descriptor.options ?? .init()
-        self.requestID = options[extension: Swiftframe_OptionsExtensions.requestId]
-        self.responseID = options[extension: Swiftframe_OptionsExtensions.responseId]
-        self.isMessageSet = options.messageSetWireFormat == true
-        var values: [Int32: UInt64] = [:]
-        for number in integerOptions {
-            // Read as the varint it is, whatever integer or enum type declares it.
-            let option = SwiftFrame.Extension<Google_Protobuf_MessageOptions, SwiftFrame.ProtoUInt64>(
-                fieldNumber: Int(number), protoName: String(number))
-            if let value = options[extension: option] { values[number] = value }
-        }
-        self.integerOptions = values
-        self.protoName = descriptor.protoName
+    init(protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?,
+         fields: [Field], oneofs: [Oneof], needsInitializationCheck: Bool, messages: [MessageType], enums: [EnumType],
+         defaultsName: String?, envelopeBodies: [Int32: (selector: String, type: String, accessor: String)],
+         extensionRanges: [ClosedRange<Int>], fileName: String, package: String, requestID: UInt32?,
+         responseID: UInt32?, integerOptions: [Int32: UInt64]) {
+        self.protoName = protoName
         self.fullName = fullName
         self.swiftName = swiftName
         self.swiftPath = swiftPath
         self.comments = comments
-        self.fileName = file.name
-        self.package = file.package
-        self.isProto2 = file.isProto2
+        self.fields = fields
+        self.oneofs = oneofs
+        self.needsInitializationCheck = needsInitializationCheck
+        self.messages = messages
+        self.enums = enums
+        self.defaultsName = defaultsName
+        self.envelopeBodies = envelopeBodies
+        self.extensionRanges = extensionRanges
+        self.fileName = fileName
+        self.package = package
+        self.requestID = requestID
+        self.responseID = responseID
+        self.integerOptions = integerOptions
+        var oneofsByName: [String: Oneof] = [:]
+        for oneof in oneofs { oneofsByName[oneof.swiftName] = oneof }
+        self.members = fields.compactMap { field in
+            guard let name = field.oneof else { return .field(field) }
+            // The oneof's property stands where its first member does.
+            return oneofsByName.removeValue(forKey: name).map(Member.oneof)
+        }
     }
-
-    /// `option (swiftframe.request_id)` and `(swiftframe.response_id)`.
-    public let requestID: UInt32?
-    public let responseID: UInt32?
-    /// `option message_set_wire_format = true`.
-    public let isMessageSet: Bool
-    /// The values of the run's integer and enum options of `MessageOptions` set on this
-    /// message (a project's own `MsgID`), by the option's field number.
-    let integerOptions: [Int32: UInt64]
 
     /// Fields in field-number order: the order they are written in.
     public var fieldsByNumber: [Field] { fields.sorted { $0.number < $1.number } }
@@ -302,72 +237,52 @@ public final class MessageType {
     /// past about 1,020 defaulted parameters Swift's symbol mangling gives two default
     /// arguments the same symbol, and no one calls such an initializer.
     public var hasMemberwiseInit: Bool { (1...512).contains(members.count) }
-
-    public var members: [Member] {
-        var oneofsByName: [String: Oneof] = [:]
-        for oneof in oneofs { oneofsByName[oneof.swiftName] = oneof }
-        return fields.compactMap { field in
-            guard let name = field.oneof else { return .field(field) }
-            // The oneof's property stands where its first member does.
-            return oneofsByName.removeValue(forKey: name).map(Member.oneof)
-        }
-    }
 }
 
-/// A message as a field, an extension or a map names it: what the code that holds it needs,
-/// as a value (so that messages that hold each other form no reference cycle).
+/// A message as a field, an extension, a command or an envelope names it: what the code that
+/// holds it needs, as a value (so that messages that hold each other form no reference cycle).
 public struct MessageRef {
     public let protoName: String
     public let fullName: String
     public let swiftPath: String
-    /// The file that declares it.
+    /// The file that declares it, and its package.
     public let fileName: String
+    public let package: String
     /// It has required fields, or holds messages that may: holders check it after decoding.
     public let needsInitializationCheck: Bool
 
-    init(_ message: MessageType, needsInitializationCheck: Bool = false) {
-        self.protoName = message.protoName
-        self.fullName = message.fullName
-        self.swiftPath = message.swiftPath
-        self.fileName = message.fileName
+    init(protoName: String, fullName: String, swiftPath: String, fileName: String, package: String,
+         needsInitializationCheck: Bool) {
+        self.protoName = protoName
+        self.fullName = fullName
+        self.swiftPath = swiftPath
+        self.fileName = fileName
+        self.package = package
         self.needsInitializationCheck = needsInitializationCheck
     }
 
-    private init(_ ref: MessageRef, needsInitializationCheck: Bool) {
-        protoName = ref.protoName
-        fullName = ref.fullName
-        swiftPath = ref.swiftPath
-        fileName = ref.fileName
-        self.needsInitializationCheck = needsInitializationCheck
+    init(_ message: MessageType) {
+        self.init(protoName: message.protoName, fullName: message.fullName, swiftPath: message.swiftPath,
+                  fileName: message.fileName, package: message.package,
+                  needsInitializationCheck: message.needsInitializationCheck)
     }
 
     /// The same reference, knowing whether the message checks required fields.
     func checked(_ needsInitializationCheck: Bool) -> MessageRef {
-        MessageRef(self, needsInitializationCheck: needsInitializationCheck)
+        MessageRef(protoName: protoName, fullName: fullName, swiftPath: swiftPath, fileName: fileName, package: package,
+                   needsInitializationCheck: needsInitializationCheck)
     }
 }
 
 /// A oneof: one optional Swift enum property whose cases are the member fields.
-public final class Oneof {
+public struct Oneof {
     public let protoName: String
     /// The property (`choice`).
     public let swiftName: String
     /// The nested enum type (`Choice`).
     public let typeName: String
     public let comments: String?
-    public internal(set) var fields: [Field] = []
-    /// The oneof's index in its message's descriptor.
-    let index: Int32
-    /// Each member's case name, by proto name.
-    var caseNames: [String: String] = [:]
-
-    init(protoName: String, index: Int32, swiftName: String, typeName: String, comments: String?) {
-        self.protoName = protoName
-        self.index = index
-        self.swiftName = swiftName
-        self.typeName = typeName
-        self.comments = comments
-    }
+    public let fields: [Field]
 }
 
 /// One field of a message. What it holds and how it is present are one value, `shape`,
@@ -583,13 +498,6 @@ public struct EnumType {
         public let isErrorReply: Bool
         public let isHeartbeat: Bool
 
-        init(_ options: Google_Protobuf_EnumValueOptions?) {
-            request = options?[extension: Swiftframe_OptionsExtensions.request]
-            response = options?[extension: Swiftframe_OptionsExtensions.response]
-            holds = options?[extension: Swiftframe_OptionsExtensions.holds]
-            isErrorReply = options?[extension: Swiftframe_OptionsExtensions.errorReply] == true
-            isHeartbeat = options?[extension: Swiftframe_OptionsExtensions.heartbeat] == true
-        }
     }
 
     /// A second name for a number (`allow_alias`), generated as a static constant.
@@ -616,12 +524,12 @@ public struct EnumType {
     public let isCommandTable: Bool
 
     init(protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?,
-         cases: [Case], aliases: [Alias], file: ProtoFile, options: Google_Protobuf_EnumOptions?) {
+         cases: [Case], aliases: [Alias], fileName: String, isClosed: Bool, isCommandTable: Bool) {
         self.cases = cases
         self.aliases = aliases
-        self.fileName = file.name
-        self.isClosed = file.isProto2
-        self.isCommandTable = options?[extension: Swiftframe_OptionsExtensions.commandTable] == true
+        self.fileName = fileName
+        self.isClosed = isClosed
+        self.isCommandTable = isCommandTable
         self.protoName = protoName
         self.fullName = fullName
         self.swiftName = swiftName
@@ -634,7 +542,7 @@ public struct EnumType {
 }
 
 /// A typed accessor for a proto2 extension field.
-public final class ExtensionField {
+public struct ExtensionField {
     public let protoName: String
     public let fullName: String
     public let swiftName: String

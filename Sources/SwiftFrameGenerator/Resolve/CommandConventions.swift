@@ -73,10 +73,10 @@ extension CommandResolver {
     }
 
     /// Adds what one config table says about a file.
-    mutating func addConfigured(_ table: Swiftframe_Table, file: ProtoFile, to builder: inout TableBuilder) {
+    mutating func addConfigured(_ table: Swiftframe_Table, file: FileDraft, to builder: inout TableBuilder) {
         let place = "\(file.name): config table"
-        var ids: [(message: MessageType, id: UInt32)] = []
-        var explicitPairs: [(MessageType, MessageType)] = []
+        var ids: [(message: MessageRef, id: UInt32)] = []
+        var explicitPairs: [(MessageRef, MessageRef)] = []
         if let option = table.messageOption.nonEmpty {
             ids += optionIDs(option, file: file, place: place)
         }
@@ -90,25 +90,25 @@ extension CommandResolver {
         }
         // A message's side comes from its name, unless a comment pairs it: the pair's first is
         // a request, its second a response, whatever their names say.
-        var roles: [ObjectIdentifier: Role] = [:]
-        for (message, _) in ids { roles[ObjectIdentifier(message)] = Self.role(of: message.protoName) }
+        var roles: [String: Role] = [:]
+        for (message, _) in ids { roles[message.fullName] = Self.role(of: message.protoName) }
         for (request, response) in explicitPairs {
-            roles[ObjectIdentifier(request)] = .request
-            roles[ObjectIdentifier(response)] = .response
+            roles[request.fullName] = .request
+            roles[response.fullName] = .response
         }
         for (message, id) in ids {
-            let role = roles[ObjectIdentifier(message)]
+            let role = roles[message.fullName]
             builder.add(id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
                         request: role == .response ? nil : message, response: role == .request ? nil : message,
                         isMessageID: true)
         }
         // Requests answer with the response of the same command word, unless a comment names it.
         for (request, response) in explicitPairs { pair(request, response, place: "\(place): \(request.protoName)") }
-        let paired = Set(explicitPairs.map { ObjectIdentifier($0.0) })
+        let paired = Set(explicitPairs.map { $0.0.fullName })
         let withIDs = ids.map(\.message)
-        for request in withIDs where roles[ObjectIdentifier(request)] == .request && !paired.contains(ObjectIdentifier(request)) {
+        for request in withIDs where roles[request.fullName] == .request && !paired.contains(request.fullName) {
             let word = Self.commandWord(of: request.protoName)
-            let matches = withIDs.filter { roles[ObjectIdentifier($0)] == .response && Self.commandWord(of: $0.protoName) == word }
+            let matches = withIDs.filter { roles[$0.fullName] == .response && Self.commandWord(of: $0.protoName) == word }
             if matches.count == 1 { pair(request, matches[0], place: "\(place): \(request.protoName)") }
         }
         for command in table.command {
@@ -144,7 +144,7 @@ extension CommandResolver {
     }
 
     /// `option (MsgID) = MSG_LOGIN_REQUEST;`: the option's value on each message of the file.
-    private mutating func optionIDs(_ option: String, file: ProtoFile, place: String) -> [(message: MessageType, id: UInt32)] {
+    private mutating func optionIDs(_ option: String, file: FileDraft, place: String) -> [(message: MessageRef, id: UInt32)] {
         let trimmed = option.hasPrefix(".") ? String(option.dropFirst()) : option
         let package = file.package
         let candidates = extensions.byName.filter { name, field in
@@ -167,13 +167,13 @@ extension CommandResolver {
                 problems.append("\(place): message \(message.fullName): (\(option)) = \(Int64(bitPattern: value)) is no command id")
                 return nil
             }
-            return (message, id)
+            return (MessageRef(message), id)
         }
     }
 
     /// `optional MID mid = 1 [default = LoginReq];`: the number of the enum value the default names.
-    private mutating func defaultFieldIDs(_ fieldName: String, file: ProtoFile, place: String) -> [(message: MessageType, id: UInt32)] {
-        var found: [(message: MessageType, id: UInt32)] = []
+    private mutating func defaultFieldIDs(_ fieldName: String, file: FileDraft, place: String) -> [(message: MessageRef, id: UInt32)] {
+        var found: [(message: MessageRef, id: UInt32)] = []
         for message in file.allMessages {
             guard let field = message.fields.first(where: { $0.protoName == fieldName }),
                   let name = field.declaredDefault else { continue }
@@ -183,7 +183,7 @@ extension CommandResolver {
                 problems.append("\(place): message \(message.fullName): field \(fieldName) needs an enum default naming the id")
                 continue
             }
-            found.append((message, UInt32(bitPattern: number)))
+            found.append((MessageRef(message), UInt32(bitPattern: number)))
         }
         return found
     }
@@ -191,8 +191,8 @@ extension CommandResolver {
     /// Every top-level message gets an id in declaration order, as ET's Proto2CS numbers them
     /// (`Opcode = ++startOpcode`): start + 1 for the first. `//ResponseType X` above a request
     /// names its response.
-    private mutating func commentConvention(_ comments: Swiftframe_Comments, file: ProtoFile,
-                                            place: String) -> ([(message: MessageType, id: UInt32)], [(MessageType, MessageType)]) {
+    private mutating func commentConvention(_ comments: Swiftframe_Comments, file: FileDraft,
+                                            place: String) -> ([(message: MessageRef, id: UInt32)], [(MessageRef, MessageRef)]) {
         var start = comments.start
         if comments.startFromFileName {
             let stem = Naming.stem(of: file.name)
@@ -204,20 +204,20 @@ extension CommandResolver {
             start = number
         }
         let keyword = comments.keyword.nonEmpty ?? "ResponseType"
-        var ids: [(message: MessageType, id: UInt32)] = []
-        var pairs: [(MessageType, MessageType)] = []
+        var ids: [(message: MessageRef, id: UInt32)] = []
+        var pairs: [(MessageRef, MessageRef)] = []
         for (index, message) in file.messages.enumerated() {
             let number = UInt64(start) + UInt64(index) + 1
             guard let id = UInt32(exactly: number) else {
                 problems.append("\(place): message \(message.fullName): id \(number) is over 32 bits")
                 continue
             }
-            ids.append((message, id))
+            ids.append((MessageRef(message), id))
             let lines = (message.comments ?? "").split(separator: "\n").map { $0.drop(while: \.isWhitespace) }
             guard let line = lines.first(where: { $0.hasPrefix(keyword) }) else { continue }
             let name = line.dropFirst(keyword.count).drop(while: \.isWhitespace).prefix { !$0.isWhitespace }
             if let response = self.message(named: String(name), from: file, place: "\(place): message \(message.fullName)") {
-                pairs.append((message, response))
+                pairs.append((MessageRef(message), response))
             }
         }
         return (ids, pairs)

@@ -1,20 +1,68 @@
 import SwiftFrame
 import SwiftFrameDescriptors
 
+extension CommandTable {
+    /// Names the `ID` cases, then the `Inbound` and `Request` cases: one per distinct
+    /// message of that side, and one per command with no message there.
+    init(swiftName: String, draft: CommandTableDraft) {
+        var ids = NameScope(reserved: Naming.reservedCaseNames)
+        let names = ids.claim(draft.entries.map { ($0.swiftName, $0.origin) })
+        let entries = zip(draft.entries, names).map { entry, name in
+            Entry(id: entry.id, swiftName: name, origin: entry.origin, request: entry.request, response: entry.response,
+                  isMessageID: entry.isMessageID)
+        }
+        self.init(swiftName: swiftName, layout: draft.layout, entries: entries, inbound: Self.cases(entries, \.response),
+                  requests: Self.cases(entries, \.request), errorCommand: draft.errorCommand,
+                  heartbeatCommand: draft.heartbeatCommand, conformances: draft.conformances)
+    }
+
+    private static func cases(_ entries: [Entry], _ side: KeyPath<Entry, MessageRef?>) -> [Case] {
+        var idsByMessage: [String: [UInt32]] = [:]
+        var items: [(message: MessageRef?, entry: Entry)] = []
+        for entry in entries {
+            if let message = entry[keyPath: side] {
+                if idsByMessage[message.fullName] == nil { items.append((message, entry)) }
+                idsByMessage[message.fullName, default: []].append(entry.id)
+            } else if !entry.isMessageID {
+                items.append((nil, entry))
+            }
+        }
+        // `unknown` is the case for ids the table does not know.
+        var scope = NameScope(reserved: Naming.swiftKeywords.union(["unknown"]))
+        let names = scope.claim(items.map { item in
+            item.message.map { (Naming.fieldName($0.protoName), $0.fullName) } ?? (item.entry.swiftName, item.entry.origin)
+        })
+        return zip(items, names).map { item, name in
+            Case(name: name, message: item.message,
+                 ids: item.message.flatMap { idsByMessage[$0.fullName] } ?? [item.entry.id], origin: item.entry.origin)
+        }
+    }
+}
+
+extension Envelope {
+    init(message: MessageRef, selector: Field, selectorType: EnumType, body: Field, choices: [Choice],
+         typeName: String, accessor: String) {
+        var cases = NameScope(reserved: Naming.reservedCaseNames)
+        _ = cases.claim(choices.filter { $0.holds != nil }.map { ($0.enumCase.swiftName, $0.enumCase.protoName) })
+        self.init(message: message, selector: selector, selectorType: selectorType, body: body, choices: choices,
+                  typeName: typeName, accessor: accessor, otherCase: cases.claim("other"))
+    }
+}
+
 /// A file's command table as resolved, before the module's top-level names are decided.
 struct CommandTableDraft {
     let layout: FrameLayout
     let entries: [TableBuilder.Entry]
     let errorCommand: UInt32?
     let heartbeatCommand: UInt32?
-    var conformances: [(message: MessageType, id: UInt32)] = []
+    var conformances: [(message: MessageRef, id: UInt32)] = []
 }
 
 /// What the command options of one file to generate resolve to.
 struct FileCommands {
     let table: CommandTableDraft?
     let envelopes: [Envelope]
-    let responsePairs: [(request: MessageType, response: MessageType)]
+    let responsePairs: [(request: MessageRef, response: MessageRef)]
 }
 
 /// Reads the swiftframe options of the files to generate and builds their command tables,
@@ -24,7 +72,7 @@ struct CommandResolver {
     var problems: [String] = []
     var warnings: [String] = []
     /// Request types and their responses, from tables and envelope options.
-    var responses: [ObjectIdentifier: (request: MessageType, response: MessageType)] = [:]
+    var responses: [String: (request: MessageRef, response: MessageRef)] = [:]
 
     /// The run's messages and enums, as the resolver declared them.
     let types: TypeIndex
@@ -42,7 +90,7 @@ struct CommandResolver {
 
     /// Resolves the command tables, envelopes and request → response pairs of the files to
     /// generate, in their order.
-    mutating func resolve(_ generated: [ProtoFile]) -> [FileCommands] {
+    mutating func resolve(_ generated: [FileDraft]) -> [FileCommands] {
         let names = Set(generated.map(\.name))
         for table in config.table where !names.contains(table.file) {
             problems.append("config table: file \"\(table.file)\" is not among the files to generate (\(generated.map(\.name).joined(separator: ", ")))")
@@ -52,11 +100,11 @@ struct CommandResolver {
         Self.assignCommandIDs(&tables, warnings: &warnings)
         // Each request → response pair is written once, in the first generated file that
         // declares it or, failing that, the first whose table or envelopes carry the request.
-        var pairs = Array(repeating: [(request: MessageType, response: MessageType)](), count: generated.count)
+        var pairs = Array(repeating: [(request: MessageRef, response: MessageRef)](), count: generated.count)
         for (request, response) in responses.values.sorted(by: { $0.request.fullName < $1.request.fullName }) {
             let home = generated.firstIndex { $0.name == request.fileName } ?? generated.indices.first { index in
-                tables[index]?.entries.contains { $0.request === request } == true
-                    || envelopes[index].contains { $0.choices.contains { $0.holds === request } }
+                tables[index]?.entries.contains { $0.request?.fullName == request.fullName } == true
+                    || envelopes[index].contains { $0.choices.contains { $0.holds?.fullName == request.fullName } }
             }
             if let home { pairs[home].append((request, response)) }
         }
@@ -68,21 +116,21 @@ struct CommandResolver {
     /// A message that travels under one id in the whole run carries it as `commandID`;
     /// one that travels under several ids is framed with an explicit id instead.
     private static func assignCommandIDs(_ tables: inout [CommandTableDraft?], warnings: inout [String]) {
-        var ids: [ObjectIdentifier: Set<UInt32>] = [:]
+        var ids: [String: Set<UInt32>] = [:]
         for case let table? in tables {
             for entry in table.entries {
                 for message in [entry.request, entry.response].compactMap({ $0 }) {
-                    ids[ObjectIdentifier(message), default: []].insert(entry.id)
+                    ids[message.fullName, default: []].insert(entry.id)
                 }
             }
         }
         for index in tables.indices {
             guard let table = tables[index] else { continue }
-            var conformances: [(message: MessageType, id: UInt32)] = []
-            var done: Set<ObjectIdentifier> = []
+            var conformances: [(message: MessageRef, id: UInt32)] = []
+            var done: Set<String> = []
             for entry in table.entries {
                 for message in [entry.request, entry.response].compactMap({ $0 }) {
-                    let key = ObjectIdentifier(message)
+                    let key = message.fullName
                     guard done.insert(key).inserted, let all = ids[key] else { continue }
                     if all.count == 1 {
                         conformances.append((message, entry.id))
@@ -98,7 +146,7 @@ struct CommandResolver {
 
     // MARK: Command tables
 
-    private mutating func table(for file: ProtoFile) -> CommandTableDraft? {
+    private mutating func table(for file: FileDraft) -> CommandTableDraft? {
         var builder = TableBuilder(file: file)
         let configured = config.table.filter { $0.file == file.name }
         let idEnums = Set(configured.flatMap(\.idEnum).map { $0.hasPrefix(".") ? String($0.dropFirst()) : $0 })
@@ -141,8 +189,8 @@ struct CommandResolver {
                                  heartbeatCommand: builder.heartbeatCommand)
     }
 
-    private mutating func fileLayout(_ file: ProtoFile, place: String) -> FrameLayout? {
-        guard let text = file.layoutOption else {
+    private mutating func fileLayout(_ file: FileDraft, place: String) -> FrameLayout? {
+        guard let text = file.source.layoutOption else {
             problems.append("\(place) needs a frame layout: add option (swiftframe.layout) = \"<preset or description>\" or pass --swiftframe_opt=Layout=<preset>")
             return nil
         }
@@ -161,7 +209,7 @@ struct CommandResolver {
         }
     }
 
-    private mutating func addEnumTable(_ enumType: EnumType, file: ProtoFile, configured: [Swiftframe_Table],
+    private mutating func addEnumTable(_ enumType: EnumType, file: FileDraft, configured: [Swiftframe_Table],
                                        to builder: inout TableBuilder) {
         let values = enumType.cases
         let prefix = commonWordPrefix(values.map(\.protoName))
@@ -173,8 +221,8 @@ struct CommandResolver {
             }
             let place = "\(file.name): command table \(enumType.fullName): \(value.protoName)"
             let options = value.options
-            var request: MessageType?
-            var response: MessageType?
+            var request: MessageRef?
+            var response: MessageRef?
             if let name = options.request {
                 request = message(named: name, from: file, place: place)
             }
@@ -202,34 +250,34 @@ struct CommandResolver {
         }
     }
 
-    private mutating func addExplicitIDs(_ file: ProtoFile, to builder: inout TableBuilder) {
+    private mutating func addExplicitIDs(_ file: FileDraft, to builder: inout TableBuilder) {
         for message in file.allMessages {
             for case let (id?, isRequest) in [(message.requestID, true), (message.responseID, false)] {
                 builder.add(id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
-                            request: isRequest ? message : nil, response: isRequest ? nil : message)
+                            request: isRequest ? MessageRef(message) : nil, response: isRequest ? nil : MessageRef(message))
             }
         }
     }
 
-    private func addIDsInNames(_ file: ProtoFile, configured: [Swiftframe_Table], to builder: inout TableBuilder) {
-        var prefixes: [(String?, Bool)] = [(file.requestPrefix, true), (file.responsePrefix, false)]
+    private func addIDsInNames(_ file: FileDraft, configured: [Swiftframe_Table], to builder: inout TableBuilder) {
+        var prefixes: [(String?, Bool)] = [(file.source.requestPrefix, true), (file.source.responsePrefix, false)]
         for table in configured { prefixes += [(table.requestPrefix, true), (table.responsePrefix, false)] }
         for case let (prefix?, isRequest) in prefixes where !prefix.isEmpty {
             for message in file.messages where message.protoName.hasPrefix(prefix) {
                 let digits = message.protoName.dropFirst(prefix.count)
                 guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let id = UInt32(digits) else { continue }
                 builder.add(id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
-                            request: isRequest ? message : nil, response: isRequest ? nil : message)
+                            request: isRequest ? MessageRef(message) : nil, response: isRequest ? nil : MessageRef(message))
             }
         }
     }
 
     /// `Test_Req` / `Test_Rsp` for the word `TEST`: names compared without case and underscores.
-    private mutating func messagesNamed(after word: String, in file: ProtoFile,
-                                        place: String) -> (MessageType?, MessageType?) {
+    private mutating func messagesNamed(after word: String, in file: FileDraft,
+                                        place: String) -> (MessageRef?, MessageRef?) {
         let key = Self.normalized(word)
         let candidates = types.messages(inPackage: file.package)
-        func find(_ suffixes: [String]) -> MessageType? {
+        func find(_ suffixes: [String]) -> MessageRef? {
             let found = candidates.filter { message in
                 suffixes.contains { Self.normalized(message.protoName) == key + $0 }
             }
@@ -258,7 +306,7 @@ struct CommandResolver {
 
     // MARK: Envelopes
 
-    private mutating func envelopes(in file: ProtoFile) -> [Envelope] {
+    private mutating func envelopes(in file: FileDraft) -> [Envelope] {
         var found: [Envelope] = []
         for container in file.allMessages {
             for body in container.fields {
@@ -279,7 +327,7 @@ struct CommandResolver {
                 for enumCase in selectorType.cases {
                     let valuePlace = "\(place): \(selectorType.protoName).\(enumCase.protoName)"
                     let choice = configured?.choice.first { $0.value == enumCase.protoName }
-                    var holds: MessageType?
+                    var holds: MessageRef?
                     if let name = enumCase.options.holds ?? choice?.holds.nonEmpty {
                         holds = message(named: name, from: file, place: valuePlace)
                     }
@@ -290,7 +338,7 @@ struct CommandResolver {
                     }
                     choices.append(Envelope.Choice(enumCase: enumCase, holds: holds))
                 }
-                found.append(Envelope(message: container, selector: selector, selectorType: selectorType,
+                found.append(Envelope(message: MessageRef(container), selector: selector, selectorType: selectorType,
                                       body: body, choices: choices, typeName: names.type, accessor: names.accessor))
             }
         }
@@ -299,9 +347,9 @@ struct CommandResolver {
 
     // MARK: Helpers
 
-    mutating func pair(_ request: MessageType, _ response: MessageType, place: String) {
-        let key = ObjectIdentifier(request)
-        if let existing = responses[key], existing.response !== response {
+    mutating func pair(_ request: MessageRef, _ response: MessageRef, place: String) {
+        let key = request.fullName
+        if let existing = responses[key], existing.response.fullName != response.fullName {
             problems.append("\(place): \(request.protoName) already answers with \(existing.response.protoName), not \(response.protoName)")
             return
         }
@@ -309,7 +357,7 @@ struct CommandResolver {
     }
 
     /// A message named in an option: relative to the file's package, or fully qualified.
-    mutating func message(named name: String, from file: ProtoFile, place: String) -> MessageType? {
+    mutating func message(named name: String, from file: FileDraft, place: String) -> MessageRef? {
         let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
         let package = file.package
         if !package.isEmpty, let found = types.message(package + "." + trimmed) { return found }
@@ -328,12 +376,12 @@ struct TableBuilder {
         let id: UInt32
         let swiftName: String
         let origin: String
-        var request: MessageType?
-        var response: MessageType?
+        var request: MessageRef?
+        var response: MessageRef?
         let isMessageID: Bool
     }
 
-    let file: ProtoFile
+    let file: FileDraft
     var entries: [Entry] = []
     var problems: [String] = []
     var errorCommand: UInt32?
@@ -350,7 +398,7 @@ struct TableBuilder {
         self[keyPath: field] = id
     }
 
-    mutating func add(id: UInt32, swiftName: String, origin: String, request: MessageType?, response: MessageType?,
+    mutating func add(id: UInt32, swiftName: String, origin: String, request: MessageRef?, response: MessageRef?,
                       isMessageID: Bool = false) {
         guard let index = entries.firstIndex(where: { $0.id == id }) else {
             entries.append(.init(id: id, swiftName: swiftName, origin: origin, request: request, response: response,
@@ -359,13 +407,13 @@ struct TableBuilder {
         }
         let place = "\(file.name): command \(id)"
         if let request {
-            if let existing = entries[index].request, existing !== request {
+            if let existing = entries[index].request, existing.fullName != request.fullName {
                 problems.append("\(place): requests \(existing.protoName) and \(request.protoName) both claim it")
             }
             entries[index].request = request
         }
         if let response {
-            if let existing = entries[index].response, existing !== response {
+            if let existing = entries[index].response, existing.fullName != response.fullName {
                 problems.append("\(place): responses \(existing.protoName) and \(response.protoName) both claim it")
             }
             entries[index].response = response

@@ -25,7 +25,8 @@ final class Resolver {
     private var syntaxes: [String: String] = [:]
     /// The options every message's integer custom options are read for.
     private let integerOptions: [Int32]
-    private var paths: [ObjectIdentifier: [Int32]] = [:]
+    /// Messages with `message_set_wire_format`, by full name.
+    private var messageSets: Set<String> = []
     /// The module's namespace: top-level types of every file of the run, then the command
     /// tables and extension namespaces of the files to generate.
     private var topLevel = NameScope(reserved: Naming.reservedTypeNames)
@@ -48,23 +49,27 @@ final class Resolver {
         let malformations = RequestCheck.problems(in: request.protoFile)
         guard malformations.isEmpty else { throw GenerationError(problems: malformations) }
         let resolver = Resolver(config: options.config, extensions: ExtensionCatalog(request.protoFile))
-        let files = request.protoFile.map(ProtoFile.init)
-        resolver.declare(files)
-        let generated = request.fileToGenerate.compactMap { name in files.first { $0.name == name } }
+        let files = resolver.declare(request.protoFile.map(SourceFile.init))
+        let generated = request.fileToGenerate.compactMap { name in files.first { $0.source.name == name } }
         var diagnostics = Diagnostics()
-        for file in generated { resolver.check(file, reporting: &diagnostics) }
+        var linked = Linked()
+        for file in generated { resolver.link(file, into: &linked, reporting: &diagnostics) }
         guard diagnostics.problems.isEmpty else { throw GenerationError(problems: diagnostics.problems) }
         // The other files' fields too: whether a message checks required fields depends on
         // every message it can hold, wherever it is declared. Their diagnostics are
         // suppressed, by design: each is reported by the run that generates its file, and a
         // file that is only imported (a proto2 file's group extensions, an editions file) must
         // neither fail nor clutter the run of the files that import it.
-        let generatedNames = Set(generated.map(\.name))
-        for file in files where !generatedNames.contains(file.name) {
+        let generatedNames = Set(generated.map(\.source.name))
+        for file in files where !generatedNames.contains(file.source.name) {
             var suppressed = Diagnostics()
-            resolver.check(file, reporting: &suppressed)
+            resolver.link(file, into: &linked, reporting: &suppressed)
         }
-        resolver.markInitializationChecks(files.flatMap(\.allMessages))
+        let checked = initializationChecks(files.flatMap(\.allMessages), linked: linked)
+        let drafts = generated.map { file in
+            FileDraft(source: file.source, messages: file.messages.map { build($0, linked: linked, checked: checked) },
+                      enums: file.enums)
+        }
 
         var layoutOverride: FrameLayout?
         if let text = options.layout {
@@ -74,27 +79,31 @@ final class Resolver {
         }
         var commands = CommandResolver(types: resolver.types, extensions: resolver.extensions,
                                        layoutOverride: layoutOverride, config: options.config)
-        let resolved = commands.resolve(generated)
-        let helpers = resolver.nameHelpers(generated, tables: resolved.map(\.table))
-        for (file, commands) in zip(generated, resolved) {
-            file.commandTable = helpers.tables[file.name]
-            file.extensionsNamespace = helpers.namespaces[file.name] ?? ""
-            file.envelopes = commands.envelopes
-            file.responsePairs = commands.responsePairs
-            file.imports = importedModules(of: file, generatedHere: generatedNames, moduleMap: options.moduleMap)
-            file.printsNames = options.textFormat == .Names
-            let declared = file.declaresCodeSize ? GeneratorOptions.OptimizeFor.CODE_SIZE : .SPEED
-            file.compactCodec = (options.optimizeFor ?? declared) == .CODE_SIZE
+        let resolved = commands.resolve(drafts)
+        let helpers = resolver.nameHelpers(drafts, tables: resolved.map(\.table), linked: linked)
+        let protoFiles = zip(drafts, resolved).map { file, commands in
+            let extensions = linked.extensions[file.name] ?? []
+            let table = helpers.tables[file.name]
+            let declared = file.source.declaresCodeSize ? GeneratorOptions.OptimizeFor.CODE_SIZE : .SPEED
+            return ProtoFile(
+                name: file.name, isProto2: file.source.isProto2, messages: file.messages, enums: file.enums,
+                extensions: extensions, extensionsNamespace: helpers.namespaces[file.name] ?? "",
+                commandTable: table, envelopes: commands.envelopes, responsePairs: commands.responsePairs,
+                imports: importedModules(of: file, extensions: extensions, table: table, commands: commands,
+                                         generatedHere: generatedNames, moduleMap: options.moduleMap),
+                printsNames: options.textFormat == .Names,
+                compactCodec: (options.optimizeFor ?? declared) == .CODE_SIZE)
         }
         diagnostics.problems += commands.problems
         guard diagnostics.problems.isEmpty else { throw GenerationError(problems: diagnostics.problems) }
-        return Resolution(files: generated, warnings: diagnostics.warnings + commands.warnings)
+        return Resolution(files: protoFiles, warnings: diagnostics.warnings + commands.warnings)
     }
 
     /// The modules holding the Swift of the types this file's code names (field and extension
     /// types, extended messages, command-table and envelope messages) that are generated
     /// elsewhere. Importing a file is not enough to need its module.
-    private static func importedModules(of file: ProtoFile, generatedHere: Set<String>,
+    private static func importedModules(of file: FileDraft, extensions: [ExtensionField], table: CommandTable?,
+                                        commands: FileCommands, generatedHere: Set<String>,
                                         moduleMap: [String: String]) -> [String] {
         var named: [String] = []
         func add(_ shape: Field.Shape) {
@@ -102,22 +111,22 @@ final class Resolver {
             if let enumType = shape.containedEnum { named.append(enumType.fileName) }
         }
         for message in file.allMessages { message.fields.forEach { add($0.shape) } }
-        for field in file.extensions {
+        for field in extensions {
             named.append(field.container.fileName)
             add(field.isRepeated ? .repeated(field.kind.value) : .optional(field.kind.value))
         }
-        for entry in file.commandTable?.entries ?? [] {
+        for entry in table?.entries ?? [] {
             named += [entry.request?.fileName, entry.response?.fileName].compactMap { $0 }
         }
-        for envelope in file.envelopes { named += envelope.choices.compactMap { $0.holds?.fileName } }
-        for (request, response) in file.responsePairs { named += [request.fileName, response.fileName] }
+        for envelope in commands.envelopes { named += envelope.choices.compactMap { $0.holds?.fileName } }
+        for (request, response) in commands.responsePairs { named += [request.fileName, response.fileName] }
         let modules = named.compactMap { generatedHere.contains($0) ? nil : moduleMap[$0] }
         return Set(modules).sorted()
     }
 
     /// The generator's own top-level types, after every declared one: command tables and
     /// extension namespaces, in file-name order. Builds each file's table with its name.
-    private func nameHelpers(_ files: [ProtoFile], tables: [CommandTableDraft?])
+    private func nameHelpers(_ files: [FileDraft], tables: [CommandTableDraft?], linked: Linked)
         -> (tables: [String: CommandTable], namespaces: [String: String]) {
         enum Helper {
             case table(file: String, CommandTableDraft)
@@ -133,7 +142,7 @@ final class Resolver {
                 elements.append((stem + "Commands", file.name + " commands"))
                 helpers.append(.table(file: file.name, table))
             }
-            if file.extensions.contains(where: { $0.scope == nil }) {
+            if linked.extensions[file.name]?.contains(where: { $0.scope == nil }) == true {
                 elements.append((stem + "Extensions", file.name + " extensions"))
                 helpers.append(.namespace(file: file.name))
             }
@@ -152,8 +161,8 @@ final class Resolver {
 
     /// Declares the top-level types of every file of the run, which share the module's
     /// namespace, then everything nested in them.
-    private func declare(_ files: [ProtoFile]) {
-        for file in files { syntaxes[file.name] = file.descriptor.syntaxName }
+    private func declare(_ files: [SourceFile]) -> [FileDeclaration] {
+        for file in files { syntaxes[file.name] = file.syntax }
         var elements: [(natural: String, protoName: String)] = []
         for file in files {
             let prefix = Naming.packagePrefix(file.package)
@@ -167,57 +176,74 @@ final class Resolver {
             }
         }
         var names = topLevel.claim(elements)[...]
-        for file in files {
+        return files.map { file in
             let scope = file.package
+            var messages: [MessageDeclaration] = []
+            var enums: [EnumType] = []
             for (index, descriptor) in file.descriptor.messageType.enumerated() where !descriptor.isMapEntry {
-                file.messages.append(declare(descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
-                                             path: [4, Int32(index)], file: file))
+                messages.append(declare(descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
+                                        path: [4, Int32(index)], file: file))
             }
             for (index, descriptor) in file.descriptor.enumType.enumerated() {
-                file.enums.append(declare(descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
-                                          path: [5, Int32(index)], file: file))
+                enums.append(declare(descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
+                                     path: [5, Int32(index)], file: file))
             }
+            return FileDeclaration(source: file, messages: messages, enums: enums)
         }
     }
 
     private func declare(_ descriptor: MessageDescriptor, scope: String, swiftName: String, swiftParent: String?,
-                         path: [Int32], file: ProtoFile) -> MessageType {
+                         path: [Int32], file: SourceFile) -> MessageDeclaration {
         let fullName = scope.isEmpty ? descriptor.protoName : scope + "." + descriptor.protoName
-        let message = MessageType(
-            descriptor: descriptor, fullName: fullName, swiftName: swiftName,
-            swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
-            comments: file.comments[path], file: file, integerOptions: integerOptions)
-        message.extensionRanges = descriptor.extensionRange
-            .map { range in
-                let start = Int(range.start ?? 0)
-                return start...max(start, Int(range.end ?? 0) - 1)
-            }
-            .sorted { $0.lowerBound < $1.lowerBound }
-        types.add(.message(message))
-        paths[ObjectIdentifier(message)] = path
-        let nestedNames = nameMembers(of: message, path: path, file: file)
-        for (index, nested) in descriptor.nestedType.enumerated() where !nested.isMapEntry {
-            message.messages.append(declare(nested, scope: fullName, swiftName: nestedNames[nested.protoName]!,
-                                            swiftParent: message.swiftPath, path: path + [3, Int32(index)], file: file))
+        let swiftPath = swiftParent.map { $0 + "." + swiftName } ?? swiftName
+        let ref = MessageRef(protoName: descriptor.protoName, fullName: fullName, swiftPath: swiftPath,
+                             fileName: file.name, package: file.package, needsInitializationCheck: false)
+        types.add(.message(ref))
+        let options = descriptor.options ?? .init()
+        if options.messageSetWireFormat == true { messageSets.insert(fullName) }
+        var integerValues: [Int32: UInt64] = [:]
+        for number in integerOptions {
+            // Read as the varint it is, whatever integer or enum type declares it.
+            let option = SwiftFrame.Extension<Google_Protobuf_MessageOptions, SwiftFrame.ProtoUInt64>(
+                fieldNumber: Int(number), protoName: String(number))
+            if let value = options[extension: option] { integerValues[number] = value }
         }
-        for (index, nested) in descriptor.enumType.enumerated() {
-            message.enums.append(declare(nested, scope: fullName, swiftName: nestedNames[nested.protoName]!,
-                                         swiftParent: message.swiftPath, path: path + [4, Int32(index)], file: file))
+        let names = nameMembers(of: descriptor, fullName: fullName, path: path, file: file)
+        var nested: [MessageDeclaration] = []
+        for (index, message) in descriptor.nestedType.enumerated() where !message.isMapEntry {
+            nested.append(declare(message, scope: fullName, swiftName: names.nested[message.protoName]!,
+                                  swiftParent: swiftPath, path: path + [3, Int32(index)], file: file))
         }
-        return message
+        var enums: [EnumType] = []
+        for (index, enumType) in descriptor.enumType.enumerated() {
+            enums.append(declare(enumType, scope: fullName, swiftName: names.nested[enumType.protoName]!,
+                                 swiftParent: swiftPath, path: path + [4, Int32(index)], file: file))
+        }
+        return MessageDeclaration(
+            descriptor: descriptor, path: path, ref: ref, swiftName: swiftName, comments: file.comments[path],
+            names: names, nested: nested, enums: enums,
+            extensionRanges: descriptor.extensionRange
+                .map { range in
+                    let start = Int(range.start ?? 0)
+                    return start...max(start, Int(range.end ?? 0) - 1)
+                }
+                .sorted { $0.lowerBound < $1.lowerBound },
+            requestID: options[extension: Swiftframe_OptionsExtensions.requestId],
+            responseID: options[extension: Swiftframe_OptionsExtensions.responseId],
+            isMessageSet: options.messageSetWireFormat == true, integerOptions: integerValues)
     }
 
     /// Names everything a message's struct declares: its nested types, oneof enums and
     /// helper types in one scope, its properties and helper methods in another, and each
     /// oneof's cases. Returns the names of the nested messages and enums by proto name.
-    private func nameMembers(of message: MessageType, path: [Int32], file: ProtoFile) -> [String: String] {
-        let descriptor = message.descriptor
+    private func nameMembers(of descriptor: MessageDescriptor, fullName: String, path: [Int32],
+                             file: SourceFile) -> MemberNames {
         let realOneofs = descriptor.oneofDecl.indices.filter { index in
             !descriptor.field.contains { $0.oneofIndex == Int32(index) && $0.isProto3Optional }
         }
         let oneofNames = descriptor.oneofDecl.map(\.protoName)
         let envelopeBodies = descriptor.field.compactMap { field in
-            config.selector(of: field, in: message.fullName).map { (field: field, selector: $0) }
+            config.selector(of: field, in: fullName).map { (field: field, selector: $0) }
         }
 
         // Nested types: declared, then the oneofs' enums, then helpers.
@@ -226,9 +252,8 @@ final class Resolver {
         let nestedNames = Dictionary(uniqueKeysWithValues: zip(nested, types.claim(nested.map { (Naming.typeName($0), $0) })))
         let oneofTypes = types.claim(realOneofs.map { (Naming.typeName(oneofNames[$0]), oneofNames[$0]) })
         let envelopeTypes = types.claim(envelopeBodies.map { (Naming.typeName($0.field.protoName), $0.field.protoName) })
-        if descriptor.field.contains(where: { $0.defaultValue != nil && $0.oneofIndex == nil }) {
-            message.defaultsName = types.claim("Defaults")
-        }
+        let defaultsName = descriptor.field.contains(where: { $0.defaultValue != nil && $0.oneofIndex == nil })
+            ? types.claim("Defaults") : nil
 
         // Properties: fields outside real oneofs and the oneofs themselves, then helpers.
         var members = NameScope(reserved: Naming.reservedFieldNames.union(["extensionFields"]))
@@ -236,27 +261,26 @@ final class Resolver {
         let properties = descriptor.field.filter { !inOneof($0) }.map(\.protoName) + realOneofs.map { oneofNames[$0] }
         let propertyNames = Dictionary(uniqueKeysWithValues: zip(properties, members.claim(properties.map { (Naming.fieldName($0), $0) })))
         let accessors = members.claim(envelopeTypes.enumerated().map { ("decoded" + $0.element, envelopeBodies[$0.offset].field.protoName) })
+        var bodies: [Int32: (selector: String, type: String, accessor: String)] = [:]
         for (index, body) in envelopeBodies.enumerated() {
-            message.envelopeBodies[body.field.fieldNumber] = (body.selector, envelopeTypes[index], accessors[index])
+            bodies[body.field.fieldNumber] = (body.selector, envelopeTypes[index], accessors[index])
         }
 
-        for (position, index) in realOneofs.enumerated() {
+        let oneofs = realOneofs.enumerated().map { position, index in
             let name = oneofNames[index]
-            let model = Oneof(protoName: name, index: Int32(index), swiftName: propertyNames[name]!,
-                              typeName: oneofTypes[position], comments: file.comments[path + [8, Int32(index)]])
             var cases = NameScope(reserved: Naming.reservedFieldNames)
             let fields = descriptor.field.filter { $0.oneofIndex == Int32(index) }.map(\.protoName)
-            for (name, swiftName) in zip(fields, cases.claim(fields.map { (Naming.fieldName($0), $0) })) {
-                model.caseNames[name] = swiftName
-            }
-            message.oneofs.append(model)
+            let caseNames = Dictionary(uniqueKeysWithValues: zip(fields, cases.claim(fields.map { (Naming.fieldName($0), $0) })))
+            return OneofDeclaration(protoName: name, index: Int32(index), swiftName: propertyNames[name]!,
+                                    typeName: oneofTypes[position], comments: file.comments[path + [8, Int32(index)]],
+                                    caseNames: caseNames)
         }
-        message.propertyNames = propertyNames
-        return nestedNames
+        return MemberNames(nested: nestedNames, oneofs: oneofs, properties: propertyNames, envelopeBodies: bodies,
+                           defaultsName: defaultsName)
     }
 
     private func declare(_ descriptor: EnumDescriptor, scope: String, swiftName: String, swiftParent: String?,
-                         path: [Int32], file: ProtoFile) -> EnumType {
+                         path: [Int32], file: SourceFile) -> EnumType {
         let fullName = scope.isEmpty ? descriptor.protoName : scope + "." + descriptor.protoName
         // Drop the enum's name from its values unless that makes two names collide.
         let values = descriptor.value
@@ -290,27 +314,34 @@ final class Resolver {
         let enumType = EnumType(
             protoName: descriptor.protoName, fullName: fullName, swiftName: swiftName,
             swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
-            comments: file.comments[path], cases: cases, aliases: aliases, file: file, options: descriptor.options)
+            comments: file.comments[path], cases: cases, aliases: aliases, fileName: file.name, isClosed: file.isProto2,
+            isCommandTable: descriptor.options?[extension: Swiftframe_OptionsExtensions.commandTable] == true)
         types.add(.enumeration(enumType))
         return enumType
     }
 
     // MARK: Checking the files to generate
 
-    private func check(_ file: ProtoFile, reporting diagnostics: inout Diagnostics) {
-        let descriptor = file.descriptor
-        guard descriptor.syntaxName == "proto3" || file.isProto2 else {
-            diagnostics.problems.append("\(file.name): \(descriptor.syntaxName) syntax is not supported yet (only proto2 and proto3 files can be generated)")
+    /// Links the fields and extensions of one file's messages.
+    private func link(_ file: FileDeclaration, into linked: inout Linked, reporting diagnostics: inout Diagnostics) {
+        let source = file.source
+        guard source.syntax == "proto3" || source.isProto2 else {
+            diagnostics.problems.append("\(source.name): \(source.syntax) syntax is not supported yet (only proto2 and proto3 files can be generated)")
             return
         }
-        resolveExtensions(descriptor.extension_, in: file, scope: nil, path: [7], reporting: &diagnostics)
-        for message in file.allMessages { resolveFields(of: message, in: file, reporting: &diagnostics) }
+        var extensions = resolveExtensions(source.descriptor.extension_, in: source, scope: nil, path: [7], reporting: &diagnostics)
+        for message in file.allMessages {
+            extensions += resolveExtensions(message.descriptor.extension_, in: source, scope: message.ref,
+                                            path: message.path + [6], reporting: &diagnostics)
+            linked.fields[message.fullName] = resolveFields(of: message, in: source, reporting: &diagnostics)
+        }
+        linked.extensions[source.name] = extensions
     }
 
     /// Typed accessors for `extend` blocks, custom options (extensions of descriptor.proto's
     /// `*Options`, which `SwiftFrameDescriptors` ships) included.
-    private func resolveExtensions(_ extensions: [FieldDescriptor], in file: ProtoFile, scope: MessageRef?,
-                                   path: [Int32], reporting diagnostics: inout Diagnostics) {
+    private func resolveExtensions(_ extensions: [FieldDescriptor], in file: SourceFile, scope: MessageRef?,
+                                   path: [Int32], reporting diagnostics: inout Diagnostics) -> [ExtensionField] {
         var accepted: [(index: Int, field: FieldDescriptor, container: MessageRef, kind: Field.Kind)] = []
         for (index, field) in extensions.enumerated() {
             let extendee = field.extendee ?? ""
@@ -319,7 +350,7 @@ final class Resolver {
                 diagnostics.problems.append("\(place): unknown message \(extendee)")
                 continue
             }
-            guard field.type != .group, !container.isMessageSet else {
+            guard field.type != .group, !messageSets.contains(container.fullName) else {
                 // Groups and MessageSet members still round-trip as unknown fields.
                 diagnostics.warnings.append("\(place) of \(container.fullName) gets no typed accessor (groups and MessageSet extensions are kept as unknown fields)")
                 continue
@@ -328,20 +359,20 @@ final class Resolver {
                                        reporting: &diagnostics) else {
                 continue
             }
-            accepted.append((index, field, MessageRef(container), kind))
+            accepted.append((index, field, container, kind))
         }
         // Static members of the declaring message, or of the file's namespace enum.
         var names = NameScope(reserved: Naming.swiftKeywords.union(["protoMessageName", "commandID"]))
         let swiftNames = names.claim(accepted.map { (Naming.fieldName($0.field.protoName), $0.field.protoName) })
-        for (item, swiftName) in zip(accepted, swiftNames) {
+        return zip(accepted, swiftNames).map { item, swiftName in
             let field = item.field
             let scopeName = scope?.fullName ?? file.package
-            file.extensions.append(ExtensionField(
+            return ExtensionField(
                 protoName: field.protoName, fullName: scopeName.isEmpty ? field.protoName : scopeName + "." + field.protoName,
                 swiftName: swiftName, number: field.fieldNumber, container: item.container, kind: item.kind,
                 isRepeated: field.isRepeated,
                 isPacked: field.isRepeated && item.kind.isPackable && (field.packedOption ?? !file.isProto2),
-                comments: file.comments[path + [Int32(item.index)]], scope: scope))
+                comments: file.comments[path + [Int32(item.index)]], scope: scope)
         }
     }
 
@@ -350,7 +381,7 @@ final class Resolver {
                            reporting diagnostics: inout Diagnostics) -> Field.Kind? {
         switch field.type {
         case .message?:
-            if case let .message(target)? = types[typeName: field.typeFullName] { return .message(MessageRef(target)) }
+            if case let .message(target)? = types[typeName: field.typeFullName] { return .message(target) }
         case .enum_?:
             if case let .enumeration(target)? = types[typeName: field.typeFullName] { return .plain(.enumeration(target)) }
         case let type?:
@@ -362,28 +393,29 @@ final class Resolver {
         return nil
     }
 
-    private func resolveFields(of message: MessageType, in file: ProtoFile, reporting diagnostics: inout Diagnostics) {
+    private func resolveFields(of message: MessageDeclaration, in file: SourceFile,
+                               reporting diagnostics: inout Diagnostics) -> [Field] {
         let place = "\(file.name): message \(message.fullName)"
-        let descriptor = message.descriptor
-        let path = paths[ObjectIdentifier(message)] ?? []
-        resolveExtensions(descriptor.extension_, in: file, scope: MessageRef(message), path: path + [6], reporting: &diagnostics)
         // Real oneofs (declared with their names); the synthetic oneof of a proto3 `optional`
         // field is just presence.
-        let oneofs = Dictionary(uniqueKeysWithValues: message.oneofs.map { ($0.index, $0) })
-        for (index, field) in descriptor.field.enumerated() {
+        let oneofs = Dictionary(uniqueKeysWithValues: message.names.oneofs.map { ($0.index, $0) })
+        var fields: [Field] = []
+        for (index, field) in message.descriptor.field.enumerated() {
             let oneof = field.oneofIndex.flatMap { oneofs[$0] }
-            let swiftName = oneof?.caseNames[field.protoName] ?? message.propertyNames[field.protoName]!
-            if let resolved = resolve(field, in: message, swiftName: swiftName, place: "\(place): field \(field.protoName)",
-                                      comments: file.comments[path + [2, Int32(index)]], oneof: oneof,
+            let swiftName = oneof?.caseNames[field.protoName] ?? message.names.properties[field.protoName]!
+            if let resolved = resolve(field, in: message, isProto2: file.isProto2, swiftName: swiftName,
+                                      place: "\(place): field \(field.protoName)",
+                                      comments: file.comments[message.path + [2, Int32(index)]], oneof: oneof,
                                       reporting: &diagnostics) {
-                message.fields.append(resolved)
-                oneof?.fields.append(resolved)
+                fields.append(resolved)
             }
         }
+        return fields
     }
 
-    private func resolve(_ field: FieldDescriptor, in message: MessageType, swiftName: String, place: String,
-                         comments: String?, oneof: Oneof?, reporting diagnostics: inout Diagnostics) -> Field? {
+    private func resolve(_ field: FieldDescriptor, in message: MessageDeclaration, isProto2: Bool, swiftName: String,
+                         place: String, comments: String?, oneof: OneofDeclaration?,
+                         reporting diagnostics: inout Diagnostics) -> Field? {
         guard let type = field.type else {
             diagnostics.problems.append("\(place): unknown field type")
             return nil
@@ -401,7 +433,7 @@ final class Resolver {
                 return nil
             }
             guard isGeneratable(target.fileName, for: field, place: place, reporting: &diagnostics) else { return nil }
-            value = type == .group ? .group(MessageRef(target)) : .message(MessageRef(target))
+            value = type == .group ? .group(target) : .message(target)
         case .enum_:
             guard case let .enumeration(target)? = types[typeName: field.typeFullName] else {
                 diagnostics.problems.append("\(place): unknown enum type \(field.typeFullName)")
@@ -420,7 +452,6 @@ final class Resolver {
         if let oneof {
             shape = .oneofMember(value, oneof: oneof.swiftName)
         } else {
-            let isProto2 = message.isProto2
             switch (field.label ?? .optional, value) {
             case (.required, _):
                 shape = .required(value)
@@ -453,30 +484,45 @@ final class Resolver {
         return false
     }
 
-    /// Messages with required fields, and messages that can hold them, check after decoding;
-    /// then every field's reference to a message says whether it does.
-    private func markInitializationChecks(_ messages: [MessageType]) {
-        var checked = Set(messages.filter { $0.fields.contains(where: \.isRequired) }.map(\.fullName))
+    /// The messages that check required fields after decoding: those with required fields,
+    /// and those that can hold them.
+    private static func initializationChecks(_ messages: [MessageDeclaration], linked: Linked) -> Set<String> {
+        let fields = messages.map { linked.fields[$0.fullName] ?? [] }
+        var checked = Set(zip(messages, fields).filter { $0.1.contains(where: \.isRequired) }.map(\.0.fullName))
         var changed = true
         while changed {
             changed = false
-            for message in messages where !checked.contains(message.fullName) {
-                if message.fields.contains(where: { $0.shape.containedMessage.map { checked.contains($0.fullName) } == true }) {
+            for (message, fields) in zip(messages, fields) where !checked.contains(message.fullName) {
+                if fields.contains(where: { $0.shape.containedMessage.map { checked.contains($0.fullName) } == true }) {
                     checked.insert(message.fullName)
                     changed = true
                 }
             }
         }
+        return checked
+    }
+
+    /// A message built complete: its linked fields, each naming messages that know whether
+    /// they check required fields, its oneofs with their members, and its nested types.
+    private static func build(_ message: MessageDeclaration, linked: Linked, checked: Set<String>) -> MessageType {
         let transform = { (ref: MessageRef) in ref.checked(checked.contains(ref.fullName)) }
-        for message in messages {
-            message.needsInitializationCheck = checked.contains(message.fullName)
-            message.fields = message.fields.map { $0.mapMessages(transform) }
-            for oneof in message.oneofs { oneof.fields = oneof.fields.map { $0.mapMessages(transform) } }
+        let fields = (linked.fields[message.fullName] ?? []).map { $0.mapMessages(transform) }
+        let oneofs = message.names.oneofs.map { oneof in
+            Oneof(protoName: oneof.protoName, swiftName: oneof.swiftName, typeName: oneof.typeName, comments: oneof.comments,
+                  fields: fields.filter { $0.oneof == oneof.swiftName })
         }
+        return MessageType(
+            protoName: message.ref.protoName, fullName: message.fullName, swiftName: message.swiftName,
+            swiftPath: message.ref.swiftPath, comments: message.comments, fields: fields, oneofs: oneofs,
+            needsInitializationCheck: checked.contains(message.fullName),
+            messages: message.nested.map { build($0, linked: linked, checked: checked) }, enums: message.enums,
+            defaultsName: message.names.defaultsName, envelopeBodies: message.names.envelopeBodies,
+            extensionRanges: message.extensionRanges, fileName: message.ref.fileName, package: message.ref.package,
+            requestID: message.requestID, responseID: message.responseID, integerOptions: message.integerOptions)
     }
 
     /// The key and value of a map field's synthetic entry message.
-    private func resolveMap(_ entry: MessageDescriptor, in message: MessageType, place: String,
+    private func resolveMap(_ entry: MessageDescriptor, in message: MessageDeclaration, place: String,
                             reporting diagnostics: inout Diagnostics) -> (ScalarType, Field.Kind)? {
         guard let keyField = entry.field.first(where: { $0.number == 1 }),
               let valueField = entry.field.first(where: { $0.number == 2 }),
@@ -492,7 +538,7 @@ final class Resolver {
                 return nil
             }
             guard isGeneratable(target.fileName, for: valueField, place: place, reporting: &diagnostics) else { return nil }
-            value = .message(MessageRef(target))
+            value = .message(target)
         case .enum_?:
             guard case let .enumeration(target)? = types[typeName: valueField.typeFullName] else {
                 diagnostics.problems.append("\(place): unknown enum type \(valueField.typeFullName)")
@@ -512,7 +558,7 @@ final class Resolver {
         return (keyType, value)
     }
 
-    private func mapEntry(_ typeName: String, in message: MessageType) -> MessageDescriptor? {
+    private func mapEntry(_ typeName: String, in message: MessageDeclaration) -> MessageDescriptor? {
         message.descriptor.nestedType.first { "." + message.fullName + "." + $0.protoName == typeName }
     }
 }

@@ -2,7 +2,7 @@
 /// types, extensions and the messages options name through.
 struct TypeIndex {
     enum Entry {
-        case message(MessageType)
+        case message(MessageRef)
         case enumeration(EnumType)
     }
 
@@ -23,31 +23,18 @@ struct TypeIndex {
     }
 
     /// A message by full name without the leading dot.
-    func message(_ fullName: String) -> MessageType? {
+    func message(_ fullName: String) -> MessageRef? {
         if case let .message(message)? = entries[fullName] { return message }
         return nil
     }
 
     /// The messages of one package, in full-name order.
-    func messages(inPackage package: String) -> [MessageType] {
+    func messages(inPackage package: String) -> [MessageRef] {
         entries.values
-            .compactMap { entry -> MessageType? in
+            .compactMap { entry -> MessageRef? in
                 guard case let .message(message) = entry, message.package == package else { return nil }
                 return message
             }
             .sorted { $0.fullName < $1.fullName }
     }
-}
-
-extension ProtoFile {
-    /// Every message of the file, each before the messages nested in it, in declaration
-    /// order: the one walk over nested declarations.
-    var allMessages: [MessageType] { messages.flatMap(\.selfAndNested) }
-
-    /// Every enum of the file: top-level ones, then those nested in `allMessages`.
-    var allEnums: [EnumType] { enums + allMessages.flatMap(\.enums) }
-}
-
-extension MessageType {
-    fileprivate var selfAndNested: [MessageType] { [self] + messages.flatMap(\.selfAndNested) }
 }
