@@ -156,7 +156,11 @@ public struct ProtoFile {
     }
 }
 
-public struct MessageType {
+/// A message, built complete after every message it names: an immutable object whose
+/// properties can refer only to what existed before it (its fields name messages through
+/// `MessageRef`), so messages that hold each other form no reference cycle. A class only so
+/// that emitters and walks share it instead of copying its twenty properties.
+public final class MessageType {
     public let protoName: String
     /// Fully qualified proto name without the leading dot (`im.Outer.Inner`).
     public let fullName: String
@@ -240,8 +244,9 @@ public struct MessageType {
 }
 
 /// A message as a field, an extension, a command or an envelope names it: what the code that
-/// holds it needs, as a value (so that messages that hold each other form no reference cycle).
-public struct MessageRef {
+/// holds it needs. It holds names only, never another model object, so messages that hold each
+/// other form no reference cycle (a class so that copying a field copies one reference).
+public final class MessageRef {
     public let protoName: String
     public let fullName: String
     public let swiftPath: String
@@ -261,7 +266,7 @@ public struct MessageRef {
         self.needsInitializationCheck = needsInitializationCheck
     }
 
-    init(_ message: MessageType) {
+    convenience init(_ message: MessageType) {
         self.init(protoName: message.protoName, fullName: message.fullName, swiftPath: message.swiftPath,
                   fileName: message.fileName, package: message.package,
                   needsInitializationCheck: message.needsInitializationCheck)
@@ -269,7 +274,8 @@ public struct MessageRef {
 
     /// The same reference, knowing whether the message checks required fields.
     func checked(_ needsInitializationCheck: Bool) -> MessageRef {
-        MessageRef(protoName: protoName, fullName: fullName, swiftPath: swiftPath, fileName: fileName, package: package,
+        guard needsInitializationCheck != self.needsInitializationCheck else { return self }
+        return MessageRef(protoName: protoName, fullName: fullName, swiftPath: swiftPath, fileName: fileName, package: package,
                    needsInitializationCheck: needsInitializationCheck)
     }
 }
@@ -286,8 +292,9 @@ public struct Oneof {
 }
 
 /// One field of a message. What it holds and how it is present are one value, `shape`,
-/// whose cases are exactly the combinations protobuf allows.
-public struct Field {
+/// whose cases are exactly the combinations protobuf allows. Immutable, and it refers only to
+/// enums and `MessageRef`s built before it.
+public final class Field {
     /// A value read and written by a codec: a number, bool, string, bytes or enum.
     public enum Plain {
         case scalar(ScalarType)
@@ -379,25 +386,33 @@ public struct Field {
         }
     }
 
-    /// The field with each message it names replaced by `transform`'s.
+    /// The field with each message it names replaced by `transform`'s; itself when
+    /// `transform` changes nothing.
     func mapMessages(_ transform: (MessageRef) -> MessageRef) -> Field {
+        var changed = false
+        func map(_ message: MessageRef) -> MessageRef {
+            let mapped = transform(message)
+            if mapped !== message { changed = true }
+            return mapped
+        }
         func value(_ value: Value) -> Value {
             switch value {
             case .plain: return value
-            case let .message(message): return .message(transform(message))
-            case let .group(message): return .group(transform(message))
+            case let .message(message): return .message(map(message))
+            case let .group(message): return .group(map(message))
             }
         }
         let shape: Shape
         switch self.shape {
-        case .implicit, .packed: shape = self.shape
+        case .implicit, .packed: return self
         case let .optional(element): shape = .optional(value(element))
         case let .required(element): shape = .required(value(element))
         case let .repeated(element): shape = .repeated(value(element))
         case let .oneofMember(element, oneof): shape = .oneofMember(value(element), oneof: oneof)
-        case let .map(key, .message(message)): shape = .map(key: key, value: .message(transform(message)))
-        case .map: shape = self.shape
+        case let .map(key, .message(message)): shape = .map(key: key, value: .message(map(message)))
+        case .map: return self
         }
+        guard changed else { return self }
         return Field(protoName: protoName, number: number, swiftName: swiftName, shape: shape, comments: comments,
                      declaredDefault: declaredDefault)
     }
@@ -477,7 +492,8 @@ extension Field.Shape {
     }
 }
 
-public struct EnumType {
+/// An enum, built complete with its cases; immutable, and it refers to no other model object.
+public final class EnumType {
     public struct Case {
         public let protoName: String
         public let number: Int32
