@@ -4,19 +4,19 @@ import SwiftFrame
 /// descriptor: numbers as written, `inf`/`-inf`/`nan` for floats, strings unescaped,
 /// bytes C-escaped, enums by value name.
 enum DefaultValues {
-    static func literal(_ text: String, for kind: Field.Kind) -> String? {
-        switch kind {
-        case .scalar(.float): return floating(text, type: "Swift.Float")
-        case .scalar(.double): return floating(text, type: "Swift.Double")
-        case .scalar(.bool): return text == "true" ? "true" : "false"
-        case .scalar(.string): return stringLiteral(text)
-        case .scalar(.bytes): return "[" + TextFormatEscapes.unescape(text).map(String.init).joined(separator: ", ") + "]"
-        case .scalar: return text
-        case let .enumeration(enumType):
+    static func literal(_ text: String, for value: Field.Value) -> String? {
+        switch value {
+        case .plain(.scalar(.float)): return floating(text, type: "Swift.Float")
+        case .plain(.scalar(.double)): return floating(text, type: "Swift.Double")
+        case .plain(.scalar(.bool)): return text == "true" ? "true" : "false"
+        case .plain(.scalar(.string)): return stringLiteral(text)
+        case .plain(.scalar(.bytes)): return "[" + TextFormatEscapes.unescape(text).map(String.init).joined(separator: ", ") + "]"
+        case .plain(.scalar): return text
+        case let .plain(.enumeration(enumType)):
             if let match = enumType.cases.first(where: { $0.protoName == text }) { return "." + match.swiftName }
             if let alias = enumType.aliases.first(where: { $0.protoName == text }) { return "." + alias.swiftName }
             return nil
-        case .message, .map: return nil
+        case .message, .group: return nil
         }
     }
 

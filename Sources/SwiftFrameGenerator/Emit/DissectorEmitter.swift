@@ -16,7 +16,7 @@ public struct DissectorEmitter {
         self.description = description
         self.table = table
         self.port = port
-        self.name = name ?? "swiftframe_" + Self.identifier(Resolver.stem(of: table.file))
+        self.name = name ?? "swiftframe_" + Self.identifier(Naming.stem(of: table.file))
     }
 
     public func emit() -> String {

@@ -4,6 +4,8 @@
 struct EnumEmitter {
     let enumType: EnumType
     let visibility: String
+    /// The file prints proto names in the text format (`TextFormat=Names`).
+    let printsNames: Bool
 
     func emit(to printer: Printer) {
         printer.documentation(enumType.comments)
@@ -31,7 +33,7 @@ struct EnumEmitter {
                 printer.line("self = .\(enumType.defaultCase.swiftName)")
             }
             if !enumType.isClosed { emitOpenMembers(to: printer) }
-            if enumType.file.printsNames { emitNames(to: printer) }
+            if printsNames { emitNames(to: printer) }
         }
     }
 

@@ -1,7 +1,8 @@
 import SwiftFrame
 
 /// The Swift snippets for one field: its type, default, and the statements that decode,
-/// size and encode it. Everything here is decided by the resolved model.
+/// size and encode it. Everything here is decided by the resolved model; every switch is
+/// over the field's shape, whose cases are exactly the fields protobuf allows.
 struct FieldCode {
     let field: Field
 
@@ -11,37 +12,54 @@ struct FieldCode {
     /// `self._child`: the box behind a boxed field, which the codec reads and writes directly.
     var storage: String { "self._" + field.swiftName }
 
-    /// A boxed singular message outside any oneof; its codec goes through `storage`.
-    private var isStoredInBox: Bool { field.isBoxed && field.presence == .explicit }
+    /// A boxed singular message or group outside any oneof; its codec goes through `storage`.
+    private var isStoredInBox: Bool {
+        switch field.shape {
+        case .optional(.message), .optional(.group), .required(.message), .required(.group): return true
+        case .implicit, .optional(.plain), .required(.plain), .repeated, .packed, .oneofMember, .map: return false
+        }
+    }
 
     /// The element type (`Swift.Int32`, `UserInfo`, `[Swift.String: Swift.Int32]`).
-    var baseType: String { Self.swiftType(field.kind) }
+    var baseType: String {
+        switch field.shape {
+        case let .implicit(plain): return Self.swiftType(plain)
+        case let .optional(value), let .required(value), let .repeated(value), let .oneofMember(value, _):
+            return Self.swiftType(value)
+        case let .packed(packable): return Self.swiftType(packable.plain)
+        case let .map(key, value): return "[\(key.swiftType): \(Self.swiftType(value.value))]"
+        }
+    }
 
-    static func swiftType(_ kind: Field.Kind) -> String {
-        switch kind {
+    static func swiftType(_ plain: Field.Plain) -> String {
+        switch plain {
         case let .scalar(scalar): return scalar.swiftType
         case let .enumeration(enumType): return enumType.swiftPath
-        case let .message(message): return message.swiftPath
-        case let .map(key, value): return "[\(key.swiftType): \(swiftType(value))]"
+        }
+    }
+
+    static func swiftType(_ value: Field.Value) -> String {
+        switch value {
+        case let .plain(plain): return swiftType(plain)
+        case let .message(message), let .group(message): return message.swiftPath
         }
     }
 
     var declaredType: String {
-        switch field.presence {
-        case .repeated: return "[\(baseType)]"
-        case .explicit: return baseType + "?"
-        case .implicit, .map, .oneof: return baseType
+        switch field.shape {
+        case .repeated, .packed: return "[\(baseType)]"
+        case .optional, .required: return baseType + "?"
+        case .implicit, .map, .oneofMember: return baseType
         }
     }
 
     var defaultValue: String {
-        switch (field.presence, field.kind) {
-        case (.repeated, _): return "[]"
-        case (.map, _): return "[:]"
-        case (.explicit, _), (.oneof, _): return "nil"
-        case let (.implicit, .scalar(scalar)): return scalar.defaultValue
-        case let (.implicit, .enumeration(enumType)): return "." + enumType.defaultCase.swiftName
-        case (.implicit, .message), (.implicit, .map): return "nil"
+        switch field.shape {
+        case .repeated, .packed: return "[]"
+        case .map: return "[:]"
+        case .optional, .required, .oneofMember: return "nil"
+        case let .implicit(.scalar(scalar)): return scalar.defaultValue
+        case let .implicit(.enumeration(enumType)): return "." + enumType.defaultCase.swiftName
         }
     }
 
@@ -56,71 +74,102 @@ struct FieldCode {
 
     /// The field's name and kind in the text format; a group prints by its type's name.
     private var textFormat: (name: String, kind: String) {
-        if field.isGroup, case let .message(type) = field.kind {
+        switch field.shape {
+        case let .optional(.group(type)), let .required(.group(type)), let .repeated(.group(type)),
+             let .oneofMember(.group(type), _):
             return (type.protoName, ".group(\(type.swiftPath).self)")
+        case let .optional(value), let .required(value), let .repeated(value), let .oneofMember(value, _):
+            return (field.protoName, Self.textFormatKind(value))
+        case let .implicit(plain):
+            return (field.protoName, Self.textFormatKind(.plain(plain)))
+        case let .packed(packable):
+            return (field.protoName, Self.textFormatKind(.plain(packable.plain)))
+        case let .map(key, value):
+            return (field.protoName, ".map(key: .\(key), value: \(Self.textFormatKind(value.value)))")
         }
-        return (field.protoName, Self.textFormatKind(field.kind))
     }
 
     /// The runtime's `TextFormatKind` case: `.sint32`, `.closedEnumeration(E.protoNames)`,
-    /// `.message(M.self)`.
-    static func textFormatKind(_ kind: Field.Kind) -> String {
-        switch kind {
-        case let .scalar(scalar): return ".\(scalar)"
-        case let .enumeration(enumType):
+    /// `.message(M.self)`, `.group(G.self)`.
+    static func textFormatKind(_ value: Field.Value) -> String {
+        switch value {
+        case let .plain(.scalar(scalar)): return ".\(scalar)"
+        case let .plain(.enumeration(enumType)):
             return "." + (enumType.isClosed ? "closedEnumeration" : "enumeration") + "(\(enumType.swiftPath).protoNames)"
         case let .message(message): return ".message(\(message.swiftPath).self)"
-        case let .map(key, value): return ".map(key: .\(key), value: \(textFormatKind(value)))"
+        case let .group(message): return ".group(\(message.swiftPath).self)"
         }
     }
 
     // MARK: Field table (optimize_for = CODE_SIZE)
 
-    /// Whether generated code reads and writes the field in the compact mode: oneof members,
-    /// maps and groups, which the runtime's table codec leaves to the message.
-    var isCustomInTable: Bool {
-        if case .oneof = field.presence { return true }
-        return field.isGroup
+    /// How the field appears in `fieldTable`: a `custom` line for the fields generated code
+    /// reads and writes (oneof members and groups, which the runtime's table codec leaves to the
+    /// message), else its own line.
+    enum TableEntry {
+        /// `custom <property>`, with the stored property's type.
+        case custom(property: String, type: String)
+        /// `11 optional message child` (the name left out when the file prints fields by
+        /// number), and the Swift type the line takes, if any.
+        case line(String, type: String?)
     }
 
-    /// The field's line in `fieldTable`'s layout, `11 optional message child` (the name left
-    /// out when the file prints fields by number), and the Swift type the line takes, if any.
-    func layoutLine(withNames: Bool) -> (line: String, type: String?) {
-        var words = ["\(field.number)"]
-        switch field.presence {
-        case .implicit, .map: break
-        case .explicit: words.append(field.isRequired ? "required" : "optional")
-        case .repeated(packed: true): words.append("packed")
-        case .repeated(packed: false): words.append("repeated")
-        case .oneof: preconditionFailure("\(field.protoName): a custom field")
-        }
-        if needsInitializationCheck { words.append("checked") }
-        var type: String?
-        switch field.kind {
-        case let .scalar(scalar): words.append("\(scalar)")
-        case let .enumeration(enumType):
-            words.append(enumType.isClosed ? "closed_enum" : "enum")
-            type = enumType.swiftPath
-        case let .message(message):
-            words.append("message")
-            type = message.swiftPath
+    func tableEntry(withNames: Bool) -> TableEntry {
+        let presence: String?
+        let kind: Field.Kind
+        switch field.shape {
+        case .oneofMember, .optional(.group), .required(.group), .repeated(.group):
+            return .custom(property: storedProperty, type: storedType)
         case let .map(key, value):
-            words.append("map")
-            let keyCodec = Self.codec(.scalar(key))
-            if case let .enumeration(enumType) = value, enumType.isClosed {
-                type = "SwiftFrame.ClosedEnumMapField<\(keyCodec), \(enumType.swiftPath)>"
-            } else {
-                type = "SwiftFrame.MapField<\(keyCodec), \(Self.codec(value))>"
-            }
+            return tableLine(presence: nil, kind: "map", type: Self.mapFieldType(key: key, value: value), withNames: withNames)
+        case let .implicit(plain): (presence, kind) = (nil, .plain(plain))
+        case let .optional(.plain(plain)): (presence, kind) = ("optional", .plain(plain))
+        case let .optional(.message(message)): (presence, kind) = ("optional", .message(message))
+        case let .required(.plain(plain)): (presence, kind) = ("required", .plain(plain))
+        case let .required(.message(message)): (presence, kind) = ("required", .message(message))
+        case let .packed(packable): (presence, kind) = ("packed", .plain(packable.plain))
+        case let .repeated(.plain(plain)): (presence, kind) = ("repeated", .plain(plain))
+        case let .repeated(.message(message)): (presence, kind) = ("repeated", .message(message))
         }
+        switch kind {
+        case let .plain(.scalar(scalar)):
+            return tableLine(presence: presence, kind: "\(scalar)", type: nil, withNames: withNames)
+        case let .plain(.enumeration(enumType)):
+            return tableLine(presence: presence, kind: enumType.isClosed ? "closed_enum" : "enum", type: enumType.swiftPath,
+                             withNames: withNames)
+        case let .message(message):
+            return tableLine(presence: presence, kind: "message", type: message.swiftPath, withNames: withNames)
+        }
+    }
+
+    private func tableLine(presence: String?, kind: String, type: String?, withNames: Bool) -> TableEntry {
+        var words = ["\(field.number)"]
+        if let presence { words.append(presence) }
+        if needsInitializationCheck { words.append("checked") }
+        words.append(kind)
         if withNames { words.append(textFormat.name) }
-        return (words.joined(separator: " "), type)
+        return .line(words.joined(separator: " "), type: type)
+    }
+
+    /// `SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoInt32>`.
+    private static func mapFieldType(key: ScalarType, value: Field.Kind) -> String {
+        let keyCodec = codec(.scalar(key))
+        if case let .plain(.enumeration(enumType)) = value, enumType.isClosed {
+            return "SwiftFrame.ClosedEnumMapField<\(keyCodec), \(enumType.swiftPath)>"
+        }
+        return "SwiftFrame.MapField<\(keyCodec), \(codec(value))>"
+    }
+
+    /// Whether generated code reads and writes the field in the compact mode.
+    var isCustomInTable: Bool {
+        if case .custom = tableEntry(withNames: false) { return true }
+        return false
     }
 
     /// Whether the field holds messages that can hold required fields, which
     /// `checkInitialized` checks in turn.
     var needsInitializationCheck: Bool {
-        field.kind.containedMessage?.needsInitializationCheck == true
+        field.shape.containedMessage?.needsInitializationCheck == true
     }
 
     /// The row in `fieldTable`'s `custom` list of a field the table leaves to generated code:
@@ -138,65 +187,56 @@ struct FieldCode {
     /// The stored property that holds the field: `_child` for a boxed message, the oneof's
     /// property for a member of a oneof.
     var storedProperty: String {
-        if let oneof = field.oneof { return oneof.swiftName }
+        if let oneof = field.oneof { return oneof }
         return isStoredInBox ? "_" + field.swiftName : field.swiftName
     }
 
     // MARK: Wire details
 
-    private enum Family { case varint, fixed32, fixed64, string, bytes, message, map }
-
-    private static func family(_ kind: Field.Kind) -> Family {
-        switch kind {
-        case let .scalar(scalar):
-            switch scalar.encoding {
-            case .varint: return .varint
-            case .fixed32: return .fixed32
-            case .fixed64: return .fixed64
-            case .string: return .string
-            case .bytes: return .bytes
-            }
-        case .enumeration: return .varint
-        case .message: return .message
-        case .map: return .map
-        }
-    }
-
-    private var family: Family { Self.family(field.kind) }
-
-    /// The runtime codec type of a value of `kind` (`SwiftFrame.ProtoSInt32`).
-    static func codec(_ kind: Field.Kind) -> String {
-        switch kind {
-        case .scalar(.string): return "SwiftFrame.ProtoString"
-        case .scalar(.bytes): return "SwiftFrame.ProtoBytes"
-        case let .scalar(scalar):
-            guard let codec = scalar.codec else { preconditionFailure("\(scalar) has no varint or fixed codec") }
-            return "SwiftFrame." + codec
+    /// The runtime codec type of a value (`SwiftFrame.ProtoSInt32`).
+    static func codec(_ plain: Field.Plain) -> String {
+        switch plain {
+        case let .scalar(scalar): return "SwiftFrame." + scalar.codec
         case let .enumeration(enumType) where enumType.isClosed: return "SwiftFrame.ProtoClosedEnum<\(enumType.swiftPath)>"
         case let .enumeration(enumType): return "SwiftFrame.ProtoEnum<\(enumType.swiftPath)>"
-        case let .message(message): return "SwiftFrame.ProtoMessage<\(message.swiftPath)>"
-        case .map: preconditionFailure("a map has no single codec; its key and value have")
         }
     }
 
-    /// The closed enum a field (or map value) holds, whose unknown numbers go to unknown fields.
-    private static func closedEnum(_ kind: Field.Kind) -> EnumType? {
+    static func codec(_ kind: Field.Kind) -> String {
         switch kind {
-        case let .enumeration(enumType) where enumType.isClosed: return enumType
-        case let .map(_, value): return closedEnum(value)
-        default: return nil
+        case let .plain(plain): return codec(plain)
+        case let .message(message): return "SwiftFrame.ProtoMessage<\(message.swiftPath)>"
         }
     }
 
-    private var codec: String { Self.codec(field.kind) }
+    private static func encoding(_ plain: Field.Plain) -> ScalarType.Encoding {
+        switch plain {
+        case let .scalar(scalar): return scalar.encoding
+        case .enumeration: return .varint
+        }
+    }
 
-    private var wireType: WireType {
-        if field.isGroup { return .startGroup }
-        switch family {
+    private static func wireType(_ plain: Field.Plain) -> WireType {
+        switch encoding(plain) {
         case .varint: return .varint
         case .fixed32: return .fixed32
         case .fixed64: return .fixed64
-        case .string, .bytes, .message, .map: return .lengthDelimited
+        case .string, .bytes: return .lengthDelimited
+        }
+    }
+
+    /// The wire type of one value of the field (a map entry is length-delimited).
+    private var wireType: WireType {
+        switch field.shape {
+        case let .implicit(plain): return Self.wireType(plain)
+        case let .packed(packable): return Self.wireType(packable.plain)
+        case let .optional(value), let .required(value), let .repeated(value), let .oneofMember(value, _):
+            switch value {
+            case let .plain(plain): return Self.wireType(plain)
+            case .message: return .lengthDelimited
+            case .group: return .startGroup
+            }
+        case .map: return .lengthDelimited
         }
     }
 
@@ -207,251 +247,266 @@ struct FieldCode {
     private var tagSize: Int { Wire.varintSize(tag(wireType)) }
 
     /// Bytes a value of fixed width takes, without its tag.
-    private var fixedSize: Int? {
-        switch family {
+    private static func fixedSize(_ plain: Field.Plain) -> Int? {
+        switch encoding(plain) {
         case .fixed32: return 4
         case .fixed64: return 8
-        default:
-            if case .scalar(.bool) = field.kind { return 1 }
+        case .varint:
+            if case .scalar(.bool) = plain { return 1 }
             return nil
+        case .string, .bytes: return nil
         }
     }
 
-    /// The oneof of a oneof member.
-    private var oneof: Oneof {
-        guard let oneof = field.oneof else { preconditionFailure("\(field.protoName) is in no oneof") }
-        return oneof
-    }
-
-    /// The key and value types of a map field.
-    private var mapTypes: (key: ScalarType, value: Field.Kind) {
-        guard case let .map(key, value) = field.kind else { preconditionFailure("\(field.protoName) is no map") }
-        return (key, value)
+    /// The name of the packed reader and writer: `Varint`, `Fixed32`, `Fixed64`.
+    private static func packedName(_ packable: Field.Packable) -> String {
+        switch packable {
+        case let .numeric(numeric):
+            switch numeric.encoding {
+            case .varint: return "Varint"
+            case .fixed32: return "Fixed32"
+            case .fixed64: return "Fixed64"
+            }
+        case .enumeration: return "Varint"
+        }
     }
 
     /// `case let .name(value)? = self.choice`: the pattern that binds a oneof member.
-    private var oneofPattern: String {
-        "case let .\(field.swiftName)(value)? = self.\(oneof.swiftName)"
+    private func oneofPattern(_ oneof: String) -> String {
+        "case let .\(field.swiftName)(value)? = self.\(oneof)"
     }
 
     // MARK: Decoding
 
     /// `try reader.readString()`: reads one value of the field's type.
-    private var readValue: String {
-        switch family {
-        case .varint: return "try reader.readVarint(\(codec).self)"
-        case .fixed32: return "try reader.readFixed32(\(codec).self)"
-        case .fixed64: return "try reader.readFixed64(\(codec).self)"
+    private static func readValue(_ plain: Field.Plain) -> String {
+        switch encoding(plain) {
+        case .varint: return "try reader.readVarint(\(codec(plain)).self)"
+        case .fixed32: return "try reader.readFixed32(\(codec(plain)).self)"
+        case .fixed64: return "try reader.readFixed64(\(codec(plain)).self)"
         case .string: return "try reader.readString()"
         case .bytes: return "try reader.readBytes()"
-        case .message, .map: preconditionFailure("\(field.protoName): messages and maps have readers of their own")
         }
     }
 
     /// The `case` lines of the decode switch: tag and statements.
     var decodeCases: [(tag: UInt32, statements: [String])] {
-        if field.isGroup { return groupDecodeCases }
-        if let closed = Self.closedEnum(field.kind) { return closedEnumDecodeCases(closed) }
-        switch (field.presence, family) {
-        case (.map, _):
-            let (key, value) = mapTypes
-            return [(tag(.lengthDelimited),
-                     ["try reader.readMapEntry(into: &\(access), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self)"])]
-        case (.oneof, .message):
-            // A message seen again in the same oneof case merges, as a singular message does.
-            return [(tag(.lengthDelimited), [
-                "var value = \(baseType)()",
-                "if case let .\(field.swiftName)(existing)? = self.\(oneof.swiftName) { value = existing }",
-                "try reader.readMessage(merging: &value)",
-                "self.\(oneof.swiftName) = .\(field.swiftName)(value)",
-            ])]
-        case (.oneof, _):
-            return [(tag(wireType), ["self.\(oneof.swiftName) = .\(field.swiftName)(\(readValue))"])]
-        case (_, .message):
-            let into = field.isRepeated ? "appendingTo" : "into"
-            return [(tag(.lengthDelimited), ["try reader.readMessage(\(into): &\(isStoredInBox ? storage : access))"])]
-        case (.repeated, _):
-            var cases = [(tag(wireType), ["\(access).append(\(readValue))"])]
-            // Packable fields accept both packed and unpacked input, whatever they write.
-            if let packed = packedFamilyName {
-                cases.append((tag(.lengthDelimited), ["try reader.readPacked\(packed)(into: &\(access), \(codec).self)"]))
+        switch field.shape {
+        case let .map(key, value):
+            let codecs = "\(Self.codec(.scalar(key))).self, \(Self.codec(value)).self"
+            if case let .plain(.enumeration(enumType)) = value, enumType.isClosed {
+                return [(tag(.lengthDelimited), [
+                    "try reader.readMapEntry(into: &\(access), \(codecs), unknownFields: &self.unknownFields)",
+                ])]
             }
-            return cases.sorted { $0.0 < $1.0 }
-        default:
-            return [(tag(wireType), ["\(access) = \(readValue)"])]
+            return [(tag(.lengthDelimited), ["try reader.readMapEntry(into: &\(access), \(codecs))"])]
+        case let .oneofMember(.group, oneof):
+            return [(tag(.startGroup), mergingOneofCase(oneof, read: "try reader.readGroup(fieldNumber: \(field.number), merging: &value)"))]
+        case let .oneofMember(.message, oneof):
+            // A message seen again in the same oneof case merges, as a singular message does.
+            return [(tag(.lengthDelimited), mergingOneofCase(oneof, read: "try reader.readMessage(merging: &value)"))]
+        case .optional(.group), .required(.group):
+            return [(tag(.startGroup), ["try reader.readGroup(fieldNumber: \(field.number), into: &\(access))"])]
+        case .repeated(.group):
+            return [(tag(.startGroup), ["try reader.readGroup(fieldNumber: \(field.number), appendingTo: &\(access))"])]
+        case .optional(.message), .required(.message):
+            return [(tag(.lengthDelimited), ["try reader.readMessage(into: &\(storage))"])]
+        case .repeated(.message):
+            return [(tag(.lengthDelimited), ["try reader.readMessage(appendingTo: &\(access))"])]
+        case let .oneofMember(.plain(plain), oneof):
+            if let closed = Self.closedEnum(plain) {
+                return [(tag(.varint), ["if let value = \(readClosed(closed)) { self.\(oneof) = .\(field.swiftName)(value) }"])]
+            }
+            return [(tag(wireType), ["self.\(oneof) = .\(field.swiftName)(\(Self.readValue(plain)))"])]
+        case let .implicit(plain), let .optional(.plain(plain)), let .required(.plain(plain)):
+            if let closed = Self.closedEnum(plain) {
+                return [(tag(.varint), ["if let value = \(readClosed(closed)) { \(access) = value }"])]
+            }
+            return [(tag(wireType), ["\(access) = \(Self.readValue(plain))"])]
+        case let .packed(packable):
+            return repeatedDecodeCases(packable.plain, packable: packable)
+        case let .repeated(.plain(plain)):
+            return repeatedDecodeCases(plain, packable: Field.Packable(plain))
         }
     }
 
-    /// What a decode case reads, for the comment beside it (`rDouble = 21, packed`).
-    func decodeComment(tag: UInt32) -> String {
-        let packed = field.isRepeated && field.kind.isPackable && tag & 7 == 2
-        return "\(field.protoName) = \(field.number)" + (packed ? ", packed" : "")
+    /// A oneof member that merges with what the oneof holds: a message or a group.
+    private func mergingOneofCase(_ oneof: String, read: String) -> [String] {
+        [
+            "var value = \(baseType)()",
+            "if case let .\(field.swiftName)(existing)? = self.\(oneof) { value = existing }",
+            read,
+            "self.\(oneof) = .\(field.swiftName)(value)",
+        ]
     }
 
-    /// A group: read up to its end tag.
-    private var groupDecodeCases: [(tag: UInt32, statements: [String])] {
-        let number = field.number
-        if field.oneof != nil {
-            return [(tag(.startGroup), [
-                "var value = \(baseType)()",
-                "if case let .\(field.swiftName)(existing)? = self.\(oneof.swiftName) { value = existing }",
-                "try reader.readGroup(fieldNumber: \(number), merging: &value)",
-                "self.\(oneof.swiftName) = .\(field.swiftName)(value)",
-            ])]
-        }
-        let into = field.isRepeated ? "appendingTo" : "into"
-        return [(tag(.startGroup), ["try reader.readGroup(fieldNumber: \(number), \(into): &\(access))"])]
-    }
-
-    /// A closed enum: an unknown number goes to unknown fields, never into the field.
-    private func closedEnumDecodeCases(_ closed: EnumType) -> [(tag: UInt32, statements: [String])] {
-        let read = "try reader.readClosedEnum(\(closed.swiftPath).self, unknownFields: &self.unknownFields)"
-        switch field.presence {
-        case .map:
-            let (key, value) = mapTypes
-            return [(tag(.lengthDelimited), [
-                "try reader.readMapEntry(into: &\(access), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self, unknownFields: &self.unknownFields)",
-            ])]
-        case .repeated:
+    /// Repeated numbers, strings, bytes and enums. Packable fields accept both packed and
+    /// unpacked input, whatever they write; a closed enum's unknown numbers go to unknown fields.
+    private func repeatedDecodeCases(_ plain: Field.Plain, packable: Field.Packable?) -> [(tag: UInt32, statements: [String])] {
+        if let closed = Self.closedEnum(plain) {
             return [
-                (tag(.varint), ["if let value = \(read) { \(access).append(value) }"]),
+                (tag(.varint), ["if let value = \(readClosed(closed)) { \(access).append(value) }"]),
                 (tag(.lengthDelimited), [
                     "try reader.readPackedClosedEnum(into: &\(access), \(closed.swiftPath).self, fieldNumber: \(field.number), unknownFields: &self.unknownFields)",
                 ]),
             ]
-        case .oneof:
-            return [(tag(.varint), ["if let value = \(read) { self.\(oneof.swiftName) = .\(field.swiftName)(value) }"])]
-        case .explicit, .implicit:
-            return [(tag(.varint), ["if let value = \(read) { \(access) = value }"])]
         }
+        var cases = [(tag(wireType), ["\(access).append(\(Self.readValue(plain)))"])]
+        if let packable {
+            cases.append((tag(.lengthDelimited), [
+                "try reader.readPacked\(Self.packedName(packable))(into: &\(access), \(Self.codec(plain)).self)",
+            ]))
+        }
+        return cases.sorted { $0.0 < $1.0 }
     }
 
-    private var packedName: String {
-        guard let name = packedFamilyName else { preconditionFailure("\(field.protoName): \(field.kind) cannot be packed") }
-        return name
+    /// The closed enum a value is, whose unknown numbers go to unknown fields.
+    private static func closedEnum(_ plain: Field.Plain) -> EnumType? {
+        if case let .enumeration(enumType) = plain, enumType.isClosed { return enumType }
+        return nil
     }
 
-    private var packedFamilyName: String? {
-        switch family {
-        case .varint: return "Varint"
-        case .fixed32: return "Fixed32"
-        case .fixed64: return "Fixed64"
-        default: return nil
+    private func readClosed(_ closed: EnumType) -> String {
+        "try reader.readClosedEnum(\(closed.swiftPath).self, unknownFields: &self.unknownFields)"
+    }
+
+    /// What a decode case reads, for the comment beside it (`rDouble = 21, packed`).
+    func decodeComment(tag: UInt32) -> String {
+        let isPackable: Bool
+        switch field.shape {
+        case .packed: isPackable = true
+        case let .repeated(.plain(plain)): isPackable = Field.Packable(plain) != nil
+        default: isPackable = false
         }
+        let packed = isPackable && tag & 7 == 2
+        return "\(field.protoName) = \(field.number)" + (packed ? ", packed" : "")
     }
 
     // MARK: Sizing
 
-    /// Bytes `value` takes without its tag, as an expression.
-    private func valueSize(_ value: String) -> String {
-        if let fixedSize { return String(fixedSize) }
-        switch family {
-        case .varint: return "\(codec).size(\(value))"
+    /// Bytes a value takes without its tag, as an expression.
+    private static func valueSize(_ plain: Field.Plain, _ value: String) -> String {
+        if let fixedSize = fixedSize(plain) { return String(fixedSize) }
+        switch encoding(plain) {
+        case .varint, .fixed32, .fixed64: return "\(codec(plain)).size(\(value))"
         case .string: return "SwiftFrame.Wire.lengthDelimitedSize(\(value).utf8.count)"
         case .bytes: return "SwiftFrame.Wire.lengthDelimitedSize(\(value).count)"
-        case .message: return "cache.message(\(value))"
-        case .fixed32, .fixed64: preconditionFailure("fixed-width values have a constant size")
-        case .map: preconditionFailure("\(field.protoName): a map is sized entry by entry")
         }
     }
 
     /// `size += 1 + …`, folding constants.
-    private func addSize(_ value: String) -> String {
-        if field.isGroup { return "size += \(2 * tagSize) + cache.group(\(value))" }
-        if let fixedSize { return "size += \(tagSize + fixedSize)" }
-        return "size += \(tagSize) + \(valueSize(value))"
+    private func addSize(_ element: Field.Value, _ value: String) -> String {
+        switch element {
+        case .group: return "size += \(2 * tagSize) + cache.group(\(value))"
+        case .message: return "size += \(tagSize) + cache.message(\(value))"
+        case let .plain(plain):
+            if let fixedSize = Self.fixedSize(plain) { return "size += \(tagSize + fixedSize)" }
+            return "size += \(tagSize) + \(Self.valueSize(plain, value))"
+        }
     }
 
     /// The condition under which a proto3 implicit-presence field is written.
-    private var isSet: String {
-        switch field.kind {
+    private func isSet(_ plain: Field.Plain) -> String {
+        switch plain {
         case .scalar(.bool): return access
-        case .scalar(.string), .scalar(.bytes), .map: return "!\(access).isEmpty"
+        case .scalar(.string), .scalar(.bytes): return "!\(access).isEmpty"
         case .scalar(.float), .scalar(.double): return "\(access).bitPattern != 0"  // -0.0 is written
         case .scalar: return "\(access) != 0"
         case .enumeration: return "\(access).rawValue != 0"
-        case .message: return "\(access) != nil"
         }
     }
 
     var sizeStatement: String {
-        switch field.presence {
-        case .implicit:
-            return "if \(isSet) { \(addSize(access)) }"
-        case .explicit:
-            if fixedSize != nil { return "if \(access) != nil { \(addSize("")) }" }
-            if isStoredInBox { return "if let box = \(storage) { \(addSize("box.value")) }" }
-            return "if let value = \(access) { \(addSize("value")) }"
-        case .oneof:
-            if fixedSize != nil { return "if case .\(field.swiftName)? = self.\(oneof.swiftName) { \(addSize("")) }" }
-            return "if \(oneofPattern) { \(addSize("value")) }"
-        case .map:
-            let (key, value) = mapTypes
-            return "if \(isSet) { size += cache.map(\(access), tagSize: \(tagSize), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self) }"
-        case .repeated(packed: true):
-            let packedTag = Wire.varintSize(tag(.lengthDelimited))
-            if family == .varint {
-                return "if !\(access).isEmpty { size += \(packedTag) + cache.packedVarint(\(access), \(codec).self) }"
+        switch field.shape {
+        case let .implicit(plain):
+            return "if \(isSet(plain)) { \(addSize(.plain(plain), access)) }"
+        case let .optional(element), let .required(element):
+            if case let .plain(plain) = element, Self.fixedSize(plain) != nil {
+                return "if \(access) != nil { \(addSize(element, "")) }"
             }
-            return "if !\(access).isEmpty { size += \(packedTag) + SwiftFrame.Wire.lengthDelimitedSize(\(access).count &* \(fixedSize ?? 0)) }"
-        case .repeated(packed: false):
-            if let fixedSize { return "size += \(access).count &* \(tagSize + fixedSize)" }
-            if family == .message && !field.isGroup { return "size += cache.repeatedMessage(\(access), tagSize: \(tagSize))" }
-            return "for value in \(access) { \(addSize("value")) }"
+            if isStoredInBox { return "if let box = \(storage) { \(addSize(element, "box.value")) }" }
+            return "if let value = \(access) { \(addSize(element, "value")) }"
+        case let .oneofMember(element, oneof):
+            if case let .plain(plain) = element, Self.fixedSize(plain) != nil {
+                return "if case .\(field.swiftName)? = self.\(oneof) { \(addSize(element, "")) }"
+            }
+            return "if \(oneofPattern(oneof)) { \(addSize(element, "value")) }"
+        case let .map(key, value):
+            return "if !\(access).isEmpty { size += cache.map(\(access), tagSize: \(tagSize), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self) }"
+        case let .packed(packable):
+            let packedTag = Wire.varintSize(tag(.lengthDelimited))
+            switch packable {
+            case let .numeric(numeric) where numeric.encoding != .varint:
+                let width = numeric.encoding == .fixed32 ? 4 : 8
+                return "if !\(access).isEmpty { size += \(packedTag) + SwiftFrame.Wire.lengthDelimitedSize(\(access).count &* \(width)) }"
+            case .numeric, .enumeration:
+                return "if !\(access).isEmpty { size += \(packedTag) + cache.packedVarint(\(access), \(Self.codec(packable.plain)).self) }"
+            }
+        case let .repeated(element):
+            switch element {
+            case let .plain(plain):
+                if let fixedSize = Self.fixedSize(plain) { return "size += \(access).count &* \(tagSize + fixedSize)" }
+            case .message:
+                return "size += cache.repeatedMessage(\(access), tagSize: \(tagSize))"
+            case .group:
+                break
+            }
+            return "for value in \(access) { \(addSize(element, "value")) }"
         }
     }
 
     // MARK: Encoding
 
-    private func writeValue(_ value: String) -> String {
-        switch family {
-        case .varint: return "writer.writeVarint(\(codec).self, \(value))"
-        case .fixed32: return "writer.writeFixed32(\(codec).self, \(value))"
-        case .fixed64: return "writer.writeFixed64(\(codec).self, \(value))"
+    private static func writeValue(_ plain: Field.Plain, _ value: String) -> String {
+        switch encoding(plain) {
+        case .varint: return "writer.writeVarint(\(codec(plain)).self, \(value))"
+        case .fixed32: return "writer.writeFixed32(\(codec(plain)).self, \(value))"
+        case .fixed64: return "writer.writeFixed64(\(codec(plain)).self, \(value))"
         case .string: return "writer.writeString(\(value))"
         case .bytes: return "writer.writeBytes(\(value))"
-        case .message: return "writer.writeMessage(\(value))"
-        case .map: preconditionFailure("\(field.protoName): a map is written entry by entry")
         }
     }
+
+    /// The tag and the value of one element bound as `value`.
+    private func writeElement(_ element: Field.Value, _ value: String) -> [String] {
+        switch element {
+        case .group: return ["writer.writeGroup(\(value), fieldNumber: \(field.number))"]
+        case .message: return [writeTag, "writer.writeMessage(\(value))"]
+        case let .plain(plain): return [writeTag, Self.writeValue(plain, value)]
+        }
+    }
+
+    private var writeTag: String { "writer.writeTag(\(tag(wireType)))" }
 
     /// The header of the block that writes the field, and the statements inside it; no
     /// header when the statements stand alone.
     var encodeBlock: (header: String?, body: [String]) {
-        if field.isGroup {
-            let write = ["writer.writeGroup(value, fieldNumber: \(field.number))"]
-            switch field.presence {
-            case .oneof: return ("if \(oneofPattern)", write)
-            case .repeated: return ("for value in \(access)", write)
-            default: return ("if let value = \(access)", write)
-            }
-        }
-        let writeTag = "writer.writeTag(\(tag(wireType)))"
-        switch field.presence {
-        case .implicit:
-            return ("if \(isSet)", [writeTag, writeValue(access)])
-        case .explicit:
-            if isStoredInBox { return ("if let box = \(storage)", [writeTag, writeValue("box.value")]) }
-            return ("if let value = \(access)", [writeTag, writeValue("value")])
-        case .oneof:
-            return ("if \(oneofPattern)", [writeTag, writeValue("value")])
-        case .map:
-            let (key, value) = mapTypes
-            return ("if \(isSet)", [
+        switch field.shape {
+        case let .implicit(plain):
+            return ("if \(isSet(plain))", writeElement(.plain(plain), access))
+        case let .optional(.message(message)), let .required(.message(message)):
+            return ("if let box = \(storage)", writeElement(.message(message), "box.value"))
+        case let .optional(element), let .required(element):
+            return ("if let value = \(access)", writeElement(element, "value"))
+        case let .oneofMember(element, oneof):
+            return ("if \(oneofPattern(oneof))", writeElement(element, "value"))
+        case let .map(key, value):
+            return ("if !\(access).isEmpty", [
                 "writer.writeMap(\(access), tag: \(tag(.lengthDelimited)), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self)",
             ])
-        case .repeated(packed: true):
+        case let .packed(packable):
             return ("if !\(access).isEmpty", [
                 "writer.writeTag(\(tag(.lengthDelimited)))",
-                "writer.writePacked\(packedName)(\(access), \(codec).self)",
+                "writer.writePacked\(Self.packedName(packable))(\(access), \(Self.codec(packable.plain)).self)",
             ])
-        case .repeated(packed: false):
-            switch family {
-            case .string: return (nil, ["writer.writeRepeatedString(\(access), tag: \(tag(wireType)))"])
-            case .bytes: return (nil, ["writer.writeRepeatedBytes(\(access), tag: \(tag(wireType)))"])
-            case .message: return (nil, ["writer.writeRepeatedMessage(\(access), tag: \(tag(wireType)))"])
-            default: return ("for value in \(access)", [writeTag, writeValue("value")])
-            }
+        case .repeated(.plain(.scalar(.string))):
+            return (nil, ["writer.writeRepeatedString(\(access), tag: \(tag(wireType)))"])
+        case .repeated(.plain(.scalar(.bytes))):
+            return (nil, ["writer.writeRepeatedBytes(\(access), tag: \(tag(wireType)))"])
+        case .repeated(.message):
+            return (nil, ["writer.writeRepeatedMessage(\(access), tag: \(tag(wireType)))"])
+        case let .repeated(element):
+            return ("for value in \(access)", writeElement(element, "value"))
         }
     }
 }

@@ -18,16 +18,16 @@ struct FileEmitter {
         let visibility = options.visibility.modifier
         for enumType in file.enums {
             printer.line()
-            EnumEmitter(enumType: enumType, visibility: visibility).emit(to: printer)
+            EnumEmitter(enumType: enumType, visibility: visibility, printsNames: file.printsNames).emit(to: printer)
         }
         for message in file.messages {
             printer.line()
-            MessageEmitter(message: message, visibility: visibility).emitDeclaration(to: printer)
+            MessageEmitter(message: message, visibility: visibility, printsNames: file.printsNames, isCompact: file.compactCodec).emitDeclaration(to: printer)
         }
         for message in file.messages {
-            MessageEmitter(message: message, visibility: visibility).emitCodecExtensions(to: printer)
+            MessageEmitter(message: message, visibility: visibility, printsNames: file.printsNames, isCompact: file.compactCodec).emitCodecExtensions(to: printer)
         }
-        emitExtensions(to: printer)
+        ExtensionEmitter(file: file, visibility: visibility).emit(to: printer)
         if let table = file.commandTable {
             printer.line()
             CommandTableEmitter(table: table, visibility: visibility).emit(to: printer)
@@ -36,38 +36,7 @@ struct FileEmitter {
         for envelope in file.envelopes {
             EnvelopeEmitter(envelope: envelope, visibility: visibility).emit(to: printer)
         }
-        EnvelopeEmitter.emitResponsePairs(file.responsePairs, visibility: visibility, to: printer)
+        ResponsePairEmitter.emit(file.responsePairs, visibility: visibility, to: printer)
         return printer.output
-    }
-
-    /// `SwiftFrame.Extension` values: top-level ones in the file's namespace enum, nested
-    /// ones as static members of the message that declares them.
-    private func emitExtensions(to printer: Printer) {
-        let visibility = options.visibility.modifier
-        let topLevel = file.extensions.filter { $0.scope == nil }
-        if !topLevel.isEmpty {
-            printer.line()
-            printer.line("/// The extensions declared at the top level of \(file.name).")
-            printer.block("\(visibility)enum \(file.extensionsNamespace)") {
-                for field in topLevel { emit(field, visibility: visibility, to: printer) }
-            }
-        }
-        for field in file.extensions {
-            guard let scope = field.scope else { continue }
-            printer.line()
-            printer.block("extension \(scope.swiftPath)") { emit(field, visibility: visibility, to: printer) }
-        }
-    }
-
-    private func emit(_ field: ExtensionField, visibility: String, to printer: Printer) {
-        printer.documentation(field.comments)
-        let codec = FieldCode.codec(field.kind)
-        let container = field.container.swiftPath
-        let name = "protoName: \"\(field.fullName)\""
-        if field.isRepeated {
-            printer.line("\(visibility)static let \(field.swiftName) = SwiftFrame.RepeatedExtension<\(container), \(codec)>(fieldNumber: \(field.number), \(name), isPacked: \(field.isPacked))")
-        } else {
-            printer.line("\(visibility)static let \(field.swiftName) = SwiftFrame.Extension<\(container), \(codec)>(fieldNumber: \(field.number), \(name))")
-        }
     }
 }

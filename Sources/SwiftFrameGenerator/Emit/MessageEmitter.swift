@@ -3,6 +3,10 @@
 struct MessageEmitter {
     let message: MessageType
     let visibility: String
+    /// The file prints proto names in the text format (`TextFormat=Names`).
+    let printsNames: Bool
+    /// The compact mode (`optimize_for = CODE_SIZE`): a field table instead of codec code.
+    let isCompact: Bool
 
     private var ranges: [ClosedRange<Int>] { message.extensionRanges }
 
@@ -31,16 +35,16 @@ struct MessageEmitter {
             }
             for oneof in message.oneofs {
                 printer.line()
-                emitOneofEnum(oneof, to: printer)
+                OneofEmitter(oneof: oneof, visibility: visibility).emit(to: printer)
             }
             emitDefaults(to: printer)
             for enumType in message.enums {
                 printer.line()
-                EnumEmitter(enumType: enumType, visibility: visibility).emit(to: printer)
+                EnumEmitter(enumType: enumType, visibility: visibility, printsNames: printsNames).emit(to: printer)
             }
             for nested in message.messages {
                 printer.line()
-                MessageEmitter(message: nested, visibility: visibility).emitDeclaration(to: printer)
+                MessageEmitter(message: nested, visibility: visibility, printsNames: printsNames, isCompact: isCompact).emitDeclaration(to: printer)
             }
         }
     }
@@ -60,24 +64,12 @@ struct MessageEmitter {
         printer.line("private var _\(field.swiftName): SwiftFrame.Boxed<\(code.baseType)>? = nil")
     }
 
-    /// `enum Choice { case a(Swift.Int32) ... }`; a case whose message contains this
-    /// message is `indirect`.
-    private func emitOneofEnum(_ oneof: Oneof, to printer: Printer) {
-        printer.line("/// The members of oneof `\(oneof.protoName)`: at most one is set.")
-        printer.block("\(visibility)enum \(oneof.typeName): Swift.Sendable, Swift.Hashable") {
-            for field in oneof.fields {
-                printer.documentation(field.comments)
-                let indirect = field.isBoxed ? "indirect " : ""
-                printer.line("\(indirect)case \(field.swiftName)(\(FieldCode(field: field).baseType))")
-            }
-        }
-    }
-
     /// proto2 `[default = ...]` values: an unset field reads as `nil`; its declared default
     /// is `Message.Defaults.field`.
     private func emitDefaults(to printer: Printer) {
         let declared = message.fields.compactMap { field -> (Field, String)? in
-            guard let text = field.declaredDefault, let literal = DefaultValues.literal(text, for: field.kind) else {
+            guard let text = field.declaredDefault, let value = field.shape.value,
+                  let literal = DefaultValues.literal(text, for: value) else {
                 return nil
             }
             return (field, literal)
@@ -126,16 +118,13 @@ struct MessageEmitter {
         }
     }
 
-    /// The compact mode (`optimize_for = CODE_SIZE`) for this message: a field table instead of
-    /// codec code.
-    private var isCompact: Bool { message.file.compactCodec }
 
     func emitCodecExtensions(to printer: Printer) {
         let ordered = message.fieldsByNumber.map(FieldCode.init)
         printer.line()
         printer.block("extension \(message.swiftPath)" + (isCompact ? ": SwiftFrame.CompactMessage" : "")) {
             printer.line("\(visibility)static let protoMessageName: Swift.String = \"\(message.fullName)\"")
-            if message.file.printsNames && !ordered.isEmpty && !isCompact {
+            if printsNames && !ordered.isEmpty && !isCompact {
                 printer.line()
                 printer.list("\(visibility)static let textFormatFields: [SwiftFrame.TextFormatField] = ",
                              ordered.map(\.textFormatRow))
@@ -156,7 +145,7 @@ struct MessageEmitter {
             }
         }
         for nested in message.messages {
-            MessageEmitter(message: nested, visibility: visibility).emitCodecExtensions(to: printer)
+            MessageEmitter(message: nested, visibility: visibility, printsNames: printsNames, isCompact: isCompact).emitCodecExtensions(to: printer)
         }
     }
 
@@ -164,18 +153,18 @@ struct MessageEmitter {
     /// fields it leaves to generated code: codec, `==` and hashing.
     private func emitFieldTable(_ fields: [FieldCode], to printer: Printer) {
         printer.line()
-        let withNames = message.file.printsNames
+        let withNames = printsNames
         // One layout line per stored property, in declaration order.
         var lines: [String] = [], types: [String] = []
         for member in message.members {
             switch member {
             case let .field(field):
                 let code = FieldCode(field: field)
-                if code.isCustomInTable {
-                    lines.append("custom \(code.storedProperty)")
-                    types.append(code.storedType)
-                } else {
-                    let (line, type) = code.layoutLine(withNames: withNames)
+                switch code.tableEntry(withNames: withNames) {
+                case let .custom(property, type):
+                    lines.append("custom \(property)")
+                    types.append(type)
+                case let .line(line, type):
                     lines.append(line)
                     types += type.map { [$0] } ?? []
                 }
@@ -326,7 +315,7 @@ struct MessageEmitter {
     /// oneof members and groups are checked here. Emitted only for a message that can hold
     /// required fields, so encoding any other message checks nothing. Kept out of line:
     /// otherwise the optimiser copies each nested message's check into its parent's, and a
-    /// file's top message carries the checks of the whole tree (4 KiB in descriptor.proto).
+    /// file's top message carries the checks of the whole tree (4 KiB in protobuf's descriptor messages).
     private func emitInitializationCheck(to printer: Printer) {
         let fields = isCompact ? message.fields.filter { FieldCode(field: $0).isCustomInTable } : message.fields
         printer.line("@inline(never)")
@@ -339,13 +328,12 @@ struct MessageEmitter {
             }
             for field in fields where FieldCode(field: field).needsInitializationCheck {
                 let access = "self.\(field.swiftName)"
-                switch field.presence {
-                case .repeated: printer.line("for value in \(access) { try value.checkInitialized() }")
+                switch field.shape {
+                case .repeated, .packed: printer.line("for value in \(access) { try value.checkInitialized() }")
                 case .map: printer.line("for value in \(access).values { try value.checkInitialized() }")
-                case .oneof:
-                    guard let oneof = field.oneof else { preconditionFailure("\(field.protoName) is in no oneof") }
-                    printer.line("if case let .\(field.swiftName)(value)? = self.\(oneof.swiftName) { try value.checkInitialized() }")
-                case .explicit, .implicit: printer.line("try \(access)?.checkInitialized()")
+                case let .oneofMember(_, oneof):
+                    printer.line("if case let .\(field.swiftName)(value)? = self.\(oneof) { try value.checkInitialized() }")
+                case .optional, .required, .implicit: printer.line("try \(access)?.checkInitialized()")
                 }
             }
         }

@@ -1,95 +1,56 @@
 import SwiftFrame
-import SwiftFrameDescriptors
 
 /// A file's command table: every command id with the messages that travel under it.
-public final class CommandTable {
+/// Built complete, with every name decided, once the run's tables are resolved.
+public struct CommandTable {
     public struct Entry {
         public let id: UInt32
         /// Case name in the table's `ID` enum (`test` for CMD_TEST).
-        public internal(set) var swiftName: String
+        public let swiftName: String
         /// Where the command came from, for messages and comments (`CMD_TEST`, `Cs_20001`).
         public let origin: String
         /// Client to server.
-        public var request: MessageType?
+        public let request: MessageRef?
         /// Server to client: the reply to `request`, or a push.
-        public var response: MessageType?
+        public let response: MessageRef?
         /// The id is the message's own (a convention that gives every message an id): the
         /// other side has no case for it.
-        public var isMessageID = false
+        public let isMessageID: Bool
     }
 
     /// One case of `Inbound` (client side) or `Request` (server side): a message, listing
     /// every id it arrives under, or a command with no message on that side.
     public struct Case {
         public let name: String
-        public let message: MessageType?
+        public let message: MessageRef?
         public let ids: [UInt32]
         public let origin: String
     }
 
     /// `GameCommands`: named by the resolver with the module's other top-level names.
-    public internal(set) var swiftName = ""
+    public let swiftName: String
     public let layout: FrameLayout
-    public internal(set) var entries: [Entry] = []
-    public internal(set) var inbound: [Case] = []
-    public internal(set) var requests: [Case] = []
+    public let entries: [Entry]
+    public let inbound: [Case]
+    public let requests: [Case]
     /// The command whose replies are errors, and the keep-alive command (enum value options).
-    public internal(set) var errorCommand: UInt32?
-    public internal(set) var heartbeatCommand: UInt32?
+    public let errorCommand: UInt32?
+    public let heartbeatCommand: UInt32?
     /// Messages of this table that travel under exactly one id in the whole run, so they
     /// can carry it as `CommandMessage.commandID`.
-    public internal(set) var conformances: [(message: MessageType, id: UInt32)] = []
-
-    init(layout: FrameLayout) {
-        self.layout = layout
-    }
-}
-
-extension CommandTable {
-    /// Names the `ID` cases, then the `Inbound` and `Request` cases: one per distinct
-    /// message of that side, and one per command with no message there.
-    func nameCases() {
-        var ids = NameScope(reserved: Naming.reservedCaseNames)
-        for (index, name) in ids.claim(entries.map { ($0.swiftName, $0.origin) }).enumerated() {
-            entries[index].swiftName = name
-        }
-        inbound = cases(\.response)
-        requests = cases(\.request)
-    }
-
-    private func cases(_ side: KeyPath<Entry, MessageType?>) -> [Case] {
-        var idsByMessage: [ObjectIdentifier: [UInt32]] = [:]
-        var items: [(message: MessageType?, entry: Entry)] = []
-        for entry in entries {
-            if let message = entry[keyPath: side] {
-                if idsByMessage[ObjectIdentifier(message)] == nil { items.append((message, entry)) }
-                idsByMessage[ObjectIdentifier(message), default: []].append(entry.id)
-            } else if !entry.isMessageID {
-                items.append((nil, entry))
-            }
-        }
-        // `unknown` is the case for ids the table does not know.
-        var scope = NameScope(reserved: Naming.swiftKeywords.union(["unknown"]))
-        let names = scope.claim(items.map { item in
-            item.message.map { (Naming.fieldName($0.protoName), $0.fullName) } ?? (item.entry.swiftName, item.entry.origin)
-        })
-        return zip(items, names).map { item, name in
-            Case(name: name, message: item.message,
-                 ids: item.message.map { idsByMessage[ObjectIdentifier($0)]! } ?? [item.entry.id], origin: item.entry.origin)
-        }
-    }
+    public let conformances: [(message: MessageRef, id: UInt32)]
 }
 
 /// A message whose bytes field holds another message, chosen by an enum field of the same
 /// message (`Common.method` selects what `Common.body` holds).
-public final class Envelope {
+public struct Envelope {
     public struct Choice {
         public let enumCase: EnumType.Case
         /// The message held when this value is selected; nil leaves the bytes as they are.
-        public let holds: MessageType?
+        public let holds: MessageRef?
     }
 
-    public let message: MessageType
+    public let message: MessageRef
     public let selector: Field
     public let selectorType: EnumType
     public let body: Field
@@ -99,385 +60,4 @@ public final class Envelope {
     public let typeName: String
     public let accessor: String
     public let otherCase: String
-
-    init(message: MessageType, selector: Field, selectorType: EnumType, body: Field, choices: [Choice]) {
-        self.message = message
-        self.selector = selector
-        self.selectorType = selectorType
-        self.body = body
-        self.choices = choices
-        (_, typeName, accessor) = message.envelopeBodies[body.number]!
-        var cases = NameScope(reserved: Naming.reservedCaseNames)
-        _ = cases.claim(choices.filter { $0.holds != nil }.map { ($0.enumCase.swiftName, $0.enumCase.protoName) })
-        otherCase = cases.claim("other")
-    }
-}
-
-/// Reads the swiftframe options of the files to generate and builds their command tables,
-/// envelopes and request → response pairs, reporting conflicts as problems and commands
-/// that match no message as warnings.
-struct CommandResolver {
-    var problems: [String] = []
-    var warnings: [String] = []
-    /// Request types and their responses, from tables and envelope options.
-    var responses: [ObjectIdentifier: (request: MessageType, response: MessageType)] = [:]
-
-    let messagesByFullName: [String: MessageType]
-    private let layoutOverride: FrameLayout?
-    let config: Swiftframe_Config
-    let allFiles: [ProtoFile]
-
-    init(allFiles: [ProtoFile], layoutOverride: FrameLayout?, config: Swiftframe_Config) {
-        self.config = config
-        self.allFiles = allFiles
-        var index: [String: MessageType] = [:]
-        func add(_ message: MessageType) {
-            index[message.fullName] = message
-            message.messages.forEach(add)
-        }
-        allFiles.flatMap(\.messages).forEach(add)
-        messagesByFullName = index
-        self.layoutOverride = layoutOverride
-    }
-
-    /// Resolves the command tables, envelopes and request → response pairs of the files to
-    /// generate, each file's set whole before it is stored.
-    mutating func resolve(_ generated: [ProtoFile]) {
-        let names = Set(generated.map(\.name))
-        for table in config.table where !names.contains(table.file) {
-            problems.append("config table: file \"\(table.file)\" is not among the files to generate (\(generated.map(\.name).joined(separator: ", ")))")
-        }
-        let tables = generated.map { self.table(for: $0) }
-        let envelopes = generated.map { self.envelopes(in: $0) }
-        Self.assignCommandIDs(tables.compactMap { $0 }, warnings: &warnings)
-        // Each request → response pair is written once, in the first generated file that
-        // declares it or, failing that, the first whose table or envelopes carry the request.
-        var pairs = Array(repeating: [(request: MessageType, response: MessageType)](), count: generated.count)
-        for (request, response) in responses.values.sorted(by: { $0.request.fullName < $1.request.fullName }) {
-            let home = generated.firstIndex { $0 === request.file } ?? generated.indices.first { index in
-                tables[index]?.entries.contains { $0.request === request } == true
-                    || envelopes[index].contains { $0.choices.contains { $0.holds === request } }
-            }
-            if let home { pairs[home].append((request, response)) }
-        }
-        for (index, file) in generated.enumerated() {
-            file.commandTable = tables[index]
-            file.envelopes = envelopes[index]
-            file.responsePairs = pairs[index]
-        }
-    }
-
-    /// A message that travels under one id in the whole run carries it as `commandID`;
-    /// one that travels under several ids is framed with an explicit id instead.
-    private static func assignCommandIDs(_ tables: [CommandTable], warnings: inout [String]) {
-        var ids: [ObjectIdentifier: Set<UInt32>] = [:]
-        for table in tables {
-            for entry in table.entries {
-                for message in [entry.request, entry.response].compactMap({ $0 }) {
-                    ids[ObjectIdentifier(message), default: []].insert(entry.id)
-                }
-            }
-        }
-        for table in tables {
-            var done: Set<ObjectIdentifier> = []
-            for entry in table.entries {
-                for message in [entry.request, entry.response].compactMap({ $0 }) {
-                    let key = ObjectIdentifier(message)
-                    guard done.insert(key).inserted, let all = ids[key] else { continue }
-                    if all.count == 1 {
-                        table.conformances.append((message, entry.id))
-                    } else if ids.removeValue(forKey: key) != nil {
-                        let list = all.sorted().map(String.init).joined(separator: ", ")
-                        warnings.append("\(message.file.name): \(message.protoName) travels under commands \(list); frame it with encode(_:command:)")
-                    }
-                }
-            }
-        }
-    }
-
-    // MARK: Command tables
-
-    private mutating func table(for file: ProtoFile) -> CommandTable? {
-        var builder = TableBuilder(file: file)
-        let configured = config.table.filter { $0.file == file.name }
-        let idEnums = Set(configured.flatMap(\.idEnum).map { $0.hasPrefix(".") ? String($0.dropFirst()) : $0 })
-        var unmatched = idEnums
-        for enumType in allEnums(of: file) where enumType.options[extension: Swiftframe_OptionsExtensions.commandTable] == true
-            || idEnums.contains(enumType.fullName) || idEnums.contains(enumType.protoName) {
-            unmatched.subtract([enumType.fullName, enumType.protoName])
-            addEnumTable(enumType, file: file, configured: configured, to: &builder)
-        }
-        for name in unmatched.sorted() {
-            problems.append("\(file.name): config table: id_enum \"\(name)\" is no enum of this file")
-        }
-        addExplicitIDs(file, to: &builder)
-        addIDsInNames(file, configured: configured, to: &builder)
-        for table in configured { addConfigured(table, file: file, to: &builder) }
-        problems += builder.problems
-        guard !builder.entries.isEmpty else { return nil }
-
-        let place = "\(file.name): command table"
-        let configuredLayout = configured.map(\.layout).first { !$0.isEmpty }.flatMap {
-            Self.parseLayout($0, place: "\(file.name): config layout", problems: &problems)
-        }
-        guard let layout = layoutOverride ?? configuredLayout ?? fileLayout(file, place: place) else { return nil }
-        let commandField = layout.fields.first { $0.kind == .command }
-        let typeField = layout.fields.first { if case .type = $0.kind { return true } else { return false } }
-        guard let keyField = commandField ?? typeField else {
-            problems.append("\(place): layout \(layout) has no command or type field to carry command ids")
-            return nil
-        }
-        let maxID: UInt64 = keyField.width >= 4 ? UInt64(UInt32.max) : (1 << (8 * UInt64(keyField.width))) - 1
-        for entry in builder.entries where UInt64(entry.id) > maxID {
-            problems.append("\(place): command \(entry.origin) = \(entry.id) does not fit the layout's \(keyField.width)-byte field")
-        }
-        let table = CommandTable(layout: layout)
-        table.entries = builder.entries
-        table.nameCases()
-        table.errorCommand = builder.errorCommand
-        table.heartbeatCommand = builder.heartbeatCommand
-        for entry in table.entries {
-            if let request = entry.request, let response = entry.response {
-                pair(request, response, place: "\(place): \(entry.origin)")
-            }
-        }
-        return table
-    }
-
-    private mutating func fileLayout(_ file: ProtoFile, place: String) -> FrameLayout? {
-        guard let text = file.descriptor.options?[extension: Swiftframe_OptionsExtensions.layout] else {
-            problems.append("\(place) needs a frame layout: add option (swiftframe.layout) = \"<preset or description>\" or pass --swiftframe_opt=Layout=<preset>")
-            return nil
-        }
-        return Self.parseLayout(text, place: "\(file.name): option (swiftframe.layout)", problems: &problems)
-    }
-
-    /// A preset name or a layout description.
-    static func parseLayout(_ text: String, place: String, problems: inout [String]) -> FrameLayout? {
-        if let preset = FrameLayout.preset(named: text) { return preset }
-        do throws(FrameLayoutError) {
-            return try FrameLayout(description: text)
-        } catch {
-            let presets = FrameLayout.presetNames.joined(separator: ", ")
-            problems.append("\(place): \"\(text)\" is neither a preset (\(presets)) nor a valid layout: \(error)")
-            return nil
-        }
-    }
-
-    private mutating func addEnumTable(_ enumType: EnumType, file: ProtoFile, configured: [Swiftframe_Table],
-                                       to builder: inout TableBuilder) {
-        let values = enumType.cases
-        let prefix = commonWordPrefix(values.map(\.protoName))
-        for value in values {
-            // A proto3 enum must start with 0; a value 0 named like a placeholder is no command.
-            let word = String(value.protoName.dropFirst(prefix.count))
-            if value.number == 0, ["DEFAULT", "UNSPECIFIED", "UNKNOWN", "NONE"].contains(word.uppercased()) {
-                continue
-            }
-            let place = "\(file.name): command table \(enumType.fullName): \(value.protoName)"
-            let options = value.options
-            var request: MessageType?
-            var response: MessageType?
-            if let name = options[extension: Swiftframe_OptionsExtensions.request] {
-                request = message(named: name, from: file, place: place)
-            }
-            if let name = options[extension: Swiftframe_OptionsExtensions.response] {
-                response = message(named: name, from: file, place: place)
-            }
-            if request == nil || response == nil {
-                let (byNameRequest, byNameResponse) = messagesNamed(after: word, in: file, place: place)
-                request = request ?? byNameRequest
-                response = response ?? byNameResponse
-            }
-            let configuredCommand = configured.contains { $0.command.contains { $0.id == UInt32(bitPattern: value.number) } }
-            if request == nil && response == nil && !configuredCommand {
-                warnings.append("\(place) (\(value.number)) matches no message; it gets a case without a typed payload")
-            }
-            let id = UInt32(bitPattern: value.number)
-            builder.add(id: id, swiftName: Naming.caseName(word, enumName: ""),
-                        origin: value.protoName, request: request, response: response)
-            if options[extension: Swiftframe_OptionsExtensions.errorReply] == true {
-                builder.mark(\.errorCommand, id, role: "error_reply", origin: value.protoName)
-            }
-            if options[extension: Swiftframe_OptionsExtensions.heartbeat] == true {
-                builder.mark(\.heartbeatCommand, id, role: "heartbeat", origin: value.protoName)
-            }
-        }
-    }
-
-    private mutating func addExplicitIDs(_ file: ProtoFile, to builder: inout TableBuilder) {
-        for message in allMessages(of: file) {
-            let options = message.descriptor.options ?? .init()
-            let requestID = options[extension: Swiftframe_OptionsExtensions.requestId]
-            let responseID = options[extension: Swiftframe_OptionsExtensions.responseId]
-            for case let (id?, isRequest) in [(requestID, true), (responseID, false)] {
-                builder.add(id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
-                            request: isRequest ? message : nil, response: isRequest ? nil : message)
-            }
-        }
-    }
-
-    private func addIDsInNames(_ file: ProtoFile, configured: [Swiftframe_Table], to builder: inout TableBuilder) {
-        let options = file.descriptor.options ?? .init()
-        var prefixes: [(String?, Bool)] = [
-            (options[extension: Swiftframe_OptionsExtensions.requestPrefix], true),
-            (options[extension: Swiftframe_OptionsExtensions.responsePrefix], false),
-        ]
-        for table in configured { prefixes += [(table.requestPrefix, true), (table.responsePrefix, false)] }
-        for case let (prefix?, isRequest) in prefixes where !prefix.isEmpty {
-            for message in file.messages where message.protoName.hasPrefix(prefix) {
-                let digits = message.protoName.dropFirst(prefix.count)
-                guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let id = UInt32(digits) else { continue }
-                builder.add(id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
-                            request: isRequest ? message : nil, response: isRequest ? nil : message)
-            }
-        }
-    }
-
-    /// `Test_Req` / `Test_Rsp` for the word `TEST`: names compared without case and underscores.
-    private mutating func messagesNamed(after word: String, in file: ProtoFile,
-                                        place: String) -> (MessageType?, MessageType?) {
-        let key = Self.normalized(word)
-        let candidates = messagesByFullName.values
-            .filter { $0.file.descriptor.packageName == file.descriptor.packageName }
-            .sorted { $0.fullName < $1.fullName }
-        func find(_ suffixes: [String]) -> MessageType? {
-            let found = candidates.filter { message in
-                suffixes.contains { Self.normalized(message.protoName) == key + $0 }
-            }
-            if found.count > 1 {
-                problems.append("\(place): \(found.map(\.protoName).joined(separator: " and ")) both match; name one with (swiftframe.request) or (swiftframe.response)")
-            }
-            return found.first
-        }
-        return (find(Self.requestSuffixes), find(Self.responseSuffixes))
-    }
-
-    static func normalized(_ name: String) -> String {
-        name.lowercased().filter { $0 != "_" }
-    }
-
-    /// The longest prefix, ending with `_`, that every name shares (`CMD_`), when there
-    /// are at least two names.
-    private func commonWordPrefix(_ names: [String]) -> String {
-        guard names.count > 1, var prefix = names.first else { return "" }
-        for name in names.dropFirst() {
-            while !name.hasPrefix(prefix) { prefix.removeLast() }
-        }
-        guard let underscore = prefix.lastIndex(of: "_") else { return "" }
-        return String(prefix[...underscore])
-    }
-
-    // MARK: Envelopes
-
-    private mutating func envelopes(in file: ProtoFile) -> [Envelope] {
-        var found: [Envelope] = []
-        for container in allMessages(of: file) {
-            for body in container.fields {
-                guard let selectorName = container.envelopeBodies[body.number]?.selector else { continue }
-                let configured = config.envelope(message: container.fullName, body: body.protoName)
-                let place = "\(file.name): message \(container.fullName): field \(body.protoName)"
-                guard case .scalar(.bytes) = body.kind, body.presence == .implicit else {
-                    problems.append("\(place): (swiftframe.selected_by) needs a singular bytes field")
-                    continue
-                }
-                guard let selector = container.fields.first(where: { $0.protoName == selectorName }),
-                      case let .enumeration(selectorType) = selector.kind, !selector.isRepeated else {
-                    problems.append("\(place): selected_by names \"\(selectorName)\", which is not an enum field of \(container.protoName)")
-                    continue
-                }
-                var choices: [Envelope.Choice] = []
-                for enumCase in selectorType.cases {
-                    let valuePlace = "\(place): \(selectorType.protoName).\(enumCase.protoName)"
-                    let choice = configured?.choice.first { $0.value == enumCase.protoName }
-                    var holds: MessageType?
-                    if let name = enumCase.options[extension: Swiftframe_OptionsExtensions.holds] ?? choice?.holds.nonEmpty {
-                        holds = message(named: name, from: file, place: valuePlace)
-                    }
-                    if let holds, let responseName = enumCase.options[extension: Swiftframe_OptionsExtensions.response]
-                        ?? choice?.response.nonEmpty,
-                       let response = message(named: responseName, from: file, place: valuePlace) {
-                        pair(holds, response, place: valuePlace)
-                    }
-                    choices.append(Envelope.Choice(enumCase: enumCase, holds: holds))
-                }
-                found.append(Envelope(message: container, selector: selector, selectorType: selectorType,
-                                      body: body, choices: choices))
-            }
-        }
-        return found
-    }
-
-    // MARK: Helpers
-
-    mutating func pair(_ request: MessageType, _ response: MessageType, place: String) {
-        let key = ObjectIdentifier(request)
-        if let existing = responses[key], existing.response !== response {
-            problems.append("\(place): \(request.protoName) already answers with \(existing.response.protoName), not \(response.protoName)")
-            return
-        }
-        responses[key] = (request, response)
-    }
-
-    /// A message named in an option: relative to the file's package, or fully qualified.
-    mutating func message(named name: String, from file: ProtoFile, place: String) -> MessageType? {
-        let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
-        let package = file.descriptor.packageName
-        if !package.isEmpty, let found = messagesByFullName[package + "." + trimmed] { return found }
-        if let found = messagesByFullName[trimmed] { return found }
-        problems.append("\(place): no message \(name) in this protoc run")
-        return nil
-    }
-
-    func allMessages(of file: ProtoFile) -> [MessageType] {
-        func walk(_ message: MessageType) -> [MessageType] { [message] + message.messages.flatMap(walk) }
-        return file.messages.flatMap(walk)
-    }
-
-    private func allEnums(of file: ProtoFile) -> [EnumType] {
-        file.enums + allMessages(of: file).flatMap(\.enums)
-    }
-}
-
-/// Collects entries by id, merging a request and a response under one id and reporting
-/// two messages that claim the same role of one id.
-struct TableBuilder {
-    let file: ProtoFile
-    var entries: [CommandTable.Entry] = []
-    var problems: [String] = []
-    var errorCommand: UInt32?
-    var heartbeatCommand: UInt32?
-    var marked: [String: String] = [:]  // role -> the value that has it
-
-    /// Sets the error or heartbeat command, reporting a second value that claims the role.
-    mutating func mark(_ field: WritableKeyPath<TableBuilder, UInt32?>, _ id: UInt32, role name: String, origin: String) {
-        if let existing = marked[name] {
-            problems.append("\(file.name): (swiftframe.\(name)) is on both \(existing) and \(origin); a table has one")
-            return
-        }
-        marked[name] = origin
-        self[keyPath: field] = id
-    }
-
-    mutating func add(id: UInt32, swiftName: String, origin: String, request: MessageType?, response: MessageType?,
-                      isMessageID: Bool = false) {
-        guard let index = entries.firstIndex(where: { $0.id == id }) else {
-            entries.append(.init(id: id, swiftName: swiftName, origin: origin, request: request, response: response,
-                                 isMessageID: isMessageID))
-            return
-        }
-        let place = "\(file.name): command \(id)"
-        if let request {
-            if let existing = entries[index].request, existing !== request {
-                problems.append("\(place): requests \(existing.protoName) and \(request.protoName) both claim it")
-            }
-            entries[index].request = request
-        }
-        if let response {
-            if let existing = entries[index].response, existing !== response {
-                problems.append("\(place): responses \(existing.protoName) and \(response.protoName) both claim it")
-            }
-            entries[index].response = response
-        }
-    }
 }

@@ -24,11 +24,8 @@ public enum Generator {
                 }
                 outputs[output] = file.name
             }
-            response.file = withExtendedLifetime(resolution.allFiles) {
-                resolution.files.map { file in
-                    .init(name: file.outputName(options.fileNaming),
-                          content: FileEmitter(file: file, options: options).emit())
-                }
+            response.file = resolution.files.map { file in
+                .init(name: file.outputName(options.fileNaming), content: FileEmitter(file: file, options: options).emit())
             }
             return (response, resolution.warnings)
         } catch {

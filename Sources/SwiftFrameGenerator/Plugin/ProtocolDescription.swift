@@ -52,7 +52,7 @@ extension Generator {
     public static func describe(_ request: CodeGeneratorRequest) throws(GenerationError) -> ProtocolDescription {
         let options = try GeneratorOptions(parameter: request.parameter ?? "")
         let resolution = try Resolver.resolve(request, options: options)
-        return withExtendedLifetime(resolution.allFiles) {
+        do {
             let tables = resolution.files.compactMap { file in
                 file.commandTable.map { table in
                     ProtocolDescription.Table(

@@ -80,30 +80,10 @@ public struct GeneratorOptions: Equatable, Sendable {
             }
             let value = parts[1].trimmingWhitespace
             switch key {
-            case "Visibility":
-                guard let visibility = Visibility(rawValue: value) else {
-                    let allowed = Visibility.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw GenerationError(problems: ["option Visibility=\(value): expected one of \(allowed)"])
-                }
-                self.visibility = visibility
-            case "FileNaming":
-                guard let naming = FileNaming(rawValue: value) else {
-                    let allowed = FileNaming.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw GenerationError(problems: ["option FileNaming=\(value): expected one of \(allowed)"])
-                }
-                self.fileNaming = naming
-            case "TextFormat":
-                guard let textFormat = TextFormat(rawValue: value) else {
-                    let allowed = TextFormat.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw GenerationError(problems: ["option TextFormat=\(value): expected one of \(allowed)"])
-                }
-                self.textFormat = textFormat
-            case "OptimizeFor":
-                guard let mode = OptimizeFor(rawValue: value) else {
-                    let allowed = OptimizeFor.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw GenerationError(problems: ["option OptimizeFor=\(value): expected one of \(allowed)"])
-                }
-                self.optimizeFor = mode
+            case "Visibility": visibility = try Self.choice(key, value)
+            case "FileNaming": fileNaming = try Self.choice(key, value)
+            case "TextFormat": textFormat = try Self.choice(key, value)
+            case "OptimizeFor": optimizeFor = try Self.choice(key, value) as OptimizeFor
             case "Layout":
                 self.layout = value
             case "LayoutFile":
@@ -120,6 +100,16 @@ public struct GeneratorOptions: Equatable, Sendable {
 }
 
 extension GeneratorOptions {
+    /// The case of an enum-valued option spelled `value`; every such option is parsed here.
+    static func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, _ value: String) throws(GenerationError) -> Choice
+    where Choice.RawValue == String {
+        guard let choice = Choice(rawValue: value) else {
+            let allowed = Choice.allCases.map(\.rawValue).joined(separator: ", ")
+            throw GenerationError(problems: ["option \(key)=\(value): expected one of \(allowed)"])
+        }
+        return choice
+    }
+
     /// Lines `path/to/file.proto = ModuleName`; `#` starts a comment.
     mutating func addModuleMap(_ text: String, path: String) throws(GenerationError) {
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

@@ -63,7 +63,7 @@ extension CommandResolver {
 
     /// The name without its direction: `LoginReq` and `LoginRsp` are both `login`,
     /// `C2G_Ping` and `G2C_Ping` both `ping`.
-    static func stem(of name: String) -> String {
+    static func commandWord(of name: String) -> String {
         var key = normalized(name)
         if direction(of: name) != nil { key.removeFirst(3) }
         for suffix in (requestSuffixes + responseSuffixes).sorted(by: { $0.count > $1.count }) where key.hasSuffix(suffix) {
@@ -73,10 +73,10 @@ extension CommandResolver {
     }
 
     /// Adds what one config table says about a file.
-    mutating func addConfigured(_ table: Swiftframe_Table, file: ProtoFile, to builder: inout TableBuilder) {
+    mutating func addConfigured(_ table: Swiftframe_Table, file: FileDraft, to builder: inout TableBuilder) {
         let place = "\(file.name): config table"
-        var ids: [(message: MessageType, id: UInt32)] = []
-        var explicitPairs: [(MessageType, MessageType)] = []
+        var ids: [(message: MessageRef, id: UInt32)] = []
+        var explicitPairs: [(MessageRef, MessageRef)] = []
         if let option = table.messageOption.nonEmpty {
             ids += optionIDs(option, file: file, place: place)
         }
@@ -90,25 +90,25 @@ extension CommandResolver {
         }
         // A message's side comes from its name, unless a comment pairs it: the pair's first is
         // a request, its second a response, whatever their names say.
-        var roles: [ObjectIdentifier: Role] = [:]
-        for (message, _) in ids { roles[ObjectIdentifier(message)] = Self.role(of: message.protoName) }
+        var roles: [String: Role] = [:]
+        for (message, _) in ids { roles[message.fullName] = Self.role(of: message.protoName) }
         for (request, response) in explicitPairs {
-            roles[ObjectIdentifier(request)] = .request
-            roles[ObjectIdentifier(response)] = .response
+            roles[request.fullName] = .request
+            roles[response.fullName] = .response
         }
         for (message, id) in ids {
-            let role = roles[ObjectIdentifier(message)]
+            let role = roles[message.fullName]
             builder.add(id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
                         request: role == .response ? nil : message, response: role == .request ? nil : message,
                         isMessageID: true)
         }
-        // Requests answer with the response of the same stem, unless a comment names it.
+        // Requests answer with the response of the same command word, unless a comment names it.
         for (request, response) in explicitPairs { pair(request, response, place: "\(place): \(request.protoName)") }
-        let paired = Set(explicitPairs.map { ObjectIdentifier($0.0) })
+        let paired = Set(explicitPairs.map { $0.0.fullName })
         let withIDs = ids.map(\.message)
-        for request in withIDs where roles[ObjectIdentifier(request)] == .request && !paired.contains(ObjectIdentifier(request)) {
-            let stem = Self.stem(of: request.protoName)
-            let matches = withIDs.filter { roles[ObjectIdentifier($0)] == .response && Self.stem(of: $0.protoName) == stem }
+        for request in withIDs where roles[request.fullName] == .request && !paired.contains(request.fullName) {
+            let word = Self.commandWord(of: request.protoName)
+            let matches = withIDs.filter { roles[$0.fullName] == .response && Self.commandWord(of: $0.protoName) == word }
             if matches.count == 1 { pair(request, matches[0], place: "\(place): \(request.protoName)") }
         }
         for command in table.command {
@@ -144,10 +144,10 @@ extension CommandResolver {
     }
 
     /// `option (MsgID) = MSG_LOGIN_REQUEST;`: the option's value on each message of the file.
-    private mutating func optionIDs(_ option: String, file: ProtoFile, place: String) -> [(message: MessageType, id: UInt32)] {
+    private mutating func optionIDs(_ option: String, file: FileDraft, place: String) -> [(message: MessageRef, id: UInt32)] {
         let trimmed = option.hasPrefix(".") ? String(option.dropFirst()) : option
-        let package = file.descriptor.packageName
-        let candidates = extensionsOfTheRun().filter { name, field in
+        let package = file.package
+        let candidates = extensions.byName.filter { name, field in
             field.extendee == ".google.protobuf.MessageOptions"
                 && (name == trimmed || name == package + "." + trimmed || name.hasSuffix("." + trimmed))
         }
@@ -156,55 +156,34 @@ extension CommandResolver {
             problems.append("\(place): message_option \"\(option)\" \(candidates.isEmpty ? "is no extension of google.protobuf.MessageOptions in this protoc run" : "is ambiguous: \(found)")")
             return []
         }
-        guard [.int32, .uint32, .int64, .uint64, .enum_].contains(field.type) else {
+        guard let type = field.type, ExtensionCatalog.integerTypes.contains(type) else {
             problems.append("\(place): message_option \"\(option)\" is not an integer or enum option")
             return []
         }
-        // The project's own extension, read as the varint it is (an enum or an integer).
-        let extensionField = SwiftFrame.Extension<Google_Protobuf_MessageOptions, SwiftFrame.ProtoUInt64>(
-            fieldNumber: Int(field.fieldNumber), protoName: option)
-        return allMessages(of: file).compactMap { message in
-            guard let value = message.descriptor.options?[extension: extensionField] else { return nil }
+        // The project's own extension, read while declaring as the varint it is.
+        return file.allMessages.compactMap { message in
+            guard let value = message.integerOptions[field.number] else { return nil }
             guard let id = UInt32(exactly: value) else {
                 problems.append("\(place): message \(message.fullName): (\(option)) = \(Int64(bitPattern: value)) is no command id")
                 return nil
             }
-            return (message, id)
+            return (MessageRef(message), id)
         }
-    }
-
-    /// Every `extend` field of the run, by full name without the leading dot.
-    private func extensionsOfTheRun() -> [String: FieldDescriptor] {
-        var extensions: [String: FieldDescriptor] = [:]
-        func add(_ fields: [FieldDescriptor], scope: String) {
-            for field in fields { extensions[scope.isEmpty ? field.protoName : scope + "." + field.protoName] = field }
-        }
-        func walk(_ message: MessageDescriptor, scope: String) {
-            let name = scope.isEmpty ? message.protoName : scope + "." + message.protoName
-            add(message.extension_, scope: name)
-            message.nestedType.forEach { walk($0, scope: name) }
-        }
-        for file in allFiles {
-            let package = file.descriptor.packageName
-            add(file.descriptor.extension_, scope: package)
-            file.descriptor.messageType.forEach { walk($0, scope: package) }
-        }
-        return extensions
     }
 
     /// `optional MID mid = 1 [default = LoginReq];`: the number of the enum value the default names.
-    private mutating func defaultFieldIDs(_ fieldName: String, file: ProtoFile, place: String) -> [(message: MessageType, id: UInt32)] {
-        var found: [(message: MessageType, id: UInt32)] = []
-        for message in allMessages(of: file) {
+    private mutating func defaultFieldIDs(_ fieldName: String, file: FileDraft, place: String) -> [(message: MessageRef, id: UInt32)] {
+        var found: [(message: MessageRef, id: UInt32)] = []
+        for message in file.allMessages {
             guard let field = message.fields.first(where: { $0.protoName == fieldName }),
                   let name = field.declaredDefault else { continue }
-            guard case let .enumeration(enumType) = field.kind,
+            guard case let .plain(.enumeration(enumType))? = field.shape.value,
                   let number = enumType.cases.first(where: { $0.protoName == name })?.number
                     ?? enumType.aliases.first(where: { $0.protoName == name })?.target.number else {
                 problems.append("\(place): message \(message.fullName): field \(fieldName) needs an enum default naming the id")
                 continue
             }
-            found.append((message, UInt32(bitPattern: number)))
+            found.append((MessageRef(message), UInt32(bitPattern: number)))
         }
         return found
     }
@@ -212,11 +191,11 @@ extension CommandResolver {
     /// Every top-level message gets an id in declaration order, as ET's Proto2CS numbers them
     /// (`Opcode = ++startOpcode`): start + 1 for the first. `//ResponseType X` above a request
     /// names its response.
-    private mutating func commentConvention(_ comments: Swiftframe_Comments, file: ProtoFile,
-                                            place: String) -> ([(message: MessageType, id: UInt32)], [(MessageType, MessageType)]) {
+    private mutating func commentConvention(_ comments: Swiftframe_Comments, file: FileDraft,
+                                            place: String) -> ([(message: MessageRef, id: UInt32)], [(MessageRef, MessageRef)]) {
         var start = comments.start
         if comments.startFromFileName {
-            let stem = Resolver.stem(of: file.name)
+            let stem = Naming.stem(of: file.name)
             let digits = stem.reversed().drop { !$0.isNumber }.prefix { $0.isNumber }
             guard let number = UInt32(String(digits.reversed())) else {
                 problems.append("\(place): start_from_file_name, but \(file.name) has no number in its name")
@@ -225,20 +204,20 @@ extension CommandResolver {
             start = number
         }
         let keyword = comments.keyword.nonEmpty ?? "ResponseType"
-        var ids: [(message: MessageType, id: UInt32)] = []
-        var pairs: [(MessageType, MessageType)] = []
+        var ids: [(message: MessageRef, id: UInt32)] = []
+        var pairs: [(MessageRef, MessageRef)] = []
         for (index, message) in file.messages.enumerated() {
             let number = UInt64(start) + UInt64(index) + 1
             guard let id = UInt32(exactly: number) else {
                 problems.append("\(place): message \(message.fullName): id \(number) is over 32 bits")
                 continue
             }
-            ids.append((message, id))
+            ids.append((MessageRef(message), id))
             let lines = (message.comments ?? "").split(separator: "\n").map { $0.drop(while: \.isWhitespace) }
             guard let line = lines.first(where: { $0.hasPrefix(keyword) }) else { continue }
             let name = line.dropFirst(keyword.count).drop(while: \.isWhitespace).prefix { !$0.isWhitespace }
             if let response = self.message(named: String(name), from: file, place: "\(place): message \(message.fullName)") {
-                pairs.append((message, response))
+                pairs.append((MessageRef(message), response))
             }
         }
         return (ids, pairs)

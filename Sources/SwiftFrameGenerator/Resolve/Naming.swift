@@ -28,6 +28,13 @@ public enum Naming {
         return package.split(separator: ".").map { words(String($0)).map(capitalizedFirst).joined() + "_" }.joined()
     }
 
+    /// A .proto file's name without its folders and extension: `user.proto` → `user`,
+    /// `a/b/c.proto` → `c` (the file's helper types and a dissector are named after it).
+    public static func stem(of fileName: String) -> String {
+        let base = fileName.split(separator: "/").last.map(String.init) ?? fileName
+        return base.hasSuffix(".proto") ? String(base.dropLast(6)) : base
+    }
+
     /// Field names: lowerCamelCase (`nick_name` → `nickName`, `isSuc` → `isSuc`,
     /// `PLAYER_ID` → `playerId`).
     public static func fieldName(_ protoName: String) -> String {
