@@ -41,18 +41,43 @@ func littleEndian32(_ bytes: [UInt8]) -> Int {
     Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16 | Int(bytes[3]) << 24
 }
 
-/// Decodes the payload as `type` and encodes it again, or says why not.
-func roundTrip<M: Message>(_ type: M.Type, _ payload: [UInt8]) -> Conformance_ConformanceResponse.Result {
+/// The types an Any may hold in the requests' text and JSON.
+let registry = MessageTypeRegistry([
+    ProtobufTestMessages_Proto3_TestAllTypesProto3.self, ProtobufTestMessages_Proto2_TestAllTypesProto2.self,
+])
+
+/// Reads the request's payload as `M` and writes it in the requested format, or says why not.
+func roundTrip<M: Message>(_ type: M.Type, _ request: Conformance_ConformanceRequest) -> Conformance_ConformanceResponse.Result {
     let message: M
-    do {
-        message = try M(serializedBytes: payload)
-    } catch {
-        return .parseError("\(error)")
+    switch request.payload {
+    case .protobufPayload(let payload)?:
+        do {
+            message = try M(serializedBytes: payload)
+        } catch {
+            return .parseError("\(error)")
+        }
+    case .textPayload(let text)?:
+        do {
+            message = try M(textFormat: text, registry: registry)
+        } catch {
+            return .parseError("\(error)")
+        }
+    case .jsonPayload?:
+        return .skipped("JSON input is not supported yet")
+    case .jspbPayload?, nil:
+        return .skipped("only protobuf and text-format input are supported")
     }
-    do {
-        return .protobufPayload(try message.serializedBytes())
-    } catch {
-        return .serializeError("\(error)")
+    switch request.requestedOutputFormat {
+    case .protobuf:
+        do {
+            return .protobufPayload(try message.serializedBytes())
+        } catch {
+            return .serializeError("\(error)")
+        }
+    case .textFormat:
+        return .textPayload(message.textFormatString(includeUnknownFields: request.printUnknownFields))
+    default:
+        return .skipped("only protobuf and text-format output are supported")
     }
 }
 
@@ -60,17 +85,11 @@ func answer(_ request: Conformance_ConformanceRequest) -> Conformance_Conformanc
     if request.messageType == "conformance.FailureSet" {
         return .protobufPayload([])
     }
-    guard case let .protobufPayload(payload)? = request.payload else {
-        return .skipped("only protobuf input is supported")
-    }
-    guard request.requestedOutputFormat == .protobuf else {
-        return .skipped("only protobuf output is supported")
-    }
     switch request.messageType {
     case "protobuf_test_messages.proto3.TestAllTypesProto3":
-        return roundTrip(ProtobufTestMessages_Proto3_TestAllTypesProto3.self, payload)
+        return roundTrip(ProtobufTestMessages_Proto3_TestAllTypesProto3.self, request)
     case "protobuf_test_messages.proto2.TestAllTypesProto2":
-        return roundTrip(ProtobufTestMessages_Proto2_TestAllTypesProto2.self, payload)
+        return roundTrip(ProtobufTestMessages_Proto2_TestAllTypesProto2.self, request)
     default:
         return .skipped("unknown message type \(request.messageType)")
     }
