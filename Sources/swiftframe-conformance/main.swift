@@ -6,6 +6,7 @@ import Glibc
 import Darwin
 #endif
 import SwiftFrame
+import SwiftFrameWellKnownTypes
 #if COMPACT
 import SwiftFrameConformanceMessagesCompact
 #else
@@ -42,9 +43,21 @@ func littleEndian32(_ bytes: [UInt8]) -> Int {
 }
 
 /// The types an Any may hold in the requests' text and JSON.
-let registry = MessageTypeRegistry([
+let types: [any Message.Type] = [
     ProtobufTestMessages_Proto3_TestAllTypesProto3.self, ProtobufTestMessages_Proto2_TestAllTypesProto2.self,
-])
+    Google_Protobuf_Any.self, Google_Protobuf_Duration.self, Google_Protobuf_Empty.self, Google_Protobuf_FieldMask.self,
+    Google_Protobuf_Struct.self, Google_Protobuf_Value.self, Google_Protobuf_ListValue.self, Google_Protobuf_Timestamp.self,
+    Google_Protobuf_DoubleValue.self, Google_Protobuf_FloatValue.self, Google_Protobuf_Int64Value.self,
+    Google_Protobuf_UInt64Value.self, Google_Protobuf_Int32Value.self, Google_Protobuf_UInt32Value.self,
+    Google_Protobuf_BoolValue.self, Google_Protobuf_StringValue.self, Google_Protobuf_BytesValue.self,
+]
+
+/// Those types, and the extensions JSON reads and prints.
+let registry = {
+    var registry = MessageTypeRegistry(types)
+    registry.register(ProtobufTestMessages_Proto2_TestMessagesProto2Extensions.extensionInt32)
+    return registry
+}()
 
 /// Reads the request's payload as `M` and writes it in the requested format, or says why not.
 func roundTrip<M: Message>(_ type: M.Type, _ request: Conformance_ConformanceRequest) -> Conformance_ConformanceResponse.Result {
@@ -62,10 +75,16 @@ func roundTrip<M: Message>(_ type: M.Type, _ request: Conformance_ConformanceReq
         } catch {
             return .parseError("\(error)")
         }
-    case .jsonPayload?:
-        return .skipped("JSON input is not supported yet")
+    case .jsonPayload(let json)?:
+        let options = JSONOptions(ignoreUnknownFields: request.testCategory == .jsonIgnoreUnknownParsingTest,
+                                  registry: registry)
+        do {
+            message = try M(jsonString: json, options: options)
+        } catch {
+            return .parseError("\(error)")
+        }
     case .jspbPayload?, nil:
-        return .skipped("only protobuf and text-format input are supported")
+        return .skipped("JSPB input is not supported (as protobuf's own testees)")
     }
     switch request.requestedOutputFormat {
     case .protobuf:
@@ -76,8 +95,14 @@ func roundTrip<M: Message>(_ type: M.Type, _ request: Conformance_ConformanceReq
         }
     case .textFormat:
         return .textPayload(message.textFormatString(includeUnknownFields: request.printUnknownFields))
+    case .json:
+        do {
+            return .jsonPayload(try message.jsonString(options: JSONOptions(registry: registry)))
+        } catch {
+            return .serializeError("\(error)")
+        }
     default:
-        return .skipped("only protobuf and text-format output are supported")
+        return .skipped("only protobuf, JSON and text-format output are supported")
     }
 }
 

@@ -4,6 +4,7 @@
 /// JSON reads and prints an Any's `@type` form, only for types listed here.
 public struct MessageTypeRegistry: Sendable {
     private var types: [String: any Message.Type] = [:]
+    fileprivate var extensions: [RegisteredExtension] = []
 
     /// A registry of `types` (a type listed twice is kept once).
     public init(_ types: [any Message.Type] = []) {
@@ -24,4 +25,33 @@ public struct MessageTypeRegistry: Sendable {
 
     /// The type of that full name (`im.user.Login`), or nil.
     public func type(named fullName: String) -> (any Message.Type)? { types[fullName] }
+}
+
+/// A proto2 extension as JSON prints and reads it: `"[pkg.name]": value` in its container.
+struct RegisteredExtension: Sendable {
+    let container: String
+    let number: Int32
+    let fullName: String
+    let kind: TextFormatKind
+    let isRepeated: Bool
+}
+
+extension MessageTypeRegistry {
+    /// Adds an extension, so that JSON prints and reads it (`"[pkg.extension_name]": 1`).
+    public mutating func register<Container, Codec>(_ field: Extension<Container, Codec>) {
+        let kind = Codec.textFormatKind
+        extensions.append(RegisteredExtension(container: Container.protoMessageName, number: Int32(field.fieldNumber),
+                                              fullName: field.protoName, kind: kind, isRepeated: false))
+    }
+
+    /// Adds a repeated extension (see `register(_:)` for a singular one).
+    public mutating func register<Container, Codec>(_ field: RepeatedExtension<Container, Codec>) {
+        let kind = Codec.textFormatKind
+        extensions.append(RegisteredExtension(container: Container.protoMessageName, number: Int32(field.fieldNumber),
+                                              fullName: field.protoName, kind: kind, isRepeated: true))
+    }
+
+    func extensions(of container: String) -> [RegisteredExtension] {
+        extensions.filter { $0.container == container }
+    }
 }
