@@ -109,6 +109,9 @@ struct JSONTests {
         var late = Proto3()
         late.optionalTimestamp = Google_Protobuf_Timestamp(seconds: 253_402_300_800, nanos: 0)
         #expect(throws: JSONError.self) { try late.jsonString() }
+        var long = Proto3()
+        long.optionalDuration = Google_Protobuf_Duration(seconds: .min, nanos: 0)
+        #expect(throws: JSONError.self) { try long.jsonString() }
         #expect(throws: JSONError.self) { try Proto3(jsonString: #"{"optionalTimestamp": "10000-01-01T00:00:00Z"}"#) }
         // An Any whose type is not registered.
         #expect(throws: JSONError.self) { try Proto3(jsonString: #"{"optionalAny": {"@type": "x/y.Z"}}"#) }
@@ -155,6 +158,8 @@ struct JSONTests {
         (#"{"optionalInt32": 1, "optional_int32": 2}"#, .duplicateField, "$.optional_int32", 21),
         (#"{"oneofUint32": 1, "oneofString": "x"}"#, .duplicateField, "$.oneofString", 19),
         (#"{"nope": 1}"#, .unknownField, "$.nope", 1),
+        (#"{"optionalInt32": 1e-9223372036854775808}"#, .badValue, "$.optionalInt32", 18),
+        (#"{"optionalInt64": "1e9999"}"#, .badValue, "$.optionalInt64", 18),
         ("", .syntax, "$", 0),
         ("{} x", .syntax, "$", 3),
     ])

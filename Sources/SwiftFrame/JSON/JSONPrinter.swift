@@ -64,7 +64,7 @@ struct JSONPrinter {
                 let tag = try reader.readTag()
                 let number = Int32(bitPattern: tag >> 3)
                 let wireType = UInt8(tag & 7)
-                guard let index = fields.firstIndex(where: { $0.number == number }) else {
+                guard let index = Self.index(of: number, in: fields) else {
                     try reader.skipValue(tag: tag)
                     continue
                 }
@@ -101,6 +101,17 @@ struct JSONPrinter {
             throw fail(path, "the message's encoding does not parse: \(error)")
         }
         return values
+    }
+
+    /// The index of the field numbered `number` in `fields` (in number order).
+    static func index(of number: Int32, in fields: [JSONField]) -> Int? {
+        var low = 0
+        var high = fields.count
+        while low < high {
+            let middle = (low + high) / 2
+            if fields[middle].number < number { low = middle + 1 } else { high = middle }
+        }
+        return low < fields.count && fields[low].number == number ? low : nil
     }
 
     mutating func message(_ type: any Message.Type, _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError) {

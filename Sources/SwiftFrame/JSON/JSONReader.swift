@@ -262,7 +262,7 @@ enum JSONNumbers {
                 pointAt = digits.count
             } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
                 let rest = String(decoding: bytes.dropFirst(), as: UTF8.self)
-                guard let value = Int(rest.hasPrefix("+") ? String(rest.dropFirst()) : rest), abs(value) < 1000 else { return nil }
+                guard let value = Int(rest.hasPrefix("+") ? String(rest.dropFirst()) : rest), value > -1000, value < 1000 else { return nil }
                 exponent = value
                 break
             } else {

@@ -96,7 +96,8 @@ extension JSONPrinter {
             let values = Self.scalars(buffer)
             let seconds = Int64(bitPattern: values[1] ?? 0)
             let nanos = Int64(Int32(truncatingIfNeeded: values[2] ?? 0))
-            guard abs(seconds) <= maxDurationSeconds, abs(nanos) <= 999_999_999,
+            // No abs(seconds): Int64.min has no absolute value.
+            guard seconds >= -maxDurationSeconds, seconds <= maxDurationSeconds, abs(nanos) <= 999_999_999,
                   seconds == 0 || nanos == 0 || (seconds < 0) == (nanos < 0) else {
                 throw Self.fail(path, "a Duration out of range (seconds \(seconds), nanos \(nanos))")
             }
