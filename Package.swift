@@ -151,12 +151,15 @@ let package = Package(
 
         // The protobuf conformance testee: messages generated from Protos/conformance.
         .target(name: "SwiftFrameConformanceMessages", dependencies: ["SwiftFrame", "SwiftFrameWellKnownTypes"]),
-        .executableTarget(name: "swiftframe-conformance", dependencies: ["SwiftFrame", "SwiftFrameConformanceMessages"]),
+        .executableTarget(
+            name: "swiftframe-conformance",
+            dependencies: ["SwiftFrame", "SwiftFrameConformanceMessages", "SwiftFrameWellKnownTypes"]),
         // The same, generated with optimize_for = CODE_SIZE; the testee's source is shared
         // (a symlink), built against the compact messages.
         .target(name: "SwiftFrameConformanceMessagesCompact", dependencies: ["SwiftFrame", "SwiftFrameWellKnownTypes"]),
         .executableTarget(
-            name: "swiftframe-conformance-compact", dependencies: ["SwiftFrame", "SwiftFrameConformanceMessagesCompact"],
+            name: "swiftframe-conformance-compact",
+            dependencies: ["SwiftFrame", "SwiftFrameConformanceMessagesCompact", "SwiftFrameWellKnownTypes"],
             swiftSettings: [.define("COMPACT")]
         ),
 
@@ -216,7 +219,9 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: transport),
             ]
         ),
-        .testTarget(name: "ConformanceTests", dependencies: ["swiftframe-conformance", "SwiftFrame", "SwiftFrameConformanceMessages", "TestSupport"]),
+        .testTarget(
+            name: "ConformanceTests",
+            dependencies: ["swiftframe-conformance", "SwiftFrame", "SwiftFrameConformanceMessages", "SwiftFrameWellKnownTypes", "TestSupport"]),
         // The fixture and conformance tests again, the same source files (symlinks) compiled
         // against the CODE_SIZE modules: switching a file's mode changes no code that uses it.
         .testTarget(
@@ -225,7 +230,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CompactConformanceTests",
-            dependencies: ["swiftframe-conformance-compact", "SwiftFrame", "SwiftFrameConformanceMessagesCompact", "TestSupport"],
+            dependencies: [
+                "swiftframe-conformance-compact", "SwiftFrame", "SwiftFrameConformanceMessagesCompact", "SwiftFrameWellKnownTypes",
+                "TestSupport",
+            ],
             swiftSettings: [.define("COMPACT")]
         ),
     ],

@@ -25,6 +25,17 @@ public enum TextFormatEscapes {
     /// as UTF-8 (a number that is no code point, such as a lone surrogate, becomes U+FFFD,
     /// where protoc reports an error).
     public static func unescape(_ text: String) -> [UInt8] {
+        unescape(text, rejectingNonScalars: false) ?? []
+    }
+
+    /// The bytes of a quoted string's body, as `unescape(_:)` reads them, or nil when a `\u`
+    /// or `\U` escape is no Unicode scalar (a surrogate, alone or in a pair, or a number past
+    /// U+10FFFF), which protobuf's text-format parser rejects: how the reader reads strings.
+    static func unescapeStrictly(_ text: String) -> [UInt8]? {
+        unescape(text, rejectingNonScalars: true)
+    }
+
+    private static func unescape(_ text: String, rejectingNonScalars: Bool) -> [UInt8]? {
         let bytes = Array(text.utf8)
         var result: [UInt8] = []
         var index = 0
@@ -71,7 +82,12 @@ public enum TextFormatEscapes {
                     index += 1
                     digits += 1
                 }
-                result += Array(String(Unicode.Scalar(value).map(Character.init) ?? "\u{FFFD}").utf8)
+                guard let scalar = Unicode.Scalar(value) else {
+                    if rejectingNonScalars { return nil }
+                    result += [0xEF, 0xBF, 0xBD]  // U+FFFD
+                    continue
+                }
+                result += Array(String(Character(scalar)).utf8)
             case _ where isOctal(escape):  // up to three octal digits
                 var value = Int(escape - 0x30)
                 var digits = 1

@@ -8,6 +8,8 @@
 struct TextFormatPrinter {
     private var output = ""
     private let multiline: Bool
+    /// Whether fields the table does not list are printed (by number).
+    private var printUnknown = true
     private var indent = 0
     /// The schemas `.schemaMessage` and `.schemaGroup` fields refer to (nil for a generated message).
     private let schemas: TextFormatSchemaSet?
@@ -22,8 +24,9 @@ struct TextFormatPrinter {
         self.schemas = schemas
     }
 
-    static func print<M: Message>(_ message: M, multiline: Bool) -> String {
+    static func print<M: Message>(_ message: M, multiline: Bool, printUnknownFields: Bool = true) -> String {
         var printer = TextFormatPrinter(multiline: multiline, schemas: nil)
+        printer.printUnknown = printUnknownFields
         // Printing never fails for want of required fields: they are simply not printed.
         let bytes = (try? message.serializedBytes(partial: true)) ?? []
         bytes.withUnsafeBytes { buffer in
@@ -101,7 +104,11 @@ struct TextFormatPrinter {
                 if let field = Self.field(number, in: fields) {
                     if try printKnown(field, tag: tag, from: &reader, budget: budget) { continue }
                 }
-                try printUnknown(number, tag: tag, from: &reader, budget: budget)
+                if printUnknown {
+                    try printUnknown(number, tag: tag, from: &reader, budget: budget)
+                } else {
+                    try reader.skipValue(tag: tag)
+                }
             }
         } catch {
             if firstError == nil { firstError = error }

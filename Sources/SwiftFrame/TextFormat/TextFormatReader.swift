@@ -12,14 +12,18 @@ extension Message {
     /// `#` comments, `[a, b]` lists and `< >` or `{ }` around messages. Fields may also be given
     /// by number, as `protoc --decode_raw` and `TextFormat=Numbers` messages print them.
     /// Extensions (`[pkg.name]`) are not read.
+    /// An `Any` may be written in its expanded form, `[type.googleapis.com/pkg.Type] { ... }`,
+    /// when `registry` holds the type its URL names.
     /// - Parameters:
     ///   - text: the message in text format.
     ///   - partial: accept a message whose proto2 `required` fields are not all set.
-    public init(textFormat text: String, partial: Bool = false) throws(TextFormatError) {
+    ///   - registry: the types an `Any` may hold in its expanded form.
+    public init(textFormat text: String, partial: Bool = false,
+                registry: MessageTypeRegistry = MessageTypeRegistry()) throws(TextFormatError) {
         var tokens = TextFormatTokenizer(Array(text.utf8))
         var bytes: [UInt8] = []
         try TextFormatReader.readFields(Self.textFormatFields, of: Self.protoMessageName, schemas: nil, from: &tokens,
-                                        until: nil, into: &bytes)
+                                        until: nil, into: &bytes, registry: registry)
         do {
             try self.init(serializedBytes: bytes, partial: partial)
         } catch {
@@ -36,9 +40,17 @@ extension Message {
 enum TextFormatReader {
     typealias Tokens = TextFormatTokenizer
 
+    /// How deep messages may nest in text (protobuf's default recursion limit).
+    static let maxDepth = 100
+
     static func readFields(_ fields: [TextFormatField], of messageName: String, schemas: TextFormatSchemaSet?,
                            from tokens: inout Tokens, until end: UInt8?,
-                           into output: inout [UInt8]) throws(TextFormatError) {
+                           into output: inout [UInt8], registry: MessageTypeRegistry? = nil,
+                           depth: Int = 0) throws(TextFormatError) {
+        if depth > maxDepth {
+            throw tokens.error("messages nested deeper than \(maxDepth) levels")
+        }
+        let context = Context(schemas: schemas, registry: registry, depth: depth)
         while true {
             let token = try tokens.next()
             let field: TextFormatField?
@@ -59,6 +71,9 @@ enum TextFormatReader {
                     throw tokens.error("expected a field name or number", at: token)
                 }
                 (field, number) = (fields.first { $0.number == value }, value)
+            case .symbol(UInt8(ascii: "[")) where messageName == "google.protobuf.Any":
+                try readExpandedAny(after: token, context: context, from: &tokens, into: &output)
+                continue
             case .symbol(UInt8(ascii: "[")):
                 throw tokens.error("extensions ([name]) are not read; give the field by number", at: token)
             default:
@@ -78,7 +93,7 @@ enum TextFormatReader {
                     _ = try tokens.next()
                 } else {
                     while true {
-                        try readValue(field, number: number, schemas: schemas, from: &tokens, into: &output)
+                        try readValue(field, number: number, context: context, from: &tokens, into: &output)
                         let separator = try tokens.next()
                         if case .symbol(UInt8(ascii: "]")) = separator.kind { break }
                         guard case .symbol(UInt8(ascii: ",")) = separator.kind else {
@@ -87,7 +102,7 @@ enum TextFormatReader {
                     }
                 }
             } else {
-                try readValue(field, number: number, schemas: schemas, from: &tokens, into: &output)
+                try readValue(field, number: number, context: context, from: &tokens, into: &output)
             }
             if let symbol = try tokens.peekSymbol(), symbol == UInt8(ascii: ";") || symbol == UInt8(ascii: ",") {
                 _ = try tokens.next()
@@ -97,8 +112,9 @@ enum TextFormatReader {
 
     /// One value of `field` (nil: a field given by number that the table does not list, read
     /// as `protoc --decode_raw` prints it).
-    private static func readValue(_ field: TextFormatField?, number: Int32, schemas: TextFormatSchemaSet?,
+    private static func readValue(_ field: TextFormatField?, number: Int32, context: Context,
                                   from tokens: inout Tokens, into output: inout [UInt8]) throws(TextFormatError) {
+        let schemas = context.schemas
         let token = try tokens.next()
         let writer = FieldWriter(number: number)
         let name = field?.name ?? String(number)
@@ -115,7 +131,8 @@ enum TextFormatReader {
                 writer.lengthDelimited(try strings(token, name, &tokens), to: &output)
             case .symbol(UInt8(ascii: "{")):
                 var body: [UInt8] = []
-                try readFields([], of: name, schemas: nil, from: &tokens, until: UInt8(ascii: "}"), into: &body)
+                try readFields([], of: name, schemas: nil, from: &tokens, until: UInt8(ascii: "}"), into: &body,
+                               registry: context.registry, depth: context.depth + 1)
                 writer.lengthDelimited(body, to: &output)
             default:
                 throw tokens.error("'\(name)' takes a number, a quoted string or a message in braces", at: token)
@@ -130,7 +147,8 @@ enum TextFormatReader {
             let (fields, messageName) = nested(field.kind, schemas: schemas)
             var body: [UInt8] = []
             try readFields(fields, of: messageName, schemas: schemas, from: &tokens,
-                           until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body)
+                           until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body,
+                           registry: context.registry, depth: context.depth + 1)
             if field.kind.wireType == .startGroup {
                 writer.group(body, to: &output)
             } else {
@@ -143,7 +161,8 @@ enum TextFormatReader {
             var body: [UInt8] = []
             try readFields([TextFormatField(1, "key", key), TextFormatField(2, "value", value)], of: name + " entry",
                            schemas: schemas, from: &tokens,
-                           until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body)
+                           until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body,
+                           registry: context.registry, depth: context.depth + 1)
             writer.lengthDelimited(body, to: &output)
         case .string, .bytes:
             let bytes = try strings(token, name, &tokens)
@@ -170,6 +189,34 @@ enum TextFormatReader {
         default:
             try readNumber(field.kind, token, name, &tokens, writer, &output)
         }
+    }
+
+    /// What reading one message passes on to the messages inside it.
+    struct Context {
+        let schemas: TextFormatSchemaSet?
+        let registry: MessageTypeRegistry?
+        let depth: Int
+    }
+
+    /// An Any's expanded form, after its `[`: `type.googleapis.com/pkg.Type] { fields }`
+    /// (the `:` is optional), written as the Any's type_url (1) and value (2).
+    private static func readExpandedAny(after open: Tokens.Token, context: Context, from tokens: inout Tokens,
+                                        into output: inout [UInt8]) throws(TextFormatError) {
+        let url = try tokens.bracketedName()
+        guard url.utf8.contains(UInt8(ascii: "/")), let type = context.registry?.type(forURL: url) else {
+            throw tokens.error("the Any's type URL '\(url)' names no registered message type", at: open)
+        }
+        if try tokens.peekSymbol() == UInt8(ascii: ":") { _ = try tokens.next() }
+        let brace = try tokens.next()
+        guard case let .symbol(symbol) = brace.kind, symbol == UInt8(ascii: "{") || symbol == UInt8(ascii: "<") else {
+            throw tokens.error("expected '{' after the Any's type URL", at: brace)
+        }
+        var body: [UInt8] = []
+        try readFields(type.textFormatFields, of: type.protoMessageName, schemas: nil, from: &tokens,
+                       until: symbol == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body,
+                       registry: context.registry, depth: context.depth + 1)
+        FieldWriter(number: 1).lengthDelimited(Array(url.utf8), to: &output)
+        FieldWriter(number: 2).lengthDelimited(body, to: &output)
     }
 
     /// The fields and the full name of a message or group kind: a generated type's, or a schema's.

@@ -66,6 +66,14 @@ extension Message {
         TextFormatPrinter.print(self, multiline: true)
     }
 
+    /// The message in protobuf's text format, one field per line; with `includeUnknownFields`
+    /// false, fields the message's table does not list (unknown fields, and fields
+    /// that arrived with another wire type) are left out, as protobuf's printer does unless
+    /// told to print them.
+    public func textFormatString(includeUnknownFields: Bool) -> String {
+        TextFormatPrinter.print(self, multiline: true, printUnknownFields: includeUnknownFields)
+    }
+
     /// The message in protobuf's text format on one line (`nick_name: "neo" port: 8080`),
     /// as protobuf's `ShortDebugString` prints it: what `print(message)` shows.
     public var debugDescription: String {

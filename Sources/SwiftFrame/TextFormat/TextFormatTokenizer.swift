@@ -46,6 +46,20 @@ struct TextFormatTokenizer {
         return try scan()
     }
 
+    /// The text up to the next `]`, which it consumes, without surrounding spaces: the name
+    /// in `[type.googleapis.com/pkg.Type]`, right after its `[` was read.
+    mutating func bracketedName() throws(TextFormatError) -> String {
+        precondition(peeked == nil, "bracketedName() follows next(), never peek()")
+        skipSpaceAndComments()
+        let start = index
+        while index < bytes.count, bytes[index] != UInt8(ascii: "]"), bytes[index] != UInt8(ascii: "\n") { index += 1 }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "]") else { throw error("missing ']'") }
+        var end = index
+        while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        index += 1
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+
     private mutating func scan() throws(TextFormatError) -> Token {
         skipSpaceAndComments()
         let (startLine, startColumn) = (line, index - lineStart + 1)
@@ -107,8 +121,11 @@ struct TextFormatTokenizer {
             throw error("unterminated string")
         }
         let body = String(decoding: bytes[index..<end], as: UTF8.self)
+        guard let value = TextFormatEscapes.unescapeStrictly(body) else {
+            throw error("a \\u or \\U escape that is no Unicode scalar (a surrogate, or past U+10FFFF)")
+        }
         index = end + 1
-        return TextFormatEscapes.unescape(body)
+        return value
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {

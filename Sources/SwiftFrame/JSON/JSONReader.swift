@@ -1,0 +1,348 @@
+extension Message {
+    /// Reads a message from proto3's canonical JSON mapping: fields by their JSON name
+    /// (`nickName`) or proto name (`nick_name`), 64-bit integers as numbers or strings,
+    /// enums by name or number, bytes in base64 (standard or URL-safe, padded or not), `null`
+    /// for a field at its default, and the well-known types' own forms.
+    public init(jsonString: String, options: JSONOptions = JSONOptions()) throws(JSONError) {
+        try self.init(jsonUTF8Bytes: Array(jsonString.utf8), options: options)
+    }
+
+    /// Reads a message from JSON in UTF-8 (see `init(jsonString:options:)`).
+    public init(jsonUTF8Bytes bytes: [UInt8], options: JSONOptions = JSONOptions()) throws(JSONError) {
+        let root = try JSONParser.parse(bytes, maxDepth: options.maxDepth)
+        var reader = JSONReader(options: options)
+        let encoded = try reader.message(Self.self, root, path: "$")
+        do {
+            try self.init(serializedBytes: encoded, partial: true)
+        } catch {
+            throw JSONError(.badValue, path: "$", offset: 0, "\(Self.protoMessageName): \(error)")
+        }
+    }
+}
+
+/// Turns parsed JSON into the binary encoding of a message, driven by the message's
+/// `JSONSchema`, so that the message's own decoder does the rest (as the text format does).
+struct JSONReader {
+    let options: JSONOptions
+
+    func bad(_ message: String, _ path: String, _ node: JSONNode) -> JSONError {
+        JSONError(.badValue, path: path, offset: node.offset, message)
+    }
+
+    /// The encoding of a message of `type` from `node` (an object, or a well-known type's form).
+    mutating func message(_ type: any Message.Type, _ node: JSONNode, path: String) throws(JSONError) -> [UInt8] {
+        let schema = JSONSchema.of(type)
+        if let special = try wellKnown(schema, node, path: path) { return special }
+        guard case let .object(members) = node.value else {
+            throw bad("\(schema.fullName) is read from a JSON object", path, node)
+        }
+        return try fields(of: schema, members, path: path)
+    }
+
+    mutating func fields(of schema: JSONSchema, _ members: [JSONMember], path: String,
+                         skipping: Set<String> = []) throws(JSONError) -> [UInt8] {
+        var out: [UInt8] = []
+        var seen = Set<Int32>()
+        var oneofSet: [Int32: Int32] = [:]  // a oneof's first member -> the member set
+        let extensions = options.registry.extensions(of: schema.fullName)
+        for member in members where !skipping.contains(member.key) {
+            let fieldPath = path + "." + member.key
+            let known = schema.field(named: member.key) ?? extensions.first { "[" + $0.fullName + "]" == member.key }.map {
+                JSONField(number: $0.number, protoName: member.key, jsonName: member.key, kind: $0.kind,
+                          isRepeated: $0.isRepeated, hasPresence: true, oneofSiblings: [])
+            }
+            guard let field = known else {
+                if options.ignoreUnknownFields { continue }
+                throw JSONError(.unknownField, path: fieldPath, offset: member.offset,
+                                "\(schema.fullName) has no field '\(member.key)'")
+            }
+            guard seen.insert(field.number).inserted else {
+                throw JSONError(.duplicateField, path: fieldPath, offset: member.offset, "'\(member.key)' is given twice")
+            }
+            if case .null = member.value.value, !Self.readsNull(field.kind) { continue }
+            if let first = field.oneofSiblings.first {
+                if let other = oneofSet[first] {
+                    throw JSONError(.duplicateField, path: fieldPath, offset: member.offset,
+                                    "'\(member.key)' and field \(other) are of one oneof")
+                }
+                oneofSet[first] = field.number
+            }
+            try value(of: field, member.value, path: fieldPath, into: &out)
+        }
+        return out
+    }
+
+    /// Whether `null` is a value of the kind (google.protobuf.Value and NullValue), not its absence.
+    static func readsNull(_ kind: TextFormatKind) -> Bool {
+        switch kind {
+        case .message(let type): return type.protoMessageName == "google.protobuf.Value"
+        case .enumeration(let names): return JSONPrinter.isNullValue(names)
+        default: return false
+        }
+    }
+
+    private mutating func value(of field: JSONField, _ node: JSONNode, path: String,
+                                into out: inout [UInt8]) throws(JSONError) {
+        if case let .map(keyKind, valueKind) = field.kind {
+            guard case let .object(entries) = node.value else { throw bad("a map is read from a JSON object", path, node) }
+            for entry in entries {
+                let entryPath = path + "[\"" + entry.key + "\"]"
+                var body: [UInt8] = []
+                let keyNode = JSONNode(value: .string(entry.key), offset: entry.offset)
+                try single(keyKind, number: 1, keyNode, path: entryPath, into: &body, mapKey: true)
+                if case .null = entry.value.value, !Self.readsNull(valueKind) {
+                    throw bad("a map value cannot be null", entryPath, entry.value)
+                }
+                try single(valueKind, number: 2, entry.value, path: entryPath, into: &body)
+                JSONWire.delimited(field.number, body, to: &out)
+            }
+            return
+        }
+        if field.isRepeated {
+            guard case let .array(elements) = node.value else { throw bad("a repeated field is read from a JSON array", path, node) }
+            for (index, element) in elements.enumerated() {
+                let elementPath = path + "[\(index)]"
+                if case .null = element.value, !Self.readsNull(field.kind) {
+                    throw bad("a repeated field's element cannot be null", elementPath, element)
+                }
+                try single(field.kind, number: field.number, element, path: elementPath, into: &out)
+            }
+            return
+        }
+        try single(field.kind, number: field.number, node, path: path, into: &out)
+    }
+
+    /// One value of a kind, written as field `number`.
+    mutating func single(_ kind: TextFormatKind, number: Int32, _ node: JSONNode, path: String,
+                         into out: inout [UInt8], mapKey: Bool = false) throws(JSONError) {
+        switch kind {
+        case .int32: JSONWire.varint(number, UInt64(bitPattern: Int64(try integer(node, path, min: Int64(Int32.min), max: Int64(Int32.max)))), to: &out)
+        case .int64: JSONWire.varint(number, UInt64(bitPattern: try integer(node, path, min: .min, max: .max)), to: &out)
+        case .sint32: JSONWire.varint(number, UInt64(Wire.zigZag(Int32(try integer(node, path, min: Int64(Int32.min), max: Int64(Int32.max))))), to: &out)
+        case .sint64: JSONWire.varint(number, Wire.zigZag(try integer(node, path, min: .min, max: .max)), to: &out)
+        case .sfixed32: JSONWire.fixed(number, UInt64(UInt32(bitPattern: Int32(try integer(node, path, min: Int64(Int32.min), max: Int64(Int32.max))))), bytes: 4, to: &out)
+        case .sfixed64: JSONWire.fixed(number, UInt64(bitPattern: try integer(node, path, min: .min, max: .max)), bytes: 8, to: &out)
+        case .uint32: JSONWire.varint(number, try unsigned(node, path, max: UInt64(UInt32.max)), to: &out)
+        case .uint64: JSONWire.varint(number, try unsigned(node, path, max: .max), to: &out)
+        case .fixed32: JSONWire.fixed(number, try unsigned(node, path, max: UInt64(UInt32.max)), bytes: 4, to: &out)
+        case .fixed64: JSONWire.fixed(number, try unsigned(node, path, max: .max), bytes: 8, to: &out)
+        case .float:
+            let value = try floating(node, path)
+            guard value.isNaN || value.isInfinite || abs(value) <= Double(Float.greatestFiniteMagnitude) else {
+                throw bad("the number is out of a float's range", path, node)
+            }
+            JSONWire.fixed(number, UInt64(Float(value).bitPattern), bytes: 4, to: &out)
+        case .double: JSONWire.fixed(number, try floating(node, path).bitPattern, bytes: 8, to: &out)
+        case .bool:
+            switch node.value {
+            case .bool(let value): JSONWire.varint(number, value ? 1 : 0, to: &out)
+            case .string("true") where mapKey: JSONWire.varint(number, 1, to: &out)
+            case .string("false") where mapKey: JSONWire.varint(number, 0, to: &out)
+            default: throw bad("a bool is true or false", path, node)
+            }
+        case .string:
+            guard case let .string(text) = node.value else { throw bad("a string field is read from a JSON string", path, node) }
+            JSONWire.delimited(number, Array(text.utf8), to: &out)
+        case .bytes:
+            guard case let .string(text) = node.value, let bytes = Base64.decode(text) else {
+                throw bad("a bytes field is read from a base64 string", path, node)
+            }
+            JSONWire.delimited(number, bytes, to: &out)
+        case .enumeration(let names), .closedEnumeration(let names):
+            switch node.value {
+            case .string(let name):
+                guard let value = names.first(where: { $0.name == name }) else {
+                    if options.ignoreUnknownFields { return }
+                    throw bad("'\(name)' is no value of the enum", path, node)
+                }
+                JSONWire.varint(number, UInt64(bitPattern: Int64(value.number)), to: &out)
+            case .number:
+                let value = try integer(node, path, min: Int64(Int32.min), max: Int64(Int32.max))
+                JSONWire.varint(number, UInt64(bitPattern: value), to: &out)
+            case .null where JSONPrinter.isNullValue(names):
+                JSONWire.varint(number, 0, to: &out)
+            default:
+                throw bad("an enum is read from a name or a number", path, node)
+            }
+        case .message(let type):
+            JSONWire.delimited(number, try message(type, node, path: path), to: &out)
+        case .group(let type):
+            JSONWire.group(number, try message(type, node, path: path), to: &out)
+        case .schemaMessage, .schemaGroup, .map:
+            throw bad("a message whose schema is data has no JSON form here", path, node)
+        }
+    }
+
+    // MARK: Numbers
+
+    /// The text of a number given as a JSON number or a string (no spaces allowed).
+    private func numberText(_ node: JSONNode, _ path: String) throws(JSONError) -> String {
+        switch node.value {
+        case .number(let text): return text
+        case .string(let text):
+            guard JSONNumbers.isNumber(text) else { throw bad("'\(text)' is not a number", path, node) }
+            return text
+        default: throw bad("expected a number", path, node)
+        }
+    }
+
+    func integer(_ node: JSONNode, _ path: String, min: Int64, max: Int64) throws(JSONError) -> Int64 {
+        let text = try numberText(node, path)
+        guard let (negative, magnitude) = JSONNumbers.exactInteger(text) else {
+            throw bad("'\(text)' is not an integer", path, node)
+        }
+        if negative {
+            guard magnitude <= UInt64(bitPattern: 0 &- min) || (min == .min && magnitude == UInt64(1) << 63) else {
+                throw bad("\(text) is out of range", path, node)
+            }
+            return magnitude == UInt64(1) << 63 ? .min : -Int64(magnitude)
+        }
+        guard magnitude <= UInt64(max) else { throw bad("\(text) is out of range", path, node) }
+        return Int64(magnitude)
+    }
+
+    func unsigned(_ node: JSONNode, _ path: String, max: UInt64) throws(JSONError) -> UInt64 {
+        let text = try numberText(node, path)
+        guard let (negative, magnitude) = JSONNumbers.exactInteger(text) else {
+            throw bad("'\(text)' is not an integer", path, node)
+        }
+        guard !negative || magnitude == 0, magnitude <= max else { throw bad("\(text) is out of range", path, node) }
+        return magnitude
+    }
+
+    func floating(_ node: JSONNode, _ path: String) throws(JSONError) -> Double {
+        switch node.value {
+        case .string("NaN"): return .nan
+        case .string("Infinity"): return .infinity
+        case .string("-Infinity"): return -.infinity
+        default:
+            let text = try numberText(node, path)
+            guard let value = Double(text), value.isFinite else { throw bad("\(text) is out of a double's range", path, node) }
+            return value
+        }
+    }
+}
+
+/// Numbers in JSON text.
+enum JSONNumbers {
+    /// Whether `text` is a JSON number exactly (no spaces, no `+`, no leading zeros).
+    static func isNumber(_ text: String) -> Bool {
+        var bytes = Array(text.utf8)[...]
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        let integer = bytes.prefix { $0 >= 0x30 && $0 <= 0x39 }
+        guard !integer.isEmpty, integer.count == 1 || integer.first != 0x30 else { return false }
+        bytes = bytes.dropFirst(integer.count)
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            let fraction = bytes.prefix { $0 >= 0x30 && $0 <= 0x39 }
+            guard !fraction.isEmpty else { return false }
+            bytes = bytes.dropFirst(fraction.count)
+        }
+        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            let exponent = bytes.prefix { $0 >= 0x30 && $0 <= 0x39 }
+            guard !exponent.isEmpty else { return false }
+            bytes = bytes.dropFirst(exponent.count)
+        }
+        return bytes.isEmpty
+    }
+
+    /// The integer a JSON number's text stands for exactly (`1e5`, `100.000` too), as a sign
+    /// and a magnitude; nil when it has a fraction or does not fit 64 bits.
+    static func exactInteger(_ text: String) -> (negative: Bool, magnitude: UInt64)? {
+        var bytes = Array(text.utf8)[...]
+        let negative = bytes.first == UInt8(ascii: "-")
+        if negative { bytes = bytes.dropFirst() }
+        var digits: [UInt8] = []
+        var pointAt: Int?
+        var exponent = 0
+        while let byte = bytes.first {
+            if byte == UInt8(ascii: ".") {
+                pointAt = digits.count
+            } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+                let rest = String(decoding: bytes.dropFirst(), as: UTF8.self)
+                guard let value = Int(rest.hasPrefix("+") ? String(rest.dropFirst()) : rest), value > -1000, value < 1000 else { return nil }
+                exponent = value
+                break
+            } else {
+                digits.append(byte - 0x30)
+            }
+            bytes = bytes.dropFirst()
+        }
+        // The value is digits × 10^(exponent − fraction digits).
+        let scale = exponent - (pointAt.map { digits.count - $0 } ?? 0)
+        if scale < 0 {
+            let cut = -scale
+            guard cut <= digits.count ? digits.suffix(cut).allSatisfy({ $0 == 0 }) : digits.allSatisfy({ $0 == 0 }) else { return nil }
+            digits = Array(digits.dropLast(min(cut, digits.count)))
+        } else if digits.contains(where: { $0 != 0 }) {
+            guard scale <= 20 else { return nil }
+            digits += [UInt8](repeating: 0, count: scale)
+        }
+        var magnitude: UInt64 = 0
+        for digit in digits {
+            let (times10, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(digit))
+            guard !overflow1, !overflow2 else { return nil }
+            magnitude = sum
+        }
+        return (negative, magnitude)
+    }
+}
+
+/// Base64, RFC 4648: written in the standard alphabet with padding; read in the standard or
+/// the URL-safe alphabet, with or without padding.
+enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var index = 0
+        while index + 3 <= bytes.count {
+            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            out += [alphabet[Int(value >> 18)], alphabet[Int(value >> 12 & 63)], alphabet[Int(value >> 6 & 63)], alphabet[Int(value & 63)]]
+            index += 3
+        }
+        let rest = bytes.count - index
+        if rest == 1 {
+            let value = UInt32(bytes[index]) << 16
+            out += [alphabet[Int(value >> 18)], alphabet[Int(value >> 12 & 63)], UInt8(ascii: "="), UInt8(ascii: "=")]
+        } else if rest == 2 {
+            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
+            out += [alphabet[Int(value >> 18)], alphabet[Int(value >> 12 & 63)], alphabet[Int(value >> 6 & 63)], UInt8(ascii: "=")]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func decode(_ text: String) -> [UInt8]? {
+        var symbols = Array(text.utf8)[...]
+        while symbols.last == UInt8(ascii: "=") { symbols = symbols.dropLast() }
+        let padding = text.utf8.count - symbols.count
+        guard padding <= 2, padding == 0 || text.utf8.count % 4 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(symbols.count * 3 / 4)
+        var buffer: UInt32 = 0
+        var bits = 0
+        for symbol in symbols {
+            let value: UInt32
+            switch symbol {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(symbol - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(symbol - UInt8(ascii: "a")) + 26
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(symbol - UInt8(ascii: "0")) + 52
+            case UInt8(ascii: "+"), UInt8(ascii: "-"): value = 62
+            case UInt8(ascii: "/"), UInt8(ascii: "_"): value = 63
+            default: return nil
+            }
+            buffer = buffer << 6 | value
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+            }
+        }
+        guard bits < 6 else { return nil }  // one symbol left over holds no whole byte
+        return out
+    }
+}

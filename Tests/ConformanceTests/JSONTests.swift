@@ -1,0 +1,207 @@
+// proto3's canonical JSON mapping on the conformance messages, in both code modes: the forms
+// of every field kind and well-known type, the options, and errors naming path and offset.
+
+import SwiftFrame
+import SwiftFrameWellKnownTypes
+#if COMPACT
+import SwiftFrameConformanceMessagesCompact
+#else
+import SwiftFrameConformanceMessages
+#endif
+import Testing
+
+@Suite("JSON")
+struct JSONTests {
+    typealias Proto3 = ProtobufTestMessages_Proto3_TestAllTypesProto3
+    typealias Proto2 = ProtobufTestMessages_Proto2_TestAllTypesProto2
+
+    static let registry = MessageTypeRegistry([Proto3.self, Google_Protobuf_Timestamp.self, Google_Protobuf_Value.self])
+
+    @Test("Scalars print in their JSON forms and read back")
+    func scalars() throws {
+        var message = Proto3()
+        message.optionalInt32 = -5
+        message.optionalInt64 = -9_000_000_000
+        message.optionalUint64 = 18_000_000_000_000_000_000
+        message.optionalFloat = 1.5
+        message.optionalDouble = .infinity
+        message.optionalBool = true
+        message.optionalString = "a\"\\\n\u{1}é"
+        message.optionalBytes = [0xFB, 0xFF, 0x00]
+        message.optionalNestedEnum = .baz
+        message.repeatedInt32 = [1, -1]
+        message.repeatedDouble = [.nan]
+        let json = try message.jsonString()
+        #expect(json == #"{"optionalInt32":-5,"optionalInt64":"-9000000000","optionalUint64":"18000000000000000000","#
+            + #""optionalFloat":1.5,"optionalDouble":"Infinity","optionalBool":true,"optionalString":"a\"\\\n\u0001é","#
+            + #""optionalBytes":"+/8A","optionalNestedEnum":"BAZ","repeatedInt32":[1,-1],"repeatedDouble":["NaN"]}"#)
+        #expect(try Proto3(jsonString: json).jsonString() == json)
+    }
+
+    @Test("Numbers read as numbers or strings, exponents included, and enums by number")
+    func lenientInput() throws {
+        let message = try Proto3(jsonString: """
+            {"optional_int32": "12", "optionalInt64": 1e5, "optionalUint32": 100.000, "optionalSint64": "-9223372036854775808",
+             "optionalNestedEnum": 2, "optionalBytes": "-_8", "optionalFloat": "-Infinity", "optionalString": "\\ud83d\\ude00"}
+            """)
+        #expect(message.optionalInt32 == 12)
+        #expect(message.optionalInt64 == 100_000)
+        #expect(message.optionalUint32 == 100)
+        #expect(message.optionalSint64 == .min)
+        #expect(message.optionalNestedEnum == .baz)
+        #expect(message.optionalBytes == [0xFB, 0xFF])
+        #expect(message.optionalFloat == -.infinity)
+        #expect(message.optionalString == "😀")
+    }
+
+    @Test("Maps, nested messages, null and the options")
+    func structure() throws {
+        let message = try Proto3(jsonString: """
+            {"mapInt32Int32": {"-1": 2}, "mapBoolBool": {"true": false}, "mapStringNestedMessage": {"k": {"a": 7}},
+             "optionalNestedMessage": {"a": 3, "corecursive": {"optionalInt32": 4}}, "optionalInt32": null}
+            """)
+        #expect(message.mapInt32Int32 == [-1: 2])
+        #expect(message.mapBoolBool == [true: false])
+        #expect(message.mapStringNestedMessage["k"]?.a == 7)
+        #expect(message.optionalNestedMessage?.corecursive?.optionalInt32 == 4)
+        let json = try message.jsonString()
+        #expect(json.contains(#""mapInt32Int32":{"-1":2}"#))
+        #expect(try Proto3(jsonString: json) == message)
+
+        var small = Proto3()
+        small.optionalInt32 = 1
+        #expect(try small.jsonString(options: JSONOptions(useProtoFieldNames: true)) == #"{"optional_int32":1}"#)
+        let defaults = try small.jsonString(options: JSONOptions(emitDefaultValues: true))
+        #expect(defaults.contains(#""optionalInt64":"0""#) && defaults.contains(#""repeatedInt32":[]"#)
+            && defaults.contains(#""mapInt32Int32":{}"#))
+        // Fields with presence stay out: proto3 optional-less messages, oneof members.
+        #expect(!defaults.contains("optionalNestedMessage") && !defaults.contains("oneofUint32"))
+        #expect(try Proto3(jsonString: defaults) == small)
+
+        #expect(throws: JSONError.self) { try Proto3(jsonString: #"{"noSuchField": 1}"#) }
+        #expect(try Proto3(jsonString: #"{"noSuchField": {"x": [1]}, "optionalNestedEnum": "NOPE"}"#,
+                           options: JSONOptions(ignoreUnknownFields: true)) == Proto3())
+    }
+
+    @Test("Well-known types in their own forms")
+    func wellKnownTypes() throws {
+        let json = """
+            {"optionalTimestamp": "1970-01-01T00:00:01.500Z", "optionalDuration": "-1.000000001s",
+             "optionalFieldMask": "fooBar,baz", "optionalBoolWrapper": false, "optionalInt64Wrapper": "5",
+             "optionalStruct": {"a": [1, "x", null, {"b": true}]}, "optionalValue": null,
+             "optionalAny": {"@type": "type.googleapis.com/google.protobuf.Timestamp", "value": "2000-02-29T23:59:59+01:00"}}
+            """
+        let message = try Proto3(jsonString: json, options: JSONOptions(registry: Self.registry))
+        #expect(message.optionalTimestamp?.seconds == 1 && message.optionalTimestamp?.nanos == 500_000_000)
+        #expect(message.optionalDuration?.seconds == -1 && message.optionalDuration?.nanos == -1)
+        #expect(message.optionalFieldMask?.paths == ["foo_bar", "baz"])
+        #expect(message.optionalBoolWrapper?.value == false)
+        #expect(message.optionalInt64Wrapper?.value == 5)
+        let printed = try message.jsonString(options: JSONOptions(registry: Self.registry))
+        #expect(printed.contains(#""optionalTimestamp":"1970-01-01T00:00:01.500Z""#))
+        #expect(printed.contains(#""optionalDuration":"-1.000000001s""#))
+        #expect(printed.contains(#""optionalFieldMask":"fooBar,baz""#))
+        #expect(printed.contains(#""optionalStruct":{"a":[1,"x",null,{"b":true}]}"#))
+        #expect(printed.contains(#""optionalValue":null"#))
+        #expect(printed.contains(#""optionalAny":{"@type":"type.googleapis.com/google.protobuf.Timestamp","value":"2000-02-29T22:59:59Z"}"#))
+        #expect(try Proto3(jsonString: printed, options: JSONOptions(registry: Self.registry)) == message)
+        // Out of range: not printable, not readable.
+        var late = Proto3()
+        late.optionalTimestamp = Google_Protobuf_Timestamp(seconds: 253_402_300_800, nanos: 0)
+        #expect(throws: JSONError.self) { try late.jsonString() }
+        var long = Proto3()
+        long.optionalDuration = Google_Protobuf_Duration(seconds: .min, nanos: 0)
+        #expect(throws: JSONError.self) { try long.jsonString() }
+        #expect(throws: JSONError.self) { try Proto3(jsonString: #"{"optionalTimestamp": "10000-01-01T00:00:00Z"}"#) }
+        // An Any whose type is not registered.
+        #expect(throws: JSONError.self) { try Proto3(jsonString: #"{"optionalAny": {"@type": "x/y.Z"}}"#) }
+    }
+
+    @Test("Proto2: groups by their lower-case name, closed enums")
+    func proto2() throws {
+        let message = try Proto2(jsonString: #"{"data": {"groupInt32": 5}, "optionalNestedEnum": "BAR"}"#)
+        #expect(message.data?.groupInt32 == 5)
+        #expect(try message.jsonString() == #"{"optionalNestedEnum":"BAR","data":{"groupInt32":5}}"#)
+    }
+
+    @Test("A registered extension prints and reads as \"[full.name]\"")
+    func extensions() throws {
+        var registry = MessageTypeRegistry()
+        registry.register(ProtobufTestMessages_Proto2_TestMessagesProto2Extensions.extensionInt32)
+        let options = JSONOptions(registry: registry)
+        let json = #"{"[protobuf_test_messages.proto2.extension_int32]":7}"#
+        let message = try Proto2(jsonString: json, options: options)
+        #expect(message[extension: ProtobufTestMessages_Proto2_TestMessagesProto2Extensions.extensionInt32] == 7)
+        #expect(try message.jsonString(options: options) == json)
+        // Unregistered, it is an unknown field: an error to read, left out in print.
+        #expect(throws: JSONError.self) { try Proto2(jsonString: json) }
+        #expect(try message.jsonString() == "{}")
+    }
+
+    @Test("Errors name the path and the byte offset", arguments: [
+        (#"{"optionalInt32": 2147483648}"#, JSONError.Kind.badValue, "$.optionalInt32", 18),
+        (#"{"optionalUint32": -1}"#, .badValue, "$.optionalUint32", 19),
+        (#"{"optionalInt32": 1.5}"#, .badValue, "$.optionalInt32", 18),
+        (#"{"optionalDouble": 1e400}"#, .badValue, "$.optionalDouble", 19),
+        (#"{"optionalFloat": 3.5e38}"#, .badValue, "$.optionalFloat", 18),
+        (#"{"optionalInt32": 01}"#, .syntax, "$", 18),
+        (#"{"optionalString": "\x"}"#, .syntax, "$", 20),
+        (#"{"optionalString": "\ud800"}"#, .syntax, "$", 20),
+        (#"{"optionalString": "abc"#, .syntax, "$", 19),
+        (#"{"optionalInt32": 1,}"#, .syntax, "$", 20),
+        (#"{"optionalInt32": 1"#, .syntax, "$", 19),
+        (#"{"repeatedInt32": [1, "x"]}"#, .badValue, "$.repeatedInt32[1]", 22),
+        (#"{"repeatedInt32": [1, null]}"#, .badValue, "$.repeatedInt32[1]", 22),
+        (#"{"optionalNestedMessage": {"a": true}}"#, .badValue, "$.optionalNestedMessage.a", 32),
+        (#"{"mapInt32Int32": {"x": 1}}"#, .badValue, "$.mapInt32Int32[\"x\"]", 19),
+        (#"{"optionalBytes": "a"}"#, .badValue, "$.optionalBytes", 18),
+        (#"{"optionalInt32": 1, "optional_int32": 2}"#, .duplicateField, "$.optional_int32", 21),
+        (#"{"oneofUint32": 1, "oneofString": "x"}"#, .duplicateField, "$.oneofString", 19),
+        (#"{"nope": 1}"#, .unknownField, "$.nope", 1),
+        (#"{"optionalInt32": 1e-9223372036854775808}"#, .badValue, "$.optionalInt32", 18),
+        (#"{"optionalInt64": "1e9999"}"#, .badValue, "$.optionalInt64", 18),
+        ("", .syntax, "$", 0),
+        ("{} x", .syntax, "$", 3),
+    ])
+    func errors(_ json: String, _ kind: JSONError.Kind, _ path: String, _ offset: Int) {
+        do {
+            _ = try Proto3(jsonString: json)
+            Issue.record("\(json) was read")
+        } catch {
+            #expect(error.kind == kind, "\(json): \(error)")
+            #expect(error.path == path, "\(json): \(error)")
+            #expect(error.offset == offset, "\(json): \(error)")
+        }
+    }
+
+    @Test("Deep nesting is an error at the bound, not a crash")
+    func deepNesting() throws {
+        let depth = 100_000
+        let arrays = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+        #expect(throws: JSONError.self) { try Proto3(jsonString: #"{"optionalValue": "# + arrays + "}") }
+        let objects = String(repeating: #"{"recursiveMessage":"#, count: depth) + String(repeating: "}", count: depth)
+        do {
+            _ = try Proto3(jsonString: objects)
+            Issue.record("read")
+        } catch {
+            #expect(error.kind == .tooDeep)
+        }
+        let fine = String(repeating: #"{"recursiveMessage":"#, count: 50) + "{}" + String(repeating: "}", count: 50)
+        _ = try Proto3(jsonString: fine)
+    }
+
+    @Test("Truncated input never reads")
+    func truncated() throws {
+        var message = Proto3()
+        message.optionalString = "x"
+        message.repeatedInt64 = [1, 2]
+        message.mapStringString = ["k": "v"]
+        message.optionalNestedMessage = .init()
+        let json = Array(try message.jsonString().utf8)
+        for count in 0..<json.count {
+            #expect(throws: JSONError.self, "\(count) bytes") { try Proto3(jsonUTF8Bytes: Array(json[..<count])) }
+        }
+        #expect(try Proto3(jsonUTF8Bytes: json) == message)
+        #expect(throws: JSONError.self) { try Proto3(jsonUTF8Bytes: [0x7B, 0xFF, 0x7D]) }  // not UTF-8
+    }
+}
