@@ -45,13 +45,7 @@ final class JSONSchema: Sendable {
     func field(named name: String) -> JSONField? { byName[name].map { fields[$0] } }
 
     func field(number: Int32) -> JSONField? {
-        var low = 0
-        var high = fields.count
-        while low < high {
-            let middle = (low + high) / 2
-            if fields[middle].number < number { low = middle + 1 } else { high = middle }
-        }
-        return low < fields.count && fields[low].number == number ? fields[low] : nil
+        element(numbered: number, in: fields, number: \.number)
     }
 
     static func of(_ type: any Message.Type) -> JSONSchema {

@@ -119,13 +119,7 @@ struct TextFormatPrinter {
     }
 
     private static func field(_ number: Int32, in fields: [TextFormatField]) -> TextFormatField? {
-        var low = 0
-        var high = fields.count
-        while low < high {
-            let middle = (low + high) / 2
-            if fields[middle].number < number { low = middle + 1 } else { high = middle }
-        }
-        return low < fields.count && fields[low].number == number ? fields[low] : nil
+        element(numbered: number, in: fields, number: \.number)
     }
 
     /// Prints a field the table lists; false (having read nothing) when its wire type is not
@@ -392,4 +386,15 @@ extension ProtoReader {
         var copy = self
         return copy.hasRemaining && (try? copy.readTag()) == tag
     }
+}
+
+/// The element of `elements` (sorted by number) whose number is `number`, by binary search.
+func element<Element>(numbered number: Int32, in elements: [Element], number key: (Element) -> Int32) -> Element? {
+    var low = 0
+    var high = elements.count
+    while low < high {
+        let middle = (low + high) / 2
+        if key(elements[middle]) < number { low = middle + 1 } else { high = middle }
+    }
+    return low < elements.count && key(elements[low]) == number ? elements[low] : nil
 }
