@@ -666,6 +666,7 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
             (2, "ALIAS_BAZ"),
             (2, "MOO"),
             (2, "bAz"),
+            (2, "moo"),
         ]
     }
 

@@ -17,6 +17,17 @@ struct JSONTests {
 
     static let registry = MessageTypeRegistry([Proto3.self, Google_Protobuf_Timestamp.self, Google_Protobuf_Value.self])
 
+    @Test("Every name of an aliased value reads, the two spelled alike in Swift too; the first prints")
+    func aliases() throws {
+        // MOO and moo are both `.moo` in Swift, so only MOO has a constant; moo still reads.
+        for name in ["ALIAS_BAZ", "MOO", "moo", "bAz"] {
+            let message = try Proto3(jsonString: #"{"optionalAliasedEnum":""# + name + #""}"#)
+            #expect(message.optionalAliasedEnum == .aliasBaz, "\(name)")
+            #expect(try message.jsonString() == #"{"optionalAliasedEnum":"ALIAS_BAZ"}"#)
+            #expect(try Proto3(textFormat: "optional_aliased_enum: " + name).optionalAliasedEnum == .aliasBaz)
+        }
+    }
+
     @Test("Scalars print in their JSON forms and read back")
     func scalars() throws {
         var message = Proto3()

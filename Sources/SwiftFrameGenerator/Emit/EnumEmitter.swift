@@ -37,10 +37,11 @@ struct EnumEmitter {
         }
     }
 
-    /// `protoNames`, which the text format prints and reads values with: every name, aliases
-    /// after the first name of their number.
+    /// `protoNames`, which the text format and JSON print and read values with: every name,
+    /// aliases after the first name of their number.
     private func emitNames(to printer: Printer) {
         let names = enumType.cases.map { ($0.number, $0.protoName) } + enumType.aliases.map { ($0.target.number, $0.protoName) }
+            + enumType.spellings.map { ($0.number, $0.protoName) }
         printer.line()
         printer.list("\(visibility)static let protoNames: [(number: Swift.Int32, name: Swift.String)] = ",
                      names.map { "(\($0.0), \"\($0.1)\")" })

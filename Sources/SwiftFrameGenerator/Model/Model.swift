@@ -531,6 +531,9 @@ public final class EnumType {
     /// One case per distinct number, in declaration order.
     public let cases: [Case]
     public let aliases: [Alias]
+    /// Names spelled in Swift like another name of the same number (`MOO` and `moo`): no
+    /// constant of their own, but the text format and JSON read them.
+    public let spellings: [(protoName: String, number: Int32)]
     /// The file that declares it.
     public let fileName: String
 
@@ -540,9 +543,11 @@ public final class EnumType {
     public let isCommandTable: Bool
 
     init(protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?,
-         cases: [Case], aliases: [Alias], fileName: String, isClosed: Bool, isCommandTable: Bool) {
+         cases: [Case], aliases: [Alias], spellings: [(protoName: String, number: Int32)], fileName: String,
+         isClosed: Bool, isCommandTable: Bool) {
         self.cases = cases
         self.aliases = aliases
+        self.spellings = spellings
         self.fileName = fileName
         self.isClosed = isClosed
         self.isCommandTable = isCommandTable

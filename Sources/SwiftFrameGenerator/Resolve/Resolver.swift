@@ -314,7 +314,9 @@ final class Resolver {
         let enumType = EnumType(
             protoName: descriptor.protoName, fullName: fullName, swiftName: swiftName,
             swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
-            comments: file.comments[path], cases: cases, aliases: aliases, fileName: file.name, isClosed: file.isProto2,
+            comments: file.comments[path], cases: cases, aliases: aliases,
+            spellings: values.indices.filter { !kept.contains($0) }.map { (values[$0].protoName, values[$0].valueNumber) },
+            fileName: file.name, isClosed: file.isProto2,
             isCommandTable: descriptor.options?[extension: Swiftframe_OptionsExtensions.commandTable] == true)
         types.add(.enumeration(enumType))
         return enumType
