@@ -16,6 +16,15 @@ import Testing
 struct TextFormatTests {
     /// The fields `EverythingSubset` does not know print by number after the two it knows,
     /// as protoc prints the unknown fields of the same bytes.
+    /// What the JSON example of the TextFormat article says it prints and reads.
+    @Test("The JSON example prints and reads what its comments say")
+    func jsonExample() throws {
+        let login = LoginRequest(nickName: "neo", port: 8080)
+        #expect(try login.jsonString() == #"{"nickName":"neo","port":8080}"#)
+        #expect(try LoginRequest(jsonString: #"{"nick_name":"neo","port":"8080"}"#) == login)
+        #expect(try LoginRequest(jsonString: login.jsonString()) == login)
+    }
+
     @Test("Unknown fields print by number, as protoc prints them")
     func unknownFields() throws {
         let subset = try EverythingSubset(serializedBytes: Samples.full.serializedBytes())

@@ -155,6 +155,14 @@ fileprivate func print(_ items: Any..., separator: String = " ", terminator: Str
     print(back == login)                           // true
 }
 
+/// Sources/SwiftFrame/SwiftFrame.docc/TextFormat.md, example `json`.
+@Sendable func example_json(port: Int) async throws {
+    let login = LoginRequest(nickName: "neo", port: 8080)
+    let json = try login.jsonString()              // {"nickName":"neo","port":8080}
+    let back = try LoginRequest(jsonString: json)  // also reads "nick_name" and "port": "8080"
+    print(back == login)                           // true
+}
+
 /// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `game-client`.
 @Sendable func example_game_client(port: Int) async throws {
 
