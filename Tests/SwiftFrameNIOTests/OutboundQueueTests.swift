@@ -21,7 +21,7 @@ import Testing
         let queue = OutboundQueue()
         var drains: [Bool] = []
         for tag: UInt32 in 1...3 {
-            guard case let .queued(drain) = queue.enqueue(send(10, tag: tag), waitUnlessWritable: true, eventLoop: loop).0 else {
+            guard case let .queued(drain) = queue.enqueue(send(10, tag: tag), channelWritable: true, eventLoop: loop).0 else {
                 Issue.record("refused")
                 return
             }
@@ -30,7 +30,7 @@ import Testing
         #expect(drains == [true, false, false])
         #expect(tags(queue.take()) == [1, 2, 3])  // in the order queued
         #expect(queue.take().isEmpty)
-        guard case .queued(drain: true) = queue.enqueue(send(10, tag: 4), waitUnlessWritable: true, eventLoop: loop).0 else {
+        guard case .queued(drain: true) = queue.enqueue(send(10, tag: 4), channelWritable: true, eventLoop: loop).0 else {
             Issue.record("the first frame after a take did not ask for a drain")
             return
         }
@@ -40,27 +40,27 @@ import Testing
     @Test func aSendWaitsWhenTheChannelOrTheQueueIsFull() throws {
         let queue = OutboundQueue()
         // Writable, queue empty: no wait. Not writable: a wait. Requests (nil) never wait.
-        #expect(queue.enqueue(send(10, tag: 1), waitUnlessWritable: true, eventLoop: loop).written == nil)
-        let unwritable = try #require(queue.enqueue(send(10, tag: 2), waitUnlessWritable: false, eventLoop: loop).written)
-        #expect(queue.enqueue(send(10, tag: 3), waitUnlessWritable: nil, eventLoop: loop).written == nil)
+        #expect(queue.enqueue(send(10, tag: 1), channelWritable: true, eventLoop: loop).written == nil)
+        let unwritable = try #require(queue.enqueue(send(10, tag: 2), channelWritable: false, eventLoop: loop).written)
+        #expect(queue.enqueue(send(10, tag: 3), channelWritable: nil, eventLoop: loop).written == nil)
         // Above `waitAbove` bytes queued, a send on a writable channel waits too.
-        _ = queue.enqueue(send(OutboundQueue.waitAbove, tag: 4), waitUnlessWritable: true, eventLoop: loop)
-        let overfull = try #require(queue.enqueue(send(1, tag: 5), waitUnlessWritable: true, eventLoop: loop).written)
+        _ = queue.enqueue(send(OutboundQueue.waitAbove, tag: 4), channelWritable: true, eventLoop: loop)
+        let overfull = try #require(queue.enqueue(send(1, tag: 5), channelWritable: true, eventLoop: loop).written)
         let entries = queue.take()
         #expect(entries.map { $0.written != nil } == [false, true, false, false, true])
         for entry in entries { entry.written?.succeed() }
         #expect(throws: Never.self) { try unwritable.wait() }
         #expect(throws: Never.self) { try overfull.wait() }
         // The take emptied the byte count: no wait again.
-        #expect(queue.enqueue(send(10, tag: 6), waitUnlessWritable: true, eventLoop: loop).written == nil)
+        #expect(queue.enqueue(send(10, tag: 6), channelWritable: true, eventLoop: loop).written == nil)
     }
 
     @Test func aClosedQueueRefusesFramesAndGivesBackThoseItHeld() {
         let queue = OutboundQueue()
-        _ = queue.enqueue(send(10, tag: 1), waitUnlessWritable: true, eventLoop: loop)
-        _ = queue.enqueue(send(10, tag: 2), waitUnlessWritable: nil, eventLoop: loop)
+        _ = queue.enqueue(send(10, tag: 1), channelWritable: true, eventLoop: loop)
+        _ = queue.enqueue(send(10, tag: 2), channelWritable: nil, eventLoop: loop)
         #expect(tags(queue.close()) == [1, 2])
-        guard case .closed = queue.enqueue(send(10, tag: 3), waitUnlessWritable: true, eventLoop: loop).0 else {
+        guard case .closed = queue.enqueue(send(10, tag: 3), channelWritable: true, eventLoop: loop).0 else {
             Issue.record("a closed queue took a frame")
             return
         }

@@ -103,7 +103,7 @@ public struct Connection<Table: CommandTable>: Sendable {
     private func send(_ frame: OutboundFrame) async throws {
         _ = try FrameEncoder(layout: Table.layout).headerSize(payloadCount: frame.payload.count)
         do {
-            try await link.enqueue(ClientWrite(frame: frame, kind: .send), waitUnlessWritable: true)?.get()
+            try await link.enqueue(ClientWrite(frame: frame, kind: .send), mayWait: true)?.get()
         } catch is ChannelError, is NotSent {
             throw FrameClientError.connectionLost(.closedByPeer)
         }
@@ -131,7 +131,7 @@ public struct Connection<Table: CommandTable>: Sendable {
         // Not written (the channel had closed, so the request never went out; the layout
         // cannot carry it; too many are pending): the handler fails it through `completion`.
         do {
-            _ = try link.enqueue(write, waitUnlessWritable: false)
+            _ = try link.enqueue(write, mayWait: false)
         } catch {
             promise.fail(error)  // NotSent: the connection had closed
         }
@@ -156,11 +156,11 @@ struct Link: Sendable {
     let outbound: OutboundQueue
 
     /// Queues `write`, asking the handler to write the queue when it was empty. Returns the
-    /// write's future when a send must wait for it (`waitUnlessWritable` and the channel or
-    /// queue full); throws `NotSent` when the connection has closed.
-    func enqueue(_ write: ClientWrite, waitUnlessWritable: Bool) throws -> EventLoopFuture<Void>? {
+    /// write's future when it `mayWait` (a send) and the channel or the queue is full; throws
+    /// `NotSent` when the connection has closed.
+    func enqueue(_ write: ClientWrite, mayWait: Bool) throws -> EventLoopFuture<Void>? {
         let (enqueued, written) = outbound.enqueue(
-            write, waitUnlessWritable: waitUnlessWritable ? channel.isWritable : nil, eventLoop: channel.eventLoop)
+            write, channelWritable: mayWait ? channel.isWritable : nil, eventLoop: channel.eventLoop)
         switch enqueued {
         case .closed: throw NotSent()
         case .queued(drain: true): channel.triggerUserOutboundEvent(DrainOutbound(), promise: nil)

@@ -39,10 +39,11 @@ final class OutboundQueue: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
-    /// Queues `write`. A send that finds the channel unwritable or the queue above
-    /// `waitAbove` gets a promise to wait on (made on `eventLoop`), returned with the result.
+    /// Queues `write`. A send passes whether the channel is writable, and gets a promise to
+    /// wait on (made on `eventLoop`) when it is not, or when more than `waitAbove` bytes are
+    /// queued; a request passes nil and never waits.
     func enqueue(
-        _ write: ClientWrite, waitUnlessWritable writable: Bool?, eventLoop: any EventLoop
+        _ write: ClientWrite, channelWritable writable: Bool?, eventLoop: any EventLoop
     ) -> (Enqueued, written: EventLoopFuture<Void>?) {
         state.withLockedValue { state in
             guard !state.closed else { return (.closed, nil) }
