@@ -206,7 +206,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         case let .request(replyCommand, deadline, timeout, token, complete):
             let command = Table.layout.commandID(of: write.frame.header)
             startRequest(write.frame, command: command, replyCommand: replyCommand, deadline: deadline,
-                         timeout: timeout, token: token, completion: .caller(complete), context: context)
+                         timeout: timeout, token: token, completion: .caller(complete), context: context, written: written)
         }
     }
 
@@ -220,9 +220,11 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     /// Takes a request into the table and writes its frame, without a flush.
     private func startRequest(
         _ frame: OutboundFrame, command: UInt32, replyCommand: UInt32, deadline: NIODeadline, timeout: Duration,
-        token: ObjectIdentifier?, completion: PendingRequests.Completion, context: ChannelHandlerContext
+        token: ObjectIdentifier?, completion: PendingRequests.Completion, context: ChannelHandlerContext,
+        written: EventLoopPromise<Void>? = nil
     ) {
         func fail(_ error: any Error) {
+            written?.fail(error)
             if case let .caller(complete) = completion { complete(.failure(error)) }
         }
         guard pending.entries.count < pending.limit, let key = pending.newKey() else {
@@ -250,7 +252,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         if soonest { armDeadlineTimer(context: context) }
         lastWrite = .now()
         recordSent(command, bytes: buffer.readableBytes)
-        context.write(wrapOutboundOut(buffer), promise: nil)
+        context.write(wrapOutboundOut(buffer), promise: written)
     }
 
     /// The frame's bytes, after the interceptors; throws (and logs) when an interceptor
