@@ -67,6 +67,13 @@ func wallRows() -> [WallRow] {
         rows.append(codecRow(operation, "repeated", SFC.repeated, PB.repeated, label: "CODE_SIZE"))
         rows.append(codecRow(operation, "map", SFC.map, PB.map, label: "CODE_SIZE"))
     }
+    // JSON, proto3's canonical mapping, with each library's default options.
+    for operation in ["decode", "encode"] {
+        rows.append(jsonRow(operation, "flat", SF.flat, PB.flat))
+        rows.append(jsonRow(operation, "login", SF.login, PB.login))
+        rows.append(jsonRow(operation, "repeated", SF.repeated, PB.repeated))
+        rows.append(jsonRow(operation, "map", SF.map, PB.map))
+    }
     for size in FrameStream.payloadSizes {
         let stream = FrameStream(payloadSize: size)
         stream.verify()
@@ -83,6 +90,32 @@ func wallRows() -> [WallRow] {
     rows.append(messageFramesRow("flat", SF.flat, PB.flat))
     rows.append(messageFramesRow("login", SF.login, PB.login))
     return rows
+}
+
+/// JSON text of `sf` and `pb` (the same message) printed or read by each library. Each reads
+/// the other's text back to the message it started from, so both print the same content
+/// (the texts may differ in how they spell a number: SwiftProtobuf and swiftframe both print
+/// floats in their shortest form, but keys are compared as parsed, not as text).
+func jsonRow<F: SwiftFrame.Message & Equatable, P: SwiftProtobuf.Message & Equatable>(
+    _ operation: String, _ caseName: String, _ sf: F, _ pb: P
+) -> WallRow {
+    let sfText = try! sf.jsonString()
+    let pbText = try! pb.jsonString()
+    precondition(try! F(jsonString: pbText) == sf, "\(caseName): SwiftFrame reads SwiftProtobuf's JSON as another message")
+    precondition(try! P(jsonString: sfText) == pb, "\(caseName): SwiftProtobuf reads SwiftFrame's JSON as another message")
+    let encode = operation == "encode"
+    return WallRow(name: "JSON \(operation) \(caseName)", contenders: [
+        ("SwiftFrame", { n in
+            for _ in 0..<n {
+                if encode { consume(try! sf.jsonString()) } else { consume(try! F(jsonString: sfText)) }
+            }
+        }),
+        ("SwiftProtobuf", { n in
+            for _ in 0..<n {
+                if encode { consume(try! pb.jsonString()) } else { consume(try! P(jsonString: pbText)) }
+            }
+        }),
+    ])
 }
 
 /// Frames whose bodies are `sf`, cut and decoded by SwiftFrame, against NIO's decoder with

@@ -4,6 +4,7 @@
 //     CASE repeated-ints, repeated-doubles or repeated-names: one field of `repeated`)
 //   BenchProfile frames 64B|1KiB|64KiB SwiftFrame|NIO-handler|NIO-decoder|memcpy [ITERATIONS]
 //   BenchProfile floor encode|decode flat|login|repeated [ITERATIONS]   (BenchData/Floor.swift)
+//   BenchProfile json encode|decode flat|login|repeated|map SwiftFrame|SwiftProtobuf [ITERATIONS]
 //   BenchProfile wall [RUNS] [ROW...]   wall-clock times side by side over RUNS runs (Wall.swift)
 //
 // `make -C Benchmarks profile ARGS="codec decode flat SwiftFrame"` runs it under callgrind.
@@ -69,6 +70,27 @@ case "codec":
     default:
         let depth = Int(name.dropFirst("depth".count))!
         swiftFrame ? loop(arguments[2], SF.node(depth: depth), iterations) : loop(arguments[2], PB.node(depth: depth), iterations)
+    }
+case "json":
+    // JSON printed or read, for either library.
+    func run<M: SwiftFrame.Message>(_ message: M) {
+        let text = try! message.jsonString()
+        for _ in 0..<iterations {
+            if arguments[2] == "encode" { consume(try! message.jsonString()) } else { consume(try! M(jsonString: text)) }
+        }
+    }
+    func run<M: SwiftProtobuf.Message>(_ message: M) {
+        let text = try! message.jsonString()
+        for _ in 0..<iterations {
+            if arguments[2] == "encode" { consume(try! message.jsonString()) } else { consume(try! M(jsonString: text)) }
+        }
+    }
+    let swiftFrame = arguments.count > 4 && arguments[4] == "SwiftFrame"
+    switch arguments[3] {
+    case "flat": swiftFrame ? run(SF.flat) : run(PB.flat)
+    case "login": swiftFrame ? run(SF.login) : run(PB.login)
+    case "repeated": swiftFrame ? run(SF.repeated) : run(PB.repeated)
+    default: swiftFrame ? run(SF.map) : run(PB.map)
     }
 case "floor":
     let decode = arguments[2] == "decode"
