@@ -10,17 +10,13 @@ extension Message {
     /// The message in JSON, as UTF-8 (see `jsonString(options:)`).
     public func jsonUTF8Bytes(options: JSONOptions = JSONOptions()) throws(JSONError) -> [UInt8] {
         let bytes = (try? serializedBytes(partial: true)) ?? []
-        var printer = JSONPrinter(options: options)
-        // withUnsafeBytes rethrows untyped errors: the error comes out as a value.
-        let failure: JSONError? = bytes.withUnsafeBytes { buffer in
-            do throws(JSONError) {
-                try printer.message(Self.self, buffer, path: "$")
-                return nil
-            } catch {
-                return error
-            }
+        // Printed without building the path of every value; a failure (rare) is printed again
+        // with paths, so that its error names where it happened.
+        var printer = JSONPrinter(options: options, tracksPath: false)
+        if let failure = printer.print(Self.self, bytes) {
+            var tracking = JSONPrinter(options: options, tracksPath: true)
+            throw tracking.print(Self.self, bytes) ?? failure
         }
-        if let failure { throw failure }
         return printer.output
     }
 }
@@ -30,8 +26,31 @@ extension Message {
 struct JSONPrinter {
     var output: [UInt8] = []
     let options: JSONOptions
+    /// Whether paths (`$.user.login`) are built for errors; see `jsonUTF8Bytes(options:)`.
+    let tracksPath: Bool
 
-    init(options: JSONOptions) { self.options = options }
+    init(options: JSONOptions, tracksPath: Bool) {
+        self.options = options
+        self.tracksPath = tracksPath
+    }
+
+    /// Prints a message of `type` from its encoding; the error, if it has no JSON form.
+    mutating func print(_ type: any Message.Type, _ bytes: [UInt8]) -> JSONError? {
+        // withUnsafeBytes rethrows untyped errors: the error comes out as a value.
+        bytes.withUnsafeBytes { buffer in
+            do throws(JSONError) {
+                try message(type, buffer, path: "$")
+                return nil
+            } catch {
+                return error
+            }
+        }
+    }
+
+    /// The path of a value inside the one at `parent`, built only when paths are tracked.
+    func path(_ parent: String, _ step: @autoclosure () -> String) -> String {
+        tracksPath ? parent + step() : parent
+    }
 
     /// One value of a field as it lies on the wire.
     enum Raw {
@@ -103,6 +122,63 @@ struct JSONPrinter {
         return values
     }
 
+    /// The values of the known fields of an encoded message, grouped by field in schema order
+    /// and in wire order within a field: one array for the whole message. Left out as by
+    /// `collect`.
+    static func collectInOrder(_ fields: [JSONField], _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError) -> [(field: Int, raw: Raw)] {
+        var values: [(field: Int, raw: Raw)] = []
+        var inOrder = true
+        var reader = ProtoReader(buffer: buffer)
+        do throws(WireError) {
+            while reader.hasRemaining {
+                let tag = try reader.readTag()
+                let number = Int32(bitPattern: tag >> 3)
+                guard let index = Self.index(of: number, in: fields) else {
+                    try reader.skipValue(tag: tag)
+                    continue
+                }
+                let field = fields[index]
+                let expected = field.kind.wireType
+                let before = values.count
+                switch UInt8(tag & 7) {
+                case expected.rawValue where expected == .varint:
+                    let value = try reader.readVarint()
+                    if case .closedEnumeration(let names) = field.kind,
+                       TextFormatKind.name(of: Int32(truncatingIfNeeded: value), in: names) == nil { continue }
+                    values.append((index, .varint(value)))
+                case expected.rawValue where expected == .fixed32:
+                    values.append((index, .fixed32(try reader.readFixed32())))
+                case expected.rawValue where expected == .fixed64:
+                    values.append((index, .fixed64(try reader.readFixed64())))
+                case expected.rawValue where expected == .lengthDelimited:
+                    values.append((index, .bytes(try reader.readDelimitedBuffer())))
+                case expected.rawValue where expected == .startGroup:
+                    values.append((index, .bytes(try reader.readGroupBuffer(fieldNumber: tag >> 3))))
+                case WireType.lengthDelimited.rawValue where expected != .startGroup:
+                    var run = ProtoReader(buffer: try reader.readDelimitedBuffer())
+                    while run.hasRemaining {
+                        switch expected {
+                        case .varint: values.append((index, .varint(try run.readVarint())))
+                        case .fixed32: values.append((index, .fixed32(try run.readFixed32())))
+                        default: values.append((index, .fixed64(try run.readFixed64())))
+                        }
+                    }
+                default:
+                    try reader.skipValue(tag: tag)
+                }
+                if before > 0, values.count > before, values[before - 1].field > index { inOrder = false }
+            }
+        } catch {
+            throw fail(path, "the message's encoding does not parse: \(error)")
+        }
+        if !inOrder {
+            // Stable: values of one field keep their wire order (the last of a singular field wins).
+            let order = values.indices.sorted { (values[$0].field, $0) < (values[$1].field, $1) }
+            values = order.map { values[$0] }
+        }
+        return values
+    }
+
     /// The index of the field numbered `number` in `fields` (in number order).
     static func index(of number: Int32, in fields: [JSONField]) -> Int? {
         var low = 0
@@ -127,17 +203,20 @@ struct JSONPrinter {
     mutating func fields(_ schema: JSONSchema, _ buffer: UnsafeRawBufferPointer, path: String,
                          first: inout Bool) throws(JSONError) {
         let all = schema.fields(with: options.registry)
-        let values = try Self.collect(all, buffer, path: path)
+        let values = try Self.collectInOrder(all, buffer, path: path)
+        var next = 0
         for (index, field) in all.enumerated() {
+            let start = next
+            while next < values.count && values[next].field == index { next += 1 }
             let name = options.useProtoFieldNames ? field.protoName : field.jsonName
-            let fieldPath = path + "." + name
-            guard let raws = values[index] else {
+            let fieldPath = self.path(path, "." + name)
+            guard next > start else {
                 guard options.emitDefaultValues, !field.hasPresence else { continue }
                 key(name, first: &first)
                 if case .map = field.kind {
-                    output += Array("{}".utf8)
+                    append("{}")
                 } else if field.isRepeated {
-                    output += Array("[]".utf8)
+                    append("[]")
                 } else {
                     try value(field.kind, Self.zero(field.kind), path: fieldPath)
                 }
@@ -145,18 +224,23 @@ struct JSONPrinter {
             }
             key(name, first: &first)
             if case let .map(keyKind, valueKind) = field.kind {
-                try printMap(raws, key: keyKind, value: valueKind, path: fieldPath)
+                try printMap(values[start..<next].map(\.raw), key: keyKind, value: valueKind, path: fieldPath)
             } else if field.isRepeated {
                 output.append(UInt8(ascii: "["))
-                for (position, raw) in raws.enumerated() {
-                    if position > 0 { output.append(UInt8(ascii: ",")) }
-                    try value(field.kind, raw, path: fieldPath + "[\(position)]")
+                for position in start..<next {
+                    if position > start { output.append(UInt8(ascii: ",")) }
+                    try value(field.kind, values[position].raw, path: self.path(fieldPath, "[\(position - start)]"))
                 }
                 output.append(UInt8(ascii: "]"))
             } else {
-                try value(field.kind, raws[raws.count - 1], path: fieldPath)
+                try value(field.kind, values[next - 1].raw, path: fieldPath)
             }
         }
+    }
+
+    /// Appends ASCII text that needs no escaping.
+    mutating func append(_ text: StaticString) {
+        output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     mutating func key(_ name: String, first: inout Bool) {
@@ -201,7 +285,7 @@ struct JSONPrinter {
             } catch {
                 throw Self.fail(path, "a map entry's encoding does not parse: \(error)")
             }
-            let text = Self.keyText(keyKind, key)
+            let text = keyText(keyKind, key)
             if let position = positions[text] {
                 entries[position].value = value
             } else {
@@ -214,89 +298,149 @@ struct JSONPrinter {
             if position > 0 { output.append(UInt8(ascii: ",")) }
             string(entry.key)
             output.append(UInt8(ascii: ":"))
-            try value(valueKind, entry.value, path: path + "[\"" + entry.key + "\"]")
+            try value(valueKind, entry.value, path: self.path(path, "[\"" + entry.key + "\"]"))
         }
         output.append(UInt8(ascii: "}"))
     }
 
-    /// A map key as its JSON member name.
-    private static func keyText(_ kind: TextFormatKind, _ raw: Raw) -> String {
+    /// A map key as its JSON member name: the key's value, a number unquoted.
+    private func keyText(_ kind: TextFormatKind, _ raw: Raw) -> String {
         switch (kind, raw) {
-        case (.bool, .varint(let value)): return value != 0 ? "true" : "false"
         case (.string, .bytes(let bytes)): return String(decoding: bytes, as: UTF8.self)
-        default: return scalarText(kind, raw, quoted64: false)
+        default:
+            // Keys are integers or bools, whose printing cannot fail; 64-bit ones come out quoted.
+            var scratch = JSONPrinter(options: options, tracksPath: false)
+            try? scratch.value(kind, raw, path: "")
+            return String(decoding: scratch.output.filter { $0 != UInt8(ascii: "\"") }, as: UTF8.self)
         }
-    }
-
-    /// A number's JSON text (64-bit integers quoted when `quoted64`).
-    static func scalarText(_ kind: TextFormatKind, _ raw: Raw, quoted64: Bool = true) -> String {
-        func quote(_ text: String) -> String { quoted64 ? "\"" + text + "\"" : text }
-        switch (kind, raw) {
-        case (.int32, .varint(let value)): return String(Int32(truncatingIfNeeded: value))
-        case (.int64, .varint(let value)): return quote(String(Int64(bitPattern: value)))
-        case (.uint32, .varint(let value)): return String(UInt32(truncatingIfNeeded: value))
-        case (.uint64, .varint(let value)): return quote(String(value))
-        case (.sint32, .varint(let value)): return String(Wire.unZigZag(UInt32(truncatingIfNeeded: value)))
-        case (.sint64, .varint(let value)): return quote(String(Wire.unZigZag(value)))
-        case (.fixed32, .fixed32(let value)): return String(value)
-        case (.sfixed32, .fixed32(let value)): return String(Int32(bitPattern: value))
-        case (.fixed64, .fixed64(let value)): return quote(String(value))
-        case (.sfixed64, .fixed64(let value)): return quote(String(Int64(bitPattern: value)))
-        case (.float, .fixed32(let value)): return floatText(Double(Float(bitPattern: value)), Float(bitPattern: value).description)
-        case (.double, .fixed64(let value)): return floatText(Double(bitPattern: value), Double(bitPattern: value).description)
-        case (.bool, .varint(let value)): return value != 0 ? "true" : "false"
-        default: return "0"
-        }
-    }
-
-    private static func floatText(_ value: Double, _ shortest: String) -> String {
-        if value.isNaN { return "\"NaN\"" }
-        if value.isInfinite { return value < 0 ? "\"-Infinity\"" : "\"Infinity\"" }
-        return shortest.hasSuffix(".0") ? String(shortest.dropLast(2)) : shortest
     }
 
     mutating func value(_ kind: TextFormatKind, _ raw: Raw, path: String) throws(JSONError) {
         switch (kind, raw) {
         case (.string, .bytes(let bytes)):
-            string(String(decoding: bytes, as: UTF8.self))
+            string(bytes)
         case (.bytes, .bytes(let bytes)):
             string(Base64.encode(bytes))
         case (.enumeration(let names), .varint(let value)), (.closedEnumeration(let names), .varint(let value)):
             let number = Int32(truncatingIfNeeded: value)
             if Self.isNullValue(names) {
-                output += Array("null".utf8)
+                append("null")
             } else if let name = TextFormatKind.name(of: number, in: names) {
                 string(name)
             } else {
-                output += Array(String(number).utf8)
+                decimal(Int64(number))
             }
         case (.message(let type), .bytes(let body)), (.group(let type), .bytes(let body)):
             try message(type, body, path: path)
         case (.schemaMessage, _), (.schemaGroup, _):
             throw Self.fail(path, "a message whose schema is data has no JSON form here")
+        case (.int32, .varint(let value)): decimal(Int64(Int32(truncatingIfNeeded: value)))
+        case (.int64, .varint(let value)): quoted { $0.decimal(Int64(bitPattern: value)) }
+        case (.uint32, .varint(let value)): decimal(UInt64(UInt32(truncatingIfNeeded: value)))
+        case (.uint64, .varint(let value)): quoted { $0.decimal(value) }
+        case (.sint32, .varint(let value)): decimal(Int64(Wire.unZigZag(UInt32(truncatingIfNeeded: value))))
+        case (.sint64, .varint(let value)): quoted { $0.decimal(Wire.unZigZag(value)) }
+        case (.fixed32, .fixed32(let value)): decimal(UInt64(value))
+        case (.sfixed32, .fixed32(let value)): decimal(Int64(Int32(bitPattern: value)))
+        case (.fixed64, .fixed64(let value)): quoted { $0.decimal(value) }
+        case (.sfixed64, .fixed64(let value)): quoted { $0.decimal(Int64(bitPattern: value)) }
+        case (.bool, .varint(let value)): value != 0 ? append("true") : append("false")
+        case (.float, .fixed32(let value)):
+            let float = Float(bitPattern: value)
+            floating(float.isFinite ? float.description : "", Double(float))
+        case (.double, .fixed64(let value)):
+            let double = Double(bitPattern: value)
+            floating(double.isFinite ? double.description : "", double)
         default:
-            output += Array(Self.scalarText(kind, raw).utf8)
+            output.append(UInt8(ascii: "0"))
         }
     }
 
-    /// A JSON string: `"` and `\` escaped, control characters as `\n` or `\u00XX`.
-    mutating func string(_ text: String) {
+    /// A 64-bit integer in quotes, as proto3's JSON mapping writes them.
+    private mutating func quoted(_ body: (inout JSONPrinter) -> Void) {
         output.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
+        body(&self)
+        output.append(UInt8(ascii: "\""))
+    }
+
+    mutating func decimal(_ value: Int64) {
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        decimal(value.magnitude)
+    }
+
+    /// Digits written straight into the output (no String made on the way).
+    mutating func decimal(_ value: UInt64) {
+        if value < 10 {
+            output.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = value
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
+    /// A float in its shortest form (`description`) without a trailing `.0`; NaN and the
+    /// infinities as strings.
+    private mutating func floating(_ shortest: String, _ value: Double) {
+        if value.isNaN { return append("\"NaN\"") }
+        if value.isInfinite { return value < 0 ? append("\"-Infinity\"") : append("\"Infinity\"") }
+        var text = shortest
+        text.withUTF8 { utf8 in
+            let integral = utf8.count >= 2 && utf8[utf8.count - 2] == UInt8(ascii: ".") && utf8[utf8.count - 1] == UInt8(ascii: "0")
+            output.append(contentsOf: integral ? UnsafeBufferPointer(rebasing: utf8.dropLast(2)) : utf8)
+        }
+    }
+
+    /// A JSON string: `"` and `\\` escaped, control characters as `\n` or `\u00XX`.
+    mutating func string(_ text: String) {
+        var text = text
+        text.withUTF8 { escaped($0) }
+    }
+
+    /// A string field's bytes from the wire as a JSON string. Bytes that are not UTF-8 (a
+    /// message inside an Any's value is not checked when it is set) print as U+FFFD, as
+    /// `String(decoding:as:)` repairs them.
+    mutating func string(_ bytes: UnsafeRawBufferPointer) {
+        let utf8 = bytes.bindMemory(to: UInt8.self)
+        if utf8.allSatisfy({ $0 < 0x80 }) {
+            escaped(utf8)
+        } else {
+            string(String(decoding: utf8, as: UTF8.self))
+        }
+    }
+
+    /// UTF-8 in quotes: runs of bytes that need no escape are copied whole.
+    private mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        output.append(UInt8(ascii: "\""))
+        var runStart = 0
+        for index in utf8.indices {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            runStart = index + 1
             switch byte {
-            case UInt8(ascii: "\""): output += [0x5C, UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): output += [0x5C, 0x5C]
-            case 0x0A: output += [0x5C, UInt8(ascii: "n")]
-            case 0x0D: output += [0x5C, UInt8(ascii: "r")]
-            case 0x09: output += [0x5C, UInt8(ascii: "t")]
-            case 0x08: output += [0x5C, UInt8(ascii: "b")]
-            case 0x0C: output += [0x5C, UInt8(ascii: "f")]
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                output += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 15)]]
-            default: output.append(byte)
+            case UInt8(ascii: "\""): append("\\\"")
+            case UInt8(ascii: "\\"): append("\\\\")
+            case 0x0A: append("\\n")
+            case 0x0D: append("\\r")
+            case 0x09: append("\\t")
+            case 0x08: append("\\b")
+            case 0x0C: append("\\f")
+            default:
+                let hex: StaticString = "0123456789abcdef"
+                append("\\u00")
+                output.append(hex.utf8Start[Int(byte >> 4)])
+                output.append(hex.utf8Start[Int(byte & 15)])
             }
         }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         output.append(UInt8(ascii: "\""))
     }
 }

@@ -127,7 +127,7 @@ extension JSONPrinter {
             output.append(UInt8(ascii: "["))
             for (position, raw) in (try Self.collect(schema, buffer, path: path)[0] ?? []).enumerated() {
                 if position > 0 { output.append(UInt8(ascii: ",")) }
-                try value(field.kind, raw, path: path + "[\(position)]")
+                try value(field.kind, raw, path: self.path(path, "[\(position)]"))
             }
             output.append(UInt8(ascii: "]"))
         case "google.protobuf.Value":
@@ -159,7 +159,7 @@ extension JSONPrinter {
             body = bytes
         }
         if url.isEmpty && body.isEmpty {
-            output += Array("{}".utf8)
+            append("{}")
             return
         }
         guard let type = options.registry.type(forURL: url) else {
@@ -172,7 +172,7 @@ extension JSONPrinter {
         string(url)
         if hasSpecialForm(inner.fullName) {
             key("value", first: &first)
-            try message(type, body, path: path + ".value")
+            try message(type, body, path: self.path(path, ".value"))
         } else {
             try fields(inner, body, path: path, first: &first)
         }
