@@ -1,3 +1,13 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Android)
+import Android
+#endif
+
 extension Message {
     /// The message in proto3's canonical JSON mapping, on one line: fields by their JSON name
     /// in number order, 64-bit integers as strings, enums by name, bytes in base64, floats
@@ -13,6 +23,7 @@ extension Message {
         // Printed without building the path of every value; a failure (rare) is printed again
         // with paths, so that its error names where it happened.
         var printer = JSONPrinter(options: options, tracksPath: false)
+        printer.output.reserveCapacity(2 * bytes.count + 16)
         if let failure = printer.print(Self.self, bytes) {
             var tracking = JSONPrinter(options: options, tracksPath: true)
             throw tracking.print(Self.self, bytes) ?? failure
@@ -127,6 +138,7 @@ struct JSONPrinter {
     /// `collect`.
     static func collectInOrder(_ fields: [JSONField], _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError) -> [(field: Int, raw: Raw)] {
         var values: [(field: Int, raw: Raw)] = []
+        values.reserveCapacity(Swift.min(fields.count, buffer.count))
         var inOrder = true
         var reader = ProtoReader(buffer: buffer)
         do throws(WireError) {
@@ -224,7 +236,7 @@ struct JSONPrinter {
             }
             key(name, first: &first)
             if case let .map(keyKind, valueKind) = field.kind {
-                try printMap(values[start..<next].map(\.raw), key: keyKind, value: valueKind, path: fieldPath)
+                try printMap(values[start..<next].lazy.map(\.raw), key: keyKind, value: valueKind, path: fieldPath)
             } else if field.isRepeated {
                 output.append(UInt8(ascii: "["))
                 for position in start..<next {
@@ -259,12 +271,12 @@ struct JSONPrinter {
         }
     }
 
-    mutating func printMap(_ raws: [Raw], key keyKind: TextFormatKind, value valueKind: TextFormatKind,
-                              path: String) throws(JSONError) {
-        // Entries in wire order; a later entry of the same key replaces an earlier one.
-        var entries: [(key: String, value: Raw)] = []
-        var positions: [String: Int] = [:]
-        let entrySchema = [TextFormatField(1, "key", keyKind), TextFormatField(2, "value", valueKind)]
+    mutating func printMap(_ raws: some Collection<Raw>, key keyKind: TextFormatKind, value valueKind: TextFormatKind,
+                           path: String) throws(JSONError) {
+        var entries: [(key: Raw, value: Raw)] = []
+        entries.reserveCapacity(raws.count)
+        let keyTag = 1 << 3 | UInt32(keyKind.wireType.rawValue)
+        let valueTag = 2 << 3 | UInt32(valueKind.wireType.rawValue)
         for raw in raws {
             guard case let .bytes(body) = raw else { continue }
             var key = Self.zero(keyKind)
@@ -273,46 +285,97 @@ struct JSONPrinter {
             do throws(WireError) {
                 while reader.hasRemaining {
                     let tag = try reader.readTag()
-                    let field = entrySchema.first { tag == UInt32($0.number) << 3 | UInt32($0.kind.wireType.rawValue) }
-                    switch field?.kind.wireType {
-                    case .varint?: (field!.number == 1 ? { key = .varint($0) } : { value = .varint($0) })(try reader.readVarint())
-                    case .fixed32?: (field!.number == 1 ? { key = .fixed32($0) } : { value = .fixed32($0) })(try reader.readFixed32())
-                    case .fixed64?: (field!.number == 1 ? { key = .fixed64($0) } : { value = .fixed64($0) })(try reader.readFixed64())
-                    case .lengthDelimited?: (field!.number == 1 ? { key = .bytes($0) } : { value = .bytes($0) })(try reader.readDelimitedBuffer())
-                    default: try reader.skipValue(tag: tag)
+                    if tag == keyTag {
+                        key = try Self.read(keyKind.wireType, from: &reader)
+                    } else if tag == valueTag {
+                        value = try Self.read(valueKind.wireType, from: &reader)
+                    } else {
+                        try reader.skipValue(tag: tag)
                     }
                 }
             } catch {
                 throw Self.fail(path, "a map entry's encoding does not parse: \(error)")
             }
-            let text = keyText(keyKind, key)
-            if let position = positions[text] {
-                entries[position].value = value
-            } else {
-                positions[text] = entries.count
-                entries.append((text, value))
-            }
+            entries.append((key, value))
         }
+        // A later entry of a key replaces an earlier one. Maps this runtime encodes come in
+        // increasing key order, so no key repeats; other encodings are checked key by key.
+        if !Self.increasing(entries) { entries = lastOfEachKey(entries, keyKind) }
         output.append(UInt8(ascii: "{"))
         for (position, entry) in entries.enumerated() {
             if position > 0 { output.append(UInt8(ascii: ",")) }
-            string(entry.key)
+            if case let .bytes(bytes) = entry.key {
+                string(bytes)
+            } else {
+                output.append(UInt8(ascii: "\""))
+                if case let .varint(flag) = entry.key, case .bool = keyKind {
+                    flag != 0 ? append("true") : append("false")
+                } else {
+                    integer(keyKind, entry.key)
+                }
+                output.append(UInt8(ascii: "\""))
+            }
             output.append(UInt8(ascii: ":"))
-            try value(valueKind, entry.value, path: self.path(path, "[\"" + entry.key + "\"]"))
+            try value(valueKind, entry.value, path: self.path(path, "[\"" + keyText(keyKind, entry.key) + "\"]"))
         }
         output.append(UInt8(ascii: "}"))
     }
 
+    /// One value of a wire type.
+    private static func read(_ wireType: WireType, from reader: inout ProtoReader) throws(WireError) -> Raw {
+        switch wireType {
+        case .varint: return .varint(try reader.readVarint())
+        case .fixed32: return .fixed32(try reader.readFixed32())
+        case .fixed64: return .fixed64(try reader.readFixed64())
+        default: return .bytes(try reader.readDelimitedBuffer())
+        }
+    }
+
+    /// Whether each key is greater than the one before (bytes compared as bytes, numbers as
+    /// their wire value): then no key repeats.
+    private static func increasing(_ entries: [(key: Raw, value: Raw)]) -> Bool {
+        for index in entries.indices.dropFirst() {
+            switch (entries[index - 1].key, entries[index].key) {
+            case let (.varint(a), .varint(b)), let (.fixed64(a), .fixed64(b)):
+                if a >= b { return false }
+            case let (.fixed32(a), .fixed32(b)):
+                if a >= b { return false }
+            case let (.bytes(a), .bytes(b)):
+                let common = Swift.min(a.count, b.count)
+                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                if order > 0 || (order == 0 && a.count >= b.count) { return false }
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
+    /// The entries with the last value of each key, at the place the key first appeared.
+    private func lastOfEachKey(_ entries: [(key: Raw, value: Raw)], _ keyKind: TextFormatKind) -> [(key: Raw, value: Raw)] {
+        var kept: [(key: Raw, value: Raw)] = []
+        var positions: [String: Int] = [:]
+        for entry in entries {
+            let text = keyText(keyKind, entry.key)
+            if let position = positions[text] {
+                kept[position].value = entry.value
+            } else {
+                positions[text] = kept.count
+                kept.append(entry)
+            }
+        }
+        return kept
+    }
+
     /// A map key as its JSON member name: the key's value, a number unquoted.
     private func keyText(_ kind: TextFormatKind, _ raw: Raw) -> String {
+        var scratch = JSONPrinter(options: options, tracksPath: false)
         switch (kind, raw) {
+        case (.bool, .varint(let flag)): return flag != 0 ? "true" : "false"
         case (.string, .bytes(let bytes)): return String(decoding: bytes, as: UTF8.self)
-        default:
-            // Keys are integers or bools, whose printing cannot fail; 64-bit ones come out quoted.
-            var scratch = JSONPrinter(options: options, tracksPath: false)
-            try? scratch.value(kind, raw, path: "")
-            return String(decoding: scratch.output.filter { $0 != UInt8(ascii: "\"") }, as: UTF8.self)
+        default: scratch.integer(kind, raw)
         }
+        return String(decoding: scratch.output, as: UTF8.self)
     }
 
     mutating func value(_ kind: TextFormatKind, _ raw: Raw, path: String) throws(JSONError) {
@@ -320,7 +383,9 @@ struct JSONPrinter {
         case (.string, .bytes(let bytes)):
             string(bytes)
         case (.bytes, .bytes(let bytes)):
-            string(Base64.encode(bytes))
+            output.append(UInt8(ascii: "\""))
+            Base64.encode(bytes, into: &output)
+            output.append(UInt8(ascii: "\""))
         case (.enumeration(let names), .varint(let value)), (.closedEnumeration(let names), .varint(let value)):
             let number = Int32(truncatingIfNeeded: value)
             if Self.isNullValue(names) {
@@ -334,16 +399,12 @@ struct JSONPrinter {
             try message(type, body, path: path)
         case (.schemaMessage, _), (.schemaGroup, _):
             throw Self.fail(path, "a message whose schema is data has no JSON form here")
-        case (.int32, .varint(let value)): decimal(Int64(Int32(truncatingIfNeeded: value)))
-        case (.int64, .varint(let value)): quoted { $0.decimal(Int64(bitPattern: value)) }
-        case (.uint32, .varint(let value)): decimal(UInt64(UInt32(truncatingIfNeeded: value)))
-        case (.uint64, .varint(let value)): quoted { $0.decimal(value) }
-        case (.sint32, .varint(let value)): decimal(Int64(Wire.unZigZag(UInt32(truncatingIfNeeded: value))))
-        case (.sint64, .varint(let value)): quoted { $0.decimal(Wire.unZigZag(value)) }
-        case (.fixed32, .fixed32(let value)): decimal(UInt64(value))
-        case (.sfixed32, .fixed32(let value)): decimal(Int64(Int32(bitPattern: value)))
-        case (.fixed64, .fixed64(let value)): quoted { $0.decimal(value) }
-        case (.sfixed64, .fixed64(let value)): quoted { $0.decimal(Int64(bitPattern: value)) }
+        case (.int64, _), (.uint64, _), (.sint64, _), (.fixed64, _), (.sfixed64, _):
+            output.append(UInt8(ascii: "\""))
+            integer(kind, raw)
+            output.append(UInt8(ascii: "\""))
+        case (.int32, _), (.uint32, _), (.sint32, _), (.fixed32, _), (.sfixed32, _):
+            integer(kind, raw)
         case (.bool, .varint(let value)): value != 0 ? append("true") : append("false")
         case (.float, .fixed32(let value)):
             let float = Float(bitPattern: value)
@@ -356,11 +417,22 @@ struct JSONPrinter {
         }
     }
 
-    /// A 64-bit integer in quotes, as proto3's JSON mapping writes them.
-    private mutating func quoted(_ body: (inout JSONPrinter) -> Void) {
-        output.append(UInt8(ascii: "\""))
-        body(&self)
-        output.append(UInt8(ascii: "\""))
+    /// An integer kind's value, unquoted (`0` for a value of another wire type, which the
+    /// collecting left out).
+    mutating func integer(_ kind: TextFormatKind, _ raw: Raw) {
+        switch (kind, raw) {
+        case (.int32, .varint(let value)): decimal(Int64(Int32(truncatingIfNeeded: value)))
+        case (.int64, .varint(let value)): decimal(Int64(bitPattern: value))
+        case (.uint32, .varint(let value)): decimal(UInt64(UInt32(truncatingIfNeeded: value)))
+        case (.uint64, .varint(let value)): decimal(value)
+        case (.sint32, .varint(let value)): decimal(Int64(Wire.unZigZag(UInt32(truncatingIfNeeded: value))))
+        case (.sint64, .varint(let value)): decimal(Wire.unZigZag(value))
+        case (.fixed32, .fixed32(let value)): decimal(UInt64(value))
+        case (.sfixed32, .fixed32(let value)): decimal(Int64(Int32(bitPattern: value)))
+        case (.fixed64, .fixed64(let value)): decimal(value)
+        case (.sfixed64, .fixed64(let value)): decimal(Int64(bitPattern: value))
+        default: output.append(UInt8(ascii: "0"))
+        }
     }
 
     mutating func decimal(_ value: Int64) {
