@@ -63,3 +63,16 @@ public struct JSONError: Error, CustomStringConvertible, Equatable {
 
     public var description: String { "\(path) (byte \(offset)): \(message)" }
 }
+
+/// The printer and the reader build the path of each value (`$.user.login`) only when they
+/// run a second time, after a failure, to name where it happened.
+protocol JSONPathTracking {
+    var tracksPath: Bool { get }
+}
+
+extension JSONPathTracking {
+    /// The path of a value inside the one at `parent`, built only when paths are tracked.
+    func path(_ parent: String, _ step: @autoclosure () -> String) -> String {
+        tracksPath ? parent + step() : parent
+    }
+}

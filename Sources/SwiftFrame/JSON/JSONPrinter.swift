@@ -34,7 +34,7 @@ extension Message {
 
 /// Prints JSON by walking a message's encoding with its `JSONSchema`, as the text format's
 /// printer walks it with the message's `textFormatFields`.
-struct JSONPrinter {
+struct JSONPrinter: JSONPathTracking {
     var output: [UInt8] = []
     let options: JSONOptions
     /// Whether paths (`$.user.login`) are built for errors; see `jsonUTF8Bytes(options:)`.
@@ -58,10 +58,6 @@ struct JSONPrinter {
         }
     }
 
-    /// The path of a value inside the one at `parent`, built only when paths are tracked.
-    func path(_ parent: String, _ step: @autoclosure () -> String) -> String {
-        tracksPath ? parent + step() : parent
-    }
 
     /// One value of a field as it lies on the wire.
     enum Raw {

@@ -10,8 +10,17 @@ extension Message {
     /// Reads a message from JSON in UTF-8 (see `init(jsonString:options:)`).
     public init(jsonUTF8Bytes bytes: [UInt8], options: JSONOptions = JSONOptions()) throws(JSONError) {
         let root = try JSONParser.parse(bytes, maxDepth: options.maxDepth)
-        var reader = JSONReader(options: options)
-        let encoded = try reader.message(Self.self, root, path: "$")
+        // Read without building the path of every value; a failure (rare) is read again with
+        // paths, so that its error names where it happened.
+        var reader = JSONReader(options: options, tracksPath: false)
+        let encoded: [UInt8]
+        do {
+            encoded = try reader.message(Self.self, root, path: "$")
+        } catch {
+            var tracking = JSONReader(options: options, tracksPath: true)
+            _ = try tracking.message(Self.self, root, path: "$")
+            throw error
+        }
         do {
             try self.init(serializedBytes: encoded, partial: true)
         } catch {
@@ -22,8 +31,9 @@ extension Message {
 
 /// Turns parsed JSON into the binary encoding of a message, driven by the message's
 /// `JSONSchema`, so that the message's own decoder does the rest (as the text format does).
-struct JSONReader {
+struct JSONReader: JSONPathTracking {
     let options: JSONOptions
+    let tracksPath: Bool
 
     func bad(_ message: String, _ path: String, _ node: JSONNode) -> JSONError {
         JSONError(.badValue, path: path, offset: node.offset, message)
@@ -46,7 +56,7 @@ struct JSONReader {
         var oneofSet: [Int32: Int32] = [:]  // a oneof's first member -> the member set
         let extensions = options.registry.extensions(of: schema.fullName)
         for member in members where !skipping.contains(member.key) {
-            let fieldPath = path + "." + member.key
+            let fieldPath = self.path(path, "." + member.key)
             let known = schema.field(named: member.key) ?? extensions.first { "[" + $0.fullName + "]" == member.key }.map {
                 JSONField(number: $0.number, protoName: member.key, jsonName: member.key, kind: $0.kind,
                           isRepeated: $0.isRepeated, hasPresence: true, oneofSiblings: [])
@@ -86,7 +96,7 @@ struct JSONReader {
         if case let .map(keyKind, valueKind) = field.kind {
             guard case let .object(entries) = node.value else { throw bad("a map is read from a JSON object", path, node) }
             for entry in entries {
-                let entryPath = path + "[\"" + entry.key + "\"]"
+                let entryPath = self.path(path, "[\"" + entry.key + "\"]")
                 var body: [UInt8] = []
                 let keyNode = JSONNode(value: .string(entry.key), offset: entry.offset)
                 try single(keyKind, number: 1, keyNode, path: entryPath, into: &body, mapKey: true)
@@ -101,7 +111,7 @@ struct JSONReader {
         if field.isRepeated {
             guard case let .array(elements) = node.value else { throw bad("a repeated field is read from a JSON array", path, node) }
             for (index, element) in elements.enumerated() {
-                let elementPath = path + "[\(index)]"
+                let elementPath = self.path(path, "[\(index)]")
                 if case .null = element.value, !Self.readsNull(field.kind) {
                     throw bad("a repeated field's element cannot be null", elementPath, element)
                 }
@@ -251,6 +261,7 @@ enum JSONNumbers {
     /// The integer a JSON number's text stands for exactly (`1e5`, `100.000` too), as a sign
     /// and a magnitude; nil when it has a fraction or does not fit 64 bits.
     static func exactInteger(_ text: String) -> (negative: Bool, magnitude: UInt64)? {
+        if let plain = plainInteger(text) { return plain }
         var bytes = Array(text.utf8)[...]
         let negative = bytes.first == UInt8(ascii: "-")
         if negative { bytes = bytes.dropFirst() }
@@ -288,6 +299,26 @@ enum JSONNumbers {
             magnitude = sum
         }
         return (negative, magnitude)
+    }
+}
+
+extension JSONNumbers {
+    /// The common case of `exactInteger`: an optional `-` and at most 19 digits, which fit
+    /// 64 bits; nil for any other text.
+    private static func plainInteger(_ text: String) -> (negative: Bool, magnitude: UInt64)? {
+        var text = text
+        return text.withUTF8 { utf8 in
+            let negative = utf8.first == UInt8(ascii: "-")
+            let start = negative ? 1 : 0
+            guard utf8.count > start, utf8.count - start <= 19 else { return nil }
+            var magnitude: UInt64 = 0
+            for byte in utf8[start...] {
+                let digit = byte &- 0x30
+                guard digit < 10 else { return nil }
+                magnitude = magnitude &* 10 &+ UInt64(digit)
+            }
+            return (negative, magnitude)
+        }
     }
 }
 

@@ -2,7 +2,9 @@
 /// no comments, no trailing commas, no leading zeros or `+`, escapes checked (a lone
 /// surrogate is an error), control characters only escaped, nesting bounded.
 struct JSONNode {
-    indirect enum Value {
+    // Not `indirect`: the arrays already hold their elements out of line, and an indirect
+    // enum would box every value.
+    enum Value {
         case null
         case bool(Bool)
         /// The number's text, as written (its grammar checked).
@@ -34,7 +36,8 @@ struct JSONParser {
 
     /// The one value of `bytes`, with nothing but whitespace around it.
     static func parse(_ bytes: [UInt8], maxDepth: Int) throws(JSONError) -> JSONNode {
-        guard String(validating: bytes, as: UTF8.self) != nil else {
+        // Checked whole only when there is anything but ASCII (the check makes a String).
+        guard bytes.allSatisfy({ $0 < 0x80 }) || String(validating: bytes, as: UTF8.self) != nil else {
             throw JSONError(.syntax, path: "$", offset: 0, "the input is not UTF-8")
         }
         var parser = JSONParser(bytes, maxDepth: maxDepth)
@@ -166,7 +169,17 @@ struct JSONParser {
     private mutating func string() throws(JSONError) -> String {
         let start = index
         index += 1
-        var out: [UInt8] = []
+        // Most strings have no escape: made from the input's bytes in one step.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            defer { index = end + 1 }
+            return bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[index..<end]), as: UTF8.self) }
+        }
+        var out = Array(bytes[index..<end])
+        index = end
         while true {
             guard index < bytes.count else { throw error("unterminated string", at: start) }
             let byte = bytes[index]

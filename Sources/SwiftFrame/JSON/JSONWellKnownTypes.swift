@@ -240,14 +240,14 @@ extension JSONReader {
             for member in members {
                 var entry: [UInt8] = []
                 JSONWire.delimited(1, Array(member.key.utf8), to: &entry)
-                try single(valueKind, number: 2, member.value, path: path + "." + member.key, into: &entry)
+                try single(valueKind, number: 2, member.value, path: self.path(path, "." + member.key), into: &entry)
                 JSONWire.delimited(1, entry, to: &out)
             }
         case "google.protobuf.ListValue":
             guard let field = schema.field(number: 1) else { return nil }
             guard case let .array(elements) = node.value else { throw bad("a ListValue is a JSON array", path, node) }
             for (index, element) in elements.enumerated() {
-                try single(field.kind, number: 1, element, path: path + "[\(index)]", into: &out)
+                try single(field.kind, number: 1, element, path: self.path(path, "[\(index)]"), into: &out)
             }
         case "google.protobuf.Value":
                         switch node.value {
@@ -291,7 +291,7 @@ extension JSONReader {
                 throw JSONError(.unknownField, path: path + "." + member.key, offset: member.offset,
                                 "an Any holding \(inner.fullName) has only \"@type\" and \"value\"")
             }
-            body = try message(type, value.value, path: path + ".value")
+            body = try message(type, value.value, path: self.path(path, ".value"))
         } else {
             body = try fields(of: inner, members, path: path, skipping: ["@type"])
         }
