@@ -185,6 +185,43 @@ struct JSONTests {
         }
     }
 
+    @Test("Printing: an error names the path; strings escaped; a repeated map key keeps its last value")
+    func printing() throws {
+        // Printed without paths first, then again to name where it failed.
+        var message = Proto3()
+        var late = Google_Protobuf_Timestamp()
+        late.seconds = 253_402_300_800  // year 10000
+        message.repeatedTimestamp = [Google_Protobuf_Timestamp(), late]
+        do {
+            _ = try message.jsonString()
+            Issue.record("printed")
+        } catch {
+            #expect(error.kind == .unrepresentable && error.path == "$.repeatedTimestamp[1]", "\(error)")
+        }
+
+        var text = Proto3()
+        text.optionalString = "a\"b\\c\n\u{01}é"
+        text.mapInt64Int64 = [-3: 4]
+        #expect(try text.jsonString() == #"{"optionalString":"a\"b\\c\n\u0001é","mapInt64Int64":{"-3":"4"}}"#)
+
+        // Inside an Any's value the bytes are not this runtime's encoding: a key given twice
+        // (k, j, k) keeps its place and its last value, and a string that is not UTF-8 prints
+        // repaired.
+        let entry = { (key: String, value: String) -> [UInt8] in
+            let body = [0x0A, UInt8(key.utf8.count)] + Array(key.utf8) + [0x12, UInt8(value.utf8.count)] + Array(value.utf8)
+            return [0xAA, 0x04, UInt8(body.count)] + body  // map_string_string = 69
+        }
+        var any = Google_Protobuf_Any()
+        any.typeUrl = "type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3"
+        any.value = [0x72, 0x01, 0xFF] + entry("k", "a") + entry("j", "x") + entry("k", "b")  // optional_string = 14
+        var holder = Proto3()
+        holder.optionalAny = any
+        #expect(try holder.jsonString(options: JSONOptions(registry: Self.registry)) == """
+            {"optionalAny":{"@type":"type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3",\
+            "optionalString":"\u{FFFD}","mapStringString":{"k":"b","j":"x"}}}
+            """)
+    }
+
     @Test("Deep nesting is an error at the bound, not a crash")
     func deepNesting() throws {
         let depth = 100_000
