@@ -29,6 +29,25 @@ extension Message {
     }
 }
 
+/// Field numbers met so far in one object: a bit each for 1–128, which most messages use
+/// (a `Set` costs more to make and grow than reading such a message), a set for the others.
+struct FieldNumbers {
+    private var low: (UInt64, UInt64) = (0, 0)
+    private var others: Set<Int32> = []
+
+    /// Adds `number`; false if it was there already.
+    mutating func insert(_ number: Int32) -> Bool {
+        guard number >= 1 && number <= 128 else { return others.insert(number).inserted }
+        let bit = UInt64(1) << UInt64((number - 1) & 63)
+        if number <= 64 {
+            defer { low.0 |= bit }
+            return low.0 & bit == 0
+        }
+        defer { low.1 |= bit }
+        return low.1 & bit == 0
+    }
+}
+
 /// Turns parsed JSON into the binary encoding of a message, driven by the message's
 /// `JSONSchema`, so that the message's own decoder does the rest (as the text format does).
 struct JSONReader: JSONPathTracking {
@@ -52,7 +71,7 @@ struct JSONReader: JSONPathTracking {
     mutating func fields(of schema: JSONSchema, _ members: [JSONMember], path: String,
                          skipping: Set<String> = []) throws(JSONError) -> [UInt8] {
         var out: [UInt8] = []
-        var seen = Set<Int32>()
+        var seen = FieldNumbers()
         var oneofSet: [Int32: Int32] = [:]  // a oneof's first member -> the member set
         let extensions = options.registry.extensions(of: schema.fullName)
         for member in members where !skipping.contains(member.key) {
@@ -66,7 +85,7 @@ struct JSONReader: JSONPathTracking {
                 throw JSONError(.unknownField, path: fieldPath, offset: member.offset,
                                 "\(schema.fullName) has no field '\(member.key)'")
             }
-            guard seen.insert(field.number).inserted else {
+            guard seen.insert(field.number) else {
                 throw JSONError(.duplicateField, path: fieldPath, offset: member.offset, "'\(member.key)' is given twice")
             }
             if case .null = member.value.value, !Self.readsNull(field.kind) { continue }
