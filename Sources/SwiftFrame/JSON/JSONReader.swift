@@ -29,6 +29,15 @@ extension Message {
     }
 }
 
+extension JSONWire {
+    /// A string field: its UTF-8 copied straight from the string.
+    static func delimited(_ number: Int32, _ text: String, to out: inout [UInt8]) {
+        tag(number, .lengthDelimited, to: &out)
+        Wire.appendVarint(UInt64(text.utf8.count), to: &out)
+        out.append(contentsOf: text.utf8)
+    }
+}
+
 /// Field numbers met so far in one object: a bit each for 1–128, which most messages use
 /// (a `Set` costs more to make and grow than reading such a message), a set for the others.
 struct FieldNumbers {
@@ -171,7 +180,7 @@ struct JSONReader: JSONPathTracking {
             }
         case .string:
             guard case let .string(text) = node.value else { throw bad("a string field is read from a JSON string", path, node) }
-            JSONWire.delimited(number, Array(text.utf8), to: &out)
+            JSONWire.delimited(number, text, to: &out)
         case .bytes:
             guard case let .string(text) = node.value, let bytes = Base64.decode(text) else {
                 throw bad("a bytes field is read from a base64 string", path, node)

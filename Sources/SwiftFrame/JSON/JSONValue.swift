@@ -68,6 +68,7 @@ struct JSONParser {
             }
             index += 1
             var members: [JSONMember] = []
+            members.reserveCapacity(8)  // one allocation for most objects, not four as it grows
             skipSpace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
                 index += 1
@@ -98,6 +99,7 @@ struct JSONParser {
             }
             index += 1
             var elements: [JSONNode] = []
+            elements.reserveCapacity(8)
             skipSpace()
             if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
                 index += 1

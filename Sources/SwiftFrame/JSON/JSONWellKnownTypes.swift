@@ -227,7 +227,7 @@ extension JSONReader {
                     guard let snake = FieldMaskNames.snake(String(camel)) else {
                         throw bad("the FieldMask path '\(camel)' is not in lowerCamelCase", path, node)
                     }
-                    JSONWire.delimited(1, Array(snake.utf8), to: &out)
+                    JSONWire.delimited(1, snake, to: &out)
                 }
             }
         case _ where wrapperNames.contains(fullName):
@@ -239,7 +239,7 @@ extension JSONReader {
             guard case let .object(members) = node.value else { throw bad("a Struct is a JSON object", path, node) }
             for member in members {
                 var entry: [UInt8] = []
-                JSONWire.delimited(1, Array(member.key.utf8), to: &entry)
+                JSONWire.delimited(1, member.key, to: &entry)
                 try single(valueKind, number: 2, member.value, path: self.path(path, "." + member.key), into: &entry)
                 JSONWire.delimited(1, entry, to: &out)
             }
@@ -253,7 +253,7 @@ extension JSONReader {
                         switch node.value {
             case .null: JSONWire.varint(1, 0, to: &out)
             case .number: JSONWire.fixed(2, try floating(node, path).bitPattern, bytes: 8, to: &out)
-            case .string(let text): JSONWire.delimited(3, Array(text.utf8), to: &out)
+            case .string(let text): JSONWire.delimited(3, text, to: &out)
             case .bool(let value): JSONWire.varint(4, value ? 1 : 0, to: &out)
             case .object:
                 guard let field = schema.field(number: 5) else { return nil }
@@ -297,7 +297,7 @@ extension JSONReader {
         }
         body = try Self.canonical(type, body, path: path, node)
         var out: [UInt8] = []
-        JSONWire.delimited(1, Array(url.utf8), to: &out)
+        JSONWire.delimited(1, url, to: &out)
         JSONWire.delimited(2, body, to: &out)
         return out
     }
