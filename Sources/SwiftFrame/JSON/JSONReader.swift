@@ -194,7 +194,7 @@ struct JSONReader: JSONPathTracking {
                     throw bad("'\(name)' is no value of the enum", path, node)
                 }
                 JSONWire.varint(number, UInt64(bitPattern: Int64(value.number)), to: &out)
-            case .number:
+            case .integer, .number:
                 let value = try integer(node, path, min: Int64(Int32.min), max: Int64(Int32.max))
                 JSONWire.varint(number, UInt64(bitPattern: value), to: &out)
             case .null where JSONPrinter.isNullValue(names):
@@ -216,6 +216,7 @@ struct JSONReader: JSONPathTracking {
     /// The text of a number given as a JSON number or a string (no spaces allowed).
     private func numberText(_ node: JSONNode, _ path: String) throws(JSONError) -> String {
         switch node.value {
+        case .integer(let negative, let magnitude): return (negative ? "-" : "") + String(magnitude)
         case .number(let text): return text
         case .string(let text):
             guard JSONNumbers.isNumber(text) else { throw bad("'\(text)' is not a number", path, node) }
@@ -224,27 +225,31 @@ struct JSONReader: JSONPathTracking {
         }
     }
 
-    func integer(_ node: JSONNode, _ path: String, min: Int64, max: Int64) throws(JSONError) -> Int64 {
+    /// The integer a number stands for exactly, as a sign and a magnitude.
+    private func exactInteger(_ node: JSONNode, _ path: String) throws(JSONError) -> (negative: Bool, magnitude: UInt64) {
+        if case let .integer(negative, magnitude) = node.value { return (negative, magnitude) }
         let text = try numberText(node, path)
-        guard let (negative, magnitude) = JSONNumbers.exactInteger(text) else {
-            throw bad("'\(text)' is not an integer", path, node)
-        }
+        guard let integer = JSONNumbers.exactInteger(text) else { throw bad("'\(text)' is not an integer", path, node) }
+        return integer
+    }
+
+    func integer(_ node: JSONNode, _ path: String, min: Int64, max: Int64) throws(JSONError) -> Int64 {
+        let (negative, magnitude) = try exactInteger(node, path)
         if negative {
             guard magnitude <= UInt64(bitPattern: 0 &- min) || (min == .min && magnitude == UInt64(1) << 63) else {
-                throw bad("\(text) is out of range", path, node)
+                throw bad("\(try numberText(node, path)) is out of range", path, node)
             }
             return magnitude == UInt64(1) << 63 ? .min : -Int64(magnitude)
         }
-        guard magnitude <= UInt64(max) else { throw bad("\(text) is out of range", path, node) }
+        guard magnitude <= UInt64(max) else { throw bad("\(try numberText(node, path)) is out of range", path, node) }
         return Int64(magnitude)
     }
 
     func unsigned(_ node: JSONNode, _ path: String, max: UInt64) throws(JSONError) -> UInt64 {
-        let text = try numberText(node, path)
-        guard let (negative, magnitude) = JSONNumbers.exactInteger(text) else {
-            throw bad("'\(text)' is not an integer", path, node)
+        let (negative, magnitude) = try exactInteger(node, path)
+        guard !negative || magnitude == 0, magnitude <= max else {
+            throw bad("\(try numberText(node, path)) is out of range", path, node)
         }
-        guard !negative || magnitude == 0, magnitude <= max else { throw bad("\(text) is out of range", path, node) }
         return magnitude
     }
 
@@ -253,6 +258,9 @@ struct JSONReader: JSONPathTracking {
         case .string("NaN"): return .nan
         case .string("Infinity"): return .infinity
         case .string("-Infinity"): return -.infinity
+        case .integer(let negative, let magnitude):
+            // Rounded to the nearest double, as reading the digits as a double rounds them.
+            return negative ? -Double(magnitude) : Double(magnitude)
         default:
             let text = try numberText(node, path)
             guard let value = Double(text), value.isFinite else { throw bad("\(text) is out of a double's range", path, node) }

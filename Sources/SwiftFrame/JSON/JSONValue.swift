@@ -7,7 +7,10 @@ struct JSONNode {
     enum Value {
         case null
         case bool(Bool)
-        /// The number's text, as written (its grammar checked).
+        /// A number with no fraction and no exponent, of at most 19 digits (which fit 64
+        /// bits): most numbers, read without making a String.
+        case integer(negative: Bool, magnitude: UInt64)
+        /// Any other number's text, as written (its grammar checked).
         case number(String)
         case string(String)
         case array([JSONNode])
@@ -129,7 +132,7 @@ struct JSONParser {
             try literal("null")
             return JSONNode(value: .null, offset: start)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return JSONNode(value: .number(try number()), offset: start)
+            return JSONNode(value: try number(), offset: start)
         default:
             throw error("unexpected character where a value should be")
         }
@@ -143,7 +146,7 @@ struct JSONParser {
     }
 
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`
-    private mutating func number() throws(JSONError) -> String {
+    private mutating func number() throws(JSONError) -> JSONNode.Value {
         let start = index
         func digits() -> Int {
             let first = index
@@ -155,6 +158,7 @@ struct JSONParser {
         let integerDigits = digits()
         guard integerDigits > 0 else { throw error("a number without digits", at: start) }
         guard integerDigits == 1 || bytes[integerStart] != 0x30 else { throw error("a number with a leading zero", at: start) }
+        let integerEnd = index
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
             guard digits() > 0 else { throw error("no digits after a number's '.'", at: start) }
@@ -164,7 +168,12 @@ struct JSONParser {
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard digits() > 0 else { throw error("no digits in a number's exponent", at: start) }
         }
-        return String(decoding: bytes[start..<index], as: UTF8.self)
+        if index == integerEnd && integerDigits <= 19 {
+            var magnitude: UInt64 = 0
+            for digit in bytes[integerStart..<integerEnd] { magnitude = magnitude &* 10 &+ UInt64(digit &- 0x30) }
+            return .integer(negative: integerStart > start, magnitude: magnitude)
+        }
+        return .number(String(decoding: bytes[start..<index], as: UTF8.self))
     }
 
     /// A quoted string, its escapes resolved.

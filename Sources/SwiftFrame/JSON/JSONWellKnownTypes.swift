@@ -250,9 +250,9 @@ extension JSONReader {
                 try single(field.kind, number: 1, element, path: self.path(path, "[\(index)]"), into: &out)
             }
         case "google.protobuf.Value":
-                        switch node.value {
+            switch node.value {
             case .null: JSONWire.varint(1, 0, to: &out)
-            case .number: JSONWire.fixed(2, try floating(node, path).bitPattern, bytes: 8, to: &out)
+            case .integer, .number: JSONWire.fixed(2, try floating(node, path).bitPattern, bytes: 8, to: &out)
             case .string(let text): JSONWire.delimited(3, text, to: &out)
             case .bool(let value): JSONWire.varint(4, value ? 1 : 0, to: &out)
             case .object:
