@@ -5,6 +5,7 @@
 ///
 /// Every offset and stored type was checked against the struct when the table was made
 /// (`FieldEntry.init`), so each pointer below is bound to the type it is used as.
+@usableFromInline
 enum TableCodec {
     // MARK: Decoding
 
@@ -156,10 +157,7 @@ enum TableCodec {
 
     // MARK: Sizing
 
-    static func size<M: CompactMessage>(of message: borrowing M, cache: inout SizeCache) -> Int {
-        withUnsafePointer(to: message) { size(ofFields: $0, cache: &cache) }
-    }
-
+    @usableFromInline
     static func size<M: CompactMessage>(ofFields message: UnsafePointer<M>, cache: inout SizeCache) -> Int {
         let table = M.fieldTable
         let base = UnsafeRawPointer(message)
@@ -273,10 +271,7 @@ enum TableCodec {
 
     // MARK: Encoding
 
-    static func encode<M: CompactMessage>(_ message: borrowing M, to writer: inout ProtoWriter) {
-        withUnsafePointer(to: message) { encode(fields: $0, to: &writer) }
-    }
-
+    @usableFromInline
     static func encode<M: CompactMessage>(fields message: UnsafePointer<M>, to writer: inout ProtoWriter) {
         let table = M.fieldTable
         let base = UnsafeRawPointer(message)
