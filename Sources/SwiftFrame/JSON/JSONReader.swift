@@ -43,14 +43,12 @@ struct JSONReader {
                          skipping: Set<String> = []) throws(JSONError) -> [UInt8] {
         var out: [UInt8] = []
         var seen = Set<Int32>()
-        var oneofSet: [Int32: Int32] = [:]  // a oneof's first member -> the member set
+        var oneofSet: [Int: String] = [:]  // a oneof's index -> the name its member was given by
         let extensions = options.registry.extensions(of: schema.fullName)
         for member in members where !skipping.contains(member.key) {
             let fieldPath = path + "." + member.key
-            let known = schema.field(named: member.key) ?? extensions.first { "[" + $0.fullName + "]" == member.key }.map {
-                JSONField(number: $0.number, protoName: member.key, jsonName: member.key, kind: $0.kind,
-                          isRepeated: $0.isRepeated, hasPresence: true, oneofSiblings: [])
-            }
+            let known = schema.field(named: member.key)
+                ?? extensions.first { "[" + $0.fullName + "]" == member.key }.map(JSONField.init)
             guard let field = known else {
                 if options.ignoreUnknownFields { continue }
                 throw JSONError(.unknownField, path: fieldPath, offset: member.offset,
@@ -60,12 +58,12 @@ struct JSONReader {
                 throw JSONError(.duplicateField, path: fieldPath, offset: member.offset, "'\(member.key)' is given twice")
             }
             if case .null = member.value.value, !Self.readsNull(field.kind) { continue }
-            if let first = field.oneofSiblings.first {
-                if let other = oneofSet[first] {
+            if let oneof = field.oneof {
+                if let other = oneofSet[oneof] {
                     throw JSONError(.duplicateField, path: fieldPath, offset: member.offset,
-                                    "'\(member.key)' and field \(other) are of one oneof")
+                                    "'\(member.key)' and '\(other)' are members of one oneof: only one may be set")
                 }
-                oneofSet[first] = field.number
+                oneofSet[oneof] = member.key
             }
             try value(of: field, member.value, path: fieldPath, into: &out)
         }
