@@ -175,16 +175,16 @@ extension Choices: SwiftFrame.CompactMessage {
             Choices.Second?.self,
         ],
         custom: [
-            .init(1, "number", .int32),
-            .init(2, "text", .string),
-            .init(3, "data", .bytes),
-            .init(4, "level", .message(Everything.Level1.self)),
-            .init(5, "sign", .enumeration(Sign.protoNames)),
-            .init(6, "ratio", .double),
-            .init(7, "flag", .bool),
-            .init(8, "nested", .message(Choices.self)),
-            .init(10, "id", .uint64),
-            .init(11, "name", .string),
+            .init(1, "number", .int32, .oneof(0)),
+            .init(2, "text", .string, .oneof(0)),
+            .init(3, "data", .bytes, .oneof(0)),
+            .init(4, "level", .message(Everything.Level1.self), .oneof(0)),
+            .init(5, "sign", .enumeration(Sign.protoNames), .oneof(0)),
+            .init(6, "ratio", .double, .oneof(0)),
+            .init(7, "flag", .bool, .oneof(0)),
+            .init(8, "nested", .message(Choices.self), .oneof(0)),
+            .init(10, "id", .uint64, .oneof(1)),
+            .init(11, "name", .string, .oneof(1)),
         ]
     )
 

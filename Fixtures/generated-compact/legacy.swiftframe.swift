@@ -233,10 +233,10 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
             Legacy_Account.Contact?.self,
         ],
         custom: [
-            .init(9, "Profile", .group(Legacy_Account.Profile.self)),
-            .init(12, "Visit", .group(Legacy_Account.Visit.self)),
-            .init(16, "email", .string),
-            .init(17, "phone", .uint64),
+            .init(9, "Profile", .group(Legacy_Account.Profile.self), .optional),
+            .init(12, "Visit", .group(Legacy_Account.Visit.self), .repeated),
+            .init(16, "email", .string, .oneof(0)),
+            .init(17, "phone", .uint64, .oneof(0)),
         ],
         extensionRanges: [100...199]
     )

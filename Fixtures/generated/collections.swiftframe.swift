@@ -114,24 +114,24 @@ extension Maps {
     public static let protoMessageName: Swift.String = "Maps"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "int32_int32", .map(key: .int32, value: .int32)),
-        .init(2, "int64_int64", .map(key: .int64, value: .int64)),
-        .init(3, "uint32_uint32", .map(key: .uint32, value: .uint32)),
-        .init(4, "uint64_uint64", .map(key: .uint64, value: .uint64)),
-        .init(5, "sint32_sint32", .map(key: .sint32, value: .sint32)),
-        .init(6, "sint64_sint64", .map(key: .sint64, value: .sint64)),
-        .init(7, "fixed32_fixed32", .map(key: .fixed32, value: .fixed32)),
-        .init(8, "fixed64_fixed64", .map(key: .fixed64, value: .fixed64)),
-        .init(9, "sfixed32_sfixed32", .map(key: .sfixed32, value: .sfixed32)),
-        .init(10, "sfixed64_sfixed64", .map(key: .sfixed64, value: .sfixed64)),
-        .init(11, "int32_float", .map(key: .int32, value: .float)),
-        .init(12, "int32_double", .map(key: .int32, value: .double)),
-        .init(13, "bool_bool", .map(key: .bool, value: .bool)),
-        .init(14, "string_string", .map(key: .string, value: .string)),
-        .init(15, "string_bytes", .map(key: .string, value: .bytes)),
-        .init(16, "string_message", .map(key: .string, value: .message(Everything.Level1.self))),
-        .init(17, "string_enum", .map(key: .string, value: .enumeration(Sign.protoNames))),
-        .init(18, "string_self", .map(key: .string, value: .message(Maps.self))),
+        .init(1, "int32_int32", .map(key: .int32, value: .int32), .repeated),
+        .init(2, "int64_int64", .map(key: .int64, value: .int64), .repeated),
+        .init(3, "uint32_uint32", .map(key: .uint32, value: .uint32), .repeated),
+        .init(4, "uint64_uint64", .map(key: .uint64, value: .uint64), .repeated),
+        .init(5, "sint32_sint32", .map(key: .sint32, value: .sint32), .repeated),
+        .init(6, "sint64_sint64", .map(key: .sint64, value: .sint64), .repeated),
+        .init(7, "fixed32_fixed32", .map(key: .fixed32, value: .fixed32), .repeated),
+        .init(8, "fixed64_fixed64", .map(key: .fixed64, value: .fixed64), .repeated),
+        .init(9, "sfixed32_sfixed32", .map(key: .sfixed32, value: .sfixed32), .repeated),
+        .init(10, "sfixed64_sfixed64", .map(key: .sfixed64, value: .sfixed64), .repeated),
+        .init(11, "int32_float", .map(key: .int32, value: .float), .repeated),
+        .init(12, "int32_double", .map(key: .int32, value: .double), .repeated),
+        .init(13, "bool_bool", .map(key: .bool, value: .bool), .repeated),
+        .init(14, "string_string", .map(key: .string, value: .string), .repeated),
+        .init(15, "string_bytes", .map(key: .string, value: .bytes), .repeated),
+        .init(16, "string_message", .map(key: .string, value: .message(Everything.Level1.self)), .repeated),
+        .init(17, "string_enum", .map(key: .string, value: .enumeration(Sign.protoNames)), .repeated),
+        .init(18, "string_self", .map(key: .string, value: .message(Maps.self)), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -247,17 +247,17 @@ extension Choices {
     public static let protoMessageName: Swift.String = "Choices"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "number", .int32),
-        .init(2, "text", .string),
-        .init(3, "data", .bytes),
-        .init(4, "level", .message(Everything.Level1.self)),
-        .init(5, "sign", .enumeration(Sign.protoNames)),
-        .init(6, "ratio", .double),
-        .init(7, "flag", .bool),
-        .init(8, "nested", .message(Choices.self)),
+        .init(1, "number", .int32, .oneof(0)),
+        .init(2, "text", .string, .oneof(0)),
+        .init(3, "data", .bytes, .oneof(0)),
+        .init(4, "level", .message(Everything.Level1.self), .oneof(0)),
+        .init(5, "sign", .enumeration(Sign.protoNames), .oneof(0)),
+        .init(6, "ratio", .double, .oneof(0)),
+        .init(7, "flag", .bool, .oneof(0)),
+        .init(8, "nested", .message(Choices.self), .oneof(0)),
         .init(9, "note", .string),
-        .init(10, "id", .uint64),
-        .init(11, "name", .string),
+        .init(10, "id", .uint64, .oneof(1)),
+        .init(11, "name", .string, .oneof(1)),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

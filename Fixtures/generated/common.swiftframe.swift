@@ -142,7 +142,7 @@ extension CommonRespon {
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(1, "isSuc", .bool),
         .init(2, "respon", .bytes),
-        .init(3, "error", .message(ErrorMsg.self)),
+        .init(3, "error", .message(ErrorMsg.self), .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

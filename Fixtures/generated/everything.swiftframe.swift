@@ -410,35 +410,35 @@ extension Everything {
         .init(13, "f_sfixed64", .sfixed64),
         .init(14, "f_sint32", .sint32),
         .init(15, "f_sint64", .sint64),
-        .init(21, "r_double", .double),
-        .init(22, "r_float", .float),
-        .init(23, "r_int64", .int64),
-        .init(24, "r_uint64", .uint64),
-        .init(25, "r_int32", .int32),
-        .init(26, "r_fixed64", .fixed64),
-        .init(27, "r_fixed32", .fixed32),
-        .init(28, "r_bool", .bool),
-        .init(29, "r_string", .string),
-        .init(30, "r_bytes", .bytes),
-        .init(31, "r_uint32", .uint32),
-        .init(32, "r_sfixed32", .sfixed32),
-        .init(33, "r_sfixed64", .sfixed64),
-        .init(34, "r_sint32", .sint32),
-        .init(35, "r_sint64", .sint64),
-        .init(40, "nested", .message(Everything.Level1.self)),
-        .init(41, "nested_list", .message(Everything.Level1.self)),
+        .init(21, "r_double", .double, .repeated),
+        .init(22, "r_float", .float, .repeated),
+        .init(23, "r_int64", .int64, .repeated),
+        .init(24, "r_uint64", .uint64, .repeated),
+        .init(25, "r_int32", .int32, .repeated),
+        .init(26, "r_fixed64", .fixed64, .repeated),
+        .init(27, "r_fixed32", .fixed32, .repeated),
+        .init(28, "r_bool", .bool, .repeated),
+        .init(29, "r_string", .string, .repeated),
+        .init(30, "r_bytes", .bytes, .repeated),
+        .init(31, "r_uint32", .uint32, .repeated),
+        .init(32, "r_sfixed32", .sfixed32, .repeated),
+        .init(33, "r_sfixed64", .sfixed64, .repeated),
+        .init(34, "r_sint32", .sint32, .repeated),
+        .init(35, "r_sint64", .sint64, .repeated),
+        .init(40, "nested", .message(Everything.Level1.self), .optional),
+        .init(41, "nested_list", .message(Everything.Level1.self), .repeated),
         .init(42, "sign", .enumeration(Sign.protoNames)),
-        .init(43, "signs", .enumeration(Sign.protoNames)),
-        .init(44, "owner", .message(UserInfo.self)),
-        .init(45, "deepest", .message(Everything.Level1.Level2.Level3.self)),
-        .init(50, "o_int32", .int32),
-        .init(51, "o_string", .string),
-        .init(52, "o_sign", .enumeration(Sign.protoNames)),
-        .init(53, "o_double", .double),
-        .init(54, "o_bool", .bool),
-        .init(60, "unpacked_int32", .int32),
-        .init(61, "unpacked_fixed32", .fixed32),
-        .init(62, "unpacked_signs", .enumeration(Sign.protoNames)),
+        .init(43, "signs", .enumeration(Sign.protoNames), .repeated),
+        .init(44, "owner", .message(UserInfo.self), .optional),
+        .init(45, "deepest", .message(Everything.Level1.Level2.Level3.self), .optional),
+        .init(50, "o_int32", .int32, .optional),
+        .init(51, "o_string", .string, .optional),
+        .init(52, "o_sign", .enumeration(Sign.protoNames), .optional),
+        .init(53, "o_double", .double, .optional),
+        .init(54, "o_bool", .bool, .optional),
+        .init(60, "unpacked_int32", .int32, .repeated),
+        .init(61, "unpacked_fixed32", .fixed32, .repeated),
+        .init(62, "unpacked_signs", .enumeration(Sign.protoNames), .repeated),
         .init(2048, "field_2048", .int32),
         .init(536870911, "max_field", .int32),
     ]
@@ -751,7 +751,7 @@ extension Everything.Level1 {
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(1, "name", .string),
-        .init(2, "child", .message(Everything.Level1.Level2.self)),
+        .init(2, "child", .message(Everything.Level1.Level2.self), .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -790,7 +790,7 @@ extension Everything.Level1.Level2 {
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(1, "value", .int32),
-        .init(2, "child", .message(Everything.Level1.Level2.Level3.self)),
+        .init(2, "child", .message(Everything.Level1.Level2.Level3.self), .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -828,7 +828,7 @@ extension Everything.Level1.Level2.Level3 {
     public static let protoMessageName: Swift.String = "Everything.Level1.Level2.Level3"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "tags", .string),
+        .init(1, "tags", .string, .repeated),
         .init(2, "sign", .enumeration(Sign.protoNames)),
         .init(3, "kind", .enumeration(Everything.Level1.Level2.Level3.Kind.protoNames)),
     ]
@@ -911,9 +911,9 @@ extension TreeNode {
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(1, "label", .string),
-        .init(2, "left", .message(TreeNode.self)),
-        .init(3, "right", .message(TreeNode.self)),
-        .init(4, "children", .message(TreeNode.self)),
+        .init(2, "left", .message(TreeNode.self), .optional),
+        .init(3, "right", .message(TreeNode.self), .optional),
+        .init(4, "children", .message(TreeNode.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -960,7 +960,7 @@ extension Ping {
     public static let protoMessageName: Swift.String = "Ping"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "pong", .message(Pong.self)),
+        .init(1, "pong", .message(Pong.self), .optional),
         .init(2, "count", .int32),
     ]
 
@@ -999,7 +999,7 @@ extension Pong {
     public static let protoMessageName: Swift.String = "Pong"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "ping", .message(Ping.self)),
+        .init(1, "ping", .message(Ping.self), .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

@@ -204,20 +204,20 @@ extension Legacy_Account {
     public static let protoMessageName: Swift.String = "legacy.Account"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "id", .int64),
-        .init(2, "name", .string),
-        .init(3, "level", .int32),
-        .init(4, "mood", .closedEnumeration(Legacy_Mood.protoNames)),
-        .init(5, "history", .closedEnumeration(Legacy_Mood.protoNames)),
-        .init(6, "packed_history", .closedEnumeration(Legacy_Mood.protoNames)),
-        .init(7, "scores", .int32),
-        .init(8, "packed_scores", .sint64),
-        .init(9, "Profile", .group(Legacy_Account.Profile.self)),
-        .init(12, "Visit", .group(Legacy_Account.Visit.self)),
-        .init(14, "referrer", .message(Legacy_Account.self)),
-        .init(15, "moods", .map(key: .string, value: .closedEnumeration(Legacy_Mood.protoNames))),
-        .init(16, "email", .string),
-        .init(17, "phone", .uint64),
+        .init(1, "id", .int64, .optional),
+        .init(2, "name", .string, .optional),
+        .init(3, "level", .int32, .optional),
+        .init(4, "mood", .closedEnumeration(Legacy_Mood.protoNames), .optional),
+        .init(5, "history", .closedEnumeration(Legacy_Mood.protoNames), .repeated),
+        .init(6, "packed_history", .closedEnumeration(Legacy_Mood.protoNames), .repeated),
+        .init(7, "scores", .int32, .repeated),
+        .init(8, "packed_scores", .sint64, .repeated),
+        .init(9, "Profile", .group(Legacy_Account.Profile.self), .optional),
+        .init(12, "Visit", .group(Legacy_Account.Visit.self), .repeated),
+        .init(14, "referrer", .message(Legacy_Account.self), .optional),
+        .init(15, "moods", .map(key: .string, value: .closedEnumeration(Legacy_Mood.protoNames)), .repeated),
+        .init(16, "email", .string, .oneof(0)),
+        .init(17, "phone", .uint64, .oneof(0)),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -348,8 +348,8 @@ extension Legacy_Account.Profile {
     public static let protoMessageName: Swift.String = "legacy.Account.Profile"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(10, "bio", .string),
-        .init(11, "tags", .string),
+        .init(10, "bio", .string, .optional),
+        .init(11, "tags", .string, .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -384,7 +384,7 @@ extension Legacy_Account.Visit {
     public static let protoMessageName: Swift.String = "legacy.Account.Visit"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(13, "day", .uint32),
+        .init(13, "day", .uint32, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -423,21 +423,21 @@ extension Legacy_Defaults {
     public static let protoMessageName: Swift.String = "legacy.Defaults"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "i32", .int32),
-        .init(2, "i64", .int64),
-        .init(3, "u32", .uint32),
-        .init(4, "u64", .uint64),
-        .init(5, "s32", .sint32),
-        .init(6, "f64", .fixed64),
-        .init(7, "f", .float),
-        .init(8, "d", .double),
-        .init(9, "inf", .float),
-        .init(10, "neg_inf", .double),
-        .init(11, "not_a_number", .double),
-        .init(12, "flag", .bool),
-        .init(13, "text", .string),
-        .init(14, "data", .bytes),
-        .init(15, "mood", .closedEnumeration(Legacy_Mood.protoNames)),
+        .init(1, "i32", .int32, .optional),
+        .init(2, "i64", .int64, .optional),
+        .init(3, "u32", .uint32, .optional),
+        .init(4, "u64", .uint64, .optional),
+        .init(5, "s32", .sint32, .optional),
+        .init(6, "f64", .fixed64, .optional),
+        .init(7, "f", .float, .optional),
+        .init(8, "d", .double, .optional),
+        .init(9, "inf", .float, .optional),
+        .init(10, "neg_inf", .double, .optional),
+        .init(11, "not_a_number", .double, .optional),
+        .init(12, "flag", .bool, .optional),
+        .init(13, "text", .string, .optional),
+        .init(14, "data", .bytes, .optional),
+        .init(15, "mood", .closedEnumeration(Legacy_Mood.protoNames), .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

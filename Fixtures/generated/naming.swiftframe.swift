@@ -232,8 +232,8 @@ extension NamingEdgeCases {
         .init(11, "value", .int32),
         .init(12, "HTTP_status", .int32),
         .init(13, "URLPath", .int32),
-        .init(14, "error", .message(ErrorMessage.self)),
-        .init(15, "protocol", .message(NamingEdgeCases.Protocol_.self)),
+        .init(14, "error", .message(ErrorMessage.self), .optional),
+        .init(15, "protocol", .message(NamingEdgeCases.Protocol_.self), .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

@@ -471,7 +471,7 @@ extension UserInfoResponse {
     public static let protoMessageName: Swift.String = "User_info_response"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "user_info", .message(UserInfo.self)),
+        .init(1, "user_info", .message(UserInfo.self), .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

@@ -266,7 +266,7 @@ extension Conformance_FailureSet {
     public static let protoMessageName: Swift.String = "conformance.FailureSet"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "failure", .string),
+        .init(1, "failure", .string, .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -295,14 +295,14 @@ extension Conformance_ConformanceRequest {
     public static let protoMessageName: Swift.String = "conformance.ConformanceRequest"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "protobuf_payload", .bytes),
-        .init(2, "json_payload", .string),
+        .init(1, "protobuf_payload", .bytes, .oneof(0)),
+        .init(2, "json_payload", .string, .oneof(0)),
         .init(3, "requested_output_format", .enumeration(Conformance_WireFormat.protoNames)),
         .init(4, "message_type", .string),
         .init(5, "test_category", .enumeration(Conformance_TestCategory.protoNames)),
-        .init(6, "jspb_encoding_options", .message(Conformance_JspbEncodingConfig.self)),
-        .init(7, "jspb_payload", .string),
-        .init(8, "text_payload", .string),
+        .init(6, "jspb_encoding_options", .message(Conformance_JspbEncodingConfig.self), .optional),
+        .init(7, "jspb_payload", .string, .oneof(0)),
+        .init(8, "text_payload", .string, .oneof(0)),
         .init(9, "print_unknown_fields", .bool),
     ]
 
@@ -383,14 +383,14 @@ extension Conformance_ConformanceResponse {
     public static let protoMessageName: Swift.String = "conformance.ConformanceResponse"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "parse_error", .string),
-        .init(2, "runtime_error", .string),
-        .init(3, "protobuf_payload", .bytes),
-        .init(4, "json_payload", .string),
-        .init(5, "skipped", .string),
-        .init(6, "serialize_error", .string),
-        .init(7, "jspb_payload", .string),
-        .init(8, "text_payload", .string),
+        .init(1, "parse_error", .string, .oneof(0)),
+        .init(2, "runtime_error", .string, .oneof(0)),
+        .init(3, "protobuf_payload", .bytes, .oneof(0)),
+        .init(4, "json_payload", .string, .oneof(0)),
+        .init(5, "skipped", .string, .oneof(0)),
+        .init(6, "serialize_error", .string, .oneof(0)),
+        .init(7, "jspb_payload", .string, .oneof(0)),
+        .init(8, "text_payload", .string, .oneof(0)),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

@@ -295,10 +295,10 @@ extension Conformance_ConformanceRequest: SwiftFrame.CompactMessage {
             Conformance_JspbEncodingConfig.self,
         ],
         custom: [
-            .init(1, "protobuf_payload", .bytes),
-            .init(2, "json_payload", .string),
-            .init(7, "jspb_payload", .string),
-            .init(8, "text_payload", .string),
+            .init(1, "protobuf_payload", .bytes, .oneof(0)),
+            .init(2, "json_payload", .string, .oneof(0)),
+            .init(7, "jspb_payload", .string, .oneof(0)),
+            .init(8, "text_payload", .string, .oneof(0)),
         ]
     )
 
@@ -378,14 +378,14 @@ extension Conformance_ConformanceResponse: SwiftFrame.CompactMessage {
             Conformance_ConformanceResponse.Result?.self,
         ],
         custom: [
-            .init(1, "parse_error", .string),
-            .init(2, "runtime_error", .string),
-            .init(3, "protobuf_payload", .bytes),
-            .init(4, "json_payload", .string),
-            .init(5, "skipped", .string),
-            .init(6, "serialize_error", .string),
-            .init(7, "jspb_payload", .string),
-            .init(8, "text_payload", .string),
+            .init(1, "parse_error", .string, .oneof(0)),
+            .init(2, "runtime_error", .string, .oneof(0)),
+            .init(3, "protobuf_payload", .bytes, .oneof(0)),
+            .init(4, "json_payload", .string, .oneof(0)),
+            .init(5, "skipped", .string, .oneof(0)),
+            .init(6, "serialize_error", .string, .oneof(0)),
+            .init(7, "jspb_payload", .string, .oneof(0)),
+            .init(8, "text_payload", .string, .oneof(0)),
         ]
     )
 

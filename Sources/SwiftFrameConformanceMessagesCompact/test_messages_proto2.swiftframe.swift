@@ -820,16 +820,16 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
             SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllTypesProto2.Data>?.self,
         ],
         custom: [
-            .init(111, "oneof_uint32", .uint32),
-            .init(112, "oneof_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self)),
-            .init(113, "oneof_string", .string),
-            .init(114, "oneof_bytes", .bytes),
-            .init(115, "oneof_bool", .bool),
-            .init(116, "oneof_uint64", .uint64),
-            .init(117, "oneof_float", .float),
-            .init(118, "oneof_double", .double),
-            .init(119, "oneof_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames)),
-            .init(201, "Data", .group(ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self)),
+            .init(111, "oneof_uint32", .uint32, .oneof(0)),
+            .init(112, "oneof_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self), .oneof(0)),
+            .init(113, "oneof_string", .string, .oneof(0)),
+            .init(114, "oneof_bytes", .bytes, .oneof(0)),
+            .init(115, "oneof_bool", .bool, .oneof(0)),
+            .init(116, "oneof_uint64", .uint64, .oneof(0)),
+            .init(117, "oneof_float", .float, .oneof(0)),
+            .init(118, "oneof_double", .double, .oneof(0)),
+            .init(119, "oneof_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames), .oneof(0)),
+            .init(201, "Data", .group(ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self), .optional),
         ],
         extensionRanges: [120...200]
     )
@@ -1046,7 +1046,7 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.CompactM
             SwiftFrame.Boxed<ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup>?.self,
         ],
         custom: [
-            .init(1004, "OptionalGroup", .group(ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.self)),
+            .init(1004, "OptionalGroup", .group(ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.self), .optional),
         ]
     )
 

@@ -965,16 +965,16 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
             Google_Protobuf_ListValue.self,
         ],
         custom: [
-            .init(111, "oneof_uint32", .uint32),
-            .init(112, "oneof_nested_message", .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self)),
-            .init(113, "oneof_string", .string),
-            .init(114, "oneof_bytes", .bytes),
-            .init(115, "oneof_bool", .bool),
-            .init(116, "oneof_uint64", .uint64),
-            .init(117, "oneof_float", .float),
-            .init(118, "oneof_double", .double),
-            .init(119, "oneof_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames)),
-            .init(120, "oneof_null_value", .enumeration(Google_Protobuf_NullValue.protoNames)),
+            .init(111, "oneof_uint32", .uint32, .oneof(0)),
+            .init(112, "oneof_nested_message", .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self), .oneof(0)),
+            .init(113, "oneof_string", .string, .oneof(0)),
+            .init(114, "oneof_bytes", .bytes, .oneof(0)),
+            .init(115, "oneof_bool", .bool, .oneof(0)),
+            .init(116, "oneof_uint64", .uint64, .oneof(0)),
+            .init(117, "oneof_float", .float, .oneof(0)),
+            .init(118, "oneof_double", .double, .oneof(0)),
+            .init(119, "oneof_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames), .oneof(0)),
+            .init(120, "oneof_null_value", .enumeration(Google_Protobuf_NullValue.protoNames), .oneof(0)),
         ]
     )
 

@@ -163,6 +163,7 @@ struct TextFormatTests {
             (.fixture("everything.proto"), [Everything.self, Level1.self, Level2.self, Level3.self,
                                             EverythingSubset.self, TreeNode.self, Ping.self, Pong.self]),
             (.fixture("game.proto"), [TestReq.self, TestRsp.self, ErrorRsp.self, EmptyReq.self, NoticeNtf.self]),
+            (.fixture("jsonnames.proto"), [Contact.self]),
             (.fixture("legacy.proto"), [Legacy_Account.self, Legacy_Account.Profile.self, Legacy_Account.Visit.self,
                                         Legacy_Defaults.self, Legacy_Holder.self]),
             (.fixture("naming.proto"), [ErrorMessage.self, NamingEdgeCases.self, NamingEdgeCases.Protocol_.self]),

@@ -26,6 +26,17 @@ import Testing
         #expect(Naming.topLevelTypeName(proto, isEnum: isEnum) == swift)
     }
 
+    /// The table states a `json_name` only when it is not protoc's own (each `_` dropped, the
+    /// letter after it upper-cased, nothing else changed), which the runtime derives the same way.
+    @Test(arguments: [
+        ("nickName", "nick_name", nil), ("name", "display_name", "name"), ("FIELDNAME11", "FIELD_NAME11", nil),
+        ("FieldName14", "FieldName14", nil), ("fieldName17", "field__name17", nil), ("Field_Name", "Field_Name", "Field_Name"),
+        ("optionalgroup", "optionalgroup", nil), ("a b", "a_b", "a b"), ("aB", "a_b", nil),
+    ] as [(String, String, String?)])
+    func jsonNames(given: String, proto: String, stated: String?) {
+        #expect(Naming.jsonName(given, of: proto) == stated)
+    }
+
     @Test func packagePrefixes() {
         #expect(Naming.packagePrefix("") == "")
         #expect(Naming.packagePrefix("im") == "Im_")

@@ -61,6 +61,20 @@ import Testing
         }
     }
 
+    @Test func labelsAndJSONNamesReachTheTextFormatRows() {
+        let table = FieldTable(
+            of: Mixed.self, layout: Self.layout, types: [Color.self, [String: Int32].self, Node.self, MapField<ProtoFixed32, ProtoMessage<Node>>.self],
+            custom: [.init(6, "choice", .map(key: .string, value: .int32), .oneof(2))], jsonNames: [2: "when", 6: "pick"],
+            extensionRanges: [100...200]
+        )
+        let rows = table.textFormatFields
+        // Storage words give the label: none is implicit, `optional` has presence, `packed` and
+        // maps are repeated; a custom field's row gives its own.
+        #expect(rows.map(\.label) == [.implicit, .implicit, .implicit, .optional, .implicit, .oneof(2), .repeated, .optional,
+                                      .optional, .implicit, .repeated])
+        #expect(rows.map(\.jsonName) == [nil, "when", nil, nil, nil, "pick", nil, nil, nil, nil, nil])
+    }
+
     @Test func aLayoutWithoutNamesPrintsByNumber() {
         struct Plain {
             var id: UInt32 = 0

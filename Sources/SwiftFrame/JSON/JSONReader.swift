@@ -29,15 +29,6 @@ extension Message {
     }
 }
 
-extension JSONWire {
-    /// A string field: its UTF-8 copied straight from the string.
-    static func delimited(_ number: Int32, _ text: String, to out: inout [UInt8]) {
-        tag(number, .lengthDelimited, to: &out)
-        Wire.appendVarint(UInt64(text.utf8.count), to: &out)
-        out.append(contentsOf: text.utf8)
-    }
-}
-
 /// Field numbers met so far in one object: a bit each for 1–128, which most messages use
 /// (a `Set` costs more to make and grow than reading such a message), a set for the others.
 struct FieldNumbers {
@@ -81,14 +72,12 @@ struct JSONReader: JSONPathTracking {
                          skipping: Set<String> = []) throws(JSONError) -> [UInt8] {
         var out: [UInt8] = []
         var seen = FieldNumbers()
-        var oneofSet: [Int32: Int32] = [:]  // a oneof's first member -> the member set
+        var oneofSet: [Int: String] = [:]  // a oneof's index -> the name its member was given by
         let extensions = options.registry.extensions(of: schema.fullName)
         for member in members where !skipping.contains(member.key) {
             let fieldPath = self.path(path, "." + member.key)
-            let known = schema.field(named: member.key) ?? extensions.first { "[" + $0.fullName + "]" == member.key }.map {
-                JSONField(number: $0.number, protoName: member.key, jsonName: member.key, kind: $0.kind,
-                          isRepeated: $0.isRepeated, hasPresence: true, oneofSiblings: [])
-            }
+            let known = schema.field(named: member.key)
+                ?? extensions.first { "[" + $0.fullName + "]" == member.key }.map(JSONField.init)
             guard let field = known else {
                 if options.ignoreUnknownFields { continue }
                 throw JSONError(.unknownField, path: fieldPath, offset: member.offset,
@@ -98,12 +87,12 @@ struct JSONReader: JSONPathTracking {
                 throw JSONError(.duplicateField, path: fieldPath, offset: member.offset, "'\(member.key)' is given twice")
             }
             if case .null = member.value.value, !Self.readsNull(field.kind) { continue }
-            if let first = field.oneofSiblings.first {
-                if let other = oneofSet[first] {
+            if let oneof = field.oneof {
+                if let other = oneofSet[oneof] {
                     throw JSONError(.duplicateField, path: fieldPath, offset: member.offset,
-                                    "'\(member.key)' and field \(other) are of one oneof")
+                                    "'\(member.key)' and '\(other)' are members of one oneof: only one may be set")
                 }
-                oneofSet[first] = field.number
+                oneofSet[oneof] = member.key
             }
             try value(of: field, member.value, path: fieldPath, into: &out)
         }

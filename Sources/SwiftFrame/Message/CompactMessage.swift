@@ -157,6 +157,19 @@ extension FieldKind {
     }
 }
 
+extension FieldEntry {
+    /// The text-format label of a table field stored this way: a map is repeated, and an
+    /// optional (a `required` field too) has presence.
+    static func label(_ kind: FieldKind, _ storage: FieldStorage) -> TextFormatField.Label {
+        if case .map = kind { return .repeated }
+        switch storage {
+        case .implicit: return .implicit
+        case .optional: return .optional
+        case .repeated, .packed: return .repeated
+        }
+    }
+}
+
 /// The fields of a `CompactMessage` in number order, where its struct stores them, and where it
 /// keeps its unknown fields. Made once per message type, as a `static let`.
 ///
@@ -186,20 +199,22 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     /// Field number → index + 1 into `fields` for numbers below its count (0: no such field);
     /// larger numbers are found by binary search.
     var slots: UnsafeBufferPointer<UInt16> { parts.pointee.slots }
-    /// The fields' text-format names and kinds (`CompactMessage.textFormatFields`).
+    /// The fields' text-format names, kinds, labels and JSON names (`CompactMessage.textFormatFields`).
     var textFormatFields: UnsafeBufferPointer<TextFormatField> { parts.pointee.textFormatFields }
 
     /// A field the table leaves to generated code (a oneof member, a group): its number,
-    /// and the name and kind the text format reads and prints it with (none when the message
-    /// prints its fields by number).
+    /// the name and kind the text format reads and prints it with (none when the message
+    /// prints its fields by number), and its label.
     public struct CustomField {
         @usableFromInline let number: Int32
         @usableFromInline let name: String?
         @usableFromInline let textFormat: TextFormatKind?
+        @usableFromInline let label: TextFormatField.Label
 
         @inlinable
-        public init(_ number: Int32, _ name: String? = nil, _ textFormat: TextFormatKind? = nil) {
-            (self.number, self.name, self.textFormat) = (number, name, textFormat)
+        public init(_ number: Int32, _ name: String? = nil, _ textFormat: TextFormatKind? = nil,
+                    _ label: TextFormatField.Label = .implicit) {
+            (self.number, self.name, self.textFormat, self.label) = (number, name, textFormat, label)
         }
     }
 
@@ -218,7 +233,8 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     /// `enum`, `closed_enum`, `message` and `map` fields and `custom` properties take their
     /// Swift type from `types`, in order; `custom` lists the fields of the custom properties
     /// (oneof members, groups). The name is left out when the message prints its fields by
-    /// number.
+    /// number. `jsonNames` holds the JSON name of each field, by number, whose `json_name` is
+    /// not the one protoc derives from its proto name.
     ///
     /// A string costs no code per field, where a list of rows with key paths cost about a
     /// hundred bytes each. The offsets follow from the properties' types, as Swift lays out a
@@ -229,7 +245,7 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     /// before the next, is not caught: the generator's round-trip tests are what check those.)
     public init<Root>(
         of root: Root.Type, layout: String, types: [Any.Type] = [], custom: [CustomField] = [],
-        extensionRanges: [ClosedRange<Int>] = []
+        jsonNames: [Int32: String] = [:], extensionRanges: [ClosedRange<Int>] = []
     ) {
         var parser = LayoutParser(message: Root.self, types: types)
         for line in layout.split(separator: "\n") {
@@ -244,6 +260,8 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         precondition(extensionRanges.isEmpty == (parser.extensionFieldsOffset == nil), "\(Root.self): extension ranges without extension fields")
         let fields = parser.fields.sorted { $0.number < $1.number }
         precondition(zip(fields, fields.dropFirst()).allSatisfy { $0.number < $1.number }, "\(Root.self): a field number twice")
+        precondition(jsonNames.keys.allSatisfy { number in fields.contains { $0.number == number } },
+                     "\(Root.self): a JSON name for a field the table does not have")
         func permanent<T>(_ values: [T]) -> UnsafeBufferPointer<T> {
             let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: values.count)
             _ = buffer.initialize(from: values)
@@ -258,7 +276,7 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         parts.initialize(to: Parts(
             fields: permanent(fields), unknownFieldsOffset: unknownFieldsOffset,
             extensionFieldsOffset: parser.extensionFieldsOffset, extensionRanges: permanent(extensionRanges),
-            slots: permanent(slots), textFormatFields: permanent(parser.textFormatFields())
+            slots: permanent(slots), textFormatFields: permanent(parser.textFormatFields(jsonNames: jsonNames))
         ))
         self.parts = UnsafePointer(parts)
     }

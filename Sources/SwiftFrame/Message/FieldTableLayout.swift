@@ -14,8 +14,8 @@ struct LayoutParser {
     private(set) var fields: [FieldEntry] = []
     private(set) var unknownFieldsOffset: Int?
     private(set) var extensionFieldsOffset: Int?
-    /// Each field's number, and its text-format name and kind, when the layout names it.
-    private var names: [(number: Int32, name: Substring?, kind: TextFormatKind?)] = []
+    /// Each field's number, its text-format name and kind when the layout names it, and its label.
+    private var names: [(number: Int32, name: Substring?, kind: TextFormatKind?, label: TextFormatField.Label)] = []
 
     init(message: Any.Type, types: [Any.Type]) {
         self.message = message
@@ -54,7 +54,7 @@ struct LayoutParser {
                 number: number, kind: kind, storage: storage, offset: offset,
                 isRequired: isRequired, checksValues: checksValues
             ))
-            names.append((number, rest.first, kind.textFormatKind))
+            names.append((number, rest.first, kind.textFormatKind, FieldEntry.label(kind, storage)))
         }
     }
 
@@ -62,19 +62,20 @@ struct LayoutParser {
     mutating func add(_ custom: [FieldTable.CustomField]) {
         for field in custom {
             fields.append(FieldEntry(number: field.number, kind: .custom, storage: .implicit, offset: 0))
-            names.append((field.number, field.name.map { Substring($0) }, field.textFormat))
+            names.append((field.number, field.name.map { Substring($0) }, field.textFormat, field.label))
         }
     }
 
-    /// The fields' text-format names and kinds in number order; none when the message prints
-    /// its fields by number (the layout names no field).
-    func textFormatFields() -> [TextFormatField] {
+    /// The fields' text-format names, kinds and labels in number order, with the JSON names
+    /// the table gives; none when the message prints its fields by number (the layout names
+    /// no field).
+    func textFormatFields(jsonNames: [Int32: String]) -> [TextFormatField] {
         if names.allSatisfy({ $0.name == nil }) { return [] }
         return names.sorted { $0.number < $1.number }.map { entry in
             guard let name = entry.name, let kind = entry.kind else {
                 preconditionFailure("\(message): field \(entry.number) has no text-format name or kind")
             }
-            return TextFormatField(entry.number, String(name), kind)
+            return TextFormatField(entry.number, String(name), kind, entry.label, json: jsonNames[entry.number])
         }
     }
 

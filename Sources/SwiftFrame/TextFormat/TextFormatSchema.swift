@@ -2,18 +2,54 @@
 /// on the wire, the name to print and how to read its value. Generated messages list theirs
 /// in `textFormatFields`, in number order; a field not listed prints by number, as
 /// `protoc --decode_raw` prints every field.
+///
+/// The row also says what JSON needs and the text format does not: how the field is present
+/// (`label`), and its JSON name when the .proto gives it one of its own (`json_name`).
 @_documentation(visibility: internal)
 public struct TextFormatField: Sendable {
     public let number: Int32
     /// The proto field name (`nick_name`); for a group, its type name (`OptionalGroup`).
     public let name: String
     public let kind: TextFormatKind
+    public let label: Label
+    /// The field's `json_name` when it is not the one protoc derives from the proto name
+    /// (`nick_name` → `nickName`); nil when it is.
+    public let jsonName: String?
+
+    /// How a field is present in a message.
+    public enum Label: Sendable, Equatable {
+        /// A proto3 singular field without presence: its default value is not kept.
+        case implicit
+        /// A singular field with presence: proto2 `optional` and `required`, proto3
+        /// `optional`, a message or a group.
+        case optional
+        /// A repeated field or a map.
+        case repeated
+        /// A member of the message's oneof at this index (in declaration order); it has presence.
+        case oneof(Int)
+    }
+
+    // Three initializers rather than one with defaulted parameters: unoptimized code calls a
+    // function for each default argument of each row, which cost a debug build about 50 bytes
+    // of code per row (optimized code is the same either way).
 
     @inlinable
     public init(_ number: Int32, _ name: String, _ kind: TextFormatKind) {
+        self.init(number, name, kind, .implicit, json: nil)
+    }
+
+    @inlinable
+    public init(_ number: Int32, _ name: String, _ kind: TextFormatKind, _ label: Label) {
+        self.init(number, name, kind, label, json: nil)
+    }
+
+    @inlinable
+    public init(_ number: Int32, _ name: String, _ kind: TextFormatKind, _ label: Label = .implicit, json: String?) {
         self.number = number
         self.name = name
         self.kind = kind
+        self.label = label
+        self.jsonName = json
     }
 }
 

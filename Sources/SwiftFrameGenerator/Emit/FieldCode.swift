@@ -65,11 +65,27 @@ struct FieldCode {
 
     // MARK: Text format
 
-    /// The field's row in `textFormatFields`: `.init(7, "G", .group(Outer.G.self))`. A group
-    /// prints under its type's name, as protobuf prints it.
+    /// The field's row in `textFormatFields`: `.init(7, "G", .group(Outer.G.self), .optional)`,
+    /// with `json: "..."` when the field has a JSON name of its own. A group prints under its
+    /// type's name, as protobuf prints it.
     var textFormatRow: String {
         let (name, kind) = textFormat
-        return ".init(\(field.number), \"\(name)\", \(kind))"
+        var arguments = ["\(field.number)", "\"\(name)\"", kind]
+        if let label { arguments.append(label) }
+        if let jsonName = field.jsonName { arguments.append("json: " + DefaultValues.stringLiteral(jsonName)) }
+        return ".init(\(arguments.joined(separator: ", ")))"
+    }
+
+    /// The runtime's `TextFormatField.Label` of the field, nil for `.implicit` (the default):
+    /// `.optional` for presence, `.repeated` for repeated fields and maps, `.oneof(0)` for a
+    /// member of the message's first oneof.
+    var label: String? {
+        switch field.shape {
+        case .implicit: return nil
+        case .optional, .required: return ".optional"
+        case .repeated, .packed, .map: return ".repeated"
+        case .oneofMember: return ".oneof(\(field.oneofIndex ?? 0))"
+        }
     }
 
     /// The field's name and kind in the text format; a group prints by its type's name.
@@ -173,9 +189,11 @@ struct FieldCode {
     }
 
     /// The row in `fieldTable`'s `custom` list of a field the table leaves to generated code:
-    /// `.init(7, "name", .string)`, or `.init(7)` when the file prints fields by number.
+    /// `.init(7, "name", .string, .oneof(0))`, or `.init(7)` when the file prints fields by
+    /// number.
     func customFieldRow(withNames: Bool) -> String {
-        withNames ? ".init(\(field.number), \"\(textFormat.name)\", \(textFormat.kind))" : ".init(\(field.number))"
+        guard withNames else { return ".init(\(field.number))" }
+        return ".init(\(field.number), \"\(textFormat.name)\", \(textFormat.kind)\(label.map { ", " + $0 } ?? ""))"
     }
 
     /// The type of the stored property that holds the field: `SwiftFrame.Boxed<G>?` for a

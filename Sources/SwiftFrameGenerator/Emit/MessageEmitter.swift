@@ -183,6 +183,10 @@ struct MessageEmitter {
         arguments.append(("layout: \"\"\"", lines, "\"\"\"", true))
         if !types.isEmpty { arguments.append(("types: [", types.map { $0 + ".self," }, "]", false)) }
         if !custom.isEmpty { arguments.append(("custom: [", custom.map { $0.customFieldRow(withNames: withNames) + "," }, "]", false)) }
+        let jsonNames = withNames ? fields.compactMap { code in code.field.jsonName.map { (code.field.number, $0) } } : []
+        if !jsonNames.isEmpty {
+            arguments.append(("jsonNames: [", jsonNames.map { "\($0.0): \(DefaultValues.stringLiteral($0.1))," }, "]", false))
+        }
         if !ranges.isEmpty {
             let list = ranges.map { "\($0.lowerBound)...\($0.upperBound)" }.joined(separator: ", ")
             arguments.append(("extensionRanges: [\(list)]", [], nil, false))

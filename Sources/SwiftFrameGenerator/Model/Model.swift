@@ -348,14 +348,22 @@ public final class Field {
     public let comments: String?
     /// proto2 `[default = ...]`, as protoc wrote it.
     public let declaredDefault: String?
+    /// The field's `json_name` when it is not the one protoc derives from the proto name
+    /// (`json_name = "nick"` on `nick_name`); nil when it is.
+    public let jsonName: String?
+    /// For a oneof member, the index of its oneof among the message's `oneofs`.
+    public let oneofIndex: Int?
 
-    init(protoName: String, number: Int32, swiftName: String, shape: Shape, comments: String?, declaredDefault: String?) {
+    init(protoName: String, number: Int32, swiftName: String, shape: Shape, comments: String?, declaredDefault: String?,
+         jsonName: String?, oneofIndex: Int?) {
         self.protoName = protoName
         self.number = number
         self.swiftName = swiftName
         self.shape = shape
         self.comments = comments
         self.declaredDefault = declaredDefault
+        self.jsonName = jsonName
+        self.oneofIndex = oneofIndex
     }
 
     /// A singular message or group field: stored out of line, behind an immutable box (or as
@@ -414,7 +422,7 @@ public final class Field {
         }
         guard changed else { return self }
         return Field(protoName: protoName, number: number, swiftName: swiftName, shape: shape, comments: comments,
-                     declaredDefault: declaredDefault)
+                     declaredDefault: declaredDefault, jsonName: jsonName, oneofIndex: oneofIndex)
     }
 
     /// The property of the oneof this field is a member of.

@@ -35,6 +35,31 @@ public enum Naming {
         return base.hasSuffix(".proto") ? String(base.dropLast(6)) : base
     }
 
+    /// A field's JSON name as the generated table states it: protoc's `json_name`, or nil when
+    /// it is the name protoc derives from the proto name (each `_` dropped and the letter after
+    /// it upper-cased: `nick_name` → `nickName`), which the runtime derives the same way.
+    public static func jsonName(_ given: String?, of protoName: String) -> String? {
+        guard let given, given != defaultJSONName(protoName) else { return nil }
+        return given
+    }
+
+    /// protoc's JSON name for a field without `json_name`.
+    static func defaultJSONName(_ protoName: String) -> String {
+        var result = ""
+        var upperNext = false
+        for character in protoName {
+            if character == "_" {
+                upperNext = true
+            } else if upperNext {
+                result += character.uppercased()
+                upperNext = false
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+
     /// Field names: lowerCamelCase (`nick_name` → `nickName`, `isSuc` → `isSuc`,
     /// `PLAYER_ID` → `playerId`).
     public static func fieldName(_ protoName: String) -> String {

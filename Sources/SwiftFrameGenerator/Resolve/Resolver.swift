@@ -428,7 +428,8 @@ final class Resolver {
             if let entry = mapEntry(field.typeFullName, in: message), entry.isMapEntry {
                 guard let (key, value) = resolveMap(entry, in: message, place: place, reporting: &diagnostics) else { return nil }
                 return Field(protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName,
-                             shape: .map(key: key, value: value), comments: comments, declaredDefault: nil)
+                             shape: .map(key: key, value: value), comments: comments, declaredDefault: nil,
+                             jsonName: Naming.jsonName(field.jsonName, of: field.protoName), oneofIndex: nil)
             }
             guard case let .message(target)? = types[typeName: field.typeFullName] else {
                 diagnostics.problems.append("\(place): unknown message type \(field.typeFullName)")
@@ -473,7 +474,9 @@ final class Resolver {
             }
         }
         return Field(protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName, shape: shape,
-                     comments: comments, declaredDefault: oneof == nil ? field.defaultValue : nil)
+                     comments: comments, declaredDefault: oneof == nil ? field.defaultValue : nil,
+                     jsonName: Naming.jsonName(field.jsonName, of: field.protoName),
+                     oneofIndex: oneof.flatMap { oneof in message.names.oneofs.firstIndex { $0.index == oneof.index } })
     }
 
     /// A type from a file this generator cannot generate (proto2, editions) would be a

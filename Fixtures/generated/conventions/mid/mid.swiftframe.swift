@@ -213,9 +213,9 @@ extension Midgame_LoginReq {
     public static let protoMessageName: Swift.String = "midgame.LoginReq"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
-        .init(2, "account", .string),
-        .init(3, "token", .string),
+        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames), .optional),
+        .init(2, "account", .string, .optional),
+        .init(3, "token", .string, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -259,9 +259,9 @@ extension Midgame_LoginRsp {
     public static let protoMessageName: Swift.String = "midgame.LoginRsp"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
-        .init(2, "result", .int32),
-        .init(3, "player_id", .uint64),
+        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames), .optional),
+        .init(2, "result", .int32, .optional),
+        .init(3, "player_id", .uint64, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -305,8 +305,8 @@ extension Midgame_HeartBeat {
     public static let protoMessageName: Swift.String = "midgame.HeartBeat"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
-        .init(2, "client_time", .int64),
+        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames), .optional),
+        .init(2, "client_time", .int64, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -344,8 +344,8 @@ extension Midgame_EnterRoomReq {
     public static let protoMessageName: Swift.String = "midgame.EnterRoomReq"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
-        .init(2, "room_id", .uint32),
+        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames), .optional),
+        .init(2, "room_id", .uint32, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -383,9 +383,9 @@ extension Midgame_EnterRoomRsp {
     public static let protoMessageName: Swift.String = "midgame.EnterRoomRsp"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
-        .init(2, "result", .int32),
-        .init(3, "players", .uint64),
+        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames), .optional),
+        .init(2, "result", .int32, .optional),
+        .init(3, "players", .uint64, .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -430,8 +430,8 @@ extension Midgame_RoomBroadcastNtf {
     public static let protoMessageName: Swift.String = "midgame.RoomBroadcastNtf"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
-        .init(2, "text", .string),
+        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames), .optional),
+        .init(2, "text", .string, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -469,9 +469,9 @@ extension Midgame_ErrorNtf {
     public static let protoMessageName: Swift.String = "midgame.ErrorNtf"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames)),
-        .init(2, "code", .int32),
-        .init(3, "text", .string),
+        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames), .optional),
+        .init(2, "code", .int32, .optional),
+        .init(3, "text", .string, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

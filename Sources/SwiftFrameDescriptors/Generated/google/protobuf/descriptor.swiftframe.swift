@@ -1339,7 +1339,7 @@ extension Google_Protobuf_FileDescriptorSet {
     public static let protoMessageName: Swift.String = "google.protobuf.FileDescriptorSet"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "file", .message(Google_Protobuf_FileDescriptorProto.self)),
+        .init(1, "file", .message(Google_Protobuf_FileDescriptorProto.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -1373,18 +1373,18 @@ extension Google_Protobuf_FileDescriptorProto {
     public static let protoMessageName: Swift.String = "google.protobuf.FileDescriptorProto"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "package", .string),
-        .init(3, "dependency", .string),
-        .init(4, "message_type", .message(Google_Protobuf_DescriptorProto.self)),
-        .init(5, "enum_type", .message(Google_Protobuf_EnumDescriptorProto.self)),
-        .init(6, "service", .message(Google_Protobuf_ServiceDescriptorProto.self)),
-        .init(7, "extension", .message(Google_Protobuf_FieldDescriptorProto.self)),
-        .init(8, "options", .message(Google_Protobuf_FileOptions.self)),
-        .init(9, "source_code_info", .message(Google_Protobuf_SourceCodeInfo.self)),
-        .init(10, "public_dependency", .int32),
-        .init(11, "weak_dependency", .int32),
-        .init(12, "syntax", .string),
+        .init(1, "name", .string, .optional),
+        .init(2, "package", .string, .optional),
+        .init(3, "dependency", .string, .repeated),
+        .init(4, "message_type", .message(Google_Protobuf_DescriptorProto.self), .repeated),
+        .init(5, "enum_type", .message(Google_Protobuf_EnumDescriptorProto.self), .repeated),
+        .init(6, "service", .message(Google_Protobuf_ServiceDescriptorProto.self), .repeated),
+        .init(7, "extension", .message(Google_Protobuf_FieldDescriptorProto.self), .repeated),
+        .init(8, "options", .message(Google_Protobuf_FileOptions.self), .optional),
+        .init(9, "source_code_info", .message(Google_Protobuf_SourceCodeInfo.self), .optional),
+        .init(10, "public_dependency", .int32, .repeated),
+        .init(11, "weak_dependency", .int32, .repeated),
+        .init(12, "syntax", .string, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -1478,16 +1478,16 @@ extension Google_Protobuf_DescriptorProto {
     public static let protoMessageName: Swift.String = "google.protobuf.DescriptorProto"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "field", .message(Google_Protobuf_FieldDescriptorProto.self)),
-        .init(3, "nested_type", .message(Google_Protobuf_DescriptorProto.self)),
-        .init(4, "enum_type", .message(Google_Protobuf_EnumDescriptorProto.self)),
-        .init(5, "extension_range", .message(Google_Protobuf_DescriptorProto.ExtensionRange.self)),
-        .init(6, "extension", .message(Google_Protobuf_FieldDescriptorProto.self)),
-        .init(7, "options", .message(Google_Protobuf_MessageOptions.self)),
-        .init(8, "oneof_decl", .message(Google_Protobuf_OneofDescriptorProto.self)),
-        .init(9, "reserved_range", .message(Google_Protobuf_DescriptorProto.ReservedRange.self)),
-        .init(10, "reserved_name", .string),
+        .init(1, "name", .string, .optional),
+        .init(2, "field", .message(Google_Protobuf_FieldDescriptorProto.self), .repeated),
+        .init(3, "nested_type", .message(Google_Protobuf_DescriptorProto.self), .repeated),
+        .init(4, "enum_type", .message(Google_Protobuf_EnumDescriptorProto.self), .repeated),
+        .init(5, "extension_range", .message(Google_Protobuf_DescriptorProto.ExtensionRange.self), .repeated),
+        .init(6, "extension", .message(Google_Protobuf_FieldDescriptorProto.self), .repeated),
+        .init(7, "options", .message(Google_Protobuf_MessageOptions.self), .optional),
+        .init(8, "oneof_decl", .message(Google_Protobuf_OneofDescriptorProto.self), .repeated),
+        .init(9, "reserved_range", .message(Google_Protobuf_DescriptorProto.ReservedRange.self), .repeated),
+        .init(10, "reserved_name", .string, .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -1560,9 +1560,9 @@ extension Google_Protobuf_DescriptorProto.ExtensionRange {
     public static let protoMessageName: Swift.String = "google.protobuf.DescriptorProto.ExtensionRange"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "start", .int32),
-        .init(2, "end", .int32),
-        .init(3, "options", .message(Google_Protobuf_ExtensionRangeOptions.self)),
+        .init(1, "start", .int32, .optional),
+        .init(2, "end", .int32, .optional),
+        .init(3, "options", .message(Google_Protobuf_ExtensionRangeOptions.self), .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -1611,8 +1611,8 @@ extension Google_Protobuf_DescriptorProto.ReservedRange {
     public static let protoMessageName: Swift.String = "google.protobuf.DescriptorProto.ReservedRange"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "start", .int32),
-        .init(2, "end", .int32),
+        .init(1, "start", .int32, .optional),
+        .init(2, "end", .int32, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -1650,7 +1650,7 @@ extension Google_Protobuf_ExtensionRangeOptions {
     public static let protoMessageName: Swift.String = "google.protobuf.ExtensionRangeOptions"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self)),
+        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -1692,17 +1692,17 @@ extension Google_Protobuf_FieldDescriptorProto {
     public static let protoMessageName: Swift.String = "google.protobuf.FieldDescriptorProto"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "extendee", .string),
-        .init(3, "number", .int32),
-        .init(4, "label", .closedEnumeration(Google_Protobuf_FieldDescriptorProto.Label.protoNames)),
-        .init(5, "type", .closedEnumeration(Google_Protobuf_FieldDescriptorProto.Type_.protoNames)),
-        .init(6, "type_name", .string),
-        .init(7, "default_value", .string),
-        .init(8, "options", .message(Google_Protobuf_FieldOptions.self)),
-        .init(9, "oneof_index", .int32),
-        .init(10, "json_name", .string),
-        .init(17, "proto3_optional", .bool),
+        .init(1, "name", .string, .optional),
+        .init(2, "extendee", .string, .optional),
+        .init(3, "number", .int32, .optional),
+        .init(4, "label", .closedEnumeration(Google_Protobuf_FieldDescriptorProto.Label.protoNames), .optional),
+        .init(5, "type", .closedEnumeration(Google_Protobuf_FieldDescriptorProto.Type_.protoNames), .optional),
+        .init(6, "type_name", .string, .optional),
+        .init(7, "default_value", .string, .optional),
+        .init(8, "options", .message(Google_Protobuf_FieldOptions.self), .optional),
+        .init(9, "oneof_index", .int32, .optional),
+        .init(10, "json_name", .string, .optional),
+        .init(17, "proto3_optional", .bool, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -1799,8 +1799,8 @@ extension Google_Protobuf_OneofDescriptorProto {
     public static let protoMessageName: Swift.String = "google.protobuf.OneofDescriptorProto"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "options", .message(Google_Protobuf_OneofOptions.self)),
+        .init(1, "name", .string, .optional),
+        .init(2, "options", .message(Google_Protobuf_OneofOptions.self), .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -1843,11 +1843,11 @@ extension Google_Protobuf_EnumDescriptorProto {
     public static let protoMessageName: Swift.String = "google.protobuf.EnumDescriptorProto"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "value", .message(Google_Protobuf_EnumValueDescriptorProto.self)),
-        .init(3, "options", .message(Google_Protobuf_EnumOptions.self)),
-        .init(4, "reserved_range", .message(Google_Protobuf_EnumDescriptorProto.EnumReservedRange.self)),
-        .init(5, "reserved_name", .string),
+        .init(1, "name", .string, .optional),
+        .init(2, "value", .message(Google_Protobuf_EnumValueDescriptorProto.self), .repeated),
+        .init(3, "options", .message(Google_Protobuf_EnumOptions.self), .optional),
+        .init(4, "reserved_range", .message(Google_Protobuf_EnumDescriptorProto.EnumReservedRange.self), .repeated),
+        .init(5, "reserved_name", .string, .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -1900,8 +1900,8 @@ extension Google_Protobuf_EnumDescriptorProto.EnumReservedRange {
     public static let protoMessageName: Swift.String = "google.protobuf.EnumDescriptorProto.EnumReservedRange"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "start", .int32),
-        .init(2, "end", .int32),
+        .init(1, "start", .int32, .optional),
+        .init(2, "end", .int32, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -1939,9 +1939,9 @@ extension Google_Protobuf_EnumValueDescriptorProto {
     public static let protoMessageName: Swift.String = "google.protobuf.EnumValueDescriptorProto"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "number", .int32),
-        .init(3, "options", .message(Google_Protobuf_EnumValueOptions.self)),
+        .init(1, "name", .string, .optional),
+        .init(2, "number", .int32, .optional),
+        .init(3, "options", .message(Google_Protobuf_EnumValueOptions.self), .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -1990,9 +1990,9 @@ extension Google_Protobuf_ServiceDescriptorProto {
     public static let protoMessageName: Swift.String = "google.protobuf.ServiceDescriptorProto"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "method", .message(Google_Protobuf_MethodDescriptorProto.self)),
-        .init(3, "options", .message(Google_Protobuf_ServiceOptions.self)),
+        .init(1, "name", .string, .optional),
+        .init(2, "method", .message(Google_Protobuf_MethodDescriptorProto.self), .repeated),
+        .init(3, "options", .message(Google_Protobuf_ServiceOptions.self), .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -2039,12 +2039,12 @@ extension Google_Protobuf_MethodDescriptorProto {
     public static let protoMessageName: Swift.String = "google.protobuf.MethodDescriptorProto"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "input_type", .string),
-        .init(3, "output_type", .string),
-        .init(4, "options", .message(Google_Protobuf_MethodOptions.self)),
-        .init(5, "client_streaming", .bool),
-        .init(6, "server_streaming", .bool),
+        .init(1, "name", .string, .optional),
+        .init(2, "input_type", .string, .optional),
+        .init(3, "output_type", .string, .optional),
+        .init(4, "options", .message(Google_Protobuf_MethodOptions.self), .optional),
+        .init(5, "client_streaming", .bool, .optional),
+        .init(6, "server_streaming", .bool, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -2111,27 +2111,27 @@ extension Google_Protobuf_FileOptions {
     public static let protoMessageName: Swift.String = "google.protobuf.FileOptions"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "java_package", .string),
-        .init(8, "java_outer_classname", .string),
-        .init(9, "optimize_for", .closedEnumeration(Google_Protobuf_FileOptions.OptimizeMode.protoNames)),
-        .init(10, "java_multiple_files", .bool),
-        .init(11, "go_package", .string),
-        .init(16, "cc_generic_services", .bool),
-        .init(17, "java_generic_services", .bool),
-        .init(18, "py_generic_services", .bool),
-        .init(20, "java_generate_equals_and_hash", .bool),
-        .init(23, "deprecated", .bool),
-        .init(27, "java_string_check_utf8", .bool),
-        .init(31, "cc_enable_arenas", .bool),
-        .init(36, "objc_class_prefix", .string),
-        .init(37, "csharp_namespace", .string),
-        .init(39, "swift_prefix", .string),
-        .init(40, "php_class_prefix", .string),
-        .init(41, "php_namespace", .string),
-        .init(42, "php_generic_services", .bool),
-        .init(44, "php_metadata_namespace", .string),
-        .init(45, "ruby_package", .string),
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self)),
+        .init(1, "java_package", .string, .optional),
+        .init(8, "java_outer_classname", .string, .optional),
+        .init(9, "optimize_for", .closedEnumeration(Google_Protobuf_FileOptions.OptimizeMode.protoNames), .optional),
+        .init(10, "java_multiple_files", .bool, .optional),
+        .init(11, "go_package", .string, .optional),
+        .init(16, "cc_generic_services", .bool, .optional),
+        .init(17, "java_generic_services", .bool, .optional),
+        .init(18, "py_generic_services", .bool, .optional),
+        .init(20, "java_generate_equals_and_hash", .bool, .optional),
+        .init(23, "deprecated", .bool, .optional),
+        .init(27, "java_string_check_utf8", .bool, .optional),
+        .init(31, "cc_enable_arenas", .bool, .optional),
+        .init(36, "objc_class_prefix", .string, .optional),
+        .init(37, "csharp_namespace", .string, .optional),
+        .init(39, "swift_prefix", .string, .optional),
+        .init(40, "php_class_prefix", .string, .optional),
+        .init(41, "php_namespace", .string, .optional),
+        .init(42, "php_generic_services", .bool, .optional),
+        .init(44, "php_metadata_namespace", .string, .optional),
+        .init(45, "ruby_package", .string, .optional),
+        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -2293,11 +2293,11 @@ extension Google_Protobuf_MessageOptions {
     public static let protoMessageName: Swift.String = "google.protobuf.MessageOptions"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "message_set_wire_format", .bool),
-        .init(2, "no_standard_descriptor_accessor", .bool),
-        .init(3, "deprecated", .bool),
-        .init(7, "map_entry", .bool),
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self)),
+        .init(1, "message_set_wire_format", .bool, .optional),
+        .init(2, "no_standard_descriptor_accessor", .bool, .optional),
+        .init(3, "deprecated", .bool, .optional),
+        .init(7, "map_entry", .bool, .optional),
+        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -2363,14 +2363,14 @@ extension Google_Protobuf_FieldOptions {
     public static let protoMessageName: Swift.String = "google.protobuf.FieldOptions"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "ctype", .closedEnumeration(Google_Protobuf_FieldOptions.CType.protoNames)),
-        .init(2, "packed", .bool),
-        .init(3, "deprecated", .bool),
-        .init(5, "lazy", .bool),
-        .init(6, "jstype", .closedEnumeration(Google_Protobuf_FieldOptions.JSType.protoNames)),
-        .init(10, "weak", .bool),
-        .init(15, "unverified_lazy", .bool),
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self)),
+        .init(1, "ctype", .closedEnumeration(Google_Protobuf_FieldOptions.CType.protoNames), .optional),
+        .init(2, "packed", .bool, .optional),
+        .init(3, "deprecated", .bool, .optional),
+        .init(5, "lazy", .bool, .optional),
+        .init(6, "jstype", .closedEnumeration(Google_Protobuf_FieldOptions.JSType.protoNames), .optional),
+        .init(10, "weak", .bool, .optional),
+        .init(15, "unverified_lazy", .bool, .optional),
+        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -2454,7 +2454,7 @@ extension Google_Protobuf_OneofOptions {
     public static let protoMessageName: Swift.String = "google.protobuf.OneofOptions"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self)),
+        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -2496,9 +2496,9 @@ extension Google_Protobuf_EnumOptions {
     public static let protoMessageName: Swift.String = "google.protobuf.EnumOptions"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(2, "allow_alias", .bool),
-        .init(3, "deprecated", .bool),
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self)),
+        .init(2, "allow_alias", .bool, .optional),
+        .init(3, "deprecated", .bool, .optional),
+        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -2552,8 +2552,8 @@ extension Google_Protobuf_EnumValueOptions {
     public static let protoMessageName: Swift.String = "google.protobuf.EnumValueOptions"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "deprecated", .bool),
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self)),
+        .init(1, "deprecated", .bool, .optional),
+        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -2601,8 +2601,8 @@ extension Google_Protobuf_ServiceOptions {
     public static let protoMessageName: Swift.String = "google.protobuf.ServiceOptions"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(33, "deprecated", .bool),
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self)),
+        .init(33, "deprecated", .bool, .optional),
+        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -2650,9 +2650,9 @@ extension Google_Protobuf_MethodOptions {
     public static let protoMessageName: Swift.String = "google.protobuf.MethodOptions"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(33, "deprecated", .bool),
-        .init(34, "idempotency_level", .closedEnumeration(Google_Protobuf_MethodOptions.IdempotencyLevel.protoNames)),
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self)),
+        .init(33, "deprecated", .bool, .optional),
+        .init(34, "idempotency_level", .closedEnumeration(Google_Protobuf_MethodOptions.IdempotencyLevel.protoNames), .optional),
+        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -2706,13 +2706,13 @@ extension Google_Protobuf_UninterpretedOption {
     public static let protoMessageName: Swift.String = "google.protobuf.UninterpretedOption"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(2, "name", .message(Google_Protobuf_UninterpretedOption.NamePart.self)),
-        .init(3, "identifier_value", .string),
-        .init(4, "positive_int_value", .uint64),
-        .init(5, "negative_int_value", .int64),
-        .init(6, "double_value", .double),
-        .init(7, "string_value", .bytes),
-        .init(8, "aggregate_value", .string),
+        .init(2, "name", .message(Google_Protobuf_UninterpretedOption.NamePart.self), .repeated),
+        .init(3, "identifier_value", .string, .optional),
+        .init(4, "positive_int_value", .uint64, .optional),
+        .init(5, "negative_int_value", .int64, .optional),
+        .init(6, "double_value", .double, .optional),
+        .init(7, "string_value", .bytes, .optional),
+        .init(8, "aggregate_value", .string, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -2782,8 +2782,8 @@ extension Google_Protobuf_UninterpretedOption.NamePart {
     public static let protoMessageName: Swift.String = "google.protobuf.UninterpretedOption.NamePart"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name_part", .string),
-        .init(2, "is_extension", .bool),
+        .init(1, "name_part", .string, .optional),
+        .init(2, "is_extension", .bool, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -2831,7 +2831,7 @@ extension Google_Protobuf_SourceCodeInfo {
     public static let protoMessageName: Swift.String = "google.protobuf.SourceCodeInfo"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "location", .message(Google_Protobuf_SourceCodeInfo.Location.self)),
+        .init(1, "location", .message(Google_Protobuf_SourceCodeInfo.Location.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -2860,11 +2860,11 @@ extension Google_Protobuf_SourceCodeInfo.Location {
     public static let protoMessageName: Swift.String = "google.protobuf.SourceCodeInfo.Location"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "path", .int32),
-        .init(2, "span", .int32),
-        .init(3, "leading_comments", .string),
-        .init(4, "trailing_comments", .string),
-        .init(6, "leading_detached_comments", .string),
+        .init(1, "path", .int32, .repeated),
+        .init(2, "span", .int32, .repeated),
+        .init(3, "leading_comments", .string, .optional),
+        .init(4, "trailing_comments", .string, .optional),
+        .init(6, "leading_detached_comments", .string, .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -2919,7 +2919,7 @@ extension Google_Protobuf_GeneratedCodeInfo {
     public static let protoMessageName: Swift.String = "google.protobuf.GeneratedCodeInfo"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "annotation", .message(Google_Protobuf_GeneratedCodeInfo.Annotation.self)),
+        .init(1, "annotation", .message(Google_Protobuf_GeneratedCodeInfo.Annotation.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -2948,10 +2948,10 @@ extension Google_Protobuf_GeneratedCodeInfo.Annotation {
     public static let protoMessageName: Swift.String = "google.protobuf.GeneratedCodeInfo.Annotation"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "path", .int32),
-        .init(2, "source_file", .string),
-        .init(3, "begin", .int32),
-        .init(4, "end", .int32),
+        .init(1, "path", .int32, .repeated),
+        .init(2, "source_file", .string, .optional),
+        .init(3, "begin", .int32, .optional),
+        .init(4, "end", .int32, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

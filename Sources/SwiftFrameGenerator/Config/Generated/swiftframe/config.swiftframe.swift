@@ -187,8 +187,8 @@ extension Swiftframe_Config {
     static let protoMessageName: Swift.String = "swiftframe.Config"
 
     static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "table", .message(Swiftframe_Table.self)),
-        .init(2, "envelope", .message(Swiftframe_Envelope.self)),
+        .init(1, "table", .message(Swiftframe_Table.self), .repeated),
+        .init(2, "envelope", .message(Swiftframe_Envelope.self), .repeated),
     ]
 
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -222,13 +222,13 @@ extension Swiftframe_Table {
     static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(1, "file", .string),
         .init(2, "layout", .string),
-        .init(3, "id_enum", .string),
+        .init(3, "id_enum", .string, .repeated),
         .init(4, "message_option", .string),
         .init(5, "default_field", .string),
-        .init(6, "comments", .message(Swiftframe_Comments.self)),
+        .init(6, "comments", .message(Swiftframe_Comments.self), .optional),
         .init(7, "request_prefix", .string),
         .init(8, "response_prefix", .string),
-        .init(9, "command", .message(Swiftframe_Command.self)),
+        .init(9, "command", .message(Swiftframe_Command.self), .repeated),
         .init(10, "error_reply", .string),
         .init(11, "heartbeat", .string),
     ]
@@ -418,7 +418,7 @@ extension Swiftframe_Envelope {
         .init(1, "message", .string),
         .init(2, "body", .string),
         .init(3, "selected_by", .string),
-        .init(4, "choice", .message(Swiftframe_Choice.self)),
+        .init(4, "choice", .message(Swiftframe_Choice.self), .repeated),
     ]
 
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

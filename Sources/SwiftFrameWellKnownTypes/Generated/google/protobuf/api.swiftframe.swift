@@ -215,11 +215,11 @@ extension Google_Protobuf_Api {
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(1, "name", .string),
-        .init(2, "methods", .message(Google_Protobuf_Method.self)),
-        .init(3, "options", .message(Google_Protobuf_Option.self)),
+        .init(2, "methods", .message(Google_Protobuf_Method.self), .repeated),
+        .init(3, "options", .message(Google_Protobuf_Option.self), .repeated),
         .init(4, "version", .string),
-        .init(5, "source_context", .message(Google_Protobuf_SourceContext.self)),
-        .init(6, "mixins", .message(Google_Protobuf_Mixin.self)),
+        .init(5, "source_context", .message(Google_Protobuf_SourceContext.self), .optional),
+        .init(6, "mixins", .message(Google_Protobuf_Mixin.self), .repeated),
         .init(7, "syntax", .enumeration(Google_Protobuf_Syntax.protoNames)),
     ]
 
@@ -284,7 +284,7 @@ extension Google_Protobuf_Method {
         .init(3, "request_streaming", .bool),
         .init(4, "response_type_url", .string),
         .init(5, "response_streaming", .bool),
-        .init(6, "options", .message(Google_Protobuf_Option.self)),
+        .init(6, "options", .message(Google_Protobuf_Option.self), .repeated),
         .init(7, "syntax", .enumeration(Google_Protobuf_Syntax.protoNames)),
     ]
 

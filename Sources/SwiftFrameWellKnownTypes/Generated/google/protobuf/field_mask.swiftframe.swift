@@ -221,7 +221,7 @@ extension Google_Protobuf_FieldMask {
     public static let protoMessageName: Swift.String = "google.protobuf.FieldMask"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "paths", .string),
+        .init(1, "paths", .string, .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

@@ -114,7 +114,7 @@ extension Google_Protobuf_Struct {
     public static let protoMessageName: Swift.String = "google.protobuf.Struct"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "fields", .map(key: .string, value: .message(Google_Protobuf_Value.self))),
+        .init(1, "fields", .map(key: .string, value: .message(Google_Protobuf_Value.self)), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -145,12 +145,12 @@ extension Google_Protobuf_Value {
     public static let protoMessageName: Swift.String = "google.protobuf.Value"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "null_value", .enumeration(Google_Protobuf_NullValue.protoNames)),
-        .init(2, "number_value", .double),
-        .init(3, "string_value", .string),
-        .init(4, "bool_value", .bool),
-        .init(5, "struct_value", .message(Google_Protobuf_Struct.self)),
-        .init(6, "list_value", .message(Google_Protobuf_ListValue.self)),
+        .init(1, "null_value", .enumeration(Google_Protobuf_NullValue.protoNames), .oneof(0)),
+        .init(2, "number_value", .double, .oneof(0)),
+        .init(3, "string_value", .string, .oneof(0)),
+        .init(4, "bool_value", .bool, .oneof(0)),
+        .init(5, "struct_value", .message(Google_Protobuf_Struct.self), .oneof(0)),
+        .init(6, "list_value", .message(Google_Protobuf_ListValue.self), .oneof(0)),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -220,7 +220,7 @@ extension Google_Protobuf_ListValue {
     public static let protoMessageName: Swift.String = "google.protobuf.ListValue"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "values", .message(Google_Protobuf_Value.self)),
+        .init(1, "values", .message(Google_Protobuf_Value.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

@@ -414,10 +414,10 @@ extension Google_Protobuf_Type {
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(1, "name", .string),
-        .init(2, "fields", .message(Google_Protobuf_Field.self)),
-        .init(3, "oneofs", .string),
-        .init(4, "options", .message(Google_Protobuf_Option.self)),
-        .init(5, "source_context", .message(Google_Protobuf_SourceContext.self)),
+        .init(2, "fields", .message(Google_Protobuf_Field.self), .repeated),
+        .init(3, "oneofs", .string, .repeated),
+        .init(4, "options", .message(Google_Protobuf_Option.self), .repeated),
+        .init(5, "source_context", .message(Google_Protobuf_SourceContext.self), .optional),
         .init(6, "syntax", .enumeration(Google_Protobuf_Syntax.protoNames)),
     ]
 
@@ -478,7 +478,7 @@ extension Google_Protobuf_Field {
         .init(6, "type_url", .string),
         .init(7, "oneof_index", .int32),
         .init(8, "packed", .bool),
-        .init(9, "options", .message(Google_Protobuf_Option.self)),
+        .init(9, "options", .message(Google_Protobuf_Option.self), .repeated),
         .init(10, "json_name", .string),
         .init(11, "default_value", .string),
     ]
@@ -564,9 +564,9 @@ extension Google_Protobuf_Enum {
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(1, "name", .string),
-        .init(2, "enumvalue", .message(Google_Protobuf_EnumValue.self)),
-        .init(3, "options", .message(Google_Protobuf_Option.self)),
-        .init(4, "source_context", .message(Google_Protobuf_SourceContext.self)),
+        .init(2, "enumvalue", .message(Google_Protobuf_EnumValue.self), .repeated),
+        .init(3, "options", .message(Google_Protobuf_Option.self), .repeated),
+        .init(4, "source_context", .message(Google_Protobuf_SourceContext.self), .optional),
         .init(5, "syntax", .enumeration(Google_Protobuf_Syntax.protoNames)),
     ]
 
@@ -619,7 +619,7 @@ extension Google_Protobuf_EnumValue {
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(1, "name", .string),
         .init(2, "number", .int32),
-        .init(3, "options", .message(Google_Protobuf_Option.self)),
+        .init(3, "options", .message(Google_Protobuf_Option.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -661,7 +661,7 @@ extension Google_Protobuf_Option {
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(1, "name", .string),
-        .init(2, "value", .message(Google_Protobuf_Any.self)),
+        .init(2, "value", .message(Google_Protobuf_Any.self), .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

@@ -206,10 +206,10 @@ extension Google_Protobuf_Compiler_Version {
     public static let protoMessageName: Swift.String = "google.protobuf.compiler.Version"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "major", .int32),
-        .init(2, "minor", .int32),
-        .init(3, "patch", .int32),
-        .init(4, "suffix", .string),
+        .init(1, "major", .int32, .optional),
+        .init(2, "minor", .int32, .optional),
+        .init(3, "patch", .int32, .optional),
+        .init(4, "suffix", .string, .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -259,10 +259,10 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest {
     public static let protoMessageName: Swift.String = "google.protobuf.compiler.CodeGeneratorRequest"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "file_to_generate", .string),
-        .init(2, "parameter", .string),
-        .init(3, "compiler_version", .message(Google_Protobuf_Compiler_Version.self)),
-        .init(15, "proto_file", .message(Google_Protobuf_FileDescriptorProto.self)),
+        .init(1, "file_to_generate", .string, .repeated),
+        .init(2, "parameter", .string, .optional),
+        .init(3, "compiler_version", .message(Google_Protobuf_Compiler_Version.self), .optional),
+        .init(15, "proto_file", .message(Google_Protobuf_FileDescriptorProto.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -311,9 +311,9 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse {
     public static let protoMessageName: Swift.String = "google.protobuf.compiler.CodeGeneratorResponse"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "error", .string),
-        .init(2, "supported_features", .uint64),
-        .init(15, "file", .message(Google_Protobuf_Compiler_CodeGeneratorResponse.File.self)),
+        .init(1, "error", .string, .optional),
+        .init(2, "supported_features", .uint64, .optional),
+        .init(15, "file", .message(Google_Protobuf_Compiler_CodeGeneratorResponse.File.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -354,10 +354,10 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse.File {
     public static let protoMessageName: Swift.String = "google.protobuf.compiler.CodeGeneratorResponse.File"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "insertion_point", .string),
-        .init(15, "content", .string),
-        .init(16, "generated_code_info", .message(Google_Protobuf_GeneratedCodeInfo.self)),
+        .init(1, "name", .string, .optional),
+        .init(2, "insertion_point", .string, .optional),
+        .init(15, "content", .string, .optional),
+        .init(16, "generated_code_info", .message(Google_Protobuf_GeneratedCodeInfo.self), .optional),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

@@ -1,0 +1,1 @@
+../FixtureTests/JSONNameTests.swift
