@@ -133,7 +133,7 @@ extension Bench_Flat {
         .init(2, "timestamp", .int64),
         .init(3, "name", .string),
         .init(4, "payload", .bytes),
-        .init(5, "samples", .int32),
+        .init(5, "samples", .int32, .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -264,9 +264,9 @@ extension Bench_RepeatedHeavy {
     public static let protoMessageName: Swift.String = "bench.RepeatedHeavy"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "ints", .int32),
-        .init(2, "doubles", .double),
-        .init(3, "names", .string),
+        .init(1, "ints", .int32, .repeated),
+        .init(2, "doubles", .double, .repeated),
+        .init(3, "names", .string, .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
@@ -356,8 +356,8 @@ extension Bench_Node {
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
         .init(1, "depth", .int32),
-        .init(2, "leaves", .message(Bench_Leaf.self)),
-        .init(3, "children", .message(Bench_Node.self)),
+        .init(2, "leaves", .message(Bench_Leaf.self), .repeated),
+        .init(3, "children", .message(Bench_Node.self), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {

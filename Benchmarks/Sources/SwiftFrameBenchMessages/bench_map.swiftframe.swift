@@ -21,7 +21,7 @@ extension Bench_MapHeavy {
     public static let protoMessageName: Swift.String = "bench.MapHeavy"
 
     public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "counts", .map(key: .string, value: .int32)),
+        .init(1, "counts", .map(key: .string, value: .int32), .repeated),
     ]
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
