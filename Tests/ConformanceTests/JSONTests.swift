@@ -222,6 +222,24 @@ struct JSONTests {
             """)
     }
 
+    @Test("A message generated with TextFormat=Numbers has no JSON form: a typed error both ways")
+    func numbersMode() throws {
+        var message = Unnamed()
+        try message.merge(serializedBytes: [0x08, 0x01])
+        func expectNoJSONForm(_ attempt: () throws(JSONError) -> Void) {
+            do {
+                try attempt()
+                Issue.record("no error")
+            } catch {
+                #expect(error.kind == .unrepresentable && error.path == "$")
+                #expect(error.message.contains("TextFormat=Numbers"), "\(error)")
+            }
+        }
+        expectNoJSONForm { () throws(JSONError) in _ = try message.jsonString() }
+        expectNoJSONForm { () throws(JSONError) in _ = try Unnamed(jsonString: "{}") }
+        #expect(message.textFormatString() == "1: 1\n")  // the text format prints by number
+    }
+
     @Test("Deep nesting is an error at the bound, not a crash")
     func deepNesting() throws {
         let depth = 100_000
@@ -252,4 +270,22 @@ struct JSONTests {
         #expect(try Proto3(jsonUTF8Bytes: json) == message)
         #expect(throws: JSONError.self) { try Proto3(jsonUTF8Bytes: [0x7B, 0xFF, 0x7D]) }  // not UTF-8
     }
+}
+
+/// What `TextFormat=Numbers` generates, written by hand: a message without field names.
+private struct Unnamed: SwiftFrame.Message {
+    static let protoMessageName = "test.Unnamed"
+    static var fieldNamesLeftOut: Bool { true }
+    var unknownFields = UnknownFields()
+
+    mutating func decodeMessage(from reader: inout ProtoReader) throws(WireError) {
+        while reader.hasRemaining {
+            let tag = try reader.readTag()
+            try reader.skipField(tag: tag, into: &unknownFields)
+        }
+    }
+
+    func computeSize(into cache: inout SizeCache) -> Int { unknownFields.count }
+
+    func encodeMessage(to writer: inout ProtoWriter) { writer.writeUnknownFields(unknownFields) }
 }

@@ -206,6 +206,7 @@ import Testing
         #expect(files.count == 2)
         for (name, source) in files {
             #expect(!source.contains("textFormatFields") && !source.contains("protoNames"), "\(name)")
+            #expect(source.contains("static var fieldNamesLeftOut: Swift.Bool { true }"), "\(name)")
             #expect(!source.contains("\"MODE_SELF\"") && !source.contains("\"children\""), "\(name)")
         }
         #expect(try Support.typecheck(files) == [])

@@ -64,6 +64,14 @@ public struct JSONError: Error, CustomStringConvertible, Equatable {
     public var description: String { "\(path) (byte \(offset)): \(message)" }
 }
 
+extension JSONError {
+    /// A message generated with `TextFormat=Numbers`: it knows no field names.
+    static func namesLeftOut(_ type: any Message.Type, path: String, offset: Int) -> JSONError {
+        JSONError(.unrepresentable, path: path, offset: offset,
+                  "\(type.protoMessageName) was generated with TextFormat=Numbers, which leaves field names out: it has no JSON form")
+    }
+}
+
 /// The printer and the reader build the path of each value (`$.user.login`) only when they
 /// run a second time, after a failure, to name where it happened.
 protocol JSONPathTracking {

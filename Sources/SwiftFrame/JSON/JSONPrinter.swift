@@ -199,6 +199,7 @@ struct JSONPrinter: JSONPathTracking {
     }
 
     mutating func message(_ type: any Message.Type, _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError) {
+        if type.fieldNamesLeftOut { throw JSONError.namesLeftOut(type, path: path, offset: 0) }
         let schema = JSONSchema.of(type)
         if try wellKnown(schema, buffer, path: path) { return }
         output.append(UInt8(ascii: "{"))

@@ -60,6 +60,7 @@ struct JSONReader: JSONPathTracking {
 
     /// The encoding of a message of `type` from `node` (an object, or a well-known type's form).
     mutating func message(_ type: any Message.Type, _ node: JSONNode, path: String) throws(JSONError) -> [UInt8] {
+        if type.fieldNamesLeftOut { throw JSONError.namesLeftOut(type, path: path, offset: node.offset) }
         let schema = JSONSchema.of(type)
         if let special = try wellKnown(schema, node, path: path) { return special }
         guard case let .object(members) = node.value else {

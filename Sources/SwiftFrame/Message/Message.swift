@@ -8,6 +8,11 @@ public protocol Message: Sendable, Hashable, CustomDebugStringConvertible {
     /// The fields' names and kinds for the text format, in number order (see `TextFormatField`).
     static var textFormatFields: [TextFormatField] { get }
 
+    /// True for a message generated with `TextFormat=Numbers`, which leaves field names out
+    /// of the code: it prints in the text format by number, and has no JSON form (JSON
+    /// throws `JSONError.Kind.unrepresentable` for it). False for every other message.
+    static var fieldNamesLeftOut: Bool { get }
+
     /// A message with every field at its default.
     init()
 

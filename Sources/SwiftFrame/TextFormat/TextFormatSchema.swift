@@ -96,6 +96,8 @@ extension Message {
     /// Messages generated with `TextFormat=Numbers` list no fields: they print by number.
     public static var textFormatFields: [TextFormatField] { [] }
 
+    public static var fieldNamesLeftOut: Bool { false }
+
     /// The message in protobuf's text format, one field per line, exactly as
     /// `protoc --decode=Type` prints the message's encoding.
     public func textFormatString() -> String {

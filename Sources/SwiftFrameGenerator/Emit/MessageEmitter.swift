@@ -129,6 +129,9 @@ struct MessageEmitter {
                 printer.list("\(visibility)static let textFormatFields: [SwiftFrame.TextFormatField] = ",
                              ordered.map(\.textFormatRow))
             }
+            if !printsNames {
+                printer.line("\(visibility)static var fieldNamesLeftOut: Swift.Bool { true }")
+            }
             if isCompact {
                 emitFieldTable(ordered, to: printer)
             } else {
