@@ -18,9 +18,16 @@
 //             3  they differ only in map_bool_bool (equal once MessageDifferencer ignores it);
 //             4  B does not parse;
 //             0  otherwise.
+//   json    (operation = 4, or 5 to skip unknown field names and enum names): the input is JSON
+//           for TestAllTypesProto3, read with JsonStringToMessage. Answer: u8 status (0 refused,
+//           1 read and printed, 2 read but MessageToJsonString failed), u32 length, then u32
+//           length and the message's deterministic serialization, then its JSON as
+//           MessageToJsonString prints it with the default options (empty if refused; the
+//           serialization and no JSON for status 2).
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/field_comparator.h>
+#include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
 
 #include <cstdint>
@@ -65,6 +72,24 @@ static void writeAnswer(int status, const std::string& bytes) {
     std::fwrite(bytes.data(), 1, bytes.size(), stdout);
 }
 
+/// Reads `json` into `message` (cleared first) and answers as the json operation says.
+static void answerJSON(Message& message, const std::string& json, bool ignoringUnknown) {
+    message.Clear();
+    google::protobuf::util::JsonParseOptions options;
+    options.ignore_unknown_fields = ignoringUnknown;
+    if (!google::protobuf::util::JsonStringToMessage(json, &message, options).ok()) {
+        writeAnswer(0, std::string());
+        return;
+    }
+    std::string binary = serialize(message), printed;
+    bool printable = google::protobuf::util::MessageToJsonString(message, &printed).ok();
+    std::string body(4, '\0');
+    for (int i = 0; i < 4; i++) body[i] = static_cast<char>(binary.size() >> (8 * i));
+    body += binary;
+    if (printable) body += printed;
+    writeAnswer(printable ? 1 : 2, body);
+}
+
 int main() {
     protobuf_test_messages::proto3::TestAllTypesProto3 proto3, otherProto3;
     protobuf_test_messages::proto2::TestAllTypesProto2 proto2, otherProto2;
@@ -76,7 +101,12 @@ int main() {
         for (int i = 0; i < 4; i++) length |= uint32_t(static_cast<unsigned char>(header[i])) << (8 * i);
         if (length == 0 || !readExactly(input, length)) return 1;
         unsigned operation = static_cast<unsigned char>(input[0]);
-        if (operation > 3) return 1;
+        if (operation > 5) return 1;
+        if (operation >= 4) {
+            answerJSON(proto3, input.substr(1), operation == 5);
+            std::fflush(stdout);
+            continue;
+        }
         Message& message = *messages[operation % 2];
         if (operation < 2) {
             bool accepted = message.ParseFromArray(input.data() + 1, static_cast<int>(length - 1));
