@@ -85,8 +85,12 @@ struct JSONReader {
                                 into out: inout [UInt8]) throws(JSONError) {
         if case let .map(keyKind, valueKind) = field.kind {
             guard case let .object(entries) = node.value else { throw bad("a map is read from a JSON object", path, node) }
+            var keys = Set<String>()
             for entry in entries {
                 let entryPath = path + "[\"" + entry.key + "\"]"
+                guard keys.insert(entry.key).inserted else {
+                    throw JSONError(.duplicateField, path: entryPath, offset: entry.offset, "the map key is given twice")
+                }
                 var body: [UInt8] = []
                 let keyNode = JSONNode(value: .string(entry.key), offset: entry.offset)
                 try single(keyKind, number: 1, keyNode, path: entryPath, into: &body, mapKey: true)
@@ -127,8 +131,10 @@ struct JSONReader {
         case .fixed32: JSONWire.fixed(number, try unsigned(node, path, max: UInt64(UInt32.max)), bytes: 4, to: &out)
         case .fixed64: JSONWire.fixed(number, try unsigned(node, path, max: .max), bytes: 8, to: &out)
         case .float:
+            // In range when it rounds to a finite float: the largest float prints (shortest) as
+            // 3.4028235e+38, a little above its exact value, and must read back.
             let value = try floating(node, path)
-            guard value.isNaN || value.isInfinite || abs(value) <= Double(Float.greatestFiniteMagnitude) else {
+            guard value.isNaN || value.isInfinite || Float(value).isFinite else {
                 throw bad("the number is out of a float's range", path, node)
             }
             JSONWire.fixed(number, UInt64(Float(value).bitPattern), bytes: 4, to: &out)
@@ -152,6 +158,14 @@ struct JSONReader {
             switch node.value {
             case .string(let name):
                 guard let value = names.first(where: { $0.name == name }) else {
+                    // A number in a string (`"2"`, `"-1"`) reads as that number, as protobuf's C++
+                    // and Python runtimes read it.
+                    let digits = name.utf8.drop { $0 == UInt8(ascii: "-") }
+                    if !digits.isEmpty, name.utf8.count - digits.count <= 1, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                       let numeric = Int32(name) {
+                        JSONWire.varint(number, UInt64(bitPattern: Int64(numeric)), to: &out)
+                        return
+                    }
                     if options.ignoreUnknownFields { return }
                     throw bad("'\(name)' is no value of the enum", path, node)
                 }

@@ -1,0 +1,147 @@
+// Where swiftframe's JSON reading differs from protobuf's C++ runtime (libprotobuf 3.21) on
+// purpose: the intended differences of the differential JSON run
+// (FuzzTesting/Differential/differential_json.py, INTENDED_REFUSALS, INTENDED_ACCEPTS and
+// INTENDED_MESSAGES), one test each, named as there. Each says what swiftframe does and why;
+// Python's json_format (4.21) sides with swiftframe in most of them.
+
+import SwiftFrame
+import SwiftFrameWellKnownTypes
+#if COMPACT
+import SwiftFrameConformanceMessagesCompact
+#else
+import SwiftFrameConformanceMessages
+#endif
+import Testing
+
+@Suite("JSON: intended differences from protobuf's C++ runtime")
+struct JSONDifferencesTests {
+    typealias Proto3 = ProtobufTestMessages_Proto3_TestAllTypesProto3
+
+    static let options = JSONOptions(registry: MessageTypeRegistry([Proto3.self, Google_Protobuf_ListValue.self,
+                                                                     Google_Protobuf_Int64Value.self]))
+
+    func refusal(_ json: String, _ kind: JSONError.Kind, containing words: String,
+                 sourceLocation: SourceLocation = #_sourceLocation) {
+        do {
+            let message = try Proto3(jsonString: json, options: Self.options)
+            Issue.record("read \(message)", sourceLocation: sourceLocation)
+        } catch {
+            #expect(error.kind == kind, "\(error)", sourceLocation: sourceLocation)
+            #expect(error.message.contains(words), "\(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    // Refusals: C++ 3.21 accepts these; the mapping (and the conformance suite's recommended
+    // tests, which swiftframe passes with --enforce_recommended) does not.
+
+    @Test("a field or key given twice")
+    func duplicateNames() {
+        // C++ keeps the last; Python refuses; the conformance suite recommends refusing.
+        refusal(#"{"optionalInt32": 1, "optionalInt32": 1}"#, .duplicateField, containing: "given twice")
+        refusal(#"{"optionalInt32": 1, "optional_int32": 2}"#, .duplicateField, containing: "given twice")
+        refusal(#"{"optionalNestedMessage": {"a": 1, "a": 2}}"#, .duplicateField, containing: "given twice")
+    }
+
+    @Test("a bool as a string")
+    func boolAsString() {
+        // C++ reads "true" as true, and the map key "True"; Python refuses both.
+        refusal(#"{"optionalBool": "true"}"#, .badValue, containing: "true or false")
+        refusal(#"{"mapBoolBool": {"True": false}}"#, .badValue, containing: "true or false")
+    }
+
+    @Test("a bare value for a repeated field")
+    func bareRepeated() {
+        refusal(#"{"repeatedInt32": 1}"#, .badValue, containing: "JSON array")
+        refusal(#"{"repeatedNestedMessage": {"a": 1}}"#, .badValue, containing: "JSON array")
+    }
+
+    @Test("null in a list or as a map value")
+    func nullElements() {
+        // The conformance suite's recommended RepeatedFieldPrimitiveElementIsNull and MapFieldValueIsNull.
+        refusal(#"{"repeatedInt32": [1, null]}"#, .badValue, containing: "cannot be null")
+        refusal(#"{"mapStringString": {"k": null}}"#, .badValue, containing: "cannot be null")
+    }
+
+    @Test("a wrapper as an object")
+    func wrapperObject() {
+        // {"value": 1} is the wrapper's message form, not its JSON form (Python refuses it too).
+        refusal(#"{"optionalInt32Wrapper": {"value": 1}}"#, .badValue, containing: "bare value")
+        refusal(#"{"repeatedStringWrapper": [{"value": "x"}]}"#, .badValue, containing: "bare value")
+    }
+
+    @Test("a FieldMask path with an underscore")
+    func fieldMaskSnakeCase() {
+        // JSON writes paths in lowerCamelCase; C++ keeps "foo_bar" as it is, Python refuses it.
+        refusal(#"{"optionalFieldMask": "foo_bar"}"#, .badValue, containing: "lowerCamelCase")
+    }
+
+    @Test("an integer out of range that a double rounds into range")
+    func integerThroughDouble() {
+        // C++ converts through a double: -9223372036854775809 becomes -2^63. Python refuses.
+        refusal(#"{"optionalSfixed64": -9223372036854775809}"#, .badValue, containing: "out of range")
+    }
+
+    @Test("numbers and durations in forms JSON does not have")
+    func looseNumbers() {
+        // C++ hands strings to strtod and strtoll: hexadecimal floats, spaces.
+        refusal(#"{"optionalDoubleWrapper": "0x1p3"}"#, .badValue, containing: "not a number")
+        refusal(#"{"optionalDouble": " 1"}"#, .badValue, containing: "not a number")
+        refusal(#"{"optionalDuration": "59 s"}"#, .badValue, containing: "Duration")
+    }
+
+    @Test("strings that are not JSON")
+    func badStrings() {
+        // RFC 8259: control characters escaped, only its escapes. C++ 3.21 reads both.
+        refusal("{\"optionalString\": \"a\tb\"}", .syntax, containing: "control character")
+        refusal(#"{"optionalString": "a\qb"}"#, .syntax, containing: "bad escape")
+    }
+
+    // Acceptances: C++ 3.21 refuses these; the mapping allows them (Python reads them too, but
+    // for integers in strings written with an exponent).
+
+    @Test("an Any with @type after value, or a URL of another form")
+    func anyOrderAndURLs() throws {
+        // C++ 3.21 refuses "value" before "@type" for a well-known type, and a URL without a host
+        // or with an empty segment; the mapping puts no order on members, and an Any's type is
+        // what follows the URL's last "/".
+        for json in [#"{"optionalAny": {"value": [1], "@type": "type.googleapis.com/google.protobuf.ListValue"}}"#,
+                     #"{"optionalAny": {"@type": "/google.protobuf.Int64Value", "value": "1"}}"#,
+                     #"{"optionalAny": {"@type": "type.googleapis.com//google.protobuf.ListValue", "value": []}}"#] {
+            let message = try Proto3(jsonString: json, options: Self.options)
+            #expect(message.optionalAny != nil, "\(json)")
+            #expect(try Proto3(jsonString: message.jsonString(options: Self.options), options: Self.options) == message)
+        }
+    }
+
+    @Test("an integer in a string, with an exponent or a fraction, or -0")
+    func integerStrings() throws {
+        // The mapping reads integers from numbers or strings alike; C++ and Python take a
+        // number's exponent and fraction but not a string's. Python also reads "-0" as 0.
+        #expect(try Proto3(jsonString: #"{"optionalInt32": "1e1"}"#).optionalInt32 == 10)
+        #expect(try Proto3(jsonString: #"{"optionalInt64": "-5.0"}"#).optionalInt64 == -5)
+        #expect(try Proto3(jsonString: #"{"mapInt32Int32": {"1e2": 1}}"#).mapInt32Int32 == [100: 1])
+        #expect(try Proto3(jsonString: #"{"optionalUint32": "-0"}"#).optionalUint32 == 0)
+        #expect(throws: JSONError.self) { try Proto3(jsonString: #"{"optionalInt32": "1.5"}"#) }
+    }
+
+    // Other messages: both read the input, to different values.
+
+    @Test("an integer with an exponent or fraction, read exactly")
+    func exactIntegers() throws {
+        // C++ and Python read 3.978201228937259536E18 through a double (3978201228937259520);
+        // swiftframe reads the decimal exactly, as it reads 3978201228937259536.
+        let message = try Proto3(jsonString: #"{"optionalUint64": 3.978201228937259536E18, "optionalInt64": 9007199254740993.0}"#)
+        #expect(message.optionalUint64 == 3_978_201_228_937_259_536)
+        #expect(message.optionalInt64 == 9_007_199_254_740_993)
+    }
+
+    @Test("-0 is a negative zero")
+    func negativeZero() throws {
+        // C++ and Python read the JSON number -0 (no point) as +0.0 for a double; swiftframe reads
+        // IEEE's -0.0, and prints -0.0 as -0, as C++ does (Python prints -0.0).
+        let message = try Proto3(jsonString: #"{"optionalDouble": -0, "optionalFloat": -0}"#)
+        #expect(message.optionalDouble == 0 && message.optionalDouble.sign == .minus)
+        #expect(message.optionalFloat == 0 && message.optionalFloat.sign == .minus)
+        #expect(try message.jsonString() == #"{"optionalFloat":-0,"optionalDouble":-0}"#)
+    }
+}
