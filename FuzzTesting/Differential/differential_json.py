@@ -70,9 +70,22 @@ def rounded_by_double(error):
 
 
 def loose_number(case, error):
-    """A number or Duration in a form C++ reads with strtod and strtoll: spaces, hexadecimal."""
+    """A number or Duration in a form C++ reads with strtod and strtoll: spaces, hexadecimal,
+    a leading + or 0, a point without digits."""
     return bool(re.search(r"is not a number|a Duration is a string|is not an integer", error)) and \
-        bool(re.search(rb'"[^"]*( |0x|0X|\\u0020)[^"]*"', case[1]))
+        bool(re.search(rb'"[^"]*( |0x|0X|\\u0020)[^"]*"|"[+-]?[+0][0-9]|[0-9]\.s"', case[1]))
+
+
+def fractional_integer(error):
+    """An integer field given a number with a fraction that a double rounds away."""
+    return bool(re.search(r"'-?[0-9]+\.[0-9]*[1-9][0-9]*([eE][+-]?[0-9]+)?' is not an integer$", error))
+
+
+# A well-known type in its message form or another shape: an object for a wrapper, a
+# Timestamp or Duration; an array for a FieldMask or an Any.
+OTHER_FORM = re.compile(rb'(?i)(wrapper|timestamp|duration|field_?mask|any)"\s*:\s*\[?\s*[\[{]')
+OTHER_FORM_ERRORS = re.compile(r"is its bare value in JSON, not an object|a Timestamp is an RFC 3339 string|"
+                               r"a Duration is a string|a FieldMask is a string of paths|an Any is a JSON object")
 
 
 def any_out_of_order_or_odd_url(text):
@@ -90,7 +103,9 @@ INTENDED_REFUSALS = {
     "a bool as a string": lambda case, error: error.endswith("a bool is true or false"),
     "a bare value for a repeated field": lambda case, error: error.endswith("a repeated field is read from a JSON array"),
     "null in a list or as a map value": lambda case, error: "cannot be null" in error,
-    "a wrapper as an object": lambda case, error: "is its bare value in JSON, not an object" in error,
+    "a well-known type in another form than its JSON one":
+        lambda case, error: bool(OTHER_FORM_ERRORS.search(error)) and bool(OTHER_FORM.search(case[1])),
+    "an integer with an exponent or fraction, read exactly": lambda case, error: fractional_integer(error),
     "a FieldMask path with an underscore": lambda case, error: "is not in lowerCamelCase" in error,
     "an integer out of range that a double rounds into range": lambda case, error: rounded_by_double(error),
     "numbers and durations in forms JSON does not have": loose_number,
@@ -101,10 +116,13 @@ INTENDED_ACCEPTS = {
     "an Any with @type after value, or a URL of another form": lambda case: any_out_of_order_or_odd_url(case[1]),
     "an integer in a string, with an exponent or a fraction, or -0":
         lambda case: bool(re.search(rb'"-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?"', case[1])),
+    "an empty name, skipped as unknown": lambda case: case[0] == LENIENT and bool(re.search(rb'""\s*:', case[1])),
 }
 INTENDED_MESSAGES = {
     "an integer with an exponent or fraction, read exactly": lambda case: bool(re.search(rb"[0-9][.eE]", case[1])),
     "-0 is a negative zero": lambda case: bool(re.search(rb"-0(?![.0-9])", case[1])),
+    "FieldMask paths as Python reads them": lambda case: bool(re.search(rb'(?i)field_?mask', case[1])),
+    "a NullValue number other than 0 prints as null": lambda case: bool(re.search(rb'(?i)null_?value"\s*:\s*[1-9-]', case[1])),
 }
 
 
@@ -650,6 +668,13 @@ class JSONTestee(differential.Testee):
         return self.answer(cases)
 
 
+def print_difference(case, name):
+    """A print that reads as another message: intended when the input holds a NullValue number
+    other than 0 (its only JSON form is null, which reads as 0, in C++ as in swiftframe)."""
+    test = INTENDED_MESSAGES["a NullValue number other than 0 prints as null"]
+    return "intended: a NullValue number other than 0 prints as null" if test(case) else name
+
+
 def error_class(error):
     """swiftframe's error without its path, offset and quoted values: the class of the refusal."""
     error = re.sub(r"^.*? \(byte \d+\): ", "", error, flags=re.S)
@@ -786,9 +811,10 @@ def main():
                     differences.add("C++ cannot read swiftframe's print", case)
                 elif again[1] != c[1] and (second_verdicts[("swift print", i)] or (0,))[0] != 1:
                     # -0.0 prints as -0 (as C++ prints it), which C++ reads as +0.
-                    negative_zero = re.search(rb"[\[:,]-0[,\]}]", swift_json[i][1])
-                    differences.add("intended: -0 is a negative zero" if negative_zero else
-                                    "swiftframe's print is another message to C++", case)
+                    if re.search(rb"[\[:,]-0[,\]}]", swift_json[i][1]):
+                        differences.add("intended: -0 is a negative zero", case)
+                    else:
+                        differences.add(print_difference(case, "swiftframe's print is another message to C++"), case)
                 python_again = swift_print_in_python[i]
                 if p and p[0] >= 1 and python_again is not None and python_again[0] == 0:
                     python_differences.add("Python cannot read swiftframe's print", case)
@@ -799,7 +825,7 @@ def main():
                 if not again or again[0] == 0:
                     differences.add("swiftframe cannot read C++'s print: " + error_class(again[2] if again else ""), case)
                 elif again[1] != s[1] and (second_verdicts[("cpp print", i)] or (0,))[0] != 1:
-                    differences.add("C++'s print is another message to swiftframe", case)
+                    differences.add(print_difference(case, "C++'s print is another message to swiftframe"), case)
         done += len(batch)
         if done % 100_000 < args.batch:
             print("  %d cases, %.0f s" % (done, time.monotonic() - started), flush=True)

@@ -62,11 +62,16 @@ struct JSONDifferencesTests {
         refusal(#"{"mapStringString": {"k": null}}"#, .badValue, containing: "cannot be null")
     }
 
-    @Test("a wrapper as an object")
-    func wrapperObject() {
-        // {"value": 1} is the wrapper's message form, not its JSON form (Python refuses it too).
+    @Test("a well-known type in another form than its JSON one")
+    func otherForms() {
+        // {"value": 1} is a wrapper's message form, {} a Timestamp's, ["a"] a FieldMask's
+        // paths; C++ 3.21 reads them, Python refuses them.
         refusal(#"{"optionalInt32Wrapper": {"value": 1}}"#, .badValue, containing: "bare value")
         refusal(#"{"repeatedStringWrapper": [{"value": "x"}]}"#, .badValue, containing: "bare value")
+        refusal(#"{"optionalTimestamp": {}}"#, .badValue, containing: "RFC 3339")
+        refusal(#"{"optionalDuration": {}}"#, .badValue, containing: "Duration")
+        refusal(#"{"repeatedFieldmask": [["a"]]}"#, .badValue, containing: "FieldMask")
+        refusal(#"{"repeatedAny": [[]]}"#, .badValue, containing: "Any")
     }
 
     @Test("a FieldMask path with an underscore")
@@ -87,6 +92,9 @@ struct JSONDifferencesTests {
         refusal(#"{"optionalDoubleWrapper": "0x1p3"}"#, .badValue, containing: "not a number")
         refusal(#"{"optionalDouble": " 1"}"#, .badValue, containing: "not a number")
         refusal(#"{"optionalDuration": "59 s"}"#, .badValue, containing: "Duration")
+        refusal(#"{"optionalDuration": "3600.s"}"#, .badValue, containing: "Duration")
+        refusal(#"{"optionalInt32": "+1"}"#, .badValue, containing: "not a number")
+        refusal(#"{"optionalUint64": "017"}"#, .badValue, containing: "not a number")
     }
 
     @Test("strings that are not JSON")
@@ -133,6 +141,37 @@ struct JSONDifferencesTests {
         let message = try Proto3(jsonString: #"{"optionalUint64": 3.978201228937259536E18, "optionalInt64": 9007199254740993.0}"#)
         #expect(message.optionalUint64 == 3_978_201_228_937_259_536)
         #expect(message.optionalInt64 == 9_007_199_254_740_993)
+        // And a fraction a double would round away is still a fraction: not an integer.
+        refusal(#"{"optionalSfixed64": 9007199254740993.5}"#, .badValue, containing: "not an integer")
+    }
+
+    @Test("FieldMask paths as Python reads them")
+    func fieldMaskPaths() throws {
+        // Each capital starts a word, and empty paths stay, as Python reads them; C++ drops the
+        // empty paths and turns a run of capitals into one word ("fooBAR" -> "foo_bar").
+        let message = try Proto3(jsonString: #"{"optionalFieldMask": ",a.foo.bar,fooBAR,FooBar"}"#)
+        #expect(message.optionalFieldMask?.paths == ["", "a.foo.bar", "foo_b_a_r", "_foo_bar"])
+    }
+
+    @Test("a NullValue number other than 0 prints as null")
+    func nullValueNumbers() throws {
+        // Not a difference of swiftframe's: all three read a NullValue's number, and print any as
+        // null, which reads as 0; so a print of such a message reads as another one, in C++ too.
+        let message = try Proto3(jsonString: #"{"oneofNullValue": 1}"#)
+        #expect(message.oneofField == .oneofNullValue(.unrecognized(1)))
+        let printed = try message.jsonString()
+        #expect(printed == #"{"oneofNullValue":null}"#)
+        #expect(try Proto3(jsonString: printed).oneofField == .oneofNullValue(.nullValue))
+    }
+
+    @Test("an empty name, skipped as unknown")
+    func emptyName() throws {
+        // C++ 3.21 refuses the member name "" even when it skips unknown names; Python skips it.
+        let options = JSONOptions(ignoreUnknownFields: true)
+        #expect(try Proto3(jsonString: #"{"": {"a": [1]}, "optionalInt32": 1}"#, options: options).optionalInt32 == 1)
+        refusal(#"{"": 1}"#, .unknownField, containing: "no field")
+        // Given twice, it is an error even so, as any name is (C++ and Python refuse it too).
+        #expect(throws: JSONError.self) { try Proto3(jsonString: #"{"": 1, "": 1}"#, options: options) }
     }
 
     @Test("-0 is a negative zero")

@@ -349,12 +349,18 @@ struct JSONWellKnownTypeTests {
         refuses(Google_Protobuf_Any.self, #"{"@type":1}"#)
         refuses(Google_Protobuf_Any.self, #"{"@type":"type.googleapis.com/google.protobuf.Empty","value":{}}"#)
         refuses(Google_Protobuf_Any.self, #"{"@type":"type.googleapis.com/google.protobuf.Duration","value":"1s","x":1}"#)
-        // A well-known type without "value" is at its default, as protobuf's C++ runtime prints
-        // and reads it (Python refuses it).
+        // A well-known type without "value" is at its default, and at its default it prints
+        // without "value", as protobuf's C++ runtime reads and prints it (Python refuses it, and
+        // prints "value"); a Value at its default has no kind, so no other form.
         any.typeUrl = url + "google.protobuf.Duration"
         any.value = []
         try reads(#"{"@type":"type.googleapis.com/google.protobuf.Duration"}"#, as: any,
-                  printing: #"{"@type":"type.googleapis.com/google.protobuf.Duration","value":"0s"}"#)
+                  printing: #"{"@type":"type.googleapis.com/google.protobuf.Duration"}"#)
+        try reads(#"{"@type":"type.googleapis.com/google.protobuf.Duration","value":"0s"}"#, as: any,
+                  printing: #"{"@type":"type.googleapis.com/google.protobuf.Duration"}"#)
+        any.typeUrl = url + "google.protobuf.Value"
+        try reads(#"{"@type":"type.googleapis.com/google.protobuf.Value"}"#, as: any,
+                  printing: #"{"@type":"type.googleapis.com/google.protobuf.Value"}"#)
         refuses(Google_Protobuf_Any.self, #"{"@type":"type.googleapis.com/google.protobuf.Duration","value":"1s","value":"2s"}"#)
         refuses(Google_Protobuf_Any.self, #"{"@type":"type.googleapis.com/google.protobuf.Duration","@type":"x/y","value":"1s"}"#)
 

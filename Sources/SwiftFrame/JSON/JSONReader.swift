@@ -43,6 +43,7 @@ struct JSONReader {
                          skipping: Set<String> = []) throws(JSONError) -> [UInt8] {
         var out: [UInt8] = []
         var seen = Set<Int32>()
+        var unknown = Set<String>()
         var oneofSet: [Int32: Int32] = [:]  // a oneof's first member -> the member set
         let extensions = options.registry.extensions(of: schema.fullName)
         for member in members where !skipping.contains(member.key) {
@@ -52,7 +53,13 @@ struct JSONReader {
                           isRepeated: $0.isRepeated, hasPresence: true, oneofSiblings: [])
             }
             guard let field = known else {
-                if options.ignoreUnknownFields { continue }
+                if options.ignoreUnknownFields {
+                    // Skipped, but not twice (protobuf's C++ and Python runtimes refuse that too).
+                    guard unknown.insert(member.key).inserted else {
+                        throw JSONError(.duplicateField, path: fieldPath, offset: member.offset, "'\(member.key)' is given twice")
+                    }
+                    continue
+                }
                 throw JSONError(.unknownField, path: fieldPath, offset: member.offset,
                                 "\(schema.fullName) has no field '\(member.key)'")
             }

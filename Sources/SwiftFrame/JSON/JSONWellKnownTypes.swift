@@ -171,8 +171,12 @@ extension JSONPrinter {
         key("@type", first: &first)
         string(url)
         if hasSpecialForm(inner.fullName) {
-            key("value", first: &first)
-            try message(type, body, path: path + ".value")
+            // No bytes: the message at its default, which has no "value" (as protobuf's C++
+            // runtime prints it; a Value with no kind set has no JSON form).
+            if !body.isEmpty {
+                key("value", first: &first)
+                try message(type, body, path: path + ".value")
+            }
         } else {
             try fields(inner, body, path: path, first: &first)
         }
