@@ -72,6 +72,36 @@ struct JSONDifferencesTests {
         refusal(#"{"optionalDuration": {}}"#, .badValue, containing: "Duration")
         refusal(#"{"repeatedFieldmask": [["a"]]}"#, .badValue, containing: "FieldMask")
         refusal(#"{"repeatedAny": [[]]}"#, .badValue, containing: "Any")
+        refusal(#"{"repeatedInt64Wrapper": [[1]]}"#, .badValue, containing: "number")
+        refusal(#"{"repeatedStringWrapper": [[]]}"#, .badValue, containing: "string")
+        refusal(#"{"repeatedListValue": [{}]}"#, .badValue, containing: "ListValue")
+        let options = JSONOptions(registry: MessageTypeRegistry([Google_Protobuf_BoolValue.self, Google_Protobuf_FieldMask.self]))
+        for json in [#"{"optionalAny": {"@type": "type.googleapis.com/google.protobuf.BoolValue", "value": {"value": false}}}"#,
+                     #"{"optionalAny": {"@type": "type.googleapis.com/google.protobuf.FieldMask", "value": {"paths": ["a"]}}}"#] {
+            #expect(throws: JSONError.self, "\(json)") { try Proto3(jsonString: json, options: options) }
+        }
+    }
+
+    @Test("base64 mixing the standard and URL-safe alphabets")
+    func base64Mixed() throws {
+        // Python reads it (its decoder maps both alphabets); C++ 3.21 takes one or the other.
+        #expect(try Proto3(jsonString: #"{"optionalBytes": "-_+/"}"#).optionalBytes == [0xFB, 0xFF, 0xBF])
+    }
+
+    @Test("base64 with bits set past the data")
+    func base64TrailingBits() throws {
+        // "AAB=" is two zero bytes with a bit set after them; C++ 3.21 refuses it, Python
+        // ignores the bit, as swiftframe does.
+        #expect(try Proto3(jsonString: #"{"optionalBytes": "AAB="}"#).optionalBytes == [0, 0])
+        #expect(try Proto3(jsonString: #"{"optionalBytes": "AB=="}"#).optionalBytes == [0])
+    }
+
+    @Test("an Any holding a list of lists")
+    func anyListOfLists() throws {
+        // C++ 3.21 refuses a ListValue inside a ListValue inside an Any; Python reads it.
+        let json = #"{"optionalAny":{"@type":"type.googleapis.com/google.protobuf.ListValue","value":[[-1.5,0],"NaN"]}}"#
+        let message = try Proto3(jsonString: json, options: Self.options)
+        #expect(try message.jsonString(options: Self.options) == json)
     }
 
     @Test("a FieldMask path with an underscore")
@@ -97,11 +127,13 @@ struct JSONDifferencesTests {
         refusal(#"{"optionalUint64": "017"}"#, .badValue, containing: "not a number")
     }
 
-    @Test("strings that are not JSON")
-    func badStrings() {
-        // RFC 8259: control characters escaped, only its escapes. C++ 3.21 reads both.
+    @Test("text that is not JSON")
+    func notJSON() {
+        // RFC 8259: control characters escaped, only its escapes, digits after a point. C++ 3.21
+        // reads all three.
         refusal("{\"optionalString\": \"a\tb\"}", .syntax, containing: "control character")
         refusal(#"{"optionalString": "a\qb"}"#, .syntax, containing: "bad escape")
+        refusal(#"{"optionalDouble": -6.e2}"#, .syntax, containing: "no digits after")
     }
 
     // Acceptances: C++ 3.21 refuses these; the mapping allows them (Python reads them too, but
@@ -143,6 +175,8 @@ struct JSONDifferencesTests {
         #expect(message.optionalInt64 == 9_007_199_254_740_993)
         // And a fraction a double would round away is still a fraction: not an integer.
         refusal(#"{"optionalSfixed64": 9007199254740993.5}"#, .badValue, containing: "not an integer")
+        // And 9.223372036854775807E18 is 2^63 - 1, in range (C++ reads 2^63 through a double, out of range).
+        #expect(try Proto3(jsonString: #"{"optionalSfixed64": 9.223372036854775807E18}"#).optionalSfixed64 == .max)
     }
 
     @Test("FieldMask paths as Python reads them")
