@@ -75,6 +75,7 @@ struct JSONDifferencesTests {
         refusal(#"{"repeatedInt64Wrapper": [[1]]}"#, .badValue, containing: "number")
         refusal(#"{"repeatedStringWrapper": [[]]}"#, .badValue, containing: "string")
         refusal(#"{"repeatedListValue": [{}]}"#, .badValue, containing: "ListValue")
+        refusal(#"{"repeatedStruct": [[]]}"#, .badValue, containing: "Struct")
         let options = JSONOptions(registry: MessageTypeRegistry([Google_Protobuf_BoolValue.self, Google_Protobuf_FieldMask.self]))
         for json in [#"{"optionalAny": {"@type": "type.googleapis.com/google.protobuf.BoolValue", "value": {"value": false}}}"#,
                      #"{"optionalAny": {"@type": "type.googleapis.com/google.protobuf.FieldMask", "value": {"paths": ["a"]}}}"#] {
@@ -123,6 +124,7 @@ struct JSONDifferencesTests {
         refusal(#"{"optionalDouble": " 1"}"#, .badValue, containing: "not a number")
         refusal(#"{"optionalDuration": "59 s"}"#, .badValue, containing: "Duration")
         refusal(#"{"optionalDuration": "3600.s"}"#, .badValue, containing: "Duration")
+        refusal(#"{"optionalDouble": "0.0\u00001"}"#, .badValue, containing: "not a number")
         refusal(#"{"optionalInt32": "+1"}"#, .badValue, containing: "not a number")
         refusal(#"{"optionalUint64": "017"}"#, .badValue, containing: "not a number")
     }
@@ -134,6 +136,32 @@ struct JSONDifferencesTests {
         refusal("{\"optionalString\": \"a\tb\"}", .syntax, containing: "control character")
         refusal(#"{"optionalString": "a\qb"}"#, .syntax, containing: "bad escape")
         refusal(#"{"optionalDouble": -6.e2}"#, .syntax, containing: "no digits after")
+        refusal(#"{"optionalDouble": 05}"#, .syntax, containing: "leading zero")
+        refusal(#"{"optionalDouble": -.5}"#, .syntax, containing: "without digits")
+        refusal(#"{"optionalInt32": 1,}"#, .syntax, containing: "quoted member name")
+        refusal(#"{"repeatedValue": [1,]}"#, .syntax, containing: "where a value should be")
+        refusal("{} \u{0}", .syntax, containing: "more after")
+    }
+
+    @Test("a Timestamp out of range once its offset is applied")
+    func timestampRange() {
+        // C++ 3.21 and Python read these, and then cannot print them; the mapping's range is
+        // 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z.
+        refusal(#"{"optionalTimestamp": "9999-12-31T23:59:59-00:01"}"#, .badValue, containing: "out of range")
+        refusal(#"{"optionalTimestamp": "0001-01-01T00:00:00+08:00"}"#, .badValue, containing: "out of range")
+    }
+
+    @Test("a Timestamp with more than 9 fractional digits")
+    func timestampDigits() {
+        // C++ 3.21 drops the digits past the ninth; the mapping has at most 9 (Python refuses too).
+        refusal(#"{"optionalTimestamp": "1970-01-01T00:00:00.1234567890Z"}"#, .badValue, containing: "RFC 3339")
+    }
+
+    @Test("an empty name in a nested message")
+    func emptyNameNested() {
+        // C++ 3.21 skips the name "" in a nested message even when it does not skip unknown
+        // names (at the top it refuses it); Python and swiftframe refuse it.
+        refusal(#"{"repeatedForeignMessage": [{"c": 1, "": null}]}"#, .unknownField, containing: "no field ''")
     }
 
     // Acceptances: C++ 3.21 refuses these; the mapping allows them (Python reads them too, but
