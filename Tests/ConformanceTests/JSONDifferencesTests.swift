@@ -169,12 +169,14 @@ struct JSONDifferencesTests {
 
     @Test("an Any with @type after value, or a URL of another form")
     func anyOrderAndURLs() throws {
-        // C++ 3.21 refuses "value" before "@type" for a well-known type, and a URL without a host
-        // or with an empty segment; the mapping puts no order on members, and an Any's type is
-        // what follows the URL's last "/".
+        // C++ 3.21 refuses "value" before "@type" for a well-known type, a URL without a host,
+        // with an empty segment or non-ASCII, and one written with escapes; the mapping puts no
+        // order on members, and an Any's type is what follows the URL's last "/".
         for json in [#"{"optionalAny": {"value": [1], "@type": "type.googleapis.com/google.protobuf.ListValue"}}"#,
                      #"{"optionalAny": {"@type": "/google.protobuf.Int64Value", "value": "1"}}"#,
-                     #"{"optionalAny": {"@type": "type.googleapis.com//google.protobuf.ListValue", "value": []}}"#] {
+                     #"{"optionalAny": {"@type": "type.googleapis.com//google.protobuf.ListValue", "value": []}}"#,
+                     #"{"optionalAny": {"@type": "type.googleapis.com/\u0067oogle.protobuf.ListValue", "value": []}}"#,
+                     #"{"optionalAny": {"@type": "t\u00e9pe.example/google.protobuf.Int64Value", "value": "1"}}"#] {
             let message = try Proto3(jsonString: json, options: Self.options)
             #expect(message.optionalAny != nil, "\(json)")
             #expect(try Proto3(jsonString: message.jsonString(options: Self.options), options: Self.options) == message)
