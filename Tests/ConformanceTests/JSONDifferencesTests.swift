@@ -100,7 +100,7 @@ struct JSONDifferencesTests {
     @Test("an Any holding a list of lists")
     func anyListOfLists() throws {
         // C++ 3.21 refuses a ListValue inside a ListValue inside an Any; Python reads it.
-        let json = #"{"optionalAny":{"@type":"type.googleapis.com/google.protobuf.ListValue","value":[[-1.5,0],"NaN"]}}"#
+        let json = #"{"optionalAny":{"@type":"type.googleapis.com/google.protobuf.ListValue","value":["NaN",[-1.5,0]]}}"#
         let message = try Proto3(jsonString: json, options: Self.options)
         #expect(try message.jsonString(options: Self.options) == json)
     }
@@ -151,10 +151,21 @@ struct JSONDifferencesTests {
         refusal(#"{"optionalTimestamp": "0001-01-01T00:00:00+08:00"}"#, .badValue, containing: "out of range")
     }
 
-    @Test("a Timestamp with more than 9 fractional digits")
-    func timestampDigits() {
-        // C++ 3.21 drops the digits past the ninth; the mapping has at most 9 (Python refuses too).
+    @Test("a Timestamp in a form RFC 3339 does not have")
+    func timestampForms() {
+        // C++ 3.21 drops the digits past the ninth, and reads a month, a year or an offset's hour
+        // without its leading zeros; RFC 3339 has four-digit years, two-digit fields, and the
+        // mapping at most 9 fractional digits (Python refuses these too). It also reads null as
+        // the "value" of an Any holding a Timestamp.
         refusal(#"{"optionalTimestamp": "1970-01-01T00:00:00.1234567890Z"}"#, .badValue, containing: "RFC 3339")
+        refusal(#"{"optionalTimestamp": "9999-2-28T12:30:15.3+00:00"}"#, .badValue, containing: "RFC 3339")
+        refusal(#"{"optionalTimestamp": "1-06-15T23:59:59Z"}"#, .badValue, containing: "RFC 3339")
+        refusal(#"{"optionalTimestamp": "0001-01-01T00:00:00+0:00"}"#, .badValue, containing: "RFC 3339")
+        let options = JSONOptions(registry: MessageTypeRegistry([Google_Protobuf_Timestamp.self]))
+        #expect(throws: JSONError.self) {
+            try Proto3(jsonString: #"{"optionalAny": {"@type": "type.googleapis.com/google.protobuf.Timestamp", "value": null}}"#,
+                       options: options)
+        }
     }
 
     @Test("an empty name in a nested message")
@@ -176,7 +187,8 @@ struct JSONDifferencesTests {
                      #"{"optionalAny": {"@type": "/google.protobuf.Int64Value", "value": "1"}}"#,
                      #"{"optionalAny": {"@type": "type.googleapis.com//google.protobuf.ListValue", "value": []}}"#,
                      #"{"optionalAny": {"@type": "type.googleapis.com/\u0067oogle.protobuf.ListValue", "value": []}}"#,
-                     #"{"optionalAny": {"@type": "t\u00e9pe.example/google.protobuf.Int64Value", "value": "1"}}"#] {
+                     #"{"optionalAny": {"@type": "t\u00e9pe.example/google.protobuf.Int64Value", "value": "1"}}"#,
+                     #"{"optionalAny": {"@type": "example.com/x/google.protobuf.ListValue", "value": []}}"#] {
             let message = try Proto3(jsonString: json, options: Self.options)
             #expect(message.optionalAny != nil, "\(json)")
             #expect(try Proto3(jsonString: message.jsonString(options: Self.options), options: Self.options) == message)
