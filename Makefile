@@ -6,7 +6,7 @@ PLUGIN = $(BIN_PATH)/protoc-gen-swiftframe
 FIXTURE_PROTOS = $(sort $(wildcard Fixtures/protos/*.proto))
 PREFIX ?= /usr/local
 
-.PHONY: all generate golden check check-golden check-plugins check-protos docs test peers python-protobuf install protoc plugin clean bench bench-codesize bench-runtime-size bench-regenerate bench-transport fuzz fuzz-smoke differential differential-smoke soak sanitize-address sanitize-thread bench-inspect
+.PHONY: all generate golden check check-golden check-plugins check-protos docs test peers python-protobuf install protoc plugin clean bench bench-codesize bench-runtime-size bench-regenerate bench-transport fuzz fuzz-smoke differential differential-json differential-smoke soak sanitize-address sanitize-thread bench-inspect
 
 all: generate
 
@@ -100,9 +100,16 @@ DIFFERENTIAL_SEED ?= 1
 differential: python-protobuf
 	scripts/differential.sh $(DIFFERENTIAL_CASES) $(DIFFERENTIAL_SEED)
 
-# What `make test` runs: 20,000 cases, with the testee `swift test` built.
+# The same for JSON (FuzzTesting/Differential/differential_json.py): DIFFERENTIAL_CASES JSON
+# texts for TestAllTypesProto3, read and printed by swiftframe, protobuf's C++ runtime
+# (JsonStringToMessage, MessageToJsonString) and Python's json_format.
+differential-json: python-protobuf
+	scripts/differential.sh $(DIFFERENTIAL_CASES) $(DIFFERENTIAL_SEED) release json
+
+# What `make test` runs: 20,000 cases of each, with the testee `swift test` built.
 differential-smoke: python-protobuf
 	scripts/differential.sh 20000 1 debug
+	scripts/differential.sh 20000 1 debug json
 
 # A million frames from the client through the Python IM peer, which cuts its writes, stalls
 # and drops the connection every 3,000 frames (`make test` runs 20,000 of them).

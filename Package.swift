@@ -213,7 +213,7 @@ let package = Package(
             name: "FuzzReplayTests",
             dependencies: [
                 "SwiftFrame", "SwiftFrameConformanceMessages", "SwiftFrameConformanceMessagesCompact", "SwiftFrameDescriptors",
-                "SwiftFrameGenerator", "SwiftFrameNIO", "SwiftFrameCapture", "TestSupport",
+                "SwiftFrameGenerator", "SwiftFrameNIO", "SwiftFrameCapture", "SwiftFrameWellKnownTypes", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: transport),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: transport),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: transport),

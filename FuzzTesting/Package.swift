@@ -26,6 +26,7 @@ let package = Package(
             dependencies: [
                 "SwiftFrameConformanceMessages", "SwiftFrameConformanceMessagesCompact", "FuzzGenerator", "FuzzCaptureReader",
                 .product(name: "SwiftFrame", package: swiftframe),
+                .product(name: "SwiftFrameWellKnownTypes", package: swiftframe),
                 .product(name: "SwiftFrameDescriptors", package: swiftframe),
                 .product(name: "SwiftFrameNIO", package: swiftframe),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -68,5 +69,6 @@ let package = Package(
         fuzzTarget("FuzzDecoderHandler"),
         fuzzTarget("FuzzClientInbound"),
         fuzzTarget("FuzzCapture"),
+        fuzzTarget("FuzzJSON"),
     ]
 )

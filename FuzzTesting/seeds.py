@@ -175,3 +175,59 @@ write("FuzzCapture", "im-pcap-ethernet", b"\x04\x03" + pcap(
     [b"\x00" * 12 + b"\x08\x00" + data for data in im_packets], link=1))
 write("FuzzCapture", "im-pcap-cooked", b"\x04\x44" + pcap(
     [b"\x00" * 14 + b"\x08\x00" + data for data in im_packets], link=113))
+
+# FuzzJSON: TestAllTypesProto3 as JSON, every field kind and well-known type in its forms.
+json_seeds = [
+    '{}',
+    '{"optionalInt32": -1, "optionalInt64": "-9223372036854775808", "optionalUint32": 4294967295, '
+    '"optionalUint64": "18446744073709551615", "optionalSint32": -5, "optionalSint64": "7", '
+    '"optionalFixed32": 1e3, "optionalFixed64": 5, "optionalSfixed32": "-2", "optionalSfixed64": -3, '
+    '"optionalFloat": 1.5, "optionalDouble": -2.5e-300, "optionalBool": true, '
+    '"optionalString": "h\\u00e9llo \\ud83d\\ude00 \\n\\t\\"\\\\\\/", "optionalBytes": "AP8=", '
+    '"optionalNestedEnum": "BAZ", "optionalForeignEnum": 1, "optionalAliasedEnum": "moo"}',
+    '{"optional_nested_message": {"a": 5, "corecursive": {"optionalInt32": 1}}, '
+    '"optionalForeignMessage": {"c": -1}, "recursiveMessage": {"recursiveMessage": {"optionalBool": false}}}',
+    '{"repeatedInt32": [1, -1, 2147483647], "repeatedInt64": ["1", 2], "repeatedFloat": ["NaN", "Infinity", '
+    '"-Infinity", 3.4028235e38], "repeatedDouble": [0, -0.0, 1.7976931348623157e308, 5e-324], '
+    '"repeatedString": ["", "x"], "repeatedBytes": ["-_8", "+/8=", "YQ"], "repeatedNestedEnum": ["FOO", 2, "NEG"], '
+    '"repeatedNestedMessage": [{"a": 1}, {}], "packedSint64": [-1], "unpackedBool": [true, false]}',
+    '{"mapInt32Int32": {"1": 2, "-3": 4}, "mapInt64Int64": {"-9223372036854775808": "1"}, '
+    '"mapUint64Uint64": {"18446744073709551615": 0}, "mapBoolBool": {"true": false, "false": true}, '
+    '"mapStringString": {"k": "v", "": ""}, "mapStringBytes": {"b": "AQID"}, '
+    '"mapStringNestedMessage": {"m": {"a": 2}}, "mapStringNestedEnum": {"e": "BAR"}, '
+    '"mapStringForeignEnum": {"f": "FOREIGN_BAZ"}, "mapSfixed32Sfixed32": {"-1": -1}, "mapInt32Double": {"0": "NaN"}}',
+    '{"oneofUint32": 7}',
+    '{"oneofNestedMessage": {"a": 1}}',
+    '{"oneofString": "s", "oneofNullValue": null}',
+    '{"oneofBytes": "", "optionalNullValue": null}',
+    '{"oneofEnum": "FOO", "oneofBool": null}',
+    '{"optionalBoolWrapper": false, "optionalInt32Wrapper": -1, "optionalInt64Wrapper": "5", '
+    '"optionalUint32Wrapper": 3, "optionalUint64Wrapper": "18446744073709551615", "optionalFloatWrapper": "NaN", '
+    '"optionalDoubleWrapper": 1e10, "optionalStringWrapper": "w", "optionalBytesWrapper": "d3c", '
+    '"repeatedBoolWrapper": [true, false], "repeatedInt64Wrapper": ["1", 2], "repeatedStringWrapper": [""]}',
+    '{"optionalDuration": "-1.000340012s", "optionalTimestamp": "1970-01-01T00:00:00.5+01:30", '
+    '"repeatedDuration": ["0s", "315576000000s", "-0.5s"], '
+    '"repeatedTimestamp": ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999999Z", "2000-02-29T12:00:00.123-08:00"]}',
+    '{"optionalFieldMask": "fooBar,baz.quxQuux", "repeatedFieldmask": ["", "a"]}',
+    '{"optionalStruct": {"a": 1, "b": [true, null, "x", {"c": {}}], "d": null}, "optionalValue": [1, "2", {"x": null}], '
+    '"repeatedValue": [null, 1.5, false, "s", [], {}], "repeatedStruct": [{}], "repeatedListValue": [[1, [2]]]}',
+    '{"optionalAny": {"@type": "type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3", '
+    '"optionalInt32": 12, "optionalAny": {"@type": "type.googleapis.com/google.protobuf.Duration", "value": "1s"}}, '
+    '"repeatedAny": [{"@type": "type.googleapis.com/google.protobuf.Value", "value": {"k": [1]}}, {}, '
+    '{"@type": "type.googleapis.com/google.protobuf.Int32Value", "value": 5}, '
+    '{"@type": "type.googleapis.com/google.protobuf.Empty", "value": {}}, '
+    '{"value": "1970-01-01T00:00:00Z", "@type": "type.googleapis.com/google.protobuf.Timestamp"}, '
+    '{"@type": "type.googleapis.com/google.protobuf.FieldMask", "value": "a.b"}, '
+    '{"@type": "type.googleapis.com/google.protobuf.Struct", "value": {"s": "t"}}]}',
+    '{"optional_int32": null, "optionalString": null, "repeatedInt32": null, "mapStringString": null, '
+    '"optionalNestedMessage": null, "optionalValue": null, "optionalEmpty": {}}',
+    '{"fieldname1": 1, "fieldName2": 2, "FieldName3": 3, "field_Name4_": 4, "field0name5": 5, '
+    '"field_0_name6": 6, "fieldName7": 7, "FieldName8": 8, "field_Name9": 9, "Field_Name10": 10, '
+    '"FIELD_NAME11": 11, "FIELDName12": 12, "_field_name13": 13, "__field_name14": 14, '
+    '"field__name15": 15, "field__Name16": 16, "field_name17__": 17, "Field_name18__": 18}',
+    '{"unknownName": {"x": [1, 2]}, "optionalInt32": 1}',
+    '[[[[[[[[]]]]]]]]',
+    '{"optionalValue": {"a": {"a": {"a": {"a": {"a": {}}}}}}}',
+]
+for index, text in enumerate(json_seeds):
+    write("FuzzJSON", "%02d" % index, text.encode())

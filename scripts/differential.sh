@@ -2,13 +2,15 @@
 # The differential run (FuzzTesting/Differential): builds swiftframe's conformance testee
 # and the C++ checker (the conformance messages' generated C++ code and libprotobuf), then
 # decodes CASES inputs with swiftframe, protobuf's C++ runtime and its Python package.
-#   scripts/differential.sh [CASES [SEED [CONFIGURATION]]]
+#   scripts/differential.sh [CASES [SEED [CONFIGURATION [MODE]]]]
 # Defaults: 1,000,000 cases, seed 1, the testee built for release (debug: the build
-# `swift test` made, for a short run).
+# `swift test` made, for a short run), MODE binary; MODE json reads JSON instead
+# (differential_json.py: JsonStringToMessage and MessageToJsonString, json_format).
 set -euo pipefail
 cases=${1:-1000000}
 seed=${2:-1}
 configuration=${3:-release}
+mode=${4:-binary}
 cd "$(dirname "$0")/.."
 work=.build/differential
 mkdir -p "$work/cpp"
@@ -24,6 +26,8 @@ if [ ! -x "$work/checker" ] || [ -n "$(find FuzzTesting/Differential/checker.cc 
         "$work/cpp/test_messages_proto2.pb.cc" "$work/cpp/test_messages_proto3.pb.cc" -lprotobuf -pthread
 fi
 swift build -c "$configuration" --product swiftframe-conformance
-rm -rf "$work/disagreements"
-python3 FuzzTesting/Differential/differential.py --testee "$(swift build -c "$configuration" --show-bin-path)/swiftframe-conformance" \
+script=FuzzTesting/Differential/differential.py
+[ "$mode" = json ] && script=FuzzTesting/Differential/differential_json.py
+rm -rf "$work/disagreements" "$work"/disagreements-json*
+python3 "$script" --testee "$(swift build -c "$configuration" --show-bin-path)/swiftframe-conformance" \
     --checker "$work/checker" --work "$work" --cases "$cases" --seed "$seed"

@@ -18,19 +18,36 @@
 //             3  they differ only in map_bool_bool (equal once MessageDifferencer ignores it);
 //             4  B does not parse;
 //             0  otherwise.
+//   json    (operation = 4, or 5 to skip unknown field names and enum names): the input is JSON
+//           for TestAllTypesProto3, read with JsonStringToMessage. Answer: u8 status (0 refused,
+//           1 read and printed, 2 read but MessageToJsonString failed), u32 length, then u32
+//           length and the message's deterministic serialization, then its JSON as
+//           MessageToJsonString prints it with the default options (empty if refused; the
+//           serialization and no JSON for status 2). Each Any's bytes are made canonical first
+//           (its message read and written again, recursively): JsonStringToMessage writes an
+//           Any's fields in the order the JSON gives them.
+//   compare (operation = 6): as operation 2, each Any's bytes made canonical in A and B first.
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/field_comparator.h>
+#include <google/protobuf/util/json_util.h>
 #include <google/protobuf/util/message_differencer.h>
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "test_messages_proto2.pb.h"
 #include "test_messages_proto3.pb.h"
 
+using google::protobuf::Descriptor;
+using google::protobuf::DescriptorPool;
+using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
+using google::protobuf::MessageFactory;
+using google::protobuf::Reflection;
 using google::protobuf::util::DefaultFieldComparator;
 using google::protobuf::util::MessageDifferencer;
 
@@ -65,6 +82,57 @@ static void writeAnswer(int status, const std::string& bytes) {
     std::fwrite(bytes.data(), 1, bytes.size(), stdout);
 }
 
+/// Rewrites the bytes of every Any in `message` (at any depth) as the deterministic serialization
+/// of the message they hold, when its type is known and they parse.
+static void canonicalAnys(Message& message) {
+    const Descriptor* descriptor = message.GetDescriptor();
+    const Reflection* reflection = message.GetReflection();
+    if (descriptor->full_name() == "google.protobuf.Any") {
+        const FieldDescriptor* urlField = descriptor->FindFieldByNumber(1);
+        const FieldDescriptor* valueField = descriptor->FindFieldByNumber(2);
+        std::string url = reflection->GetString(message, urlField);
+        size_t slash = url.rfind('/');
+        if (slash == std::string::npos) return;
+        const Descriptor* inner = DescriptorPool::generated_pool()->FindMessageTypeByName(url.substr(slash + 1));
+        if (inner == nullptr) return;
+        std::unique_ptr<Message> held(MessageFactory::generated_factory()->GetPrototype(inner)->New());
+        if (!held->ParseFromString(reflection->GetString(message, valueField))) return;
+        canonicalAnys(*held);
+        reflection->SetString(&message, valueField, serialize(*held));
+        return;
+    }
+    std::vector<const FieldDescriptor*> fields;
+    reflection->ListFields(message, &fields);
+    for (const FieldDescriptor* field : fields) {
+        if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) continue;
+        if (field->is_repeated()) {
+            for (int i = 0; i < reflection->FieldSize(message, field); i++)
+                canonicalAnys(*reflection->MutableRepeatedMessage(&message, field, i));
+        } else {
+            canonicalAnys(*reflection->MutableMessage(&message, field));
+        }
+    }
+}
+
+/// Reads `json` into `message` (cleared first) and answers as the json operation says.
+static void answerJSON(Message& message, const std::string& json, bool ignoringUnknown) {
+    message.Clear();
+    google::protobuf::util::JsonParseOptions options;
+    options.ignore_unknown_fields = ignoringUnknown;
+    if (!google::protobuf::util::JsonStringToMessage(json, &message, options).ok()) {
+        writeAnswer(0, std::string());
+        return;
+    }
+    canonicalAnys(message);
+    std::string binary = serialize(message), printed;
+    bool printable = google::protobuf::util::MessageToJsonString(message, &printed).ok();
+    std::string body(4, '\0');
+    for (int i = 0; i < 4; i++) body[i] = static_cast<char>(binary.size() >> (8 * i));
+    body += binary;
+    if (printable) body += printed;
+    writeAnswer(printable ? 1 : 2, body);
+}
+
 int main() {
     protobuf_test_messages::proto3::TestAllTypesProto3 proto3, otherProto3;
     protobuf_test_messages::proto2::TestAllTypesProto2 proto2, otherProto2;
@@ -76,7 +144,14 @@ int main() {
         for (int i = 0; i < 4; i++) length |= uint32_t(static_cast<unsigned char>(header[i])) << (8 * i);
         if (length == 0 || !readExactly(input, length)) return 1;
         unsigned operation = static_cast<unsigned char>(input[0]);
-        if (operation > 3) return 1;
+        if (operation > 6) return 1;
+        bool anysCanonical = operation == 6;
+        if (operation == 6) operation = 2;
+        if (operation >= 4) {
+            answerJSON(proto3, input.substr(1), operation == 5);
+            std::fflush(stdout);
+            continue;
+        }
         Message& message = *messages[operation % 2];
         if (operation < 2) {
             bool accepted = message.ParseFromArray(input.data() + 1, static_cast<int>(length - 1));
@@ -89,6 +164,10 @@ int main() {
             Message& other = *others[operation % 2];
             if (!message.ParseFromArray(input.data() + 5, static_cast<int>(first))) return 1;
             bool readable = other.ParseFromArray(input.data() + 5 + first, static_cast<int>(length - 5 - first));
+            if (anysCanonical) {
+                canonicalAnys(message);
+                if (readable) canonicalAnys(other);
+            }
             int verdict = !readable                               ? 4
                 : serialize(message) == serialize(other)          ? 1
                 : equal(message, other, false)                    ? 2

@@ -452,14 +452,14 @@ def error_class(error):
 
 
 class Tally:
-    def __init__(self, work, keep=20):
-        self.counts, self.work, self.keep = {}, work, keep
+    def __init__(self, work, keep=20, folder="disagreements"):
+        self.counts, self.work, self.keep, self.folder = {}, work, keep, folder
 
     def add(self, name, case):
         count = self.counts.get(name, 0) + 1
         self.counts[name] = count
         if count <= self.keep:
-            folder = self.work / "disagreements" / re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-")
+            folder = self.work / self.folder / re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-")
             folder.mkdir(parents=True, exist_ok=True)
             (folder / ("%d.bin" % count)).write_bytes(bytes([case[0]]) + case[1])
 

@@ -240,6 +240,41 @@ struct JSONTests {
         #expect(message.textFormatString() == "1: 1\n")  // the text format prints by number
     }
 
+    @Test("Found by the differential JSON run: float range, duplicate keys, enum numbers in strings")
+    func differentialFindings() throws {
+        // The largest float prints (shortest) as 3.4028235e+38, a little above its exact value:
+        // it must read back. Past the point where it rounds to infinity, it is out of range.
+        var message = Proto3()
+        message.optionalFloat = .greatestFiniteMagnitude
+        message.repeatedFloat = [-.greatestFiniteMagnitude]
+        let json = try message.jsonString()
+        #expect(json == #"{"optionalFloat":3.4028235e+38,"repeatedFloat":[-3.4028235e+38]}"#)
+        #expect(try Proto3(jsonString: json) == message)
+        #expect(throws: JSONError.self) { try Proto3(jsonString: #"{"optionalFloat": 3.402824e+38}"#) }
+        #expect(throws: JSONError.self) { try Proto3(jsonString: #"{"optionalFloat": -3.5e38}"#) }
+        // A key twice in a map or a Struct is an error, as it is for a field (protobuf's C++ and
+        // Python runtimes refuse it too); so are two "@type"s in an Any.
+        for json in [#"{"mapInt32Float": {"4": 1, "4": 2}}"#, #"{"mapStringString": {"k": "a", "k": "a"}}"#,
+                     #"{"mapBoolBool": {"true": true, "true": false}}"#, #"{"optionalStruct": {"a": 1, "a": 1}}"#,
+                     #"{"optionalValue": {"a": {"b": null, "b": null}}}"#] {
+            do {
+                _ = try Proto3(jsonString: json)
+                Issue.record("read \(json)")
+            } catch {
+                #expect(error.kind == .duplicateField, "\(error)")
+            }
+        }
+        // An enum's number in a string reads as the number (as protobuf's C++ and Python read it).
+        let enums = try Proto3(jsonString: #"{"optionalNestedEnum": "2", "repeatedForeignEnum": ["0", "-7"], "mapStringNestedEnum": {"k": "1"}}"#)
+        #expect(enums.optionalNestedEnum == .baz)
+        #expect(enums.repeatedForeignEnum == [.foreignFoo, .unrecognized(-7)])
+        #expect(enums.mapStringNestedEnum == ["k": .bar])
+        for json in [#"{"optionalNestedEnum": "+1"}"#, #"{"optionalNestedEnum": "1.0"}"#, #"{"optionalNestedEnum": " 1"}"#,
+                     #"{"optionalNestedEnum": "2147483648"}"#, #"{"optionalNestedEnum": "-"}"#] {
+            #expect(throws: JSONError.self, "\(json)") { try Proto3(jsonString: json) }
+        }
+    }
+
     @Test("Deep nesting is an error at the bound, not a crash")
     func deepNesting() throws {
         let depth = 100_000

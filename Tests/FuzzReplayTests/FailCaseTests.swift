@@ -15,6 +15,7 @@ import Testing
         "FuzzDecoderHandler": checkDecoderHandler,
         "FuzzClientInbound": checkClientInbound,
         "FuzzCapture": checkCapture,
+        "FuzzJSON": checkJSON,
     ]
 
     static let root = Repository.root.appendingPathComponent("FuzzTesting/FailCases").path

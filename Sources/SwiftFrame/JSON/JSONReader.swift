@@ -73,6 +73,7 @@ struct JSONReader: JSONPathTracking {
                          skipping: Set<String> = []) throws(JSONError) -> [UInt8] {
         var out: [UInt8] = []
         var seen = FieldNumbers()
+        var unknown = Set<String>()
         var oneofSet: [Int: String] = [:]  // a oneof's index -> the name its member was given by
         let extensions = options.registry.extensions(of: schema.fullName)
         for member in members where !skipping.contains(member.key) {
@@ -80,7 +81,13 @@ struct JSONReader: JSONPathTracking {
             let known = schema.field(named: member.key)
                 ?? extensions.first { "[" + $0.fullName + "]" == member.key }.map(JSONField.init)
             guard let field = known else {
-                if options.ignoreUnknownFields { continue }
+                if options.ignoreUnknownFields {
+                    // Skipped, but not twice (protobuf's C++ and Python runtimes refuse that too).
+                    guard unknown.insert(member.key).inserted else {
+                        throw JSONError(.duplicateField, path: fieldPath, offset: member.offset, "'\(member.key)' is given twice")
+                    }
+                    continue
+                }
                 throw JSONError(.unknownField, path: fieldPath, offset: member.offset,
                                 "\(schema.fullName) has no field '\(member.key)'")
             }
@@ -113,8 +120,12 @@ struct JSONReader: JSONPathTracking {
                                 into out: inout [UInt8]) throws(JSONError) {
         if case let .map(keyKind, valueKind) = field.kind {
             guard case let .object(entries) = node.value else { throw bad("a map is read from a JSON object", path, node) }
+            var keys = Set<String>()
             for entry in entries {
                 let entryPath = self.path(path, "[\"" + entry.key + "\"]")
+                guard keys.insert(entry.key).inserted else {
+                    throw JSONError(.duplicateField, path: entryPath, offset: entry.offset, "the map key is given twice")
+                }
                 var body: [UInt8] = []
                 let keyNode = JSONNode(value: .string(entry.key), offset: entry.offset)
                 try single(keyKind, number: 1, keyNode, path: entryPath, into: &body, mapKey: true)
@@ -155,8 +166,10 @@ struct JSONReader: JSONPathTracking {
         case .fixed32: JSONWire.fixed(number, try unsigned(node, path, max: UInt64(UInt32.max)), bytes: 4, to: &out)
         case .fixed64: JSONWire.fixed(number, try unsigned(node, path, max: .max), bytes: 8, to: &out)
         case .float:
+            // In range when it rounds to a finite float: the largest float prints (shortest) as
+            // 3.4028235e+38, a little above its exact value, and must read back.
             let value = try floating(node, path)
-            guard value.isNaN || value.isInfinite || abs(value) <= Double(Float.greatestFiniteMagnitude) else {
+            guard value.isNaN || value.isInfinite || Float(value).isFinite else {
                 throw bad("the number is out of a float's range", path, node)
             }
             JSONWire.fixed(number, UInt64(Float(value).bitPattern), bytes: 4, to: &out)
@@ -180,6 +193,14 @@ struct JSONReader: JSONPathTracking {
             switch node.value {
             case .string(let name):
                 guard let value = names.first(where: { $0.name == name }) else {
+                    // A number in a string (`"2"`, `"-1"`) reads as that number, as protobuf's C++
+                    // and Python runtimes read it.
+                    let digits = name.utf8.drop { $0 == UInt8(ascii: "-") }
+                    if !digits.isEmpty, name.utf8.count - digits.count <= 1, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                       let numeric = Int32(name) {
+                        JSONWire.varint(number, UInt64(bitPattern: Int64(numeric)), to: &out)
+                        return
+                    }
                     if options.ignoreUnknownFields { return }
                     throw bad("'\(name)' is no value of the enum", path, node)
                 }

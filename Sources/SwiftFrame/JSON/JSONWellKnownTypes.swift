@@ -171,8 +171,12 @@ extension JSONPrinter {
         key("@type", first: &first)
         string(url)
         if hasSpecialForm(inner.fullName) {
-            key("value", first: &first)
-            try message(type, body, path: self.path(path, ".value"))
+            // No bytes: the message at its default, which has no "value" (as protobuf's C++
+            // runtime prints it; a Value with no kind set has no JSON form).
+            if !body.isEmpty {
+                key("value", first: &first)
+                try message(type, body, path: self.path(path, ".value"))
+            }
         } else {
             try fields(inner, body, path: path, first: &first)
         }
@@ -233,11 +237,19 @@ extension JSONReader {
         case _ where wrapperNames.contains(fullName):
             guard let field = schema.field(number: 1) else { return nil }
             if case .null = node.value { return [] }
+            if case .object = node.value {
+                throw bad("\(fullName) is its bare value in JSON, not an object", path, node)
+            }
             try single(field.kind, number: 1, node, path: path, into: &out)
         case "google.protobuf.Struct":
             guard let field = schema.field(number: 1), case let .map(_, valueKind) = field.kind else { return nil }
             guard case let .object(members) = node.value else { throw bad("a Struct is a JSON object", path, node) }
+            var keys = Set<String>()
             for member in members {
+                guard keys.insert(member.key).inserted else {
+                    throw JSONError(.duplicateField, path: path + "." + member.key, offset: member.offset,
+                                    "'\(member.key)' is given twice")
+                }
                 var entry: [UInt8] = []
                 JSONWire.delimited(1, member.key, to: &entry)
                 try single(valueKind, number: 2, member.value, path: self.path(path, "." + member.key), into: &entry)
@@ -276,6 +288,11 @@ extension JSONReader {
         guard let typeMember = members.first(where: { $0.key == "@type" }) else {
             throw bad("an Any needs its \"@type\"", path, node)
         }
+        for name in ["@type", "value"] {
+            if let second = members.filter({ $0.key == name }).dropFirst().first {
+                throw JSONError(.duplicateField, path: path + "." + name, offset: second.offset, "'\(name)' is given twice")
+            }
+        }
         guard case let .string(url) = typeMember.value.value else { throw bad("an Any's \"@type\" is a string", path, typeMember.value) }
         guard let type = options.registry.type(forURL: url) else {
             throw JSONError(.unrepresentable, path: path + ".@type", offset: typeMember.value.offset,
@@ -284,18 +301,22 @@ extension JSONReader {
         let inner = JSONSchema.of(type)
         var body: [UInt8]
         if hasSpecialForm(inner.fullName) {
-            guard let value = members.first(where: { $0.key == "value" }) else {
-                throw bad("an Any holding \(inner.fullName) gives it as \"value\"", path, node)
-            }
             for member in members where member.key != "@type" && member.key != "value" {
                 throw JSONError(.unknownField, path: path + "." + member.key, offset: member.offset,
                                 "an Any holding \(inner.fullName) has only \"@type\" and \"value\"")
             }
+            // Without "value", the message at its default: protobuf's C++ runtime prints an Any
+            // holding no bytes so.
+            guard let value = members.first(where: { $0.key == "value" }) else { body = []; return Self.anyBytes(url, body) }
             body = try message(type, value.value, path: self.path(path, ".value"))
         } else {
             body = try fields(of: inner, members, path: path, skipping: ["@type"])
         }
         body = try Self.canonical(type, body, path: path, node)
+        return Self.anyBytes(url, body)
+    }
+
+    private static func anyBytes(_ url: String, _ body: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         JSONWire.delimited(1, url, to: &out)
         JSONWire.delimited(2, body, to: &out)
