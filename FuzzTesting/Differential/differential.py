@@ -464,8 +464,10 @@ class Tally:
             (folder / ("%d.bin" % count)).write_bytes(bytes([case[0]]) + case[1])
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def arguments(description, answer_with_python):
+    """The command line both runs share. With --answer, this process is the Python answerer:
+    it answers on stdin and stdout, and None is returned."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--answer", metavar="DESCRIPTOR_SET", help=argparse.SUPPRESS)
     parser.add_argument("--testee")
     parser.add_argument("--checker")
@@ -475,16 +477,28 @@ def main():
     parser.add_argument("--batch", type=int, default=400)
     args = parser.parse_args()
     if args.answer:
-        return answer_with_python(args.answer)
+        answer_with_python(args.answer)
+        return None
     if not (args.testee and args.checker and args.work):
         parser.error("--testee, --checker and --work are required")
+    return args
 
-    args.work.mkdir(parents=True, exist_ok=True)
-    descriptor_set = args.work / "conformance.pb"
+
+def conformance_pool(work, *extra_protos):
+    """The conformance messages' descriptor set, written into `work`, and its pool."""
+    work.mkdir(parents=True, exist_ok=True)
+    descriptor_set = work / "conformance.pb"
     subprocess.run(["protoc", "--include_imports", "--descriptor_set_out=%s" % descriptor_set,
                     "-I", str(PROTOS), "conformance.proto", "test_messages_proto2.proto",
-                    "test_messages_proto3.proto"], check=True)
-    pool = load_pool(descriptor_set.read_bytes())
+                    "test_messages_proto3.proto", *extra_protos], check=True)
+    return descriptor_set, load_pool(descriptor_set.read_bytes())
+
+
+def main():
+    args = arguments(__doc__.split("\n")[0], answer_with_python)
+    if args is None:
+        return 0
+    descriptor_set, pool = conformance_pool(args.work)
     cases = Cases(pool, random.Random(args.seed))
     swift = Testee("swiftframe", [args.testee], pool)
     cpp = Answerer("C++", [args.checker])

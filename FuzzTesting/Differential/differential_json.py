@@ -763,26 +763,10 @@ def error_class(error):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--answer", metavar="DESCRIPTOR_SET", help=argparse.SUPPRESS)
-    parser.add_argument("--testee")
-    parser.add_argument("--checker")
-    parser.add_argument("--work", type=Path)
-    parser.add_argument("--cases", type=int, default=1_000_000)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--batch", type=int, default=400)
-    args = parser.parse_args()
-    if args.answer:
-        return answer_with_python(args.answer)
-    if not (args.testee and args.checker and args.work):
-        parser.error("--testee, --checker and --work are required")
-
-    args.work.mkdir(parents=True, exist_ok=True)
-    descriptor_set = args.work / "conformance.pb"
-    subprocess.run(["protoc", "--include_imports", "--descriptor_set_out=%s" % descriptor_set,
-                    "-I", str(PROTOS), "conformance.proto", "test_messages_proto2.proto",
-                    "test_messages_proto3.proto", "google/protobuf/empty.proto"], check=True)
-    pool = load_pool(descriptor_set.read_bytes())
+    args = differential.arguments(__doc__.split("\n")[0], answer_with_python)
+    if args is None:
+        return 0
+    descriptor_set, pool = differential.conformance_pool(args.work, "google/protobuf/empty.proto")
     cases = Cases(pool, random.Random(args.seed))
     swift = JSONTestee("swiftframe", [args.testee], pool)
     cpp = JSONAnswerer("C++", [args.checker])
