@@ -58,7 +58,6 @@ struct JSONPrinter: JSONPathTracking {
         }
     }
 
-
     /// One value of a field as it lies on the wire.
     enum Raw {
         case varint(UInt64)
@@ -76,62 +75,19 @@ struct JSONPrinter: JSONPathTracking {
         names.count == 1 && names[0].number == 0 && names[0].name == "NULL_VALUE"
     }
 
-    /// The values of each known field of an encoded message, by index in the schema; fields
-    /// with another wire type and closed-enum numbers the enum lacks are unknown, left out.
+    /// The values of each known field of an encoded message, by index in the schema (for the
+    /// well-known types); left out as by `collectInOrder`.
     static func collect(_ schema: JSONSchema, _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError) -> [Int: [Raw]] {
-        try collect(schema.fields, buffer, path: path)
-    }
-
-    static func collect(_ fields: [JSONField], _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError) -> [Int: [Raw]] {
         var values: [Int: [Raw]] = [:]
-        var reader = ProtoReader(buffer: buffer)
-        do throws(WireError) {
-            while reader.hasRemaining {
-                let tag = try reader.readTag()
-                let number = Int32(bitPattern: tag >> 3)
-                let wireType = UInt8(tag & 7)
-                guard let index = Self.index(of: number, in: fields) else {
-                    try reader.skipValue(tag: tag)
-                    continue
-                }
-                let field = fields[index]
-                let expected = field.kind.wireType
-                switch wireType {
-                case expected.rawValue where expected == .varint:
-                    let value = try reader.readVarint()
-                    if case .closedEnumeration(let names) = field.kind,
-                       TextFormatKind.name(of: Int32(truncatingIfNeeded: value), in: names) == nil { continue }
-                    values[index, default: []].append(.varint(value))
-                case expected.rawValue where expected == .fixed32:
-                    values[index, default: []].append(.fixed32(try reader.readFixed32()))
-                case expected.rawValue where expected == .fixed64:
-                    values[index, default: []].append(.fixed64(try reader.readFixed64()))
-                case expected.rawValue where expected == .lengthDelimited:
-                    values[index, default: []].append(.bytes(try reader.readDelimitedBuffer()))
-                case expected.rawValue where expected == .startGroup:
-                    values[index, default: []].append(.bytes(try reader.readGroupBuffer(fieldNumber: tag >> 3)))
-                case WireType.lengthDelimited.rawValue where expected != .startGroup:
-                    var run = ProtoReader(buffer: try reader.readDelimitedBuffer())
-                    while run.hasRemaining {
-                        switch expected {
-                        case .varint: values[index, default: []].append(.varint(try run.readVarint()))
-                        case .fixed32: values[index, default: []].append(.fixed32(try run.readFixed32()))
-                        default: values[index, default: []].append(.fixed64(try run.readFixed64()))
-                        }
-                    }
-                default:
-                    try reader.skipValue(tag: tag)
-                }
-            }
-        } catch {
-            throw fail(path, "the message's encoding does not parse: \(error)")
+        for (field, raw) in try collectInOrder(schema.fields, buffer, path: path) {
+            values[field, default: []].append(raw)
         }
         return values
     }
 
     /// The values of the known fields of an encoded message, grouped by field in schema order
-    /// and in wire order within a field: one array for the whole message. Left out as by
-    /// `collect`.
+    /// and in wire order within a field: one array for the whole message. Fields with another
+    /// wire type, and closed-enum numbers the enum lacks, are unknown fields: left out.
     static func collectInOrder(_ fields: [JSONField], _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError) -> [(field: Int, raw: Raw)] {
         var values: [(field: Int, raw: Raw)] = []
         values.reserveCapacity(Swift.min(fields.count, buffer.count))
