@@ -70,5 +70,6 @@ let package = Package(
         fuzzTarget("FuzzClientInbound"),
         fuzzTarget("FuzzCapture"),
         fuzzTarget("FuzzJSON"),
+        fuzzTarget("FuzzTextFormat"),
     ]
 )

@@ -231,3 +231,33 @@ json_seeds = [
 ]
 for index, text in enumerate(json_seeds):
     write("FuzzJSON", "%02d" % index, text.encode())
+
+# FuzzTextFormat: TestAllTypesProto3 in the text format: every field kind, its number forms,
+# strings with escapes, maps, groups of fields in {} and <>, Any expanded, comments.
+text_seeds = [
+    '',
+    'optional_int32: -1 optional_int64: -9223372036854775808 optional_uint32: 0xFFFFFFFF '
+    'optional_uint64: 18446744073709551615 optional_sint32: -5 optional_sint64: 07 optional_fixed32: 0x10 '
+    'optional_fixed64: 5 optional_sfixed32: -2 optional_sfixed64: -3 optional_float: 1.5f optional_double: -2.5e-300 '
+    'optional_bool: true optional_string: "h\\303\\251llo \\n\\t\\"\\x41\\u00e9" optional_bytes: \'\\000\\377\' '
+    'optional_nested_enum: BAZ optional_foreign_enum: 1 optional_aliased_enum: moo',
+    'optional_nested_message { a: 5 corecursive { optional_int32: 1 } } optional_foreign_message < c: -1 > '
+    'recursive_message: { recursive_message { optional_bool: f } }',
+    'repeated_int32: [1, -1, 2147483647] repeated_int64: 1 repeated_int64: 2 '
+    'repeated_float: [nan, inf, -inf, 3.4028235e38, -0] repeated_double: [0, -0.0, 1.7976931348623157e308, 5e-324, infinity] '
+    'repeated_string: ["", "x" \'y\'] repeated_nested_enum: [FOO, 2, NEG] repeated_nested_message: [{a: 1}, {}]',
+    'map_int32_int32 { key: 1 value: 2 } map_int32_int32 { key: -3 value: 4 } map_bool_bool { key: true value: false } '
+    'map_string_string { key: "k" value: "v" } map_string_nested_message { key: "m" value { a: 2 } } '
+    'map_string_nested_enum { value: BAR }',
+    'oneof_uint32: 7 oneof_string: "s"',
+    'optional_any { [type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3] { optional_int32: 12 } } '
+    'repeated_any { type_url: "type.googleapis.com/google.protobuf.Duration" value: "\\010\\001" } '
+    'optional_duration { seconds: -1 nanos: -340012 } optional_timestamp { seconds: 1 }',
+    '# a comment\noptional_struct { fields { key: "a" value { number_value: 1 } } } optional_value { list_value { values { null_value: NULL_VALUE } } }',
+    'optional_bool_wrapper { value: true } optional_string_wrapper { value: "w" } optional_field_mask { paths: "foo_bar" }',
+    'fieldname1: 1 field_name2: 2 _field_name3: 3 field__name4_: 4 FIELD_NAME11: 11 Field_name18__: 18',
+    '[protobuf_test_messages.proto3.unknown] : 1',
+    'recursive_message { recursive_message { recursive_message { recursive_message { } } } }',
+]
+for index, text in enumerate(text_seeds):
+    write("FuzzTextFormat", "%02d" % index, text.encode())

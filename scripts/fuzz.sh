@@ -17,7 +17,8 @@ python3 seeds.py .build/corpus
 export SWIFT_BACKTRACE=enable=no   # a crash must not wait on the backtracer
 status=0
 for pair in FuzzMessage:message FuzzFrames:frames FuzzLayoutText:layout FuzzPlugin:plugin \
-    FuzzDecoderHandler:frames FuzzClientInbound:frames FuzzCapture:capture FuzzJSON:json; do
+    FuzzDecoderHandler:frames FuzzClientInbound:frames FuzzCapture:capture FuzzJSON:json \
+    FuzzTextFormat:textformat; do
     target=${pair%%:*}
     mkdir -p ".build/work/$target"
     echo "== $target"

@@ -16,6 +16,7 @@ import Testing
         "FuzzClientInbound": checkClientInbound,
         "FuzzCapture": checkCapture,
         "FuzzJSON": checkJSON,
+        "FuzzTextFormat": checkTextFormat,
     ]
 
     static let root = Repository.root.appendingPathComponent("FuzzTesting/FailCases").path

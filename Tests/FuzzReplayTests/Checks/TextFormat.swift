@@ -1,0 +1,1 @@
+../../../FuzzTesting/Sources/FuzzChecks/TextFormat.swift
