@@ -97,7 +97,7 @@ struct JSONPrinter: JSONPathTracking {
             while reader.hasRemaining {
                 let tag = try reader.readTag()
                 let number = Int32(bitPattern: tag >> 3)
-                guard let index = Self.index(of: number, in: fields) else {
+                guard let index = index(numbered: number, in: fields, number: \.number) else {
                     try reader.skipValue(tag: tag)
                     continue
                 }
@@ -141,17 +141,6 @@ struct JSONPrinter: JSONPathTracking {
             values = order.map { values[$0] }
         }
         return values
-    }
-
-    /// The index of the field numbered `number` in `fields` (in number order).
-    static func index(of number: Int32, in fields: [JSONField]) -> Int? {
-        var low = 0
-        var high = fields.count
-        while low < high {
-            let middle = (low + high) / 2
-            if fields[middle].number < number { low = middle + 1 } else { high = middle }
-        }
-        return low < fields.count && fields[low].number == number ? low : nil
     }
 
     mutating func message(_ type: any Message.Type, _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError) {

@@ -29,7 +29,7 @@ struct JSONField {
         if case .group = field.kind { protoName = protoName.lowercased() }
         self.number = field.number
         self.protoName = protoName
-        self.jsonName = field.jsonName ?? JSONSchema.jsonName(protoName)
+        self.jsonName = field.jsonName ?? TextFormatField.defaultJSONName(protoName)
         self.kind = field.kind
         switch field.label {
         case .implicit: (isRepeated, hasPresence, oneof) = (Self.isMap(field.kind), Self.isMessage(field.kind), nil)
@@ -97,23 +97,6 @@ final class JSONSchema: Sendable {
         let extensions = registry.extensions(of: fullName)
         if extensions.isEmpty { return fields }
         return (fields + extensions.map(JSONField.init)).sorted { $0.number < $1.number }
-    }
-
-    /// protoc's default JSON name: each `_` dropped and the letter after it capitalised.
-    static func jsonName(_ protoName: String) -> String {
-        var result = ""
-        var capitalizeNext = false
-        for character in protoName {
-            if character == "_" {
-                capitalizeNext = true
-            } else if capitalizeNext {
-                result += character.uppercased()
-                capitalizeNext = false
-            } else {
-                result.append(character)
-            }
-        }
-        return result
     }
 
     fileprivate static func make(_ type: any Message.Type) -> JSONSchema {

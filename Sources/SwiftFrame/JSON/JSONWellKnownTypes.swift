@@ -108,7 +108,7 @@ extension JSONPrinter {
             for raw in try Self.collect(schema, buffer, path: path)[0] ?? [] {
                 guard case let .bytes(bytes) = raw else { continue }
                 let snake = String(decoding: bytes, as: UTF8.self)
-                let camel = JSONSchema.jsonName(snake)
+                let camel = TextFormatField.defaultJSONName(snake)
                 guard FieldMaskNames.snake(camel) == snake else {
                     throw Self.fail(path, "the FieldMask path '\(snake)' has no JSON form")
                 }

@@ -390,11 +390,16 @@ extension ProtoReader {
 
 /// The element of `elements` (sorted by number) whose number is `number`, by binary search.
 func element<Element>(numbered number: Int32, in elements: [Element], number key: (Element) -> Int32) -> Element? {
+    index(numbered: number, in: elements, number: key).map { elements[$0] }
+}
+
+/// Where the element numbered `number` is in `elements` (sorted by number), by binary search.
+func index<Element>(numbered number: Int32, in elements: [Element], number key: (Element) -> Int32) -> Int? {
     var low = 0
     var high = elements.count
     while low < high {
         let middle = (low + high) / 2
         if key(elements[middle]) < number { low = middle + 1 } else { high = middle }
     }
-    return low < elements.count && key(elements[low]) == number ? elements[low] : nil
+    return low < elements.count && key(elements[low]) == number ? low : nil
 }

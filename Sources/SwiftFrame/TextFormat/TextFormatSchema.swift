@@ -29,6 +29,25 @@ public struct TextFormatField: Sendable {
         case oneof(Int)
     }
 
+    /// protoc's JSON name for a field without `json_name`: each `_` dropped and the letter
+    /// after it upper-cased (`nick_name` → `nickName`). The generator writes a row's `json`
+    /// only when it differs from this; JSON derives the others from it.
+    public static func defaultJSONName(_ protoName: String) -> String {
+        var result = ""
+        var upperNext = false
+        for character in protoName {
+            if character == "_" {
+                upperNext = true
+            } else if upperNext {
+                result += character.uppercased()
+                upperNext = false
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+
     // Three initializers rather than one with defaulted parameters: unoptimized code calls a
     // function for each default argument of each row, which cost a debug build about 50 bytes
     // of code per row (optimized code is the same either way).

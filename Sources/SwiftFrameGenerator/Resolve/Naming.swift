@@ -1,3 +1,5 @@
+import SwiftFrame
+
 /// Every rule that turns a proto name into a Swift name. The resolver calls these once per
 /// element; emitters only print the result.
 public enum Naming {
@@ -36,28 +38,11 @@ public enum Naming {
     }
 
     /// A field's JSON name as the generated table states it: protoc's `json_name`, or nil when
-    /// it is the name protoc derives from the proto name (each `_` dropped and the letter after
-    /// it upper-cased: `nick_name` → `nickName`), which the runtime derives the same way.
+    /// it is the name protoc derives from the proto name (`nick_name` → `nickName`), which the
+    /// runtime derives the same way (`TextFormatField.defaultJSONName`).
     public static func jsonName(_ given: String?, of protoName: String) -> String? {
-        guard let given, given != defaultJSONName(protoName) else { return nil }
+        guard let given, given != TextFormatField.defaultJSONName(protoName) else { return nil }
         return given
-    }
-
-    /// protoc's JSON name for a field without `json_name`.
-    static func defaultJSONName(_ protoName: String) -> String {
-        var result = ""
-        var upperNext = false
-        for character in protoName {
-            if character == "_" {
-                upperNext = true
-            } else if upperNext {
-                result += character.uppercased()
-                upperNext = false
-            } else {
-                result.append(character)
-            }
-        }
-        return result
     }
 
     /// Field names: lowerCamelCase (`nick_name` → `nickName`, `isSuc` → `isSuc`,
