@@ -569,6 +569,13 @@ def main():
     seconds = time.monotonic() - started
     print("differential run: %d cases (seed %d): %d TestAllTypesProto3, %d TestAllTypesProto2, %.0f s"
           % (done, args.seed, kinds[0], kinds[1], seconds))
+    examples = args.work / "disagreements" if differences.counts or python_differences.counts else None
+    return report(accepted, differences, python_differences, examples)
+
+
+def report(accepted, differences, python_differences, examples, information=None):
+    """Prints what each side accepted and the disagreements by class; the exit status: 1 when
+    swiftframe and C++ disagree outside the intended differences."""
     print("accepted: " + ", ".join("%s %d" % item for item in accepted.items()))
     unintended = 0
     print("swiftframe against C++ (the arbiter):")
@@ -578,13 +585,17 @@ def main():
         print("  %8d  %s" % (count, name))
         if not name.startswith("intended: "):
             unintended += count
+    if information is not None:
+        print("the same message, printed differently (for information):")
+        for name, count in sorted(information.counts.items()):
+            print("  %8d  %s" % (count, name))
     print("Python against C++ (protobuf's own differences, for information):")
     if not python_differences.counts:
         print("  no disagreements")
     for name, count in sorted(python_differences.counts.items()):
         print("  %8d  %s" % (count, name))
-    if differences.counts or python_differences.counts:
-        print("examples: %s" % (args.work / "disagreements"))
+    if examples is not None:
+        print("examples: %s" % examples)
     print("%d disagreements outside the intended differences" % unintended)
     return 1 if unintended else 0
 

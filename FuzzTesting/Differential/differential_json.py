@@ -900,26 +900,7 @@ def main():
     seconds = time.monotonic() - started
     print("differential JSON run: %d cases (seed %d): %d strict, %d skipping unknown names, %.0f s"
           % (done, args.seed, modes[0], modes[1], seconds))
-    print("accepted: " + ", ".join("%s %d" % item for item in accepted.items()))
-    unintended = 0
-    print("swiftframe against C++ (the arbiter):")
-    if not differences.counts:
-        print("  no disagreements")
-    for name, count in sorted(differences.counts.items()):
-        print("  %8d  %s" % (count, name))
-        if not name.startswith("intended: "):
-            unintended += count
-    print("the same message, printed differently (for information):")
-    for name, count in sorted(information.counts.items()):
-        print("  %8d  %s" % (count, name))
-    print("Python against C++ (protobuf's own differences, for information):")
-    if not python_differences.counts:
-        print("  no disagreements")
-    for name, count in sorted(python_differences.counts.items()):
-        print("  %8d  %s" % (count, name))
-    print("examples: %s" % (args.work / "disagreements-json*"))
-    print("%d disagreements outside the intended differences" % unintended)
-    return 1 if unintended else 0
+    return differential.report(accepted, differences, python_differences, args.work / "disagreements-json*", information)
 
 
 if __name__ == "__main__":
