@@ -428,14 +428,18 @@ class Testee(Answerer):
         body = request.SerializeToString()
         return struct.pack("<I", len(body)) + body
 
-    def read_answer(self):
+    def read_response(self):
+        """The next ConformanceResponse, length-prefixed; None when the testee is gone."""
         header = self.read_exactly(4)
         if header is None:
             return None
         body = self.read_exactly(struct.unpack("<I", header)[0])
-        if body is None:
+        return None if body is None else self.Response.FromString(body)
+
+    def read_answer(self):
+        response = self.read_response()
+        if response is None:
             return None
-        response = self.Response.FromString(body)
         result = response.WhichOneof("result")
         if result == "protobuf_payload":
             return True, response.protobuf_payload, ""

@@ -725,13 +725,9 @@ class JSONTestee(differential.Testee):
         return struct.pack("<I", len(body)) + body
 
     def read_answer(self):
-        header = self.read_exactly(4)
-        if header is None:
+        response = self.read_response()
+        if response is None:
             return None
-        body = self.read_exactly(struct.unpack("<I", header)[0])
-        if body is None:
-            return None
-        response = self.Response.FromString(body)
         result = response.WhichOneof("result")
         if result == "protobuf_payload":
             return 1, response.protobuf_payload, ""
