@@ -222,6 +222,30 @@ struct JSONTests {
             """)
     }
 
+    @Test("An encoding out of field order prints as the same message in order", arguments: [
+        // optional_string "z", repeated_int32 5, optional_int32 7, repeated_int32 6, optional_int32 9:
+        // printing as the bytes come stops at the third field and starts again from the values sorted.
+        ([0x72, 0x01, 0x7A, 0xF8, 0x01, 0x05, 0x08, 0x07, 0xF8, 0x01, 0x06, 0x08, 0x09] as [UInt8],
+         #""optionalInt32":9,"optionalString":"z","repeatedInt32":[5,6]"#),
+        // In order, but optional_int32 twice: the last wins.
+        ([0x08, 0x01, 0x08, 0x02, 0xF8, 0x01, 0x05], #""optionalInt32":2,"repeatedInt32":[5]"#),
+        // In order: printed as the bytes come, a packed run and a lone value of one field together.
+        ([0x08, 0x01, 0xFA, 0x01, 0x02, 0x05, 0x06, 0xF8, 0x01, 0x07], #""optionalInt32":1,"repeatedInt32":[5,6,7]"#),
+    ])
+    func outOfOrder(value: [UInt8], members: String) throws {
+        // An Any's value is printed from its bytes as they are: the one way to give the printer
+        // an encoding this runtime would not write.
+        var any = Google_Protobuf_Any()
+        any.typeUrl = "type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3"
+        any.value = value
+        var holder = Proto3()
+        holder.optionalAny = any
+        #expect(try holder.jsonString(options: JSONOptions(registry: Self.registry)) == """
+            {"optionalAny":{"@type":"type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3",\
+            \(members)}}
+            """)
+    }
+
     @Test("A message generated with TextFormat=Numbers has no JSON form: a typed error both ways")
     func numbersMode() throws {
         var message = Unnamed()

@@ -74,11 +74,11 @@ extension JSONError {
 
 /// The printer and the reader build the path of each value (`$.user.login`) only when they
 /// run a second time, after a failure, to name where it happened.
-protocol JSONPathTracking {
+protocol JSONPathTracking: ~Copyable {
     var tracksPath: Bool { get }
 }
 
-extension JSONPathTracking {
+extension JSONPathTracking where Self: ~Copyable {
     /// The path of a value inside the one at `parent`, built only when paths are tracked.
     func path(_ parent: String, _ step: @autoclosure () -> String) -> String {
         tracksPath ? parent + step() : parent

@@ -14,35 +14,39 @@ extension Message {
     /// with `"NaN"` and `"Infinity"`, the well-known types in their own forms; unknown fields
     /// are left out. Throws for a message that has no JSON form (a Timestamp out of range...).
     public func jsonString(options: JSONOptions = JSONOptions()) throws(JSONError) -> String {
-        String(decoding: try jsonUTF8Bytes(options: options), as: UTF8.self)
+        try printedJSON(options: options) { $0.string }
     }
 
     /// The message in JSON, as UTF-8 (see `jsonString(options:)`).
     public func jsonUTF8Bytes(options: JSONOptions = JSONOptions()) throws(JSONError) -> [UInt8] {
+        try printedJSON(options: options) { $0.bytes }
+    }
+
+    private func printedJSON<Result>(options: JSONOptions, _ result: (borrowing JSONOutput) -> Result) throws(JSONError) -> Result {
         let bytes = (try? serializedBytes(partial: true)) ?? []
         // Printed without building the path of every value; a failure (rare) is printed again
         // with paths, so that its error names where it happened.
-        var printer = JSONPrinter(options: options, tracksPath: false)
-        printer.output.reserveCapacity(2 * bytes.count + 16)
+        var printer = JSONPrinter(options: options, tracksPath: false, capacity: 2 * bytes.count + 16)
         if let failure = printer.print(Self.self, bytes) {
             var tracking = JSONPrinter(options: options, tracksPath: true)
             throw tracking.print(Self.self, bytes) ?? failure
         }
-        return printer.output
+        return result(printer.output)
     }
 }
 
 /// Prints JSON by walking a message's encoding with its `JSONSchema`, as the text format's
 /// printer walks it with the message's `textFormatFields`.
-struct JSONPrinter: JSONPathTracking {
-    var output: [UInt8] = []
+struct JSONPrinter: JSONPathTracking, ~Copyable {
+    var output: JSONOutput
     let options: JSONOptions
     /// Whether paths (`$.user.login`) are built for errors; see `jsonUTF8Bytes(options:)`.
     let tracksPath: Bool
 
-    init(options: JSONOptions, tracksPath: Bool) {
+    init(options: JSONOptions, tracksPath: Bool, capacity: Int = 64) {
         self.options = options
         self.tracksPath = tracksPath
+        output = JSONOutput(capacity: capacity)
     }
 
     /// Prints a message of `type` from its encoding; the error, if it has no JSON form.
@@ -85,15 +89,40 @@ struct JSONPrinter: JSONPathTracking {
         return values
     }
 
-    /// The values of the known fields of an encoded message, grouped by field in schema order
-    /// and in wire order within a field: one array for the whole message. Fields with another
-    /// wire type, and closed-enum numbers the enum lacks, are unknown fields: left out.
-    static func collectInOrder(_ fields: [JSONField], _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError) -> [(field: Int, raw: Raw)] {
-        var values: [(field: Int, raw: Raw)] = []
-        values.reserveCapacity(Swift.min(fields.count, buffer.count))
-        var inOrder = true
-        var reader = ProtoReader(buffer: buffer)
-        do throws(WireError) {
+    /// The values of the known fields of an encoding, one at a time in wire order. Packed runs
+    /// are taken apart; values of another wire type, and closed-enum numbers the enum lacks,
+    /// are unknown fields: left out.
+    struct FieldValues {
+        let fields: [JSONField]
+        private var reader: ProtoReader
+        /// The rest of a packed run, and its field.
+        private var run = ProtoReader(buffer: UnsafeRawBufferPointer(start: nil, count: 0))
+        private var runField = 0
+        private var runWireType = WireType.varint
+        private let path: String
+
+        init(_ fields: [JSONField], _ buffer: UnsafeRawBufferPointer, path: String) {
+            self.fields = fields
+            reader = ProtoReader(buffer: buffer)
+            self.path = path
+        }
+
+        mutating func next() throws(JSONError) -> (field: Int, raw: Raw)? {
+            do throws(WireError) {
+                return try read()
+            } catch {
+                throw JSONPrinter.fail(path, "the message's encoding does not parse: \(error)")
+            }
+        }
+
+        private mutating func read() throws(WireError) -> (field: Int, raw: Raw)? {
+            if run.hasRemaining {
+                switch runWireType {
+                case .varint: return (runField, .varint(try run.readVarint()))
+                case .fixed32: return (runField, .fixed32(try run.readFixed32()))
+                default: return (runField, .fixed64(try run.readFixed64()))
+                }
+            }
             while reader.hasRemaining {
                 let tag = try reader.readTag()
                 let number = Int32(bitPattern: tag >> 3)
@@ -101,39 +130,47 @@ struct JSONPrinter: JSONPathTracking {
                     try reader.skipValue(tag: tag)
                     continue
                 }
-                let field = fields[index]
-                let expected = field.kind.wireType
-                let before = values.count
+                let expected = fields[index].wireType
                 switch UInt8(tag & 7) {
                 case expected.rawValue where expected == .varint:
                     let value = try reader.readVarint()
-                    if case .closedEnumeration(let names) = field.kind,
-                       TextFormatKind.name(of: Int32(truncatingIfNeeded: value), in: names) == nil { continue }
-                    values.append((index, .varint(value)))
+                    if fields[index].isClosedEnumeration, !Self.declares(fields[index].kind, value) { continue }
+                    return (index, .varint(value))
                 case expected.rawValue where expected == .fixed32:
-                    values.append((index, .fixed32(try reader.readFixed32())))
+                    return (index, .fixed32(try reader.readFixed32()))
                 case expected.rawValue where expected == .fixed64:
-                    values.append((index, .fixed64(try reader.readFixed64())))
+                    return (index, .fixed64(try reader.readFixed64()))
                 case expected.rawValue where expected == .lengthDelimited:
-                    values.append((index, .bytes(try reader.readDelimitedBuffer())))
+                    return (index, .bytes(try reader.readDelimitedBuffer()))
                 case expected.rawValue where expected == .startGroup:
-                    values.append((index, .bytes(try reader.readGroupBuffer(fieldNumber: tag >> 3))))
+                    return (index, .bytes(try reader.readGroupBuffer(fieldNumber: tag >> 3)))
                 case WireType.lengthDelimited.rawValue where expected != .startGroup:
-                    var run = ProtoReader(buffer: try reader.readDelimitedBuffer())
-                    while run.hasRemaining {
-                        switch expected {
-                        case .varint: values.append((index, .varint(try run.readVarint())))
-                        case .fixed32: values.append((index, .fixed32(try run.readFixed32())))
-                        default: values.append((index, .fixed64(try run.readFixed64())))
-                        }
-                    }
+                    run = ProtoReader(buffer: try reader.readDelimitedBuffer())
+                    (runField, runWireType) = (index, expected)
+                    if let value = try read() { return value }
                 default:
                     try reader.skipValue(tag: tag)
                 }
-                if before > 0, values.count > before, values[before - 1].field > index { inOrder = false }
             }
-        } catch {
-            throw fail(path, "the message's encoding does not parse: \(error)")
+            return nil
+        }
+
+        /// Whether a closed enum declares the number `value`.
+        private static func declares(_ kind: TextFormatKind, _ value: UInt64) -> Bool {
+            guard case .closedEnumeration(let names) = kind else { return true }
+            return TextFormatKind.name(of: Int32(truncatingIfNeeded: value), in: names) != nil
+        }
+    }
+
+    /// The values of the known fields of an encoded message, grouped by field in schema order
+    /// and in wire order within a field: one array for the whole message.
+    static func collectInOrder(_ fields: [JSONField], _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError) -> [(field: Int, raw: Raw)] {
+        var values: [(field: Int, raw: Raw)] = []
+        var inOrder = true
+        var reader = FieldValues(fields, buffer, path: path)
+        while let value = try reader.next() {
+            if let last = values.last, last.field > value.field { inOrder = false }
+            values.append(value)
         }
         if !inOrder {
             // Stable: values of one field keep their wire order (the last of a singular field wins).
@@ -153,30 +190,28 @@ struct JSONPrinter: JSONPathTracking {
         output.append(UInt8(ascii: "}"))
     }
 
-    /// The members of a message's object, without its braces.
+    /// The members of a message's object, without its braces: printed as the encoding gives
+    /// them when its fields come in schema order, a field's values together and no singular
+    /// field twice (as this runtime writes them); otherwise, or when that turns out not to
+    /// hold part way, from the values collected and put in order first.
     mutating func fields(_ schema: JSONSchema, _ buffer: UnsafeRawBufferPointer, path: String,
                          first: inout Bool) throws(JSONError) {
         let all = schema.fields(with: options.registry)
+        let (mark, wasFirst) = (output.count, first)
+        if try fieldsInWireOrder(all, buffer, path: path, first: &first) { return }
+        output.truncate(to: mark)
+        first = wasFirst
         let values = try Self.collectInOrder(all, buffer, path: path)
         var next = 0
         for (index, field) in all.enumerated() {
             let start = next
             while next < values.count && values[next].field == index { next += 1 }
-            let name = options.useProtoFieldNames ? field.protoName : field.jsonName
-            let fieldPath = self.path(path, "." + name)
             guard next > start else {
-                guard options.emitDefaultValues, !field.hasPresence else { continue }
-                key(name, first: &first)
-                if case .map = field.kind {
-                    append("{}")
-                } else if field.isRepeated {
-                    append("[]")
-                } else {
-                    try value(field.kind, Self.zero(field.kind), path: fieldPath)
-                }
+                try absent(field, path: path, first: &first)
                 continue
             }
-            key(name, first: &first)
+            let fieldPath = self.path(path, "." + name(of: field))
+            key(name(of: field), first: &first)
             if case let .map(keyKind, valueKind) = field.kind {
                 try printMap(values[start..<next].lazy.map(\.raw), key: keyKind, value: valueKind, path: fieldPath)
             } else if field.isRepeated {
@@ -192,9 +227,78 @@ struct JSONPrinter: JSONPathTracking {
         }
     }
 
+    /// The fields printed as the encoding gives them; false, with part of them printed, when
+    /// a field comes out of schema order, a repeated field's values are not together, or a
+    /// singular field comes twice.
+    private mutating func fieldsInWireOrder(_ all: [JSONField], _ buffer: UnsafeRawBufferPointer, path: String,
+                                            first: inout Bool) throws(JSONError) -> Bool {
+        var values = FieldValues(all, buffer, path: path)
+        var current = -1
+        var count = 0  // values of the current field printed (or, for a map, collected)
+        var isMap = false, isRepeated = false  // of the current field
+        var entries: [Raw] = []
+        while let (index, raw) = try values.next() {
+            if index != current {
+                guard index > current else { return false }
+                try end(current, count: count, entries: &entries, all, path: path, first: &first)
+                for skipped in (current + 1)..<index { try absent(all[skipped], path: path, first: &first) }
+                (current, count) = (index, 0)
+                if case .map = all[index].kind { isMap = true } else { isMap = false }
+                isRepeated = all[index].isRepeated
+                if !isMap { key(name(of: all[index]), first: &first) }
+                if isRepeated && !isMap { output.append(UInt8(ascii: "[")) }
+            } else if !isRepeated {
+                return false  // a singular field twice: the last wins
+            }
+            if isMap {
+                entries.append(raw)
+            } else if isRepeated {
+                if count > 0 { output.append(UInt8(ascii: ",")) }
+                try value(all[index].kind, raw, path: self.path(path, "." + name(of: all[index]) + "[\(count)]"))
+            } else {
+                try value(all[index].kind, raw, path: self.path(path, "." + name(of: all[index])))
+            }
+            count += 1
+        }
+        try end(current, count: count, entries: &entries, all, path: path, first: &first)
+        for skipped in (current + 1)..<all.count { try absent(all[skipped], path: path, first: &first) }
+        return true
+    }
+
+    /// Closes the field at `index` (none when -1) after `count` values.
+    private mutating func end(_ index: Int, count: Int, entries: inout [Raw], _ all: [JSONField], path: String,
+                              first: inout Bool) throws(JSONError) {
+        guard index >= 0 else { return }
+        let field = all[index]
+        if case let .map(keyKind, valueKind) = field.kind {
+            key(name(of: field), first: &first)
+            try printMap(entries, key: keyKind, value: valueKind, path: self.path(path, "." + name(of: field)))
+            entries.removeAll(keepingCapacity: true)
+        } else if field.isRepeated {
+            output.append(UInt8(ascii: "]"))
+        }
+    }
+
+    /// A field the encoding does not hold: its default value when the options ask for them.
+    private mutating func absent(_ field: JSONField, path: String, first: inout Bool) throws(JSONError) {
+        guard options.emitDefaultValues, !field.hasPresence else { return }
+        key(name(of: field), first: &first)
+        if case .map = field.kind {
+            append("{}")
+        } else if field.isRepeated {
+            append("[]")
+        } else {
+            try value(field.kind, Self.zero(field.kind), path: self.path(path, "." + name(of: field)))
+        }
+    }
+
+    private func name(of field: JSONField) -> String {
+        options.useProtoFieldNames ? field.protoName : field.jsonName
+    }
+
     /// Appends ASCII text that needs no escaping.
     mutating func append(_ text: StaticString) {
-        output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        output.append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     mutating func key(_ name: String, first: inout Bool) {
@@ -317,7 +421,7 @@ struct JSONPrinter: JSONPathTracking {
         case (.string, .bytes(let bytes)): return String(decoding: bytes, as: UTF8.self)
         default: scratch.integer(kind, raw)
         }
-        return String(decoding: scratch.output, as: UTF8.self)
+        return scratch.output.string
     }
 
     mutating func value(_ kind: TextFormatKind, _ raw: Raw, path: String) throws(JSONError) {
@@ -326,7 +430,9 @@ struct JSONPrinter: JSONPathTracking {
             string(bytes)
         case (.bytes, .bytes(let bytes)):
             output.append(UInt8(ascii: "\""))
-            Base64.encode(bytes, into: &output)
+            let count = Base64.encodedCount(bytes.count)
+            Base64.encode(bytes, to: output.room(count))
+            output.advance(by: count)
             output.append(UInt8(ascii: "\""))
         case (.enumeration(let names), .varint(let value)), (.closedEnumeration(let names), .varint(let value)):
             let number = Int32(truncatingIfNeeded: value)
@@ -382,23 +488,44 @@ struct JSONPrinter: JSONPathTracking {
         decimal(value.magnitude)
     }
 
-    /// Digits written straight into the output (no String made on the way).
+    /// Digits written straight into the output (no String made on the way), two at a time.
     mutating func decimal(_ value: UInt64) {
         if value < 10 {
             output.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
             return
         }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var rest = value
-            var start = 20
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            } while rest > 0
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        var digits = 2
+        var limit: UInt64 = 100
+        while digits < 20 && value >= limit {
+            digits += 1
+            limit = limit &* 10
         }
+        let target = output.room(digits)
+        let pairs = Self.digitPairs.utf8Start
+        var rest = value
+        var index = digits
+        while rest >= 100 {
+            let pair = Int(truncatingIfNeeded: rest % 100) &* 2
+            rest /= 100
+            index -= 2
+            target[index] = pairs[pair]
+            target[index + 1] = pairs[pair + 1]
+        }
+        if rest >= 10 {
+            let pair = Int(truncatingIfNeeded: rest) &* 2
+            target[0] = pairs[pair]
+            target[1] = pairs[pair + 1]
+        } else {
+            target[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest)
+        }
+        output.advance(by: digits)
     }
+
+    /// "00" to "99", for `decimal`.
+    private static let digitPairs: StaticString = """
+        0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849\
+        5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899
+        """
 
     /// A float in its shortest form (`description`) without a trailing `.0`; NaN and the
     /// infinities as strings.
@@ -408,7 +535,7 @@ struct JSONPrinter: JSONPathTracking {
         var text = shortest
         text.withUTF8 { utf8 in
             let integral = utf8.count >= 2 && utf8[utf8.count - 2] == UInt8(ascii: ".") && utf8[utf8.count - 1] == UInt8(ascii: "0")
-            output.append(contentsOf: integral ? UnsafeBufferPointer(rebasing: utf8.dropLast(2)) : utf8)
+            output.append(integral ? UnsafeBufferPointer(rebasing: utf8.dropLast(2)) : utf8)
         }
     }
 
@@ -437,7 +564,7 @@ struct JSONPrinter: JSONPathTracking {
         for index in utf8.indices {
             let byte = utf8[index]
             guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            output.append(UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
             runStart = index + 1
             switch byte {
             case UInt8(ascii: "\""): append("\\\"")
@@ -454,7 +581,7 @@ struct JSONPrinter: JSONPathTracking {
                 output.append(hex.utf8Start[Int(byte & 15)])
             }
         }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        output.append(UnsafeBufferPointer(rebasing: utf8[runStart...]))
         output.append(UInt8(ascii: "\""))
     }
 }

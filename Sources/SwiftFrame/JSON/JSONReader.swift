@@ -374,33 +374,34 @@ extension JSONNumbers {
 enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-    /// Appends the base64 of `bytes` (standard alphabet, padded) to `out`, in one append.
-    static func encode(_ bytes: UnsafeRawBufferPointer, into out: inout [UInt8]) {
-        let count = (bytes.count + 2) / 3 * 4
-        guard count > 0 else { return }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { text in
-            alphabet.withUnsafeBufferPointer { alphabet in
-                var index = 0
-                var next = 0
-                while index + 3 <= bytes.count {
-                    let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
-                    text[next] = alphabet[Int(value >> 18)]
-                    text[next + 1] = alphabet[Int(value >> 12 & 63)]
-                    text[next + 2] = alphabet[Int(value >> 6 & 63)]
-                    text[next + 3] = alphabet[Int(value & 63)]
-                    index += 3
-                    next += 4
-                }
-                let rest = bytes.count - index
-                if rest > 0 {
-                    let value = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
-                    text[next] = alphabet[Int(value >> 18)]
-                    text[next + 1] = alphabet[Int(value >> 12 & 63)]
-                    text[next + 2] = rest == 2 ? alphabet[Int(value >> 6 & 63)] : UInt8(ascii: "=")
-                    text[next + 3] = UInt8(ascii: "=")
-                }
+    /// How many characters `encode` writes for `count` bytes.
+    static func encodedCount(_ count: Int) -> Int {
+        (count + 2) / 3 * 4
+    }
+
+    /// Writes the base64 of `bytes` (standard alphabet, padded) at `text`, which has room for
+    /// `encodedCount(bytes.count)` characters.
+    static func encode(_ bytes: UnsafeRawBufferPointer, to text: UnsafeMutablePointer<UInt8>) {
+        alphabet.withUnsafeBufferPointer { alphabet in
+            var index = 0
+            var next = 0
+            while index + 3 <= bytes.count {
+                let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                text[next] = alphabet[Int(value >> 18)]
+                text[next + 1] = alphabet[Int(value >> 12 & 63)]
+                text[next + 2] = alphabet[Int(value >> 6 & 63)]
+                text[next + 3] = alphabet[Int(value & 63)]
+                index += 3
+                next += 4
             }
-            out.append(contentsOf: UnsafeBufferPointer(text))
+            let rest = bytes.count - index
+            if rest > 0 {
+                let value = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+                text[next] = alphabet[Int(value >> 18)]
+                text[next + 1] = alphabet[Int(value >> 12 & 63)]
+                text[next + 2] = rest == 2 ? alphabet[Int(value >> 6 & 63)] : UInt8(ascii: "=")
+                text[next + 3] = UInt8(ascii: "=")
+            }
         }
     }
 

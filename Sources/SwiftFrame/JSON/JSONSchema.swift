@@ -22,6 +22,9 @@ struct JSONField {
     let hasPresence: Bool
     /// The index of the oneof it is a member of, nil when it is in none.
     let oneof: Int?
+    /// Of `kind`, kept so that reading each value does not copy the kind.
+    let wireType: WireType
+    let isClosedEnumeration: Bool
 
     init(_ field: TextFormatField) {
         // A group's field is named as its type in lower case; the text format prints the type's name.
@@ -31,6 +34,7 @@ struct JSONField {
         self.protoName = protoName
         self.jsonName = field.jsonName ?? TextFormatField.defaultJSONName(protoName)
         self.kind = field.kind
+        (wireType, isClosedEnumeration) = Self.wire(field.kind)
         switch field.label {
         case .implicit: (isRepeated, hasPresence, oneof) = (Self.isMap(field.kind), Self.isMessage(field.kind), nil)
         case .optional: (isRepeated, hasPresence, oneof) = (false, true, nil)
@@ -44,6 +48,12 @@ struct JSONField {
         let name = "[" + field.fullName + "]"
         (number, protoName, jsonName, kind) = (field.number, name, name, field.kind)
         (isRepeated, hasPresence, oneof) = (field.isRepeated, true, nil)
+        (wireType, isClosedEnumeration) = Self.wire(field.kind)
+    }
+
+    private static func wire(_ kind: TextFormatKind) -> (WireType, Bool) {
+        if case .closedEnumeration = kind { return (kind.wireType, true) }
+        return (kind.wireType, false)
     }
 
     /// A map is repeated and a singular message has presence whatever the row's label says
