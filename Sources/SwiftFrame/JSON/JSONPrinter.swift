@@ -309,7 +309,11 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     }
 
     static func zero(_ kind: TextFormatKind) -> Raw {
-        switch kind.wireType {
+        zero(kind.wireType)
+    }
+
+    static func zero(_ wireType: WireType) -> Raw {
+        switch wireType {
         case .fixed32: return .fixed32(0)
         case .fixed64: return .fixed64(0)
         case .lengthDelimited: return .bytes(UnsafeRawBufferPointer(start: nil, count: 0))
@@ -317,54 +321,85 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
         }
     }
 
+    /// A map's entries as one object: printed as they come while each key is greater than the
+    /// one before (as this runtime writes maps, so no key repeats); otherwise again from the
+    /// start, a later entry of a key replacing an earlier one in its place.
     mutating func printMap(_ raws: some Collection<Raw>, key keyKind: TextFormatKind, value valueKind: TextFormatKind,
                            path: String) throws(JSONError) {
-        var entries: [(key: Raw, value: Raw)] = []
-        entries.reserveCapacity(raws.count)
-        let keyTag = 1 << 3 | UInt32(keyKind.wireType.rawValue)
-        let valueTag = 2 << 3 | UInt32(valueKind.wireType.rawValue)
+        let wire = (key: keyKind.wireType, value: valueKind.wireType)
+        let mark = output.count
+        output.append(UInt8(ascii: "{"))
+        var previous: Raw?
+        var increasing = true
         for raw in raws {
             guard case let .bytes(body) = raw else { continue }
-            var key = Self.zero(keyKind)
-            var value = Self.zero(valueKind)
-            var reader = ProtoReader(buffer: body)
-            do throws(WireError) {
-                while reader.hasRemaining {
-                    let tag = try reader.readTag()
-                    if tag == keyTag {
-                        key = try Self.read(keyKind.wireType, from: &reader)
-                    } else if tag == valueTag {
-                        value = try Self.read(valueKind.wireType, from: &reader)
-                    } else {
-                        try reader.skipValue(tag: tag)
-                    }
-                }
-            } catch {
-                throw Self.fail(path, "a map entry's encoding does not parse: \(error)")
+            let entry = try Self.entry(body, wire, path: path)
+            if let previous, !Self.ascending(previous, entry.key) {
+                increasing = false
+                break
             }
-            entries.append((key, value))
+            try printEntry(entry, first: previous == nil, key: keyKind, value: valueKind, path: path)
+            previous = entry.key
         }
-        // A later entry of a key replaces an earlier one. Maps this runtime encodes come in
-        // increasing key order, so no key repeats; other encodings are checked key by key.
-        if !Self.increasing(entries) { entries = lastOfEachKey(entries, keyKind) }
+        if increasing {
+            output.append(UInt8(ascii: "}"))
+            return
+        }
+        output.truncate(to: mark)
+        var entries: [(key: Raw, value: Raw)] = []
+        entries.reserveCapacity(raws.count)
+        for raw in raws {
+            guard case let .bytes(body) = raw else { continue }
+            entries.append(try Self.entry(body, wire, path: path))
+        }
         output.append(UInt8(ascii: "{"))
-        for (position, entry) in entries.enumerated() {
-            if position > 0 { output.append(UInt8(ascii: ",")) }
-            if case let .bytes(bytes) = entry.key {
-                string(bytes)
-            } else {
-                output.append(UInt8(ascii: "\""))
-                if case let .varint(flag) = entry.key, case .bool = keyKind {
-                    flag != 0 ? append("true") : append("false")
-                } else {
-                    integer(keyKind, entry.key)
-                }
-                output.append(UInt8(ascii: "\""))
-            }
-            output.append(UInt8(ascii: ":"))
-            try value(valueKind, entry.value, path: self.path(path, "[\"" + keyText(keyKind, entry.key) + "\"]"))
+        for (position, entry) in lastOfEachKey(entries, keyKind).enumerated() {
+            try printEntry(entry, first: position == 0, key: keyKind, value: valueKind, path: path)
         }
         output.append(UInt8(ascii: "}"))
+    }
+
+    /// A map entry's key and value, each its type's zero when the entry leaves it out.
+    private static func entry(_ body: UnsafeRawBufferPointer, _ wire: (key: WireType, value: WireType),
+                              path: String) throws(JSONError) -> (key: Raw, value: Raw) {
+        let keyTag = 1 << 3 | UInt32(wire.key.rawValue)
+        let valueTag = 2 << 3 | UInt32(wire.value.rawValue)
+        var key = zero(wire.key)
+        var value = zero(wire.value)
+        var reader = ProtoReader(buffer: body)
+        do throws(WireError) {
+            while reader.hasRemaining {
+                let tag = try reader.readTag()
+                if tag == keyTag {
+                    key = try read(wire.key, from: &reader)
+                } else if tag == valueTag {
+                    value = try read(wire.value, from: &reader)
+                } else {
+                    try reader.skipValue(tag: tag)
+                }
+            }
+        } catch {
+            throw fail(path, "a map entry's encoding does not parse: \(error)")
+        }
+        return (key, value)
+    }
+
+    private mutating func printEntry(_ entry: (key: Raw, value: Raw), first: Bool, key keyKind: TextFormatKind,
+                                     value valueKind: TextFormatKind, path: String) throws(JSONError) {
+        if !first { output.append(UInt8(ascii: ",")) }
+        if case let .bytes(bytes) = entry.key {
+            string(bytes)
+        } else {
+            output.append(UInt8(ascii: "\""))
+            if case let .varint(flag) = entry.key, case .bool = keyKind {
+                flag != 0 ? append("true") : append("false")
+            } else {
+                integer(keyKind, entry.key)
+            }
+            output.append(UInt8(ascii: "\""))
+        }
+        output.append(UInt8(ascii: ":"))
+        try value(valueKind, entry.value, path: self.path(path, "[\"" + keyText(keyKind, entry.key) + "\"]"))
     }
 
     /// One value of a wire type.
@@ -377,24 +412,21 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
         }
     }
 
-    /// Whether each key is greater than the one before (bytes compared as bytes, numbers as
-    /// their wire value): then no key repeats.
-    private static func increasing(_ entries: [(key: Raw, value: Raw)]) -> Bool {
-        for index in entries.indices.dropFirst() {
-            switch (entries[index - 1].key, entries[index].key) {
-            case let (.varint(a), .varint(b)), let (.fixed64(a), .fixed64(b)):
-                if a >= b { return false }
-            case let (.fixed32(a), .fixed32(b)):
-                if a >= b { return false }
-            case let (.bytes(a), .bytes(b)):
-                let common = Swift.min(a.count, b.count)
-                let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
-                if order > 0 || (order == 0 && a.count >= b.count) { return false }
-            default:
-                return false
-            }
+    /// Whether key `b` is greater than key `a` (bytes compared as bytes, numbers as their wire
+    /// value): in a run of such keys none repeats.
+    private static func ascending(_ a: Raw, _ b: Raw) -> Bool {
+        switch (a, b) {
+        case let (.varint(a), .varint(b)), let (.fixed64(a), .fixed64(b)):
+            return a < b
+        case let (.fixed32(a), .fixed32(b)):
+            return a < b
+        case let (.bytes(a), .bytes(b)):
+            let common = Swift.min(a.count, b.count)
+            let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+            return order < 0 || (order == 0 && a.count < b.count)
+        default:
+            return false
         }
-        return true
     }
 
     /// The entries with the last value of each key, at the place the key first appeared.
