@@ -488,10 +488,10 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
         case (.bool, .varint(let value)): value != 0 ? append("true") : append("false")
         case (.float, .fixed32(let value)):
             let float = Float(bitPattern: value)
-            floating(float.isFinite ? float.description : "", Double(float))
+            floating(float)
         case (.double, .fixed64(let value)):
             let double = Double(bitPattern: value)
-            floating(double.isFinite ? double.description : "", double)
+            floating(double)
         default:
             output.append(UInt8(ascii: "0"))
         }
@@ -561,14 +561,19 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
 
     /// A float in its shortest form (`description`) without a trailing `.0`; NaN and the
     /// infinities as strings.
-    private mutating func floating(_ shortest: String, _ value: Double) {
+    private mutating func floating<Value: BinaryFloatingPoint & TextOutputStreamable & CustomStringConvertible>(_ value: Value) {
         if value.isNaN { return append("\"NaN\"") }
         if value.isInfinite { return value < 0 ? append("\"-Infinity\"") : append("\"Infinity\"") }
-        var text = shortest
-        text.withUTF8 { utf8 in
-            let integral = utf8.count >= 2 && utf8[utf8.count - 2] == UInt8(ascii: ".") && utf8[utf8.count - 1] == UInt8(ascii: "0")
-            output.append(integral ? UnsafeBufferPointer(rebasing: utf8.dropLast(2)) : utf8)
+        // The text `description` gives, written into the output without a String made for it.
+        var text = ASCIIText(into: output.room(ASCIIText.capacity))
+        value.write(to: &text)
+        guard !text.overflowed else {
+            var shortest = value.description
+            return shortest.withUTF8 { output.append($0) }
         }
+        let count = text.count
+        let integral = count >= 2 && text.target[count - 2] == UInt8(ascii: ".") && text.target[count - 1] == UInt8(ascii: "0")
+        output.advance(by: integral ? count - 2 : count)
     }
 
     /// A JSON string: `"` and `\\` escaped, control characters as `\n` or `\u00XX`.
@@ -615,5 +620,33 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
         }
         output.append(UnsafeBufferPointer(rebasing: utf8[runStart...]))
         output.append(UInt8(ascii: "\""))
+    }
+}
+
+/// Where a float writes its text (`write(to:)` hands its ASCII over as it is, where
+/// `description` makes a String of it): memory `JSONPrinter.floating` reserved in its output.
+private struct ASCIIText: TextOutputStream {
+    /// More than the longest text of a Double (24 characters).
+    static let capacity = 40
+    let target: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private(set) var overflowed = false
+
+    init(into target: UnsafeMutablePointer<UInt8>) {
+        self.target = target
+    }
+
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        guard count + buffer.count <= Self.capacity else {
+            overflowed = true
+            return
+        }
+        for index in buffer.indices { target[count + index] = buffer[index] }
+        count += buffer.count
+    }
+
+    mutating func write(_ string: String) {
+        var string = string
+        string.withUTF8 { _writeASCII($0) }
     }
 }
