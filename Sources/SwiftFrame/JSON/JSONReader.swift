@@ -4,22 +4,34 @@ extension Message {
     /// enums by name or number, bytes in base64 (standard or URL-safe, padded or not), `null`
     /// for a field at its default, and the well-known types' own forms.
     public init(jsonString: String, options: JSONOptions = JSONOptions()) throws(JSONError) {
-        try self.init(jsonUTF8Bytes: Array(jsonString.utf8), options: options)
+        self.init()
+        var text = jsonString
+        if let failure = text.withUTF8({ mergeJSON($0, options: options) }) { throw failure }
     }
 
     /// Reads a message from JSON in UTF-8 (see `init(jsonString:options:)`).
     public init(jsonUTF8Bytes bytes: [UInt8], options: JSONOptions = JSONOptions()) throws(JSONError) {
-        let encoded: [UInt8]
-        if let streamed = JSONStreamReader.encoding(of: Self.self, bytes, options: options) {
-            encoded = streamed
+        self.init()
+        if let failure = bytes.withUnsafeBufferPointer({ mergeJSON($0, options: options) }) { throw failure }
+    }
+
+    /// Reads the JSON into this message (just made), by the streaming reader or, where it
+    /// stops, by the tree reader; the error, if any. (No generic types here: a `Result` of
+    /// `Self` would look up its metadata on every read.)
+    private mutating func mergeJSON(_ bytes: UnsafeBufferPointer<UInt8>, options: JSONOptions) -> JSONError? {
+        let maxDepth = ProtoReader.defaultMaxDepth
+        let failure: WireError?
+        if let streamed = JSONStreamReader.withEncoding(of: Self.self, bytes, options: options, { mergeCatching($0, maxDepth: maxDepth) }) {
+            failure = streamed
         } else {
-            encoded = try JSONReader.encoding(of: Self.self, bytes, options: options)
+            do throws(JSONError) {
+                let encoded = try JSONReader.encoding(of: Self.self, Array(bytes), options: options)
+                failure = encoded.withUnsafeBytes { mergeCatching($0, maxDepth: maxDepth) }
+            } catch {
+                return error
+            }
         }
-        do {
-            try self.init(serializedBytes: encoded, partial: true)
-        } catch {
-            throw JSONError(.badValue, path: "$", offset: 0, "\(Self.protoMessageName): \(error)")
-        }
+        return failure.map { JSONError(.badValue, path: "$", offset: 0, "\(Self.protoMessageName): \($0)") }
     }
 }
 

@@ -23,23 +23,28 @@ struct JSONStreamReader {
         out = JSONWireBuffer(capacity: bytes.count)
     }
 
-    /// The encoding of a message of `type` read from `bytes`; nil where the tree reader must read it.
-    static func encoding(of type: any Message.Type, _ bytes: [UInt8], options: JSONOptions) -> [UInt8]? {
+    /// `body` of the encoding of a message of `type` read from `bytes`; nil, without calling
+    /// `body`, where the tree reader must read it.
+    static func withEncoding<R>(of type: any Message.Type, _ bytes: UnsafeBufferPointer<UInt8>, options: JSONOptions,
+                                _ body: (UnsafeRawBufferPointer) -> R) -> R? {
         let schema = JSONSchema.of(type)
         guard !schema.hasSpecialForm, !type.fieldNamesLeftOut, JSONParser.isUTF8(bytes) else { return nil }
-        return bytes.withUnsafeBufferPointer { buffer -> [UInt8]? in
-            var reader = JSONStreamReader(buffer, options: options)
-            defer { reader.out.deallocate() }
-            do throws(Stop) {
-                reader.json.skipSpace()
-                try reader.object(schema, depth: 0)
-                reader.json.skipSpace()
-                guard reader.json.index == buffer.count else { return nil }
-                return reader.out.bytes
-            } catch {
-                return nil
-            }
+        var reader = JSONStreamReader(bytes, options: options)
+        defer { reader.out.deallocate() }
+        do throws(Stop) {
+            reader.json.skipSpace()
+            try reader.object(schema, depth: 0)
+            reader.json.skipSpace()
+            guard reader.json.index == bytes.count else { return nil }
+        } catch {
+            return nil
         }
+        return reader.out.withBytes(body)
+    }
+
+    /// The encoding of a message of `type` read from `bytes`; nil where the tree reader must read it.
+    static func encoding(of type: any Message.Type, _ bytes: [UInt8], options: JSONOptions) -> [UInt8]? {
+        bytes.withUnsafeBufferPointer { withEncoding(of: type, $0, options: options, Array.init) }
     }
 
     // MARK: Tokens
@@ -128,9 +133,14 @@ struct JSONStreamReader {
             try expect(UInt8(ascii: ":"))
             if let index = name.withBytes(in: json.bytes, { schema.fieldIndex(named: $0, expected: expected) }) {
                 expected = index + 1
-                try member(schema.fields[index], seen: &seen, oneofs: &oneofs, depth: depth)
+                // Read in parts: a copy of the whole field costs more than reading its value.
+                let number = schema.fields[index].number
+                guard seen.insert(number) else { throw Stop() }
+                try member(schema.fields[index].kind, number, isRepeated: schema.fields[index].isRepeated,
+                           oneof: schema.fields[index].oneof, oneofs: &oneofs, depth: depth)
             } else if let field = name.withBytes(in: json.bytes, { extensionField(schema, $0) }) {
-                try member(field, seen: &seen, oneofs: &oneofs, depth: depth)
+                guard seen.insert(field.number) else { throw Stop() }
+                try member(field.kind, field.number, isRepeated: field.isRepeated, oneof: field.oneof, oneofs: &oneofs, depth: depth)
             } else {
                 guard options.ignoreUnknownFields, name.withBytes(in: json.bytes, { unknown.insert($0) }) else { throw Stop() }
                 _ = try tree(depth: depth + 1)
@@ -139,15 +149,14 @@ struct JSONStreamReader {
     }
 
     /// The value of a field of an object at `depth`.
-    private mutating func member(_ field: JSONField, seen: inout FieldNumbers, oneofs: inout FieldNumbers,
-                                 depth: Int) throws(Stop) {
-        guard seen.insert(field.number) else { throw Stop() }
-        if atNull(), !JSONReader.readsNull(field.kind) {
+    private mutating func member(_ kind: TextFormatKind, _ number: Int32, isRepeated: Bool, oneof: Int?,
+                                 oneofs: inout FieldNumbers, depth: Int) throws(Stop) {
+        if atNull(), !JSONReader.readsNull(kind) {
             try skipNull()
             return
         }
-        if let oneof = field.oneof, !oneofs.insert(Int32(oneof) + 1) { throw Stop() }
-        try value(of: field, depth: depth + 1)
+        if let oneof, !oneofs.insert(Int32(oneof) + 1) { throw Stop() }
+        try value(kind, number, isRepeated: isRepeated, depth: depth + 1)
     }
 
     /// A registered extension named `[pkg.name]`.
@@ -157,24 +166,24 @@ struct JSONStreamReader {
         return options.registry.extensions(of: schema.fullName).first { "[" + $0.fullName + "]" == text }.map(JSONField.init)
     }
 
-    private mutating func value(of field: JSONField, depth: Int) throws(Stop) {
-        if case let .map(keyKind, valueKind) = field.kind {
-            try map(field.number, keyKind, valueKind, depth: depth)
-        } else if field.isRepeated {
+    private mutating func value(_ kind: TextFormatKind, _ number: Int32, isRepeated: Bool, depth: Int) throws(Stop) {
+        if case let .map(keyKind, valueKind) = kind {
+            try map(number, keyKind, valueKind, depth: depth)
+        } else if isRepeated {
             if try open(UInt8(ascii: "["), UInt8(ascii: "]"), depth: depth) { return }
-            let packed = Self.packs(field.kind)
+            let packed = Self.packs(kind)
             var lengthAt = 0
             if packed {
-                out.tag(field.number, .lengthDelimited)
+                out.tag(number, .lengthDelimited)
                 lengthAt = out.beginLength()
             }
             repeat {
-                if atNull(), !JSONReader.readsNull(field.kind) { throw Stop() }
-                try single(field.kind, field.number, tagged: !packed, depth: depth + 1)
+                if atNull(), !JSONReader.readsNull(kind) { throw Stop() }
+                try single(kind, number, tagged: !packed, depth: depth + 1)
             } while try separator(UInt8(ascii: "]"))
             if packed { out.endLength(lengthAt) }
         } else {
-            try single(field.kind, field.number, tagged: true, depth: depth)
+            try single(kind, number, tagged: true, depth: depth)
         }
     }
 

@@ -36,7 +36,7 @@ struct JSONNumberToken {
     let isPlainInteger: Bool
     let negative: Bool
     /// The number is `mantissa` × 10^`scale` (with its sign) when `isExact`: it has at most
-    /// 19 significant digits and an exponent of at most four digits.
+    /// 19 digits and an exponent of at most four digits.
     let mantissa: UInt64
     let scale: Int
     let isExact: Bool
@@ -77,29 +77,28 @@ struct JSONParser {
 
     /// Whether `bytes` is UTF-8 (checked whole only when there is anything but ASCII: the
     /// check makes a String).
-    static func isUTF8(_ bytes: [UInt8]) -> Bool {
-        let ascii = bytes.withUnsafeBytes { raw in
-            var high: UInt64 = 0
-            var index = 0
-            while index + 8 <= raw.count {
-                high |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                index += 8
-            }
-            while index < raw.count {
-                high |= UInt64(raw[index])
-                index += 1
-            }
-            return high & 0x8080_8080_8080_8080 == 0
+    static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // ASCII, eight bytes at a time, unless a byte has its high bit set.
+        let raw = UnsafeRawBufferPointer(bytes)
+        var high: UInt64 = 0
+        var index = 0
+        while index + 8 <= raw.count {
+            high |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
         }
-        return ascii || String(validating: bytes, as: UTF8.self) != nil
+        while index < raw.count {
+            high |= UInt64(raw[index])
+            index += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0 || String(validating: bytes, as: UTF8.self) != nil
     }
 
     /// The one value of `bytes`, with nothing but whitespace around it.
     static func parse(_ bytes: [UInt8], maxDepth: Int) throws(JSONError) -> JSONNode {
-        guard isUTF8(bytes) else {
-            throw JSONError(.syntax, path: "$", offset: 0, "the input is not UTF-8")
-        }
         let result = bytes.withUnsafeBufferPointer { buffer -> Result<JSONNode, JSONError> in
+            guard isUTF8(buffer) else {
+                return .failure(JSONError(.syntax, path: "$", offset: 0, "the input is not UTF-8"))
+            }
             var parser = JSONParser(buffer, maxDepth: maxDepth)
             do throws(JSONError) {
                 let node = try parser.value(depth: 0)
@@ -215,23 +214,22 @@ struct JSONParser {
         var position = index
         let negative = position < end && bytes[position] == UInt8(ascii: "-")
         if negative { position += 1 }
+        // Every digit goes into the mantissa (a leading zero adds nothing); more than 19 may
+        // not fit, and make the number inexact.
         var mantissa: UInt64 = 0
-        var significant = 0
         var scale = 0
         let integerStart = position
         while position < end {
             let digit = bytes[position] &- 0x30
             guard digit < 10 else { break }
-            if mantissa != 0 || digit != 0 {
-                significant += 1
-                if significant <= 19 { mantissa = mantissa &* 10 &+ UInt64(digit) } else { scale += 1 }
-            }
+            mantissa = mantissa &* 10 &+ UInt64(digit)
             position += 1
         }
         let integerDigits = position - integerStart
         guard integerDigits > 0 else { throw error("a number without digits", at: start) }
         guard integerDigits == 1 || bytes[integerStart] != 0x30 else { throw error("a number with a leading zero", at: start) }
         var isPlainInteger = integerDigits <= 19
+        var fractionDigits = 0
         if position < end, bytes[position] == UInt8(ascii: ".") {
             isPlainInteger = false
             position += 1
@@ -239,14 +237,12 @@ struct JSONParser {
             while position < end {
                 let digit = bytes[position] &- 0x30
                 guard digit < 10 else { break }
-                if mantissa != 0 || digit != 0 {
-                    significant += 1
-                    if significant <= 19 { mantissa = mantissa &* 10 &+ UInt64(digit) }
-                }
-                if significant <= 19 { scale -= 1 }
+                mantissa = mantissa &* 10 &+ UInt64(digit)
                 position += 1
             }
             guard position > fractionStart else { throw error("no digits after a number's '.'", at: start) }
+            fractionDigits = position - fractionStart
+            scale = -fractionDigits
         }
         var exponentFits = true
         if position < end, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
@@ -267,7 +263,7 @@ struct JSONParser {
         }
         index = position
         return JSONNumberToken(start: start, end: position, isPlainInteger: isPlainInteger, negative: negative,
-                               mantissa: mantissa, scale: scale, isExact: significant <= 19 && exponentFits)
+                               mantissa: mantissa, scale: scale, isExact: integerDigits + fractionDigits <= 19 && exponentFits)
     }
 
     private mutating func number() throws(JSONError) -> JSONNode.Value {
@@ -289,9 +285,13 @@ struct JSONParser {
                 let word = raw.loadUnaligned(fromByteOffset: end, as: UInt64.self)
                 let quote = word ^ (ones &* 0x22)
                 let backslash = word ^ (ones &* 0x5C)
-                // A byte is zero (or below 0x20) where subtracting sets its high bit, which was clear.
+                // A byte is zero (or below 0x20) where subtracting sets its high bit, which was
+                // clear; the lowest such byte is one (a borrow may mark only bytes above it).
                 let found = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word) & highs
-                if found != 0 { break }
+                if found != 0 {
+                    end += found.trailingZeroBitCount / 8
+                    break
+                }
                 end += 8
             }
         }

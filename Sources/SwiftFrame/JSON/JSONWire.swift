@@ -48,19 +48,26 @@ struct JSONWireBuffer {
 
     func deallocate() { start.deallocate() }
 
-    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: start, count: count)) }
+    func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        body(UnsafeRawBufferPointer(start: start, count: count))
+    }
 
     /// Room for `more` bytes after the end.
+    @inline(__always)
     private mutating func reserve(_ more: Int) {
-        guard count + more > capacity else { return }
+        if count + more > capacity { grow(count + more) }
+    }
+
+    private mutating func grow(_ needed: Int) {
         var grown = capacity * 2
-        while grown < count + more { grown *= 2 }
+        while grown < needed { grown *= 2 }
         let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
         moved.initialize(from: start, count: count)
         start.deallocate()
         (start, capacity) = (moved, grown)
     }
 
+    @inline(__always)
     mutating func varint(_ value: UInt64) {
         reserve(10)
         var value = value
@@ -73,6 +80,7 @@ struct JSONWireBuffer {
         count += 1
     }
 
+    @inline(__always)
     mutating func tag(_ number: Int32, _ wireType: WireType) {
         varint(UInt64(Wire.tag(fieldNumber: Int(number), wireType: wireType)))
     }
