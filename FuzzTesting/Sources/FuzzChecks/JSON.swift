@@ -1,7 +1,7 @@
 // The JSON invariants (FuzzJSON): whatever reads as TestAllTypesProto3 prints, the print reads
 // back to the same message, and printing that gives the same text.
 
-import SwiftFrame
+@testable import SwiftFrame
 import SwiftFrameConformanceMessages
 import SwiftFrameWellKnownTypes
 
@@ -23,10 +23,15 @@ private let registry = MessageTypeRegistry([
 /// input may nest as deep as it likes. What reads must print; the print must read back to a
 /// message with the same binary encoding (but for a NullValue field read from a number other
 /// than 0); printing that must give the same text. Its print with every option (default
-/// values, proto names) must read back to it too.
+/// values, proto names) must read back to it too. What the streaming reader reads, the tree
+/// reader must read as the same message, with either option.
 public func checkJSON(_ data: UnsafeRawBufferPointer) {
     let bytes = [UInt8](data)
     var options = JSONOptions(registry: registry)
+    checkStreaming(bytes, options)
+    options.ignoreUnknownFields = true
+    checkStreaming(bytes, options)
+    options.ignoreUnknownFields = false
     let first: Proto3
     do {
         first = try Proto3(jsonUTF8Bytes: bytes, options: options)
@@ -99,4 +104,16 @@ private func contains(_ bytes: [UInt8], _ part: String) -> Bool {
 
 private func text(_ bytes: [UInt8]) -> String {
     String(decoding: bytes.prefix(2000), as: UTF8.self)
+}
+
+/// The streaming reader accepts only what the tree reader accepts, as the same message.
+private func checkStreaming(_ bytes: [UInt8], _ options: JSONOptions) {
+    guard let streamed = JSONStreamReader.encoding(of: Proto3.self, bytes, options: options) else { return }
+    guard let tree = try? JSONReader.encoding(of: Proto3.self, bytes, options: options) else {
+        fatalError("the streaming reader reads what the tree reader refuses\ninput: \(text(bytes))")
+    }
+    let fromStream = try? Proto3(serializedBytes: streamed, partial: true)
+    let fromTree = try? Proto3(serializedBytes: tree, partial: true)
+    precondition(fromStream.map { binary($0, "the streamed message") } == fromTree.map { binary($0, "the tree's message") },
+                 "the streaming and tree readers read different messages\ninput: \(text(bytes))")
 }

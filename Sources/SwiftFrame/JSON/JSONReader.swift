@@ -4,27 +4,51 @@ extension Message {
     /// enums by name or number, bytes in base64 (standard or URL-safe, padded or not), `null`
     /// for a field at its default, and the well-known types' own forms.
     public init(jsonString: String, options: JSONOptions = JSONOptions()) throws(JSONError) {
-        try self.init(jsonUTF8Bytes: Array(jsonString.utf8), options: options)
+        self.init()
+        var text = jsonString
+        if let failure = text.withUTF8({ mergeJSON($0, options: options) }) { throw failure }
     }
 
     /// Reads a message from JSON in UTF-8 (see `init(jsonString:options:)`).
     public init(jsonUTF8Bytes bytes: [UInt8], options: JSONOptions = JSONOptions()) throws(JSONError) {
+        self.init()
+        if let failure = bytes.withUnsafeBufferPointer({ mergeJSON($0, options: options) }) { throw failure }
+    }
+
+    /// Reads the JSON into this message (just made), by the streaming reader or, where it
+    /// stops, by the tree reader; the error, if any. (No generic types here: a `Result` of
+    /// `Self` would look up its metadata on every read.)
+    private mutating func mergeJSON(_ bytes: UnsafeBufferPointer<UInt8>, options: JSONOptions) -> JSONError? {
+        let maxDepth = ProtoReader.defaultMaxDepth
+        let failure: WireError?
+        if let streamed = JSONStreamReader.withEncoding(of: Self.self, bytes, options: options, { mergeCatching($0, maxDepth: maxDepth) }) {
+            failure = streamed
+        } else {
+            do throws(JSONError) {
+                let encoded = try JSONReader.encoding(of: Self.self, Array(bytes), options: options)
+                failure = encoded.withUnsafeBytes { mergeCatching($0, maxDepth: maxDepth) }
+            } catch {
+                return error
+            }
+        }
+        return failure.map { JSONError(.badValue, path: "$", offset: 0, "\(Self.protoMessageName): \($0)") }
+    }
+}
+
+extension JSONReader {
+    /// The encoding of a message of `type` read from `bytes` through a tree of its values
+    /// (what the streaming reader leaves to it).
+    static func encoding(of type: any Message.Type, _ bytes: [UInt8], options: JSONOptions) throws(JSONError) -> [UInt8] {
         let root = try JSONParser.parse(bytes, maxDepth: options.maxDepth)
         // Read without building the path of every value; a failure (rare) is read again with
         // paths, so that its error names where it happened.
         var reader = JSONReader(options: options, tracksPath: false)
-        let encoded: [UInt8]
         do {
-            encoded = try reader.message(Self.self, root, path: "$")
+            return try reader.message(type, root, path: "$")
         } catch {
             var tracking = JSONReader(options: options, tracksPath: true)
-            _ = try tracking.message(Self.self, root, path: "$")
+            _ = try tracking.message(type, root, path: "$")
             throw error
-        }
-        do {
-            try self.init(serializedBytes: encoded, partial: true)
-        } catch {
-            throw JSONError(.badValue, path: "$", offset: 0, "\(Self.protoMessageName): \(error)")
         }
     }
 }
@@ -406,32 +430,72 @@ enum Base64 {
     }
 
     static func decode(_ text: String) -> [UInt8]? {
-        var symbols = Array(text.utf8)[...]
-        while symbols.last == UInt8(ascii: "=") { symbols = symbols.dropLast() }
-        let padding = text.utf8.count - symbols.count
-        guard padding <= 2, padding == 0 || text.utf8.count % 4 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(symbols.count * 3 / 4)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for symbol in symbols {
-            let value: UInt32
-            switch symbol {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(symbol - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(symbol - UInt8(ascii: "a")) + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(symbol - UInt8(ascii: "0")) + 52
-            case UInt8(ascii: "+"), UInt8(ascii: "-"): value = 62
-            case UInt8(ascii: "/"), UInt8(ascii: "_"): value = 63
-            default: return nil
+        var text = text
+        return text.withUTF8 { symbols -> [UInt8]? in
+            guard let count = decodedCount(symbols) else { return nil }
+            if count == 0 { return [] }
+            var valid = false
+            let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                valid = decode(symbols, into: buffer.baseAddress!)
+                initialized = valid ? count : 0
             }
-            buffer = buffer << 6 | value
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
-            }
+            return valid ? bytes : nil
         }
-        guard bits < 6 else { return nil }  // one symbol left over holds no whole byte
-        return out
     }
+
+    /// The number of bytes the base64 `text` decodes to; nil when its padding is wrong or its
+    /// length leaves a symbol over that holds no whole byte.
+    static func decodedCount(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
+        var symbols = text.count
+        while symbols > 0, text[symbols - 1] == UInt8(ascii: "=") { symbols -= 1 }
+        let padding = text.count - symbols
+        guard padding <= 2, padding == 0 || text.count % 4 == 0, symbols % 4 != 1 else { return nil }
+        return symbols / 4 * 3 + [0, 0, 1, 2][symbols % 4]
+    }
+
+    /// Decodes `text` (its count checked by `decodedCount`) to `out`, which has room for
+    /// `decodedCount(text)` bytes; false when a symbol is not base64.
+    static func decode(_ text: UnsafeBufferPointer<UInt8>, into out: UnsafeMutablePointer<UInt8>) -> Bool {
+        var symbols = text.count
+        while symbols > 0, text[symbols - 1] == UInt8(ascii: "=") { symbols -= 1 }
+        return symbolValues.withUnsafeBufferPointer { values in
+            var next = 0
+            var index = 0
+            while index + 4 <= symbols {
+                let a = values[Int(text[index])], b = values[Int(text[index + 1])]
+                let c = values[Int(text[index + 2])], d = values[Int(text[index + 3])]
+                guard (a | b | c | d) & 0x40 == 0 else { return false }
+                let value = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                out[next] = UInt8(truncatingIfNeeded: value >> 16)
+                out[next + 1] = UInt8(truncatingIfNeeded: value >> 8)
+                out[next + 2] = UInt8(truncatingIfNeeded: value)
+                index += 4
+                next += 3
+            }
+            var value: UInt32 = 0
+            var bits = 0
+            while index < symbols {
+                let symbol = values[Int(text[index])]
+                guard symbol & 0x40 == 0 else { return false }
+                value = value << 6 | UInt32(symbol)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    out[next] = UInt8(truncatingIfNeeded: value >> UInt32(bits))
+                    next += 1
+                }
+                index += 1
+            }
+            return true
+        }
+    }
+
+    /// Each byte's value as a base64 symbol of either alphabet; 0x40 for any other byte.
+    private static let symbolValues: [UInt8] = {
+        var values = [UInt8](repeating: 0x40, count: 256)
+        for (value, symbol) in alphabet.enumerated() { values[Int(symbol)] = UInt8(value) }
+        values[Int(UInt8(ascii: "-"))] = 62
+        values[Int(UInt8(ascii: "_"))] = 63
+        return values
+    }()
 }

@@ -77,6 +77,10 @@ final class JSONSchema: Sendable {
     /// In number order.
     let fields: [JSONField]
     private let byName: [String: Int]
+    /// The same names for lookups straight from the input's bytes.
+    private let names: JSONNameTable
+    /// The type is read from a form of its own (a well-known type's), not an object of its fields.
+    let hasSpecialForm: Bool
 
     private init(fullName: String, fields: [JSONField]) {
         self.fullName = fullName
@@ -87,9 +91,18 @@ final class JSONSchema: Sendable {
             byName[field.protoName] = index
         }
         self.byName = byName
+        self.names = JSONNameTable(byName, inOrder: fields.map(\.jsonName))
+        self.hasSpecialForm = SwiftFrame.hasSpecialForm(fullName)
     }
 
     func field(named name: String) -> JSONField? { byName[name].map { fields[$0] } }
+
+    /// The index in `fields` of the field named `name` (its UTF-8), by JSON or proto name;
+    /// the field at `expected` (the one after the last found: fields mostly come in order)
+    /// is tried first.
+    func fieldIndex(named name: UnsafeBufferPointer<UInt8>, expected: Int) -> Int? {
+        names.value(of: name, expected: expected)
+    }
 
     func field(number: Int32) -> JSONField? {
         element(numbered: number, in: fields, number: \.number)
@@ -146,5 +159,71 @@ private final class SchemaCache: @unchecked Sendable {
         schemas[key] = schema
         pthread_mutex_unlock(lock)
         return schema
+    }
+}
+
+/// Names (UTF-8) to small integers, looked up from bytes without making a String: an open
+/// addressing table of FNV-1a hashes over one array of the names' bytes.
+struct JSONNameTable: Sendable {
+    private struct Slot: Sendable {
+        var start: Int32 = 0
+        var count: Int32 = -1  // -1: empty
+        var value: Int32 = 0
+    }
+
+    private let slots: [Slot]
+    private let text: [UInt8]
+    /// For each value in order, the name to try first when it is expected (count -1: none).
+    private let expected: [Slot]
+
+    /// `inOrder[i]`, a name of value `i`, is tried first when `i` is expected.
+    init(_ values: [String: Int], inOrder: [String]) {
+        var size = 4
+        while size < values.count * 2 { size *= 2 }
+        var slots = [Slot](repeating: Slot(), count: size)
+        var text: [UInt8] = []
+        for (name, value) in values {
+            let utf8 = Array(name.utf8)
+            var slot = Int(Self.hash(utf8) & UInt64(size - 1))
+            while slots[slot].count >= 0 { slot = (slot + 1) & (size - 1) }
+            slots[slot] = Slot(start: Int32(text.count), count: Int32(utf8.count), value: Int32(value))
+            text += utf8
+        }
+        var expected: [Slot] = []
+        for (value, name) in inOrder.enumerated() {
+            guard values[name] == value else {
+                expected.append(Slot())
+                continue
+            }
+            expected.append(Slot(start: Int32(text.count), count: Int32(name.utf8.count), value: Int32(value)))
+            text += Array(name.utf8)
+        }
+        self.slots = slots
+        self.text = text
+        self.expected = expected
+    }
+
+    private static func hash<C: Collection<UInt8>>(_ bytes: C) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+
+    func value(of name: UnsafeBufferPointer<UInt8>, expected index: Int) -> Int? {
+        text.withUnsafeBufferPointer { text in
+            func matches(_ entry: Slot) -> Bool {
+                Int(entry.count) == name.count
+                    && (name.isEmpty || memcmp(name.baseAddress!, text.baseAddress! + Int(entry.start), name.count) == 0)
+            }
+            if index < expected.count, matches(expected[index]) { return index }
+            let mask = slots.count - 1
+            var slot = Int(Self.hash(name) & UInt64(mask))
+            while true {
+                let entry = slots[slot]
+                if entry.count < 0 { return nil }
+                if matches(entry) { return Int(entry.value) }
+                slot = (slot + 1) & mask
+            }
+        }
     }
 }

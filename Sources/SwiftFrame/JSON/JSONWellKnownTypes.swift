@@ -8,7 +8,7 @@ private let wrapperNames: Set<String> = [
 ]
 
 /// The types whose JSON is not an object of their fields (inside an Any, under `"value"`).
-private func hasSpecialForm(_ fullName: String) -> Bool {
+func hasSpecialForm(_ fullName: String) -> Bool {
     wrapperNames.contains(fullName) || [
         "google.protobuf.Timestamp", "google.protobuf.Duration", "google.protobuf.FieldMask",
         "google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue", "google.protobuf.Any",
