@@ -22,7 +22,7 @@ extension Message {
         try printedJSON(options: options) { $0.bytes }
     }
 
-    private func printedJSON<Result>(options: JSONOptions, _ result: (borrowing JSONOutput) -> Result) throws(JSONError) -> Result {
+    private func printedJSON<Result>(options: JSONOptions, _ result: (borrowing ByteOutput) -> Result) throws(JSONError) -> Result {
         let bytes = (try? serializedBytes(partial: true)) ?? []
         // Printed without building the path of every value; a failure (rare) is printed again
         // with paths, so that its error names where it happened.
@@ -38,7 +38,7 @@ extension Message {
 /// Prints JSON by walking a message's encoding with its `JSONSchema`, as the text format's
 /// printer walks it with the message's `textFormatFields`.
 struct JSONPrinter: JSONPathTracking, ~Copyable {
-    var output: JSONOutput
+    var output: ByteOutput
     let options: JSONOptions
     /// Whether paths (`$.user.login`) are built for errors; see `jsonUTF8Bytes(options:)`.
     let tracksPath: Bool
@@ -46,7 +46,7 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     init(options: JSONOptions, tracksPath: Bool, capacity: Int = 64) {
         self.options = options
         self.tracksPath = tracksPath
-        output = JSONOutput(capacity: capacity)
+        output = ByteOutput(capacity: capacity)
     }
 
     /// Prints a message of `type` from its encoding; the error, if it has no JSON form.

@@ -9,18 +9,18 @@
 /// to say what is wrong with it and where. Values whose JSON needs lookahead (the well-known
 /// types' own forms, such as an `Any` whose `@type` may come last) are read into a tree here
 /// too, and written by `JSONReader`.
-struct JSONStreamReader {
+struct JSONStreamReader: ~Copyable {
     /// The input needs the tree reader.
     struct Stop: Error {}
 
     private var json: JSONParser
     private let options: JSONOptions
-    private var out: JSONWireBuffer
+    private var out: ByteOutput
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>, options: JSONOptions) {
         json = JSONParser(bytes, maxDepth: options.maxDepth)
         self.options = options
-        out = JSONWireBuffer(capacity: bytes.count)
+        out = ByteOutput(capacity: bytes.count)
     }
 
     /// `body` of the encoding of a message of `type` read from `bytes`; nil, without calling
@@ -30,7 +30,6 @@ struct JSONStreamReader {
         let schema = JSONSchema.of(type)
         guard !schema.hasSpecialForm, !type.fieldNamesLeftOut, JSONParser.isUTF8(bytes) else { return nil }
         var reader = JSONStreamReader(bytes, options: options)
-        defer { reader.out.deallocate() }
         do throws(Stop) {
             reader.json.skipSpace()
             try reader.object(schema, depth: 0)
@@ -39,7 +38,7 @@ struct JSONStreamReader {
         } catch {
             return nil
         }
-        return reader.out.withBytes(body)
+        return reader.out.withBytes { body(UnsafeRawBufferPointer($0)) }
     }
 
     /// The encoding of a message of `type` read from `bytes`; nil where the tree reader must read it.

@@ -34,50 +34,20 @@ enum JSONWire {
     }
 }
 
-/// The encoding the streaming reader writes: bytes in memory of its own, grown by doubling, so
-/// that appending checks only the room left. Its owner calls `deallocate()` when done.
-struct JSONWireBuffer {
-    private var start: UnsafeMutablePointer<UInt8>
-    private(set) var count = 0
-    private var capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = max(capacity, 16)
-        start = .allocate(capacity: self.capacity)
-    }
-
-    func deallocate() { start.deallocate() }
-
-    func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        body(UnsafeRawBufferPointer(start: start, count: count))
-    }
-
-    /// Room for `more` bytes after the end.
-    @inline(__always)
-    private mutating func reserve(_ more: Int) {
-        if count + more > capacity { grow(count + more) }
-    }
-
-    private mutating func grow(_ needed: Int) {
-        var grown = capacity * 2
-        while grown < needed { grown *= 2 }
-        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-        moved.initialize(from: start, count: count)
-        start.deallocate()
-        (start, capacity) = (moved, grown)
-    }
-
+/// The binary encoding the streaming reader writes.
+extension ByteOutput {
     @inline(__always)
     mutating func varint(_ value: UInt64) {
-        reserve(10)
+        let at = room(10)
         var value = value
+        var written = 0
         while value >= 0x80 {
-            start[count] = UInt8(truncatingIfNeeded: value) | 0x80
-            count += 1
+            at[written] = UInt8(truncatingIfNeeded: value) | 0x80
+            written += 1
             value >>= 7
         }
-        start[count] = UInt8(value)
-        count += 1
+        at[written] = UInt8(value)
+        advance(by: written + 1)
     }
 
     @inline(__always)
@@ -87,36 +57,26 @@ struct JSONWireBuffer {
 
     /// The low `bytes` bytes of `value`, little-endian.
     mutating func fixed(_ value: UInt64, bytes: Int) {
-        reserve(8)
-        let at = UnsafeMutableRawPointer(start + count)
+        let at = UnsafeMutableRawPointer(room(8))
         if bytes == 4 {
             at.storeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian, as: UInt32.self)
         } else {
             at.storeBytes(of: value.littleEndian, as: UInt64.self)
         }
-        count += bytes
-    }
-
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let source = bytes.baseAddress else { return }
-        reserve(bytes.count)
-        (start + count).update(from: source, count: bytes.count)
-        count += bytes.count
+        advance(by: bytes)
     }
 
     /// Writes `size` bytes at the end with `body`, which returns false to write none.
     mutating func append(size: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Bool) -> Bool {
-        reserve(size)
-        guard body(start + count) else { return false }
-        count += size
+        guard body(room(size)) else { return false }
+        advance(by: size)
         return true
     }
 
     /// Room for a length written before a body of unknown size: one byte, which most bodies
     /// need. Returns where the body starts.
     mutating func beginLength() -> Int {
-        reserve(1)
-        count += 1
+        append(0)
         return count
     }
 
@@ -125,21 +85,21 @@ struct JSONWireBuffer {
     mutating func endLength(_ bodyStart: Int) {
         let length = count - bodyStart
         if length < 0x80 {
-            start[bodyStart - 1] = UInt8(length)
+            address(bodyStart - 1).pointee = UInt8(length)
             return
         }
         let extra = Wire.varintSize(UInt64(length)) - 1
-        reserve(extra)
+        _ = room(extra)
         // The regions overlap: copyMemory moves as memmove does.
-        UnsafeMutableRawPointer(start + bodyStart + extra).copyMemory(from: start + bodyStart, byteCount: length)
+        UnsafeMutableRawPointer(address(bodyStart + extra)).copyMemory(from: address(bodyStart), byteCount: length)
         var value = UInt64(length)
-        var at = bodyStart - 1
+        var at = address(bodyStart - 1)
         while value >= 0x80 {
-            start[at] = UInt8(truncatingIfNeeded: value) | 0x80
+            at.pointee = UInt8(truncatingIfNeeded: value) | 0x80
             at += 1
             value >>= 7
         }
-        start[at] = UInt8(value)
-        count += extra
+        at.pointee = UInt8(value)
+        advance(by: extra)
     }
 }

@@ -1,7 +1,8 @@
-/// Where the JSON printer writes: memory of its own, written through a pointer and doubled
-/// when full. A byte costs a store, where appending to an array costs a uniqueness and a
-/// capacity check, and a run of bytes a call to the array's generic append.
-struct JSONOutput: ~Copyable {
+/// Bytes written through a pointer into memory of their own, doubled when full: what the JSON
+/// printer writes, and the binary encoding the streaming JSON reader writes. A byte costs a
+/// store, where appending to an array costs a uniqueness and a capacity check, and a run of
+/// bytes a call to the array's generic append.
+struct ByteOutput: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private(set) var count = 0
@@ -53,6 +54,11 @@ struct JSONOutput: ~Copyable {
             target.initialize(from: source, count: bytes.count)
         }
         count &+= bytes.count
+    }
+
+    /// Where the byte at `offset` (below `count`) is, until the next write that grows the memory.
+    func address(_ offset: Int) -> UnsafeMutablePointer<UInt8> {
+        base + offset
     }
 
     /// Forgets what was written after the first `count` bytes.
