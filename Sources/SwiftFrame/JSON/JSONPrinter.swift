@@ -211,7 +211,7 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
                 continue
             }
             let fieldPath = self.path(path, "." + name(of: field))
-            key(name(of: field), first: &first)
+            member(options.useProtoFieldNames ? field.protoMember : field.jsonMember, first: &first)
             if case let .map(keyKind, valueKind) = field.kind {
                 try printMap(values[start..<next].lazy.map(\.raw), key: keyKind, value: valueKind, path: fieldPath)
             } else if field.isRepeated {
@@ -245,7 +245,7 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
                 (current, count) = (index, 0)
                 if case .map = all[index].kind { isMap = true } else { isMap = false }
                 isRepeated = all[index].isRepeated
-                if !isMap { key(name(of: all[index]), first: &first) }
+                if !isMap { member(options.useProtoFieldNames ? all[index].protoMember : all[index].jsonMember, first: &first) }
                 if isRepeated && !isMap { output.append(UInt8(ascii: "[")) }
             } else if !isRepeated {
                 return false  // a singular field twice: the last wins
@@ -271,7 +271,7 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
         guard index >= 0 else { return }
         let field = all[index]
         if case let .map(keyKind, valueKind) = field.kind {
-            key(name(of: field), first: &first)
+            member(options.useProtoFieldNames ? field.protoMember : field.jsonMember, first: &first)
             try printMap(entries, key: keyKind, value: valueKind, path: self.path(path, "." + name(of: field)))
             entries.removeAll(keepingCapacity: true)
         } else if field.isRepeated {
@@ -282,7 +282,7 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     /// A field the encoding does not hold: its default value when the options ask for them.
     private mutating func absent(_ field: JSONField, path: String, first: inout Bool) throws(JSONError) {
         guard options.emitDefaultValues, !field.hasPresence else { return }
-        key(name(of: field), first: &first)
+        member(options.useProtoFieldNames ? field.protoMember : field.jsonMember, first: &first)
         if case .map = field.kind {
             append("{}")
         } else if field.isRepeated {
@@ -299,6 +299,21 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     /// Appends ASCII text that needs no escaping.
     mutating func append(_ text: StaticString) {
         output.append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// A field's name before its value, as worked out once per field (`JSONField.jsonMember`).
+    mutating func member(_ printed: [UInt8], first: inout Bool) {
+        if !first { output.append(UInt8(ascii: ",")) }
+        first = false
+        printed.withUnsafeBufferPointer { output.append($0) }
+    }
+
+    /// `name` as a member's name: quoted, escaped, then `:`.
+    static func member(_ name: String) -> [UInt8] {
+        var printer = JSONPrinter(options: JSONOptions(), tracksPath: false)
+        var first = true
+        printer.key(name, first: &first)
+        return printer.output.bytes
     }
 
     mutating func key(_ name: String, first: inout Bool) {

@@ -25,6 +25,9 @@ struct JSONField {
     /// Of `kind`, kept so that reading each value does not copy the kind.
     let wireType: WireType
     let isClosedEnumeration: Bool
+    /// The names as the printer writes them before a value: quoted, escaped, then `:`.
+    let jsonMember: [UInt8]
+    let protoMember: [UInt8]
 
     init(_ field: TextFormatField) {
         // A group's field is named as its type in lower case; the text format prints the type's name.
@@ -35,6 +38,7 @@ struct JSONField {
         self.jsonName = field.jsonName ?? TextFormatField.defaultJSONName(protoName)
         self.kind = field.kind
         (wireType, isClosedEnumeration) = Self.wire(field.kind)
+        (jsonMember, protoMember) = (JSONPrinter.member(jsonName), JSONPrinter.member(protoName))
         switch field.label {
         case .implicit: (isRepeated, hasPresence, oneof) = (Self.isMap(field.kind), Self.isMessage(field.kind), nil)
         case .optional: (isRepeated, hasPresence, oneof) = (false, true, nil)
@@ -49,6 +53,7 @@ struct JSONField {
         (number, protoName, jsonName, kind) = (field.number, name, name, field.kind)
         (isRepeated, hasPresence, oneof) = (field.isRepeated, true, nil)
         (wireType, isClosedEnumeration) = Self.wire(field.kind)
+        (jsonMember, protoMember) = (JSONPrinter.member(name), JSONPrinter.member(name))
     }
 
     private static func wire(_ kind: TextFormatKind) -> (WireType, Bool) {
