@@ -235,7 +235,7 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
         var values = FieldValues(all, buffer, path: path)
         var current = -1
         var count = 0  // values of the current field printed (or, for a map, collected)
-        var isMap = false, isRepeated = false  // of the current field
+        var isMap = false, isRepeated = false, kind = TextFormatKind.bool  // of the current field
         var entries: [Raw] = []
         while let (index, raw) = try values.next() {
             if index != current {
@@ -243,7 +243,8 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
                 try end(current, count: count, entries: &entries, all, path: path, first: &first)
                 for skipped in (current + 1)..<index { try absent(all[skipped], path: path, first: &first) }
                 (current, count) = (index, 0)
-                if case .map = all[index].kind { isMap = true } else { isMap = false }
+                kind = all[index].kind
+                if case .map = kind { isMap = true } else { isMap = false }
                 isRepeated = all[index].isRepeated
                 if !isMap { member(options.useProtoFieldNames ? all[index].protoMember : all[index].jsonMember, first: &first) }
                 if isRepeated && !isMap { output.append(UInt8(ascii: "[")) }
@@ -254,9 +255,9 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
                 entries.append(raw)
             } else if isRepeated {
                 if count > 0 { output.append(UInt8(ascii: ",")) }
-                try value(all[index].kind, raw, path: self.path(path, "." + name(of: all[index]) + "[\(count)]"))
+                try value(kind, raw, path: self.path(path, "." + name(of: all[index]) + "[\(count)]"))
             } else {
-                try value(all[index].kind, raw, path: self.path(path, "." + name(of: all[index])))
+                try value(kind, raw, path: self.path(path, "." + name(of: all[index])))
             }
             count += 1
         }
