@@ -68,6 +68,23 @@ struct TextFormatDifferencesTests {
         refusal(Proto3.self, nested(101), containing: "nested deeper than 100 levels")
     }
 
+    @Test("a map entry's key or value given twice in an Any")
+    func entryFieldTwiceInAny() {
+        // C++ reads an Any's expanded message as a DynamicMessage, whose proto3 map entries
+        // have no presence: there it takes a key given again after its default. Elsewhere it
+        // refuses it, as swiftframe does everywhere.
+        let registry = MessageTypeRegistry([Proto3.self])
+        let inner = "map_int64_int64 { key: 0 value: 1 key: 0 }"
+        for text in [inner, "optional_any { [type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3] { \(inner) } }"] {
+            do {
+                let message = try Proto3(textFormat: text, registry: registry)
+                Issue.record("read \(message)")
+            } catch {
+                #expect(error.message.contains("'key' is a singular field given twice"), "\(error)")
+            }
+        }
+    }
+
     // An acceptance: C++ refuses it.
 
     @Test("a field number the message does not declare")
