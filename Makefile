@@ -6,7 +6,7 @@ PLUGIN = $(BIN_PATH)/protoc-gen-swiftframe
 FIXTURE_PROTOS = $(sort $(wildcard Fixtures/protos/*.proto))
 PREFIX ?= /usr/local
 
-.PHONY: all generate golden check check-golden check-plugins check-protos docs test peers python-protobuf install protoc plugin clean bench bench-codesize bench-runtime-size bench-regenerate bench-transport fuzz fuzz-smoke differential differential-json differential-smoke soak sanitize-address sanitize-thread bench-inspect
+.PHONY: all generate golden check check-golden check-plugins check-protos docs test peers python-protobuf install protoc plugin clean bench bench-codesize bench-runtime-size bench-regenerate bench-transport fuzz fuzz-smoke differential differential-json differential-text differential-smoke soak sanitize-address sanitize-thread bench-inspect
 
 all: generate
 
@@ -106,10 +106,17 @@ differential: python-protobuf
 differential-json: python-protobuf
 	scripts/differential.sh $(DIFFERENTIAL_CASES) $(DIFFERENTIAL_SEED) release json
 
+# The same for the text format (FuzzTesting/Differential/differential_text.py): DIFFERENTIAL_CASES
+# texts for TestAllTypesProto3 and TestAllTypesProto2 read, and messages printed, by swiftframe
+# and protobuf's C++ runtime (TextFormat::Parser, TextFormat::Printer).
+differential-text: python-protobuf
+	scripts/differential.sh $(DIFFERENTIAL_CASES) $(DIFFERENTIAL_SEED) release text
+
 # What `make test` runs: 20,000 cases of each, with the testee `swift test` built.
 differential-smoke: python-protobuf
 	scripts/differential.sh 20000 1 debug
 	scripts/differential.sh 20000 1 debug json
+	scripts/differential.sh 20000 1 debug text
 
 # A million frames from the client through the Python IM peer, which cuts its writes, stalls
 # and drops the connection every 3,000 frames (`make test` runs 20,000 of them).

@@ -5,7 +5,8 @@
 #   scripts/differential.sh [CASES [SEED [CONFIGURATION [MODE]]]]
 # Defaults: 1,000,000 cases, seed 1, the testee built for release (debug: the build
 # `swift test` made, for a short run), MODE binary; MODE json reads JSON instead
-# (differential_json.py: JsonStringToMessage and MessageToJsonString, json_format).
+# (differential_json.py: JsonStringToMessage and MessageToJsonString, json_format), MODE text
+# the text format (differential_text.py: TextFormat::Parser and TextFormat::Printer).
 set -euo pipefail
 cases=${1:-1000000}
 seed=${2:-1}
@@ -28,6 +29,7 @@ fi
 swift build -c "$configuration" --product swiftframe-conformance
 script=FuzzTesting/Differential/differential.py
 [ "$mode" = json ] && script=FuzzTesting/Differential/differential_json.py
-rm -rf "$work/disagreements" "$work"/disagreements-json*
+[ "$mode" = text ] && script=FuzzTesting/Differential/differential_text.py
+rm -rf "$work/disagreements" "$work"/disagreements-json* "$work"/disagreements-text*
 python3 "$script" --testee "$(swift build -c "$configuration" --show-bin-path)/swiftframe-conformance" \
     --checker "$work/checker" --work "$work" --cases "$cases" --seed "$seed"

@@ -27,7 +27,18 @@
 //           (its message read and written again, recursively): JsonStringToMessage writes an
 //           Any's fields in the order the JSON gives them.
 //   compare (operation = 6): as operation 2, each Any's bytes made canonical in A and B first.
+//   text    (operation = 7 + message type): the input is text format, read with
+//           TextFormat::Parser (fields may be given by number: AllowFieldNumber). Answer: u8 status
+//           (0 refused, 1 read), u32 length, then for status 1 u32 length and the message's
+//           deterministic serialization (each Any's bytes made canonical, as for json), then the
+//           message as TextFormat::PrintToString prints it
+//           (the default Printer: multi-line, Any expanded, unknown fields by number); for status
+//           0 the parser's first error ("line:column: message").
+//   print   (operation = 9 + message type): the input is the binary encoding; answers status 1
+//           and PrintToString's text when it parses, status 0 and nothing when not.
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/field_comparator.h>
 #include <google/protobuf/util/json_util.h>
@@ -133,6 +144,34 @@ static void answerJSON(Message& message, const std::string& json, bool ignoringU
     writeAnswer(printable ? 1 : 2, body);
 }
 
+/// Keeps the first error the text-format parser reports.
+class FirstError : public google::protobuf::io::ErrorCollector {
+public:
+    std::string text;
+    void AddError(int line, int column, const std::string& message) override {
+        if (text.empty()) text = std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message;
+    }
+};
+
+/// Reads `text` into `message` (cleared first) and answers as the text operation says.
+static void answerText(Message& message, const std::string& text) {
+    message.Clear();
+    FirstError errors;
+    google::protobuf::TextFormat::Parser parser;
+    parser.AllowFieldNumber(true);
+    parser.RecordErrorsTo(&errors);
+    if (!parser.ParseFromString(text, &message)) {
+        writeAnswer(0, errors.text);
+        return;
+    }
+    canonicalAnys(message);
+    std::string binary = serialize(message), printed;
+    google::protobuf::TextFormat::PrintToString(message, &printed);
+    std::string body(4, '\0');
+    for (int i = 0; i < 4; i++) body[i] = static_cast<char>(binary.size() >> (8 * i));
+    writeAnswer(1, body + binary + printed);
+}
+
 int main() {
     protobuf_test_messages::proto3::TestAllTypesProto3 proto3, otherProto3;
     protobuf_test_messages::proto2::TestAllTypesProto2 proto2, otherProto2;
@@ -144,7 +183,20 @@ int main() {
         for (int i = 0; i < 4; i++) length |= uint32_t(static_cast<unsigned char>(header[i])) << (8 * i);
         if (length == 0 || !readExactly(input, length)) return 1;
         unsigned operation = static_cast<unsigned char>(input[0]);
-        if (operation > 6) return 1;
+        if (operation > 10) return 1;
+        if (operation >= 7) {
+            Message& message = *messages[(operation - 7) % 2];
+            if (operation <= 8) {
+                answerText(message, input.substr(1));
+            } else {
+                std::string printed;
+                bool parsed = message.ParseFromArray(input.data() + 1, static_cast<int>(length - 1));
+                if (parsed) google::protobuf::TextFormat::PrintToString(message, &printed);
+                writeAnswer(parsed, printed);
+            }
+            std::fflush(stdout);
+            continue;
+        }
         bool anysCanonical = operation == 6;
         if (operation == 6) operation = 2;
         if (operation >= 4) {

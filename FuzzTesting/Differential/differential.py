@@ -577,9 +577,11 @@ def main():
     return report(accepted, differences, python_differences, examples)
 
 
-def report(accepted, differences, python_differences, examples, information=None):
-    """Prints what each side accepted and the disagreements by class; the exit status: 1 when
-    swiftframe and C++ disagree outside the intended differences."""
+def report(accepted, differences, python_differences, examples, information=None,
+           reference_title="Python against C++ (protobuf's own differences, for information)"):
+    """Prints what each side accepted and the disagreements by class, then `python_differences`
+    under `reference_title`; the exit status: 1 when swiftframe and C++ disagree outside the
+    intended differences."""
     print("accepted: " + ", ".join("%s %d" % item for item in accepted.items()))
     unintended = 0
     print("swiftframe against C++ (the arbiter):")
@@ -593,7 +595,7 @@ def report(accepted, differences, python_differences, examples, information=None
         print("the same message, printed differently (for information):")
         for name, count in sorted(information.counts.items()):
             print("  %8d  %s" % (count, name))
-    print("Python against C++ (protobuf's own differences, for information):")
+    print(reference_title + ":")
     if not python_differences.counts:
         print("  no disagreements")
     for name, count in sorted(python_differences.counts.items()):

@@ -131,16 +131,25 @@ private struct Builder {
                 let number = field.number ?? 0
                 let place = message.fullName + "." + (field.name ?? "")
                 let (name, kind) = try self.kind(of: field, place: place)
-                fields.append(TextFormatField(number, name, kind))
                 let repeated = field.label == .repeated
                 let isScalar = kind.isPackable
                 if repeated, isScalar, message.isProto3 ? field.options?.packed != false : field.options?.packed == true {
                     packed.insert(number)
                 }
-                if message.isProto3, !repeated, isScalar || kind.isStringOrBytes, field.oneofIndex == nil,
-                   field.proto3Optional != true {
-                    implicitPresence.insert(number)
+                let implicit = message.isProto3 && !repeated && (isScalar || kind.isStringOrBytes)
+                    && field.oneofIndex == nil && field.proto3Optional != true
+                if implicit { implicitPresence.insert(number) }
+                // The label, as generated tables give it (the text reader refuses a singular
+                // field given twice, the printer reads packed runs of repeated fields only).
+                let label: TextFormatField.Label
+                if repeated {
+                    label = .repeated
+                } else if let oneof = field.oneofIndex, field.proto3Optional != true {
+                    label = .oneof(Int(oneof))
+                } else {
+                    label = implicit ? .implicit : .optional
                 }
+                fields.append(TextFormatField(number, name, kind, label))
             }
             messages.append(TextFormatSchemaSet.Message(fullName: message.fullName, fields: fields, packed: packed,
                                                         implicitPresence: implicitPresence))

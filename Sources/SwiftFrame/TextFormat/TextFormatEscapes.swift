@@ -25,17 +25,27 @@ public enum TextFormatEscapes {
     /// as UTF-8 (a number that is no code point, such as a lone surrogate, becomes U+FFFD,
     /// where protoc reports an error).
     public static func unescape(_ text: String) -> [UInt8] {
-        unescape(text, rejectingNonScalars: false) ?? []
+        unescape(text, strict: false).bytes
     }
 
-    /// The bytes of a quoted string's body, as `unescape(_:)` reads them, or nil when a `\u`
-    /// or `\U` escape is no Unicode scalar (a surrogate, alone or in a pair, or a number past
-    /// U+10FFFF), which protobuf's text-format parser rejects: how the reader reads strings.
-    static func unescapeStrictly(_ text: String) -> [UInt8]? {
-        unescape(text, rejectingNonScalars: true)
+    /// A quoted string's body that protobuf's text-format parser refuses, and why.
+    struct StrictError: Error {
+        let message: String
     }
 
-    private static func unescape(_ text: String, rejectingNonScalars: Bool) -> [UInt8]? {
+    /// The bytes of a quoted string's body as protobuf's text-format parser reads them: how
+    /// the reader reads strings. Unlike `unescape(_:)`, it refuses an escape protobuf does not
+    /// have (`\q`, `\X`, `\8`), `\x` without a hex digit, `\u` without four hex digits and
+    /// `\U` without eight, and a `\u` or `\U` escape that is no Unicode scalar (a surrogate,
+    /// alone or in a pair, or a number past U+10FFFF).
+    static func unescapeStrictly(_ text: String) throws(StrictError) -> [UInt8] {
+        let (bytes, problem) = unescape(text, strict: true)
+        if let problem { throw StrictError(message: problem) }
+        return bytes
+    }
+
+    /// The bytes, and in strict mode the first problem (where reading stopped).
+    private static func unescape(_ text: String, strict: Bool) -> (bytes: [UInt8], problem: String?) {
         let bytes = Array(text.utf8)
         var result: [UInt8] = []
         var index = 0
@@ -73,6 +83,7 @@ public enum TextFormatEscapes {
                     index += 1
                     digits += 1
                 }
+                if strict && digits == 0 { return (result, "\\x without a hex digit") }
                 result.append(value)
             case 0x75, 0x55:  // u: four hex digits, U: eight; a code point, as UTF-8
                 var value: UInt32 = 0
@@ -82,8 +93,14 @@ public enum TextFormatEscapes {
                     index += 1
                     digits += 1
                 }
+                let wanted = escape == 0x75 ? 4 : 8
+                if strict && digits < wanted {
+                    return (result, "\\\(escape == 0x75 ? "u" : "U") without \(wanted) hex digits")
+                }
                 guard let scalar = Unicode.Scalar(value) else {
-                    if rejectingNonScalars { return nil }
+                    if strict {
+                        return (result, "a \\u or \\U escape that is no Unicode scalar (a surrogate, or past U+10FFFF)")
+                    }
                     result += [0xEF, 0xBF, 0xBD]  // U+FFFD
                     continue
                 }
@@ -97,9 +114,13 @@ public enum TextFormatEscapes {
                     digits += 1
                 }
                 result.append(UInt8(truncatingIfNeeded: value))
-            default: result.append(escape)  // \" \' \\ \?
+            case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "\\"), UInt8(ascii: "?"):
+                result.append(escape)
+            default:
+                if strict { return (result, "'\\\(Character(Unicode.Scalar(escape)))' is no escape") }
+                result.append(escape)
             }
         }
-        return result
+        return (result, nil)
     }
 }

@@ -154,8 +154,9 @@ struct TextFormatPrinter {
         default:
             if wireType == field.kind.wireType.rawValue {
                 scalar(field.name, try Self.value(of: field.kind, from: &reader))
-            } else if wireType == WireType.lengthDelimited.rawValue {
-                // A packed run: one line per element.
+            } else if wireType == WireType.lengthDelimited.rawValue, field.label == .repeated {
+                // A packed run: one line per element. (A singular field is never packed: such
+                // bytes were kept as an unknown field and print as one.)
                 var run = ProtoReader(buffer: try reader.readDelimitedBuffer())
                 while run.hasRemaining { scalar(field.name, try Self.value(of: field.kind, from: &run)) }
             } else {
@@ -173,13 +174,25 @@ struct TextFormatPrinter {
         var copy = reader
         guard let body = try? copy.readDelimitedBuffer() else { return false }
         var entry = ProtoReader(buffer: body)
+        var last: UInt64?  // the value decoding kept: the last one
         while entry.hasRemaining, let tag = try? entry.readTag() {
-            if tag == UInt32(2 << 3), let number = try? entry.readVarint() {
-                return TextFormatKind.name(of: Int32(truncatingIfNeeded: number), in: names) == nil
+            if tag == UInt32(2 << 3) {
+                guard let number = try? entry.readVarint() else { return false }
+                last = number
+            } else {
+                guard (try? entry.skipValue(tag: tag)) != nil else { return false }
             }
-            guard (try? entry.skipValue(tag: tag)) != nil else { return false }
         }
-        return false
+        return last.map { TextFormatKind.name(of: Int32(truncatingIfNeeded: $0), in: names) == nil } ?? false
+    }
+
+    /// Whether the entry after the reader (at its tag, `tag`) is one `holdsUndeclaredValue`
+    /// describes: an unknown field, which may follow the map's last entry on the wire.
+    private static func nextEntryHoldsUndeclaredValue(_ reader: ProtoReader, tag: UInt32,
+                                                      entryOf value: TextFormatKind) -> Bool {
+        var copy = reader
+        guard (try? copy.readTag()) == tag else { return false }
+        return holdsUndeclaredValue(copy, entryOf: value)
     }
 
     /// The entries of a map field that follow one another on the wire, each read once and
@@ -208,7 +221,7 @@ struct TextFormatPrinter {
                 }
             }
             entries.append(entry)
-        } while reader.nextTagIs(tag)
+        } while reader.nextTagIs(tag) && !Self.nextEntryHoldsUndeclaredValue(reader, tag: tag, entryOf: value)
         entries.sort { $0.key < $1.key }
         let valueFields = value.isMessage ? fields(of: value) : []
         for entry in entries {

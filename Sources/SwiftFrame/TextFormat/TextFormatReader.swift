@@ -11,7 +11,9 @@ extension Message {
     /// `nick_name: "neo" port: 8080 user_info { uid: 42 }`, one field per line or not, with
     /// `#` comments, `[a, b]` lists and `< >` or `{ }` around messages. Fields may also be given
     /// by number, as `protoc --decode_raw` and `TextFormat=Numbers` messages print them.
-    /// Extensions (`[pkg.name]`) are not read.
+    /// Extensions (`[pkg.name]`) are not read. As protobuf's parser, it refuses a singular
+    /// field given twice (a proto3 field without presence may be given again after its
+    /// default) and two members of one oneof.
     /// An `Any` may be written in its expanded form, `[type.googleapis.com/pkg.Type] { ... }`,
     /// when `registry` holds the type its URL names.
     /// - Parameters:
@@ -51,6 +53,11 @@ enum TextFormatReader {
             throw tokens.error("messages nested deeper than \(maxDepth) levels")
         }
         let context = Context(schemas: schemas, registry: registry, depth: depth)
+        // The singular fields already given and the oneofs already set: protobuf's parser
+        // refuses a second value for either (a proto3 field without presence counts as given
+        // only once its value is not the default, as protobuf's HasField says).
+        var given: Set<Int32> = []
+        var oneofsSet: [Int: String] = [:]
         while true {
             let token = try tokens.next()
             let field: TextFormatField?
@@ -67,12 +74,21 @@ enum TextFormatReader {
                 }
                 (field, number) = (named, named.number)
             case .number(let text):
-                guard let value = Int32(text), value > 0, value < 1 << 29 else {
+                // Decimal, as protobuf reads a field number; a leading zero before an 8 or a 9 is
+                // refused, as its tokenizer refuses every such number.
+                let octalMistake = text.count > 1 && text.hasPrefix("0") && text.contains { $0 == "8" || $0 == "9" }
+                guard !octalMistake, let value = Int32(text), value > 0, value < 1 << 29 else {
                     throw tokens.error("expected a field name or number", at: token)
                 }
                 (field, number) = (fields.first { $0.number == value }, value)
             case .symbol(UInt8(ascii: "[")) where messageName == "google.protobuf.Any":
-                try readExpandedAny(after: token, context: context, from: &tokens, into: &output)
+                // Its type_url and value, which neither may already be given, nor given after.
+                guard !given.contains(1), !given.contains(2) else {
+                    throw tokens.error("the Any's fields are given twice", at: token)
+                }
+                let holdsValue = try readExpandedAny(after: token, context: context, from: &tokens, into: &output)
+                given.insert(1)
+                if holdsValue { given.insert(2) }  // an empty value is the default, as `value: ""`
                 continue
             case .symbol(UInt8(ascii: "[")):
                 throw tokens.error("extensions ([name]) are not read; give the field by number", at: token)
@@ -80,6 +96,15 @@ enum TextFormatReader {
                 throw tokens.error("expected a field name", at: token)
             }
             let label = field?.name ?? String(number)
+            if let field {
+                if given.contains(field.number) {
+                    throw tokens.error("'\(label)' is a singular field given twice", at: token)
+                }
+                if case .oneof(let oneof) = field.label, let other = oneofsSet[oneof] {
+                    throw tokens.error("'\(label)' is given with '\(other)', a member of the same oneof", at: token)
+                }
+            }
+            let start = output.count
             let opensBrace = try tokens.peekSymbol() == UInt8(ascii: "{")
             let takesMessage = field.map { $0.kind.isMessage } ?? opensBrace
             if try tokens.peekSymbol() == UInt8(ascii: ":") {
@@ -87,7 +112,7 @@ enum TextFormatReader {
             } else if !takesMessage {
                 throw tokens.error("expected ':' after '\(label)'", at: token)
             }
-            if try tokens.peekSymbol() == UInt8(ascii: "[") {
+            if try tokens.peekSymbol() == UInt8(ascii: "["), field.map(\.isRepeated) ?? true {
                 _ = try tokens.next()
                 if try tokens.peekSymbol() == UInt8(ascii: "]") {
                     _ = try tokens.next()
@@ -104,10 +129,27 @@ enum TextFormatReader {
             } else {
                 try readValue(field, number: number, context: context, from: &tokens, into: &output)
             }
+            if let field, !field.isRepeated {
+                switch field.label {
+                case .repeated: break
+                case .oneof(let oneof): oneofsSet[oneof] = label; given.insert(field.number)
+                case .optional: given.insert(field.number)
+                case .implicit:
+                    if !Self.holdsDefault(output[start...]) { given.insert(field.number) }
+                }
+            }
             if let symbol = try tokens.peekSymbol(), symbol == UInt8(ascii: ";") || symbol == UInt8(ascii: ",") {
                 _ = try tokens.next()
             }
         }
+    }
+
+    /// Whether `field`, one field (its tag and value) as FieldWriter wrote it, holds its kind's
+    /// default: after the tag, nothing but zero bytes (a zero varint, fixed zeros, an empty
+    /// length); -0.0 is not the default, as for protobuf.
+    private static func holdsDefault(_ field: ArraySlice<UInt8>) -> Bool {
+        guard let tagEnd = field.firstIndex(where: { $0 & 0x80 == 0 }) else { return false }
+        return field[(tagEnd + 1)...].allSatisfy { $0 == 0 }
     }
 
     /// One value of `field` (nil: a field given by number that the table does not list, read
@@ -159,8 +201,9 @@ enum TextFormatReader {
                 throw tokens.error("'\(name)' takes a map entry in braces", at: token)
             }
             var body: [UInt8] = []
-            try readFields([TextFormatField(1, "key", key), TextFormatField(2, "value", value)], of: name + " entry",
-                           schemas: schemas, from: &tokens,
+            // An entry's key and value have presence: each may be given once.
+            let entryFields = [TextFormatField(1, "key", key, .optional), TextFormatField(2, "value", value, .optional)]
+            try readFields(entryFields, of: name + " entry", schemas: schemas, from: &tokens,
                            until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body,
                            registry: context.registry, depth: context.depth + 1)
             writer.lengthDelimited(body, to: &output)
@@ -172,17 +215,29 @@ enum TextFormatReader {
             writer.lengthDelimited(bytes, to: &output)
         case .bool:
             switch token.kind {
-            case .identifier("true"), .identifier("True"), .identifier("t"), .number("1"):
+            case .identifier("true"), .identifier("True"), .identifier("t"):
                 writer.varint(1, to: &output)
-            case .identifier("false"), .identifier("False"), .identifier("f"), .number("0"):
+            case .identifier("false"), .identifier("False"), .identifier("f"):
                 writer.varint(0, to: &output)
+            case .number(let text) where !text.hasPrefix("-"):
+                // 1 and 0 in any of the integer forms (01, 0x1), as protobuf reads them.
+                guard let value = try? integer(text, signed: false, bits: 64, name, token, &tokens), value <= 1 else {
+                    throw tokens.error("'\(name)' takes true or false", at: token)
+                }
+                writer.varint(value, to: &output)
             default: throw tokens.error("'\(name)' takes true or false", at: token)
             }
         case .enumeration(let names), .closedEnumeration(let names):
             if case let .identifier(word) = token.kind, let value = names.first(where: { $0.name == word }) {
                 writer.varint(UInt64(bitPattern: Int64(value.number)), to: &output)
             } else if case .number = token.kind {
-                writer.varint(try integer(token, signed: true, bits: 32, name, &tokens), to: &output)
+                let number = try integer(token, signed: true, bits: 32, name, &tokens)
+                // A closed (proto2) enum takes only the numbers it declares, as protobuf's parser.
+                if case .closedEnumeration = field.kind,
+                   !names.contains(where: { $0.number == Int32(truncatingIfNeeded: number) }) {
+                    throw tokens.error("'\(name)' has no value numbered \(Int32(truncatingIfNeeded: number))", at: token)
+                }
+                writer.varint(number, to: &output)
             } else {
                 throw tokens.error("'\(name)' takes one of \(names.map(\.name).joined(separator: ", "))", at: token)
             }
@@ -199,11 +254,40 @@ enum TextFormatReader {
     }
 
     /// An Any's expanded form, after its `[`: `type.googleapis.com/pkg.Type] { fields }`
-    /// (the `:` is optional), written as the Any's type_url (1) and value (2).
+    /// (the `:` is optional), written as the Any's type_url (1) and value (2). As for protobuf's
+    /// parser, the URL is tokens (spaces and comments may come between them): a dotted name,
+    /// `/`, and the type's full name; its prefix is `type.googleapis.com/` or
+    /// `type.googleprod.com/`, the two protobuf's parser looks types up under.
+    /// Returns whether the value is not empty.
     private static func readExpandedAny(after open: Tokens.Token, context: Context, from tokens: inout Tokens,
-                                        into output: inout [UInt8]) throws(TextFormatError) {
-        let url = try tokens.bracketedName()
-        guard url.utf8.contains(UInt8(ascii: "/")), let type = context.registry?.type(forURL: url) else {
+                                        into output: inout [UInt8]) throws(TextFormatError) -> Bool {
+        func word() throws(TextFormatError) -> String {
+            let part = try tokens.next()
+            guard case let .identifier(word) = part.kind else {
+                throw tokens.error("expected a name in the Any's type URL", at: part)
+            }
+            return word
+        }
+        func dottedName() throws(TextFormatError) -> String {
+            var name = try word()
+            while try tokens.peekSymbol() == UInt8(ascii: ".") {
+                _ = try tokens.next()
+                name += "." + (try word())
+            }
+            return name
+        }
+        let prefix = try dottedName()
+        let slash = try tokens.next()
+        guard case .symbol(UInt8(ascii: "/")) = slash.kind else {
+            throw tokens.error("expected '/' in the Any's type URL", at: slash)
+        }
+        let url = prefix + "/" + (try dottedName())
+        let close = try tokens.next()
+        guard case .symbol(UInt8(ascii: "]")) = close.kind else {
+            throw tokens.error("expected ']' after the Any's type URL", at: close)
+        }
+        guard prefix == "type.googleapis.com" || prefix == "type.googleprod.com",
+              let type = context.registry?.type(forURL: url) else {
             throw tokens.error("the Any's type URL '\(url)' names no registered message type", at: open)
         }
         if try tokens.peekSymbol() == UInt8(ascii: ":") { _ = try tokens.next() }
@@ -217,6 +301,7 @@ enum TextFormatReader {
                        registry: context.registry, depth: context.depth + 1)
         FieldWriter(number: 1).lengthDelimited(Array(url.utf8), to: &output)
         FieldWriter(number: 2).lengthDelimited(body, to: &output)
+        return !body.isEmpty
     }
 
     /// The fields and the full name of a message or group kind: a generated type's, or a schema's.
@@ -310,13 +395,20 @@ enum TextFormatReader {
         }
         let negative = text.hasPrefix("-")
         if negative { text = text.dropFirst() }
+        // protobuf reads a float's digits as decimal only: no hexadecimal, no leading zero.
+        if case .number = token.kind, text.count > 1, text.first == "0",
+           let second = text.dropFirst().first, second.isNumber || second == "x" || second == "X" {
+            throw tokens.error("'\(name)' takes a decimal number", at: token)
+        }
         let lowered = text.lowercased()
         var value: Double?
         switch lowered {
         case "inf", "infinity": value = .infinity
         case "nan": value = .nan
         default:
-            let digits = lowered.hasSuffix("f") && !lowered.hasPrefix("0x") ? lowered.dropLast() : Substring(lowered)
+            // An `f` suffix follows digits or a point (`1f`, `1.f`), never a word (`inff`).
+            let suffixed = lowered.hasSuffix("f") && lowered.dropLast().last.map { $0.isNumber || $0 == "." } == true
+            let digits = suffixed && !lowered.hasPrefix("0x") ? lowered.dropLast() : Substring(lowered)
             value = lowered.hasPrefix("0x") ? UInt64(digits.dropFirst(2), radix: 16).map(Double.init) : Double(digits)
         }
         guard let value else { throw tokens.error("'\(name)' takes a number", at: token) }
@@ -352,6 +444,15 @@ private struct FieldWriter {
         tag(.startGroup, to: &output)
         output += body
         tag(.endGroup, to: &output)
+    }
+}
+
+extension TextFormatField {
+    /// Whether the field is repeated: its label says so, or it is a map (which a table
+    /// written by hand may leave without its label).
+    var isRepeated: Bool {
+        if case .map = kind { return true }
+        return label == .repeated
     }
 }
 

@@ -1,7 +1,8 @@
 // The tokens of protobuf's text format, for TextFormatReader.
 
 /// The tokens of text format: identifiers, numbers, quoted strings (escapes resolved) and
-/// single-character symbols; `#` comments and whitespace between them.
+/// single-character symbols (`.` and `/` for an Any's type URL); `#` comments and whitespace
+/// between them.
 struct TextFormatTokenizer {
     struct Token {
         enum Kind {
@@ -46,20 +47,6 @@ struct TextFormatTokenizer {
         return try scan()
     }
 
-    /// The text up to the next `]`, which it consumes, without surrounding spaces: the name
-    /// in `[type.googleapis.com/pkg.Type]`, right after its `[` was read.
-    mutating func bracketedName() throws(TextFormatError) -> String {
-        precondition(peeked == nil, "bracketedName() follows next(), never peek()")
-        skipSpaceAndComments()
-        let start = index
-        while index < bytes.count, bytes[index] != UInt8(ascii: "]"), bytes[index] != UInt8(ascii: "\n") { index += 1 }
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "]") else { throw error("missing ']'") }
-        var end = index
-        while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
-        index += 1
-        return String(decoding: bytes[start..<end], as: UTF8.self)
-    }
-
     private mutating func scan() throws(TextFormatError) -> Token {
         skipSpaceAndComments()
         let (startLine, startColumn) = (line, index - lineStart + 1)
@@ -71,20 +58,33 @@ struct TextFormatTokenizer {
             while index < bytes.count, Self.isLetter(bytes[index]) || Self.isDigit(bytes[index]) { index += 1 }
             return token(.identifier(String(decoding: bytes[start..<index], as: UTF8.self)))
         }
-        if Self.isDigit(byte) || byte == UInt8(ascii: "-") {
-            let start = index
-            index += 1
+        let startsFraction = byte == UInt8(ascii: ".") && index + 1 < bytes.count && Self.isDigit(bytes[index + 1])
+        if Self.isDigit(byte) || byte == UInt8(ascii: "-") || startsFraction {
+            // A '-' is a token of its own for protobuf's parser: spaces and comments may follow
+            // it (`- 1`); it is kept as the number's first character.
+            var sign = ""
+            if byte == UInt8(ascii: "-") {
+                sign = "-"
+                index += 1
+                skipSpaceAndComments()
+            } else {
+                index += 1
+            }
+            let start = sign.isEmpty ? index - 1 : index
             while index < bytes.count, Self.isLetter(bytes[index]) || Self.isDigit(bytes[index])
                 || bytes[index] == UInt8(ascii: ".") || isExponentSign(at: index, in: bytes[start..<index]) {
                 index += 1
+                // A float's `f` suffix ends the number when a digit or a point follows: `1.5f2`
+                // is two tokens to protobuf's tokenizer (a letter after it is one bad token).
+                if endsWithSuffix(at: index, in: bytes[start..<index]) { break }
             }
-            return token(.number(String(decoding: bytes[start..<index], as: UTF8.self)))
+            return token(.number(sign + String(decoding: bytes[start..<index], as: UTF8.self)))
         }
         if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
             return token(.string(try scanString(quote: byte)))
         }
         index += 1
-        guard "{}<>:[],;".utf8.contains(byte) else {
+        guard "{}<>:[],;./".utf8.contains(byte) else {
             throw TextFormatError(line: startLine, column: startColumn, message: "unexpected character '\(Character(Unicode.Scalar(byte)))'")
         }
         return token(.symbol(byte))
@@ -97,23 +97,27 @@ struct TextFormatTokenizer {
                 index += 1
                 line += 1
                 lineStart = index
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"), 0x0B, 0x0C:  // C's isspace
                 index += 1
             case UInt8(ascii: "#"):
-                while index < bytes.count, bytes[index] != UInt8(ascii: "\n") { index += 1 }
+                // A comment ends at its line's end, or at a NUL (which is then refused, as
+                // protobuf's tokenizer refuses it).
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\n"), bytes[index] != 0 { index += 1 }
             default:
                 return
             }
         }
     }
 
-    /// A quoted string with C escapes (`\n`, `\"`, `\\`, octal, `\x` hex), as protoc writes them.
+    /// A quoted string with C escapes (`\n`, `\"`, `\\`, octal, `\x` hex), as protoc writes them;
+    /// a raw newline or NUL in it is refused.
     private mutating func scanString(quote: UInt8) throws(TextFormatError) -> [UInt8] {
         let start = index
         index += 1
         var end = index
         while end < bytes.count, bytes[end] != quote {
-            if bytes[end] == UInt8(ascii: "\n") { break }
+            // A string ends at its line's end, and at a NUL, as protobuf's tokenizer ends it.
+            if bytes[end] == UInt8(ascii: "\n") || bytes[end] == 0 { break }
             end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
         }
         guard end < bytes.count, bytes[end] == quote else {
@@ -121,8 +125,11 @@ struct TextFormatTokenizer {
             throw error("unterminated string")
         }
         let body = String(decoding: bytes[index..<end], as: UTF8.self)
-        guard let value = TextFormatEscapes.unescapeStrictly(body) else {
-            throw error("a \\u or \\U escape that is no Unicode scalar (a surrogate, or past U+10FFFF)")
+        let value: [UInt8]
+        do {
+            value = try TextFormatEscapes.unescapeStrictly(body)
+        } catch {
+            throw self.error(error.message)
         }
         index = end + 1
         return value
@@ -134,11 +141,21 @@ struct TextFormatTokenizer {
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
+    /// Whether `number`, just scanned up to `index`, is a decimal number that ends in an `f`
+    /// or `F` suffix after a digit or a point, and a digit or a point follows it.
+    private func endsWithSuffix(at index: Int, in number: ArraySlice<UInt8>) -> Bool {
+        guard index < bytes.count, Self.isDigit(bytes[index]) || bytes[index] == UInt8(ascii: "."),
+              number.count >= 2, number.last == UInt8(ascii: "f") || number.last == UInt8(ascii: "F") else { return false }
+        let before = number[number.index(before: number.endIndex - 1)]
+        let hex = number.starts(with: "0x".utf8) || number.starts(with: "0X".utf8)
+        return !hex && (Self.isDigit(before) || before == UInt8(ascii: "."))
+    }
+
     /// A `+` or `-` right after the `e` of a decimal number's exponent (`1.5e+20`).
     private func isExponentSign(at index: Int, in number: ArraySlice<UInt8>) -> Bool {
         let byte = bytes[index]
         guard byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-"), let last = number.last else { return false }
-        let hex = number.starts(with: "0x".utf8) || number.starts(with: "-0x".utf8) || number.starts(with: "0X".utf8)
+        let hex = number.starts(with: "0x".utf8) || number.starts(with: "0X".utf8)
         return (last == UInt8(ascii: "e") || last == UInt8(ascii: "E")) && !hex
     }
 }

@@ -1,0 +1,1 @@
+../ConformanceTests/TextFormatAgreementTests.swift
