@@ -437,15 +437,27 @@ class Testee(Answerer):
         return None if body is None else self.Response.FromString(body)
 
     def read_answer(self):
+        """(status, payload, error): status 1 read and written (in the output format asked for),
+        0 refused, 2 read but the output failed."""
         response = self.read_response()
         if response is None:
             return None
         result = response.WhichOneof("result")
         if result == "protobuf_payload":
-            return True, response.protobuf_payload, ""
+            return 1, response.protobuf_payload, ""
+        if result in ("json_payload", "text_payload"):
+            return 1, getattr(response, result).encode(), ""
         if result == "parse_error":
-            return False, b"", response.parse_error
+            return 0, b"", response.parse_error
+        if result == "serialize_error":
+            return 2, b"", response.serialize_error
         raise RuntimeError("the testee answered %s: %s" % (result, getattr(response, result)))
+
+    def answer_as(self, output, cases):
+        """`answer`, asking for the output format `output` (for subclasses whose `request` reads
+        `self.output`)."""
+        self.output = output
+        return self.answer(cases)
 
 
 # --- The run ----------------------------------------------------------------------------------

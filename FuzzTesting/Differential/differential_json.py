@@ -724,25 +724,6 @@ class JSONTestee(differential.Testee):
         body = request.SerializeToString()
         return struct.pack("<I", len(body)) + body
 
-    def read_answer(self):
-        response = self.read_response()
-        if response is None:
-            return None
-        result = response.WhichOneof("result")
-        if result == "protobuf_payload":
-            return 1, response.protobuf_payload, ""
-        if result == "json_payload":
-            return 1, response.json_payload.encode(), ""
-        if result == "parse_error":
-            return 0, b"", response.parse_error
-        if result == "serialize_error":
-            return 2, b"", response.serialize_error
-        raise RuntimeError("the testee answered %s: %s" % (result, getattr(response, result)))
-
-    def answer_as(self, output, cases):
-        self.output = output
-        return self.answer(cases)
-
 
 def print_difference(case, name):
     """A print that reads as another message: intended when the input holds a NullValue number

@@ -463,23 +463,6 @@ class TextTestee(differential.Testee):
         body = request.SerializeToString()
         return struct.pack("<I", len(body)) + body
 
-    def read_answer(self):
-        response = self.read_response()
-        if response is None:
-            return None
-        result = response.WhichOneof("result")
-        if result == "protobuf_payload":
-            return 1, response.protobuf_payload, ""
-        if result == "text_payload":
-            return 1, response.text_payload.encode(), ""
-        if result == "parse_error":
-            return 0, b"", response.parse_error
-        raise RuntimeError("the testee answered %s: %s" % (result, getattr(response, result)))
-
-    def answer_as(self, output, cases):
-        self.output = output
-        return self.answer(cases)
-
 
 # Prints of the same bytes that differ on purpose (decided in main; tests of the same names):
 #   "an extension prints by number", "a map entry with an undeclared enum value prints as read",
