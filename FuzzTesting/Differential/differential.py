@@ -337,6 +337,30 @@ class Cases:
 
 # --- Answerers ---------------------------------------------------------------------------------
 
+def mutate_text(rng, data, replacements, insertions, highest_bit):
+    """`data` (a text format's bytes) after one to three edits: a byte replaced by one of the
+    characters `replacements` or with one of its bits up to `highest_bit` flipped, one of
+    `insertions` put in, a byte or the rest cut, or a run of it repeated."""
+    data = bytearray(data)
+    for _ in range(rng.randint(1, 3)):
+        roll = rng.random()
+        at = rng.randint(0, len(data))
+        if roll < 0.25 and data:
+            data[min(at, len(data) - 1)] = ord(rng.choice(replacements))
+        elif roll < 0.4 and data:
+            data[min(at, len(data) - 1)] ^= 1 << rng.randint(0, highest_bit)
+        elif roll < 0.55:
+            data[at:at] = rng.choice(insertions)
+        elif roll < 0.75 and data:
+            del data[min(at, len(data) - 1)]
+        elif roll < 0.85:
+            del data[at:]
+        elif data:
+            start = rng.randint(0, len(data) - 1)
+            data[at:at] = data[start:start + rng.randint(1, 12)]
+    return bytes(data)
+
+
 class Answerer:
     """A child process answering cases, one at a time and in order: (status, bytes, error), where
     a parse's status is 1 when it accepted the input."""

@@ -647,26 +647,9 @@ class Cases:
         return '{"optionalValue":' + "[" * levels + "]" * levels + "}"
 
     def mutate(self, data):
-        rng = self.rng
-        data = bytearray(data)
-        for _ in range(rng.randint(1, 3)):
-            roll = rng.random()
-            at = rng.randint(0, len(data))
-            if roll < 0.25 and data:
-                data[min(at, len(data) - 1)] = ord(rng.choice('{}[]:,"\\ 0-e.nt'))
-            elif roll < 0.4 and data:
-                data[min(at, len(data) - 1)] ^= 1 << rng.randint(0, 7)
-            elif roll < 0.55:
-                data[at:at] = rng.choice([b",", b'"', b"\\", b"}", b"]", b"0", b"-", b"e", b"\x00", b"\xff", b"\xc3",
-                                          b"null", b'"a":1', b"/*x*/"])
-            elif roll < 0.75 and data:
-                del data[min(at, len(data) - 1)]
-            elif roll < 0.85:
-                del data[at:]
-            elif data:
-                start = rng.randint(0, len(data) - 1)
-                data[at:at] = data[start:start + rng.randint(1, 12)]
-        return bytes(data)
+        return differential.mutate_text(self.rng, data, '{}[]:,"\\ 0-e.nt', [
+            b",", b'"', b"\\", b"}", b"]", b"0", b"-", b"e", b"\x00", b"\xff", b"\xc3", b"null", b'"a":1', b"/*x*/"],
+            highest_bit=7)
 
     def next(self):
         rng = self.rng

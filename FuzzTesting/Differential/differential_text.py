@@ -364,26 +364,9 @@ class Cases:
         return text
 
     def mutate(self, data):
-        rng = self.rng
-        data = bytearray(data)
-        for _ in range(rng.randint(1, 3)):
-            roll = rng.random()
-            at = rng.randint(0, len(data))
-            if roll < 0.25 and data:
-                data[min(at, len(data) - 1)] = ord(rng.choice('{}<>[]:,;"\'\\ #0-.xefn'))
-            elif roll < 0.4 and data:
-                data[min(at, len(data) - 1)] ^= 1 << rng.randint(0, 6)
-            elif roll < 0.55:
-                data[at:at] = rng.choice([b",", b'"', b"\\", b"}", b"]", b"0", b"-", b"e", b"\x00", b"f", b".",
-                                          b"\n", b"#", b"[", b"inf", b"0x", b":", b"{", b"<", b"1", b"\\x", b"\\u"])
-            elif roll < 0.75 and data:
-                del data[min(at, len(data) - 1)]
-            elif roll < 0.85:
-                del data[at:]
-            elif data:
-                start = rng.randint(0, len(data) - 1)
-                data[at:at] = data[start:start + rng.randint(1, 12)]
-        return bytes(data)
+        return differential.mutate_text(self.rng, data, '{}<>[]:,;"\'\\ #0-.xefn', [
+            b",", b'"', b"\\", b"}", b"]", b"0", b"-", b"e", b"\x00", b"f", b".", b"\n", b"#", b"[", b"inf", b"0x",
+            b":", b"{", b"<", b"1", b"\\x", b"\\u"], highest_bit=6)
 
     def nested(self, kind, levels):
         """`levels` messages nested through recursive_message: 100 is the limit."""
