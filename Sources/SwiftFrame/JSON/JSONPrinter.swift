@@ -92,7 +92,35 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     /// The values of the known fields of an encoding, one at a time in wire order. Packed runs
     /// are taken apart; values of another wire type, and closed-enum numbers the enum lacks,
     /// are unknown fields: left out.
-    struct FieldValues {
+    /// Where `printFields` takes the values of a message's known fields from, one at a time.
+    protocol FieldValueSource {
+        mutating func next() throws(JSONError) -> (field: Int, raw: Raw)?
+    }
+
+    /// The values `collectInOrder` put in order, with only the last of a singular field (the
+    /// one that wins).
+    struct CollectedValues: FieldValueSource {
+        private let values: [(field: Int, raw: Raw)]
+        private let fields: [JSONField]
+        private var position = 0
+
+        init(_ values: [(field: Int, raw: Raw)], _ fields: [JSONField]) {
+            (self.values, self.fields) = (values, fields)
+        }
+
+        mutating func next() -> (field: Int, raw: Raw)? {
+            while position < values.count {
+                let value = values[position]
+                position += 1
+                if fields[value.field].isRepeated || position == values.count || values[position].field != value.field {
+                    return value
+                }
+            }
+            return nil
+        }
+    }
+
+    struct FieldValues: FieldValueSource {
         let fields: [JSONField]
         private var reader: ProtoReader
         /// The rest of a packed run, and its field.
@@ -198,41 +226,19 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
                          first: inout Bool) throws(JSONError) {
         let all = schema.fields(with: options.registry)
         let (mark, wasFirst) = (output.count, first)
-        if try fieldsInWireOrder(all, buffer, path: path, first: &first) { return }
+        var inWireOrder = FieldValues(all, buffer, path: path)
+        if try printFields(all, &inWireOrder, path: path, first: &first) { return }
         output.truncate(to: mark)
         first = wasFirst
-        let values = try Self.collectInOrder(all, buffer, path: path)
-        var next = 0
-        for (index, field) in all.enumerated() {
-            let start = next
-            while next < values.count && values[next].field == index { next += 1 }
-            guard next > start else {
-                try absent(field, path: path, first: &first)
-                continue
-            }
-            let fieldPath = self.path(path, "." + name(of: field))
-            member(options.useProtoFieldNames ? field.protoMember : field.jsonMember, first: &first)
-            if case let .map(keyKind, valueKind) = field.kind {
-                try printMap(values[start..<next].lazy.map(\.raw), key: keyKind, value: valueKind, path: fieldPath)
-            } else if field.isRepeated {
-                output.append(UInt8(ascii: "["))
-                for position in start..<next {
-                    if position > start { output.append(UInt8(ascii: ",")) }
-                    try value(field.kind, values[position].raw, path: self.path(fieldPath, "[\(position - start)]"))
-                }
-                output.append(UInt8(ascii: "]"))
-            } else {
-                try value(field.kind, values[next - 1].raw, path: fieldPath)
-            }
-        }
+        var collected = CollectedValues(try Self.collectInOrder(all, buffer, path: path), all)
+        _ = try printFields(all, &collected, path: path, first: &first)  // in order, no singular field twice: all of it
     }
 
-    /// The fields printed as the encoding gives them; false, with part of them printed, when
-    /// a field comes out of schema order, a repeated field's values are not together, or a
+    /// The fields printed as `values` gives them; false, with part of them printed, when a
+    /// field comes out of schema order, a repeated field's values are not together, or a
     /// singular field comes twice.
-    private mutating func fieldsInWireOrder(_ all: [JSONField], _ buffer: UnsafeRawBufferPointer, path: String,
-                                            first: inout Bool) throws(JSONError) -> Bool {
-        var values = FieldValues(all, buffer, path: path)
+    private mutating func printFields(_ all: [JSONField], _ values: inout some FieldValueSource, path: String,
+                                      first: inout Bool) throws(JSONError) -> Bool {
         var current = -1
         var count = 0  // values of the current field printed (or, for a map, collected)
         var isMap = false, isRepeated = false, kind = TextFormatKind.bool  // of the current field
