@@ -28,15 +28,19 @@ public struct UserInfo: SwiftFrame.Message {
     }
 }
 
-extension UserInfo {
+extension UserInfo: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "User_info"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "uid", .uint32),
-        .init(2, "nick_name", .string),
-        .init(3, "avatar", .string),
-        .init(4, "last_login", .int64),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: UserInfo.self,
+        layout: """
+            1 uint32 uid
+            2 string nick_name
+            3 string avatar
+            4 int64 last_login
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -110,29 +110,53 @@ public struct Choices: SwiftFrame.Message {
     }
 }
 
-extension Maps {
+extension Maps: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Maps"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "int32_int32", .map(key: .int32, value: .int32), .repeated),
-        .init(2, "int64_int64", .map(key: .int64, value: .int64), .repeated),
-        .init(3, "uint32_uint32", .map(key: .uint32, value: .uint32), .repeated),
-        .init(4, "uint64_uint64", .map(key: .uint64, value: .uint64), .repeated),
-        .init(5, "sint32_sint32", .map(key: .sint32, value: .sint32), .repeated),
-        .init(6, "sint64_sint64", .map(key: .sint64, value: .sint64), .repeated),
-        .init(7, "fixed32_fixed32", .map(key: .fixed32, value: .fixed32), .repeated),
-        .init(8, "fixed64_fixed64", .map(key: .fixed64, value: .fixed64), .repeated),
-        .init(9, "sfixed32_sfixed32", .map(key: .sfixed32, value: .sfixed32), .repeated),
-        .init(10, "sfixed64_sfixed64", .map(key: .sfixed64, value: .sfixed64), .repeated),
-        .init(11, "int32_float", .map(key: .int32, value: .float), .repeated),
-        .init(12, "int32_double", .map(key: .int32, value: .double), .repeated),
-        .init(13, "bool_bool", .map(key: .bool, value: .bool), .repeated),
-        .init(14, "string_string", .map(key: .string, value: .string), .repeated),
-        .init(15, "string_bytes", .map(key: .string, value: .bytes), .repeated),
-        .init(16, "string_message", .map(key: .string, value: .message(Everything.Level1.self)), .repeated),
-        .init(17, "string_enum", .map(key: .string, value: .enumeration(Sign.protoNames)), .repeated),
-        .init(18, "string_self", .map(key: .string, value: .message(Maps.self)), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Maps.self,
+        layout: """
+            1 map int32_int32
+            2 map int64_int64
+            3 map uint32_uint32
+            4 map uint64_uint64
+            5 map sint32_sint32
+            6 map sint64_sint64
+            7 map fixed32_fixed32
+            8 map fixed64_fixed64
+            9 map sfixed32_sfixed32
+            10 map sfixed64_sfixed64
+            11 map int32_float
+            12 map int32_double
+            13 map bool_bool
+            14 map string_string
+            15 map string_bytes
+            16 map string_message
+            17 map string_enum
+            18 map string_self
+            unknown
+            """,
+        types: [
+            SwiftFrame.MapField<SwiftFrame.ProtoInt32, SwiftFrame.ProtoInt32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt64, SwiftFrame.ProtoInt64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoUInt32, SwiftFrame.ProtoUInt32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoUInt64, SwiftFrame.ProtoUInt64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSInt32, SwiftFrame.ProtoSInt32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSInt64, SwiftFrame.ProtoSInt64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoFixed32, SwiftFrame.ProtoFixed32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoFixed64, SwiftFrame.ProtoFixed64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSFixed32, SwiftFrame.ProtoSFixed32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSFixed64, SwiftFrame.ProtoSFixed64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt32, SwiftFrame.ProtoFloat>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt32, SwiftFrame.ProtoDouble>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoBool, SwiftFrame.ProtoBool>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoString>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoBytes>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoMessage<Everything.Level1>>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoEnum<Sign>>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoMessage<Maps>>.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -243,22 +267,45 @@ extension Maps {
     }
 }
 
-extension Choices {
+extension Choices: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Choices"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "number", .int32, .oneof(0)),
-        .init(2, "text", .string, .oneof(0)),
-        .init(3, "data", .bytes, .oneof(0)),
-        .init(4, "level", .message(Everything.Level1.self), .oneof(0)),
-        .init(5, "sign", .enumeration(Sign.protoNames), .oneof(0)),
-        .init(6, "ratio", .double, .oneof(0)),
-        .init(7, "flag", .bool, .oneof(0)),
-        .init(8, "nested", .message(Choices.self), .oneof(0)),
-        .init(9, "note", .string),
-        .init(10, "id", .uint64, .oneof(1)),
-        .init(11, "name", .string, .oneof(1)),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Choices.self,
+        layout: """
+            custom kind
+            9 string note
+            custom second
+            unknown
+            """,
+        types: [
+            Choices.Kind?.self,
+            Choices.Second?.self,
+        ],
+        custom: [
+            .init(1, "number", .int32, .oneof(0)),
+            .init(2, "text", .string, .oneof(0)),
+            .init(3, "data", .bytes, .oneof(0)),
+            .init(4, "level", .message(Everything.Level1.self), .oneof(0)),
+            .init(5, "sign", .enumeration(Sign.protoNames), .oneof(0)),
+            .init(6, "ratio", .double, .oneof(0)),
+            .init(7, "flag", .bool, .oneof(0)),
+            .init(8, "nested", .message(Choices.self), .oneof(0)),
+            .init(10, "id", .uint64, .oneof(1)),
+            .init(11, "name", .string, .oneof(1)),
+        ]
+    )
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self.kind != other.kind { return false }
+        if self.second != other.second { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self.kind)
+        hasher.combine(self.second)
+    }
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -97,13 +97,20 @@ public struct CommonRespon: SwiftFrame.Message {
     }
 }
 
-extension Common {
+extension Common: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Common"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "method", .enumeration(CommonMethod.protoNames)),
-        .init(2, "body", .bytes),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Common.self,
+        layout: """
+            1 enum method
+            2 bytes body
+            unknown
+            """,
+        types: [
+            CommonMethod.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -136,14 +143,21 @@ extension Common {
     }
 }
 
-extension CommonRespon {
+extension CommonRespon: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "CommonRespon"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "isSuc", .bool),
-        .init(2, "respon", .bytes),
-        .init(3, "error", .message(ErrorMsg.self), .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: CommonRespon.self,
+        layout: """
+            1 bool isSuc
+            2 bytes respon
+            3 optional message error
+            unknown
+            """,
+        types: [
+            ErrorMsg.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

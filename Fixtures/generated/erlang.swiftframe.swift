@@ -58,14 +58,18 @@ public struct Sc20001: SwiftFrame.Message {
     }
 }
 
-extension Cs20001 {
+extension Cs20001: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Cs_20001"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "scene_id", .uint32),
-        .init(2, "line", .uint32),
-        .init(3, "message", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Cs20001.self,
+        layout: """
+            1 uint32 scene_id
+            2 uint32 line
+            3 string message
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -104,18 +108,22 @@ extension Cs20001 {
     }
 }
 
-extension Sc20001 {
+extension Sc20001: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Sc_20001"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "res", .uint32),
-        .init(2, "scene_id", .uint32),
-        .init(3, "pos", .uint32),
-        .init(4, "status", .uint32),
-        .init(5, "type", .uint32),
-        .init(6, "default_combat", .uint32),
-        .init(7, "message", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Sc20001.self,
+        layout: """
+            1 uint32 res
+            2 uint32 scene_id
+            3 uint32 pos
+            4 uint32 status
+            5 uint32 type
+            6 uint32 default_combat
+            7 string message
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -55,13 +55,20 @@ public struct ErrorMsg: SwiftFrame.Message {
     }
 }
 
-extension ErrorMsg {
+extension ErrorMsg: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "ErrorMsg"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "type", .enumeration(ErrorType.protoNames)),
-        .init(2, "msg", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ErrorMsg.self,
+        layout: """
+            1 enum type
+            2 string msg
+            unknown
+            """,
+        types: [
+            ErrorType.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

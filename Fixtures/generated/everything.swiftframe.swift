@@ -391,57 +391,71 @@ public struct Pong: SwiftFrame.Message {
     }
 }
 
-extension Everything {
+extension Everything: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Everything"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "f_double", .double),
-        .init(2, "f_float", .float),
-        .init(3, "f_int64", .int64),
-        .init(4, "f_uint64", .uint64),
-        .init(5, "f_int32", .int32),
-        .init(6, "f_fixed64", .fixed64),
-        .init(7, "f_fixed32", .fixed32),
-        .init(8, "f_bool", .bool),
-        .init(9, "f_string", .string),
-        .init(10, "f_bytes", .bytes),
-        .init(11, "f_uint32", .uint32),
-        .init(12, "f_sfixed32", .sfixed32),
-        .init(13, "f_sfixed64", .sfixed64),
-        .init(14, "f_sint32", .sint32),
-        .init(15, "f_sint64", .sint64),
-        .init(21, "r_double", .double, .repeated),
-        .init(22, "r_float", .float, .repeated),
-        .init(23, "r_int64", .int64, .repeated),
-        .init(24, "r_uint64", .uint64, .repeated),
-        .init(25, "r_int32", .int32, .repeated),
-        .init(26, "r_fixed64", .fixed64, .repeated),
-        .init(27, "r_fixed32", .fixed32, .repeated),
-        .init(28, "r_bool", .bool, .repeated),
-        .init(29, "r_string", .string, .repeated),
-        .init(30, "r_bytes", .bytes, .repeated),
-        .init(31, "r_uint32", .uint32, .repeated),
-        .init(32, "r_sfixed32", .sfixed32, .repeated),
-        .init(33, "r_sfixed64", .sfixed64, .repeated),
-        .init(34, "r_sint32", .sint32, .repeated),
-        .init(35, "r_sint64", .sint64, .repeated),
-        .init(40, "nested", .message(Everything.Level1.self), .optional),
-        .init(41, "nested_list", .message(Everything.Level1.self), .repeated),
-        .init(42, "sign", .enumeration(Sign.protoNames)),
-        .init(43, "signs", .enumeration(Sign.protoNames), .repeated),
-        .init(44, "owner", .message(UserInfo.self), .optional),
-        .init(45, "deepest", .message(Everything.Level1.Level2.Level3.self), .optional),
-        .init(50, "o_int32", .int32, .optional),
-        .init(51, "o_string", .string, .optional),
-        .init(52, "o_sign", .enumeration(Sign.protoNames), .optional),
-        .init(53, "o_double", .double, .optional),
-        .init(54, "o_bool", .bool, .optional),
-        .init(60, "unpacked_int32", .int32, .repeated),
-        .init(61, "unpacked_fixed32", .fixed32, .repeated),
-        .init(62, "unpacked_signs", .enumeration(Sign.protoNames), .repeated),
-        .init(2048, "field_2048", .int32),
-        .init(536870911, "max_field", .int32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Everything.self,
+        layout: """
+            1 double f_double
+            2 float f_float
+            3 int64 f_int64
+            4 uint64 f_uint64
+            5 int32 f_int32
+            6 fixed64 f_fixed64
+            7 fixed32 f_fixed32
+            8 bool f_bool
+            9 string f_string
+            10 bytes f_bytes
+            11 uint32 f_uint32
+            12 sfixed32 f_sfixed32
+            13 sfixed64 f_sfixed64
+            14 sint32 f_sint32
+            15 sint64 f_sint64
+            21 packed double r_double
+            22 packed float r_float
+            23 packed int64 r_int64
+            24 packed uint64 r_uint64
+            25 packed int32 r_int32
+            26 packed fixed64 r_fixed64
+            27 packed fixed32 r_fixed32
+            28 packed bool r_bool
+            29 repeated string r_string
+            30 repeated bytes r_bytes
+            31 packed uint32 r_uint32
+            32 packed sfixed32 r_sfixed32
+            33 packed sfixed64 r_sfixed64
+            34 packed sint32 r_sint32
+            35 packed sint64 r_sint64
+            40 optional message nested
+            41 repeated message nested_list
+            42 enum sign
+            43 packed enum signs
+            44 optional message owner
+            45 optional message deepest
+            50 optional int32 o_int32
+            51 optional string o_string
+            52 optional enum o_sign
+            53 optional double o_double
+            54 optional bool o_bool
+            60 repeated int32 unpacked_int32
+            61 repeated fixed32 unpacked_fixed32
+            62 repeated enum unpacked_signs
+            2048 int32 field_2048
+            536870911 int32 max_field
+            unknown
+            """,
+        types: [
+            Everything.Level1.self,
+            Everything.Level1.self,
+            Sign.self,
+            Sign.self,
+            UserInfo.self,
+            Everything.Level1.Level2.Level3.self,
+            Sign.self,
+            Sign.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -746,13 +760,20 @@ extension Everything {
     }
 }
 
-extension Everything.Level1 {
+extension Everything.Level1: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Everything.Level1"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "child", .message(Everything.Level1.Level2.self), .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Everything.Level1.self,
+        layout: """
+            1 string name
+            2 optional message child
+            unknown
+            """,
+        types: [
+            Everything.Level1.Level2.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -785,13 +806,20 @@ extension Everything.Level1 {
     }
 }
 
-extension Everything.Level1.Level2 {
+extension Everything.Level1.Level2: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Everything.Level1.Level2"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "value", .int32),
-        .init(2, "child", .message(Everything.Level1.Level2.Level3.self), .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Everything.Level1.Level2.self,
+        layout: """
+            1 int32 value
+            2 optional message child
+            unknown
+            """,
+        types: [
+            Everything.Level1.Level2.Level3.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -824,14 +852,22 @@ extension Everything.Level1.Level2 {
     }
 }
 
-extension Everything.Level1.Level2.Level3 {
+extension Everything.Level1.Level2.Level3: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Everything.Level1.Level2.Level3"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "tags", .string, .repeated),
-        .init(2, "sign", .enumeration(Sign.protoNames)),
-        .init(3, "kind", .enumeration(Everything.Level1.Level2.Level3.Kind.protoNames)),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Everything.Level1.Level2.Level3.self,
+        layout: """
+            1 repeated string tags
+            2 enum sign
+            3 enum kind
+            unknown
+            """,
+        types: [
+            Sign.self,
+            Everything.Level1.Level2.Level3.Kind.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -867,13 +903,17 @@ extension Everything.Level1.Level2.Level3 {
     }
 }
 
-extension EverythingSubset {
+extension EverythingSubset: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "EverythingSubset"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(5, "f_int32", .int32),
-        .init(9, "f_string", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: EverythingSubset.self,
+        layout: """
+            5 int32 f_int32
+            9 string f_string
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -906,15 +946,24 @@ extension EverythingSubset {
     }
 }
 
-extension TreeNode {
+extension TreeNode: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "TreeNode"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "label", .string),
-        .init(2, "left", .message(TreeNode.self), .optional),
-        .init(3, "right", .message(TreeNode.self), .optional),
-        .init(4, "children", .message(TreeNode.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: TreeNode.self,
+        layout: """
+            1 string label
+            2 optional message left
+            3 optional message right
+            4 repeated message children
+            unknown
+            """,
+        types: [
+            TreeNode.self,
+            TreeNode.self,
+            TreeNode.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -956,13 +1005,20 @@ extension TreeNode {
     }
 }
 
-extension Ping {
+extension Ping: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Ping"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "pong", .message(Pong.self), .optional),
-        .init(2, "count", .int32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Ping.self,
+        layout: """
+            1 optional message pong
+            2 int32 count
+            unknown
+            """,
+        types: [
+            Pong.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -995,12 +1051,19 @@ extension Ping {
     }
 }
 
-extension Pong {
+extension Pong: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Pong"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "ping", .message(Ping.self), .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Pong.self,
+        layout: """
+            1 optional message ping
+            unknown
+            """,
+        types: [
+            Ping.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -124,13 +124,17 @@ public struct NoticeNtf: SwiftFrame.Message {
     }
 }
 
-extension TestReq {
+extension TestReq: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Test_Req"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "param1", .string),
-        .init(2, "param2", .int32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: TestReq.self,
+        layout: """
+            1 string param1
+            2 int32 param2
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -163,13 +167,17 @@ extension TestReq {
     }
 }
 
-extension TestRsp {
+extension TestRsp: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Test_Rsp"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "result1", .string),
-        .init(2, "result2", .int64),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: TestRsp.self,
+        layout: """
+            1 string result1
+            2 int64 result2
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -202,13 +210,17 @@ extension TestRsp {
     }
 }
 
-extension ErrorRsp {
+extension ErrorRsp: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Error_Rsp"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "code", .int32),
-        .init(2, "message", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ErrorRsp.self,
+        layout: """
+            1 int32 code
+            2 string message
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -241,8 +253,15 @@ extension ErrorRsp {
     }
 }
 
-extension EmptyReq {
+extension EmptyReq: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Empty_Req"
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: EmptyReq.self,
+        layout: """
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -262,13 +281,17 @@ extension EmptyReq {
     }
 }
 
-extension NoticeNtf {
+extension NoticeNtf: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Notice_Ntf"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "text", .string),
-        .init(2, "serial", .int64),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: NoticeNtf.self,
+        layout: """
+            1 string text
+            2 int64 serial
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

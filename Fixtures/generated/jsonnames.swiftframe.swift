@@ -62,24 +62,55 @@ public struct Contact: SwiftFrame.Message {
     }
 }
 
-extension Contact {
+extension Contact: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Contact"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "display_name", .string, json: "name"),
-        .init(2, "level", .int32, .optional),
-        .init(3, "motto", .string, .optional, json: "motto_text"),
-        .init(4, "tags", .string, .repeated),
-        .init(5, "scores", .map(key: .string, value: .int32), .repeated, json: "points"),
-        .init(6, "email", .string, .oneof(0), json: "mail"),
-        .init(7, "phone_number", .uint64, .oneof(0)),
-        .init(8, "referrer", .message(Contact.self), .oneof(0)),
-        .init(9, "user_id", .int64),
-        .init(10, "odd", .string, json: "a b\"c\\\u{e9}"),
-        .init(11, "same_name", .string),
-        .init(12, "flag", .bool, .oneof(1)),
-        .init(13, "note", .string, .oneof(1)),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Contact.self,
+        layout: """
+            1 string display_name
+            2 optional int32 level
+            3 optional string motto
+            4 repeated string tags
+            5 map scores
+            custom reach
+            9 int64 user_id
+            10 string odd
+            11 string same_name
+            custom extra
+            unknown
+            """,
+        types: [
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoInt32>.self,
+            Contact.Reach?.self,
+            Contact.Extra?.self,
+        ],
+        custom: [
+            .init(6, "email", .string, .oneof(0)),
+            .init(7, "phone_number", .uint64, .oneof(0)),
+            .init(8, "referrer", .message(Contact.self), .oneof(0)),
+            .init(12, "flag", .bool, .oneof(1)),
+            .init(13, "note", .string, .oneof(1)),
+        ],
+        jsonNames: [
+            1: "name",
+            3: "motto_text",
+            5: "points",
+            6: "mail",
+            10: "a b\"c\\\u{e9}",
+        ]
+    )
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self.reach != other.reach { return false }
+        if self.extra != other.extra { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self.reach)
+        hasher.combine(self.extra)
+    }
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -200,25 +200,59 @@ public struct Legacy_Holder: SwiftFrame.Message {
     public init() {}
 }
 
-extension Legacy_Account {
+extension Legacy_Account: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "legacy.Account"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "id", .int64, .optional),
-        .init(2, "name", .string, .optional),
-        .init(3, "level", .int32, .optional),
-        .init(4, "mood", .closedEnumeration(Legacy_Mood.protoNames), .optional),
-        .init(5, "history", .closedEnumeration(Legacy_Mood.protoNames), .repeated),
-        .init(6, "packed_history", .closedEnumeration(Legacy_Mood.protoNames), .repeated),
-        .init(7, "scores", .int32, .repeated),
-        .init(8, "packed_scores", .sint64, .repeated),
-        .init(9, "Profile", .group(Legacy_Account.Profile.self), .optional),
-        .init(12, "Visit", .group(Legacy_Account.Visit.self), .repeated),
-        .init(14, "referrer", .message(Legacy_Account.self), .optional),
-        .init(15, "moods", .map(key: .string, value: .closedEnumeration(Legacy_Mood.protoNames)), .repeated),
-        .init(16, "email", .string, .oneof(0)),
-        .init(17, "phone", .uint64, .oneof(0)),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Legacy_Account.self,
+        layout: """
+            1 required int64 id
+            2 required string name
+            3 optional int32 level
+            4 optional closed_enum mood
+            5 repeated closed_enum history
+            6 packed closed_enum packed_history
+            7 repeated int32 scores
+            8 packed sint64 packed_scores
+            custom _profile
+            custom visit
+            14 optional checked message referrer
+            15 map moods
+            custom contact
+            unknown
+            extensions
+            """,
+        types: [
+            Legacy_Mood.self,
+            Legacy_Mood.self,
+            Legacy_Mood.self,
+            SwiftFrame.Boxed<Legacy_Account.Profile>?.self,
+            [Legacy_Account.Visit].self,
+            Legacy_Account.self,
+            SwiftFrame.ClosedEnumMapField<SwiftFrame.ProtoString, Legacy_Mood>.self,
+            Legacy_Account.Contact?.self,
+        ],
+        custom: [
+            .init(9, "Profile", .group(Legacy_Account.Profile.self), .optional),
+            .init(12, "Visit", .group(Legacy_Account.Visit.self), .repeated),
+            .init(16, "email", .string, .oneof(0)),
+            .init(17, "phone", .uint64, .oneof(0)),
+        ],
+        extensionRanges: [100...199]
+    )
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self._profile != other._profile { return false }
+        if self.visit != other.visit { return false }
+        if self.contact != other.contact { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self._profile)
+        hasher.combine(self.visit)
+        hasher.combine(self.contact)
+    }
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -344,13 +378,17 @@ extension Legacy_Account {
     }
 }
 
-extension Legacy_Account.Profile {
+extension Legacy_Account.Profile: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "legacy.Account.Profile"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(10, "bio", .string, .optional),
-        .init(11, "tags", .string, .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Legacy_Account.Profile.self,
+        layout: """
+            10 optional string bio
+            11 repeated string tags
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -380,12 +418,16 @@ extension Legacy_Account.Profile {
     }
 }
 
-extension Legacy_Account.Visit {
+extension Legacy_Account.Visit: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "legacy.Account.Visit"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(13, "day", .uint32, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Legacy_Account.Visit.self,
+        layout: """
+            13 required uint32 day
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -419,26 +461,33 @@ extension Legacy_Account.Visit {
     }
 }
 
-extension Legacy_Defaults {
+extension Legacy_Defaults: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "legacy.Defaults"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "i32", .int32, .optional),
-        .init(2, "i64", .int64, .optional),
-        .init(3, "u32", .uint32, .optional),
-        .init(4, "u64", .uint64, .optional),
-        .init(5, "s32", .sint32, .optional),
-        .init(6, "f64", .fixed64, .optional),
-        .init(7, "f", .float, .optional),
-        .init(8, "d", .double, .optional),
-        .init(9, "inf", .float, .optional),
-        .init(10, "neg_inf", .double, .optional),
-        .init(11, "not_a_number", .double, .optional),
-        .init(12, "flag", .bool, .optional),
-        .init(13, "text", .string, .optional),
-        .init(14, "data", .bytes, .optional),
-        .init(15, "mood", .closedEnumeration(Legacy_Mood.protoNames), .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Legacy_Defaults.self,
+        layout: """
+            1 optional int32 i32
+            2 optional int64 i64
+            3 optional uint32 u32
+            4 optional uint64 u64
+            5 optional sint32 s32
+            6 optional fixed64 f64
+            7 optional float f
+            8 optional double d
+            9 optional float inf
+            10 optional double neg_inf
+            11 optional double not_a_number
+            12 optional bool flag
+            13 optional string text
+            14 optional bytes data
+            15 optional closed_enum mood
+            unknown
+            """,
+        types: [
+            Legacy_Mood.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -549,8 +598,15 @@ extension Legacy_Defaults {
     }
 }
 
-extension Legacy_Holder {
+extension Legacy_Holder: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "legacy.Holder"
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Legacy_Holder.self,
+        layout: """
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -183,12 +183,16 @@ public struct NamingEdgeCases: SwiftFrame.Message {
     }
 }
 
-extension ErrorMessage {
+extension ErrorMessage: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Error"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "code", .int32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ErrorMessage.self,
+        layout: """
+            1 int32 code
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -215,26 +219,34 @@ extension ErrorMessage {
     }
 }
 
-extension NamingEdgeCases {
+extension NamingEdgeCases: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Naming_edge_cases"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "type", .int32),
-        .init(2, "default", .int32),
-        .init(3, "self", .int32),
-        .init(4, "description", .string),
-        .init(5, "unknown_fields", .int32),
-        .init(6, "size", .int32),
-        .init(7, "tag", .int32),
-        .init(8, "reader", .int32),
-        .init(9, "writer", .int32),
-        .init(10, "cache", .int32),
-        .init(11, "value", .int32),
-        .init(12, "HTTP_status", .int32),
-        .init(13, "URLPath", .int32),
-        .init(14, "error", .message(ErrorMessage.self), .optional),
-        .init(15, "protocol", .message(NamingEdgeCases.Protocol_.self), .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: NamingEdgeCases.self,
+        layout: """
+            1 int32 type
+            2 int32 default
+            3 int32 self
+            4 string description
+            5 int32 unknown_fields
+            6 int32 size
+            7 int32 tag
+            8 int32 reader
+            9 int32 writer
+            10 int32 cache
+            11 int32 value
+            12 int32 HTTP_status
+            13 int32 URLPath
+            14 optional message error
+            15 optional message protocol
+            unknown
+            """,
+        types: [
+            ErrorMessage.self,
+            NamingEdgeCases.Protocol_.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -345,12 +357,16 @@ extension NamingEdgeCases {
     }
 }
 
-extension NamingEdgeCases.Protocol_ {
+extension NamingEdgeCases.Protocol_: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "Naming_edge_cases.Protocol"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "version", .int32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: NamingEdgeCases.Protocol_.self,
+        layout: """
+            1 int32 version
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

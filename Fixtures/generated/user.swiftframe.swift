@@ -173,13 +173,20 @@ public struct UserInfoResponse: SwiftFrame.Message {
     }
 }
 
-extension UserMsg {
+extension UserMsg: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "User_msg"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "cmd", .enumeration(UserCmd.protoNames)),
-        .init(2, "body", .bytes),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: UserMsg.self,
+        layout: """
+            1 enum cmd
+            2 bytes body
+            unknown
+            """,
+        types: [
+            UserCmd.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -212,13 +219,17 @@ extension UserMsg {
     }
 }
 
-extension SigninRequest {
+extension SigninRequest: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "signin_request"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "nick_name", .string),
-        .init(2, "pwd", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: SigninRequest.self,
+        layout: """
+            1 string nick_name
+            2 string pwd
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -251,18 +262,22 @@ extension SigninRequest {
     }
 }
 
-extension LoginRequest {
+extension LoginRequest: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "login_request"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "nick_name", .string),
-        .init(2, "pwd", .string),
-        .init(3, "ip", .string),
-        .init(4, "port", .int32),
-        .init(5, "device_name", .string),
-        .init(6, "device_id", .string),
-        .init(7, "version", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: LoginRequest.self,
+        layout: """
+            1 string nick_name
+            2 string pwd
+            3 string ip
+            4 int32 port
+            5 string device_name
+            6 string device_id
+            7 string version
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -325,12 +340,16 @@ extension LoginRequest {
     }
 }
 
-extension LogoutRequest {
+extension LogoutRequest: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "logout_request"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "uid", .int32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: LogoutRequest.self,
+        layout: """
+            1 int32 uid
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -357,13 +376,17 @@ extension LogoutRequest {
     }
 }
 
-extension SiginResponse {
+extension SiginResponse: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "sigin_response"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "uid", .uint32),
-        .init(2, "token", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: SiginResponse.self,
+        layout: """
+            1 uint32 uid
+            2 string token
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -396,13 +419,17 @@ extension SiginResponse {
     }
 }
 
-extension LoginResponse {
+extension LoginResponse: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "login_response"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "uid", .uint32),
-        .init(2, "token", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: LoginResponse.self,
+        layout: """
+            1 uint32 uid
+            2 string token
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -435,12 +462,16 @@ extension LoginResponse {
     }
 }
 
-extension UserInfoRequest {
+extension UserInfoRequest: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "User_info_request"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "uid", .uint32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: UserInfoRequest.self,
+        layout: """
+            1 uint32 uid
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -467,12 +498,19 @@ extension UserInfoRequest {
     }
 }
 
-extension UserInfoResponse {
+extension UserInfoResponse: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "User_info_response"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "user_info", .message(UserInfo.self), .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: UserInfoResponse.self,
+        layout: """
+            1 optional message user_info
+            unknown
+            """,
+        types: [
+            UserInfo.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -262,12 +262,16 @@ public struct Conformance_JspbEncodingConfig: SwiftFrame.Message {
     }
 }
 
-extension Conformance_FailureSet {
+extension Conformance_FailureSet: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "conformance.FailureSet"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "failure", .string, .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Conformance_FailureSet.self,
+        layout: """
+            1 repeated string failure
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -291,20 +295,42 @@ extension Conformance_FailureSet {
     }
 }
 
-extension Conformance_ConformanceRequest {
+extension Conformance_ConformanceRequest: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "conformance.ConformanceRequest"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "protobuf_payload", .bytes, .oneof(0)),
-        .init(2, "json_payload", .string, .oneof(0)),
-        .init(3, "requested_output_format", .enumeration(Conformance_WireFormat.protoNames)),
-        .init(4, "message_type", .string),
-        .init(5, "test_category", .enumeration(Conformance_TestCategory.protoNames)),
-        .init(6, "jspb_encoding_options", .message(Conformance_JspbEncodingConfig.self), .optional),
-        .init(7, "jspb_payload", .string, .oneof(0)),
-        .init(8, "text_payload", .string, .oneof(0)),
-        .init(9, "print_unknown_fields", .bool),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Conformance_ConformanceRequest.self,
+        layout: """
+            custom payload
+            3 enum requested_output_format
+            4 string message_type
+            5 enum test_category
+            6 optional message jspb_encoding_options
+            9 bool print_unknown_fields
+            unknown
+            """,
+        types: [
+            Conformance_ConformanceRequest.Payload?.self,
+            Conformance_WireFormat.self,
+            Conformance_TestCategory.self,
+            Conformance_JspbEncodingConfig.self,
+        ],
+        custom: [
+            .init(1, "protobuf_payload", .bytes, .oneof(0)),
+            .init(2, "json_payload", .string, .oneof(0)),
+            .init(7, "jspb_payload", .string, .oneof(0)),
+            .init(8, "text_payload", .string, .oneof(0)),
+        ]
+    )
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self.payload != other.payload { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self.payload)
+    }
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -379,19 +405,38 @@ extension Conformance_ConformanceRequest {
     }
 }
 
-extension Conformance_ConformanceResponse {
+extension Conformance_ConformanceResponse: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "conformance.ConformanceResponse"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "parse_error", .string, .oneof(0)),
-        .init(2, "runtime_error", .string, .oneof(0)),
-        .init(3, "protobuf_payload", .bytes, .oneof(0)),
-        .init(4, "json_payload", .string, .oneof(0)),
-        .init(5, "skipped", .string, .oneof(0)),
-        .init(6, "serialize_error", .string, .oneof(0)),
-        .init(7, "jspb_payload", .string, .oneof(0)),
-        .init(8, "text_payload", .string, .oneof(0)),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Conformance_ConformanceResponse.self,
+        layout: """
+            custom result
+            unknown
+            """,
+        types: [
+            Conformance_ConformanceResponse.Result?.self,
+        ],
+        custom: [
+            .init(1, "parse_error", .string, .oneof(0)),
+            .init(2, "runtime_error", .string, .oneof(0)),
+            .init(3, "protobuf_payload", .bytes, .oneof(0)),
+            .init(4, "json_payload", .string, .oneof(0)),
+            .init(5, "skipped", .string, .oneof(0)),
+            .init(6, "serialize_error", .string, .oneof(0)),
+            .init(7, "jspb_payload", .string, .oneof(0)),
+            .init(8, "text_payload", .string, .oneof(0)),
+        ]
+    )
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self.result != other.result { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self.result)
+    }
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -460,12 +505,16 @@ extension Conformance_ConformanceResponse {
     }
 }
 
-extension Conformance_JspbEncodingConfig {
+extension Conformance_JspbEncodingConfig: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "conformance.JspbEncodingConfig"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "use_jspb_array_any_format", .bool),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Conformance_JspbEncodingConfig.self,
+        layout: """
+            1 bool use_jspb_array_any_format
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -651,144 +651,199 @@ public struct ProtobufTestMessages_Proto2_OneStringProto2: SwiftFrame.Message {
     }
 }
 
-extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
+extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "optional_int32", .int32, .optional),
-        .init(2, "optional_int64", .int64, .optional),
-        .init(3, "optional_uint32", .uint32, .optional),
-        .init(4, "optional_uint64", .uint64, .optional),
-        .init(5, "optional_sint32", .sint32, .optional),
-        .init(6, "optional_sint64", .sint64, .optional),
-        .init(7, "optional_fixed32", .fixed32, .optional),
-        .init(8, "optional_fixed64", .fixed64, .optional),
-        .init(9, "optional_sfixed32", .sfixed32, .optional),
-        .init(10, "optional_sfixed64", .sfixed64, .optional),
-        .init(11, "optional_float", .float, .optional),
-        .init(12, "optional_double", .double, .optional),
-        .init(13, "optional_bool", .bool, .optional),
-        .init(14, "optional_string", .string, .optional),
-        .init(15, "optional_bytes", .bytes, .optional),
-        .init(18, "optional_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self), .optional),
-        .init(19, "optional_foreign_message", .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self), .optional),
-        .init(21, "optional_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames), .optional),
-        .init(22, "optional_foreign_enum", .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.protoNames), .optional),
-        .init(24, "optional_string_piece", .string, .optional),
-        .init(25, "optional_cord", .string, .optional),
-        .init(27, "recursive_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.self), .optional),
-        .init(31, "repeated_int32", .int32, .repeated),
-        .init(32, "repeated_int64", .int64, .repeated),
-        .init(33, "repeated_uint32", .uint32, .repeated),
-        .init(34, "repeated_uint64", .uint64, .repeated),
-        .init(35, "repeated_sint32", .sint32, .repeated),
-        .init(36, "repeated_sint64", .sint64, .repeated),
-        .init(37, "repeated_fixed32", .fixed32, .repeated),
-        .init(38, "repeated_fixed64", .fixed64, .repeated),
-        .init(39, "repeated_sfixed32", .sfixed32, .repeated),
-        .init(40, "repeated_sfixed64", .sfixed64, .repeated),
-        .init(41, "repeated_float", .float, .repeated),
-        .init(42, "repeated_double", .double, .repeated),
-        .init(43, "repeated_bool", .bool, .repeated),
-        .init(44, "repeated_string", .string, .repeated),
-        .init(45, "repeated_bytes", .bytes, .repeated),
-        .init(48, "repeated_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self), .repeated),
-        .init(49, "repeated_foreign_message", .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self), .repeated),
-        .init(51, "repeated_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames), .repeated),
-        .init(52, "repeated_foreign_enum", .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.protoNames), .repeated),
-        .init(54, "repeated_string_piece", .string, .repeated),
-        .init(55, "repeated_cord", .string, .repeated),
-        .init(56, "map_int32_int32", .map(key: .int32, value: .int32), .repeated),
-        .init(57, "map_int64_int64", .map(key: .int64, value: .int64), .repeated),
-        .init(58, "map_uint32_uint32", .map(key: .uint32, value: .uint32), .repeated),
-        .init(59, "map_uint64_uint64", .map(key: .uint64, value: .uint64), .repeated),
-        .init(60, "map_sint32_sint32", .map(key: .sint32, value: .sint32), .repeated),
-        .init(61, "map_sint64_sint64", .map(key: .sint64, value: .sint64), .repeated),
-        .init(62, "map_fixed32_fixed32", .map(key: .fixed32, value: .fixed32), .repeated),
-        .init(63, "map_fixed64_fixed64", .map(key: .fixed64, value: .fixed64), .repeated),
-        .init(64, "map_sfixed32_sfixed32", .map(key: .sfixed32, value: .sfixed32), .repeated),
-        .init(65, "map_sfixed64_sfixed64", .map(key: .sfixed64, value: .sfixed64), .repeated),
-        .init(66, "map_int32_float", .map(key: .int32, value: .float), .repeated),
-        .init(67, "map_int32_double", .map(key: .int32, value: .double), .repeated),
-        .init(68, "map_bool_bool", .map(key: .bool, value: .bool), .repeated),
-        .init(69, "map_string_string", .map(key: .string, value: .string), .repeated),
-        .init(70, "map_string_bytes", .map(key: .string, value: .bytes), .repeated),
-        .init(71, "map_string_nested_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self)), .repeated),
-        .init(72, "map_string_foreign_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self)), .repeated),
-        .init(73, "map_string_nested_enum", .map(key: .string, value: .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames)), .repeated),
-        .init(74, "map_string_foreign_enum", .map(key: .string, value: .closedEnumeration(ProtobufTestMessages_Proto2_ForeignEnumProto2.protoNames)), .repeated),
-        .init(75, "packed_int32", .int32, .repeated),
-        .init(76, "packed_int64", .int64, .repeated),
-        .init(77, "packed_uint32", .uint32, .repeated),
-        .init(78, "packed_uint64", .uint64, .repeated),
-        .init(79, "packed_sint32", .sint32, .repeated),
-        .init(80, "packed_sint64", .sint64, .repeated),
-        .init(81, "packed_fixed32", .fixed32, .repeated),
-        .init(82, "packed_fixed64", .fixed64, .repeated),
-        .init(83, "packed_sfixed32", .sfixed32, .repeated),
-        .init(84, "packed_sfixed64", .sfixed64, .repeated),
-        .init(85, "packed_float", .float, .repeated),
-        .init(86, "packed_double", .double, .repeated),
-        .init(87, "packed_bool", .bool, .repeated),
-        .init(88, "packed_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames), .repeated),
-        .init(89, "unpacked_int32", .int32, .repeated),
-        .init(90, "unpacked_int64", .int64, .repeated),
-        .init(91, "unpacked_uint32", .uint32, .repeated),
-        .init(92, "unpacked_uint64", .uint64, .repeated),
-        .init(93, "unpacked_sint32", .sint32, .repeated),
-        .init(94, "unpacked_sint64", .sint64, .repeated),
-        .init(95, "unpacked_fixed32", .fixed32, .repeated),
-        .init(96, "unpacked_fixed64", .fixed64, .repeated),
-        .init(97, "unpacked_sfixed32", .sfixed32, .repeated),
-        .init(98, "unpacked_sfixed64", .sfixed64, .repeated),
-        .init(99, "unpacked_float", .float, .repeated),
-        .init(100, "unpacked_double", .double, .repeated),
-        .init(101, "unpacked_bool", .bool, .repeated),
-        .init(102, "unpacked_nested_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames), .repeated),
-        .init(111, "oneof_uint32", .uint32, .oneof(0)),
-        .init(112, "oneof_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self), .oneof(0)),
-        .init(113, "oneof_string", .string, .oneof(0)),
-        .init(114, "oneof_bytes", .bytes, .oneof(0)),
-        .init(115, "oneof_bool", .bool, .oneof(0)),
-        .init(116, "oneof_uint64", .uint64, .oneof(0)),
-        .init(117, "oneof_float", .float, .oneof(0)),
-        .init(118, "oneof_double", .double, .oneof(0)),
-        .init(119, "oneof_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames), .oneof(0)),
-        .init(201, "Data", .group(ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self), .optional),
-        .init(241, "default_int32", .int32, .optional),
-        .init(242, "default_int64", .int64, .optional),
-        .init(243, "default_uint32", .uint32, .optional),
-        .init(244, "default_uint64", .uint64, .optional),
-        .init(245, "default_sint32", .sint32, .optional),
-        .init(246, "default_sint64", .sint64, .optional),
-        .init(247, "default_fixed32", .fixed32, .optional),
-        .init(248, "default_fixed64", .fixed64, .optional),
-        .init(249, "default_sfixed32", .sfixed32, .optional),
-        .init(250, "default_sfixed64", .sfixed64, .optional),
-        .init(251, "default_float", .float, .optional),
-        .init(252, "default_double", .double, .optional),
-        .init(253, "default_bool", .bool, .optional),
-        .init(254, "default_string", .string, .optional),
-        .init(255, "default_bytes", .bytes, .optional),
-        .init(401, "fieldname1", .int32, .optional),
-        .init(402, "field_name2", .int32, .optional),
-        .init(403, "_field_name3", .int32, .optional),
-        .init(404, "field__name4_", .int32, .optional),
-        .init(405, "field0name5", .int32, .optional),
-        .init(406, "field_0_name6", .int32, .optional),
-        .init(407, "fieldName7", .int32, .optional),
-        .init(408, "FieldName8", .int32, .optional),
-        .init(409, "field_Name9", .int32, .optional),
-        .init(410, "Field_Name10", .int32, .optional),
-        .init(411, "FIELD_NAME11", .int32, .optional),
-        .init(412, "FIELD_name12", .int32, .optional),
-        .init(413, "__field_name13", .int32, .optional),
-        .init(414, "__Field_name14", .int32, .optional),
-        .init(415, "field__name15", .int32, .optional),
-        .init(416, "field__Name16", .int32, .optional),
-        .init(417, "field_name17__", .int32, .optional),
-        .init(418, "Field_name18__", .int32, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestAllTypesProto2.self,
+        layout: """
+            1 optional int32 optional_int32
+            2 optional int64 optional_int64
+            3 optional uint32 optional_uint32
+            4 optional uint64 optional_uint64
+            5 optional sint32 optional_sint32
+            6 optional sint64 optional_sint64
+            7 optional fixed32 optional_fixed32
+            8 optional fixed64 optional_fixed64
+            9 optional sfixed32 optional_sfixed32
+            10 optional sfixed64 optional_sfixed64
+            11 optional float optional_float
+            12 optional double optional_double
+            13 optional bool optional_bool
+            14 optional string optional_string
+            15 optional bytes optional_bytes
+            18 optional message optional_nested_message
+            19 optional message optional_foreign_message
+            21 optional closed_enum optional_nested_enum
+            22 optional closed_enum optional_foreign_enum
+            24 optional string optional_string_piece
+            25 optional string optional_cord
+            27 optional message recursive_message
+            31 repeated int32 repeated_int32
+            32 repeated int64 repeated_int64
+            33 repeated uint32 repeated_uint32
+            34 repeated uint64 repeated_uint64
+            35 repeated sint32 repeated_sint32
+            36 repeated sint64 repeated_sint64
+            37 repeated fixed32 repeated_fixed32
+            38 repeated fixed64 repeated_fixed64
+            39 repeated sfixed32 repeated_sfixed32
+            40 repeated sfixed64 repeated_sfixed64
+            41 repeated float repeated_float
+            42 repeated double repeated_double
+            43 repeated bool repeated_bool
+            44 repeated string repeated_string
+            45 repeated bytes repeated_bytes
+            48 repeated message repeated_nested_message
+            49 repeated message repeated_foreign_message
+            51 repeated closed_enum repeated_nested_enum
+            52 repeated closed_enum repeated_foreign_enum
+            54 repeated string repeated_string_piece
+            55 repeated string repeated_cord
+            75 packed int32 packed_int32
+            76 packed int64 packed_int64
+            77 packed uint32 packed_uint32
+            78 packed uint64 packed_uint64
+            79 packed sint32 packed_sint32
+            80 packed sint64 packed_sint64
+            81 packed fixed32 packed_fixed32
+            82 packed fixed64 packed_fixed64
+            83 packed sfixed32 packed_sfixed32
+            84 packed sfixed64 packed_sfixed64
+            85 packed float packed_float
+            86 packed double packed_double
+            87 packed bool packed_bool
+            88 packed closed_enum packed_nested_enum
+            89 repeated int32 unpacked_int32
+            90 repeated int64 unpacked_int64
+            91 repeated uint32 unpacked_uint32
+            92 repeated uint64 unpacked_uint64
+            93 repeated sint32 unpacked_sint32
+            94 repeated sint64 unpacked_sint64
+            95 repeated fixed32 unpacked_fixed32
+            96 repeated fixed64 unpacked_fixed64
+            97 repeated sfixed32 unpacked_sfixed32
+            98 repeated sfixed64 unpacked_sfixed64
+            99 repeated float unpacked_float
+            100 repeated double unpacked_double
+            101 repeated bool unpacked_bool
+            102 repeated closed_enum unpacked_nested_enum
+            56 map map_int32_int32
+            57 map map_int64_int64
+            58 map map_uint32_uint32
+            59 map map_uint64_uint64
+            60 map map_sint32_sint32
+            61 map map_sint64_sint64
+            62 map map_fixed32_fixed32
+            63 map map_fixed64_fixed64
+            64 map map_sfixed32_sfixed32
+            65 map map_sfixed64_sfixed64
+            66 map map_int32_float
+            67 map map_int32_double
+            68 map map_bool_bool
+            69 map map_string_string
+            70 map map_string_bytes
+            71 map map_string_nested_message
+            72 map map_string_foreign_message
+            73 map map_string_nested_enum
+            74 map map_string_foreign_enum
+            custom oneofField
+            custom _data
+            241 optional int32 default_int32
+            242 optional int64 default_int64
+            243 optional uint32 default_uint32
+            244 optional uint64 default_uint64
+            245 optional sint32 default_sint32
+            246 optional sint64 default_sint64
+            247 optional fixed32 default_fixed32
+            248 optional fixed64 default_fixed64
+            249 optional sfixed32 default_sfixed32
+            250 optional sfixed64 default_sfixed64
+            251 optional float default_float
+            252 optional double default_double
+            253 optional bool default_bool
+            254 optional string default_string
+            255 optional bytes default_bytes
+            401 optional int32 fieldname1
+            402 optional int32 field_name2
+            403 optional int32 _field_name3
+            404 optional int32 field__name4_
+            405 optional int32 field0name5
+            406 optional int32 field_0_name6
+            407 optional int32 fieldName7
+            408 optional int32 FieldName8
+            409 optional int32 field_Name9
+            410 optional int32 Field_Name10
+            411 optional int32 FIELD_NAME11
+            412 optional int32 FIELD_name12
+            413 optional int32 __field_name13
+            414 optional int32 __Field_name14
+            415 optional int32 field__name15
+            416 optional int32 field__Name16
+            417 optional int32 field_name17__
+            418 optional int32 Field_name18__
+            unknown
+            extensions
+            """,
+        types: [
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self,
+            ProtobufTestMessages_Proto2_ForeignMessageProto2.self,
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self,
+            ProtobufTestMessages_Proto2_ForeignEnumProto2.self,
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.self,
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self,
+            ProtobufTestMessages_Proto2_ForeignMessageProto2.self,
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self,
+            ProtobufTestMessages_Proto2_ForeignEnumProto2.self,
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self,
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt32, SwiftFrame.ProtoInt32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt64, SwiftFrame.ProtoInt64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoUInt32, SwiftFrame.ProtoUInt32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoUInt64, SwiftFrame.ProtoUInt64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSInt32, SwiftFrame.ProtoSInt32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSInt64, SwiftFrame.ProtoSInt64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoFixed32, SwiftFrame.ProtoFixed32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoFixed64, SwiftFrame.ProtoFixed64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSFixed32, SwiftFrame.ProtoSFixed32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSFixed64, SwiftFrame.ProtoSFixed64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt32, SwiftFrame.ProtoFloat>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt32, SwiftFrame.ProtoDouble>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoBool, SwiftFrame.ProtoBool>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoString>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoBytes>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage>>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto2_ForeignMessageProto2>>.self,
+            SwiftFrame.ClosedEnumMapField<SwiftFrame.ProtoString, ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self,
+            SwiftFrame.ClosedEnumMapField<SwiftFrame.ProtoString, ProtobufTestMessages_Proto2_ForeignEnumProto2>.self,
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.OneofField?.self,
+            SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllTypesProto2.Data>?.self,
+        ],
+        custom: [
+            .init(111, "oneof_uint32", .uint32, .oneof(0)),
+            .init(112, "oneof_nested_message", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self), .oneof(0)),
+            .init(113, "oneof_string", .string, .oneof(0)),
+            .init(114, "oneof_bytes", .bytes, .oneof(0)),
+            .init(115, "oneof_bool", .bool, .oneof(0)),
+            .init(116, "oneof_uint64", .uint64, .oneof(0)),
+            .init(117, "oneof_float", .float, .oneof(0)),
+            .init(118, "oneof_double", .double, .oneof(0)),
+            .init(119, "oneof_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames), .oneof(0)),
+            .init(201, "Data", .group(ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self), .optional),
+        ],
+        extensionRanges: [120...200]
+    )
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self.oneofField != other.oneofField { return false }
+        if self._data != other._data { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self.oneofField)
+        hasher.combine(self._data)
+    }
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1624,13 +1679,20 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2 {
     }
 }
 
-extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage {
+extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.NestedMessage"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "a", .int32, .optional),
-        .init(2, "corecursive", .message(ProtobufTestMessages_Proto2_TestAllTypesProto2.self), .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self,
+        layout: """
+            1 optional int32 a
+            2 optional message corecursive
+            unknown
+            """,
+        types: [
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1663,13 +1725,17 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage {
     }
 }
 
-extension ProtobufTestMessages_Proto2_TestAllTypesProto2.Data {
+extension ProtobufTestMessages_Proto2_TestAllTypesProto2.Data: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.Data"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(202, "group_int32", .int32, .optional),
-        .init(203, "group_uint32", .uint32, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self,
+        layout: """
+            202 optional int32 group_int32
+            203 optional uint32 group_uint32
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1702,8 +1768,17 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.Data {
     }
 }
 
-extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect {
+extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrect"
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect.self,
+        layout: """
+            unknown
+            extensions
+            """,
+        extensionRanges: [4...2147483646]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1731,12 +1806,16 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect {
     }
 }
 
-extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1 {
+extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrectExtension1"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(25, "str", .string, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1.self,
+        layout: """
+            25 optional string str
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1763,12 +1842,16 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
     }
 }
 
-extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2 {
+extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrectExtension2"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(9, "i", .int32, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2.self,
+        layout: """
+            9 optional int32 i
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1795,12 +1878,16 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
     }
 }
 
-extension ProtobufTestMessages_Proto2_ForeignMessageProto2 {
+extension ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.ForeignMessageProto2"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "c", .int32, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_ForeignMessageProto2.self,
+        layout: """
+            1 optional int32 c
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1827,17 +1914,37 @@ extension ProtobufTestMessages_Proto2_ForeignMessageProto2 {
     }
 }
 
-extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes {
+extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.UnknownToTestAllTypes"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1001, "optional_int32", .int32, .optional),
-        .init(1002, "optional_string", .string, .optional),
-        .init(1003, "nested_message", .message(ProtobufTestMessages_Proto2_ForeignMessageProto2.self), .optional),
-        .init(1004, "OptionalGroup", .group(ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.self), .optional),
-        .init(1006, "optional_bool", .bool, .optional),
-        .init(1011, "repeated_int32", .int32, .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_UnknownToTestAllTypes.self,
+        layout: """
+            1001 optional int32 optional_int32
+            1002 optional string optional_string
+            1003 optional message nested_message
+            custom _optionalgroup
+            1006 optional bool optional_bool
+            1011 repeated int32 repeated_int32
+            unknown
+            """,
+        types: [
+            ProtobufTestMessages_Proto2_ForeignMessageProto2.self,
+            SwiftFrame.Boxed<ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup>?.self,
+        ],
+        custom: [
+            .init(1004, "OptionalGroup", .group(ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.self), .optional),
+        ]
+    )
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self._optionalgroup != other._optionalgroup { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self._optionalgroup)
+    }
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1894,12 +2001,16 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes {
     }
 }
 
-extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup {
+extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.UnknownToTestAllTypes.OptionalGroup"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "a", .int32, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.self,
+        layout: """
+            1 optional int32 a
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1926,9 +2037,16 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup {
     }
 }
 
-extension ProtobufTestMessages_Proto2_NullHypothesisProto2 {
+extension ProtobufTestMessages_Proto2_NullHypothesisProto2: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.NullHypothesisProto2"
 
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_NullHypothesisProto2.self,
+        layout: """
+            unknown
+            """
+    )
+
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -1947,9 +2065,16 @@ extension ProtobufTestMessages_Proto2_NullHypothesisProto2 {
     }
 }
 
-extension ProtobufTestMessages_Proto2_EnumOnlyProto2 {
+extension ProtobufTestMessages_Proto2_EnumOnlyProto2: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.EnumOnlyProto2"
 
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_EnumOnlyProto2.self,
+        layout: """
+            unknown
+            """
+    )
+
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -1968,12 +2093,16 @@ extension ProtobufTestMessages_Proto2_EnumOnlyProto2 {
     }
 }
 
-extension ProtobufTestMessages_Proto2_OneStringProto2 {
+extension ProtobufTestMessages_Proto2_OneStringProto2: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.OneStringProto2"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "data", .string, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_OneStringProto2.self,
+        layout: """
+            1 optional string data
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -748,162 +748,244 @@ public struct ProtobufTestMessages_Proto3_EnumOnlyProto3: SwiftFrame.Message {
     }
 }
 
-extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
+extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.TestAllTypesProto3"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "optional_int32", .int32),
-        .init(2, "optional_int64", .int64),
-        .init(3, "optional_uint32", .uint32),
-        .init(4, "optional_uint64", .uint64),
-        .init(5, "optional_sint32", .sint32),
-        .init(6, "optional_sint64", .sint64),
-        .init(7, "optional_fixed32", .fixed32),
-        .init(8, "optional_fixed64", .fixed64),
-        .init(9, "optional_sfixed32", .sfixed32),
-        .init(10, "optional_sfixed64", .sfixed64),
-        .init(11, "optional_float", .float),
-        .init(12, "optional_double", .double),
-        .init(13, "optional_bool", .bool),
-        .init(14, "optional_string", .string),
-        .init(15, "optional_bytes", .bytes),
-        .init(18, "optional_nested_message", .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self), .optional),
-        .init(19, "optional_foreign_message", .message(ProtobufTestMessages_Proto3_ForeignMessage.self), .optional),
-        .init(21, "optional_nested_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames)),
-        .init(22, "optional_foreign_enum", .enumeration(ProtobufTestMessages_Proto3_ForeignEnum.protoNames)),
-        .init(23, "optional_aliased_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.AliasedEnum.protoNames)),
-        .init(24, "optional_string_piece", .string),
-        .init(25, "optional_cord", .string),
-        .init(27, "recursive_message", .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.self), .optional),
-        .init(31, "repeated_int32", .int32, .repeated),
-        .init(32, "repeated_int64", .int64, .repeated),
-        .init(33, "repeated_uint32", .uint32, .repeated),
-        .init(34, "repeated_uint64", .uint64, .repeated),
-        .init(35, "repeated_sint32", .sint32, .repeated),
-        .init(36, "repeated_sint64", .sint64, .repeated),
-        .init(37, "repeated_fixed32", .fixed32, .repeated),
-        .init(38, "repeated_fixed64", .fixed64, .repeated),
-        .init(39, "repeated_sfixed32", .sfixed32, .repeated),
-        .init(40, "repeated_sfixed64", .sfixed64, .repeated),
-        .init(41, "repeated_float", .float, .repeated),
-        .init(42, "repeated_double", .double, .repeated),
-        .init(43, "repeated_bool", .bool, .repeated),
-        .init(44, "repeated_string", .string, .repeated),
-        .init(45, "repeated_bytes", .bytes, .repeated),
-        .init(48, "repeated_nested_message", .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self), .repeated),
-        .init(49, "repeated_foreign_message", .message(ProtobufTestMessages_Proto3_ForeignMessage.self), .repeated),
-        .init(51, "repeated_nested_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames), .repeated),
-        .init(52, "repeated_foreign_enum", .enumeration(ProtobufTestMessages_Proto3_ForeignEnum.protoNames), .repeated),
-        .init(54, "repeated_string_piece", .string, .repeated),
-        .init(55, "repeated_cord", .string, .repeated),
-        .init(56, "map_int32_int32", .map(key: .int32, value: .int32), .repeated),
-        .init(57, "map_int64_int64", .map(key: .int64, value: .int64), .repeated),
-        .init(58, "map_uint32_uint32", .map(key: .uint32, value: .uint32), .repeated),
-        .init(59, "map_uint64_uint64", .map(key: .uint64, value: .uint64), .repeated),
-        .init(60, "map_sint32_sint32", .map(key: .sint32, value: .sint32), .repeated),
-        .init(61, "map_sint64_sint64", .map(key: .sint64, value: .sint64), .repeated),
-        .init(62, "map_fixed32_fixed32", .map(key: .fixed32, value: .fixed32), .repeated),
-        .init(63, "map_fixed64_fixed64", .map(key: .fixed64, value: .fixed64), .repeated),
-        .init(64, "map_sfixed32_sfixed32", .map(key: .sfixed32, value: .sfixed32), .repeated),
-        .init(65, "map_sfixed64_sfixed64", .map(key: .sfixed64, value: .sfixed64), .repeated),
-        .init(66, "map_int32_float", .map(key: .int32, value: .float), .repeated),
-        .init(67, "map_int32_double", .map(key: .int32, value: .double), .repeated),
-        .init(68, "map_bool_bool", .map(key: .bool, value: .bool), .repeated),
-        .init(69, "map_string_string", .map(key: .string, value: .string), .repeated),
-        .init(70, "map_string_bytes", .map(key: .string, value: .bytes), .repeated),
-        .init(71, "map_string_nested_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self)), .repeated),
-        .init(72, "map_string_foreign_message", .map(key: .string, value: .message(ProtobufTestMessages_Proto3_ForeignMessage.self)), .repeated),
-        .init(73, "map_string_nested_enum", .map(key: .string, value: .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames)), .repeated),
-        .init(74, "map_string_foreign_enum", .map(key: .string, value: .enumeration(ProtobufTestMessages_Proto3_ForeignEnum.protoNames)), .repeated),
-        .init(75, "packed_int32", .int32, .repeated),
-        .init(76, "packed_int64", .int64, .repeated),
-        .init(77, "packed_uint32", .uint32, .repeated),
-        .init(78, "packed_uint64", .uint64, .repeated),
-        .init(79, "packed_sint32", .sint32, .repeated),
-        .init(80, "packed_sint64", .sint64, .repeated),
-        .init(81, "packed_fixed32", .fixed32, .repeated),
-        .init(82, "packed_fixed64", .fixed64, .repeated),
-        .init(83, "packed_sfixed32", .sfixed32, .repeated),
-        .init(84, "packed_sfixed64", .sfixed64, .repeated),
-        .init(85, "packed_float", .float, .repeated),
-        .init(86, "packed_double", .double, .repeated),
-        .init(87, "packed_bool", .bool, .repeated),
-        .init(88, "packed_nested_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames), .repeated),
-        .init(89, "unpacked_int32", .int32, .repeated),
-        .init(90, "unpacked_int64", .int64, .repeated),
-        .init(91, "unpacked_uint32", .uint32, .repeated),
-        .init(92, "unpacked_uint64", .uint64, .repeated),
-        .init(93, "unpacked_sint32", .sint32, .repeated),
-        .init(94, "unpacked_sint64", .sint64, .repeated),
-        .init(95, "unpacked_fixed32", .fixed32, .repeated),
-        .init(96, "unpacked_fixed64", .fixed64, .repeated),
-        .init(97, "unpacked_sfixed32", .sfixed32, .repeated),
-        .init(98, "unpacked_sfixed64", .sfixed64, .repeated),
-        .init(99, "unpacked_float", .float, .repeated),
-        .init(100, "unpacked_double", .double, .repeated),
-        .init(101, "unpacked_bool", .bool, .repeated),
-        .init(102, "unpacked_nested_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames), .repeated),
-        .init(111, "oneof_uint32", .uint32, .oneof(0)),
-        .init(112, "oneof_nested_message", .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self), .oneof(0)),
-        .init(113, "oneof_string", .string, .oneof(0)),
-        .init(114, "oneof_bytes", .bytes, .oneof(0)),
-        .init(115, "oneof_bool", .bool, .oneof(0)),
-        .init(116, "oneof_uint64", .uint64, .oneof(0)),
-        .init(117, "oneof_float", .float, .oneof(0)),
-        .init(118, "oneof_double", .double, .oneof(0)),
-        .init(119, "oneof_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames), .oneof(0)),
-        .init(120, "oneof_null_value", .enumeration(Google_Protobuf_NullValue.protoNames), .oneof(0)),
-        .init(201, "optional_bool_wrapper", .message(Google_Protobuf_BoolValue.self), .optional),
-        .init(202, "optional_int32_wrapper", .message(Google_Protobuf_Int32Value.self), .optional),
-        .init(203, "optional_int64_wrapper", .message(Google_Protobuf_Int64Value.self), .optional),
-        .init(204, "optional_uint32_wrapper", .message(Google_Protobuf_UInt32Value.self), .optional),
-        .init(205, "optional_uint64_wrapper", .message(Google_Protobuf_UInt64Value.self), .optional),
-        .init(206, "optional_float_wrapper", .message(Google_Protobuf_FloatValue.self), .optional),
-        .init(207, "optional_double_wrapper", .message(Google_Protobuf_DoubleValue.self), .optional),
-        .init(208, "optional_string_wrapper", .message(Google_Protobuf_StringValue.self), .optional),
-        .init(209, "optional_bytes_wrapper", .message(Google_Protobuf_BytesValue.self), .optional),
-        .init(211, "repeated_bool_wrapper", .message(Google_Protobuf_BoolValue.self), .repeated),
-        .init(212, "repeated_int32_wrapper", .message(Google_Protobuf_Int32Value.self), .repeated),
-        .init(213, "repeated_int64_wrapper", .message(Google_Protobuf_Int64Value.self), .repeated),
-        .init(214, "repeated_uint32_wrapper", .message(Google_Protobuf_UInt32Value.self), .repeated),
-        .init(215, "repeated_uint64_wrapper", .message(Google_Protobuf_UInt64Value.self), .repeated),
-        .init(216, "repeated_float_wrapper", .message(Google_Protobuf_FloatValue.self), .repeated),
-        .init(217, "repeated_double_wrapper", .message(Google_Protobuf_DoubleValue.self), .repeated),
-        .init(218, "repeated_string_wrapper", .message(Google_Protobuf_StringValue.self), .repeated),
-        .init(219, "repeated_bytes_wrapper", .message(Google_Protobuf_BytesValue.self), .repeated),
-        .init(301, "optional_duration", .message(Google_Protobuf_Duration.self), .optional),
-        .init(302, "optional_timestamp", .message(Google_Protobuf_Timestamp.self), .optional),
-        .init(303, "optional_field_mask", .message(Google_Protobuf_FieldMask.self), .optional),
-        .init(304, "optional_struct", .message(Google_Protobuf_Struct.self), .optional),
-        .init(305, "optional_any", .message(Google_Protobuf_Any.self), .optional),
-        .init(306, "optional_value", .message(Google_Protobuf_Value.self), .optional),
-        .init(307, "optional_null_value", .enumeration(Google_Protobuf_NullValue.protoNames)),
-        .init(311, "repeated_duration", .message(Google_Protobuf_Duration.self), .repeated),
-        .init(312, "repeated_timestamp", .message(Google_Protobuf_Timestamp.self), .repeated),
-        .init(313, "repeated_fieldmask", .message(Google_Protobuf_FieldMask.self), .repeated),
-        .init(315, "repeated_any", .message(Google_Protobuf_Any.self), .repeated),
-        .init(316, "repeated_value", .message(Google_Protobuf_Value.self), .repeated),
-        .init(317, "repeated_list_value", .message(Google_Protobuf_ListValue.self), .repeated),
-        .init(324, "repeated_struct", .message(Google_Protobuf_Struct.self), .repeated),
-        .init(401, "fieldname1", .int32),
-        .init(402, "field_name2", .int32),
-        .init(403, "_field_name3", .int32),
-        .init(404, "field__name4_", .int32),
-        .init(405, "field0name5", .int32),
-        .init(406, "field_0_name6", .int32),
-        .init(407, "fieldName7", .int32),
-        .init(408, "FieldName8", .int32),
-        .init(409, "field_Name9", .int32),
-        .init(410, "Field_Name10", .int32),
-        .init(411, "FIELD_NAME11", .int32),
-        .init(412, "FIELD_name12", .int32),
-        .init(413, "__field_name13", .int32),
-        .init(414, "__Field_name14", .int32),
-        .init(415, "field__name15", .int32),
-        .init(416, "field__Name16", .int32),
-        .init(417, "field_name17__", .int32),
-        .init(418, "Field_name18__", .int32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto3_TestAllTypesProto3.self,
+        layout: """
+            1 int32 optional_int32
+            2 int64 optional_int64
+            3 uint32 optional_uint32
+            4 uint64 optional_uint64
+            5 sint32 optional_sint32
+            6 sint64 optional_sint64
+            7 fixed32 optional_fixed32
+            8 fixed64 optional_fixed64
+            9 sfixed32 optional_sfixed32
+            10 sfixed64 optional_sfixed64
+            11 float optional_float
+            12 double optional_double
+            13 bool optional_bool
+            14 string optional_string
+            15 bytes optional_bytes
+            18 optional message optional_nested_message
+            19 optional message optional_foreign_message
+            21 enum optional_nested_enum
+            22 enum optional_foreign_enum
+            23 enum optional_aliased_enum
+            24 string optional_string_piece
+            25 string optional_cord
+            27 optional message recursive_message
+            31 packed int32 repeated_int32
+            32 packed int64 repeated_int64
+            33 packed uint32 repeated_uint32
+            34 packed uint64 repeated_uint64
+            35 packed sint32 repeated_sint32
+            36 packed sint64 repeated_sint64
+            37 packed fixed32 repeated_fixed32
+            38 packed fixed64 repeated_fixed64
+            39 packed sfixed32 repeated_sfixed32
+            40 packed sfixed64 repeated_sfixed64
+            41 packed float repeated_float
+            42 packed double repeated_double
+            43 packed bool repeated_bool
+            44 repeated string repeated_string
+            45 repeated bytes repeated_bytes
+            48 repeated message repeated_nested_message
+            49 repeated message repeated_foreign_message
+            51 packed enum repeated_nested_enum
+            52 packed enum repeated_foreign_enum
+            54 repeated string repeated_string_piece
+            55 repeated string repeated_cord
+            75 packed int32 packed_int32
+            76 packed int64 packed_int64
+            77 packed uint32 packed_uint32
+            78 packed uint64 packed_uint64
+            79 packed sint32 packed_sint32
+            80 packed sint64 packed_sint64
+            81 packed fixed32 packed_fixed32
+            82 packed fixed64 packed_fixed64
+            83 packed sfixed32 packed_sfixed32
+            84 packed sfixed64 packed_sfixed64
+            85 packed float packed_float
+            86 packed double packed_double
+            87 packed bool packed_bool
+            88 packed enum packed_nested_enum
+            89 repeated int32 unpacked_int32
+            90 repeated int64 unpacked_int64
+            91 repeated uint32 unpacked_uint32
+            92 repeated uint64 unpacked_uint64
+            93 repeated sint32 unpacked_sint32
+            94 repeated sint64 unpacked_sint64
+            95 repeated fixed32 unpacked_fixed32
+            96 repeated fixed64 unpacked_fixed64
+            97 repeated sfixed32 unpacked_sfixed32
+            98 repeated sfixed64 unpacked_sfixed64
+            99 repeated float unpacked_float
+            100 repeated double unpacked_double
+            101 repeated bool unpacked_bool
+            102 repeated enum unpacked_nested_enum
+            56 map map_int32_int32
+            57 map map_int64_int64
+            58 map map_uint32_uint32
+            59 map map_uint64_uint64
+            60 map map_sint32_sint32
+            61 map map_sint64_sint64
+            62 map map_fixed32_fixed32
+            63 map map_fixed64_fixed64
+            64 map map_sfixed32_sfixed32
+            65 map map_sfixed64_sfixed64
+            66 map map_int32_float
+            67 map map_int32_double
+            68 map map_bool_bool
+            69 map map_string_string
+            70 map map_string_bytes
+            71 map map_string_nested_message
+            72 map map_string_foreign_message
+            73 map map_string_nested_enum
+            74 map map_string_foreign_enum
+            custom oneofField
+            201 optional message optional_bool_wrapper
+            202 optional message optional_int32_wrapper
+            203 optional message optional_int64_wrapper
+            204 optional message optional_uint32_wrapper
+            205 optional message optional_uint64_wrapper
+            206 optional message optional_float_wrapper
+            207 optional message optional_double_wrapper
+            208 optional message optional_string_wrapper
+            209 optional message optional_bytes_wrapper
+            211 repeated message repeated_bool_wrapper
+            212 repeated message repeated_int32_wrapper
+            213 repeated message repeated_int64_wrapper
+            214 repeated message repeated_uint32_wrapper
+            215 repeated message repeated_uint64_wrapper
+            216 repeated message repeated_float_wrapper
+            217 repeated message repeated_double_wrapper
+            218 repeated message repeated_string_wrapper
+            219 repeated message repeated_bytes_wrapper
+            301 optional message optional_duration
+            302 optional message optional_timestamp
+            303 optional message optional_field_mask
+            304 optional message optional_struct
+            305 optional message optional_any
+            306 optional message optional_value
+            307 enum optional_null_value
+            311 repeated message repeated_duration
+            312 repeated message repeated_timestamp
+            313 repeated message repeated_fieldmask
+            324 repeated message repeated_struct
+            315 repeated message repeated_any
+            316 repeated message repeated_value
+            317 repeated message repeated_list_value
+            401 int32 fieldname1
+            402 int32 field_name2
+            403 int32 _field_name3
+            404 int32 field__name4_
+            405 int32 field0name5
+            406 int32 field_0_name6
+            407 int32 fieldName7
+            408 int32 FieldName8
+            409 int32 field_Name9
+            410 int32 Field_Name10
+            411 int32 FIELD_NAME11
+            412 int32 FIELD_name12
+            413 int32 __field_name13
+            414 int32 __Field_name14
+            415 int32 field__name15
+            416 int32 field__Name16
+            417 int32 field_name17__
+            418 int32 Field_name18__
+            unknown
+            """,
+        types: [
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self,
+            ProtobufTestMessages_Proto3_ForeignMessage.self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.self,
+            ProtobufTestMessages_Proto3_ForeignEnum.self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.AliasedEnum.self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self,
+            ProtobufTestMessages_Proto3_ForeignMessage.self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.self,
+            ProtobufTestMessages_Proto3_ForeignEnum.self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt32, SwiftFrame.ProtoInt32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt64, SwiftFrame.ProtoInt64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoUInt32, SwiftFrame.ProtoUInt32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoUInt64, SwiftFrame.ProtoUInt64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSInt32, SwiftFrame.ProtoSInt32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSInt64, SwiftFrame.ProtoSInt64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoFixed32, SwiftFrame.ProtoFixed32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoFixed64, SwiftFrame.ProtoFixed64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSFixed32, SwiftFrame.ProtoSFixed32>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoSFixed64, SwiftFrame.ProtoSFixed64>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt32, SwiftFrame.ProtoFloat>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoInt32, SwiftFrame.ProtoDouble>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoBool, SwiftFrame.ProtoBool>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoString>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoBytes>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage>>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto3_ForeignMessage>>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>>.self,
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>>.self,
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.OneofField?.self,
+            Google_Protobuf_BoolValue.self,
+            Google_Protobuf_Int32Value.self,
+            Google_Protobuf_Int64Value.self,
+            Google_Protobuf_UInt32Value.self,
+            Google_Protobuf_UInt64Value.self,
+            Google_Protobuf_FloatValue.self,
+            Google_Protobuf_DoubleValue.self,
+            Google_Protobuf_StringValue.self,
+            Google_Protobuf_BytesValue.self,
+            Google_Protobuf_BoolValue.self,
+            Google_Protobuf_Int32Value.self,
+            Google_Protobuf_Int64Value.self,
+            Google_Protobuf_UInt32Value.self,
+            Google_Protobuf_UInt64Value.self,
+            Google_Protobuf_FloatValue.self,
+            Google_Protobuf_DoubleValue.self,
+            Google_Protobuf_StringValue.self,
+            Google_Protobuf_BytesValue.self,
+            Google_Protobuf_Duration.self,
+            Google_Protobuf_Timestamp.self,
+            Google_Protobuf_FieldMask.self,
+            Google_Protobuf_Struct.self,
+            Google_Protobuf_Any.self,
+            Google_Protobuf_Value.self,
+            Google_Protobuf_NullValue.self,
+            Google_Protobuf_Duration.self,
+            Google_Protobuf_Timestamp.self,
+            Google_Protobuf_FieldMask.self,
+            Google_Protobuf_Struct.self,
+            Google_Protobuf_Any.self,
+            Google_Protobuf_Value.self,
+            Google_Protobuf_ListValue.self,
+        ],
+        custom: [
+            .init(111, "oneof_uint32", .uint32, .oneof(0)),
+            .init(112, "oneof_nested_message", .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self), .oneof(0)),
+            .init(113, "oneof_string", .string, .oneof(0)),
+            .init(114, "oneof_bytes", .bytes, .oneof(0)),
+            .init(115, "oneof_bool", .bool, .oneof(0)),
+            .init(116, "oneof_uint64", .uint64, .oneof(0)),
+            .init(117, "oneof_float", .float, .oneof(0)),
+            .init(118, "oneof_double", .double, .oneof(0)),
+            .init(119, "oneof_enum", .enumeration(ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum.protoNames), .oneof(0)),
+            .init(120, "oneof_null_value", .enumeration(Google_Protobuf_NullValue.protoNames), .oneof(0)),
+        ]
+    )
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self.oneofField != other.oneofField { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self.oneofField)
+    }
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1792,13 +1874,20 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3 {
     }
 }
 
-extension ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage {
+extension ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.TestAllTypesProto3.NestedMessage"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "a", .int32),
-        .init(2, "corecursive", .message(ProtobufTestMessages_Proto3_TestAllTypesProto3.self), .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self,
+        layout: """
+            1 int32 a
+            2 optional message corecursive
+            unknown
+            """,
+        types: [
+            ProtobufTestMessages_Proto3_TestAllTypesProto3.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1831,12 +1920,16 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage {
     }
 }
 
-extension ProtobufTestMessages_Proto3_ForeignMessage {
+extension ProtobufTestMessages_Proto3_ForeignMessage: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.ForeignMessage"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "c", .int32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto3_ForeignMessage.self,
+        layout: """
+            1 int32 c
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1863,8 +1956,15 @@ extension ProtobufTestMessages_Proto3_ForeignMessage {
     }
 }
 
-extension ProtobufTestMessages_Proto3_NullHypothesisProto3 {
+extension ProtobufTestMessages_Proto3_NullHypothesisProto3: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.NullHypothesisProto3"
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto3_NullHypothesisProto3.self,
+        layout: """
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1884,8 +1984,15 @@ extension ProtobufTestMessages_Proto3_NullHypothesisProto3 {
     }
 }
 
-extension ProtobufTestMessages_Proto3_EnumOnlyProto3 {
+extension ProtobufTestMessages_Proto3_EnumOnlyProto3: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.EnumOnlyProto3"
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto3_EnumOnlyProto3.self,
+        layout: """
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -125,16 +125,20 @@ public struct Bench_Node: SwiftFrame.Message {
     }
 }
 
-extension Bench_Flat {
+extension Bench_Flat: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "bench.Flat"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "id", .uint32),
-        .init(2, "timestamp", .int64),
-        .init(3, "name", .string),
-        .init(4, "payload", .bytes),
-        .init(5, "samples", .int32, .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Bench_Flat.self,
+        layout: """
+            1 uint32 id
+            2 int64 timestamp
+            3 string name
+            4 bytes payload
+            5 packed int32 samples
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -186,18 +190,22 @@ extension Bench_Flat {
     }
 }
 
-extension Bench_LoginRequest {
+extension Bench_LoginRequest: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "bench.login_request"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "nick_name", .string),
-        .init(2, "pwd", .string),
-        .init(3, "ip", .string),
-        .init(4, "port", .int32),
-        .init(5, "device_name", .string),
-        .init(6, "device_id", .string),
-        .init(7, "version", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Bench_LoginRequest.self,
+        layout: """
+            1 string nick_name
+            2 string pwd
+            3 string ip
+            4 int32 port
+            5 string device_name
+            6 string device_id
+            7 string version
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -260,14 +268,18 @@ extension Bench_LoginRequest {
     }
 }
 
-extension Bench_RepeatedHeavy {
+extension Bench_RepeatedHeavy: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "bench.RepeatedHeavy"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "ints", .int32, .repeated),
-        .init(2, "doubles", .double, .repeated),
-        .init(3, "names", .string, .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Bench_RepeatedHeavy.self,
+        layout: """
+            1 packed int32 ints
+            2 packed double doubles
+            3 repeated string names
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -305,14 +317,18 @@ extension Bench_RepeatedHeavy {
     }
 }
 
-extension Bench_Leaf {
+extension Bench_Leaf: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "bench.Leaf"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "id", .int32),
-        .init(2, "label", .string),
-        .init(3, "weight", .double),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Bench_Leaf.self,
+        layout: """
+            1 int32 id
+            2 string label
+            3 double weight
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -351,14 +367,22 @@ extension Bench_Leaf {
     }
 }
 
-extension Bench_Node {
+extension Bench_Node: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "bench.Node"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "depth", .int32),
-        .init(2, "leaves", .message(Bench_Leaf.self), .repeated),
-        .init(3, "children", .message(Bench_Node.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Bench_Node.self,
+        layout: """
+            1 int32 depth
+            2 repeated message leaves
+            3 repeated message children
+            unknown
+            """,
+        types: [
+            Bench_Leaf.self,
+            Bench_Node.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

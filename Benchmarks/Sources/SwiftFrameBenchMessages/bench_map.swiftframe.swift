@@ -17,12 +17,19 @@ public struct Bench_MapHeavy: SwiftFrame.Message {
     }
 }
 
-extension Bench_MapHeavy {
+extension Bench_MapHeavy: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "bench.MapHeavy"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "counts", .map(key: .string, value: .int32), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Bench_MapHeavy.self,
+        layout: """
+            1 map counts
+            unknown
+            """,
+        types: [
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoInt32>.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

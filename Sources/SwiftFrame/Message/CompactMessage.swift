@@ -1,14 +1,34 @@
-/// A message generated for `option optimize_for = CODE_SIZE;` (or with
-/// `--swiftframe_opt=OptimizeFor=CODE_SIZE`). Instead of straight-line decode, size and encode
-/// code of its own, such a message carries a table of its fields, and one codec in the runtime,
-/// shared by every such message, reads and writes them (`TableCodec`). The struct, its
-/// properties, initializers and conformances are those of the default mode (`SPEED`), so a
-/// file can switch modes without a change to the code that uses it.
-public protocol CompactMessage: Message {
+/// A message that carries a table of its stored fields (`FieldTable`): every generated
+/// message, in both modes. The table gives the message its `==`, `hash(into:)` and text-format
+/// names through one generic walk in the runtime (`TableEquality`), where the compiler would
+/// otherwise synthesize a comparison and a hash of every stored property for each message,
+/// the costliest part of compiling a generated file at -O.
+public protocol FieldTableMessage: Message {
     /// The message's fields in number order, and where the struct stores them.
     @_documentation(visibility: internal)
     static var fieldTable: FieldTable { get }
 
+    /// Whether the properties of the custom fields (oneofs, groups) equal `other`'s.
+    @_documentation(visibility: internal)
+    func customFieldsEqual(_ other: Self) -> Bool
+
+    /// Feeds the properties of the custom fields into `hasher`.
+    @_documentation(visibility: internal)
+    func hashCustomFields(into hasher: inout Hasher)
+}
+
+extension FieldTableMessage {
+    /// The table's text-format names and kinds: a message lists its fields once.
+    public static var textFormatFields: [TextFormatField] { fieldTable.textFormatFields }
+}
+
+/// A message generated for `option optimize_for = CODE_SIZE;` (or with
+/// `--swiftframe_opt=OptimizeFor=CODE_SIZE`). Instead of straight-line decode, size and encode
+/// code of its own, such a message reads and writes its fields through its table, with one
+/// codec in the runtime shared by every such message (`TableCodec`). The struct, its
+/// properties, initializers and conformances are those of the default mode (`SPEED`), so a
+/// file can switch modes without a change to the code that uses it.
+public protocol CompactMessage: FieldTableMessage {
     /// Oneof members and groups, which the table leaves to generated code: reads the
     /// field whose tag was just read; false when the tag's wire type is not the field's.
     @_documentation(visibility: internal)
@@ -21,14 +41,6 @@ public protocol CompactMessage: Message {
     /// Writes the table's custom field `number`, if it is set.
     @_documentation(visibility: internal)
     func encodeCustomField(number: Int32, to writer: inout ProtoWriter)
-
-    /// Whether the properties of the custom fields (oneofs, groups) equal `other`'s.
-    @_documentation(visibility: internal)
-    func customFieldsEqual(_ other: Self) -> Bool
-
-    /// Feeds the properties of the custom fields into `hasher`.
-    @_documentation(visibility: internal)
-    func hashCustomFields(into hasher: inout Hasher)
 }
 
 extension CompactMessage {
@@ -55,9 +67,6 @@ extension CompactMessage {
     public func encodeMessage(to writer: inout ProtoWriter) {
         withUnsafePointer(to: self) { TableCodec.encode(fields: $0, to: &writer) }
     }
-
-    /// The table's text-format names and kinds: a compact message lists its fields once.
-    public static var textFormatFields: [TextFormatField] { Array(fieldTable.textFormatFields) }
 
     /// Whether the table's `required` fields are set, and the messages in its `checked` fields
     /// initialized. The generated `checkInitialized` of a message that can hold required fields
@@ -170,12 +179,13 @@ extension FieldEntry {
     }
 }
 
-/// The fields of a `CompactMessage` in number order, where its struct stores them, and where it
+/// The fields of a `FieldTableMessage` in number order, where its struct stores them, and where it
 /// keeps its unknown fields. Made once per message type, as a `static let`.
 ///
-/// The table is a plain value that holds no references: its lists live in memory allocated once
-/// and never freed (a table lives as long as the program). Every encode and decode reads the
-/// table; with arrays, or as a class, each read would retain and release them, atomically.
+/// The table is one pointer to memory allocated once and never freed (a table lives as long as
+/// the program). Every encode and decode of a compact message reads the table's lists, which
+/// are plain buffers: with arrays, or as a class, each read would retain and release them,
+/// atomically. Only the text-format list, which the codec never reads, is an array.
 @_documentation(visibility: internal)
 public struct FieldTable: @unchecked Sendable {  // the parts are written in `init` only, never changed or freed
     /// The table is one pointer, so that the generated `static let`, its getter and its
@@ -188,7 +198,9 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         let extensionFieldsOffset: Int?
         let extensionRanges: UnsafeBufferPointer<ClosedRange<Int>>
         let slots: UnsafeBufferPointer<UInt16>
-        let textFormatFields: UnsafeBufferPointer<TextFormatField>
+        /// An array, so that `textFormatFields` hands it out without a copy; the codec's
+        /// reads never touch it.
+        let textFormatFields: [TextFormatField]
     }
 
     var fields: UnsafeBufferPointer<FieldEntry> { parts.pointee.fields }
@@ -199,8 +211,8 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     /// Field number → index + 1 into `fields` for numbers below its count (0: no such field);
     /// larger numbers are found by binary search.
     var slots: UnsafeBufferPointer<UInt16> { parts.pointee.slots }
-    /// The fields' text-format names, kinds, labels and JSON names (`CompactMessage.textFormatFields`).
-    var textFormatFields: UnsafeBufferPointer<TextFormatField> { parts.pointee.textFormatFields }
+    /// The fields' text-format names, kinds, labels and JSON names (`FieldTableMessage.textFormatFields`).
+    var textFormatFields: [TextFormatField] { parts.pointee.textFormatFields }
 
     /// A field the table leaves to generated code (a oneof member, a group): its number,
     /// the name and kind the text format reads and prints it with (none when the message
@@ -276,7 +288,7 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         parts.initialize(to: Parts(
             fields: permanent(fields), unknownFieldsOffset: unknownFieldsOffset,
             extensionFieldsOffset: parser.extensionFieldsOffset, extensionRanges: permanent(extensionRanges),
-            slots: permanent(slots), textFormatFields: permanent(parser.textFormatFields(jsonNames: jsonNames))
+            slots: permanent(slots), textFormatFields: parser.textFormatFields(jsonNames: jsonNames)
         ))
         self.parts = UnsafePointer(parts)
     }

@@ -65,17 +65,6 @@ struct FieldCode {
 
     // MARK: Text format
 
-    /// The field's row in `textFormatFields`: `.init(7, "G", .group(Outer.G.self), .optional)`,
-    /// with `json: "..."` when the field has a JSON name of its own. A group prints under its
-    /// type's name, as protobuf prints it.
-    var textFormatRow: String {
-        let (name, kind) = textFormat
-        var arguments = ["\(field.number)", "\"\(name)\"", kind]
-        if let label { arguments.append(label) }
-        if let jsonName = field.jsonName { arguments.append("json: " + DefaultValues.stringLiteral(jsonName)) }
-        return ".init(\(arguments.joined(separator: ", ")))"
-    }
-
     /// The runtime's `TextFormatField.Label` of the field, nil for `.implicit` (the default):
     /// `.optional` for presence, `.repeated` for repeated fields and maps, `.oneof(0)` for a
     /// member of the message's first oneof.
@@ -117,7 +106,7 @@ struct FieldCode {
         }
     }
 
-    // MARK: Field table (optimize_for = CODE_SIZE)
+    // MARK: Field table
 
     /// How the field appears in `fieldTable`: a `custom` line for the fields generated code
     /// reads and writes (oneof members and groups, which the runtime's table codec leaves to the

@@ -122,19 +122,14 @@ struct MessageEmitter {
     func emitCodecExtensions(to printer: Printer) {
         let ordered = message.fieldsByNumber.map(FieldCode.init)
         printer.line()
-        printer.block("extension \(message.swiftPath)" + (isCompact ? ": SwiftFrame.CompactMessage" : "")) {
+        let conformance = isCompact ? "SwiftFrame.CompactMessage" : "SwiftFrame.FieldTableMessage"
+        printer.block("extension \(message.swiftPath): \(conformance)") {
             printer.line("\(visibility)static let protoMessageName: Swift.String = \"\(message.fullName)\"")
-            if printsNames && !ordered.isEmpty && !isCompact {
-                printer.line()
-                printer.list("\(visibility)static let textFormatFields: [SwiftFrame.TextFormatField] = ",
-                             ordered.map(\.textFormatRow))
-            }
             if !printsNames {
                 printer.line("\(visibility)static var fieldNamesLeftOut: Swift.Bool { true }")
             }
-            if isCompact {
-                emitFieldTable(ordered, to: printer)
-            } else {
+            emitFieldTable(ordered, to: printer)
+            if !isCompact {
                 printer.line()
                 emitDecode(ordered, to: printer)
                 printer.line()
@@ -152,8 +147,9 @@ struct MessageEmitter {
         }
     }
 
-    /// `fieldTable` (which also gives the text format its names), and the functions for the
-    /// fields it leaves to generated code: codec, `==` and hashing.
+    /// `fieldTable` (which gives the message its `==`, hashing and text-format names), and the
+    /// functions for the fields it leaves to generated code: `==` and hashing, and in the
+    /// compact mode their codec.
     private func emitFieldTable(_ fields: [FieldCode], to printer: Printer) {
         printer.line()
         let withNames = printsNames
@@ -208,6 +204,29 @@ struct MessageEmitter {
             }
         }, closing: ")")
         guard !custom.isEmpty else { return }
+        if isCompact { emitCustomFieldCodec(custom, to: printer) }
+        // A oneof's members share one property.
+        var properties: [String] = []
+        for code in custom where !properties.contains(code.storedProperty) {
+            properties.append(code.storedProperty)
+        }
+        printer.line()
+        printer.block("\(visibility)func customFieldsEqual(_ other: Self) -> Swift.Bool") {
+            for property in properties {
+                printer.line("if self.\(property) != other.\(property) { return false }")
+            }
+            printer.line("return true")
+        }
+        printer.line()
+        printer.block("\(visibility)func hashCustomFields(into hasher: inout Swift.Hasher)") {
+            for property in properties {
+                printer.line("hasher.combine(self.\(property))")
+            }
+        }
+    }
+
+    /// A compact message's codec of the fields its table leaves to generated code.
+    private func emitCustomFieldCodec(_ custom: [FieldCode], to printer: Printer) {
         printer.line()
         let decode = "\(visibility)mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader)"
         printer.block(decode + " throws(SwiftFrame.WireError) -> Swift.Bool") {
@@ -243,24 +262,6 @@ struct MessageEmitter {
                     }
                 }
                 printer.line("default: break")
-            }
-        }
-        // A oneof's members share one property.
-        var properties: [String] = []
-        for code in custom where !properties.contains(code.storedProperty) {
-            properties.append(code.storedProperty)
-        }
-        printer.line()
-        printer.block("\(visibility)func customFieldsEqual(_ other: Self) -> Swift.Bool") {
-            for property in properties {
-                printer.line("if self.\(property) != other.\(property) { return false }")
-            }
-            printer.line("return true")
-        }
-        printer.line()
-        printer.block("\(visibility)func hashCustomFields(into hasher: inout Swift.Hasher)") {
-            for property in properties {
-                printer.line("hasher.combine(self.\(property))")
             }
         }
     }

@@ -87,13 +87,17 @@ public struct ET_M2CNotice: SwiftFrame.Message {
     }
 }
 
-extension ET_C2MTestRequest {
+extension ET_C2MTestRequest: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "ET.C2M_TestRequest"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "request", .string),
-        .init(90, "RpcId", .int32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ET_C2MTestRequest.self,
+        layout: """
+            90 int32 RpcId
+            1 string request
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -126,15 +130,19 @@ extension ET_C2MTestRequest {
     }
 }
 
-extension ET_M2CTestResponse {
+extension ET_M2CTestResponse: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "ET.M2C_TestResponse"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "response", .string),
-        .init(90, "RpcId", .int32),
-        .init(91, "Error", .int32),
-        .init(92, "Message", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ET_M2CTestResponse.self,
+        layout: """
+            90 int32 RpcId
+            91 int32 Error
+            92 string Message
+            1 string response
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -179,12 +187,16 @@ extension ET_M2CTestResponse {
     }
 }
 
-extension ET_C2GPing {
+extension ET_C2GPing: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "ET.C2G_Ping"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(90, "RpcId", .int32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ET_C2GPing.self,
+        layout: """
+            90 int32 RpcId
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -211,15 +223,19 @@ extension ET_C2GPing {
     }
 }
 
-extension ET_G2CPing {
+extension ET_G2CPing: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "ET.G2C_Ping"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "Time", .int64),
-        .init(90, "RpcId", .int32),
-        .init(91, "Error", .int32),
-        .init(92, "Message", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ET_G2CPing.self,
+        layout: """
+            90 int32 RpcId
+            91 int32 Error
+            92 string Message
+            1 int64 Time
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -264,12 +280,16 @@ extension ET_G2CPing {
     }
 }
 
-extension ET_M2CNotice {
+extension ET_M2CNotice: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "ET.M2C_Notice"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "Text", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ET_M2CNotice.self,
+        layout: """
+            1 string Text
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -124,13 +124,17 @@ public struct PlainGame_NoticeNtf: SwiftFrame.Message {
     }
 }
 
-extension PlainGame_TestReq {
+extension PlainGame_TestReq: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "plain_game.Test_Req"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "param1", .string),
-        .init(2, "param2", .int32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: PlainGame_TestReq.self,
+        layout: """
+            1 string param1
+            2 int32 param2
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -163,13 +167,17 @@ extension PlainGame_TestReq {
     }
 }
 
-extension PlainGame_TestRsp {
+extension PlainGame_TestRsp: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "plain_game.Test_Rsp"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "result1", .string),
-        .init(2, "result2", .int64),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: PlainGame_TestRsp.self,
+        layout: """
+            1 string result1
+            2 int64 result2
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -202,13 +210,17 @@ extension PlainGame_TestRsp {
     }
 }
 
-extension PlainGame_ErrorRsp {
+extension PlainGame_ErrorRsp: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "plain_game.Error_Rsp"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "code", .int32),
-        .init(2, "message", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: PlainGame_ErrorRsp.self,
+        layout: """
+            1 int32 code
+            2 string message
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -241,8 +253,15 @@ extension PlainGame_ErrorRsp {
     }
 }
 
-extension PlainGame_EmptyReq {
+extension PlainGame_EmptyReq: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "plain_game.Empty_Req"
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: PlainGame_EmptyReq.self,
+        layout: """
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -262,13 +281,17 @@ extension PlainGame_EmptyReq {
     }
 }
 
-extension PlainGame_NoticeNtf {
+extension PlainGame_NoticeNtf: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "plain_game.Notice_Ntf"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "text", .string),
-        .init(2, "serial", .int64),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: PlainGame_NoticeNtf.self,
+        layout: """
+            1 string text
+            2 int64 serial
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

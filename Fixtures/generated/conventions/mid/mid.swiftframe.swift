@@ -188,8 +188,15 @@ public struct Midgame_ErrorNtf: SwiftFrame.Message {
     }
 }
 
-extension Midgame_MsgId {
+extension Midgame_MsgId: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "midgame.MsgId"
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Midgame_MsgId.self,
+        layout: """
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -209,14 +216,21 @@ extension Midgame_MsgId {
     }
 }
 
-extension Midgame_LoginReq {
+extension Midgame_LoginReq: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "midgame.LoginReq"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames), .optional),
-        .init(2, "account", .string, .optional),
-        .init(3, "token", .string, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Midgame_LoginReq.self,
+        layout: """
+            1 optional closed_enum mid
+            2 optional string account
+            3 optional string token
+            unknown
+            """,
+        types: [
+            Midgame_MsgId.MID.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -255,14 +269,21 @@ extension Midgame_LoginReq {
     }
 }
 
-extension Midgame_LoginRsp {
+extension Midgame_LoginRsp: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "midgame.LoginRsp"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames), .optional),
-        .init(2, "result", .int32, .optional),
-        .init(3, "player_id", .uint64, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Midgame_LoginRsp.self,
+        layout: """
+            1 optional closed_enum mid
+            2 optional int32 result
+            3 optional uint64 player_id
+            unknown
+            """,
+        types: [
+            Midgame_MsgId.MID.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -301,13 +322,20 @@ extension Midgame_LoginRsp {
     }
 }
 
-extension Midgame_HeartBeat {
+extension Midgame_HeartBeat: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "midgame.HeartBeat"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames), .optional),
-        .init(2, "client_time", .int64, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Midgame_HeartBeat.self,
+        layout: """
+            1 optional closed_enum mid
+            2 optional int64 client_time
+            unknown
+            """,
+        types: [
+            Midgame_MsgId.MID.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -340,13 +368,20 @@ extension Midgame_HeartBeat {
     }
 }
 
-extension Midgame_EnterRoomReq {
+extension Midgame_EnterRoomReq: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "midgame.EnterRoomReq"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames), .optional),
-        .init(2, "room_id", .uint32, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Midgame_EnterRoomReq.self,
+        layout: """
+            1 optional closed_enum mid
+            2 optional uint32 room_id
+            unknown
+            """,
+        types: [
+            Midgame_MsgId.MID.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -379,14 +414,21 @@ extension Midgame_EnterRoomReq {
     }
 }
 
-extension Midgame_EnterRoomRsp {
+extension Midgame_EnterRoomRsp: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "midgame.EnterRoomRsp"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames), .optional),
-        .init(2, "result", .int32, .optional),
-        .init(3, "players", .uint64, .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Midgame_EnterRoomRsp.self,
+        layout: """
+            1 optional closed_enum mid
+            2 optional int32 result
+            3 repeated uint64 players
+            unknown
+            """,
+        types: [
+            Midgame_MsgId.MID.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -426,13 +468,20 @@ extension Midgame_EnterRoomRsp {
     }
 }
 
-extension Midgame_RoomBroadcastNtf {
+extension Midgame_RoomBroadcastNtf: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "midgame.RoomBroadcastNtf"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames), .optional),
-        .init(2, "text", .string, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Midgame_RoomBroadcastNtf.self,
+        layout: """
+            1 optional closed_enum mid
+            2 optional string text
+            unknown
+            """,
+        types: [
+            Midgame_MsgId.MID.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -465,14 +514,21 @@ extension Midgame_RoomBroadcastNtf {
     }
 }
 
-extension Midgame_ErrorNtf {
+extension Midgame_ErrorNtf: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "midgame.ErrorNtf"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "mid", .closedEnumeration(Midgame_MsgId.MID.protoNames), .optional),
-        .init(2, "code", .int32, .optional),
-        .init(3, "text", .string, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Midgame_ErrorNtf.self,
+        layout: """
+            1 optional closed_enum mid
+            2 optional int32 code
+            3 optional string text
+            unknown
+            """,
+        types: [
+            Midgame_MsgId.MID.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

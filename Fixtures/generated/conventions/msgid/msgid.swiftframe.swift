@@ -110,13 +110,17 @@ public struct Msgid_Ping: SwiftFrame.Message {
     }
 }
 
-extension Msgid_LoginRequest {
+extension Msgid_LoginRequest: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "msgid.LoginRequest"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "account", .string),
-        .init(2, "password", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Msgid_LoginRequest.self,
+        layout: """
+            1 string account
+            2 string password
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -149,13 +153,17 @@ extension Msgid_LoginRequest {
     }
 }
 
-extension Msgid_LoginResponse {
+extension Msgid_LoginResponse: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "msgid.LoginResponse"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "code", .int32),
-        .init(2, "session", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Msgid_LoginResponse.self,
+        layout: """
+            1 int32 code
+            2 string session
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -188,13 +196,17 @@ extension Msgid_LoginResponse {
     }
 }
 
-extension Msgid_ChatPush {
+extension Msgid_ChatPush: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "msgid.ChatPush"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "from", .string),
-        .init(2, "text", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Msgid_ChatPush.self,
+        layout: """
+            1 string from
+            2 string text
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -227,12 +239,16 @@ extension Msgid_ChatPush {
     }
 }
 
-extension Msgid_Ping {
+extension Msgid_Ping: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "msgid.Ping"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "time", .int64),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Msgid_Ping.self,
+        layout: """
+            1 int64 time
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

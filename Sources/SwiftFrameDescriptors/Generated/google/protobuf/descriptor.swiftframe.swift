@@ -1335,12 +1335,19 @@ public struct Google_Protobuf_GeneratedCodeInfo: SwiftFrame.Message {
     }
 }
 
-extension Google_Protobuf_FileDescriptorSet {
+extension Google_Protobuf_FileDescriptorSet: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.FileDescriptorSet"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "file", .message(Google_Protobuf_FileDescriptorProto.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_FileDescriptorSet.self,
+        layout: """
+            1 repeated checked message file
+            unknown
+            """,
+        types: [
+            Google_Protobuf_FileDescriptorProto.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1369,23 +1376,35 @@ extension Google_Protobuf_FileDescriptorSet {
     }
 }
 
-extension Google_Protobuf_FileDescriptorProto {
+extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.FileDescriptorProto"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string, .optional),
-        .init(2, "package", .string, .optional),
-        .init(3, "dependency", .string, .repeated),
-        .init(4, "message_type", .message(Google_Protobuf_DescriptorProto.self), .repeated),
-        .init(5, "enum_type", .message(Google_Protobuf_EnumDescriptorProto.self), .repeated),
-        .init(6, "service", .message(Google_Protobuf_ServiceDescriptorProto.self), .repeated),
-        .init(7, "extension", .message(Google_Protobuf_FieldDescriptorProto.self), .repeated),
-        .init(8, "options", .message(Google_Protobuf_FileOptions.self), .optional),
-        .init(9, "source_code_info", .message(Google_Protobuf_SourceCodeInfo.self), .optional),
-        .init(10, "public_dependency", .int32, .repeated),
-        .init(11, "weak_dependency", .int32, .repeated),
-        .init(12, "syntax", .string, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_FileDescriptorProto.self,
+        layout: """
+            1 optional string name
+            2 optional string package
+            3 repeated string dependency
+            10 repeated int32 public_dependency
+            11 repeated int32 weak_dependency
+            4 repeated checked message message_type
+            5 repeated checked message enum_type
+            6 repeated checked message service
+            7 repeated checked message extension
+            8 optional checked message options
+            9 optional message source_code_info
+            12 optional string syntax
+            unknown
+            """,
+        types: [
+            Google_Protobuf_DescriptorProto.self,
+            Google_Protobuf_EnumDescriptorProto.self,
+            Google_Protobuf_ServiceDescriptorProto.self,
+            Google_Protobuf_FieldDescriptorProto.self,
+            Google_Protobuf_FileOptions.self,
+            Google_Protobuf_SourceCodeInfo.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1474,21 +1493,35 @@ extension Google_Protobuf_FileDescriptorProto {
     }
 }
 
-extension Google_Protobuf_DescriptorProto {
+extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.DescriptorProto"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string, .optional),
-        .init(2, "field", .message(Google_Protobuf_FieldDescriptorProto.self), .repeated),
-        .init(3, "nested_type", .message(Google_Protobuf_DescriptorProto.self), .repeated),
-        .init(4, "enum_type", .message(Google_Protobuf_EnumDescriptorProto.self), .repeated),
-        .init(5, "extension_range", .message(Google_Protobuf_DescriptorProto.ExtensionRange.self), .repeated),
-        .init(6, "extension", .message(Google_Protobuf_FieldDescriptorProto.self), .repeated),
-        .init(7, "options", .message(Google_Protobuf_MessageOptions.self), .optional),
-        .init(8, "oneof_decl", .message(Google_Protobuf_OneofDescriptorProto.self), .repeated),
-        .init(9, "reserved_range", .message(Google_Protobuf_DescriptorProto.ReservedRange.self), .repeated),
-        .init(10, "reserved_name", .string, .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_DescriptorProto.self,
+        layout: """
+            1 optional string name
+            2 repeated checked message field
+            6 repeated checked message extension
+            3 repeated checked message nested_type
+            4 repeated checked message enum_type
+            5 repeated checked message extension_range
+            8 repeated checked message oneof_decl
+            7 optional checked message options
+            9 repeated message reserved_range
+            10 repeated string reserved_name
+            unknown
+            """,
+        types: [
+            Google_Protobuf_FieldDescriptorProto.self,
+            Google_Protobuf_FieldDescriptorProto.self,
+            Google_Protobuf_DescriptorProto.self,
+            Google_Protobuf_EnumDescriptorProto.self,
+            Google_Protobuf_DescriptorProto.ExtensionRange.self,
+            Google_Protobuf_OneofDescriptorProto.self,
+            Google_Protobuf_MessageOptions.self,
+            Google_Protobuf_DescriptorProto.ReservedRange.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1556,14 +1589,21 @@ extension Google_Protobuf_DescriptorProto {
     }
 }
 
-extension Google_Protobuf_DescriptorProto.ExtensionRange {
+extension Google_Protobuf_DescriptorProto.ExtensionRange: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.DescriptorProto.ExtensionRange"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "start", .int32, .optional),
-        .init(2, "end", .int32, .optional),
-        .init(3, "options", .message(Google_Protobuf_ExtensionRangeOptions.self), .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_DescriptorProto.ExtensionRange.self,
+        layout: """
+            1 optional int32 start
+            2 optional int32 end
+            3 optional checked message options
+            unknown
+            """,
+        types: [
+            Google_Protobuf_ExtensionRangeOptions.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1607,13 +1647,17 @@ extension Google_Protobuf_DescriptorProto.ExtensionRange {
     }
 }
 
-extension Google_Protobuf_DescriptorProto.ReservedRange {
+extension Google_Protobuf_DescriptorProto.ReservedRange: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.DescriptorProto.ReservedRange"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "start", .int32, .optional),
-        .init(2, "end", .int32, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_DescriptorProto.ReservedRange.self,
+        layout: """
+            1 optional int32 start
+            2 optional int32 end
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1646,12 +1690,21 @@ extension Google_Protobuf_DescriptorProto.ReservedRange {
     }
 }
 
-extension Google_Protobuf_ExtensionRangeOptions {
+extension Google_Protobuf_ExtensionRangeOptions: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.ExtensionRangeOptions"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_ExtensionRangeOptions.self,
+        layout: """
+            999 repeated checked message uninterpreted_option
+            unknown
+            extensions
+            """,
+        types: [
+            Google_Protobuf_UninterpretedOption.self,
+        ],
+        extensionRanges: [1000...536870911]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1688,22 +1741,31 @@ extension Google_Protobuf_ExtensionRangeOptions {
     }
 }
 
-extension Google_Protobuf_FieldDescriptorProto {
+extension Google_Protobuf_FieldDescriptorProto: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.FieldDescriptorProto"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string, .optional),
-        .init(2, "extendee", .string, .optional),
-        .init(3, "number", .int32, .optional),
-        .init(4, "label", .closedEnumeration(Google_Protobuf_FieldDescriptorProto.Label.protoNames), .optional),
-        .init(5, "type", .closedEnumeration(Google_Protobuf_FieldDescriptorProto.Type_.protoNames), .optional),
-        .init(6, "type_name", .string, .optional),
-        .init(7, "default_value", .string, .optional),
-        .init(8, "options", .message(Google_Protobuf_FieldOptions.self), .optional),
-        .init(9, "oneof_index", .int32, .optional),
-        .init(10, "json_name", .string, .optional),
-        .init(17, "proto3_optional", .bool, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_FieldDescriptorProto.self,
+        layout: """
+            1 optional string name
+            3 optional int32 number
+            4 optional closed_enum label
+            5 optional closed_enum type
+            6 optional string type_name
+            2 optional string extendee
+            7 optional string default_value
+            9 optional int32 oneof_index
+            10 optional string json_name
+            8 optional checked message options
+            17 optional bool proto3_optional
+            unknown
+            """,
+        types: [
+            Google_Protobuf_FieldDescriptorProto.Label.self,
+            Google_Protobuf_FieldDescriptorProto.Type_.self,
+            Google_Protobuf_FieldOptions.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1795,13 +1857,20 @@ extension Google_Protobuf_FieldDescriptorProto {
     }
 }
 
-extension Google_Protobuf_OneofDescriptorProto {
+extension Google_Protobuf_OneofDescriptorProto: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.OneofDescriptorProto"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string, .optional),
-        .init(2, "options", .message(Google_Protobuf_OneofOptions.self), .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_OneofDescriptorProto.self,
+        layout: """
+            1 optional string name
+            2 optional checked message options
+            unknown
+            """,
+        types: [
+            Google_Protobuf_OneofOptions.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1839,16 +1908,25 @@ extension Google_Protobuf_OneofDescriptorProto {
     }
 }
 
-extension Google_Protobuf_EnumDescriptorProto {
+extension Google_Protobuf_EnumDescriptorProto: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.EnumDescriptorProto"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string, .optional),
-        .init(2, "value", .message(Google_Protobuf_EnumValueDescriptorProto.self), .repeated),
-        .init(3, "options", .message(Google_Protobuf_EnumOptions.self), .optional),
-        .init(4, "reserved_range", .message(Google_Protobuf_EnumDescriptorProto.EnumReservedRange.self), .repeated),
-        .init(5, "reserved_name", .string, .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_EnumDescriptorProto.self,
+        layout: """
+            1 optional string name
+            2 repeated checked message value
+            3 optional checked message options
+            4 repeated message reserved_range
+            5 repeated string reserved_name
+            unknown
+            """,
+        types: [
+            Google_Protobuf_EnumValueDescriptorProto.self,
+            Google_Protobuf_EnumOptions.self,
+            Google_Protobuf_EnumDescriptorProto.EnumReservedRange.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1896,13 +1974,17 @@ extension Google_Protobuf_EnumDescriptorProto {
     }
 }
 
-extension Google_Protobuf_EnumDescriptorProto.EnumReservedRange {
+extension Google_Protobuf_EnumDescriptorProto.EnumReservedRange: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.EnumDescriptorProto.EnumReservedRange"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "start", .int32, .optional),
-        .init(2, "end", .int32, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_EnumDescriptorProto.EnumReservedRange.self,
+        layout: """
+            1 optional int32 start
+            2 optional int32 end
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1935,14 +2017,21 @@ extension Google_Protobuf_EnumDescriptorProto.EnumReservedRange {
     }
 }
 
-extension Google_Protobuf_EnumValueDescriptorProto {
+extension Google_Protobuf_EnumValueDescriptorProto: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.EnumValueDescriptorProto"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string, .optional),
-        .init(2, "number", .int32, .optional),
-        .init(3, "options", .message(Google_Protobuf_EnumValueOptions.self), .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_EnumValueDescriptorProto.self,
+        layout: """
+            1 optional string name
+            2 optional int32 number
+            3 optional checked message options
+            unknown
+            """,
+        types: [
+            Google_Protobuf_EnumValueOptions.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -1986,14 +2075,22 @@ extension Google_Protobuf_EnumValueDescriptorProto {
     }
 }
 
-extension Google_Protobuf_ServiceDescriptorProto {
+extension Google_Protobuf_ServiceDescriptorProto: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.ServiceDescriptorProto"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string, .optional),
-        .init(2, "method", .message(Google_Protobuf_MethodDescriptorProto.self), .repeated),
-        .init(3, "options", .message(Google_Protobuf_ServiceOptions.self), .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_ServiceDescriptorProto.self,
+        layout: """
+            1 optional string name
+            2 repeated checked message method
+            3 optional checked message options
+            unknown
+            """,
+        types: [
+            Google_Protobuf_MethodDescriptorProto.self,
+            Google_Protobuf_ServiceOptions.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -2035,17 +2132,24 @@ extension Google_Protobuf_ServiceDescriptorProto {
     }
 }
 
-extension Google_Protobuf_MethodDescriptorProto {
+extension Google_Protobuf_MethodDescriptorProto: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.MethodDescriptorProto"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string, .optional),
-        .init(2, "input_type", .string, .optional),
-        .init(3, "output_type", .string, .optional),
-        .init(4, "options", .message(Google_Protobuf_MethodOptions.self), .optional),
-        .init(5, "client_streaming", .bool, .optional),
-        .init(6, "server_streaming", .bool, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_MethodDescriptorProto.self,
+        layout: """
+            1 optional string name
+            2 optional string input_type
+            3 optional string output_type
+            4 optional checked message options
+            5 optional bool client_streaming
+            6 optional bool server_streaming
+            unknown
+            """,
+        types: [
+            Google_Protobuf_MethodOptions.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -2107,32 +2211,42 @@ extension Google_Protobuf_MethodDescriptorProto {
     }
 }
 
-extension Google_Protobuf_FileOptions {
+extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.FileOptions"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "java_package", .string, .optional),
-        .init(8, "java_outer_classname", .string, .optional),
-        .init(9, "optimize_for", .closedEnumeration(Google_Protobuf_FileOptions.OptimizeMode.protoNames), .optional),
-        .init(10, "java_multiple_files", .bool, .optional),
-        .init(11, "go_package", .string, .optional),
-        .init(16, "cc_generic_services", .bool, .optional),
-        .init(17, "java_generic_services", .bool, .optional),
-        .init(18, "py_generic_services", .bool, .optional),
-        .init(20, "java_generate_equals_and_hash", .bool, .optional),
-        .init(23, "deprecated", .bool, .optional),
-        .init(27, "java_string_check_utf8", .bool, .optional),
-        .init(31, "cc_enable_arenas", .bool, .optional),
-        .init(36, "objc_class_prefix", .string, .optional),
-        .init(37, "csharp_namespace", .string, .optional),
-        .init(39, "swift_prefix", .string, .optional),
-        .init(40, "php_class_prefix", .string, .optional),
-        .init(41, "php_namespace", .string, .optional),
-        .init(42, "php_generic_services", .bool, .optional),
-        .init(44, "php_metadata_namespace", .string, .optional),
-        .init(45, "ruby_package", .string, .optional),
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_FileOptions.self,
+        layout: """
+            1 optional string java_package
+            8 optional string java_outer_classname
+            10 optional bool java_multiple_files
+            20 optional bool java_generate_equals_and_hash
+            27 optional bool java_string_check_utf8
+            9 optional closed_enum optimize_for
+            11 optional string go_package
+            16 optional bool cc_generic_services
+            17 optional bool java_generic_services
+            18 optional bool py_generic_services
+            42 optional bool php_generic_services
+            23 optional bool deprecated
+            31 optional bool cc_enable_arenas
+            36 optional string objc_class_prefix
+            37 optional string csharp_namespace
+            39 optional string swift_prefix
+            40 optional string php_class_prefix
+            41 optional string php_namespace
+            44 optional string php_metadata_namespace
+            45 optional string ruby_package
+            999 repeated checked message uninterpreted_option
+            unknown
+            extensions
+            """,
+        types: [
+            Google_Protobuf_FileOptions.OptimizeMode.self,
+            Google_Protobuf_UninterpretedOption.self,
+        ],
+        extensionRanges: [1000...536870911]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -2289,16 +2403,25 @@ extension Google_Protobuf_FileOptions {
     }
 }
 
-extension Google_Protobuf_MessageOptions {
+extension Google_Protobuf_MessageOptions: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.MessageOptions"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "message_set_wire_format", .bool, .optional),
-        .init(2, "no_standard_descriptor_accessor", .bool, .optional),
-        .init(3, "deprecated", .bool, .optional),
-        .init(7, "map_entry", .bool, .optional),
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_MessageOptions.self,
+        layout: """
+            1 optional bool message_set_wire_format
+            2 optional bool no_standard_descriptor_accessor
+            3 optional bool deprecated
+            7 optional bool map_entry
+            999 repeated checked message uninterpreted_option
+            unknown
+            extensions
+            """,
+        types: [
+            Google_Protobuf_UninterpretedOption.self,
+        ],
+        extensionRanges: [1000...536870911]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -2359,19 +2482,30 @@ extension Google_Protobuf_MessageOptions {
     }
 }
 
-extension Google_Protobuf_FieldOptions {
+extension Google_Protobuf_FieldOptions: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.FieldOptions"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "ctype", .closedEnumeration(Google_Protobuf_FieldOptions.CType.protoNames), .optional),
-        .init(2, "packed", .bool, .optional),
-        .init(3, "deprecated", .bool, .optional),
-        .init(5, "lazy", .bool, .optional),
-        .init(6, "jstype", .closedEnumeration(Google_Protobuf_FieldOptions.JSType.protoNames), .optional),
-        .init(10, "weak", .bool, .optional),
-        .init(15, "unverified_lazy", .bool, .optional),
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_FieldOptions.self,
+        layout: """
+            1 optional closed_enum ctype
+            2 optional bool packed
+            6 optional closed_enum jstype
+            5 optional bool lazy
+            15 optional bool unverified_lazy
+            3 optional bool deprecated
+            10 optional bool weak
+            999 repeated checked message uninterpreted_option
+            unknown
+            extensions
+            """,
+        types: [
+            Google_Protobuf_FieldOptions.CType.self,
+            Google_Protobuf_FieldOptions.JSType.self,
+            Google_Protobuf_UninterpretedOption.self,
+        ],
+        extensionRanges: [1000...536870911]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -2450,12 +2584,21 @@ extension Google_Protobuf_FieldOptions {
     }
 }
 
-extension Google_Protobuf_OneofOptions {
+extension Google_Protobuf_OneofOptions: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.OneofOptions"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_OneofOptions.self,
+        layout: """
+            999 repeated checked message uninterpreted_option
+            unknown
+            extensions
+            """,
+        types: [
+            Google_Protobuf_UninterpretedOption.self,
+        ],
+        extensionRanges: [1000...536870911]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -2492,14 +2635,23 @@ extension Google_Protobuf_OneofOptions {
     }
 }
 
-extension Google_Protobuf_EnumOptions {
+extension Google_Protobuf_EnumOptions: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.EnumOptions"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(2, "allow_alias", .bool, .optional),
-        .init(3, "deprecated", .bool, .optional),
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_EnumOptions.self,
+        layout: """
+            2 optional bool allow_alias
+            3 optional bool deprecated
+            999 repeated checked message uninterpreted_option
+            unknown
+            extensions
+            """,
+        types: [
+            Google_Protobuf_UninterpretedOption.self,
+        ],
+        extensionRanges: [1000...536870911]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -2548,13 +2700,22 @@ extension Google_Protobuf_EnumOptions {
     }
 }
 
-extension Google_Protobuf_EnumValueOptions {
+extension Google_Protobuf_EnumValueOptions: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.EnumValueOptions"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "deprecated", .bool, .optional),
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_EnumValueOptions.self,
+        layout: """
+            1 optional bool deprecated
+            999 repeated checked message uninterpreted_option
+            unknown
+            extensions
+            """,
+        types: [
+            Google_Protobuf_UninterpretedOption.self,
+        ],
+        extensionRanges: [1000...536870911]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -2597,13 +2758,22 @@ extension Google_Protobuf_EnumValueOptions {
     }
 }
 
-extension Google_Protobuf_ServiceOptions {
+extension Google_Protobuf_ServiceOptions: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.ServiceOptions"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(33, "deprecated", .bool, .optional),
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_ServiceOptions.self,
+        layout: """
+            33 optional bool deprecated
+            999 repeated checked message uninterpreted_option
+            unknown
+            extensions
+            """,
+        types: [
+            Google_Protobuf_UninterpretedOption.self,
+        ],
+        extensionRanges: [1000...536870911]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -2646,14 +2816,24 @@ extension Google_Protobuf_ServiceOptions {
     }
 }
 
-extension Google_Protobuf_MethodOptions {
+extension Google_Protobuf_MethodOptions: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.MethodOptions"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(33, "deprecated", .bool, .optional),
-        .init(34, "idempotency_level", .closedEnumeration(Google_Protobuf_MethodOptions.IdempotencyLevel.protoNames), .optional),
-        .init(999, "uninterpreted_option", .message(Google_Protobuf_UninterpretedOption.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_MethodOptions.self,
+        layout: """
+            33 optional bool deprecated
+            34 optional closed_enum idempotency_level
+            999 repeated checked message uninterpreted_option
+            unknown
+            extensions
+            """,
+        types: [
+            Google_Protobuf_MethodOptions.IdempotencyLevel.self,
+            Google_Protobuf_UninterpretedOption.self,
+        ],
+        extensionRanges: [1000...536870911]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -2702,18 +2882,25 @@ extension Google_Protobuf_MethodOptions {
     }
 }
 
-extension Google_Protobuf_UninterpretedOption {
+extension Google_Protobuf_UninterpretedOption: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.UninterpretedOption"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(2, "name", .message(Google_Protobuf_UninterpretedOption.NamePart.self), .repeated),
-        .init(3, "identifier_value", .string, .optional),
-        .init(4, "positive_int_value", .uint64, .optional),
-        .init(5, "negative_int_value", .int64, .optional),
-        .init(6, "double_value", .double, .optional),
-        .init(7, "string_value", .bytes, .optional),
-        .init(8, "aggregate_value", .string, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_UninterpretedOption.self,
+        layout: """
+            2 repeated checked message name
+            3 optional string identifier_value
+            4 optional uint64 positive_int_value
+            5 optional int64 negative_int_value
+            6 optional double double_value
+            7 optional bytes string_value
+            8 optional string aggregate_value
+            unknown
+            """,
+        types: [
+            Google_Protobuf_UninterpretedOption.NamePart.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -2778,13 +2965,17 @@ extension Google_Protobuf_UninterpretedOption {
     }
 }
 
-extension Google_Protobuf_UninterpretedOption.NamePart {
+extension Google_Protobuf_UninterpretedOption.NamePart: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.UninterpretedOption.NamePart"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name_part", .string, .optional),
-        .init(2, "is_extension", .bool, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_UninterpretedOption.NamePart.self,
+        layout: """
+            1 required string name_part
+            2 required bool is_extension
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -2827,12 +3018,19 @@ extension Google_Protobuf_UninterpretedOption.NamePart {
     }
 }
 
-extension Google_Protobuf_SourceCodeInfo {
+extension Google_Protobuf_SourceCodeInfo: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.SourceCodeInfo"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "location", .message(Google_Protobuf_SourceCodeInfo.Location.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_SourceCodeInfo.self,
+        layout: """
+            1 repeated message location
+            unknown
+            """,
+        types: [
+            Google_Protobuf_SourceCodeInfo.Location.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -2856,16 +3054,20 @@ extension Google_Protobuf_SourceCodeInfo {
     }
 }
 
-extension Google_Protobuf_SourceCodeInfo.Location {
+extension Google_Protobuf_SourceCodeInfo.Location: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.SourceCodeInfo.Location"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "path", .int32, .repeated),
-        .init(2, "span", .int32, .repeated),
-        .init(3, "leading_comments", .string, .optional),
-        .init(4, "trailing_comments", .string, .optional),
-        .init(6, "leading_detached_comments", .string, .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_SourceCodeInfo.Location.self,
+        layout: """
+            1 packed int32 path
+            2 packed int32 span
+            3 optional string leading_comments
+            4 optional string trailing_comments
+            6 repeated string leading_detached_comments
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -2915,12 +3117,19 @@ extension Google_Protobuf_SourceCodeInfo.Location {
     }
 }
 
-extension Google_Protobuf_GeneratedCodeInfo {
+extension Google_Protobuf_GeneratedCodeInfo: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.GeneratedCodeInfo"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "annotation", .message(Google_Protobuf_GeneratedCodeInfo.Annotation.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_GeneratedCodeInfo.self,
+        layout: """
+            1 repeated message annotation
+            unknown
+            """,
+        types: [
+            Google_Protobuf_GeneratedCodeInfo.Annotation.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -2944,15 +3153,19 @@ extension Google_Protobuf_GeneratedCodeInfo {
     }
 }
 
-extension Google_Protobuf_GeneratedCodeInfo.Annotation {
+extension Google_Protobuf_GeneratedCodeInfo.Annotation: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.GeneratedCodeInfo.Annotation"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "path", .int32, .repeated),
-        .init(2, "source_file", .string, .optional),
-        .init(3, "begin", .int32, .optional),
-        .init(4, "end", .int32, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_GeneratedCodeInfo.Annotation.self,
+        layout: """
+            1 packed int32 path
+            2 optional string source_file
+            3 optional int32 begin
+            4 optional int32 end
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -183,13 +183,21 @@ struct Swiftframe_Choice: SwiftFrame.Message {
     }
 }
 
-extension Swiftframe_Config {
+extension Swiftframe_Config: SwiftFrame.FieldTableMessage {
     static let protoMessageName: Swift.String = "swiftframe.Config"
 
-    static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "table", .message(Swiftframe_Table.self), .repeated),
-        .init(2, "envelope", .message(Swiftframe_Envelope.self), .repeated),
-    ]
+    static let fieldTable = SwiftFrame.FieldTable(
+        of: Swiftframe_Config.self,
+        layout: """
+            1 repeated message table
+            2 repeated message envelope
+            unknown
+            """,
+        types: [
+            Swiftframe_Table.self,
+            Swiftframe_Envelope.self,
+        ]
+    )
 
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -216,22 +224,30 @@ extension Swiftframe_Config {
     }
 }
 
-extension Swiftframe_Table {
+extension Swiftframe_Table: SwiftFrame.FieldTableMessage {
     static let protoMessageName: Swift.String = "swiftframe.Table"
 
-    static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "file", .string),
-        .init(2, "layout", .string),
-        .init(3, "id_enum", .string, .repeated),
-        .init(4, "message_option", .string),
-        .init(5, "default_field", .string),
-        .init(6, "comments", .message(Swiftframe_Comments.self), .optional),
-        .init(7, "request_prefix", .string),
-        .init(8, "response_prefix", .string),
-        .init(9, "command", .message(Swiftframe_Command.self), .repeated),
-        .init(10, "error_reply", .string),
-        .init(11, "heartbeat", .string),
-    ]
+    static let fieldTable = SwiftFrame.FieldTable(
+        of: Swiftframe_Table.self,
+        layout: """
+            1 string file
+            2 string layout
+            3 repeated string id_enum
+            4 string message_option
+            5 string default_field
+            6 optional message comments
+            7 string request_prefix
+            8 string response_prefix
+            9 repeated message command
+            10 string error_reply
+            11 string heartbeat
+            unknown
+            """,
+        types: [
+            Swiftframe_Comments.self,
+            Swiftframe_Command.self,
+        ]
+    )
 
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -312,14 +328,18 @@ extension Swiftframe_Table {
     }
 }
 
-extension Swiftframe_Comments {
+extension Swiftframe_Comments: SwiftFrame.FieldTableMessage {
     static let protoMessageName: Swift.String = "swiftframe.Comments"
 
-    static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "keyword", .string),
-        .init(2, "start", .uint32),
-        .init(3, "start_from_file_name", .bool),
-    ]
+    static let fieldTable = SwiftFrame.FieldTable(
+        of: Swiftframe_Comments.self,
+        layout: """
+            1 string keyword
+            2 uint32 start
+            3 bool start_from_file_name
+            unknown
+            """
+    )
 
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -358,15 +378,19 @@ extension Swiftframe_Comments {
     }
 }
 
-extension Swiftframe_Command {
+extension Swiftframe_Command: SwiftFrame.FieldTableMessage {
     static let protoMessageName: Swift.String = "swiftframe.Command"
 
-    static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "id", .uint32),
-        .init(2, "request", .string),
-        .init(3, "response", .string),
-        .init(4, "name", .string),
-    ]
+    static let fieldTable = SwiftFrame.FieldTable(
+        of: Swiftframe_Command.self,
+        layout: """
+            1 uint32 id
+            2 string request
+            3 string response
+            4 string name
+            unknown
+            """
+    )
 
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -411,15 +435,22 @@ extension Swiftframe_Command {
     }
 }
 
-extension Swiftframe_Envelope {
+extension Swiftframe_Envelope: SwiftFrame.FieldTableMessage {
     static let protoMessageName: Swift.String = "swiftframe.Envelope"
 
-    static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "message", .string),
-        .init(2, "body", .string),
-        .init(3, "selected_by", .string),
-        .init(4, "choice", .message(Swiftframe_Choice.self), .repeated),
-    ]
+    static let fieldTable = SwiftFrame.FieldTable(
+        of: Swiftframe_Envelope.self,
+        layout: """
+            1 string message
+            2 string body
+            3 string selected_by
+            4 repeated message choice
+            unknown
+            """,
+        types: [
+            Swiftframe_Choice.self,
+        ]
+    )
 
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -461,14 +492,18 @@ extension Swiftframe_Envelope {
     }
 }
 
-extension Swiftframe_Choice {
+extension Swiftframe_Choice: SwiftFrame.FieldTableMessage {
     static let protoMessageName: Swift.String = "swiftframe.Choice"
 
-    static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "value", .string),
-        .init(2, "holds", .string),
-        .init(3, "response", .string),
-    ]
+    static let fieldTable = SwiftFrame.FieldTable(
+        of: Swiftframe_Choice.self,
+        layout: """
+            1 string value
+            2 string holds
+            3 string response
+            unknown
+            """
+    )
 
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -129,13 +129,17 @@ public struct Google_Protobuf_Any: SwiftFrame.Message {
     }
 }
 
-extension Google_Protobuf_Any {
+extension Google_Protobuf_Any: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.Any"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "type_url", .string),
-        .init(2, "value", .bytes),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Any.self,
+        layout: """
+            1 string type_url
+            2 bytes value
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

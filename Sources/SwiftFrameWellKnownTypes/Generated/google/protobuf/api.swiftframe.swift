@@ -210,18 +210,29 @@ public struct Google_Protobuf_Mixin: SwiftFrame.Message {
     }
 }
 
-extension Google_Protobuf_Api {
+extension Google_Protobuf_Api: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.Api"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "methods", .message(Google_Protobuf_Method.self), .repeated),
-        .init(3, "options", .message(Google_Protobuf_Option.self), .repeated),
-        .init(4, "version", .string),
-        .init(5, "source_context", .message(Google_Protobuf_SourceContext.self), .optional),
-        .init(6, "mixins", .message(Google_Protobuf_Mixin.self), .repeated),
-        .init(7, "syntax", .enumeration(Google_Protobuf_Syntax.protoNames)),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Api.self,
+        layout: """
+            1 string name
+            2 repeated message methods
+            3 repeated message options
+            4 string version
+            5 optional message source_context
+            6 repeated message mixins
+            7 enum syntax
+            unknown
+            """,
+        types: [
+            Google_Protobuf_Method.self,
+            Google_Protobuf_Option.self,
+            Google_Protobuf_SourceContext.self,
+            Google_Protobuf_Mixin.self,
+            Google_Protobuf_Syntax.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -275,18 +286,26 @@ extension Google_Protobuf_Api {
     }
 }
 
-extension Google_Protobuf_Method {
+extension Google_Protobuf_Method: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.Method"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "request_type_url", .string),
-        .init(3, "request_streaming", .bool),
-        .init(4, "response_type_url", .string),
-        .init(5, "response_streaming", .bool),
-        .init(6, "options", .message(Google_Protobuf_Option.self), .repeated),
-        .init(7, "syntax", .enumeration(Google_Protobuf_Syntax.protoNames)),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Method.self,
+        layout: """
+            1 string name
+            2 string request_type_url
+            3 bool request_streaming
+            4 string response_type_url
+            5 bool response_streaming
+            6 repeated message options
+            7 enum syntax
+            unknown
+            """,
+        types: [
+            Google_Protobuf_Option.self,
+            Google_Protobuf_Syntax.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -346,13 +365,17 @@ extension Google_Protobuf_Method {
     }
 }
 
-extension Google_Protobuf_Mixin {
+extension Google_Protobuf_Mixin: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.Mixin"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "root", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Mixin.self,
+        layout: """
+            1 string name
+            2 string root
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

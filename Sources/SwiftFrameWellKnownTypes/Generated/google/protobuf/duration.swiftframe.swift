@@ -86,13 +86,17 @@ public struct Google_Protobuf_Duration: SwiftFrame.Message {
     }
 }
 
-extension Google_Protobuf_Duration {
+extension Google_Protobuf_Duration: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.Duration"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "seconds", .int64),
-        .init(2, "nanos", .int32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Duration.self,
+        layout: """
+            1 int64 seconds
+            2 int32 nanos
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

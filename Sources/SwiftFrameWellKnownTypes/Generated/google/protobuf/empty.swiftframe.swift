@@ -19,8 +19,15 @@ public struct Google_Protobuf_Empty: SwiftFrame.Message {
     public init() {}
 }
 
-extension Google_Protobuf_Empty {
+extension Google_Protobuf_Empty: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.Empty"
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Empty.self,
+        layout: """
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -217,12 +217,16 @@ public struct Google_Protobuf_FieldMask: SwiftFrame.Message {
     }
 }
 
-extension Google_Protobuf_FieldMask {
+extension Google_Protobuf_FieldMask: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.FieldMask"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "paths", .string, .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_FieldMask.self,
+        layout: """
+            1 repeated string paths
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -21,12 +21,16 @@ public struct Google_Protobuf_SourceContext: SwiftFrame.Message {
     }
 }
 
-extension Google_Protobuf_SourceContext {
+extension Google_Protobuf_SourceContext: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.SourceContext"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "file_name", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_SourceContext.self,
+        layout: """
+            1 string file_name
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -110,12 +110,19 @@ public struct Google_Protobuf_ListValue: SwiftFrame.Message {
     }
 }
 
-extension Google_Protobuf_Struct {
+extension Google_Protobuf_Struct: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.Struct"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "fields", .map(key: .string, value: .message(Google_Protobuf_Value.self)), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Struct.self,
+        layout: """
+            1 map fields
+            unknown
+            """,
+        types: [
+            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoMessage<Google_Protobuf_Value>>.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -141,17 +148,36 @@ extension Google_Protobuf_Struct {
     }
 }
 
-extension Google_Protobuf_Value {
+extension Google_Protobuf_Value: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.Value"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "null_value", .enumeration(Google_Protobuf_NullValue.protoNames), .oneof(0)),
-        .init(2, "number_value", .double, .oneof(0)),
-        .init(3, "string_value", .string, .oneof(0)),
-        .init(4, "bool_value", .bool, .oneof(0)),
-        .init(5, "struct_value", .message(Google_Protobuf_Struct.self), .oneof(0)),
-        .init(6, "list_value", .message(Google_Protobuf_ListValue.self), .oneof(0)),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Value.self,
+        layout: """
+            custom kind
+            unknown
+            """,
+        types: [
+            Google_Protobuf_Value.Kind?.self,
+        ],
+        custom: [
+            .init(1, "null_value", .enumeration(Google_Protobuf_NullValue.protoNames), .oneof(0)),
+            .init(2, "number_value", .double, .oneof(0)),
+            .init(3, "string_value", .string, .oneof(0)),
+            .init(4, "bool_value", .bool, .oneof(0)),
+            .init(5, "struct_value", .message(Google_Protobuf_Struct.self), .oneof(0)),
+            .init(6, "list_value", .message(Google_Protobuf_ListValue.self), .oneof(0)),
+        ]
+    )
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self.kind != other.kind { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self.kind)
+    }
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -216,12 +242,19 @@ extension Google_Protobuf_Value {
     }
 }
 
-extension Google_Protobuf_ListValue {
+extension Google_Protobuf_ListValue: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.ListValue"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "values", .message(Google_Protobuf_Value.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_ListValue.self,
+        layout: """
+            1 repeated message values
+            unknown
+            """,
+        types: [
+            Google_Protobuf_Value.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -117,13 +117,17 @@ public struct Google_Protobuf_Timestamp: SwiftFrame.Message {
     }
 }
 
-extension Google_Protobuf_Timestamp {
+extension Google_Protobuf_Timestamp: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.Timestamp"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "seconds", .int64),
-        .init(2, "nanos", .int32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Timestamp.self,
+        layout: """
+            1 int64 seconds
+            2 int32 nanos
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -409,17 +409,27 @@ public struct Google_Protobuf_Option: SwiftFrame.Message {
     }
 }
 
-extension Google_Protobuf_Type {
+extension Google_Protobuf_Type: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.Type"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "fields", .message(Google_Protobuf_Field.self), .repeated),
-        .init(3, "oneofs", .string, .repeated),
-        .init(4, "options", .message(Google_Protobuf_Option.self), .repeated),
-        .init(5, "source_context", .message(Google_Protobuf_SourceContext.self), .optional),
-        .init(6, "syntax", .enumeration(Google_Protobuf_Syntax.protoNames)),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Type.self,
+        layout: """
+            1 string name
+            2 repeated message fields
+            3 repeated string oneofs
+            4 repeated message options
+            5 optional message source_context
+            6 enum syntax
+            unknown
+            """,
+        types: [
+            Google_Protobuf_Field.self,
+            Google_Protobuf_Option.self,
+            Google_Protobuf_SourceContext.self,
+            Google_Protobuf_Syntax.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -467,21 +477,30 @@ extension Google_Protobuf_Type {
     }
 }
 
-extension Google_Protobuf_Field {
+extension Google_Protobuf_Field: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.Field"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "kind", .enumeration(Google_Protobuf_Field.Kind.protoNames)),
-        .init(2, "cardinality", .enumeration(Google_Protobuf_Field.Cardinality.protoNames)),
-        .init(3, "number", .int32),
-        .init(4, "name", .string),
-        .init(6, "type_url", .string),
-        .init(7, "oneof_index", .int32),
-        .init(8, "packed", .bool),
-        .init(9, "options", .message(Google_Protobuf_Option.self), .repeated),
-        .init(10, "json_name", .string),
-        .init(11, "default_value", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Field.self,
+        layout: """
+            1 enum kind
+            2 enum cardinality
+            3 int32 number
+            4 string name
+            6 string type_url
+            7 int32 oneof_index
+            8 bool packed
+            9 repeated message options
+            10 string json_name
+            11 string default_value
+            unknown
+            """,
+        types: [
+            Google_Protobuf_Field.Kind.self,
+            Google_Protobuf_Field.Cardinality.self,
+            Google_Protobuf_Option.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -559,16 +578,26 @@ extension Google_Protobuf_Field {
     }
 }
 
-extension Google_Protobuf_Enum {
+extension Google_Protobuf_Enum: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.Enum"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "enumvalue", .message(Google_Protobuf_EnumValue.self), .repeated),
-        .init(3, "options", .message(Google_Protobuf_Option.self), .repeated),
-        .init(4, "source_context", .message(Google_Protobuf_SourceContext.self), .optional),
-        .init(5, "syntax", .enumeration(Google_Protobuf_Syntax.protoNames)),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Enum.self,
+        layout: """
+            1 string name
+            2 repeated message enumvalue
+            3 repeated message options
+            4 optional message source_context
+            5 enum syntax
+            unknown
+            """,
+        types: [
+            Google_Protobuf_EnumValue.self,
+            Google_Protobuf_Option.self,
+            Google_Protobuf_SourceContext.self,
+            Google_Protobuf_Syntax.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -613,14 +642,21 @@ extension Google_Protobuf_Enum {
     }
 }
 
-extension Google_Protobuf_EnumValue {
+extension Google_Protobuf_EnumValue: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.EnumValue"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "number", .int32),
-        .init(3, "options", .message(Google_Protobuf_Option.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_EnumValue.self,
+        layout: """
+            1 string name
+            2 int32 number
+            3 repeated message options
+            unknown
+            """,
+        types: [
+            Google_Protobuf_Option.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -656,13 +692,20 @@ extension Google_Protobuf_EnumValue {
     }
 }
 
-extension Google_Protobuf_Option {
+extension Google_Protobuf_Option: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.Option"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string),
-        .init(2, "value", .message(Google_Protobuf_Any.self), .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Option.self,
+        layout: """
+            1 string name
+            2 optional message value
+            unknown
+            """,
+        types: [
+            Google_Protobuf_Any.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

@@ -141,12 +141,16 @@ public struct Google_Protobuf_BytesValue: SwiftFrame.Message {
     }
 }
 
-extension Google_Protobuf_DoubleValue {
+extension Google_Protobuf_DoubleValue: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.DoubleValue"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "value", .double),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_DoubleValue.self,
+        layout: """
+            1 double value
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -173,12 +177,16 @@ extension Google_Protobuf_DoubleValue {
     }
 }
 
-extension Google_Protobuf_FloatValue {
+extension Google_Protobuf_FloatValue: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.FloatValue"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "value", .float),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_FloatValue.self,
+        layout: """
+            1 float value
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -205,12 +213,16 @@ extension Google_Protobuf_FloatValue {
     }
 }
 
-extension Google_Protobuf_Int64Value {
+extension Google_Protobuf_Int64Value: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.Int64Value"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "value", .int64),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Int64Value.self,
+        layout: """
+            1 int64 value
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -237,12 +249,16 @@ extension Google_Protobuf_Int64Value {
     }
 }
 
-extension Google_Protobuf_UInt64Value {
+extension Google_Protobuf_UInt64Value: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.UInt64Value"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "value", .uint64),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_UInt64Value.self,
+        layout: """
+            1 uint64 value
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -269,12 +285,16 @@ extension Google_Protobuf_UInt64Value {
     }
 }
 
-extension Google_Protobuf_Int32Value {
+extension Google_Protobuf_Int32Value: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.Int32Value"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "value", .int32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Int32Value.self,
+        layout: """
+            1 int32 value
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -301,12 +321,16 @@ extension Google_Protobuf_Int32Value {
     }
 }
 
-extension Google_Protobuf_UInt32Value {
+extension Google_Protobuf_UInt32Value: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.UInt32Value"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "value", .uint32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_UInt32Value.self,
+        layout: """
+            1 uint32 value
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -333,12 +357,16 @@ extension Google_Protobuf_UInt32Value {
     }
 }
 
-extension Google_Protobuf_BoolValue {
+extension Google_Protobuf_BoolValue: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.BoolValue"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "value", .bool),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_BoolValue.self,
+        layout: """
+            1 bool value
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -365,12 +393,16 @@ extension Google_Protobuf_BoolValue {
     }
 }
 
-extension Google_Protobuf_StringValue {
+extension Google_Protobuf_StringValue: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.StringValue"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "value", .string),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_StringValue.self,
+        layout: """
+            1 string value
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -397,12 +429,16 @@ extension Google_Protobuf_StringValue {
     }
 }
 
-extension Google_Protobuf_BytesValue {
+extension Google_Protobuf_BytesValue: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.BytesValue"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "value", .bytes),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_BytesValue.self,
+        layout: """
+            1 bytes value
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

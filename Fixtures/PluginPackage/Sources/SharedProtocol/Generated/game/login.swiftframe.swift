@@ -38,14 +38,18 @@ public struct Game_LoginReply: SwiftFrame.Message {
     }
 }
 
-extension Game_LoginRequest {
+extension Game_LoginRequest: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "game.LoginRequest"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "account", .string),
-        .init(2, "token", .string),
-        .init(3, "version", .uint32),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Game_LoginRequest.self,
+        layout: """
+            1 string account
+            2 string token
+            3 uint32 version
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -84,13 +88,17 @@ extension Game_LoginRequest {
     }
 }
 
-extension Game_LoginReply {
+extension Game_LoginReply: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "game.LoginReply"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "code", .int32),
-        .init(2, "player_id", .uint64),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Game_LoginReply.self,
+        layout: """
+            1 int32 code
+            2 uint64 player_id
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {

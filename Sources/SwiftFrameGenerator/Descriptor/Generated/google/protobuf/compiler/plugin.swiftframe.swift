@@ -202,15 +202,19 @@ public struct Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.Message
     }
 }
 
-extension Google_Protobuf_Compiler_Version {
+extension Google_Protobuf_Compiler_Version: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.compiler.Version"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "major", .int32, .optional),
-        .init(2, "minor", .int32, .optional),
-        .init(3, "patch", .int32, .optional),
-        .init(4, "suffix", .string, .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Compiler_Version.self,
+        layout: """
+            1 optional int32 major
+            2 optional int32 minor
+            3 optional int32 patch
+            4 optional string suffix
+            unknown
+            """
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -255,15 +259,23 @@ extension Google_Protobuf_Compiler_Version {
     }
 }
 
-extension Google_Protobuf_Compiler_CodeGeneratorRequest {
+extension Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.compiler.CodeGeneratorRequest"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "file_to_generate", .string, .repeated),
-        .init(2, "parameter", .string, .optional),
-        .init(3, "compiler_version", .message(Google_Protobuf_Compiler_Version.self), .optional),
-        .init(15, "proto_file", .message(Google_Protobuf_FileDescriptorProto.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Compiler_CodeGeneratorRequest.self,
+        layout: """
+            1 repeated string file_to_generate
+            2 optional string parameter
+            15 repeated checked message proto_file
+            3 optional message compiler_version
+            unknown
+            """,
+        types: [
+            Google_Protobuf_FileDescriptorProto.self,
+            Google_Protobuf_Compiler_Version.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -307,14 +319,21 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest {
     }
 }
 
-extension Google_Protobuf_Compiler_CodeGeneratorResponse {
+extension Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.compiler.CodeGeneratorResponse"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "error", .string, .optional),
-        .init(2, "supported_features", .uint64, .optional),
-        .init(15, "file", .message(Google_Protobuf_Compiler_CodeGeneratorResponse.File.self), .repeated),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Compiler_CodeGeneratorResponse.self,
+        layout: """
+            1 optional string error
+            2 optional uint64 supported_features
+            15 repeated message file
+            unknown
+            """,
+        types: [
+            Google_Protobuf_Compiler_CodeGeneratorResponse.File.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
@@ -350,15 +369,22 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse {
     }
 }
 
-extension Google_Protobuf_Compiler_CodeGeneratorResponse.File {
+extension Google_Protobuf_Compiler_CodeGeneratorResponse.File: SwiftFrame.FieldTableMessage {
     public static let protoMessageName: Swift.String = "google.protobuf.compiler.CodeGeneratorResponse.File"
 
-    public static let textFormatFields: [SwiftFrame.TextFormatField] = [
-        .init(1, "name", .string, .optional),
-        .init(2, "insertion_point", .string, .optional),
-        .init(15, "content", .string, .optional),
-        .init(16, "generated_code_info", .message(Google_Protobuf_GeneratedCodeInfo.self), .optional),
-    ]
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_Compiler_CodeGeneratorResponse.File.self,
+        layout: """
+            1 optional string name
+            2 optional string insertion_point
+            15 optional string content
+            16 optional message generated_code_info
+            unknown
+            """,
+        types: [
+            Google_Protobuf_GeneratedCodeInfo.self,
+        ]
+    )
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
