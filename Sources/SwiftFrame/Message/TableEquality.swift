@@ -1,7 +1,6 @@
 /// `==` and `hash(into:)` of a generated message, through its field table: one generic
-/// comparison in the runtime instead of one the compiler synthesizes per message. (The
-/// synthesized ones cost a third of compiling a compact file at -O, and an eighth of a
-/// default-mode one.) Both read every stored property: the table's fields by offset, the
+/// comparison in the runtime instead of one the compiler synthesizes per message (see
+/// `FieldTableMessage`). Both read every stored property: the table's fields by offset, the
 /// unknown and extension fields, and what the table leaves to generated code
 /// (`customFieldsEqual`, `hashCustomFields`).
 extension FieldTableMessage {
