@@ -59,13 +59,29 @@ public struct FrameStream: @unchecked Sendable {
         "frames \(stream) \(decoder)"
     }
 
-    public static let decoders = ["SwiftFrame", "NIO-handler", "NIO-decoder", "memcpy"]
+    public static let decoders = ["SwiftFrame", "SwiftFrame-Frame", "NIO-handler", "NIO-decoder", "memcpy"]
 
     // MARK: The four ways through the stream; each returns the payload bytes seen.
 
     /// SwiftFrame's FrameDecoder, fed the 4 KiB arrays, with room reserved for the largest
     /// frame (as the NIO decoder's caller below is given an accumulation buffer sized for it).
+    /// Each frame is taken with `withNextFrame`: its payload is read where it lies.
     public func decodeSwiftFrame() -> Int {
+        var decoder = FrameDecoder(layout: Self.layout)
+        decoder.reserveCapacity(payloadSize + 4)
+        var total = 0
+        for chunk in chunks {
+            decoder.feed(chunk)
+            while let count = try! decoder.withNextFrame({ $0.payload.count }) {
+                total &+= count
+            }
+        }
+        return total
+    }
+
+    /// The same, each frame taken as a `Frame` value (`nextFrame()`): a slice of the decoder's
+    /// array, which the app may keep.
+    public func decodeSwiftFrameValues() -> Int {
         var decoder = FrameDecoder(layout: Self.layout)
         decoder.reserveCapacity(payloadSize + 4)
         var total = 0
@@ -136,6 +152,7 @@ public struct FrameStream: @unchecked Sendable {
     public func run(_ decoder: String, destination: UnsafeMutableRawPointer) -> Int {
         switch decoder {
         case "SwiftFrame": decodeSwiftFrame()
+        case "SwiftFrame-Frame": decodeSwiftFrameValues()
         case "NIO-handler": decodeNIOHandler()
         case "NIO-decoder": decodeNIODecoder()
         case "memcpy": copy(into: destination)
@@ -149,6 +166,7 @@ public struct FrameStream: @unchecked Sendable {
         defer { destination.deallocate() }
         let payload = frameCount * payloadSize
         precondition(decodeSwiftFrame() == payload, "SwiftFrame: wrong payload total")
+        precondition(decodeSwiftFrameValues() == payload, "SwiftFrame, Frame values: wrong payload total")
         precondition(decodeNIOHandler() == payload, "NIO handler: wrong payload total")
         precondition(decodeNIODecoder() == payload, "NIO decoder: wrong payload total")
         precondition(copy(into: destination) == bytes.count)

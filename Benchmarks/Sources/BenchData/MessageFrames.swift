@@ -34,8 +34,24 @@ public struct MessageFrames: @unchecked Sendable {
         buffers = chunks.map { ByteBuffer(bytes: $0) }
     }
 
-    /// Messages decoded by SwiftFrame straight from the payload slices.
+    /// Messages decoded by SwiftFrame straight from the payloads where they lie
+    /// (`withNextFrame`).
     public func decodeSwiftFrame<M: SwiftFrame.Message>(_ type: M.Type, check: (M) -> Bool = { _ in true }) -> Int {
+        var decoder = FrameDecoder(layout: FrameStream.layout)
+        decoder.reserveCapacity(largestFrame)
+        var decoded = 0
+        for chunk in chunks {
+            decoder.feed(chunk)
+            while let good = try! decoder.withNextFrame({ frame in check(try! M(buffer: frame.payload)) }) {
+                if good { decoded &+= 1 }
+            }
+        }
+        return decoded
+    }
+
+    /// The same with each frame taken as a `Frame` value (`nextFrame()`), the message decoded
+    /// from its payload slice.
+    public func decodeSwiftFrameValues<M: SwiftFrame.Message>(_ type: M.Type, check: (M) -> Bool = { _ in true }) -> Int {
         var decoder = FrameDecoder(layout: FrameStream.layout)
         decoder.reserveCapacity(largestFrame)
         var decoded = 0

@@ -78,7 +78,7 @@ func wallRows() -> [WallRow] {
         let stream = FrameStream(payloadSize: size)
         stream.verify()
         let destination = UnsafeMutableRawPointer.allocate(byteCount: stream.bytes.count, alignment: 64)
-        rows.append(WallRow(name: "frames \(stream.name)", contenders: ["SwiftFrame", "NIO-decoder", "memcpy"].map { decoder in
+        rows.append(WallRow(name: "frames \(stream.name)", contenders: ["SwiftFrame", "NIO-decoder", "memcpy", "SwiftFrame-Frame"].map { decoder in
             (decoder, { n in
                 var total = 0
                 for _ in 0..<n { total &+= stream.run(decoder, destination: destination) }
@@ -123,6 +123,7 @@ func jsonRow<F: SwiftFrame.Message & Equatable, P: SwiftProtobuf.Message & Equat
 func messageFramesRow<F: SwiftFrame.Message & Equatable, P: SwiftProtobuf.Message & Equatable>(_ caseName: String, _ sf: F, _ pb: P) -> WallRow {
     let frames = MessageFrames(name: caseName, body: try! sf.serializedBytes())
     precondition(frames.decodeSwiftFrame(F.self, check: { $0 == sf }) == frames.frameCount, "\(caseName): SwiftFrame decoded other messages")
+    precondition(frames.decodeSwiftFrameValues(F.self, check: { $0 == sf }) == frames.frameCount, "\(caseName): SwiftFrame (Frame values) decoded other messages")
     precondition(frames.decodeNIO(P.self, check: { $0 == pb }) == frames.frameCount, "\(caseName): SwiftProtobuf decoded other messages")
     return WallRow(name: "frames + decode \(caseName)", contenders: [
         ("SwiftFrame", { n in
@@ -133,6 +134,11 @@ func messageFramesRow<F: SwiftFrame.Message & Equatable, P: SwiftProtobuf.Messag
         ("NIO-decoder + SwiftProtobuf", { n in
             var total = 0
             for _ in 0..<n { total &+= frames.decodeNIO(P.self) }
+            consume(total)
+        }),
+        ("SwiftFrame-Frame", { n in
+            var total = 0
+            for _ in 0..<n { total &+= frames.decodeSwiftFrameValues(F.self) }
             consume(total)
         }),
     ])

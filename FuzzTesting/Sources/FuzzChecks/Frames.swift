@@ -24,6 +24,26 @@ public func checkFrames(_ data: UnsafeRawBufferPointer) {
     }
     precondition(frames == expected.frames, "\(layout): split decoding gave other frames than one-shot decoding")
     precondition(failure == expected.failure, "\(layout): split decoding ended with \(String(describing: failure)), one-shot with \(String(describing: expected.failure))")
+
+    // The same pieces fed as arrays (which the decoder keeps, queues and copies frames together
+    // from) and the frames taken with `withNextFrame`, each copied.
+    var arrays = FrameDecoder(layout: layout)
+    var borrowed: [Frame] = []
+    var borrowedFailure: FrameError?
+    chunks = input.chunks()
+    while let chunk = chunks.next(), borrowedFailure == nil {
+        arrays.feed(Array(chunk))
+        do throws(FrameError) {
+            while let frame = try arrays.withNextFrame({ $0.copy() }) { borrowed.append(frame) }
+        } catch {
+            borrowedFailure = error
+        }
+    }
+    if borrowedFailure == nil {
+        do throws(FrameError) { try arrays.finish() } catch { borrowedFailure = error }
+    }
+    precondition(borrowed == expected.frames, "\(layout): arrays and withNextFrame gave other frames than one-shot decoding")
+    precondition(borrowedFailure == expected.failure, "\(layout): arrays and withNextFrame ended with \(String(describing: borrowedFailure)), one-shot with \(String(describing: expected.failure))")
 }
 
 /// A fuzz input for the frame checks: a layout selector byte (below 0x80: a preset; from 0x80:

@@ -64,3 +64,26 @@ public struct Frame: Sendable, Hashable {
         self.offset = offset
     }
 }
+
+/// A frame as `FrameDecoder.withNextFrame(_:)` hands it over: its payload is the bytes where
+/// they lie in the decoder, valid only until that call's closure returns. Decode from it, or
+/// `copy()` it to keep it.
+public struct BorrowedFrame {
+    public let header: FrameHeader
+    /// The body, in the decoder's memory: do not keep the pointer.
+    public let payload: UnsafeRawBufferPointer
+    /// Stream offset of the frame's first byte.
+    public let offset: Int
+
+    @usableFromInline
+    init(header: FrameHeader, payload: UnsafeRawBufferPointer, offset: Int) {
+        self.header = header
+        self.payload = payload
+        self.offset = offset
+    }
+
+    /// A `Frame` with a copy of the payload of its own.
+    public func copy() -> Frame {
+        Frame(header: header, payload: ArraySlice(payload), offset: offset)
+    }
+}

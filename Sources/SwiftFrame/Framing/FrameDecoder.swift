@@ -15,7 +15,12 @@
 ///   decoder copies from it only the bytes that complete that frame, then cuts the following
 ///   frames out of the array itself. So a frame that lies within one read is never copied. An
 ///   array that lies wholly inside the frame being completed (the middle of a large frame) is
-///   copied into place as it is fed.
+///   copied into place as it is fed, and so is the rest of a frame begun in an earlier read: the
+///   bytes that complete it are copied from the new array when it is fed, and the frames after
+///   them are cut out of that array.
+/// - `withNextFrame(_:)` hands a frame's payload over as the bytes where they lie, for the
+///   length of a call, without making a `Frame` (no reference counted per frame): decode a
+///   message straight from it, and copy only what you keep.
 /// - Errors carry the stream offset of the field at fault. Under `.fail` the first error is
 ///   thrown again by every later call. Under `.resynchronize(maxSkip:)` a bad header is thrown
 ///   once, then decoding goes on from the next magic.
@@ -23,7 +28,7 @@ public struct FrameDecoder: Sendable {
     public let layout: FrameLayout
     let plan: FramePlan
     /// Bytes fed and not yet dropped; `buffer[start...]` is not consumed yet.
-    var buffer: [UInt8] = []
+    @usableFromInline var buffer: [UInt8] = []
     var start = 0
     /// Stream offset of `buffer[0]`.
     var base = 0
@@ -48,7 +53,16 @@ public struct FrameDecoder: Sendable {
     /// While looking for a magic after a bad header: the stream offset of that header.
     var resyncFrom: Int?
     /// The header at `start`, already read and checked, while its body is incomplete.
-    var pending: Pending?
+    var pending: Pending? {
+        didSet { pendingFrameSize = pending.map { $0.headerSize + $0.payloadCount } ?? 0 }
+    }
+    /// The size of the `pending` frame, header included; 0 when there is none. Read where copying
+    /// `pending` (its header) would cost more than the check.
+    var pendingFrameSize = 0
+    /// The size of the frame at `start`, header included, when the fast path has read and checked
+    /// its header and found the frame incomplete; 0 otherwise. Lets each read of a large frame's
+    /// middle be appended, and `nextFrame()` answer nil, without reading the header again.
+    var incompleteFrameSize = 0
     /// Every header field has a fixed width, so a buffered header is read with no per-field
     /// bounds checks.
     let fixedHeader: Bool
@@ -80,6 +94,12 @@ public struct FrameDecoder: Sendable {
     // MARK: Feeding
 
     public mutating func feed(_ bytes: [UInt8]) {
+        if incompleteFrameSize &- buffer.count >= bytes.count && start == 0 && !bufferIsFed && queuedByteCount == 0 {
+            // The middle of a large frame, with the frame's start already in the decoder's own
+            // array (checked first: this is every read but the first and last of such a frame).
+            buffer.append(contentsOf: bytes)
+            return
+        }
         guard poison == nil, !bytes.isEmpty else { return }
         if start == buffer.count && queuedByteCount == 0 {
             // Everything so far is consumed: take the caller's array as it is (no copy).
@@ -88,12 +108,20 @@ public struct FrameDecoder: Sendable {
             setAside()
             buffer = bytes
             bufferIsFed = true
-        } else if queuedByteCount == 0, let pending,
-                  pending.headerSize + pending.payloadCount - (buffer.count - start) >= bytes.count {
-            // All of it belongs to the frame being completed, which is copied together anyway:
-            // straight into the decoder's own array, without queueing it first.
-            makeAppendable(adding: bytes.count)
-            buffer.append(contentsOf: bytes)
+        } else if queuedByteCount == 0, let missing = bytesMissingAtStart() {
+            // The frame at `start` is incomplete, and it is copied together anyway: what of
+            // `bytes` belongs to it goes straight into the decoder's own array; the rest, if any,
+            // waits as `next`, to be cut without a copy once that frame is taken.
+            if missing >= bytes.count {
+                makeAppendable(adding: bytes.count)
+                buffer.append(contentsOf: bytes)
+            } else {
+                makeAppendable(adding: missing)
+                buffer.append(contentsOf: bytes[..<missing])
+                next = bytes
+                nextOffset = missing
+                queuedByteCount = bytes.count &- missing
+            }
         } else if queuedByteCount == 0 {
             next = bytes
             nextOffset = 0
@@ -102,6 +130,25 @@ public struct FrameDecoder: Sendable {
             later.append(bytes)
             queuedByteCount += bytes.count
         }
+    }
+
+    /// The bytes still missing from the frame at `start`, when its header is whole and checked
+    /// (`pending`, or a header of the fast path that checks out) and the frame is incomplete;
+    /// nil otherwise, and while looking for a magic.
+    func bytesMissingAtStart() -> Int? {
+        let available = buffer.count &- start
+        if incompleteFrameSize > 0 {
+            return incompleteFrameSize > available ? incompleteFrameSize &- available : nil
+        }
+        if pendingFrameSize > 0 {
+            return pendingFrameSize > available ? pendingFrameSize &- available : nil
+        }
+        guard resyncFrom == nil, let quick, available >= quick.size else { return nil }
+        var header = FrameHeader()
+        let payloadCount = quick.read(buffer, at: start, into: &header)
+        guard payloadCount >= 0 else { return nil }
+        let frameSize = quick.size &+ payloadCount
+        return frameSize > available ? frameSize &- available : nil
     }
 
     public mutating func feed(_ bytes: ArraySlice<UInt8>) {
@@ -229,17 +276,85 @@ public struct FrameDecoder: Sendable {
 
     /// The next complete frame, or nil when more bytes are needed.
     public mutating func nextFrame() throws(FrameError) -> Frame? {
-        if poison == nil, resyncFrom == nil, pending == nil, let quick {
-            var needsMore = false
-            if let frame = quickFrame(quick, needsMore: &needsMore) { return frame }
-            if needsMore { return nil }
-        }
-        return try nextFrameInGeneral()
+        guard let cut = try cutFrame() else { return nil }
+        return Frame(header: cut.header, payload: buffer[cut.body..<cut.end], offset: cut.offset)
     }
 
-    /// `nextFrame()` for everything the fast path leaves: a poisoned decoder, resynchronizing,
-    /// queued arrays, incomplete frames and headers to report on.
-    mutating func nextFrameInGeneral() throws(FrameError) -> Frame? {
+    /// Cuts the next complete frame and calls `body` with it, its payload being the bytes where
+    /// they lie in the decoder (no `Frame` is made, no reference counted): decode a message
+    /// straight from `frame.payload`, and copy what you keep (`frame.copy()`); the pointer is
+    /// valid only until `body` returns. Returns what `body` returns, or nil when more bytes are
+    /// needed (with `body` not called).
+    ///
+    ///     while let login = try decoder.withNextFrame({ frame in try? Login(buffer: frame.payload) }) {
+    ///         ...
+    ///     }
+    ///
+    /// (That `login` is a `Login?`: nil when a payload did not decode.) Errors in the stream are
+    /// thrown as by `nextFrame()`.
+    @inlinable
+    public mutating func withNextFrame<Result>(_ body: (BorrowedFrame) -> Result) throws(FrameError) -> Result? {
+        guard let cut = try cutFrame() else { return nil }
+        return buffer.withUnsafeBytes { bytes in
+            body(BorrowedFrame(header: cut.header, payload: UnsafeRawBufferPointer(rebasing: bytes[cut.body..<cut.end]), offset: cut.offset))
+        }
+    }
+
+    /// Where the frame just cut lies in `buffer`. The buffer is left as it is until the next
+    /// call that feeds or cuts.
+    @usableFromInline
+    struct Cut {
+        @usableFromInline var header: FrameHeader
+        @usableFromInline var body: Int
+        @usableFromInline var end: Int
+        /// Stream offset of the frame's first byte.
+        @usableFromInline var offset: Int
+    }
+
+    /// Cuts the next frame out of `buffer`, advancing `start` past it. The fast path: a header
+    /// of plain fixed-width fields, with the whole frame in `buffer` (after taking the next
+    /// queued array when `buffer` is used up); nil right away when simply more bytes are needed
+    /// (nothing is queued, and the buffer ends at a frame boundary or inside a payload whose
+    /// header checked out). Everything else goes the general way: a poisoned decoder,
+    /// resynchronizing, frames and headers to copy together from queued arrays, headers to
+    /// report on.
+    @usableFromInline @inline(__always)
+    mutating func cutFrame() throws(FrameError) -> Cut? {
+        if incompleteFrameSize > 0 {
+            if queuedByteCount == 0 && buffer.count &- start < incompleteFrameSize { return nil }
+            incompleteFrameSize = 0  // complete now, or completed from the queue: read again below
+        }
+        if pendingFrameSize == 0, resyncFrom == nil, let quick, poison == nil {
+            var available = buffer.count &- start
+            if available == 0 {
+                guard queuedByteCount > 0 else { return nil }
+                takeQueuedArray()
+                available = buffer.count &- start
+            }
+            if available >= quick.size {
+                var header = FrameHeader()
+                let payloadCount = quick.read(buffer, at: start, into: &header)
+                if payloadCount >= 0 {
+                    if available &- quick.size >= payloadCount {
+                        let body = start &+ quick.size
+                        let cut = Cut(header: header, body: body, end: body &+ payloadCount, offset: base &+ start)
+                        start = cut.end
+                        return cut
+                    }
+                    if queuedByteCount == 0 {
+                        incompleteFrameSize = quick.size &+ payloadCount
+                        return nil
+                    }
+                }
+            }
+        } else if pendingFrameSize > 0, queuedByteCount == 0, buffer.count &- start < pendingFrameSize {
+            return nil  // the middle of a large frame was fed
+        }
+        return try cutInGeneral()
+    }
+
+    /// `cutFrame()` for everything the fast path leaves.
+    mutating func cutInGeneral() throws(FrameError) -> Cut? {
         if poison != nil { try throwPoison() }
         if let from = resyncFrom {
             pull(queuedByteCount)
@@ -280,13 +395,10 @@ public struct FrameDecoder: Sendable {
                 continue
             }
             let body = start + header.headerSize
-            let frame = Frame(header: header.header, payload: buffer[body..<(start + frameSize)], offset: base + start)
-            start += frameSize
+            let cut = Cut(header: header.header, body: body, end: start + frameSize, offset: base + start)
+            start = cut.end
             pending = nil
-            if start == buffer.count && queuedByteCount > 0 {
-                takeQueuedArray()  // now rather than on the next call, which can then take the fast path
-            }
-            return frame
+            return cut
         }
     }
 
@@ -294,32 +406,6 @@ public struct FrameDecoder: Sendable {
     @inline(never)
     func throwPoison() throws(FrameError) {
         if let poison { throw poison }
-    }
-
-    /// The fast path of `nextFrame()`: a frame whose header has only plain fixed-width fields
-    /// and that is wholly in `buffer`. Nil for anything else; then `needsMore` is true when the
-    /// answer is simply that more bytes are needed (nothing is queued, and the buffer ends at a
-    /// frame boundary or inside a payload whose header checked out), and false when the general
-    /// path must look (queued arrays, a header cut short or to report on).
-    @inline(__always)
-    mutating func quickFrame(_ quick: QuickHeader, needsMore: inout Bool) -> Frame? {
-        let start = self.start
-        let available = buffer.count &- start
-        guard available >= quick.size else {
-            needsMore = available == 0 && queuedByteCount == 0
-            return nil
-        }
-        var header = FrameHeader()
-        let payloadCount = quick.read(buffer, at: start, into: &header)
-        guard payloadCount >= 0 else { return nil }
-        guard available &- quick.size >= payloadCount else {
-            needsMore = queuedByteCount == 0
-            return nil
-        }
-        let body = start &+ quick.size
-        let frame = Frame(header: header, payload: buffer[body..<(body &+ payloadCount)], offset: base &+ start)
-        self.start = body &+ payloadCount
-        return frame
     }
 
     /// At the end of the stream: throws `.truncated` if the bytes of an incomplete frame are

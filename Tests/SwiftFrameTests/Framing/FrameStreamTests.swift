@@ -201,6 +201,67 @@ import Testing
         }
     }
 
+    /// `withNextFrame` hands over the bytes where they lie: a frame within one read is read in
+    /// the array fed, and a frame that straddles two reads is copied together once, when the
+    /// second is fed, the frames after it being read in that second array.
+    @Test func borrowedPayloadsAreTheBytesFed() throws {
+        let (bytes, expected) = try sampleStream(.gameTCP, sizes: [10, 20, 30, 40])
+        let cut = expected[1].offset + 12 + 5  // inside the second frame's payload
+        let first = Array(bytes[..<cut])
+        let second = Array(bytes[cut...])
+        func address(_ array: [UInt8], _ index: Int) -> UInt {
+            array.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } + UInt(index)
+        }
+        var decoder = FrameDecoder(layout: .gameTCP)
+        decoder.feed(first)
+        let firstPayload = try #require(try decoder.withNextFrame { frame in
+            #expect(UInt(bitPattern: frame.payload.baseAddress) == address(first, expected[0].offset + 12))
+            return frame.copy()
+        })
+        #expect(firstPayload == expected[0])
+        #expect(try decoder.withNextFrame { _ in Issue.record("the second frame is incomplete") } == nil)
+        decoder.feed(second)
+        #expect(decoder.bufferedByteCount == bytes.count - expected[1].offset)
+        let secondFrame = try #require(try decoder.withNextFrame { frame in
+            let inFirst = address(first, 0)..<address(first, first.count)
+            let inSecond = address(second, 0)..<address(second, second.count)
+            let at = UInt(bitPattern: frame.payload.baseAddress)
+            #expect(!inFirst.contains(at) && !inSecond.contains(at), "copied together into the decoder's own array")
+            return frame.copy()
+        })
+        #expect(secondFrame == expected[1])
+        for frame in expected[2...] {
+            let taken = try #require(try decoder.withNextFrame { borrowed in
+                #expect(UInt(bitPattern: borrowed.payload.baseAddress) == address(second, frame.offset - cut + 12))
+                return borrowed.copy()
+            })
+            #expect(taken == frame)
+        }
+        #expect(try decoder.withNextFrame { $0 } == nil)
+        #expect(decoder.bufferedByteCount == 0)
+        try decoder.finish()
+    }
+
+    /// A header in front of a frame that straddles two reads is checked when the second is fed;
+    /// a bad one is still reported by `nextFrame()`, at its offset, after the good frames before.
+    @Test func aBadHeaderBeforeAStraddlingFrameIsReportedInOrder() throws {
+        let (bytes, expected) = try sampleStream(.gameTCP, sizes: [10, 20])
+        var broken = bytes
+        broken[expected[1].offset] ^= 0xFF  // the magic of the second frame
+        for cut in (expected[1].offset + 1)..<broken.count {
+            var decoder = FrameDecoder(layout: .gameTCP)
+            decoder.feed(Array(broken[..<cut]))
+            #expect(try decoder.nextFrame() == expected[0])
+            decoder.feed(Array(broken[cut...]))
+            let error = frameError { () throws(FrameError) in _ = try decoder.nextFrame() }
+            guard case let .badMagic(offset, _, _)? = error else {
+                Issue.record("cut at \(cut): \(String(describing: error))")
+                continue
+            }
+            #expect(offset == expected[1].offset)
+        }
+    }
+
     /// Large frames in 4 KiB reads are copied together into the room reserved beforehand: the
     /// array never moves, and the frames come out whole.
     @Test func reservedRoomHoldsLargeFramesWithoutGrowing() throws {

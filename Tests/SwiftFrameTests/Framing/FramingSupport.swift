@@ -56,21 +56,46 @@ enum FeedStyle: CaseIterable {
 }
 
 /// Decodes `chunks` fed one after another, taking every frame after each feed, then finishes.
+/// The frames are taken both ways, as `Frame` values (`nextFrame()`) and borrowed
+/// (`withNextFrame`, each copied), by two decoders fed alike; they must agree, in the frames and
+/// in the error.
 func decodeChunks(_ chunks: [ArraySlice<UInt8>], layout: FrameLayout, style: FeedStyle = .array) throws(FrameError) -> [Frame] {
+    let values = decodeChunks(chunks, layout: layout, style: style, borrowed: false)
+    let borrowed = decodeChunks(chunks, layout: layout, style: style, borrowed: true)
+    precondition(values.frames == borrowed.frames && values.error == borrowed.error,
+                 "nextFrame() and withNextFrame(_:) disagree")
+    if let error = values.error { throw error }
+    return values.frames
+}
+
+/// The frames of `chunks` and the error that ended them (then the frames before it).
+func decodeChunks(
+    _ chunks: [ArraySlice<UInt8>], layout: FrameLayout, style: FeedStyle, borrowed: Bool
+) -> (frames: [Frame], error: FrameError?) {
     var decoder = FrameDecoder(layout: layout)
     var frames: [Frame] = []
-    for chunk in chunks {
-        switch style {
-        case .array: decoder.feed(Array(chunk))
-        case .slice: decoder.feed(chunk)
-        case .rawBuffer: chunk.withUnsafeBytes { decoder.feed($0) }
+    do throws(FrameError) {
+        for chunk in chunks {
+            switch style {
+            case .array: decoder.feed(Array(chunk))
+            case .slice: decoder.feed(chunk)
+            case .rawBuffer: chunk.withUnsafeBytes { decoder.feed($0) }
+            }
+            if borrowed {
+                while let frame = try decoder.withNextFrame({ $0.copy() }) {
+                    frames.append(frame)
+                }
+            } else {
+                while let frame = try decoder.nextFrame() {
+                    frames.append(frame)
+                }
+            }
         }
-        while let frame = try decoder.nextFrame() {
-            frames.append(frame)
-        }
+        try decoder.finish()
+        return (frames, nil)
+    } catch {
+        return (frames, error)
     }
-    try decoder.finish()
-    return frames
 }
 
 /// `bytes` cut at the given offsets.
@@ -125,13 +150,24 @@ enum Event: Equatable {
     case error(FrameError)
 }
 
+/// The pieces are fed as slices and as arrays (which the decoder may keep and queue), and the
+/// frames taken both ways (`nextFrame()`, and `withNextFrame(_:)` with each frame copied): every
+/// way must report the same events.
 func events(_ chunks: [ArraySlice<UInt8>], layout: FrameLayout) -> [Event] {
+    let values = events(chunks, layout: layout, borrowed: false, arrays: false)
+    precondition(values == events(chunks, layout: layout, borrowed: false, arrays: true), "feeding arrays and slices disagree")
+    precondition(values == events(chunks, layout: layout, borrowed: true, arrays: true), "nextFrame() and withNextFrame(_:) disagree")
+    return values
+}
+
+func events(_ chunks: [ArraySlice<UInt8>], layout: FrameLayout, borrowed: Bool, arrays: Bool) -> [Event] {
     var decoder = FrameDecoder(layout: layout)
     var events: [Event] = []
     func drain() -> Bool {
         while true {
             do throws(FrameError) {
-                guard let frame = try decoder.nextFrame() else { return true }
+                let next = borrowed ? try decoder.withNextFrame({ $0.copy() }) : try decoder.nextFrame()
+                guard let frame = next else { return true }
                 events.append(.frame(frame))
             } catch {
                 events.append(.error(error))
@@ -140,7 +176,7 @@ func events(_ chunks: [ArraySlice<UInt8>], layout: FrameLayout) -> [Event] {
         }
     }
     for chunk in chunks {
-        decoder.feed(chunk)
+        if arrays { decoder.feed(Array(chunk)) } else { decoder.feed(chunk) }
         guard drain() else { return events }
     }
     if let error = frameError({ () throws(FrameError) in try decoder.finish() }) {
