@@ -156,6 +156,8 @@ struct LoginFailed: Error {}
                 let stalled = client.pushes
                 let states = [client.states, client.states]
                 _ = try await client.request(TestReq(param1: "flood"))
+                // Subscribed once the connection is up: it starts with the current state.
+                let late = client.states
                 // The connection is not slowed by the stalled reader: requests go on.
                 #expect(try await client.request(TestReq(param1: "after")).result1 == "echo:after")
                 for subscription in [first, second] {
@@ -176,8 +178,8 @@ struct LoginFailed: Error {}
                     if kept.count == 50 { break }
                 }
                 #expect(kept == (pushCount - 49...pushCount).map(Int64.init))
-                // Both state readers saw the connection come up.
-                for subscription in states {
+                // Every state reader saw the connection come up, the late one included.
+                for subscription in states + [late] {
                     var iterator = subscription.makeAsyncIterator()
                     var connected = false
                     while !connected, let state = await iterator.next() { connected = state.isConnected }

@@ -100,7 +100,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         self.bootstrap = bootstrap ?? { group in NIOClientTCPBootstrap(ClientBootstrap(group: group), tls: NIOInsecureNoTLS()) }
         self.onConnect = onConnect
         pushFeed = Broadcast(bufferSize: configuration.pushBufferSize, overflow: configuration.pushOverflow)
-        stateFeed = Broadcast(bufferSize: 64, overflow: .dropOldest)
+        stateFeed = Broadcast(bufferSize: 64, overflow: .dropOldest, replaysLatest: true)
         let machine = NIOLockedValueBox(Machine(backoff: configuration.reconnect))
         self.machine = machine
         if let heartbeat = configuration.heartbeat, (heartbeat.command ?? Table.heartbeatCommand) != nil {
@@ -133,7 +133,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     }
 
     /// A new subscription to the connection's state changes (the newest 64 kept for a reader
-    /// that falls behind). They end with `.stopped` when `run()` returns.
+    /// that falls behind), starting with the current state when the client has one: a reader
+    /// that subscribes after the connection came up first sees `.connected`. They end with
+    /// `.stopped` when `run()` returns.
     public var states: Subscription<ConnectionState> { stateFeed.subscribe() }
 
     /// Pushes lost so far because a subscriber (or the wait for the first) did not keep up.

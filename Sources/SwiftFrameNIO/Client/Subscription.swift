@@ -19,7 +19,9 @@ public struct Subscription<Element: Sendable>: AsyncSequence, Sendable {
 }
 
 /// Hands each value to every subscriber, each through its own bounded buffer. Values that
-/// arrive while nobody subscribes wait, up to the same bound, for the first subscriber.
+/// arrive while nobody subscribes wait, up to the same bound, for the first subscriber. With
+/// `replaysLatest` (states), every later subscriber starts with the newest value, so a reader
+/// that comes late still learns where things stand.
 final class Broadcast<Element: Sendable>: Sendable {
     private struct Subscriber {
         let input: AsyncStream<Element>.Continuation
@@ -35,15 +37,19 @@ final class Broadcast<Element: Sendable>: Sendable {
         var pastDrops = 0
         /// Finished: a new subscription ends at once, until `reopen()`.
         var closed = false
+        /// The newest value, kept when `replaysLatest`.
+        var latest: Element?
     }
 
     private let state = NIOLockedValueBox(State())
     let bufferSize: Int
     let overflow: PushOverflow
+    let replaysLatest: Bool
 
-    init(bufferSize: Int, overflow: PushOverflow) {
+    init(bufferSize: Int, overflow: PushOverflow, replaysLatest: Bool = false) {
         self.bufferSize = max(bufferSize, 1)
         self.overflow = overflow
+        self.replaysLatest = replaysLatest
     }
 
     /// Every value lost so far, by any subscriber or from the backlog.
@@ -54,7 +60,7 @@ final class Broadcast<Element: Sendable>: Sendable {
     }
 
     /// A new subscriber with its own buffer (`bufferSize` and `overflow` unless given); the
-    /// first one also gets the backlog.
+    /// first one also gets the backlog, and with `replaysLatest` a later one the newest value.
     func subscribe(bufferSize: Int? = nil, overflow: PushOverflow? = nil) -> Subscription<Element> {
         let size = max(bufferSize ?? self.bufferSize, 1)
         let (stream, input) = AsyncStream.makeStream(
@@ -66,8 +72,12 @@ final class Broadcast<Element: Sendable>: Sendable {
             state.nextID += 1
             state.subscribers[state.nextID] = Subscriber(input: input, drops: drops)
             // Under the lock: a value yielded meanwhile must not overtake the backlog.
-            for value in state.backlog { _ = Self.deliver(value, to: input, counting: drops) }
-            state.backlog.removeAll()
+            if !state.backlog.isEmpty {
+                for value in state.backlog { _ = Self.deliver(value, to: input, counting: drops) }
+                state.backlog.removeAll()
+            } else if let latest = state.latest {
+                _ = Self.deliver(latest, to: input, counting: drops)
+            }
             return state.nextID
         }
         guard let id else {
@@ -88,6 +98,7 @@ final class Broadcast<Element: Sendable>: Sendable {
     @discardableResult
     func yield(_ value: Element) -> Int {
         state.withLockedValue { state in
+            if replaysLatest { state.latest = value }
             guard !state.subscribers.isEmpty else {
                 state.backlog.append(value)
                 if state.backlog.count > bufferSize {
@@ -120,8 +131,12 @@ final class Broadcast<Element: Sendable>: Sendable {
         for subscriber in subscribers { subscriber.input.finish() }
     }
 
+    /// Opens for new subscriptions again, with nothing to replay.
     func reopen() {
-        state.withLockedValue { $0.closed = false }
+        state.withLockedValue { state in
+            state.closed = false
+            state.latest = nil
+        }
     }
 
     /// False when the subscriber's buffer was full (a value was dropped).
