@@ -68,10 +68,16 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
         case fixed32(UInt32)
         case fixed64(UInt64)
         case bytes(UnsafeRawBufferPointer)
+        /// A repeated field's packed run, whole (only from `FieldValues` asked for runs).
+        case packed(UnsafeRawBufferPointer)
     }
 
     static func fail(_ path: String, _ message: String) -> JSONError {
         JSONError(.unrepresentable, path: path, offset: 0, message)
+    }
+
+    static func unparsed(_ path: String, _ error: WireError) -> JSONError {
+        fail(path, "the message's encoding does not parse: \(error)")
     }
 
     /// Whether an enum is google.protobuf.NullValue, printed as `null`.
@@ -128,18 +134,24 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
         private var runField = 0
         private var runWireType = WireType.varint
         private let path: String
+        /// Whether a repeated field's packed run is handed over whole (`.packed`), for the
+        /// printer to print in one loop, rather than one value at a time.
+        private let givesRuns: Bool
+        /// The field of the value read last (0 before the first).
+        private var lastIndex = 0
 
-        init(_ fields: [JSONField], _ buffer: UnsafeRawBufferPointer, path: String) {
+        init(_ fields: [JSONField], _ buffer: UnsafeRawBufferPointer, path: String, givesRuns: Bool = false) {
             self.fields = fields
             reader = ProtoReader(buffer: buffer)
             self.path = path
+            self.givesRuns = givesRuns
         }
 
         mutating func next() throws(JSONError) -> (field: Int, raw: Raw)? {
             do throws(WireError) {
                 return try read()
             } catch {
-                throw JSONPrinter.fail(path, "the message's encoding does not parse: \(error)")
+                throw JSONPrinter.unparsed(path, error)
             }
         }
 
@@ -154,10 +166,11 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
             while reader.hasRemaining {
                 let tag = try reader.readTag()
                 let number = Int32(bitPattern: tag >> 3)
-                guard let index = index(numbered: number, in: fields, number: \.number) else {
+                guard let index = index(numbered: number) else {
                     try reader.skipValue(tag: tag)
                     continue
                 }
+                lastIndex = index
                 let expected = fields[index].wireType
                 switch UInt8(tag & 7) {
                 case expected.rawValue where expected == .varint:
@@ -172,6 +185,9 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
                     return (index, .bytes(try reader.readDelimitedBuffer()))
                 case expected.rawValue where expected == .startGroup:
                     return (index, .bytes(try reader.readGroupBuffer(fieldNumber: tag >> 3)))
+                case WireType.lengthDelimited.rawValue where expected != .startGroup && givesRuns && fields[index].isRepeated:
+                    let body = try reader.readDelimitedBuffer()
+                    if !body.isEmpty { return (index, .packed(body)) }
                 case WireType.lengthDelimited.rawValue where expected != .startGroup:
                     run = ProtoReader(buffer: try reader.readDelimitedBuffer())
                     (runField, runWireType) = (index, expected)
@@ -181,6 +197,15 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
                 }
             }
             return nil
+        }
+
+        /// The field numbered `number`: the last one found or the one after it (fields come in
+        /// order, a repeated field's values together), else by binary search.
+        private func index(numbered number: Int32) -> Int? {
+            if lastIndex < fields.count && fields[lastIndex].number == number { return lastIndex }
+            let next = lastIndex + 1
+            if next < fields.count && fields[next].number == number { return next }
+            return SwiftFrame.index(numbered: number, in: fields, number: \.number)
         }
 
         /// Whether a closed enum declares the number `value`.
@@ -226,7 +251,7 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
                          first: inout Bool) throws(JSONError) {
         let all = schema.fields(with: options.registry)
         let (mark, wasFirst) = (output.count, first)
-        var inWireOrder = FieldValues(all, buffer, path: path)
+        var inWireOrder = FieldValues(all, buffer, path: path, givesRuns: true)
         if try printFields(all, &inWireOrder, path: path, first: &first) { return }
         output.truncate(to: mark)
         first = wasFirst
@@ -259,6 +284,9 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
             }
             if isMap {
                 entries.append(raw)
+            } else if case let .packed(run) = raw {
+                count = try packed(run, all[index], after: count, path: path)
+                continue
             } else if isRepeated {
                 if count > 0 { output.append(UInt8(ascii: ",")) }
                 try value(kind, raw, path: self.path(path, "." + name(of: all[index]) + "[\(count)]"))
@@ -270,6 +298,48 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
         try end(current, count: count, entries: &entries, all, path: path, first: &first)
         for skipped in (current + 1)..<all.count { try absent(all[skipped], path: path, first: &first) }
         return true
+    }
+
+    /// The values of a packed run of `field`, after the `count` printed before them; the count
+    /// with them. The most common kinds have a loop of their own.
+    private mutating func packed(_ run: UnsafeRawBufferPointer, _ field: JSONField, after count: Int,
+                                 path: String) throws(JSONError) -> Int {
+        var reader = ProtoReader(buffer: run)
+        var count = count
+        do throws(WireError) {
+            switch field.kind {
+            case .int32:
+                while reader.hasRemaining {
+                    if count > 0 { output.append(UInt8(ascii: ",")) }
+                    decimal(Int64(Int32(truncatingIfNeeded: try reader.readVarint())))
+                    count += 1
+                }
+                return count
+            case .double where field.wireType == .fixed64:
+                while reader.hasRemaining {
+                    if count > 0 { output.append(UInt8(ascii: ",")) }
+                    double(Double(bitPattern: try reader.readFixed64()))
+                    count += 1
+                }
+                return count
+            default:
+                break
+            }
+        } catch {
+            throw Self.unparsed(path, error)
+        }
+        while reader.hasRemaining {
+            let raw: Raw
+            do throws(WireError) {
+                raw = try Self.read(field.wireType, from: &reader)
+            } catch {
+                throw Self.unparsed(path, error)
+            }
+            if count > 0 { output.append(UInt8(ascii: ",")) }
+            try value(field.kind, raw, path: self.path(path, "." + name(of: field) + "[\(count)]"))
+            count += 1
+        }
+        return count
     }
 
     /// Closes the field at `index` (none when -1) after `count` values.
@@ -386,9 +456,22 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
                               path: String) throws(JSONError) -> (key: Raw, value: Raw) {
         let keyTag = 1 << 3 | UInt32(wire.key.rawValue)
         let valueTag = 2 << 3 | UInt32(wire.value.rawValue)
+        var reader = ProtoReader(buffer: body)
+        do throws(WireError) {
+            // As written here and by protobuf's runtimes: the key, then the value, and no more.
+            var quick = reader
+            if quick.hasRemaining, try quick.readTag() == keyTag {
+                let key = try read(wire.key, from: &quick)
+                if quick.hasRemaining, try quick.readTag() == valueTag {
+                    let value = try read(wire.value, from: &quick)
+                    if !quick.hasRemaining { return (key, value) }
+                }
+            }
+        } catch {
+            // Read again below, which names the error.
+        }
         var key = zero(wire.key)
         var value = zero(wire.value)
-        var reader = ProtoReader(buffer: body)
         do throws(WireError) {
             while reader.hasRemaining {
                 let tag = try reader.readTag()
@@ -512,8 +595,7 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
             let float = Float(bitPattern: value)
             floating(float)
         case (.double, .fixed64(let value)):
-            let double = Double(bitPattern: value)
-            floating(double)
+            double(Double(bitPattern: value))
         default:
             output.append(UInt8(ascii: "0"))
         }
@@ -548,12 +630,7 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
             output.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value))
             return
         }
-        var digits = 2
-        var limit: UInt64 = 100
-        while digits < 20 && value >= limit {
-            digits += 1
-            limit = limit &* 10
-        }
+        let digits = Self.digitCount(value)
         let target = output.room(digits)
         let pairs = Self.digitPairs.utf8Start
         var rest = value
@@ -575,11 +652,76 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
         output.advance(by: digits)
     }
 
+    /// How many decimal digits `value` has: the count its bit length suggests (log10 2 is
+    /// about 1233 / 4096), one more when it reaches the next power of ten.
+    @inline(__always)
+    static func digitCount(_ value: UInt64) -> Int {
+        let guess = ((64 &- value.leadingZeroBitCount) &* 1233) &>> 12
+        return value >= powerOfTen(guess) ? guess &+ 1 : Swift.max(guess, 1)
+    }
+
+    /// 10^exponent, for exponent 0...19 (a switch the compiler makes a table of).
+    @inline(__always)
+    private static func powerOfTen(_ exponent: Int) -> UInt64 {
+        switch exponent {
+        case 0: 1
+        case 1: 10
+        case 2: 100
+        case 3: 1_000
+        case 4: 10_000
+        case 5: 100_000
+        case 6: 1_000_000
+        case 7: 10_000_000
+        case 8: 100_000_000
+        case 9: 1_000_000_000
+        case 10: 10_000_000_000
+        case 11: 100_000_000_000
+        case 12: 1_000_000_000_000
+        case 13: 10_000_000_000_000
+        case 14: 100_000_000_000_000
+        case 15: 1_000_000_000_000_000
+        case 16: 10_000_000_000_000_000
+        case 17: 100_000_000_000_000_000
+        case 18: 1_000_000_000_000_000_000
+        default: 10_000_000_000_000_000_000
+        }
+    }
+
     /// "00" to "99", for `decimal`.
     private static let digitPairs: StaticString = """
         0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849\
         5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899
         """
+
+    /// A double in its shortest form, as `floating` prints it: by `ShortDecimal` when it has
+    /// few digits after its point, otherwise by the standard library.
+    mutating func double(_ value: Double) {
+        guard let (digits, fractionDigits) = ShortDecimal.digits(of: value) else { return floating(value) }
+        let count = Self.digitCount(digits)
+        // "0" before the point when every digit comes after it.
+        let integerDigits = Swift.max(count - fractionDigits, 1)
+        let length = (value < 0 ? 1 : 0) + integerDigits + (fractionDigits > 0 ? 1 + fractionDigits : 0)
+        let target = output.room(length)
+        if value < 0 { target[0] = UInt8(ascii: "-") }
+        // From the last digit back; the digits run out into the zeros after the point.
+        var index = length
+        var rest = digits
+        if fractionDigits > 0 {
+            for _ in 0..<fractionDigits {
+                index -= 1
+                target[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+            index -= 1
+            target[index] = UInt8(ascii: ".")
+        }
+        repeat {
+            index -= 1
+            target[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        } while rest > 0
+        output.advance(by: length)
+    }
 
     /// A float in its shortest form (`description`) without a trailing `.0`; NaN and the
     /// infinities as strings.
@@ -609,7 +751,20 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     /// `String(decoding:as:)` repairs them.
     mutating func string(_ bytes: UnsafeRawBufferPointer) {
         let utf8 = bytes.bindMemory(to: UInt8.self)
-        if utf8.allSatisfy({ $0 < 0x80 }) {
+        // Most strings are printable ASCII with no quote or backslash: copied whole.
+        var plain = 0
+        while plain < utf8.count {
+            let byte = utf8[plain]
+            guard byte &- 0x20 < 0x60, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { break }
+            plain += 1
+        }
+        if plain == utf8.count {
+            let target = output.room(utf8.count + 2)
+            target[0] = UInt8(ascii: "\"")
+            if let source = utf8.baseAddress { (target + 1).initialize(from: source, count: utf8.count) }
+            target[utf8.count + 1] = UInt8(ascii: "\"")
+            output.advance(by: utf8.count + 2)
+        } else if utf8[plain...].allSatisfy({ $0 < 0x80 }) {
             escaped(utf8)
         } else {
             string(String(decoding: utf8, as: UTF8.self))

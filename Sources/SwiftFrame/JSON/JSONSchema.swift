@@ -9,8 +9,9 @@ import Android
 #endif
 
 /// What JSON needs to know about one field, read from its row in the message's
-/// `textFormatFields`.
-struct JSONField {
+/// `textFormatFields`. A class: the printer and readers pass fields around per value, and a
+/// reference costs one count where a copy of the struct cost one for each name and table.
+final class JSONField: Sendable {
     let number: Int32
     let protoName: String
     let jsonName: String

@@ -76,8 +76,8 @@ extension JSONPrinter {
 
     /// Prints a well-known type's own form; false for any other type.
     mutating func wellKnown(_ schema: JSONSchema, _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError) -> Bool {
+        guard schema.hasSpecialForm else { return false }
         let name = schema.fullName
-        guard name.hasPrefix("google.protobuf.") else { return false }
         switch name {
         case "google.protobuf.Timestamp":
             let values = Self.scalars(buffer)

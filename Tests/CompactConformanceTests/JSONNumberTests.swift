@@ -1,0 +1,1 @@
+../ConformanceTests/JSONNumberTests.swift
