@@ -21,6 +21,9 @@
 /// - `withNextFrame(_:)` hands a frame's payload over as the bytes where they lie, for the
 ///   length of a call, without making a `Frame` (no reference counted per frame): decode a
 ///   message straight from it, and copy only what you keep.
+/// - `cutFrame(in:at:)` cuts a frame out of bytes the caller holds (a socket read in a buffer of
+///   its own) while the decoder holds nothing, so that only what spans reads has to be fed;
+///   `bytesWanted` says how much to feed to finish a frame the decoder holds the start of.
 /// - Errors carry the stream offset of the field at fault. Under `.fail` the first error is
 ///   thrown again by every later call. Under `.resynchronize(maxSkip:)` a bad header is thrown
 ///   once, then decoding goes on from the next magic.
