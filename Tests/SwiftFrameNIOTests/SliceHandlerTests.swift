@@ -141,6 +141,17 @@ enum Seen: Equatable {
         }
     }
 
+    @Test func aKeptSliceOfAFramePutTogetherStaysIntactWhenTheNextOneIs() throws {
+        let (bytes, expected) = try Self.stream(.gameTCP, sizes: [600, 600, 600])
+        var handler = FrameSliceDecoderHandler(layout: .gameTCP)
+        var kept: [FrameSlice] = []
+        for start in stride(from: 0, to: bytes.count, by: 256) {
+            var read = ByteBuffer(bytes: bytes[start..<min(start + 256, bytes.count)])
+            try handler.slices(from: &read) { kept.append(try! $0.get()) }
+        }
+        #expect(kept.map { $0.copy() } == Self.normalized(expected).map { if case let .frame(frame) = $0 { frame } else { fatalError() } })
+    }
+
     @Test func theVerifierOnTheSliceHandler() throws {
         let game = try HandlerTests.pairs(.gameTCP) { FrameHeader(command: UInt32($0 + 1)) }
         try ByteToMessageDecoderVerifier.verifyDecoder(inputOutputPairs: game) {

@@ -8,7 +8,8 @@ import SwiftFrame
 /// - A frame that runs past the end of a read, its header whole and checked, is kept in a
 ///   buffer of its own (`keepsPartialFrames`), which grows by the bytes of the next reads (never
 ///   by what the header claims) until the frame is whole; then it is cut from there, and its
-///   payload is a slice of that buffer: one copy, of that frame's bytes only.
+///   payload is a slice of that buffer: one copy, of that frame's bytes only. That buffer is
+///   kept for the next such frame, and reused once the app has let go of the slice.
 /// - Everything else goes through the `FrameDecoder`'s buffered path: a header split across
 ///   reads, a bad header (reported, then skipped under `resync`), an error that ends the stream,
 ///   and, without `keepsPartialFrames`, a frame that spans reads. Those frames come out as
@@ -58,6 +59,11 @@ struct FrameSlicer: Sendable {
     /// `keepsPartialFrames`; `partialFrameSize` is its size, header included.
     private var partial: ByteBuffer?
     private var partialFrameSize = 0
+    /// The buffer the last partial frame was put together in, kept for the next one: once the
+    /// app has let go of that frame's slice, its memory is reused without an allocation (and
+    /// while it holds the slice, `clear()` gives a fresh buffer of the same capacity). Its
+    /// capacity is that of a frame actually received, never one a header merely claimed.
+    private var spare: ByteBuffer?
 
     init(layout: FrameLayout, keepsPartialFrames: Bool) {
         decoder = FrameDecoder(layout: layout)
@@ -107,9 +113,13 @@ struct FrameSlicer: Sendable {
         buffer.moveReaderIndex(forwardBy: position)
         guard buffer.readableBytes > 0 else { return }
         if case let .incomplete(frameSize) = stop, keepsPartialFrames {
-            // Shares the read's storage until the next read is appended, which moves it into a
-            // buffer of its own (sized by the bytes there, not by the header).
-            partial = buffer.readSlice(length: buffer.readableBytes)
+            // Into a buffer of its own (the spare one when there is one), which grows by the
+            // bytes of the next reads, not by what the header claims.
+            var own = spare ?? ByteBuffer()
+            spare = nil
+            own.clear()
+            own.writeBuffer(&buffer)
+            partial = own
             partialFrameSize = frameSize
             return
         }
@@ -127,6 +137,7 @@ struct FrameSlicer: Sendable {
         partial!.writeBuffer(&bytes)
         guard partial!.readableBytes == partialFrameSize, let whole = partial else { return }
         partial = nil
+        spare = whole
         let cut = whole.withUnsafeReadableBytes { decoder.cutFrame(in: $0, at: 0) }
         guard case let .frame(frame) = cut else {
             preconditionFailure("a frame whose header checked out did not cut once whole: \(cut)")
