@@ -52,6 +52,7 @@ let package = Package(
                 "SwiftFrameCompactBenchMessages",
                 "SwiftProtobufBenchMessages",
                 .product(name: "SwiftFrame", package: swiftframe),
+                .product(name: "SwiftFrameNIO", package: swiftframe),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

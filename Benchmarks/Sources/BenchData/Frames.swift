@@ -1,12 +1,13 @@
 // The frame-decoding benchmarks: one byte stream of frames with a u32 big-endian length prefix
-// (counting the body), fed in 4 KiB chunks to SwiftFrame's FrameDecoder, to NIO's
-// LengthFieldBasedFrameDecoder (through ByteToMessageHandler in an EmbeddedChannel, and called
-// directly), and copied with memcpy as the ceiling.
+// (counting the body), fed in 4 KiB chunks to SwiftFrame's FrameDecoder, to SwiftFrameNIO's
+// decoder handlers and NIO's LengthFieldBasedFrameDecoder (each through ByteToMessageHandler in an
+// EmbeddedChannel; NIO's also called directly), and copied with memcpy as the ceiling.
 import Foundation
 import NIOCore
 import NIOEmbedded
 import NIOExtras
 import SwiftFrame
+import SwiftFrameNIO
 
 public struct FrameStream: @unchecked Sendable {
     /// `length:u32:body`: a 4-byte big-endian length of the payload, then the payload.
@@ -59,7 +60,9 @@ public struct FrameStream: @unchecked Sendable {
         "frames \(stream) \(decoder)"
     }
 
-    public static let decoders = ["SwiftFrame", "SwiftFrame-Frame", "NIO-handler", "NIO-decoder", "memcpy"]
+    public static let decoders = [
+        "SwiftFrame", "SwiftFrame-Frame", "SwiftFrame-slices", "SwiftFrame-handler", "NIO-handler", "NIO-decoder", "memcpy",
+    ]
 
     // MARK: The four ways through the stream; each returns the payload bytes seen.
 
@@ -101,6 +104,38 @@ public struct FrameStream: @unchecked Sendable {
         let sink = Sink()
         try! channel.pipeline.syncOperations.addHandlers([
             ByteToMessageHandler(LengthFieldBasedFrameDecoder(lengthFieldLength: .four)), sink,
+        ])
+        for buffer in buffers {
+            try! channel.writeInbound(buffer)
+        }
+        _ = try! channel.finish()
+        return sink.bytes
+    }
+
+    /// SwiftFrameNIO's FrameSliceDecoderHandler in a ByteToMessageHandler, in an EmbeddedChannel,
+    /// with a handler after it that counts the payload bytes: as `decodeNIOHandler`, each frame
+    /// passed on with its payload a slice of the read (a frame that spans reads put together in
+    /// a buffer of its own).
+    public func decodeSwiftFrameSliceHandler() -> Int {
+        let channel = EmbeddedChannel()
+        let sink = SliceSink()
+        try! channel.pipeline.syncOperations.addHandlers([
+            ByteToMessageHandler(FrameSliceDecoderHandler(layout: Self.layout)), sink,
+        ])
+        for buffer in buffers {
+            try! channel.writeInbound(buffer)
+        }
+        _ = try! channel.finish()
+        return sink.bytes
+    }
+
+    /// SwiftFrameNIO's FrameDecoderHandler (each frame a `Frame`, its payload copied once into an
+    /// array), the same way.
+    public func decodeSwiftFrameHandler() -> Int {
+        let channel = EmbeddedChannel()
+        let sink = FrameSink()
+        try! channel.pipeline.syncOperations.addHandlers([
+            ByteToMessageHandler(FrameDecoderHandler(layout: Self.layout)), sink,
         ])
         for buffer in buffers {
             try! channel.writeInbound(buffer)
@@ -153,6 +188,8 @@ public struct FrameStream: @unchecked Sendable {
         switch decoder {
         case "SwiftFrame": decodeSwiftFrame()
         case "SwiftFrame-Frame": decodeSwiftFrameValues()
+        case "SwiftFrame-slices": decodeSwiftFrameSliceHandler()
+        case "SwiftFrame-handler": decodeSwiftFrameHandler()
         case "NIO-handler": decodeNIOHandler()
         case "NIO-decoder": decodeNIODecoder()
         case "memcpy": copy(into: destination)
@@ -167,6 +204,8 @@ public struct FrameStream: @unchecked Sendable {
         let payload = frameCount * payloadSize
         precondition(decodeSwiftFrame() == payload, "SwiftFrame: wrong payload total")
         precondition(decodeSwiftFrameValues() == payload, "SwiftFrame, Frame values: wrong payload total")
+        precondition(decodeSwiftFrameSliceHandler() == payload, "SwiftFrame slice handler: wrong payload total")
+        precondition(decodeSwiftFrameHandler() == payload, "SwiftFrame frame handler: wrong payload total")
         precondition(decodeNIOHandler() == payload, "NIO handler: wrong payload total")
         precondition(decodeNIODecoder() == payload, "NIO decoder: wrong payload total")
         precondition(copy(into: destination) == bytes.count)
@@ -180,6 +219,24 @@ final class Sink: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         bytes &+= unwrapInboundIn(data).readableBytes
+    }
+}
+
+final class SliceSink: ChannelInboundHandler {
+    typealias InboundIn = FrameSlice
+    var bytes = 0
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        bytes &+= unwrapInboundIn(data).payload.readableBytes
+    }
+}
+
+final class FrameSink: ChannelInboundHandler {
+    typealias InboundIn = Frame
+    var bytes = 0
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        bytes &+= unwrapInboundIn(data).payload.count
     }
 }
 

@@ -86,6 +86,19 @@ func wallRows() -> [WallRow] {
             })
         }))
     }
+    // The same streams through channel handlers in a ByteToMessageHandler (EmbeddedChannel):
+    // SwiftFrameNIO's (payloads as slices of the reads, and as copied `Frame`s) beside NIO's.
+    for size in FrameStream.payloadSizes {
+        let stream = FrameStream(payloadSize: size)
+        let destination = UnsafeMutableRawPointer.allocate(byteCount: stream.bytes.count, alignment: 64)
+        rows.append(WallRow(name: "frames \(stream.name) in a channel", contenders: ["SwiftFrame-slices", "NIO-handler", "SwiftFrame-handler"].map { decoder in
+            (decoder, { n in
+                var total = 0
+                for _ in 0..<n { total &+= stream.run(decoder, destination: destination) }
+                consume(total)
+            })
+        }))
+    }
     // Frames cut and their messages decoded (a stream of 1 MiB of each message).
     rows.append(messageFramesRow("flat", SF.flat, PB.flat))
     rows.append(messageFramesRow("login", SF.login, PB.login))

@@ -38,6 +38,11 @@ public protocol CommandTable: CommandTableMetatype {
     /// Decodes a frame a client received.
     static func decode(_ frame: Frame) throws(WireError) -> Inbound
 
+    /// Decodes a frame a client received, from its payload where the bytes lie (valid for the
+    /// call only). The default copies the payload into a `Frame` for `decode(_:)`; a table that
+    /// decodes each message straight from the bytes (`M(buffer:)`) saves that copy.
+    static func decode(_ frame: BorrowedFrame) throws(WireError) -> Inbound
+
     /// Decodes a frame a server received.
     static func decodeRequest(_ frame: Frame) throws(WireError) -> Request
 
@@ -76,6 +81,10 @@ extension CommandTable {
     public static var errorCommand: UInt32? { nil }
     public static var heartbeatCommand: UInt32? { nil }
     public static func commandName(_ command: UInt32) -> String? { nil }
+
+    public static func decode(_ frame: BorrowedFrame) throws(WireError) -> Inbound {
+        try decode(frame.copy())
+    }
 
     /// The command id of a frame: its command field, or its type field when the layout has
     /// no command field.

@@ -75,8 +75,9 @@ public struct BorrowedFrame {
     /// Stream offset of the frame's first byte.
     public let offset: Int
 
-    @usableFromInline
-    init(header: FrameHeader, payload: UnsafeRawBufferPointer, offset: Int) {
+    /// A frame over `payload`, which must stay valid while the frame is used.
+    @inlinable
+    public init(header: FrameHeader, payload: UnsafeRawBufferPointer, offset: Int) {
         self.header = header
         self.payload = payload
         self.offset = offset
@@ -85,5 +86,36 @@ public struct BorrowedFrame {
     /// A `Frame` with a copy of the payload of its own.
     public func copy() -> Frame {
         Frame(header: header, payload: ArraySlice(payload), offset: offset)
+    }
+}
+
+/// What `FrameDecoder.cutFrame(in:at:)` found at a position in bytes the caller holds.
+public enum HeldCut: Sendable, Hashable {
+    /// A frame lying wholly in the bytes, now taken: the stream goes on from its `end`.
+    case frame(HeldFrame)
+    /// A header that checks out, of a frame of `frameSize` bytes (header included) that runs
+    /// past the end of the bytes. Nothing was taken: keep those bytes and cut the frame from
+    /// them once it is whole, or feed them.
+    case incomplete(frameSize: Int)
+    /// Nothing to cut here without the decoder's help: feed the bytes from the position and
+    /// take frames with `nextFrame()`, which reports a bad header. Nothing was taken.
+    case feed
+}
+
+/// A frame cut out of bytes the caller holds: where its payload lies in them.
+public struct HeldFrame: Sendable, Hashable {
+    public let header: FrameHeader
+    /// The payload's indices in the bytes the frame was cut from.
+    public let payload: Range<Int>
+    /// Stream offset of the frame's first byte.
+    public let offset: Int
+
+    /// Where the frame ends in those bytes: where the next one starts.
+    public var end: Int { payload.upperBound }
+
+    public init(header: FrameHeader, payload: Range<Int>, offset: Int) {
+        self.header = header
+        self.payload = payload
+        self.offset = offset
     }
 }

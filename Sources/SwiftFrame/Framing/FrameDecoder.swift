@@ -21,6 +21,9 @@
 /// - `withNextFrame(_:)` hands a frame's payload over as the bytes where they lie, for the
 ///   length of a call, without making a `Frame` (no reference counted per frame): decode a
 ///   message straight from it, and copy only what you keep.
+/// - `cutFrame(in:at:)` cuts a frame out of bytes the caller holds (a socket read in a buffer of
+///   its own) while the decoder holds nothing, so that only what spans reads has to be fed;
+///   `bytesWanted` says how much to feed to finish a frame the decoder holds the start of.
 /// - Errors carry the stream offset of the field at fault. Under `.fail` the first error is
 ///   thrown again by every later call. Under `.resynchronize(maxSkip:)` a bad header is thrown
 ///   once, then decoding goes on from the next magic.
@@ -400,6 +403,72 @@ public struct FrameDecoder: Sendable {
             pending = nil
             return cut
         }
+    }
+
+    // MARK: Cutting from bytes the caller holds
+
+    /// Cuts the frame that starts at `bytes[position]` where it lies, when the decoder holds no
+    /// bytes: the caller's bytes are taken as the stream's next ones, up to the frame's end, and
+    /// nothing is copied. For bytes that are read into buffers of the caller's own (a socket
+    /// read): cut the frames that lie wholly there, and feed only what is left.
+    ///
+    ///     var position = 0
+    ///     while case let .frame(frame) = decoder.cutFrame(in: bytes, at: position) {
+    ///         handle(frame.header, bytes[frame.payload])
+    ///         position = frame.end
+    ///     }
+    ///     decoder.feed(UnsafeRawBufferPointer(rebasing: bytes[position...]))
+    ///     while let frame = try decoder.nextFrame() { ... }
+    ///
+    /// The header is read as `nextFrame()` reads it. Nothing is taken unless a whole frame is
+    /// returned: `.incomplete` (a header that checks out, a frame running past the end) and
+    /// `.feed` (the decoder holds bytes, is resynchronizing or has failed, the bytes end inside
+    /// a header, or the header is to be reported) leave the stream where it was, for the rest
+    /// to be fed; a bad header is then reported by `nextFrame()`, with its stream offset.
+    public mutating func cutFrame(in bytes: UnsafeRawBufferPointer, at position: Int) -> HeldCut {
+        guard start == buffer.count, queuedByteCount == 0, pending == nil, resyncFrom == nil, poison == nil,
+              position >= 0, position < bytes.count, let address = bytes.baseAddress else { return .feed }
+        let available = bytes.count &- position
+        let header: FrameHeader
+        let headerSize: Int
+        let payloadCount: Int
+        if let quick {
+            guard available >= quick.size else { return .feed }
+            var read = FrameHeader()
+            payloadCount = quick.read(address + position, into: &read)
+            guard payloadCount >= 0 else { return .feed }
+            header = read
+            headerSize = quick.size
+        } else {
+            let outcome = bytes.withMemoryRebound(to: UInt8.self) { bytes in
+                plan.readHeader(bytes, at: position, streamBase: base &+ start &- position, fixed: fixedHeader)
+            }
+            guard case let .header(read) = outcome else { return .feed }
+            header = read.header
+            headerSize = read.headerSize
+            payloadCount = read.payloadCount
+        }
+        let frameSize = headerSize &+ payloadCount
+        guard available >= frameSize else { return .incomplete(frameSize: frameSize) }
+        let offset = base &+ start
+        base &+= frameSize
+        let body = position &+ headerSize
+        return .frame(HeldFrame(header: header, payload: body..<(body &+ payloadCount), offset: offset))
+    }
+
+    /// How many more bytes to feed before `nextFrame()` can cut the frame whose start the decoder
+    /// holds: the rest of it when its header is read, else what completes a header (more, for a
+    /// varint length, than it may need); every byte, while looking for a magic. 0 when the decoder
+    /// holds nothing, or has failed. Feeding no more than this keeps the bytes that follow out
+    /// of the decoder, to be cut where they lie with `cutFrame(in:at:)`.
+    public var bytesWanted: Int {
+        guard poison == nil, bufferedByteCount > 0 else { return 0 }
+        if resyncFrom != nil || queuedByteCount > 0 { return .max }
+        let available = buffer.count &- start
+        if incompleteFrameSize > 0 { return Swift.max(incompleteFrameSize &- available, 1) }
+        if pendingFrameSize > 0 { return Swift.max(pendingFrameSize &- available, 1) }
+        let headerSize = quick?.size ?? (fixedHeader ? plan.fixedHeaderSize : plan.fixedHeaderSize &+ 10)
+        return Swift.max(headerSize &- available, 1)
     }
 
     /// Throws the error that ended the stream (kept out of line: copying it is not free).

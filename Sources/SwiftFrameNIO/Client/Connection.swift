@@ -37,9 +37,9 @@ public struct Connection<Table: CommandTable>: Sendable {
         _ message: M, timeout: Duration?
     ) async throws -> M.Response where M.Response: CommandMessage {
         let frame = try OutboundFrame(message, layout: Table.layout, extras: headerExtras)
-        return try await exchange(frame, replyCommand: M.Response.commandID, timeout: timeout) { frame in
+        return try await exchange(frame, replyCommand: M.Response.commandID, timeout: timeout) { reply in
             do throws(WireError) {
-                return try M.Response(serializedBytes: frame.payload)
+                return try reply.decode(M.Response.self)
             } catch {
                 throw FrameClientError.badReply(command: M.Response.commandID, error)
             }
@@ -61,9 +61,9 @@ public struct Connection<Table: CommandTable>: Sendable {
         command: UInt32, payload: [UInt8], replyCommand: UInt32?, timeout: Duration?
     ) async throws -> Table.Inbound {
         let frame = OutboundFrame(header: header(command), payload: payload)
-        return try await exchange(frame, replyCommand: replyCommand ?? command, timeout: timeout) { frame in
+        return try await exchange(frame, replyCommand: replyCommand ?? command, timeout: timeout) { reply in
             do throws(WireError) {
-                return try Table.decode(frame)
+                return try Table.decode(reply)
             } catch {
                 throw FrameClientError.badReply(command: command, error)
             }
@@ -111,23 +111,21 @@ public struct Connection<Table: CommandTable>: Sendable {
 
     private func exchange<Reply: Sendable>(
         _ frame: OutboundFrame, replyCommand: UInt32, timeout: Duration?,
-        decode: @escaping @Sendable (Frame) throws -> Reply
+        decode: @escaping @Sendable (FrameSlice) throws -> Reply
     ) async throws -> Reply {
         let timeout = timeout ?? requestTimeout
         // Before the promise exists: a promise dropped without being completed is a leak.
         try Task.checkCancellation()
-        let promise = channel.eventLoop.makePromise(of: Frame.self)
+        let promise = channel.eventLoop.makePromise(of: FrameSlice.self)
         let token = ObjectIdentifier(promise.futureResult)
-        // The reply's body is copied out of the decoder's buffer on the event loop and decoded
-        // by `decode` here, in the caller's task: the event loop, which all of one connection's
-        // frames go through, does only the framing.
+        // The reply comes as a slice of the buffer it was read into (no copy) and is decoded
+        // by `decode` here, in the caller's task, from where its bytes lie: the event loop,
+        // which all of one connection's frames go through, does only the framing.
         let write = ClientWrite(
             frame: frame,
             kind: .request(
                 replyCommand: replyCommand, deadline: .now() + TimeAmount(timeout), timeout: timeout, token: token,
-                completion: { result in
-                    promise.completeWith(result.map { Frame(header: $0.header, payload: ArraySlice(Array($0.payload)), offset: $0.offset) })
-                }))
+                completion: { result in promise.completeWith(result) }))
         // Not written (the channel had closed, so the request never went out; the layout
         // cannot carry it; too many are pending): the handler fails it through `completion`.
         do {

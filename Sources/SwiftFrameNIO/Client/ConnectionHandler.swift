@@ -7,7 +7,7 @@ struct ClientWrite: Sendable {
     enum Kind: Sendable {
         /// A request awaiting a reply on `replyCommand`, due by `deadline`.
         case request(replyCommand: UInt32, deadline: NIODeadline, timeout: Duration, token: ObjectIdentifier,
-                     completion: @Sendable (Result<Frame, any Error>) -> Void)
+                     completion: @Sendable (Result<FrameSlice, any Error>) -> Void)
         /// Fire and forget.
         case send
     }
@@ -30,6 +30,12 @@ struct CancelRequest: Sendable {
 /// It reads bytes rather than frames from a decoder handler in front of it: a frame passed
 /// between handlers is boxed in an existential and cast back for every frame, which with the
 /// `ByteToMessageHandler` around the decoder cost about 4,500 instructions per reply.
+///
+/// A frame that lies wholly in a read is cut from the read's `ByteBuffer` where it lies, and a
+/// reply travels to its caller as a slice of that buffer, to be decoded from there in the
+/// caller's task: no byte of it is copied on the way. A frame that spans reads is copied once
+/// (see `FrameSlicer`). A push is copied into the `Frame` handed to the app, and so is every
+/// frame when interceptors are configured (they take and give `Frame`s).
 final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ClientWrite
@@ -39,7 +45,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     private let allocator = ByteBufferAllocator()
     /// Frames queued by callers, written when a `DrainOutbound` reaches the handler.
     let outbound = OutboundQueue()
-    private var decoder: FrameDecoderHandler
+    private var slicer: FrameSlicer
     /// True while the frames of one read are being handled.
     private var decoding = false
     private var pending: PendingRequests
@@ -74,7 +80,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         self.metrics = metrics
         let layout = Table.layout
         encoder = FrameEncoder(layout: layout)
-        decoder = FrameDecoderHandler(layout: layout)
+        slicer = FrameSlicer(layout: layout, keepsPartialFrames: true)
         let sequenceField = layout.sequenceField
         let correlation = configuration.correlation ?? (sequenceField != nil ? .sequence : .inOrder)
         pending = PendingRequests(
@@ -109,7 +115,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         refuseOutbound()
         // The peer closed in the middle of a frame.
         if closeReason == nil, !decoding {
-            do throws(FrameError) { try decoder.finish() } catch { closeReason = .badFrame(error) }
+            do throws(FrameError) { try slicer.finish() } catch { closeReason = .badFrame(error) }
         }
         let reason = closeReason ?? .closedByPeer
         for entry in pending.removeAll() {
@@ -323,11 +329,11 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         decoding = true
         defer { decoding = false }
         do throws(FrameError) {
-            try decoder.frames(from: &buffer) { result in
+            try slicer.cut(&buffer) { result in
                 guard closeReason == nil else { return }  // closed by an earlier frame of this read
                 switch result {
-                case let .success(frame):
-                    received(frame, context: context)
+                case let .success(piece):
+                    received(piece, context: context)
                 case let .failure(error):
                     logger.warning("skipping a bad header, decoding goes on from the next magic", metadata: ["error": "\(error)"])
                 }
@@ -338,22 +344,25 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         }
     }
 
-    private func received(_ frame: Frame, context: ChannelHandlerContext) {
-        var frame = frame
+    private func received(_ piece: FrameSlicer.Piece, context: ChannelHandlerContext) {
+        var piece = piece
         if let chain {
             do {
-                frame = try chain.inbound(frame)
+                piece = .frame(try chain.inbound(piece.frame))
             } catch {
                 logger.warning("closing the connection: a frame was refused", metadata: ["error": "\(error)"])
                 close(context: context, reason: .rejectedFrame(error))
                 return
             }
         }
-        let command = Table.commandID(of: frame)
+        let header = piece.header
+        let command = Table.layout.commandID(of: header)
         var bodyKey: UInt64?
-        if case let .bodyField(number) = pending.correlation { bodyKey = BodyID.read(field: number, in: frame.payload) }
-        guard let (key, entry) = pending.match(frame, command: command, bodyKey: bodyKey) else {
-            push(frame)
+        if case let .bodyField(number) = pending.correlation {
+            bodyKey = piece.withPayload { BodyID.read(field: number, in: $0) }
+        }
+        guard let (key, entry) = pending.match(header, command: command, bodyKey: bodyKey) else {
+            push(piece.frame)
             return
         }
         guard let entry else {
@@ -364,7 +373,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         case let .caller(complete):
             if command == pending.errorCommand && entry.replyCommand != command {
                 do {
-                    complete(.failure(ErrorReply<Table>(reply: try Table.decode(frame), header: frame.header)))
+                    complete(.failure(ErrorReply<Table>(reply: try Table.decode(piece.frame), header: header)))
                     record(entry.command, failure: "error_reply")
                 } catch {
                     complete(.failure(FrameClientError.badReply(command: command, error)))
@@ -372,7 +381,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
                 }
             } else {
                 recordAnswer(entry)
-                complete(.success(frame))
+                complete(.success(piece.slice))
             }
         case .heartbeat:
             recordAnswer(entry)

@@ -20,8 +20,8 @@ struct PendingRequests {
 
     enum Completion {
         /// A caller's request: hands the reply frame to the caller's promise (the caller's task
-        /// decodes it).
-        case caller(@Sendable (Result<Frame, any Error>) -> Void)
+        /// decodes it, from the payload where it lies).
+        case caller(@Sendable (Result<FrameSlice, any Error>) -> Void)
         /// The connection's own heartbeat, attempt n.
         case heartbeat(attempt: Int)
         /// A heartbeat sent to check the connection (after a network change, or on resuming):
@@ -132,13 +132,13 @@ struct PendingRequests {
         deadlinesHead = 0
     }
 
-    /// The key of the request `frame` answers, if any. Returns the entry removed; for a
-    /// reply to a request given up, returns the key with no entry (drop the frame).
-    mutating func match(_ frame: Frame, command: UInt32, bodyKey: UInt64?) -> (key: UInt64, entry: Entry?)? {
+    /// The key of the request a frame with `header` answers, if any. Returns the entry removed;
+    /// for a reply to a request given up, returns the key with no entry (drop the frame).
+    mutating func match(_ header: FrameHeader, command: UInt32, bodyKey: UInt64?) -> (key: UInt64, entry: Entry?)? {
         switch correlation {
         case .sequence, .bodyField:
             let candidate: UInt64?
-            if case .sequence = correlation { candidate = frame.header.sequence } else { candidate = bodyKey }
+            if case .sequence = correlation { candidate = header.sequence } else { candidate = bodyKey }
             guard let key = candidate else { return nil }
             if let entry = entries[key], command == entry.replyCommand || command == errorCommand {
                 return (key, remove(key))
@@ -234,24 +234,22 @@ enum BodyID {
 
     /// The last value of varint field `field` in an encoded body, or nil when it has none or
     /// does not parse.
-    static func read(field: Int, in payload: ArraySlice<UInt8>) -> UInt64? {
-        payload.withUnsafeBytes { bytes -> UInt64? in
-            var reader = ProtoReader(buffer: bytes)
-            var found: UInt64?
-            do {
-                while reader.hasRemaining {
-                    let tag = try reader.readTag()
-                    if tag == Wire.tag(fieldNumber: field, wireType: .varint) {
-                        found = try reader.readVarint()
-                    } else {
-                        try reader.skipValue(tag: tag)
-                    }
+    static func read(field: Int, in payload: UnsafeRawBufferPointer) -> UInt64? {
+        var reader = ProtoReader(buffer: payload)
+        var found: UInt64?
+        do {
+            while reader.hasRemaining {
+                let tag = try reader.readTag()
+                if tag == Wire.tag(fieldNumber: field, wireType: .varint) {
+                    found = try reader.readVarint()
+                } else {
+                    try reader.skipValue(tag: tag)
                 }
-            } catch {
-                return nil
             }
-            return found
+        } catch {
+            return nil
         }
+        return found
     }
 }
 
