@@ -75,8 +75,9 @@ import Testing
         let clock = ContinuousClock()
         let start = clock.now
         await #expect(throws: Rejected.self) { try await client.run() }
-        // The silent endpoint's login was cancelled, not waited for (its timeout is 15 s).
-        #expect(clock.now - start < .seconds(2))
+        // The silent endpoint's login was cancelled, not waited for (its timeout is 15 s). About
+        // 0.3 s alone; 2.2 s was seen with the whole NIO suite running beside it on 2 cores.
+        #expect(clock.now - start < .seconds(5))
         #expect(logins.withLockedValue { $0 } == 2)
     }
 
