@@ -31,12 +31,7 @@ public struct FrameSliceDecoderHandler: ByteToMessageDecoder, Sendable {
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        try slices(from: &buffer) { result in
-            switch result {
-            case let .success(slice): context.fireChannelRead(Self.wrapInboundOut(slice))
-            case let .failure(error): context.fireErrorCaught(error)
-            }
-        }
+        try slicer.fire(&buffer, to: context) { Self.wrapInboundOut($0.slice) }
         return .needMoreData
     }
 
@@ -91,12 +86,7 @@ public struct FrameDecoderHandler: ByteToMessageDecoder, Sendable {
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        try frames(from: &buffer) { result in
-            switch result {
-            case let .success(frame): context.fireChannelRead(Self.wrapInboundOut(frame))
-            case let .failure(error): context.fireErrorCaught(error)
-            }
-        }
+        try slicer.fire(&buffer, to: context) { Self.wrapInboundOut($0.frame) }
         return .needMoreData
     }
 

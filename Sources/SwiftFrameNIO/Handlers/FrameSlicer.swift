@@ -70,6 +70,17 @@ struct FrameSlicer: Sendable {
         self.keepsPartialFrames = keepsPartialFrames
     }
 
+    /// What both decoder handlers do with a read: every complete frame fired down the pipeline
+    /// as `output` makes it, and a bad header under `resync` fired as an error.
+    mutating func fire(_ buffer: inout ByteBuffer, to context: ChannelHandlerContext, _ output: (Piece) -> NIOAny) throws {
+        try cut(&buffer) { result in
+            switch result {
+            case let .success(piece): context.fireChannelRead(output(piece))
+            case let .failure(error): context.fireErrorCaught(error)
+            }
+        }
+    }
+
     /// Takes all of `buffer` and passes on every complete frame, in order. A bad header under
     /// `resync` is passed on as a failure and skipped (decoding goes on from the next magic);
     /// an error that ends the stream is thrown (the rest of `buffer` is dropped).
