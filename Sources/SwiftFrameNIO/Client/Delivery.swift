@@ -51,12 +51,18 @@ extension FrameClient {
             shortLink = link
             longDeadline = min(deadline, start + after)
         }
-        if let (reply, endpoint, retries) = try await self.overLongLink(
-            command: command, timeout: timeout, until: longDeadline, fallsBack: shortLink != nil,
-            idempotent: options.idempotent, overLongLink)
-        {
+        var endpoint = endpoints[0]  // replaced by the connection that replies
+        var retries = 0
+        do {
+            let reply = try await self.overLongLink(
+                command: command, timeout: timeout, until: longDeadline, fallsBack: shortLink != nil,
+                idempotent: options.idempotent, retries: &retries
+            ) { connection, remaining in
+                endpoint = connection.endpoint
+                return try await overLongLink(connection, remaining)
+            }
             return DeliveredReply(reply: reply, link: .long(endpoint), retries: retries)
-        }
+        } catch is LongLinkDown {}
         guard let shortLink else { throw FrameClientError.noConnection(after: timeout) }  // not reached
         let frames = try await withDeadline(deadline, command: command, timeout: timeout) { remaining in
             try await overShortLink(shortLink, remaining)
@@ -88,15 +94,17 @@ extension FrameClient {
 
     /// Runs `body` on the current connection, or the next one within the deadline; again on the
     /// next connection if it had closed before the request went out, or, for an `idempotent`
-    /// request, if it dropped before the reply came (within the retry limits). Returns the reply,
-    /// the endpoint that gave it and the retries it took; nil, for a request that `fallsBack`,
-    /// when the long link is down, drops or is too slow (the short link's turn). Errors name
-    /// the request's whole `timeout`.
+    /// request, if it dropped before the reply came (within the retry limits), counting in
+    /// `retries`. For a request that `fallsBack`, throws `LongLinkDown` when the long link is
+    /// down, drops or is too slow (the short link's turn). Other errors name the request's
+    /// whole `timeout`.
+    ///
+    /// The reply is returned alone, not in a tuple or an optional: in this generic code each
+    /// such type is looked up at run time, about 1,900 instructions a request.
     func overLongLink<T>(
         command: UInt32, timeout: Duration, until deadline: ContinuousClock.Instant, fallsBack: Bool,
-        idempotent: Bool, _ body: (Connection<Table>, Duration) async throws -> T
-    ) async throws -> (reply: T, endpoint: Endpoint, retries: Int)? {
-        var retries = 0
+        idempotent: Bool, retries: inout Int, _ body: (Connection<Table>, Duration) async throws -> T
+    ) async throws -> T {
         while true {
             let connection: Connection<Table>
             if let ready = machine.withLockedValue({ $0.connection }) {
@@ -104,31 +112,29 @@ extension FrameClient {
             } else {
                 do {
                     connection = try await self.connection(within: deadline - .now, unlessDown: fallsBack)
-                } catch is LongLinkDown {
-                    return nil
                 } catch FrameClientError.noConnection {
-                    if fallsBack { return nil }
+                    if fallsBack { throw LongLinkDown() }
                     throw FrameClientError.noConnection(after: timeout)
                 } catch FrameClientError.stopped where fallsBack {
-                    return nil
+                    throw LongLinkDown()
                 } catch FrameClientError.gaveUp where fallsBack {
-                    return nil
+                    throw LongLinkDown()
                 }
             }
             do {
-                return (try await body(connection, deadline - .now), connection.endpoint, retries)
+                return try await body(connection, deadline - .now)
             } catch FrameClientError.timedOut {
                 // The late reply, if it comes, is dropped (the request was given up).
-                if fallsBack { return nil }
+                if fallsBack { throw LongLinkDown() }
                 throw FrameClientError.timedOut(command: command, after: timeout)
             } catch is NotSent {
                 machine.withLockedValue { $0.retire { $0.channel === connection.channel } }
                 if ContinuousClock.now >= deadline {
-                    if fallsBack { return nil }
+                    if fallsBack { throw LongLinkDown() }
                     throw FrameClientError.noConnection(after: timeout)
                 }
             } catch let FrameClientError.connectionLost(reason) where fallsBack || idempotent {
-                if fallsBack { return nil }
+                if fallsBack { throw LongLinkDown() }
                 guard retries < configuration.retries.perRequest, ContinuousClock.now < deadline,
                       retryBudget.withLockedValue({ $0.take(now: .now) }) else {
                     throw FrameClientError.connectionLost(reason)

@@ -169,10 +169,10 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         command: UInt32, timeout: Duration?, _ body: (Connection<Table>, Duration) async throws -> T
     ) async throws -> T {
         let timeout = timeout ?? configuration.requestTimeout
-        guard let (reply, _, _) = try await overLongLink(
-            command: command, timeout: timeout, until: .now + timeout, fallsBack: false, idempotent: false, body)
-        else { throw FrameClientError.noConnection(after: timeout) }  // not reached: nil only when falling back
-        return reply
+        var retries = 0
+        return try await overLongLink(
+            command: command, timeout: timeout, until: .now + timeout, fallsBack: false, idempotent: false,
+            retries: &retries, body)
     }
 
     /// Sends without waiting for a reply, once connected (within the request timeout).

@@ -24,14 +24,7 @@ public struct FrameSlice: Sendable, Hashable {
 
     /// The message the payload encodes, decoded where the bytes lie.
     public func decode<M: Message>(_ type: M.Type = M.self) throws(WireError) -> M {
-        let result: Result<M, WireError> = payload.withUnsafeReadableBytes { bytes in
-            do throws(WireError) {
-                return .success(try M(buffer: bytes))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+        try payload.withUnsafeReadableBytes { bytes throws(WireError) in try M(buffer: bytes) }
     }
 
     /// A `Frame` with a copy of the payload.
@@ -51,13 +44,8 @@ extension CommandTable {
     /// Decodes a frame a client received from its payload where it lies in the buffer, through
     /// `decode(_: BorrowedFrame)`.
     public static func decode(_ slice: FrameSlice) throws(WireError) -> Inbound {
-        let result: Result<Inbound, WireError> = slice.payload.withUnsafeReadableBytes { bytes in
-            do throws(WireError) {
-                return .success(try decode(BorrowedFrame(header: slice.header, payload: bytes, offset: slice.offset)))
-            } catch {
-                return .failure(error)
-            }
+        try slice.payload.withUnsafeReadableBytes { bytes throws(WireError) in
+            try decode(BorrowedFrame(header: slice.header, payload: bytes, offset: slice.offset))
         }
-        return try result.get()
     }
 }
