@@ -222,6 +222,61 @@ struct JSONTests {
             """)
     }
 
+    @Test("Every map kind prints in key order (numbers as numbers, strings by their bytes), as inside an Any")
+    func mapsInKeyOrder() throws {
+        // Every map kind, keys in no order and needing escapes, beside fields before and after
+        // the maps, and a nested message with a map of its own. An Any prints its value from
+        // the bytes as they are, where the message's own printing gets them from its encoder.
+        var message = Proto3()
+        message.optionalInt32 = -7
+        message.repeatedString = ["x", "y"]
+        message.mapInt32Int32 = [3: -1, -5: 2, 0: 0, .max: .min]
+        message.mapInt64Int64 = [.min: .max, 9: -9]
+        message.mapUint32Uint32 = [.max: 1, 7: 0]
+        message.mapUint64Uint64 = [.max: .max, 1: 2]
+        message.mapSint32Sint32 = [-1: -2, 4: 8]
+        message.mapSint64Sint64 = [.min: -1, 3: 3]
+        message.mapFixed32Fixed32 = [1: 2, 0: .max]
+        message.mapFixed64Fixed64 = [.max: 0, 5: 6]
+        message.mapSfixed32Sfixed32 = [-3: 3, 2: -2]
+        message.mapSfixed64Sfixed64 = [-4: 4, 1: -1]
+        message.mapInt32Float = [1: 0.5, -2: -.infinity]
+        message.mapInt32Double = [2: .nan, 1: 0.1 + 0.2, 0: -0.0]
+        message.mapBoolBool = [true: false, false: true]
+        message.mapStringString = ["b": "2", "a\"q\n": "é😀", "": "", "ab": "\u{01}", "aa": "x"]
+        message.mapStringBytes = ["z": [0xFB, 0xFF], "y": []]
+        var inner = Proto3.NestedMessage()
+        inner.a = 5
+        var deep = Proto3()
+        deep.mapStringString = ["d": "e", "c": "f"]
+        inner.corecursive = deep
+        message.mapStringNestedMessage = ["n": inner, "m": Proto3.NestedMessage()]
+        message.mapStringForeignMessage = ["f": ProtobufTestMessages_Proto3_ForeignMessage(c: 3)]
+        message.mapStringNestedEnum = ["e": .neg, "d": .unrecognized(77), "c": .foo]
+        message.mapStringForeignEnum = ["x": .foreignBar]
+        message.oneofField = .oneofString("last")
+
+        var any = Google_Protobuf_Any()
+        any.typeUrl = "type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3"
+        any.value = try message.serializedBytes()
+        for options in [JSONOptions(), JSONOptions(emitDefaultValues: true), JSONOptions(useProtoFieldNames: true)] {
+            var withRegistry = options
+            withRegistry.registry = Self.registry
+            let direct = try message.jsonString(options: withRegistry)
+            let fromEncoding = try any.jsonString(options: withRegistry)
+            let prefix = #"{"@type":"type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3","#
+            #expect(fromEncoding.hasPrefix(prefix))
+            #expect("{" + fromEncoding.dropFirst(prefix.count) == direct, "\(direct)")
+            #expect(try Proto3(jsonString: direct, options: withRegistry).serializedBytes() == message.serializedBytes())
+        }
+        let json = try message.jsonString()
+        #expect(json.contains(#""mapStringString":{"":"","a\"q\n":"é😀","aa":"x","ab":"\u0001","b":"2"}"#))
+        #expect(json.contains(#""mapInt32Int32":{"-5":2,"0":0,"3":-1,"2147483647":-2147483648}"#))
+        #expect(json.contains(#""mapSint64Sint64":{"-9223372036854775808":"-1","3":"3"}"#))
+        #expect(json.contains(#""mapUint64Uint64":{"1":"2","18446744073709551615":"18446744073709551615"}"#))
+        #expect(json.contains(#""mapBoolBool":{"false":true,"true":false}"#))
+    }
+
     @Test("An encoding out of field order prints as the same message in order", arguments: [
         // optional_string "z", repeated_int32 5, optional_int32 7, repeated_int32 6, optional_int32 9:
         // printing as the bytes come stops at the third field and starts again from the values sorted.
