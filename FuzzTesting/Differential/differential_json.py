@@ -195,7 +195,7 @@ INTENDED_ACCEPTS = {
         lambda case: bool(re.search(rb'"[A-Za-z0-9=]*[-_][A-Za-z0-9=_-]*[+/][^"]*"|"[A-Za-z0-9=]*[+/][A-Za-z0-9=+/]*[-_][^"]*"',
                                     case[1])),
     "base64 with bits set past the data": lambda case: base64_trailing_bits(case[1]),
-    "an Any holding a list of lists": lambda case: b"ListValue" in case[1] and bool(re.search(rb"\[[^\]\[]*\[", case[1])),
+    "an Any holding a ListValue": lambda case: bool(re.search(rb'"@type"\s*:\s*"[^"]*[./]ListValue"', case[1])),
 }
 INTENDED_MESSAGES = {
     "an integer with an exponent or fraction, read exactly": lambda case: bool(re.search(rb"[0-9][.eE]", case[1])),

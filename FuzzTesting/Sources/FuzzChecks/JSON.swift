@@ -72,6 +72,7 @@ private func readBack(_ message: Proto3, _ options: JSONOptions, input bytes: [U
     } catch {
         fatalError("the print does not read: \(error)\nprint: \(text(printed))\ninput: \(text(bytes))")
     }
+    checkPrintedFromEncoding(message, printed, options)
     let again = (try? second.jsonUTF8Bytes(options: options)) ?? []
     precondition(again == printed || contains(printed, #"NullValue":null"#),
                  "printing twice gives \(text(printed)) then \(text(again))")
@@ -87,6 +88,20 @@ private func readBack(_ message: Proto3, _ options: JSONOptions, input bytes: [U
         fatalError("the print with every option does not print or read: \(error)\ninput: \(text(bytes))")
     }
     return second
+}
+
+/// A message prints its maps of scalars from their dictionaries (`JSONMapText`); inside an
+/// Any, printed from its encoding, every map comes from its wire entries. Both must give the
+/// same members in the same order.
+private func checkPrintedFromEncoding(_ message: Proto3, _ printed: [UInt8], _ options: JSONOptions) {
+    let url = "type.googleapis.com/" + Proto3.protoMessageName
+    var any = Google_Protobuf_Any()
+    any.typeUrl = url
+    any.value = binary(message, "the message")
+    let wrapped = (try? any.jsonUTF8Bytes(options: options)) ?? []
+    let head = Array(#"{"@type":"\#(url)""#.utf8)
+    let expected = printed.count > 2 ? head + [UInt8(ascii: ",")] + printed.dropFirst() : head + [UInt8(ascii: "}")]
+    precondition(wrapped == expected, "printed from the encoding: \(text(wrapped))\nprinted: \(text(printed))")
 }
 
 private func binary(_ message: Proto3, _ what: String) -> [UInt8] {

@@ -23,12 +23,22 @@ extension Message {
     }
 
     private func printedJSON<Result>(options: JSONOptions, _ result: (borrowing ByteOutput) -> Result) throws(JSONError) -> Result {
-        let bytes = (try? serializedBytes(partial: true)) ?? []
+        // The encoding with its maps of scalars already printed (see `JSONMapText`).
+        var printedMaps: [[UInt8]] = []
+        let bytes = withUnsafeMutablePointer(to: &printedMaps) { printedMaps in
+            var cache = SizeCache(printingMapsInto: printedMaps)
+            let size = computeSize(into: &cache)
+            var bytes: [UInt8] = []
+            append(size: size, sizes: cache, to: &bytes)
+            return bytes
+        }
         // Printed without building the path of every value; a failure (rare) is printed again
         // with paths, so that its error names where it happened.
         var printer = JSONPrinter(options: options, tracksPath: false, capacity: 2 * bytes.count + 16)
+        printer.mapsPrinted = true
         if let failure = printer.print(Self.self, bytes) {
             var tracking = JSONPrinter(options: options, tracksPath: true)
+            tracking.mapsPrinted = true
             throw tracking.print(Self.self, bytes) ?? failure
         }
         return result(printer.output)
@@ -42,6 +52,10 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     let options: JSONOptions
     /// Whether paths (`$.user.login`) are built for errors; see `jsonUTF8Bytes(options:)`.
     let tracksPath: Bool
+    /// Whether the encoding being printed holds maps of scalars as their JSON objects, as
+    /// `jsonString()` encodes a message (`JSONMapText`): never inside an Any's value, which
+    /// holds bytes as they came.
+    var mapsPrinted = false
 
     init(options: JSONOptions, tracksPath: Bool, capacity: Int = 64) {
         self.options = options
@@ -418,6 +432,11 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     /// start, a later entry of a key replacing an earlier one in its place.
     mutating func printMap(_ raws: some Collection<Raw>, key keyKind: TextFormatKind, value valueKind: TextFormatKind,
                            path: String) throws(JSONError) {
+        if mapsPrinted, raws.count == 1, case let .bytes(object)? = raws.first, object.first == UInt8(ascii: "{") {
+            // A map entry's encoding starts with a tag, never with this byte.
+            output.append(object.bindMemory(to: UInt8.self))
+            return
+        }
         let wire = (key: keyKind.wireType, value: valueKind.wireType)
         let mark = output.count
         output.append(UInt8(ascii: "{"))
@@ -566,11 +585,7 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
         case (.string, .bytes(let bytes)):
             string(bytes)
         case (.bytes, .bytes(let bytes)):
-            output.append(UInt8(ascii: "\""))
-            let count = Base64.encodedCount(bytes.count)
-            Base64.encode(bytes, to: output.room(count))
-            output.advance(by: count)
-            output.append(UInt8(ascii: "\""))
+            base64(bytes)
         case (.enumeration(let names), .varint(let value)), (.closedEnumeration(let names), .varint(let value)):
             let number = Int32(truncatingIfNeeded: value)
             if Self.isNullValue(names) {
@@ -592,13 +607,21 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
             integer(kind, raw)
         case (.bool, .varint(let value)): value != 0 ? append("true") : append("false")
         case (.float, .fixed32(let value)):
-            let float = Float(bitPattern: value)
-            floating(float)
+            float(Float(bitPattern: value))
         case (.double, .fixed64(let value)):
             double(Double(bitPattern: value))
         default:
             output.append(UInt8(ascii: "0"))
         }
+    }
+
+    /// Bytes as a JSON string in base64.
+    mutating func base64(_ bytes: UnsafeRawBufferPointer) {
+        output.append(UInt8(ascii: "\""))
+        let count = Base64.encodedCount(bytes.count)
+        Base64.encode(bytes, to: output.room(count))
+        output.advance(by: count)
+        output.append(UInt8(ascii: "\""))
     }
 
     /// An integer kind's value, unquoted (`0` for a value of another wire type, which the
@@ -723,6 +746,10 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
         output.advance(by: length)
     }
 
+    mutating func float(_ value: Float) {
+        floating(value)
+    }
+
     /// A float in its shortest form (`description`) without a trailing `.0`; NaN and the
     /// infinities as strings.
     private mutating func floating<Value: BinaryFloatingPoint & TextOutputStreamable & CustomStringConvertible>(_ value: Value) {
@@ -743,7 +770,9 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     /// A JSON string: `"` and `\\` escaped, control characters as `\n` or `\u00XX`.
     mutating func string(_ text: String) {
         var text = text
-        text.withUTF8 { escaped($0) }
+        text.withUTF8 { utf8 in
+            if !copiedPlain(utf8) { escaped(utf8) }
+        }
     }
 
     /// A string field's bytes from the wire as a JSON string. Bytes that are not UTF-8 (a
@@ -751,24 +780,28 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     /// `String(decoding:as:)` repairs them.
     mutating func string(_ bytes: UnsafeRawBufferPointer) {
         let utf8 = bytes.bindMemory(to: UInt8.self)
-        // Most strings are printable ASCII with no quote or backslash: copied whole.
-        var plain = 0
-        while plain < utf8.count {
-            let byte = utf8[plain]
-            guard byte &- 0x20 < 0x60, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { break }
-            plain += 1
-        }
-        if plain == utf8.count {
-            let target = output.room(utf8.count + 2)
-            target[0] = UInt8(ascii: "\"")
-            if let source = utf8.baseAddress { (target + 1).initialize(from: source, count: utf8.count) }
-            target[utf8.count + 1] = UInt8(ascii: "\"")
-            output.advance(by: utf8.count + 2)
-        } else if utf8[plain...].allSatisfy({ $0 < 0x80 }) {
+        if copiedPlain(utf8) { return }
+        if utf8.allSatisfy({ $0 < 0x80 }) {
             escaped(utf8)
         } else {
             string(String(decoding: utf8, as: UTF8.self))
         }
+    }
+
+    /// Most strings are printable ASCII with no quote or backslash: copied whole, in quotes.
+    /// False, with nothing written, for any other.
+    private mutating func copiedPlain(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Checked and copied in one pass; counted as written only when all of it is plain.
+        let target = output.room(utf8.count + 2)
+        target[0] = UInt8(ascii: "\"")
+        for index in utf8.indices {
+            let byte = utf8[index]
+            guard byte &- 0x20 < 0x60, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { return false }
+            target[index &+ 1] = byte
+        }
+        target[utf8.count + 1] = UInt8(ascii: "\"")
+        output.advance(by: utf8.count + 2)
+        return true
     }
 
     /// UTF-8 in quotes: runs of bytes that need no escape are copied whole.

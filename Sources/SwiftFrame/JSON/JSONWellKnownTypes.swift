@@ -166,6 +166,9 @@ extension JSONPrinter {
             throw Self.fail(path, "the Any's type URL '\(url)' names no registered message type")
         }
         let inner = JSONSchema.of(type)
+        let mapsWerePrinted = mapsPrinted
+        mapsPrinted = false  // the value's bytes are as they came
+        defer { mapsPrinted = mapsWerePrinted }
         output.append(UInt8(ascii: "{"))
         var first = true
         key("@type", first: &first)
