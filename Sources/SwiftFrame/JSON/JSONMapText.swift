@@ -57,27 +57,22 @@ public struct JSONMapText: ~Copyable {
 
     /// A signed integer: quoted as a key, and as a 64-bit value (`quoted`).
     public mutating func integer(_ value: Int64, asKey: Bool, quoted: Bool = false) {
-        around(key: asKey) { printer in
-            if asKey || quoted {
-                printer.output.append(UInt8(ascii: "\""))
-                printer.decimal(value)
-                printer.output.append(UInt8(ascii: "\""))
-            } else {
-                printer.decimal(value)
-            }
-        }
+        number(asKey: asKey, quoted: quoted) { $0.decimal(value) }
     }
 
     /// An unsigned integer: quoted as a key, and as a 64-bit value (`quoted`).
     public mutating func unsigned(_ value: UInt64, asKey: Bool, quoted: Bool = false) {
+        number(asKey: asKey, quoted: quoted) { $0.decimal(value) }
+    }
+
+    /// A number's digits, in quotes as a key or when `quoted`.
+    @inline(__always)
+    private mutating func number(asKey: Bool, quoted: Bool, _ digits: (inout JSONPrinter) -> Void) {
         around(key: asKey) { printer in
-            if asKey || quoted {
-                printer.output.append(UInt8(ascii: "\""))
-                printer.decimal(value)
-                printer.output.append(UInt8(ascii: "\""))
-            } else {
-                printer.decimal(value)
-            }
+            let inQuotes = asKey || quoted
+            if inQuotes { printer.output.append(UInt8(ascii: "\"")) }
+            digits(&printer)
+            if inQuotes { printer.output.append(UInt8(ascii: "\"")) }
         }
     }
 
