@@ -229,8 +229,10 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
             SwiftFrame.Boxed<Legacy_Account.Profile>?.self,
             [Legacy_Account.Visit].self,
             Legacy_Account.self,
-            SwiftFrame.ClosedEnumMapField<SwiftFrame.ProtoString, Legacy_Mood>.self,
             Legacy_Account.Contact?.self,
+        ],
+        maps: [
+            .closedEnumMap(SwiftFrame.ProtoString.self, Legacy_Mood.self),
         ],
         custom: [
             .init(9, "Profile", .group(Legacy_Account.Profile.self), .optional),

@@ -81,9 +81,11 @@ extension Contact: SwiftFrame.FieldTableMessage {
             unknown
             """,
         types: [
-            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoInt32>.self,
             Contact.Reach?.self,
             Contact.Extra?.self,
+        ],
+        maps: [
+            .map(SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self),
         ],
         custom: [
             .init(6, "email", .string, .oneof(0)),

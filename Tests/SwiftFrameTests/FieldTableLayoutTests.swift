@@ -40,7 +40,7 @@ import Testing
 
     @Test func offsetsAreTheCompilers() throws {
         let table = FieldTable(
-            of: Mixed.self, layout: Self.layout, types: [Color.self, [String: Int32].self, Node.self, MapField<ProtoFixed32, ProtoMessage<Node>>.self],
+            of: Mixed.self, layout: Self.layout, types: [Color.self, [String: Int32].self, Node.self], maps: [.map(ProtoFixed32.self, ProtoMessage<Node>.self)],
             custom: [.init(6, "choice", .map(key: .string, value: .int32))], extensionRanges: [100...200]
         )
         let paths: [Int32: PartialKeyPath<Mixed>] = [
@@ -63,7 +63,7 @@ import Testing
 
     @Test func labelsAndJSONNamesReachTheTextFormatRows() {
         let table = FieldTable(
-            of: Mixed.self, layout: Self.layout, types: [Color.self, [String: Int32].self, Node.self, MapField<ProtoFixed32, ProtoMessage<Node>>.self],
+            of: Mixed.self, layout: Self.layout, types: [Color.self, [String: Int32].self, Node.self], maps: [.map(ProtoFixed32.self, ProtoMessage<Node>.self)],
             custom: [.init(6, "choice", .map(key: .string, value: .int32), .oneof(2))], jsonNames: [2: "when", 6: "pick"],
             extensionRanges: [100...200]
         )
@@ -90,14 +90,24 @@ import Testing
             var id: UInt32 = 0
             var unknownFields = UnknownFields()
         }
-        // A field of another size, a property left out, a type too many, no unknown fields,
-        // a word that is not a kind, a number twice. (An `int64` would pass: it fills the
-        // padding after the `UInt32`. Only the struct's size and alignment are checked.)
+        // A field of another size, a property left out, a type too many, a map too many, a map
+        // line with no map codec, no unknown fields, a word that is not a kind, a number twice.
+        // (An `int64` would pass: it fills the padding after the `UInt32`. Only the struct's
+        // size and alignment are checked.)
         await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 string id\nunknown") }
         await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "unknown") }
         await #expect(processExitsWith: .failure) {
             _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", types: [Node.self])
         }
+        await #expect(processExitsWith: .failure) {
+            _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", maps: [.map(ProtoInt32.self, ProtoInt32.self)])
+        }
+        struct Counted {
+            var counts: [Int32: Int32] = [:]
+            var unknownFields = UnknownFields()
+        }
+        _ = FieldTable(of: Counted.self, layout: "1 map counts\nunknown", maps: [.map(ProtoInt32.self, ProtoInt32.self)])
+        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Counted.self, layout: "1 map counts\nunknown") }
         await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nextensions") }
         await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint23 id\nunknown") }
         await #expect(processExitsWith: .failure) {

@@ -26,8 +26,8 @@ extension Bench_MapHeavy: SwiftFrame.FieldTableMessage {
             1 map counts
             unknown
             """,
-        types: [
-            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoInt32>.self,
+        maps: [
+            .map(SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self),
         ]
     )
 

@@ -74,9 +74,9 @@ enum TableCodec {
         case let .message(type):
             guard tag & 7 == 2 else { return false }
             try readMessage(type, storage, pointer, &reader)
-        case let .map(type):
+        case let .map(codec):
             guard tag & 7 == 2 else { return false }
-            try type.readEntry(into: pointer, unknownFields: unknownFields, from: &reader)
+            try codec.entries.readEntry(into: pointer, unknownFields: unknownFields, from: &reader)
         case .custom:
             return false
         }
@@ -198,7 +198,7 @@ enum TableCodec {
         case let .enumeration(type): return openEnumSize(type, field, pointer, &cache)
         case let .closedEnumeration(type): return closedEnumSize(type, field, pointer, &cache)
         case let .message(type): return messageSize(type, field, pointer, &cache)
-        case let .map(type): return type.size(at: pointer, tagSize: field.pointee.tagSize, cache: &cache)
+        case let .map(kept): return kept.codec.pointee.size(pointer, field.pointee.tagSize, &cache)
         case .custom: return 0
         }
     }
@@ -336,7 +336,7 @@ enum TableCodec {
         case let .enumeration(type): writeOpenEnum(type, field, pointer, &writer)
         case let .closedEnumeration(type): writeClosedEnum(type, field, pointer, &writer)
         case let .message(type): writeMessage(type, field, pointer, &writer)
-        case let .map(type): type.write(at: pointer, tag: field.pointee.tag, to: &writer)
+        case let .map(kept): kept.codec.pointee.write(pointer, field.pointee.tag, &writer)
         case .custom: break
         }
     }
@@ -543,7 +543,7 @@ extension TableCodec {
         }
         switch kind {
         case let .message(type): return check(type)
-        case let .map(type): return type.checkValues(at: pointer)
+        case let .map(codec): return codec.entries.checkValues(at: pointer)
         default: return nil
         }
     }

@@ -89,7 +89,7 @@ enum FieldKind: Sendable {
     case enumeration(any Enum.Type)
     case closedEnumeration(any ClosedEnum.Type)
     case message(any Message.Type)
-    case map(any TableMapCodec.Type)
+    case map(KeptMapFieldCodec)
     case custom
 }
 
@@ -150,7 +150,7 @@ extension FieldKind {
         case let .enumeration(type): return .enumeration(type.protoNames)
         case let .closedEnumeration(type): return .closedEnumeration(type.protoNames)
         case let .message(type): return .message(type)
-        case let .map(type): return type.textFormatKind
+        case let .map(codec): return codec.entries.textFormatKind
         case .custom: return nil
         }
     }
@@ -237,16 +237,17 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     ///     2 optional message child     (storage: optional, repeated, packed or required; none:
     ///                                  implicit; `checked` before the kind: a message or map
     ///                                  field whose messages can hold required fields)
-    ///     3 map scores                 a map (`MapField<K, V>` or `ClosedEnumMapField<K, E>`)
+    ///     3 map scores                 a map
     ///     custom choice                a property generated code reads and writes
     ///     unknown                      `unknownFields`
     ///     extensions                   `extensionFields`
     ///
-    /// `enum`, `closed_enum`, `message` and `map` fields and `custom` properties take their
-    /// Swift type from `types`, in order; `custom` lists the fields of the custom properties
-    /// (oneof members, groups). The name is left out when the message prints its fields by
-    /// number. `jsonNames` holds the JSON name of each field, by number, whose `json_name` is
-    /// not the one protoc derives from its proto name.
+    /// `enum`, `closed_enum` and `message` fields and `custom` properties take their Swift type
+    /// from `types`, in order, and `map` fields their codec from `maps` (`.map(K.self, V.self)`,
+    /// see ``MapFieldCodec``); `custom` lists the fields of the custom properties (oneof
+    /// members, groups). The name is left out when the message prints its fields by number.
+    /// `jsonNames` holds the JSON name of each field, by number, whose `json_name` is not the one
+    /// protoc derives from its proto name.
     ///
     /// A string costs no code per field, where a list of rows with key paths cost about a
     /// hundred bytes each. The offsets follow from the properties' types, as Swift lays out a
@@ -256,10 +257,10 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     /// message. (A property swapped for one of the same size, or one that fits the padding
     /// before the next, is not caught: the generator's round-trip tests are what check those.)
     public init<Root>(
-        of root: Root.Type, layout: String, types: [Any.Type] = [], custom: [CustomField] = [],
-        jsonNames: [Int32: String] = [:], extensionRanges: [ClosedRange<Int>] = []
+        of root: Root.Type, layout: String, types: [Any.Type] = [], maps: [MapFieldCodec] = [],
+        custom: [CustomField] = [], jsonNames: [Int32: String] = [:], extensionRanges: [ClosedRange<Int>] = []
     ) {
-        var parser = LayoutParser(message: Root.self, types: types)
+        var parser = LayoutParser(message: Root.self, types: types, maps: maps)
         for line in layout.split(separator: "\n") {
             parser.parse(line.split(separator: " "))
         }
@@ -268,6 +269,7 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         precondition(parser.end == size && parser.alignment == alignment,
                      "\(Root.self): the layout takes \(parser.end) bytes aligned to \(parser.alignment), the struct \(size) aligned to \(alignment)")
         precondition(parser.nextType == types.count, "\(Root.self): \(types.count - parser.nextType) types left over")
+        precondition(parser.nextMap == maps.count, "\(Root.self): \(maps.count - parser.nextMap) maps left over")
         guard let unknownFieldsOffset = parser.unknownFieldsOffset else { preconditionFailure("\(Root.self): no unknown fields in the layout") }
         precondition(extensionRanges.isEmpty == (parser.extensionFieldsOffset == nil), "\(Root.self): extension ranges without extension fields")
         let fields = parser.fields.sorted { $0.number < $1.number }

@@ -5,8 +5,10 @@
 struct LayoutParser {
     let message: Any.Type
     let types: [Any.Type]
-    /// The next of `types` to take.
+    let maps: [MapFieldCodec]
+    /// The next of `types` and of `maps` to take.
     private(set) var nextType = 0
+    private(set) var nextMap = 0
     /// Where the last property placed ends, and the largest alignment so far: the struct's
     /// size and alignment once every property is placed.
     private(set) var end = 0
@@ -17,9 +19,10 @@ struct LayoutParser {
     /// Each field's number, its text-format name and kind when the layout names it, and its label.
     private var names: [(number: Int32, name: Substring?, kind: TextFormatKind?, label: TextFormatField.Label)] = []
 
-    init(message: Any.Type, types: [Any.Type]) {
+    init(message: Any.Type, types: [Any.Type], maps: [MapFieldCodec]) {
         self.message = message
         self.types = types
+        self.maps = maps
     }
 
     mutating func parse(_ words: [Substring]) {
@@ -126,8 +129,9 @@ struct LayoutParser {
             guard let type = takeType(for: line) as? any Message.Type else { fail(line, "needs a message type") }
             return .message(type)
         case "map":
-            guard let type = takeType(for: line) as? any TableMapCodec.Type else { fail(line, "needs a map field type") }
-            return .map(type)
+            guard nextMap < maps.count else { fail(line, "has no map left in the list") }
+            defer { nextMap += 1 }
+            return .map(KeptMapFieldCodec(maps[nextMap]))
         default: return nil
         }
     }

@@ -117,6 +117,8 @@ struct FieldCode {
         /// `11 optional message child` (the name left out when the file prints fields by
         /// number), and the Swift type the line takes, if any.
         case line(String, type: String?)
+        /// `3 map scores`, with the map's codec in the table's `maps` list.
+        case map(String, codec: String)
     }
 
     func tableEntry(withNames: Bool) -> TableEntry {
@@ -126,7 +128,7 @@ struct FieldCode {
         case .oneofMember, .optional(.group), .required(.group), .repeated(.group):
             return .custom(property: storedProperty, type: storedType)
         case let .map(key, value):
-            return tableLine(presence: nil, kind: "map", type: Self.mapFieldType(key: key, value: value), withNames: withNames)
+            return .map(tableLine(presence: nil, kind: "map", withNames: withNames), codec: Self.mapFieldCodec(key: key, value: value))
         case let .implicit(plain): (presence, kind) = (nil, .plain(plain))
         case let .optional(.plain(plain)): (presence, kind) = ("optional", .plain(plain))
         case let .optional(.message(message)): (presence, kind) = ("optional", .message(message))
@@ -138,31 +140,31 @@ struct FieldCode {
         }
         switch kind {
         case let .plain(.scalar(scalar)):
-            return tableLine(presence: presence, kind: "\(scalar)", type: nil, withNames: withNames)
+            return .line(tableLine(presence: presence, kind: "\(scalar)", withNames: withNames), type: nil)
         case let .plain(.enumeration(enumType)):
-            return tableLine(presence: presence, kind: enumType.isClosed ? "closed_enum" : "enum", type: enumType.swiftPath,
-                             withNames: withNames)
+            let kind = enumType.isClosed ? "closed_enum" : "enum"
+            return .line(tableLine(presence: presence, kind: kind, withNames: withNames), type: enumType.swiftPath)
         case let .message(message):
-            return tableLine(presence: presence, kind: "message", type: message.swiftPath, withNames: withNames)
+            return .line(tableLine(presence: presence, kind: "message", withNames: withNames), type: message.swiftPath)
         }
     }
 
-    private func tableLine(presence: String?, kind: String, type: String?, withNames: Bool) -> TableEntry {
+    private func tableLine(presence: String?, kind: String, withNames: Bool) -> String {
         var words = ["\(field.number)"]
         if let presence { words.append(presence) }
         if needsInitializationCheck { words.append("checked") }
         words.append(kind)
         if withNames { words.append(textFormat.name) }
-        return .line(words.joined(separator: " "), type: type)
+        return words.joined(separator: " ")
     }
 
-    /// `SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoInt32>`.
-    private static func mapFieldType(key: ScalarType, value: Field.Kind) -> String {
+    /// `.map(SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self)`.
+    private static func mapFieldCodec(key: ScalarType, value: Field.Kind) -> String {
         let keyCodec = codec(.scalar(key))
         if case let .plain(.enumeration(enumType)) = value, enumType.isClosed {
-            return "SwiftFrame.ClosedEnumMapField<\(keyCodec), \(enumType.swiftPath)>"
+            return ".closedEnumMap(\(keyCodec).self, \(enumType.swiftPath).self)"
         }
-        return "SwiftFrame.MapField<\(keyCodec), \(codec(value))>"
+        return ".map(\(keyCodec).self, \(codec(value)).self)"
     }
 
     /// Whether generated code reads and writes the field in the compact mode.

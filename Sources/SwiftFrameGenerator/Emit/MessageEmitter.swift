@@ -154,7 +154,7 @@ struct MessageEmitter {
         printer.line()
         let withNames = printsNames
         // One layout line per stored property, in declaration order.
-        var lines: [String] = [], types: [String] = []
+        var lines: [String] = [], types: [String] = [], maps: [String] = []
         for member in message.members {
             switch member {
             case let .field(field):
@@ -166,6 +166,9 @@ struct MessageEmitter {
                 case let .line(line, type):
                     lines.append(line)
                     types += type.map { [$0] } ?? []
+                case let .map(line, codec):
+                    lines.append(line)
+                    maps.append(codec)
                 }
             case let .oneof(oneof):
                 lines.append("custom \(oneof.swiftName)")
@@ -181,6 +184,7 @@ struct MessageEmitter {
         arguments.append(("of: \(message.swiftPath).self", [], nil, false))
         arguments.append(("layout: \"\"\"", lines, "\"\"\"", true))
         if !types.isEmpty { arguments.append(("types: [", types.map { $0 + ".self," }, "]", false)) }
+        if !maps.isEmpty { arguments.append(("maps: [", maps.map { $0 + "," }, "]", false)) }
         if !custom.isEmpty { arguments.append(("custom: [", custom.map { $0.customFieldRow(withNames: withNames) + "," }, "]", false)) }
         let jsonNames = withNames ? fields.compactMap { code in code.field.jsonName.map { (code.field.number, $0) } } : []
         if !jsonNames.isEmpty {

@@ -119,8 +119,8 @@ extension Google_Protobuf_Struct: SwiftFrame.FieldTableMessage {
             1 map fields
             unknown
             """,
-        types: [
-            SwiftFrame.MapField<SwiftFrame.ProtoString, SwiftFrame.ProtoMessage<Google_Protobuf_Value>>.self,
+        maps: [
+            .map(SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Google_Protobuf_Value>.self),
         ]
     )
 
