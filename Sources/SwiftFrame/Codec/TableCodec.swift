@@ -166,19 +166,17 @@ enum TableCodec {
             size &+= extensionFields.pointee.count
         }
         for index in table.fields.indices {
-            let field = table.entry(index)
-            if case .custom = field.pointee.kind {
-                size &+= message.pointee.customFieldSize(number: field.pointee.number, cache: &cache)
-            } else {
-                size &+= self.size(field, at: base + field.pointee.offset, cache: &cache)
-            }
+            size &+= self.size(table.entry(index), of: message, cache: &cache)
         }
         return size
     }
 
-    /// The bytes `field` takes, tags included; zero when it is not set.
+    /// The bytes `field` takes, tags included; zero when it is not set. A custom field is the
+    /// message's own to size: one switch on the kind finds it, where testing for it first cost
+    /// every field eight more instructions.
     @inline(__always)
-    static func size(_ field: UnsafePointer<FieldEntry>, at pointer: UnsafeRawPointer, cache: inout SizeCache) -> Int {
+    static func size<M: CompactMessage>(_ field: UnsafePointer<FieldEntry>, of message: UnsafePointer<M>, cache: inout SizeCache) -> Int {
+        let pointer = UnsafeRawPointer(message) + field.pointee.offset
         switch field.pointee.kind {
         case .int32: return varintSize(ProtoInt32.self, field, pointer, &cache)
         case .int64: return varintSize(ProtoInt64.self, field, pointer, &cache)
@@ -199,7 +197,7 @@ enum TableCodec {
         case let .closedEnumeration(type): return closedEnumSize(type, field, pointer, &cache)
         case let .message(type): return messageSize(type, field, pointer, &cache)
         case let .map(kept): return kept.codec.pointee.size(pointer, field.pointee.tagSize, &cache)
-        case .custom: return 0
+        case .custom: return message.pointee.customFieldSize(number: field.pointee.number, cache: &cache)
         }
     }
 
@@ -285,12 +283,31 @@ enum TableCodec {
         writer.writeUnknownFields(table.unknownFields(in: base).pointee)
     }
 
+    /// Writes `field`; a custom field is the message's own to write (see `size(_:of:cache:)`).
     @inline(__always)
     static func encode<M: CompactMessage>(_ field: UnsafePointer<FieldEntry>, of message: UnsafePointer<M>, to writer: inout ProtoWriter) {
-        if case .custom = field.pointee.kind {
-            message.pointee.encodeCustomField(number: field.pointee.number, to: &writer)
-        } else {
-            write(field, at: UnsafeRawPointer(message) + field.pointee.offset, to: &writer)
+        let pointer = UnsafeRawPointer(message) + field.pointee.offset
+        switch field.pointee.kind {
+        case .int32: writeVarint(ProtoInt32.self, field, pointer, &writer)
+        case .int64: writeVarint(ProtoInt64.self, field, pointer, &writer)
+        case .uint32: writeVarint(ProtoUInt32.self, field, pointer, &writer)
+        case .uint64: writeVarint(ProtoUInt64.self, field, pointer, &writer)
+        case .sint32: writeVarint(ProtoSInt32.self, field, pointer, &writer)
+        case .sint64: writeVarint(ProtoSInt64.self, field, pointer, &writer)
+        case .bool: writeVarint(ProtoBool.self, field, pointer, &writer)
+        case .fixed32: writeFixed(ProtoFixed32.self, field, pointer, &writer)
+        case .sfixed32: writeFixed(ProtoSFixed32.self, field, pointer, &writer)
+        case .float: writeFixed(ProtoFloat.self, field, pointer, &writer)
+        case .fixed64: writeFixed(ProtoFixed64.self, field, pointer, &writer)
+        case .sfixed64: writeFixed(ProtoSFixed64.self, field, pointer, &writer)
+        case .double: writeFixed(ProtoDouble.self, field, pointer, &writer)
+        case .string: writeLengthDelimited(String.self, field, pointer, &writer)
+        case .bytes: writeLengthDelimited([UInt8].self, field, pointer, &writer)
+        case let .enumeration(type): writeOpenEnum(type, field, pointer, &writer)
+        case let .closedEnumeration(type): writeClosedEnum(type, field, pointer, &writer)
+        case let .message(type): writeMessage(type, field, pointer, &writer)
+        case let .map(kept): kept.codec.pointee.write(pointer, field.pointee.tag, &writer)
+        case .custom: message.pointee.encodeCustomField(number: field.pointee.number, to: &writer)
         }
     }
 
@@ -313,32 +330,6 @@ enum TableCodec {
             writer.writeExtensions(extensionFields.pointee, in: range)
         }
         writer.writeExtensionLeftovers(extensionFields.pointee, ranges: Array(table.extensionRanges))
-    }
-
-    @inline(__always)
-    static func write(_ field: UnsafePointer<FieldEntry>, at pointer: UnsafeRawPointer, to writer: inout ProtoWriter) {
-        switch field.pointee.kind {
-        case .int32: writeVarint(ProtoInt32.self, field, pointer, &writer)
-        case .int64: writeVarint(ProtoInt64.self, field, pointer, &writer)
-        case .uint32: writeVarint(ProtoUInt32.self, field, pointer, &writer)
-        case .uint64: writeVarint(ProtoUInt64.self, field, pointer, &writer)
-        case .sint32: writeVarint(ProtoSInt32.self, field, pointer, &writer)
-        case .sint64: writeVarint(ProtoSInt64.self, field, pointer, &writer)
-        case .bool: writeVarint(ProtoBool.self, field, pointer, &writer)
-        case .fixed32: writeFixed(ProtoFixed32.self, field, pointer, &writer)
-        case .sfixed32: writeFixed(ProtoSFixed32.self, field, pointer, &writer)
-        case .float: writeFixed(ProtoFloat.self, field, pointer, &writer)
-        case .fixed64: writeFixed(ProtoFixed64.self, field, pointer, &writer)
-        case .sfixed64: writeFixed(ProtoSFixed64.self, field, pointer, &writer)
-        case .double: writeFixed(ProtoDouble.self, field, pointer, &writer)
-        case .string: writeLengthDelimited(String.self, field, pointer, &writer)
-        case .bytes: writeLengthDelimited([UInt8].self, field, pointer, &writer)
-        case let .enumeration(type): writeOpenEnum(type, field, pointer, &writer)
-        case let .closedEnumeration(type): writeClosedEnum(type, field, pointer, &writer)
-        case let .message(type): writeMessage(type, field, pointer, &writer)
-        case let .map(kept): kept.codec.pointee.write(pointer, field.pointee.tag, &writer)
-        case .custom: break
-        }
     }
 
     static func writeVarint<C: VarintCodec>(_: C.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
