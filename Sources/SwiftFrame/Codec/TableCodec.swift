@@ -89,9 +89,9 @@ enum TableCodec {
         case let .message(type):
             guard tag & 7 == 2 else { return false }
             try readMessage(type, storage, pointer, &reader)
-        case let .map(codec):
+        case let .map(kept):
             guard tag & 7 == 2 else { return false }
-            try codec.entries.readEntry(into: pointer, unknownFields: unknownFields, from: &reader)
+            try kept.codec.pointee.read(pointer, unknownFields, &reader)
         default:
             preconditionFailure("not a typed field")
         }
