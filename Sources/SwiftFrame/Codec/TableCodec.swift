@@ -565,7 +565,7 @@ extension TableCodec {
         }
         switch kind {
         case let .message(type): return check(type)
-        case let .map(codec): return codec.entries.checkValues(at: pointer)
+        case let .map(kept): return kept.entries.checkValues(at: pointer)
         default: return nil
         }
     }

@@ -81,8 +81,8 @@ public struct MapFieldCodec: @unchecked Sendable {
 
 /// Where a field table keeps a map field's codec: in memory allocated when the table is made and
 /// kept for the program's life, like the table's other lists. A field's kind then holds one word
-/// (the codec inline made every field's kind six words, and sizing and writing a message with no
-/// map 40 % dearer), and reading it costs no reference counting.
+/// (the closures inline made every field's kind several words larger, and sizing and writing a
+/// message with no map 40 % dearer), and reading it costs no reference counting.
 ///
 /// `@unchecked Sendable`: the codec is written once, before the table is published, and only
 /// read after.

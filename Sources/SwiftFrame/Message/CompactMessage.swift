@@ -184,7 +184,7 @@ extension FieldKind {
         case let .enumeration(type): return .enumeration(type.protoNames)
         case let .closedEnumeration(type): return .closedEnumeration(type.protoNames)
         case let .message(type): return .message(type)
-        case let .map(codec): return codec.entries.textFormatKind
+        case let .map(kept): return kept.entries.textFormatKind
         case .custom: return nil
         }
     }

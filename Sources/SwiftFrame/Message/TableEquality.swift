@@ -63,7 +63,7 @@ extension FieldEntry {
         case let .enumeration(type): shaped(type)
         case let .closedEnumeration(type): shaped(type)
         case let .message(type): message(type)
-        case let .map(codec): codec.entries.visitStoredType(&visitor)
+        case let .map(kept): kept.entries.visitStoredType(&visitor)
         case .custom: return false
         }
         return true
