@@ -47,7 +47,7 @@ public struct MapFieldCodec: @unchecked Sendable {
         read: @escaping (UnsafeMutableRawPointer, UnsafeMutablePointer<UnknownFields>, inout ProtoReader) throws(WireError) -> Void
     ) where K.Value: Sendable, V.Value: Hashable & Sendable {
         self.init(
-            entries: Self.entries(K.self, V.self),
+            K.self, V.self,
             read: read,
             size: { pointer, tagSize, cache in
                 let map = pointer.assumingMemoryBound(to: [K.Value: V.Value].self)
@@ -60,22 +60,16 @@ public struct MapFieldCodec: @unchecked Sendable {
         )
     }
 
+    /// Not inlinable: `entries`, what the rest of the runtime needs of the map's type, is
+    /// internal to the runtime and stays unspecialised.
     @usableFromInline
-    init(
-        entries: Any.Type,
+    init<K: MapKeyCodec, V: MapCodec>(
+        _: K.Type, _: V.Type,
         read: @escaping (UnsafeMutableRawPointer, UnsafeMutablePointer<UnknownFields>, inout ProtoReader) throws(WireError) -> Void,
         size: @escaping (UnsafeRawPointer, Int, inout SizeCache) -> Int,
         write: @escaping (UnsafeRawPointer, UInt32, inout ProtoWriter) -> Void
-    ) {
-        guard let entries = entries as? any TableMapCodec.Type else { preconditionFailure("\(entries) is not a map field") }
-        (self.entries, self.read, self.size, self.write) = (entries, read, size, write)
-    }
-
-    /// What the rest of the runtime needs of the map's type, unspecialised (a `TableMapCodec`).
-    @usableFromInline
-    static func entries<K: MapKeyCodec, V: MapCodec>(_: K.Type, _: V.Type) -> Any.Type
-    where K.Value: Sendable, V.Value: Hashable & Sendable {
-        MapField<K, V>.self
+    ) where K.Value: Sendable, V.Value: Hashable & Sendable {
+        (self.entries, self.read, self.size, self.write) = (MapField<K, V>.self, read, size, write)
     }
 }
 
