@@ -224,16 +224,16 @@ extension Choices: SwiftFrame.CompactMessage {
     public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = 0
         switch number {
-        case 1: if case let .number(value)? = self.kind { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        case 2: if case let .text(value)? = self.kind { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 3: if case let .data(value)? = self.kind { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        case 4: if case let .level(value)? = self.kind { size += 1 + cache.message(value) }
-        case 5: if case let .sign(value)? = self.kind { size += 1 + SwiftFrame.ProtoEnum<Sign>.size(value) }
-        case 6: if case .ratio? = self.kind { size += 9 }
-        case 7: if case .flag? = self.kind { size += 2 }
-        case 8: if case let .nested(value)? = self.kind { size += 1 + cache.message(value) }
-        case 10: if case let .id(value)? = self.second { size += 1 + SwiftFrame.ProtoUInt64.size(value) }
-        case 11: if case let .name(value)? = self.second { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 1: if case let .number(value)? = self.kind { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        case 2: if case let .text(value)? = self.kind { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 3: if case let .data(value)? = self.kind { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
+        case 4: if case let .level(value)? = self.kind { size &+= 1 &+ cache.message(value) }
+        case 5: if case let .sign(value)? = self.kind { size &+= 1 &+ SwiftFrame.ProtoEnum<Sign>.size(value) }
+        case 6: if case .ratio? = self.kind { size &+= 9 }
+        case 7: if case .flag? = self.kind { size &+= 2 }
+        case 8: if case let .nested(value)? = self.kind { size &+= 1 &+ cache.message(value) }
+        case 10: if case let .id(value)? = self.second { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
+        case 11: if case let .name(value)? = self.second { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         default: break
         }
         return size
@@ -248,13 +248,11 @@ extension Choices: SwiftFrame.CompactMessage {
             }
         case 2:
             if case let .text(value)? = self.kind {
-                writer.writeTag(18)
-                writer.writeString(value)
+                writer.writeString(value, tag: 18)
             }
         case 3:
             if case let .data(value)? = self.kind {
-                writer.writeTag(26)
-                writer.writeBytes(value)
+                writer.writeBytes(value, tag: 26)
             }
         case 4:
             if case let .level(value)? = self.kind {
@@ -288,8 +286,7 @@ extension Choices: SwiftFrame.CompactMessage {
             }
         case 11:
             if case let .name(value)? = self.second {
-                writer.writeTag(90)
-                writer.writeString(value)
+                writer.writeString(value, tag: 90)
             }
         default: break
         }

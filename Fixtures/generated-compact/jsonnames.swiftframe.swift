@@ -126,11 +126,11 @@ extension Contact: SwiftFrame.CompactMessage {
     public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = 0
         switch number {
-        case 6: if case let .email(value)? = self.reach { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 7: if case let .phoneNumber(value)? = self.reach { size += 1 + SwiftFrame.ProtoUInt64.size(value) }
-        case 8: if case let .referrer(value)? = self.reach { size += 1 + cache.message(value) }
-        case 12: if case .flag? = self.extra { size += 2 }
-        case 13: if case let .note(value)? = self.extra { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 6: if case let .email(value)? = self.reach { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 7: if case let .phoneNumber(value)? = self.reach { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
+        case 8: if case let .referrer(value)? = self.reach { size &+= 1 &+ cache.message(value) }
+        case 12: if case .flag? = self.extra { size &+= 2 }
+        case 13: if case let .note(value)? = self.extra { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         default: break
         }
         return size
@@ -140,8 +140,7 @@ extension Contact: SwiftFrame.CompactMessage {
         switch number {
         case 6:
             if case let .email(value)? = self.reach {
-                writer.writeTag(50)
-                writer.writeString(value)
+                writer.writeString(value, tag: 50)
             }
         case 7:
             if case let .phoneNumber(value)? = self.reach {
@@ -160,8 +159,7 @@ extension Contact: SwiftFrame.CompactMessage {
             }
         case 13:
             if case let .note(value)? = self.extra {
-                writer.writeTag(106)
-                writer.writeString(value)
+                writer.writeString(value, tag: 106)
             }
         default: break
         }

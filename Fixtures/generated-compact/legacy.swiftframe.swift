@@ -261,10 +261,10 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
     public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = 0
         switch number {
-        case 9: if let box = self._profile { size += 2 + cache.group(box.value) }
-        case 12: for value in self.visit { size += 2 + cache.group(value) }
-        case 16: if case let .email(value)? = self.contact { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 17: if case let .phone(value)? = self.contact { size += 2 + SwiftFrame.ProtoUInt64.size(value) }
+        case 9: if let box = self._profile { size &+= 2 &+ cache.group(box.value) }
+        case 12: for value in self.visit { size &+= 2 &+ cache.group(value) }
+        case 16: if case let .email(value)? = self.contact { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 17: if case let .phone(value)? = self.contact { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
         default: break
         }
         return size
@@ -282,8 +282,7 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
             }
         case 16:
             if case let .email(value)? = self.contact {
-                writer.writeTag(130)
-                writer.writeString(value)
+                writer.writeString(value, tag: 130)
             }
         case 17:
             if case let .phone(value)? = self.contact {

@@ -57,10 +57,10 @@ extension UserInfo: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.uid != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.uid) }
-        if !self.nickName.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count) }
-        if !self.avatar.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.avatar.utf8.count) }
-        if self.lastLogin != 0 { size += 1 + SwiftFrame.ProtoInt64.size(self.lastLogin) }
+        if self.uid != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.uid) }
+        if !self.nickName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count) }
+        if !self.avatar.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.avatar.utf8.count) }
+        if self.lastLogin != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.lastLogin) }
         return size
     }
 
@@ -69,14 +69,8 @@ extension UserInfo: SwiftFrame.FieldTableMessage {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.uid)
         }
-        if !self.nickName.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.nickName)
-        }
-        if !self.avatar.isEmpty {
-            writer.writeTag(26)
-            writer.writeString(self.avatar)
-        }
+        writer.writeStringUnlessEmpty(self.nickName, tag: 18)
+        writer.writeStringUnlessEmpty(self.avatar, tag: 26)
         if self.lastLogin != 0 {
             writer.writeTag(32)
             writer.writeVarint(SwiftFrame.ProtoInt64.self, self.lastLogin)

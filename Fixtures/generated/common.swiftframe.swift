@@ -125,8 +125,8 @@ extension Common: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.method.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<CommonMethod>.size(self.method) }
-        if !self.body.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.body.count) }
+        if self.method.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<CommonMethod>.size(self.method) }
+        if !self.body.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.body.count) }
         return size
     }
 
@@ -135,10 +135,7 @@ extension Common: SwiftFrame.FieldTableMessage {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoEnum<CommonMethod>.self, self.method)
         }
-        if !self.body.isEmpty {
-            writer.writeTag(18)
-            writer.writeBytes(self.body)
-        }
+        writer.writeBytesUnlessEmpty(self.body, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -173,9 +170,9 @@ extension CommonRespon: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.isSuc { size += 2 }
-        if !self.respon.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.respon.count) }
-        if let box = self._error { size += 1 + cache.message(box.value) }
+        if self.isSuc { size &+= 2 }
+        if !self.respon.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.respon.count) }
+        if let box = self._error { size &+= 1 &+ cache.message(box.value) }
         return size
     }
 
@@ -184,10 +181,7 @@ extension CommonRespon: SwiftFrame.FieldTableMessage {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoBool.self, self.isSuc)
         }
-        if !self.respon.isEmpty {
-            writer.writeTag(18)
-            writer.writeBytes(self.respon)
-        }
+        writer.writeBytesUnlessEmpty(self.respon, tag: 18)
         if let box = self._error {
             writer.writeTag(26)
             writer.writeMessage(box.value)

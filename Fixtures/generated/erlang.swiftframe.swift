@@ -85,9 +85,9 @@ extension Cs20001: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.sceneId != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.sceneId) }
-        if self.line != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.line) }
-        if !self.message.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
+        if self.sceneId != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.sceneId) }
+        if self.line != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.line) }
+        if !self.message.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
         return size
     }
 
@@ -100,10 +100,7 @@ extension Cs20001: SwiftFrame.FieldTableMessage {
             writer.writeTag(16)
             writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.line)
         }
-        if !self.message.isEmpty {
-            writer.writeTag(26)
-            writer.writeString(self.message)
-        }
+        writer.writeStringUnlessEmpty(self.message, tag: 26)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -143,13 +140,13 @@ extension Sc20001: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.res != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.res) }
-        if self.sceneId != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.sceneId) }
-        if self.pos != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.pos) }
-        if self.status != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.status) }
-        if self.type != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.type) }
-        if self.defaultCombat != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.defaultCombat) }
-        if !self.message.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
+        if self.res != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.res) }
+        if self.sceneId != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.sceneId) }
+        if self.pos != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.pos) }
+        if self.status != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.status) }
+        if self.type != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.type) }
+        if self.defaultCombat != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.defaultCombat) }
+        if !self.message.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
         return size
     }
 
@@ -178,10 +175,7 @@ extension Sc20001: SwiftFrame.FieldTableMessage {
             writer.writeTag(48)
             writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.defaultCombat)
         }
-        if !self.message.isEmpty {
-            writer.writeTag(58)
-            writer.writeString(self.message)
-        }
+        writer.writeStringUnlessEmpty(self.message, tag: 58)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

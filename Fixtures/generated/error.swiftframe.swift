@@ -83,8 +83,8 @@ extension ErrorMsg: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.type.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<ErrorType>.size(self.type) }
-        if !self.msg.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.msg.utf8.count) }
+        if self.type.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<ErrorType>.size(self.type) }
+        if !self.msg.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.msg.utf8.count) }
         return size
     }
 
@@ -93,10 +93,7 @@ extension ErrorMsg: SwiftFrame.FieldTableMessage {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoEnum<ErrorType>.self, self.type)
         }
-        if !self.msg.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.msg)
-        }
+        writer.writeStringUnlessEmpty(self.msg, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

@@ -531,52 +531,52 @@ extension Everything: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.fDouble.bitPattern != 0 { size += 9 }
-        if self.fFloat.bitPattern != 0 { size += 5 }
-        if self.fInt64 != 0 { size += 1 + SwiftFrame.ProtoInt64.size(self.fInt64) }
-        if self.fUint64 != 0 { size += 1 + SwiftFrame.ProtoUInt64.size(self.fUint64) }
-        if self.fInt32 != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.fInt32) }
-        if self.fFixed64 != 0 { size += 9 }
-        if self.fFixed32 != 0 { size += 5 }
-        if self.fBool { size += 2 }
-        if !self.fString.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.fString.utf8.count) }
-        if !self.fBytes.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.fBytes.count) }
-        if self.fUint32 != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.fUint32) }
-        if self.fSfixed32 != 0 { size += 5 }
-        if self.fSfixed64 != 0 { size += 9 }
-        if self.fSint32 != 0 { size += 1 + SwiftFrame.ProtoSInt32.size(self.fSint32) }
-        if self.fSint64 != 0 { size += 1 + SwiftFrame.ProtoSInt64.size(self.fSint64) }
-        if !self.rDouble.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.rDouble.count &* 8) }
-        if !self.rFloat.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.rFloat.count &* 4) }
-        if !self.rInt64.isEmpty { size += 2 + cache.packedVarint(self.rInt64, SwiftFrame.ProtoInt64.self) }
-        if !self.rUint64.isEmpty { size += 2 + cache.packedVarint(self.rUint64, SwiftFrame.ProtoUInt64.self) }
-        if !self.rInt32.isEmpty { size += 2 + cache.packedVarint(self.rInt32, SwiftFrame.ProtoInt32.self) }
-        if !self.rFixed64.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.rFixed64.count &* 8) }
-        if !self.rFixed32.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.rFixed32.count &* 4) }
-        if !self.rBool.isEmpty { size += 2 + cache.packedVarint(self.rBool, SwiftFrame.ProtoBool.self) }
-        for value in self.rString { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.rBytes { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if !self.rUint32.isEmpty { size += 2 + cache.packedVarint(self.rUint32, SwiftFrame.ProtoUInt32.self) }
-        if !self.rSfixed32.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.rSfixed32.count &* 4) }
-        if !self.rSfixed64.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.rSfixed64.count &* 8) }
-        if !self.rSint32.isEmpty { size += 2 + cache.packedVarint(self.rSint32, SwiftFrame.ProtoSInt32.self) }
-        if !self.rSint64.isEmpty { size += 2 + cache.packedVarint(self.rSint64, SwiftFrame.ProtoSInt64.self) }
-        if let box = self._nested { size += 2 + cache.message(box.value) }
-        size += cache.repeatedMessage(self.nestedList, tagSize: 2)
-        if self.sign.rawValue != 0 { size += 2 + SwiftFrame.ProtoEnum<Sign>.size(self.sign) }
-        if !self.signs.isEmpty { size += 2 + cache.packedVarint(self.signs, SwiftFrame.ProtoEnum<Sign>.self) }
-        if let box = self._owner { size += 2 + cache.message(box.value) }
-        if let box = self._deepest { size += 2 + cache.message(box.value) }
-        if let value = self.oInt32 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.oString { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.oSign { size += 2 + SwiftFrame.ProtoEnum<Sign>.size(value) }
-        if self.oDouble != nil { size += 10 }
-        if self.oBool != nil { size += 3 }
-        for value in self.unpackedInt32 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        size += self.unpackedFixed32.count &* 6
-        for value in self.unpackedSigns { size += 2 + SwiftFrame.ProtoEnum<Sign>.size(value) }
-        if self.field2048 != 0 { size += 3 + SwiftFrame.ProtoInt32.size(self.field2048) }
-        if self.maxField != 0 { size += 5 + SwiftFrame.ProtoInt32.size(self.maxField) }
+        if self.fDouble.bitPattern != 0 { size &+= 9 }
+        if self.fFloat.bitPattern != 0 { size &+= 5 }
+        if self.fInt64 != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.fInt64) }
+        if self.fUint64 != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(self.fUint64) }
+        if self.fInt32 != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.fInt32) }
+        if self.fFixed64 != 0 { size &+= 9 }
+        if self.fFixed32 != 0 { size &+= 5 }
+        if self.fBool { size &+= 2 }
+        if !self.fString.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.fString.utf8.count) }
+        if !self.fBytes.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.fBytes.count) }
+        if self.fUint32 != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.fUint32) }
+        if self.fSfixed32 != 0 { size &+= 5 }
+        if self.fSfixed64 != 0 { size &+= 9 }
+        if self.fSint32 != 0 { size &+= 1 &+ SwiftFrame.ProtoSInt32.size(self.fSint32) }
+        if self.fSint64 != 0 { size &+= 1 &+ SwiftFrame.ProtoSInt64.size(self.fSint64) }
+        if !self.rDouble.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.rDouble.count &* 8) }
+        if !self.rFloat.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.rFloat.count &* 4) }
+        if !self.rInt64.isEmpty { size &+= 2 &+ cache.packedVarint(self.rInt64, SwiftFrame.ProtoInt64.self) }
+        if !self.rUint64.isEmpty { size &+= 2 &+ cache.packedVarint(self.rUint64, SwiftFrame.ProtoUInt64.self) }
+        if !self.rInt32.isEmpty { size &+= 2 &+ cache.packedVarint(self.rInt32, SwiftFrame.ProtoInt32.self) }
+        if !self.rFixed64.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.rFixed64.count &* 8) }
+        if !self.rFixed32.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.rFixed32.count &* 4) }
+        if !self.rBool.isEmpty { size &+= 2 &+ cache.packedVarint(self.rBool, SwiftFrame.ProtoBool.self) }
+        for value in self.rString { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        for value in self.rBytes { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
+        if !self.rUint32.isEmpty { size &+= 2 &+ cache.packedVarint(self.rUint32, SwiftFrame.ProtoUInt32.self) }
+        if !self.rSfixed32.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.rSfixed32.count &* 4) }
+        if !self.rSfixed64.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.rSfixed64.count &* 8) }
+        if !self.rSint32.isEmpty { size &+= 2 &+ cache.packedVarint(self.rSint32, SwiftFrame.ProtoSInt32.self) }
+        if !self.rSint64.isEmpty { size &+= 2 &+ cache.packedVarint(self.rSint64, SwiftFrame.ProtoSInt64.self) }
+        if let box = self._nested { size &+= 2 &+ cache.message(box.value) }
+        size &+= cache.repeatedMessage(self.nestedList, tagSize: 2)
+        if self.sign.rawValue != 0 { size &+= 2 &+ SwiftFrame.ProtoEnum<Sign>.size(self.sign) }
+        if !self.signs.isEmpty { size &+= 2 &+ cache.packedVarint(self.signs, SwiftFrame.ProtoEnum<Sign>.self) }
+        if let box = self._owner { size &+= 2 &+ cache.message(box.value) }
+        if let box = self._deepest { size &+= 2 &+ cache.message(box.value) }
+        if let value = self.oInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.oString { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.oSign { size &+= 2 &+ SwiftFrame.ProtoEnum<Sign>.size(value) }
+        if self.oDouble != nil { size &+= 10 }
+        if self.oBool != nil { size &+= 3 }
+        for value in self.unpackedInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        size &+= self.unpackedFixed32.count &* 6
+        for value in self.unpackedSigns { size &+= 2 &+ SwiftFrame.ProtoEnum<Sign>.size(value) }
+        if self.field2048 != 0 { size &+= 3 &+ SwiftFrame.ProtoInt32.size(self.field2048) }
+        if self.maxField != 0 { size &+= 5 &+ SwiftFrame.ProtoInt32.size(self.maxField) }
         return size
     }
 
@@ -613,14 +613,8 @@ extension Everything: SwiftFrame.FieldTableMessage {
             writer.writeTag(64)
             writer.writeVarint(SwiftFrame.ProtoBool.self, self.fBool)
         }
-        if !self.fString.isEmpty {
-            writer.writeTag(74)
-            writer.writeString(self.fString)
-        }
-        if !self.fBytes.isEmpty {
-            writer.writeTag(82)
-            writer.writeBytes(self.fBytes)
-        }
+        writer.writeStringUnlessEmpty(self.fString, tag: 74)
+        writer.writeBytesUnlessEmpty(self.fBytes, tag: 82)
         if self.fUint32 != 0 {
             writer.writeTag(88)
             writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.fUint32)
@@ -721,8 +715,7 @@ extension Everything: SwiftFrame.FieldTableMessage {
             writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
         }
         if let value = self.oString {
-            writer.writeTag(410)
-            writer.writeString(value)
+            writer.writeString(value, tag: 410)
         }
         if let value = self.oSign {
             writer.writeTag(416)
@@ -788,16 +781,13 @@ extension Everything.Level1: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if let box = self._child { size += 1 + cache.message(box.value) }
+        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
+        if let box = self._child { size &+= 1 &+ cache.message(box.value) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.name.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.name)
-        }
+        writer.writeStringUnlessEmpty(self.name, tag: 10)
         if let box = self._child {
             writer.writeTag(18)
             writer.writeMessage(box.value)
@@ -834,8 +824,8 @@ extension Everything.Level1.Level2: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.value != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.value) }
-        if let box = self._child { size += 1 + cache.message(box.value) }
+        if self.value != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.value) }
+        if let box = self._child { size &+= 1 &+ cache.message(box.value) }
         return size
     }
 
@@ -883,9 +873,9 @@ extension Everything.Level1.Level2.Level3: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        for value in self.tags { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if self.sign.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Sign>.size(self.sign) }
-        if self.kind.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Everything.Level1.Level2.Level3.Kind>.size(self.kind) }
+        for value in self.tags { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if self.sign.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Sign>.size(self.sign) }
+        if self.kind.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Everything.Level1.Level2.Level3.Kind>.size(self.kind) }
         return size
     }
 
@@ -928,8 +918,8 @@ extension EverythingSubset: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.fInt32 != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.fInt32) }
-        if !self.fString.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.fString.utf8.count) }
+        if self.fInt32 != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.fInt32) }
+        if !self.fString.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.fString.utf8.count) }
         return size
     }
 
@@ -938,10 +928,7 @@ extension EverythingSubset: SwiftFrame.FieldTableMessage {
             writer.writeTag(40)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fInt32)
         }
-        if !self.fString.isEmpty {
-            writer.writeTag(74)
-            writer.writeString(self.fString)
-        }
+        writer.writeStringUnlessEmpty(self.fString, tag: 74)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -980,18 +967,15 @@ extension TreeNode: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.label.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.label.utf8.count) }
-        if let box = self._left { size += 1 + cache.message(box.value) }
-        if let box = self._right { size += 1 + cache.message(box.value) }
-        size += cache.repeatedMessage(self.children, tagSize: 1)
+        if !self.label.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.label.utf8.count) }
+        if let box = self._left { size &+= 1 &+ cache.message(box.value) }
+        if let box = self._right { size &+= 1 &+ cache.message(box.value) }
+        size &+= cache.repeatedMessage(self.children, tagSize: 1)
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.label.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.label)
-        }
+        writer.writeStringUnlessEmpty(self.label, tag: 10)
         if let box = self._left {
             writer.writeTag(18)
             writer.writeMessage(box.value)
@@ -1033,8 +1017,8 @@ extension Ping: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let box = self._pong { size += 1 + cache.message(box.value) }
-        if self.count != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.count) }
+        if let box = self._pong { size &+= 1 &+ cache.message(box.value) }
+        if self.count != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.count) }
         return size
     }
 
@@ -1077,7 +1061,7 @@ extension Pong: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let box = self._ping { size += 1 + cache.message(box.value) }
+        if let box = self._ping { size &+= 1 &+ cache.message(box.value) }
         return size
     }
 

@@ -149,16 +149,13 @@ extension TestReq: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.param1.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.param1.utf8.count) }
-        if self.param2 != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.param2) }
+        if !self.param1.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.param1.utf8.count) }
+        if self.param2 != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.param2) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.param1.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.param1)
-        }
+        writer.writeStringUnlessEmpty(self.param1, tag: 10)
         if self.param2 != 0 {
             writer.writeTag(16)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.param2)
@@ -192,16 +189,13 @@ extension TestRsp: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.result1.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.result1.utf8.count) }
-        if self.result2 != 0 { size += 1 + SwiftFrame.ProtoInt64.size(self.result2) }
+        if !self.result1.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.result1.utf8.count) }
+        if self.result2 != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.result2) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.result1.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.result1)
-        }
+        writer.writeStringUnlessEmpty(self.result1, tag: 10)
         if self.result2 != 0 {
             writer.writeTag(16)
             writer.writeVarint(SwiftFrame.ProtoInt64.self, self.result2)
@@ -235,8 +229,8 @@ extension ErrorRsp: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.code != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.code) }
-        if !self.message.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
+        if self.code != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.code) }
+        if !self.message.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
         return size
     }
 
@@ -245,10 +239,7 @@ extension ErrorRsp: SwiftFrame.FieldTableMessage {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.code)
         }
-        if !self.message.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.message)
-        }
+        writer.writeStringUnlessEmpty(self.message, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -306,16 +297,13 @@ extension NoticeNtf: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.text.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.text.utf8.count) }
-        if self.serial != 0 { size += 1 + SwiftFrame.ProtoInt64.size(self.serial) }
+        if !self.text.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.text.utf8.count) }
+        if self.serial != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.serial) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.text.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.text)
-        }
+        writer.writeStringUnlessEmpty(self.text, tag: 10)
         if self.serial != 0 {
             writer.writeTag(16)
             writer.writeVarint(SwiftFrame.ProtoInt64.self, self.serial)

@@ -142,42 +142,37 @@ extension Contact: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.displayName.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.displayName.utf8.count) }
-        if let value = self.level { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.motto { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.tags { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if !self.scores.isEmpty { size += cache.map(self.scores, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self) }
-        if case let .email(value)? = self.reach { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .phoneNumber(value)? = self.reach { size += 1 + SwiftFrame.ProtoUInt64.size(value) }
-        if case let .referrer(value)? = self.reach { size += 1 + cache.message(value) }
-        if self.userId != 0 { size += 1 + SwiftFrame.ProtoInt64.size(self.userId) }
-        if !self.odd.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.odd.utf8.count) }
-        if !self.sameName.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.sameName.utf8.count) }
-        if case .flag? = self.extra { size += 2 }
-        if case let .note(value)? = self.extra { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if !self.displayName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.displayName.utf8.count) }
+        if let value = self.level { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.motto { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        for value in self.tags { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if !self.scores.isEmpty { size &+= cache.map(self.scores, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self) }
+        if case let .email(value)? = self.reach { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if case let .phoneNumber(value)? = self.reach { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
+        if case let .referrer(value)? = self.reach { size &+= 1 &+ cache.message(value) }
+        if self.userId != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.userId) }
+        if !self.odd.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.odd.utf8.count) }
+        if !self.sameName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.sameName.utf8.count) }
+        if case .flag? = self.extra { size &+= 2 }
+        if case let .note(value)? = self.extra { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.displayName.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.displayName)
-        }
+        writer.writeStringUnlessEmpty(self.displayName, tag: 10)
         if let value = self.level {
             writer.writeTag(16)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
         }
         if let value = self.motto {
-            writer.writeTag(26)
-            writer.writeString(value)
+            writer.writeString(value, tag: 26)
         }
         writer.writeRepeatedString(self.tags, tag: 34)
         if !self.scores.isEmpty {
             writer.writeMap(self.scores, tag: 42, SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self)
         }
         if case let .email(value)? = self.reach {
-            writer.writeTag(50)
-            writer.writeString(value)
+            writer.writeString(value, tag: 50)
         }
         if case let .phoneNumber(value)? = self.reach {
             writer.writeTag(56)
@@ -191,21 +186,14 @@ extension Contact: SwiftFrame.FieldTableMessage {
             writer.writeTag(72)
             writer.writeVarint(SwiftFrame.ProtoInt64.self, self.userId)
         }
-        if !self.odd.isEmpty {
-            writer.writeTag(82)
-            writer.writeString(self.odd)
-        }
-        if !self.sameName.isEmpty {
-            writer.writeTag(90)
-            writer.writeString(self.sameName)
-        }
+        writer.writeStringUnlessEmpty(self.odd, tag: 82)
+        writer.writeStringUnlessEmpty(self.sameName, tag: 90)
         if case let .flag(value)? = self.extra {
             writer.writeTag(96)
             writer.writeVarint(SwiftFrame.ProtoBool.self, value)
         }
         if case let .note(value)? = self.extra {
-            writer.writeTag(106)
-            writer.writeString(value)
+            writer.writeString(value, tag: 106)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

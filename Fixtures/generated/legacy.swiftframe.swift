@@ -290,21 +290,21 @@ extension Legacy_Account: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count + self.extensionFields.count
-        if let value = self.id { size += 1 + SwiftFrame.ProtoInt64.size(value) }
-        if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.level { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.mood { size += 1 + SwiftFrame.ProtoClosedEnum<Legacy_Mood>.size(value) }
-        for value in self.history { size += 1 + SwiftFrame.ProtoClosedEnum<Legacy_Mood>.size(value) }
-        if !self.packedHistory.isEmpty { size += 1 + cache.packedVarint(self.packedHistory, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self) }
-        for value in self.scores { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if !self.packedScores.isEmpty { size += 1 + cache.packedVarint(self.packedScores, SwiftFrame.ProtoSInt64.self) }
-        if let box = self._profile { size += 2 + cache.group(box.value) }
-        for value in self.visit { size += 2 + cache.group(value) }
-        if let box = self._referrer { size += 1 + cache.message(box.value) }
-        if !self.moods.isEmpty { size += cache.map(self.moods, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self) }
-        if case let .email(value)? = self.contact { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .phone(value)? = self.contact { size += 2 + SwiftFrame.ProtoUInt64.size(value) }
+        var size = self.unknownFields.count &+ self.extensionFields.count
+        if let value = self.id { size &+= 1 &+ SwiftFrame.ProtoInt64.size(value) }
+        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.level { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.mood { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Legacy_Mood>.size(value) }
+        for value in self.history { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Legacy_Mood>.size(value) }
+        if !self.packedHistory.isEmpty { size &+= 1 &+ cache.packedVarint(self.packedHistory, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self) }
+        for value in self.scores { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if !self.packedScores.isEmpty { size &+= 1 &+ cache.packedVarint(self.packedScores, SwiftFrame.ProtoSInt64.self) }
+        if let box = self._profile { size &+= 2 &+ cache.group(box.value) }
+        for value in self.visit { size &+= 2 &+ cache.group(value) }
+        if let box = self._referrer { size &+= 1 &+ cache.message(box.value) }
+        if !self.moods.isEmpty { size &+= cache.map(self.moods, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self) }
+        if case let .email(value)? = self.contact { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if case let .phone(value)? = self.contact { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
         return size
     }
 
@@ -314,8 +314,7 @@ extension Legacy_Account: SwiftFrame.FieldTableMessage {
             writer.writeVarint(SwiftFrame.ProtoInt64.self, value)
         }
         if let value = self.name {
-            writer.writeTag(18)
-            writer.writeString(value)
+            writer.writeString(value, tag: 18)
         }
         if let value = self.level {
             writer.writeTag(24)
@@ -355,8 +354,7 @@ extension Legacy_Account: SwiftFrame.FieldTableMessage {
             writer.writeMap(self.moods, tag: 122, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self)
         }
         if case let .email(value)? = self.contact {
-            writer.writeTag(130)
-            writer.writeString(value)
+            writer.writeString(value, tag: 130)
         }
         if case let .phone(value)? = self.contact {
             writer.writeTag(136)
@@ -405,15 +403,14 @@ extension Legacy_Account.Profile: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.bio { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.tags { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.bio { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        for value in self.tags { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.bio {
-            writer.writeTag(82)
-            writer.writeString(value)
+            writer.writeString(value, tag: 82)
         }
         writer.writeRepeatedString(self.tags, tag: 90)
         writer.writeUnknownFields(self.unknownFields)
@@ -443,7 +440,7 @@ extension Legacy_Account.Visit: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.day { size += 1 + SwiftFrame.ProtoUInt32.size(value) }
+        if let value = self.day { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(value) }
         return size
     }
 
@@ -517,21 +514,21 @@ extension Legacy_Defaults: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.i32 { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.i64 { size += 1 + SwiftFrame.ProtoInt64.size(value) }
-        if let value = self.u32 { size += 1 + SwiftFrame.ProtoUInt32.size(value) }
-        if let value = self.u64 { size += 1 + SwiftFrame.ProtoUInt64.size(value) }
-        if let value = self.s32 { size += 1 + SwiftFrame.ProtoSInt32.size(value) }
-        if self.f64 != nil { size += 9 }
-        if self.f != nil { size += 5 }
-        if self.d != nil { size += 9 }
-        if self.inf != nil { size += 5 }
-        if self.negInf != nil { size += 9 }
-        if self.notANumber != nil { size += 9 }
-        if self.flag != nil { size += 2 }
-        if let value = self.text { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.data { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if let value = self.mood { size += 1 + SwiftFrame.ProtoClosedEnum<Legacy_Mood>.size(value) }
+        if let value = self.i32 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.i64 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(value) }
+        if let value = self.u32 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(value) }
+        if let value = self.u64 { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
+        if let value = self.s32 { size &+= 1 &+ SwiftFrame.ProtoSInt32.size(value) }
+        if self.f64 != nil { size &+= 9 }
+        if self.f != nil { size &+= 5 }
+        if self.d != nil { size &+= 9 }
+        if self.inf != nil { size &+= 5 }
+        if self.negInf != nil { size &+= 9 }
+        if self.notANumber != nil { size &+= 9 }
+        if self.flag != nil { size &+= 2 }
+        if let value = self.text { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.data { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
+        if let value = self.mood { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Legacy_Mood>.size(value) }
         return size
     }
 
@@ -585,12 +582,10 @@ extension Legacy_Defaults: SwiftFrame.FieldTableMessage {
             writer.writeVarint(SwiftFrame.ProtoBool.self, value)
         }
         if let value = self.text {
-            writer.writeTag(106)
-            writer.writeString(value)
+            writer.writeString(value, tag: 106)
         }
         if let value = self.data {
-            writer.writeTag(114)
-            writer.writeBytes(value)
+            writer.writeBytes(value, tag: 114)
         }
         if let value = self.mood {
             writer.writeTag(120)

@@ -206,7 +206,7 @@ extension ErrorMessage: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.code != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.code) }
+        if self.code != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.code) }
         return size
     }
 
@@ -274,21 +274,21 @@ extension NamingEdgeCases: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.type != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.type) }
-        if self.default_ != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.default_) }
-        if self.self_ != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.self_) }
-        if !self.description_.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.description_.utf8.count) }
-        if self.unknownFields_ != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.unknownFields_) }
-        if self.size != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.size) }
-        if self.tag != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.tag) }
-        if self.reader != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.reader) }
-        if self.writer != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.writer) }
-        if self.cache != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.cache) }
-        if self.value != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.value) }
-        if self.httpStatus != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.httpStatus) }
-        if self.urlPath != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.urlPath) }
-        if let box = self._error { size += 1 + cache.message(box.value) }
-        if let box = self._protocol_ { size += 1 + cache.message(box.value) }
+        if self.type != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.type) }
+        if self.default_ != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.default_) }
+        if self.self_ != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.self_) }
+        if !self.description_.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.description_.utf8.count) }
+        if self.unknownFields_ != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.unknownFields_) }
+        if self.size != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.size) }
+        if self.tag != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.tag) }
+        if self.reader != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.reader) }
+        if self.writer != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.writer) }
+        if self.cache != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.cache) }
+        if self.value != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.value) }
+        if self.httpStatus != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.httpStatus) }
+        if self.urlPath != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.urlPath) }
+        if let box = self._error { size &+= 1 &+ cache.message(box.value) }
+        if let box = self._protocol_ { size &+= 1 &+ cache.message(box.value) }
         return size
     }
 
@@ -305,10 +305,7 @@ extension NamingEdgeCases: SwiftFrame.FieldTableMessage {
             writer.writeTag(24)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.self_)
         }
-        if !self.description_.isEmpty {
-            writer.writeTag(34)
-            writer.writeString(self.description_)
-        }
+        writer.writeStringUnlessEmpty(self.description_, tag: 34)
         if self.unknownFields_ != 0 {
             writer.writeTag(40)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.unknownFields_)
@@ -380,7 +377,7 @@ extension NamingEdgeCases.Protocol_: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.version != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.version) }
+        if self.version != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.version) }
         return size
     }
 

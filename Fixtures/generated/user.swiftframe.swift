@@ -201,8 +201,8 @@ extension UserMsg: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.cmd.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<UserCmd>.size(self.cmd) }
-        if !self.body.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.body.count) }
+        if self.cmd.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<UserCmd>.size(self.cmd) }
+        if !self.body.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.body.count) }
         return size
     }
 
@@ -211,10 +211,7 @@ extension UserMsg: SwiftFrame.FieldTableMessage {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoEnum<UserCmd>.self, self.cmd)
         }
-        if !self.body.isEmpty {
-            writer.writeTag(18)
-            writer.writeBytes(self.body)
-        }
+        writer.writeBytesUnlessEmpty(self.body, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -244,20 +241,14 @@ extension SigninRequest: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.nickName.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count) }
-        if !self.pwd.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.pwd.utf8.count) }
+        if !self.nickName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count) }
+        if !self.pwd.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.pwd.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.nickName.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.nickName)
-        }
-        if !self.pwd.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.pwd)
-        }
+        writer.writeStringUnlessEmpty(self.nickName, tag: 10)
+        writer.writeStringUnlessEmpty(self.pwd, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -297,45 +288,27 @@ extension LoginRequest: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.nickName.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count) }
-        if !self.pwd.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.pwd.utf8.count) }
-        if !self.ip.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.ip.utf8.count) }
-        if self.port != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.port) }
-        if !self.deviceName.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.deviceName.utf8.count) }
-        if !self.deviceId.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.deviceId.utf8.count) }
-        if !self.version.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.version.utf8.count) }
+        if !self.nickName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count) }
+        if !self.pwd.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.pwd.utf8.count) }
+        if !self.ip.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.ip.utf8.count) }
+        if self.port != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.port) }
+        if !self.deviceName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.deviceName.utf8.count) }
+        if !self.deviceId.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.deviceId.utf8.count) }
+        if !self.version.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.version.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.nickName.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.nickName)
-        }
-        if !self.pwd.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.pwd)
-        }
-        if !self.ip.isEmpty {
-            writer.writeTag(26)
-            writer.writeString(self.ip)
-        }
+        writer.writeStringUnlessEmpty(self.nickName, tag: 10)
+        writer.writeStringUnlessEmpty(self.pwd, tag: 18)
+        writer.writeStringUnlessEmpty(self.ip, tag: 26)
         if self.port != 0 {
             writer.writeTag(32)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.port)
         }
-        if !self.deviceName.isEmpty {
-            writer.writeTag(42)
-            writer.writeString(self.deviceName)
-        }
-        if !self.deviceId.isEmpty {
-            writer.writeTag(50)
-            writer.writeString(self.deviceId)
-        }
-        if !self.version.isEmpty {
-            writer.writeTag(58)
-            writer.writeString(self.version)
-        }
+        writer.writeStringUnlessEmpty(self.deviceName, tag: 42)
+        writer.writeStringUnlessEmpty(self.deviceId, tag: 50)
+        writer.writeStringUnlessEmpty(self.version, tag: 58)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -363,7 +336,7 @@ extension LogoutRequest: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.uid != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.uid) }
+        if self.uid != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.uid) }
         return size
     }
 
@@ -401,8 +374,8 @@ extension SiginResponse: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.uid != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.uid) }
-        if !self.token.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.token.utf8.count) }
+        if self.uid != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.uid) }
+        if !self.token.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.token.utf8.count) }
         return size
     }
 
@@ -411,10 +384,7 @@ extension SiginResponse: SwiftFrame.FieldTableMessage {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.uid)
         }
-        if !self.token.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.token)
-        }
+        writer.writeStringUnlessEmpty(self.token, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -444,8 +414,8 @@ extension LoginResponse: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.uid != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.uid) }
-        if !self.token.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.token.utf8.count) }
+        if self.uid != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.uid) }
+        if !self.token.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.token.utf8.count) }
         return size
     }
 
@@ -454,10 +424,7 @@ extension LoginResponse: SwiftFrame.FieldTableMessage {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.uid)
         }
-        if !self.token.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.token)
-        }
+        writer.writeStringUnlessEmpty(self.token, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -485,7 +452,7 @@ extension UserInfoRequest: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.uid != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.uid) }
+        if self.uid != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.uid) }
         return size
     }
 
@@ -524,7 +491,7 @@ extension UserInfoResponse: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let box = self._userInfo { size += 1 + cache.message(box.value) }
+        if let box = self._userInfo { size &+= 1 &+ cache.message(box.value) }
         return size
     }
 

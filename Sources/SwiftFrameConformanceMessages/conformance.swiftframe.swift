@@ -285,7 +285,7 @@ extension Conformance_FailureSet: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        for value in self.failure { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        for value in self.failure { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
@@ -352,35 +352,30 @@ extension Conformance_ConformanceRequest: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if case let .protobufPayload(value)? = self.payload { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if case let .jsonPayload(value)? = self.payload { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if self.requestedOutputFormat.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Conformance_WireFormat>.size(self.requestedOutputFormat) }
-        if !self.messageType.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.messageType.utf8.count) }
-        if self.testCategory.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Conformance_TestCategory>.size(self.testCategory) }
-        if let box = self._jspbEncodingOptions { size += 1 + cache.message(box.value) }
-        if case let .jspbPayload(value)? = self.payload { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .textPayload(value)? = self.payload { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if self.printUnknownFields { size += 2 }
+        if case let .protobufPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
+        if case let .jsonPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if self.requestedOutputFormat.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Conformance_WireFormat>.size(self.requestedOutputFormat) }
+        if !self.messageType.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.messageType.utf8.count) }
+        if self.testCategory.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Conformance_TestCategory>.size(self.testCategory) }
+        if let box = self._jspbEncodingOptions { size &+= 1 &+ cache.message(box.value) }
+        if case let .jspbPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if case let .textPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if self.printUnknownFields { size &+= 2 }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if case let .protobufPayload(value)? = self.payload {
-            writer.writeTag(10)
-            writer.writeBytes(value)
+            writer.writeBytes(value, tag: 10)
         }
         if case let .jsonPayload(value)? = self.payload {
-            writer.writeTag(18)
-            writer.writeString(value)
+            writer.writeString(value, tag: 18)
         }
         if self.requestedOutputFormat.rawValue != 0 {
             writer.writeTag(24)
             writer.writeVarint(SwiftFrame.ProtoEnum<Conformance_WireFormat>.self, self.requestedOutputFormat)
         }
-        if !self.messageType.isEmpty {
-            writer.writeTag(34)
-            writer.writeString(self.messageType)
-        }
+        writer.writeStringUnlessEmpty(self.messageType, tag: 34)
         if self.testCategory.rawValue != 0 {
             writer.writeTag(40)
             writer.writeVarint(SwiftFrame.ProtoEnum<Conformance_TestCategory>.self, self.testCategory)
@@ -390,12 +385,10 @@ extension Conformance_ConformanceRequest: SwiftFrame.FieldTableMessage {
             writer.writeMessage(box.value)
         }
         if case let .jspbPayload(value)? = self.payload {
-            writer.writeTag(58)
-            writer.writeString(value)
+            writer.writeString(value, tag: 58)
         }
         if case let .textPayload(value)? = self.payload {
-            writer.writeTag(66)
-            writer.writeString(value)
+            writer.writeString(value, tag: 66)
         }
         if self.printUnknownFields {
             writer.writeTag(72)
@@ -457,49 +450,41 @@ extension Conformance_ConformanceResponse: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if case let .parseError(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .runtimeError(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .protobufPayload(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if case let .jsonPayload(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .skipped(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .serializeError(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .jspbPayload(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .textPayload(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if case let .parseError(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if case let .runtimeError(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if case let .protobufPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
+        if case let .jsonPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if case let .skipped(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if case let .serializeError(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if case let .jspbPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if case let .textPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if case let .parseError(value)? = self.result {
-            writer.writeTag(10)
-            writer.writeString(value)
+            writer.writeString(value, tag: 10)
         }
         if case let .runtimeError(value)? = self.result {
-            writer.writeTag(18)
-            writer.writeString(value)
+            writer.writeString(value, tag: 18)
         }
         if case let .protobufPayload(value)? = self.result {
-            writer.writeTag(26)
-            writer.writeBytes(value)
+            writer.writeBytes(value, tag: 26)
         }
         if case let .jsonPayload(value)? = self.result {
-            writer.writeTag(34)
-            writer.writeString(value)
+            writer.writeString(value, tag: 34)
         }
         if case let .skipped(value)? = self.result {
-            writer.writeTag(42)
-            writer.writeString(value)
+            writer.writeString(value, tag: 42)
         }
         if case let .serializeError(value)? = self.result {
-            writer.writeTag(50)
-            writer.writeString(value)
+            writer.writeString(value, tag: 50)
         }
         if case let .jspbPayload(value)? = self.result {
-            writer.writeTag(58)
-            writer.writeString(value)
+            writer.writeString(value, tag: 58)
         }
         if case let .textPayload(value)? = self.result {
-            writer.writeTag(66)
-            writer.writeString(value)
+            writer.writeString(value, tag: 66)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -528,7 +513,7 @@ extension Conformance_JspbEncodingConfig: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.useJspbArrayAnyFormat { size += 2 }
+        if self.useJspbArrayAnyFormat { size &+= 2 }
         return size
     }
 

@@ -1043,140 +1043,140 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count + self.extensionFields.count
-        if let value = self.optionalInt32 { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.optionalInt64 { size += 1 + SwiftFrame.ProtoInt64.size(value) }
-        if let value = self.optionalUint32 { size += 1 + SwiftFrame.ProtoUInt32.size(value) }
-        if let value = self.optionalUint64 { size += 1 + SwiftFrame.ProtoUInt64.size(value) }
-        if let value = self.optionalSint32 { size += 1 + SwiftFrame.ProtoSInt32.size(value) }
-        if let value = self.optionalSint64 { size += 1 + SwiftFrame.ProtoSInt64.size(value) }
-        if self.optionalFixed32 != nil { size += 5 }
-        if self.optionalFixed64 != nil { size += 9 }
-        if self.optionalSfixed32 != nil { size += 5 }
-        if self.optionalSfixed64 != nil { size += 9 }
-        if self.optionalFloat != nil { size += 5 }
-        if self.optionalDouble != nil { size += 9 }
-        if self.optionalBool != nil { size += 2 }
-        if let value = self.optionalString { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.optionalBytes { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if let box = self._optionalNestedMessage { size += 2 + cache.message(box.value) }
-        if let box = self._optionalForeignMessage { size += 2 + cache.message(box.value) }
-        if let value = self.optionalNestedEnum { size += 2 + SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
-        if let value = self.optionalForeignEnum { size += 2 + SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.size(value) }
-        if let value = self.optionalStringPiece { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.optionalCord { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let box = self._recursiveMessage { size += 2 + cache.message(box.value) }
-        for value in self.repeatedInt32 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        for value in self.repeatedInt64 { size += 2 + SwiftFrame.ProtoInt64.size(value) }
-        for value in self.repeatedUint32 { size += 2 + SwiftFrame.ProtoUInt32.size(value) }
-        for value in self.repeatedUint64 { size += 2 + SwiftFrame.ProtoUInt64.size(value) }
-        for value in self.repeatedSint32 { size += 2 + SwiftFrame.ProtoSInt32.size(value) }
-        for value in self.repeatedSint64 { size += 2 + SwiftFrame.ProtoSInt64.size(value) }
-        size += self.repeatedFixed32.count &* 6
-        size += self.repeatedFixed64.count &* 10
-        size += self.repeatedSfixed32.count &* 6
-        size += self.repeatedSfixed64.count &* 10
-        size += self.repeatedFloat.count &* 6
-        size += self.repeatedDouble.count &* 10
-        size += self.repeatedBool.count &* 3
-        for value in self.repeatedString { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.repeatedBytes { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        size += cache.repeatedMessage(self.repeatedNestedMessage, tagSize: 2)
-        size += cache.repeatedMessage(self.repeatedForeignMessage, tagSize: 2)
-        for value in self.repeatedNestedEnum { size += 2 + SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
-        for value in self.repeatedForeignEnum { size += 2 + SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.size(value) }
-        for value in self.repeatedStringPiece { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.repeatedCord { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if !self.mapInt32Int32.isEmpty { size += cache.map(self.mapInt32Int32, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self) }
-        if !self.mapInt64Int64.isEmpty { size += cache.map(self.mapInt64Int64, tagSize: 2, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self) }
-        if !self.mapUint32Uint32.isEmpty { size += cache.map(self.mapUint32Uint32, tagSize: 2, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self) }
-        if !self.mapUint64Uint64.isEmpty { size += cache.map(self.mapUint64Uint64, tagSize: 2, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self) }
-        if !self.mapSint32Sint32.isEmpty { size += cache.map(self.mapSint32Sint32, tagSize: 2, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self) }
-        if !self.mapSint64Sint64.isEmpty { size += cache.map(self.mapSint64Sint64, tagSize: 2, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self) }
-        if !self.mapFixed32Fixed32.isEmpty { size += cache.map(self.mapFixed32Fixed32, tagSize: 2, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self) }
-        if !self.mapFixed64Fixed64.isEmpty { size += cache.map(self.mapFixed64Fixed64, tagSize: 2, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self) }
-        if !self.mapSfixed32Sfixed32.isEmpty { size += cache.map(self.mapSfixed32Sfixed32, tagSize: 2, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self) }
-        if !self.mapSfixed64Sfixed64.isEmpty { size += cache.map(self.mapSfixed64Sfixed64, tagSize: 2, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self) }
-        if !self.mapInt32Float.isEmpty { size += cache.map(self.mapInt32Float, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self) }
-        if !self.mapInt32Double.isEmpty { size += cache.map(self.mapInt32Double, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self) }
-        if !self.mapBoolBool.isEmpty { size += cache.map(self.mapBoolBool, tagSize: 2, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self) }
-        if !self.mapStringString.isEmpty { size += cache.map(self.mapStringString, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self) }
-        if !self.mapStringBytes.isEmpty { size += cache.map(self.mapStringBytes, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self) }
-        if !self.mapStringNestedMessage.isEmpty { size += cache.map(self.mapStringNestedMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage>.self) }
-        if !self.mapStringForeignMessage.isEmpty { size += cache.map(self.mapStringForeignMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto2_ForeignMessageProto2>.self) }
-        if !self.mapStringNestedEnum.isEmpty { size += cache.map(self.mapStringNestedEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self) }
-        if !self.mapStringForeignEnum.isEmpty { size += cache.map(self.mapStringForeignEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.self) }
-        if !self.packedInt32.isEmpty { size += 2 + cache.packedVarint(self.packedInt32, SwiftFrame.ProtoInt32.self) }
-        if !self.packedInt64.isEmpty { size += 2 + cache.packedVarint(self.packedInt64, SwiftFrame.ProtoInt64.self) }
-        if !self.packedUint32.isEmpty { size += 2 + cache.packedVarint(self.packedUint32, SwiftFrame.ProtoUInt32.self) }
-        if !self.packedUint64.isEmpty { size += 2 + cache.packedVarint(self.packedUint64, SwiftFrame.ProtoUInt64.self) }
-        if !self.packedSint32.isEmpty { size += 2 + cache.packedVarint(self.packedSint32, SwiftFrame.ProtoSInt32.self) }
-        if !self.packedSint64.isEmpty { size += 2 + cache.packedVarint(self.packedSint64, SwiftFrame.ProtoSInt64.self) }
-        if !self.packedFixed32.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.packedFixed32.count &* 4) }
-        if !self.packedFixed64.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.packedFixed64.count &* 8) }
-        if !self.packedSfixed32.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.packedSfixed32.count &* 4) }
-        if !self.packedSfixed64.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.packedSfixed64.count &* 8) }
-        if !self.packedFloat.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.packedFloat.count &* 4) }
-        if !self.packedDouble.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.packedDouble.count &* 8) }
-        if !self.packedBool.isEmpty { size += 2 + cache.packedVarint(self.packedBool, SwiftFrame.ProtoBool.self) }
-        if !self.packedNestedEnum.isEmpty { size += 2 + cache.packedVarint(self.packedNestedEnum, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self) }
-        for value in self.unpackedInt32 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        for value in self.unpackedInt64 { size += 2 + SwiftFrame.ProtoInt64.size(value) }
-        for value in self.unpackedUint32 { size += 2 + SwiftFrame.ProtoUInt32.size(value) }
-        for value in self.unpackedUint64 { size += 2 + SwiftFrame.ProtoUInt64.size(value) }
-        for value in self.unpackedSint32 { size += 2 + SwiftFrame.ProtoSInt32.size(value) }
-        for value in self.unpackedSint64 { size += 2 + SwiftFrame.ProtoSInt64.size(value) }
-        size += self.unpackedFixed32.count &* 6
-        size += self.unpackedFixed64.count &* 10
-        size += self.unpackedSfixed32.count &* 6
-        size += self.unpackedSfixed64.count &* 10
-        size += self.unpackedFloat.count &* 6
-        size += self.unpackedDouble.count &* 10
-        size += self.unpackedBool.count &* 3
-        for value in self.unpackedNestedEnum { size += 2 + SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
-        if case let .oneofUint32(value)? = self.oneofField { size += 2 + SwiftFrame.ProtoUInt32.size(value) }
-        if case let .oneofNestedMessage(value)? = self.oneofField { size += 2 + cache.message(value) }
-        if case let .oneofString(value)? = self.oneofField { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .oneofBytes(value)? = self.oneofField { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if case .oneofBool? = self.oneofField { size += 3 }
-        if case let .oneofUint64(value)? = self.oneofField { size += 2 + SwiftFrame.ProtoUInt64.size(value) }
-        if case .oneofFloat? = self.oneofField { size += 6 }
-        if case .oneofDouble? = self.oneofField { size += 10 }
-        if case let .oneofEnum(value)? = self.oneofField { size += 2 + SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
-        if let box = self._data { size += 4 + cache.group(box.value) }
-        if let value = self.defaultInt32 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.defaultInt64 { size += 2 + SwiftFrame.ProtoInt64.size(value) }
-        if let value = self.defaultUint32 { size += 2 + SwiftFrame.ProtoUInt32.size(value) }
-        if let value = self.defaultUint64 { size += 2 + SwiftFrame.ProtoUInt64.size(value) }
-        if let value = self.defaultSint32 { size += 2 + SwiftFrame.ProtoSInt32.size(value) }
-        if let value = self.defaultSint64 { size += 2 + SwiftFrame.ProtoSInt64.size(value) }
-        if self.defaultFixed32 != nil { size += 6 }
-        if self.defaultFixed64 != nil { size += 10 }
-        if self.defaultSfixed32 != nil { size += 6 }
-        if self.defaultSfixed64 != nil { size += 10 }
-        if self.defaultFloat != nil { size += 6 }
-        if self.defaultDouble != nil { size += 10 }
-        if self.defaultBool != nil { size += 3 }
-        if let value = self.defaultString { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.defaultBytes { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if let value = self.fieldname1 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName2 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName3 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName4 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.field0name5 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.field0Name6 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName7 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName8 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName9 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName10 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName11 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName12 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName13 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName14 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName15 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName16 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName17 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName18 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
+        var size = self.unknownFields.count &+ self.extensionFields.count
+        if let value = self.optionalInt32 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.optionalInt64 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(value) }
+        if let value = self.optionalUint32 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(value) }
+        if let value = self.optionalUint64 { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
+        if let value = self.optionalSint32 { size &+= 1 &+ SwiftFrame.ProtoSInt32.size(value) }
+        if let value = self.optionalSint64 { size &+= 1 &+ SwiftFrame.ProtoSInt64.size(value) }
+        if self.optionalFixed32 != nil { size &+= 5 }
+        if self.optionalFixed64 != nil { size &+= 9 }
+        if self.optionalSfixed32 != nil { size &+= 5 }
+        if self.optionalSfixed64 != nil { size &+= 9 }
+        if self.optionalFloat != nil { size &+= 5 }
+        if self.optionalDouble != nil { size &+= 9 }
+        if self.optionalBool != nil { size &+= 2 }
+        if let value = self.optionalString { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.optionalBytes { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
+        if let box = self._optionalNestedMessage { size &+= 2 &+ cache.message(box.value) }
+        if let box = self._optionalForeignMessage { size &+= 2 &+ cache.message(box.value) }
+        if let value = self.optionalNestedEnum { size &+= 2 &+ SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
+        if let value = self.optionalForeignEnum { size &+= 2 &+ SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.size(value) }
+        if let value = self.optionalStringPiece { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.optionalCord { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let box = self._recursiveMessage { size &+= 2 &+ cache.message(box.value) }
+        for value in self.repeatedInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        for value in self.repeatedInt64 { size &+= 2 &+ SwiftFrame.ProtoInt64.size(value) }
+        for value in self.repeatedUint32 { size &+= 2 &+ SwiftFrame.ProtoUInt32.size(value) }
+        for value in self.repeatedUint64 { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
+        for value in self.repeatedSint32 { size &+= 2 &+ SwiftFrame.ProtoSInt32.size(value) }
+        for value in self.repeatedSint64 { size &+= 2 &+ SwiftFrame.ProtoSInt64.size(value) }
+        size &+= self.repeatedFixed32.count &* 6
+        size &+= self.repeatedFixed64.count &* 10
+        size &+= self.repeatedSfixed32.count &* 6
+        size &+= self.repeatedSfixed64.count &* 10
+        size &+= self.repeatedFloat.count &* 6
+        size &+= self.repeatedDouble.count &* 10
+        size &+= self.repeatedBool.count &* 3
+        for value in self.repeatedString { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        for value in self.repeatedBytes { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
+        size &+= cache.repeatedMessage(self.repeatedNestedMessage, tagSize: 2)
+        size &+= cache.repeatedMessage(self.repeatedForeignMessage, tagSize: 2)
+        for value in self.repeatedNestedEnum { size &+= 2 &+ SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
+        for value in self.repeatedForeignEnum { size &+= 2 &+ SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.size(value) }
+        for value in self.repeatedStringPiece { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        for value in self.repeatedCord { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if !self.mapInt32Int32.isEmpty { size &+= cache.map(self.mapInt32Int32, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self) }
+        if !self.mapInt64Int64.isEmpty { size &+= cache.map(self.mapInt64Int64, tagSize: 2, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self) }
+        if !self.mapUint32Uint32.isEmpty { size &+= cache.map(self.mapUint32Uint32, tagSize: 2, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self) }
+        if !self.mapUint64Uint64.isEmpty { size &+= cache.map(self.mapUint64Uint64, tagSize: 2, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self) }
+        if !self.mapSint32Sint32.isEmpty { size &+= cache.map(self.mapSint32Sint32, tagSize: 2, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self) }
+        if !self.mapSint64Sint64.isEmpty { size &+= cache.map(self.mapSint64Sint64, tagSize: 2, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self) }
+        if !self.mapFixed32Fixed32.isEmpty { size &+= cache.map(self.mapFixed32Fixed32, tagSize: 2, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self) }
+        if !self.mapFixed64Fixed64.isEmpty { size &+= cache.map(self.mapFixed64Fixed64, tagSize: 2, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self) }
+        if !self.mapSfixed32Sfixed32.isEmpty { size &+= cache.map(self.mapSfixed32Sfixed32, tagSize: 2, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self) }
+        if !self.mapSfixed64Sfixed64.isEmpty { size &+= cache.map(self.mapSfixed64Sfixed64, tagSize: 2, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self) }
+        if !self.mapInt32Float.isEmpty { size &+= cache.map(self.mapInt32Float, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self) }
+        if !self.mapInt32Double.isEmpty { size &+= cache.map(self.mapInt32Double, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self) }
+        if !self.mapBoolBool.isEmpty { size &+= cache.map(self.mapBoolBool, tagSize: 2, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self) }
+        if !self.mapStringString.isEmpty { size &+= cache.map(self.mapStringString, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self) }
+        if !self.mapStringBytes.isEmpty { size &+= cache.map(self.mapStringBytes, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self) }
+        if !self.mapStringNestedMessage.isEmpty { size &+= cache.map(self.mapStringNestedMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage>.self) }
+        if !self.mapStringForeignMessage.isEmpty { size &+= cache.map(self.mapStringForeignMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto2_ForeignMessageProto2>.self) }
+        if !self.mapStringNestedEnum.isEmpty { size &+= cache.map(self.mapStringNestedEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self) }
+        if !self.mapStringForeignEnum.isEmpty { size &+= cache.map(self.mapStringForeignEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.self) }
+        if !self.packedInt32.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedInt32, SwiftFrame.ProtoInt32.self) }
+        if !self.packedInt64.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedInt64, SwiftFrame.ProtoInt64.self) }
+        if !self.packedUint32.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedUint32, SwiftFrame.ProtoUInt32.self) }
+        if !self.packedUint64.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedUint64, SwiftFrame.ProtoUInt64.self) }
+        if !self.packedSint32.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedSint32, SwiftFrame.ProtoSInt32.self) }
+        if !self.packedSint64.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedSint64, SwiftFrame.ProtoSInt64.self) }
+        if !self.packedFixed32.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedFixed32.count &* 4) }
+        if !self.packedFixed64.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedFixed64.count &* 8) }
+        if !self.packedSfixed32.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedSfixed32.count &* 4) }
+        if !self.packedSfixed64.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedSfixed64.count &* 8) }
+        if !self.packedFloat.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedFloat.count &* 4) }
+        if !self.packedDouble.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedDouble.count &* 8) }
+        if !self.packedBool.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedBool, SwiftFrame.ProtoBool.self) }
+        if !self.packedNestedEnum.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedNestedEnum, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self) }
+        for value in self.unpackedInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        for value in self.unpackedInt64 { size &+= 2 &+ SwiftFrame.ProtoInt64.size(value) }
+        for value in self.unpackedUint32 { size &+= 2 &+ SwiftFrame.ProtoUInt32.size(value) }
+        for value in self.unpackedUint64 { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
+        for value in self.unpackedSint32 { size &+= 2 &+ SwiftFrame.ProtoSInt32.size(value) }
+        for value in self.unpackedSint64 { size &+= 2 &+ SwiftFrame.ProtoSInt64.size(value) }
+        size &+= self.unpackedFixed32.count &* 6
+        size &+= self.unpackedFixed64.count &* 10
+        size &+= self.unpackedSfixed32.count &* 6
+        size &+= self.unpackedSfixed64.count &* 10
+        size &+= self.unpackedFloat.count &* 6
+        size &+= self.unpackedDouble.count &* 10
+        size &+= self.unpackedBool.count &* 3
+        for value in self.unpackedNestedEnum { size &+= 2 &+ SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
+        if case let .oneofUint32(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoUInt32.size(value) }
+        if case let .oneofNestedMessage(value)? = self.oneofField { size &+= 2 &+ cache.message(value) }
+        if case let .oneofString(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if case let .oneofBytes(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
+        if case .oneofBool? = self.oneofField { size &+= 3 }
+        if case let .oneofUint64(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
+        if case .oneofFloat? = self.oneofField { size &+= 6 }
+        if case .oneofDouble? = self.oneofField { size &+= 10 }
+        if case let .oneofEnum(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
+        if let box = self._data { size &+= 4 &+ cache.group(box.value) }
+        if let value = self.defaultInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.defaultInt64 { size &+= 2 &+ SwiftFrame.ProtoInt64.size(value) }
+        if let value = self.defaultUint32 { size &+= 2 &+ SwiftFrame.ProtoUInt32.size(value) }
+        if let value = self.defaultUint64 { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
+        if let value = self.defaultSint32 { size &+= 2 &+ SwiftFrame.ProtoSInt32.size(value) }
+        if let value = self.defaultSint64 { size &+= 2 &+ SwiftFrame.ProtoSInt64.size(value) }
+        if self.defaultFixed32 != nil { size &+= 6 }
+        if self.defaultFixed64 != nil { size &+= 10 }
+        if self.defaultSfixed32 != nil { size &+= 6 }
+        if self.defaultSfixed64 != nil { size &+= 10 }
+        if self.defaultFloat != nil { size &+= 6 }
+        if self.defaultDouble != nil { size &+= 10 }
+        if self.defaultBool != nil { size &+= 3 }
+        if let value = self.defaultString { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.defaultBytes { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
+        if let value = self.fieldname1 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.fieldName2 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.fieldName3 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.fieldName4 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.field0name5 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.field0Name6 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.fieldName7 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.fieldName8 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.fieldName9 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.fieldName10 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.fieldName11 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.fieldName12 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.fieldName13 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.fieldName14 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.fieldName15 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.fieldName16 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.fieldName17 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.fieldName18 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
         return size
     }
 
@@ -1234,12 +1234,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
             writer.writeVarint(SwiftFrame.ProtoBool.self, value)
         }
         if let value = self.optionalString {
-            writer.writeTag(114)
-            writer.writeString(value)
+            writer.writeString(value, tag: 114)
         }
         if let value = self.optionalBytes {
-            writer.writeTag(122)
-            writer.writeBytes(value)
+            writer.writeBytes(value, tag: 122)
         }
         if let box = self._optionalNestedMessage {
             writer.writeTag(146)
@@ -1258,12 +1256,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
             writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.self, value)
         }
         if let value = self.optionalStringPiece {
-            writer.writeTag(194)
-            writer.writeString(value)
+            writer.writeString(value, tag: 194)
         }
         if let value = self.optionalCord {
-            writer.writeTag(202)
-            writer.writeString(value)
+            writer.writeString(value, tag: 202)
         }
         if let box = self._recursiveMessage {
             writer.writeTag(218)
@@ -1513,12 +1509,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
             writer.writeMessage(value)
         }
         if case let .oneofString(value)? = self.oneofField {
-            writer.writeTag(906)
-            writer.writeString(value)
+            writer.writeString(value, tag: 906)
         }
         if case let .oneofBytes(value)? = self.oneofField {
-            writer.writeTag(914)
-            writer.writeBytes(value)
+            writer.writeBytes(value, tag: 914)
         }
         if case let .oneofBool(value)? = self.oneofField {
             writer.writeTag(920)
@@ -1597,12 +1591,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
             writer.writeVarint(SwiftFrame.ProtoBool.self, value)
         }
         if let value = self.defaultString {
-            writer.writeTag(2034)
-            writer.writeString(value)
+            writer.writeString(value, tag: 2034)
         }
         if let value = self.defaultBytes {
-            writer.writeTag(2042)
-            writer.writeBytes(value)
+            writer.writeBytes(value, tag: 2042)
         }
         if let value = self.fieldname1 {
             writer.writeTag(3208)
@@ -1709,8 +1701,8 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage: SwiftFra
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.a { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let box = self._corecursive { size += 1 + cache.message(box.value) }
+        if let value = self.a { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let box = self._corecursive { size &+= 1 &+ cache.message(box.value) }
         return size
     }
 
@@ -1752,8 +1744,8 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.Data: SwiftFrame.FieldT
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.groupInt32 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.groupUint32 { size += 2 + SwiftFrame.ProtoUInt32.size(value) }
+        if let value = self.groupInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.groupUint32 { size &+= 2 &+ SwiftFrame.ProtoUInt32.size(value) }
         return size
     }
 
@@ -1798,7 +1790,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect: Swif
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        return self.unknownFields.count + self.extensionFields.count
+        return self.unknownFields.count &+ self.extensionFields.count
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1831,14 +1823,13 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.str { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.str { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.str {
-            writer.writeTag(202)
-            writer.writeString(value)
+            writer.writeString(value, tag: 202)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -1867,7 +1858,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.i { size += 1 + SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.i { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
         return size
     }
 
@@ -1903,7 +1894,7 @@ extension ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.FieldTabl
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.c { size += 1 + SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.c { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
         return size
     }
 
@@ -1966,12 +1957,12 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.FieldTab
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.optionalInt32 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.optionalString { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let box = self._nestedMessage { size += 2 + cache.message(box.value) }
-        if let box = self._optionalgroup { size += 4 + cache.group(box.value) }
-        if self.optionalBool != nil { size += 3 }
-        for value in self.repeatedInt32 { size += 2 + SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.optionalInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.optionalString { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let box = self._nestedMessage { size &+= 2 &+ cache.message(box.value) }
+        if let box = self._optionalgroup { size &+= 4 &+ cache.group(box.value) }
+        if self.optionalBool != nil { size &+= 3 }
+        for value in self.repeatedInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
         return size
     }
 
@@ -1981,8 +1972,7 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.FieldTab
             writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
         }
         if let value = self.optionalString {
-            writer.writeTag(8018)
-            writer.writeString(value)
+            writer.writeString(value, tag: 8018)
         }
         if let box = self._nestedMessage {
             writer.writeTag(8026)
@@ -2026,7 +2016,7 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup: Swift
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.a { size += 1 + SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.a { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
         return size
     }
 
@@ -2118,14 +2108,13 @@ extension ProtobufTestMessages_Proto2_OneStringProto2: SwiftFrame.FieldTableMess
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.data { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.data { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.data {
-            writer.writeTag(10)
-            writer.writeString(value)
+            writer.writeString(value, tag: 10)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

@@ -320,10 +320,10 @@ extension Conformance_ConformanceRequest: SwiftFrame.CompactMessage {
     public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = 0
         switch number {
-        case 1: if case let .protobufPayload(value)? = self.payload { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        case 2: if case let .jsonPayload(value)? = self.payload { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 7: if case let .jspbPayload(value)? = self.payload { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 8: if case let .textPayload(value)? = self.payload { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 1: if case let .protobufPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
+        case 2: if case let .jsonPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 7: if case let .jspbPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 8: if case let .textPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         default: break
         }
         return size
@@ -333,23 +333,19 @@ extension Conformance_ConformanceRequest: SwiftFrame.CompactMessage {
         switch number {
         case 1:
             if case let .protobufPayload(value)? = self.payload {
-                writer.writeTag(10)
-                writer.writeBytes(value)
+                writer.writeBytes(value, tag: 10)
             }
         case 2:
             if case let .jsonPayload(value)? = self.payload {
-                writer.writeTag(18)
-                writer.writeString(value)
+                writer.writeString(value, tag: 18)
             }
         case 7:
             if case let .jspbPayload(value)? = self.payload {
-                writer.writeTag(58)
-                writer.writeString(value)
+                writer.writeString(value, tag: 58)
             }
         case 8:
             if case let .textPayload(value)? = self.payload {
-                writer.writeTag(66)
-                writer.writeString(value)
+                writer.writeString(value, tag: 66)
             }
         default: break
         }
@@ -415,14 +411,14 @@ extension Conformance_ConformanceResponse: SwiftFrame.CompactMessage {
     public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = 0
         switch number {
-        case 1: if case let .parseError(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 2: if case let .runtimeError(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 3: if case let .protobufPayload(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        case 4: if case let .jsonPayload(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 5: if case let .skipped(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 6: if case let .serializeError(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 7: if case let .jspbPayload(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 8: if case let .textPayload(value)? = self.result { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 1: if case let .parseError(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 2: if case let .runtimeError(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 3: if case let .protobufPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
+        case 4: if case let .jsonPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 5: if case let .skipped(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 6: if case let .serializeError(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 7: if case let .jspbPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 8: if case let .textPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         default: break
         }
         return size
@@ -432,43 +428,35 @@ extension Conformance_ConformanceResponse: SwiftFrame.CompactMessage {
         switch number {
         case 1:
             if case let .parseError(value)? = self.result {
-                writer.writeTag(10)
-                writer.writeString(value)
+                writer.writeString(value, tag: 10)
             }
         case 2:
             if case let .runtimeError(value)? = self.result {
-                writer.writeTag(18)
-                writer.writeString(value)
+                writer.writeString(value, tag: 18)
             }
         case 3:
             if case let .protobufPayload(value)? = self.result {
-                writer.writeTag(26)
-                writer.writeBytes(value)
+                writer.writeBytes(value, tag: 26)
             }
         case 4:
             if case let .jsonPayload(value)? = self.result {
-                writer.writeTag(34)
-                writer.writeString(value)
+                writer.writeString(value, tag: 34)
             }
         case 5:
             if case let .skipped(value)? = self.result {
-                writer.writeTag(42)
-                writer.writeString(value)
+                writer.writeString(value, tag: 42)
             }
         case 6:
             if case let .serializeError(value)? = self.result {
-                writer.writeTag(50)
-                writer.writeString(value)
+                writer.writeString(value, tag: 50)
             }
         case 7:
             if case let .jspbPayload(value)? = self.result {
-                writer.writeTag(58)
-                writer.writeString(value)
+                writer.writeString(value, tag: 58)
             }
         case 8:
             if case let .textPayload(value)? = self.result {
-                writer.writeTag(66)
-                writer.writeString(value)
+                writer.writeString(value, tag: 66)
             }
         default: break
         }

@@ -1013,16 +1013,16 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
     public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = 0
         switch number {
-        case 111: if case let .oneofUint32(value)? = self.oneofField { size += 2 + SwiftFrame.ProtoUInt32.size(value) }
-        case 112: if case let .oneofNestedMessage(value)? = self.oneofField { size += 2 + cache.message(value) }
-        case 113: if case let .oneofString(value)? = self.oneofField { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 114: if case let .oneofBytes(value)? = self.oneofField { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        case 115: if case .oneofBool? = self.oneofField { size += 3 }
-        case 116: if case let .oneofUint64(value)? = self.oneofField { size += 2 + SwiftFrame.ProtoUInt64.size(value) }
-        case 117: if case .oneofFloat? = self.oneofField { size += 6 }
-        case 118: if case .oneofDouble? = self.oneofField { size += 10 }
-        case 119: if case let .oneofEnum(value)? = self.oneofField { size += 2 + SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.size(value) }
-        case 120: if case let .oneofNullValue(value)? = self.oneofField { size += 2 + SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.size(value) }
+        case 111: if case let .oneofUint32(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoUInt32.size(value) }
+        case 112: if case let .oneofNestedMessage(value)? = self.oneofField { size &+= 2 &+ cache.message(value) }
+        case 113: if case let .oneofString(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 114: if case let .oneofBytes(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
+        case 115: if case .oneofBool? = self.oneofField { size &+= 3 }
+        case 116: if case let .oneofUint64(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
+        case 117: if case .oneofFloat? = self.oneofField { size &+= 6 }
+        case 118: if case .oneofDouble? = self.oneofField { size &+= 10 }
+        case 119: if case let .oneofEnum(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.size(value) }
+        case 120: if case let .oneofNullValue(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.size(value) }
         default: break
         }
         return size
@@ -1042,13 +1042,11 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
             }
         case 113:
             if case let .oneofString(value)? = self.oneofField {
-                writer.writeTag(906)
-                writer.writeString(value)
+                writer.writeString(value, tag: 906)
             }
         case 114:
             if case let .oneofBytes(value)? = self.oneofField {
-                writer.writeTag(914)
-                writer.writeBytes(value)
+                writer.writeBytes(value, tag: 914)
             }
         case 115:
             if case let .oneofBool(value)? = self.oneofField {

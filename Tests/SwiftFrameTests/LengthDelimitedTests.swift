@@ -30,6 +30,32 @@ import SwiftFrame
         #expect(node.unknownFields.isEmpty)
     }
 
+    // MARK: A tag, a length and the bytes in one call
+
+    /// `writeString(_:tag:)` and `writeBytes(_:tag:)` check the room for all three parts once;
+    /// they must write what the tag and the value written apart do, for every copy width
+    /// (0 to 3, 4 to 7, 8 to 15, 16 to 32 bytes, and longer), two-byte lengths and tags of
+    /// one to five bytes. The `UnlessEmpty` forms write nothing for an empty value.
+    @Test(arguments: [0, 1, 3, 4, 7, 8, 15, 16, 31, 32, 33, 127, 128, 300])
+    func tagAndValueInOneCall(count: Int) {
+        let text = String((0..<count).map { Character(Unicode.Scalar(UInt8(0x61 + $0 % 26))) })
+        let bytes = Array(text.utf8)
+        for tag: UInt32 in [10, 130, 16_386, 2_097_154, 4_294_967_290] {
+            let apart = written(capacity: 320) { writer in
+                writer.writeTag(tag)
+                writer.writeString(text)
+            }
+            #expect(apart.count == Wire.varintSize(tag) + Wire.lengthDelimitedSize(count))
+            #expect(written(capacity: 320) { $0.writeString(text, tag: tag) } == apart)
+            #expect(written(capacity: 320) { $0.writeBytes(bytes, tag: tag) } == apart)
+            let unlessEmpty = count == 0 ? [] : apart
+            #expect(written(capacity: 320) { $0.writeStringUnlessEmpty(text, tag: tag) } == unlessEmpty)
+            #expect(written(capacity: 320) { $0.writeBytesUnlessEmpty(bytes, tag: tag) } == unlessEmpty)
+            // Exactly the room needed is enough.
+            #expect(written(capacity: apart.count) { $0.writeString(text, tag: tag) } == apart)
+        }
+    }
+
     // MARK: Strings
 
     static let stringCases: [(String, [UInt8])] = [

@@ -56,6 +56,25 @@ struct OversizedMessage: Message {
         }
     }
 
+    /// A string or bytes field checks the room for its tag, length and bytes at once, before
+    /// storing any of them.
+    @Test func stringFieldOneByteShortTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var bytes = [UInt8](repeating: 0, count: 8)  // tag, length and 7 bytes need 9
+            bytes.withUnsafeMutableBytes { buffer in
+                var writer = ProtoWriter(buffer: buffer, sizes: SizeCache())
+                writer.writeString("swiftfr", tag: 10)
+            }
+        }
+        await #expect(processExitsWith: .failure) {
+            var bytes = [UInt8](repeating: 0, count: 3)
+            bytes.withUnsafeMutableBytes { buffer in
+                var writer = ProtoWriter(buffer: buffer, sizes: SizeCache())
+                writer.writeBytesUnlessEmpty([1, 2], tag: 130)  // a two-byte tag: 5 bytes
+            }
+        }
+    }
+
     @Test func writingPastTheBufferTraps() async {
         await #expect(processExitsWith: .failure) {
             var bytes = [UInt8](repeating: 0, count: 4)

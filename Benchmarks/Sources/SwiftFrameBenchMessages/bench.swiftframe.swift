@@ -157,11 +157,11 @@ extension Bench_Flat: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.id != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.id) }
-        if self.timestamp != 0 { size += 1 + SwiftFrame.ProtoInt64.size(self.timestamp) }
-        if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if !self.payload.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.payload.count) }
-        if !self.samples.isEmpty { size += 1 + cache.packedVarint(self.samples, SwiftFrame.ProtoInt32.self) }
+        if self.id != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.id) }
+        if self.timestamp != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.timestamp) }
+        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
+        if !self.payload.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.payload.count) }
+        if !self.samples.isEmpty { size &+= 1 &+ cache.packedVarint(self.samples, SwiftFrame.ProtoInt32.self) }
         return size
     }
 
@@ -174,14 +174,8 @@ extension Bench_Flat: SwiftFrame.FieldTableMessage {
             writer.writeTag(16)
             writer.writeVarint(SwiftFrame.ProtoInt64.self, self.timestamp)
         }
-        if !self.name.isEmpty {
-            writer.writeTag(26)
-            writer.writeString(self.name)
-        }
-        if !self.payload.isEmpty {
-            writer.writeTag(34)
-            writer.writeBytes(self.payload)
-        }
+        writer.writeStringUnlessEmpty(self.name, tag: 26)
+        writer.writeBytesUnlessEmpty(self.payload, tag: 34)
         if !self.samples.isEmpty {
             writer.writeTag(42)
             writer.writePackedVarint(self.samples, SwiftFrame.ProtoInt32.self)
@@ -225,45 +219,27 @@ extension Bench_LoginRequest: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.nickName.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count) }
-        if !self.pwd.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.pwd.utf8.count) }
-        if !self.ip.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.ip.utf8.count) }
-        if self.port != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.port) }
-        if !self.deviceName.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.deviceName.utf8.count) }
-        if !self.deviceId.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.deviceId.utf8.count) }
-        if !self.version.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.version.utf8.count) }
+        if !self.nickName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count) }
+        if !self.pwd.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.pwd.utf8.count) }
+        if !self.ip.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.ip.utf8.count) }
+        if self.port != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.port) }
+        if !self.deviceName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.deviceName.utf8.count) }
+        if !self.deviceId.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.deviceId.utf8.count) }
+        if !self.version.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.version.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.nickName.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.nickName)
-        }
-        if !self.pwd.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.pwd)
-        }
-        if !self.ip.isEmpty {
-            writer.writeTag(26)
-            writer.writeString(self.ip)
-        }
+        writer.writeStringUnlessEmpty(self.nickName, tag: 10)
+        writer.writeStringUnlessEmpty(self.pwd, tag: 18)
+        writer.writeStringUnlessEmpty(self.ip, tag: 26)
         if self.port != 0 {
             writer.writeTag(32)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.port)
         }
-        if !self.deviceName.isEmpty {
-            writer.writeTag(42)
-            writer.writeString(self.deviceName)
-        }
-        if !self.deviceId.isEmpty {
-            writer.writeTag(50)
-            writer.writeString(self.deviceId)
-        }
-        if !self.version.isEmpty {
-            writer.writeTag(58)
-            writer.writeString(self.version)
-        }
+        writer.writeStringUnlessEmpty(self.deviceName, tag: 42)
+        writer.writeStringUnlessEmpty(self.deviceId, tag: 50)
+        writer.writeStringUnlessEmpty(self.version, tag: 58)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -297,9 +273,9 @@ extension Bench_RepeatedHeavy: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.ints.isEmpty { size += 1 + cache.packedVarint(self.ints, SwiftFrame.ProtoInt32.self) }
-        if !self.doubles.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.doubles.count &* 8) }
-        for value in self.names { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if !self.ints.isEmpty { size &+= 1 &+ cache.packedVarint(self.ints, SwiftFrame.ProtoInt32.self) }
+        if !self.doubles.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.doubles.count &* 8) }
+        for value in self.names { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
@@ -344,9 +320,9 @@ extension Bench_Leaf: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.id != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.id) }
-        if !self.label.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.label.utf8.count) }
-        if self.weight.bitPattern != 0 { size += 9 }
+        if self.id != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.id) }
+        if !self.label.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.label.utf8.count) }
+        if self.weight.bitPattern != 0 { size &+= 9 }
         return size
     }
 
@@ -355,10 +331,7 @@ extension Bench_Leaf: SwiftFrame.FieldTableMessage {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.id)
         }
-        if !self.label.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.label)
-        }
+        writer.writeStringUnlessEmpty(self.label, tag: 18)
         if self.weight.bitPattern != 0 {
             writer.writeTag(25)
             writer.writeFixed64(SwiftFrame.ProtoDouble.self, self.weight)
@@ -398,9 +371,9 @@ extension Bench_Node: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.depth != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.depth) }
-        size += cache.repeatedMessage(self.leaves, tagSize: 1)
-        size += cache.repeatedMessage(self.children, tagSize: 1)
+        if self.depth != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.depth) }
+        size &+= cache.repeatedMessage(self.leaves, tagSize: 1)
+        size &+= cache.repeatedMessage(self.children, tagSize: 1)
         return size
     }
 

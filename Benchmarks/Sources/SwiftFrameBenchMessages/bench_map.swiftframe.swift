@@ -43,7 +43,7 @@ extension Bench_MapHeavy: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.counts.isEmpty { size += cache.map(self.counts, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self) }
+        if !self.counts.isEmpty { size &+= cache.map(self.counts, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self) }
         return size
     }
 

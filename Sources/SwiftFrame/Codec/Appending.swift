@@ -1,9 +1,22 @@
 /// Four KiB of zeros: new room at the end of an output array is copied from here with
 /// `memcpy`, where `append(contentsOf: repeatElement(0, count:))` stores byte by byte.
 @usableFromInline
-let zeroPage = [UInt8](repeating: 0, count: 4096)
+let zeroPage = [UInt8](repeating: 0, count: Array.zeroPageSize)
 
 extension Array where Element == UInt8 {
+    /// The bytes in `zeroPage`, known where it is inlined (reading `zeroPage.count` goes
+    /// through the global's lazy initialisation).
+    @inlinable
+    static var zeroPageSize: Int { 4096 }
+
+    /// A new array of `count` zeros, `count` at most `zeroPageSize`: one allocation and one copy.
+    /// (A function of its own: assigning the copy to `self` inside `appendZeros` made the
+    /// compiler retain and release `zeroPage` around it, in case `self` was that array.)
+    @usableFromInline
+    static func zeros(_ count: Int) -> [UInt8] {
+        zeroPage.withUnsafeBytes { [UInt8](UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
+
     /// Grows the array by `count` zero bytes, for an encoder to overwrite in place.
     ///
     /// Encoders size their output first, so the array is grown once per call, and then by at
@@ -15,9 +28,9 @@ extension Array where Element == UInt8 {
     /// more than encoding a small message; growing an array of bytes is specialised.)
     @inlinable
     mutating func appendZeros(_ count: Int) {
-        if capacity == 0 && count <= zeroPage.count {
+        if capacity == 0 && count <= Array.zeroPageSize {
             // A new array: allocated at the exact size and filled in one step.
-            self = zeroPage.withUnsafeBytes { [UInt8](UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            self = Array.zeros(count)
             return
         }
         let needed = self.count + count
@@ -32,19 +45,16 @@ extension Array where Element == UInt8 {
         }
     }
 
-    /// Grows the array by `size` bytes and runs `body` with a writer over them that uses the
-    /// sizes of the size pass. `body` must fill them exactly: anything else is a generator bug,
-    /// and traps naming `what` was written.
+    /// A new array of `size` bytes written by `body` with a writer that uses the sizes of the
+    /// size pass. `body` must fill them exactly: anything else is a generator bug, and traps
+    /// naming `what` was written.
     @inlinable
-    mutating func appendWritten(
-        size: Int, sizes: consuming SizeCache, of what: @autoclosure () -> String, _ body: (inout ProtoWriter) -> Void
-    ) {
-        let start = count
+    init(written size: Int, sizes: consuming SizeCache, of what: @autoclosure () -> String, _ body: (inout ProtoWriter) -> Void) {
         // The cache moves into the writer here, outside the closures below: a writer made inside
         // one would get a copy of the cache (about 180 instructions to copy and destroy both).
         var writer = ProtoWriter(buffer: UnsafeMutableRawBufferPointer(start: nil, count: 0), sizes: sizes)
-        if capacity == 0 && size > zeroPage.count {
-            // A large new array is written where it is allocated, never zeroed: the standard
+        if size > Array.zeroPageSize {
+            // A large array is written where it is allocated, never zeroed: the standard
             // library's unspecialised allocation costs less than zeroing more than a page.
             self = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
                 writer.retarget(UnsafeMutableRawBufferPointer(buffer))
@@ -52,11 +62,30 @@ extension Array where Element == UInt8 {
                 initialized = size - writer.remaining
             }
         } else {
-            appendZeros(size)
+            self = Array.zeros(size)
             withUnsafeMutableBytes { buffer in
-                writer.retarget(UnsafeMutableRawBufferPointer(rebasing: buffer[start...]))
+                writer.retarget(buffer)
                 body(&writer)
             }
+        }
+        precondition(writer.remaining == 0, "\(what()): size pass and write pass disagree")
+    }
+
+    /// Grows the array by `size` bytes and writes them as `init(written:sizes:of:_:)` does.
+    @inlinable
+    mutating func appendWritten(
+        size: Int, sizes: consuming SizeCache, of what: @autoclosure () -> String, _ body: (inout ProtoWriter) -> Void
+    ) {
+        if capacity == 0 {
+            self = [UInt8](written: size, sizes: sizes, of: what(), body)
+            return
+        }
+        let start = count
+        var writer = ProtoWriter(buffer: UnsafeMutableRawBufferPointer(start: nil, count: 0), sizes: sizes)
+        appendZeros(size)
+        withUnsafeMutableBytes { buffer in
+            writer.retarget(UnsafeMutableRawBufferPointer(rebasing: buffer[start...]))
+            body(&writer)
         }
         precondition(writer.remaining == 0, "\(what()): size pass and write pass disagree")
     }

@@ -155,16 +155,66 @@ public struct ProtoWriter {
 
     @inlinable
     public mutating func writeString(_ string: String) {
-        storeString(string)
-    }
-
-    /// `writeString`, inlined into the loop of `writeRepeatedString`.
-    @inlinable @inline(__always)
-    mutating func storeString(_ string: String) {
         let utf8 = string.utf8
         writeVarint(UInt64(utf8.count))
         let done: Void? = utf8.withContiguousStorageIfAvailable { writeRaw(UnsafeRawBufferPointer($0)) }
         if done == nil { writeNonContiguous(utf8) }
+    }
+
+    /// A `bytes` field: `tag`, then the length and the bytes.
+    @inlinable
+    public mutating func writeBytes(_ bytes: [UInt8], tag: UInt32) {
+        bytes.withUnsafeBytes { storeLengthDelimited($0, tag: tag) }
+    }
+
+    /// A proto3 `bytes` field without presence: as `writeBytes(_:tag:)`, and nothing when empty.
+    @inlinable
+    public mutating func writeBytesUnlessEmpty(_ bytes: [UInt8], tag: UInt32) {
+        if !bytes.isEmpty { writeBytes(bytes, tag: tag) }
+    }
+
+    /// A `string` field: `tag`, then the length and the UTF-8 bytes.
+    @inlinable
+    public mutating func writeString(_ string: String, tag: UInt32) {
+        storeString(string, tag: tag, unlessEmpty: false)
+    }
+
+    /// A proto3 `string` field without presence: as `writeString(_:tag:)`, and nothing when
+    /// empty. One call for the test and the write, so the string's length is found once.
+    @inlinable
+    public mutating func writeStringUnlessEmpty(_ string: String, tag: UInt32) {
+        storeString(string, tag: tag, unlessEmpty: true)
+    }
+
+    /// `writeString(_:tag:)`, inlined into the loop of `writeRepeatedString`.
+    @inlinable @inline(__always)
+    mutating func storeString(_ string: String, tag: UInt32, unlessEmpty: Bool) {
+        let utf8 = string.utf8
+        let done: Void? = utf8.withContiguousStorageIfAvailable { buffer in
+            if unlessEmpty && buffer.isEmpty { return }
+            storeLengthDelimited(UnsafeRawBufferPointer(buffer), tag: tag)
+        }
+        if done == nil {
+            let count = utf8.count
+            if unlessEmpty && count == 0 { return }
+            writeTag(tag)
+            writeVarint(UInt64(count))
+            writeNonContiguous(utf8)
+        }
+    }
+
+    /// Tag, length and bytes of a length-delimited value, after one bounds check for all
+    /// three: the string and bytes fields of a message are most of its writes, and a check
+    /// for each part costs more than storing a short tag or length.
+    @inlinable @inline(__always)
+    mutating func storeLengthDelimited(_ bytes: UnsafeRawBufferPointer, tag: UInt32) {
+        let count = bytes.count
+        let tagSize = tag < 0x80 ? 1 : Wire.varintSize(UInt64(tag))
+        require(tagSize &+ Wire.varintSize(UInt64(count)) &+ count)
+        var next = ProtoWriter.storeVarint(UInt64(tag), at: cursor)
+        next = ProtoWriter.storeVarint(UInt64(count), at: next)
+        if let source = bytes.baseAddress { copyBytes(from: source, to: next, count: count) }
+        cursor = next + count
     }
 
     /// The bytes of a string without contiguous UTF-8 (bridged from Objective-C), one by one.
@@ -187,16 +237,14 @@ public struct ProtoWriter {
     /// Writes every string of a repeated field, each after `tag`.
     public mutating func writeRepeatedString(_ values: [String], tag: UInt32) {
         for value in values {
-            writeTag(tag)
-            storeString(value)
+            storeString(value, tag: tag, unlessEmpty: false)
         }
     }
 
     /// Writes every value of a repeated `bytes` field, each after `tag`.
     public mutating func writeRepeatedBytes(_ values: [[UInt8]], tag: UInt32) {
         for value in values {
-            writeTag(tag)
-            writeBytes(value)
+            writeBytes(value, tag: tag)
         }
     }
 
@@ -287,8 +335,8 @@ public struct ProtoWriter {
 /// Sizes recorded by the size pass for the write pass, in the order both passes meet them.
 @_documentation(visibility: internal)
 public struct SizeCache: @unchecked Sendable {  // unchecked for `printedMaps`: see there
-    @usableFromInline var sizes = SizeList()
-    @usableFromInline var nextIndex = 0
+    @usableFromInline var sizes: SizeList
+    @usableFromInline var nextIndex: Int
     /// For the encoding `jsonString()` prints from, and nil for the binary encoding: where the
     /// size pass keeps the maps of scalars it printed as JSON objects (`JSONMapText`), for the
     /// write pass to copy. `jsonString()` owns the list and keeps it for both passes; a plain
@@ -298,10 +346,18 @@ public struct SizeCache: @unchecked Sendable {  // unchecked for `printedMaps`: 
     /// call, and never leaves it.
     @usableFromInline var printedMaps: UnsafeMutablePointer<[[UInt8]]>?
 
-    public init() {}
+    // Every property set here, none by a default value: a default is a function of its own,
+    // called from the initializer where it is inlined.
+    @inlinable
+    public init() {
+        sizes = SizeList()
+        nextIndex = 0
+        printedMaps = nil
+    }
 
     /// The size pass of the encoding `jsonString()` prints from.
     init(printingMapsInto printedMaps: UnsafeMutablePointer<[[UInt8]]>) {
+        self.init()
         self.printedMaps = printedMaps
     }
 
@@ -359,12 +415,16 @@ public struct SizeCache: @unchecked Sendable {  // unchecked for `printedMaps`: 
 @usableFromInline
 struct SizeList: Sendable {
     @usableFromInline static let inlineCount = 8
-    @usableFromInline var inline: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
-    @usableFromInline var overflow: [Int] = []
-    @usableFromInline var count = 0
+    @usableFromInline var inline: (Int, Int, Int, Int, Int, Int, Int, Int)
+    @usableFromInline var overflow: [Int]
+    @usableFromInline var count: Int
 
     @inlinable
-    init() {}
+    init() {
+        inline = (0, 0, 0, 0, 0, 0, 0, 0)
+        overflow = []
+        count = 0
+    }
 
     @inlinable
     mutating func append(_ size: Int) {

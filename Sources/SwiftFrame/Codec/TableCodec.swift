@@ -417,13 +417,10 @@ enum TableCodec {
     ) {
         switch field.pointee.storage {
         case .implicit:
-            guard pointer.assumingMemoryBound(to: V.self).pointee.wireCount != 0 else { return }
-            writer.writeTag(field.pointee.tag)
-            V.write(pointer.assumingMemoryBound(to: V.self).pointee, to: &writer)
+            V.writeUnlessEmpty(pointer.assumingMemoryBound(to: V.self).pointee, tag: field.pointee.tag, to: &writer)
         case .optional:
             guard let value = pointer.assumingMemoryBound(to: V?.self).pointee else { return }
-            writer.writeTag(field.pointee.tag)
-            V.write(value, to: &writer)
+            V.write(value, tag: field.pointee.tag, to: &writer)
         case .repeated, .packed:
             V.writeRepeated(pointer.assumingMemoryBound(to: [V].self).pointee, tag: field.pointee.tag, to: &writer)
         }
@@ -444,13 +441,19 @@ enum TableCodec {
 protocol LengthDelimited {
     /// Bytes on the wire, without the length prefix.
     var wireCount: Int { get }
-    static func write(_ value: Self, to writer: inout ProtoWriter)
+    /// The value after `tag`.
+    static func write(_ value: Self, tag: UInt32, to writer: inout ProtoWriter)
+    /// As `write`, and nothing when empty (a proto3 field without presence).
+    static func writeUnlessEmpty(_ value: Self, tag: UInt32, to writer: inout ProtoWriter)
     static func writeRepeated(_ values: [Self], tag: UInt32, to writer: inout ProtoWriter)
 }
 
 extension String: LengthDelimited {
     var wireCount: Int { utf8.count }
-    static func write(_ value: String, to writer: inout ProtoWriter) { writer.writeString(value) }
+    static func write(_ value: String, tag: UInt32, to writer: inout ProtoWriter) { writer.writeString(value, tag: tag) }
+    static func writeUnlessEmpty(_ value: String, tag: UInt32, to writer: inout ProtoWriter) {
+        writer.writeStringUnlessEmpty(value, tag: tag)
+    }
     static func writeRepeated(_ values: [String], tag: UInt32, to writer: inout ProtoWriter) {
         writer.writeRepeatedString(values, tag: tag)
     }
@@ -458,7 +461,10 @@ extension String: LengthDelimited {
 
 extension [UInt8]: LengthDelimited {
     var wireCount: Int { count }
-    static func write(_ value: [UInt8], to writer: inout ProtoWriter) { writer.writeBytes(value) }
+    static func write(_ value: [UInt8], tag: UInt32, to writer: inout ProtoWriter) { writer.writeBytes(value, tag: tag) }
+    static func writeUnlessEmpty(_ value: [UInt8], tag: UInt32, to writer: inout ProtoWriter) {
+        writer.writeBytesUnlessEmpty(value, tag: tag)
+    }
     static func writeRepeated(_ values: [[UInt8]], tag: UInt32, to writer: inout ProtoWriter) {
         writer.writeRepeatedBytes(values, tag: tag)
     }

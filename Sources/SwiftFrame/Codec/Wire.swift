@@ -45,7 +45,7 @@ public enum Wire {
     /// Size of a length-delimited payload of `count` bytes, including its length prefix.
     @inlinable
     public static func lengthDelimitedSize(_ count: Int) -> Int {
-        varintSize(UInt64(truncatingIfNeeded: count)) + count
+        varintSize(UInt64(truncatingIfNeeded: count)) &+ count
     }
 
     @inlinable

@@ -110,9 +110,10 @@ extension Message {
     /// - Parameter partial: write even if proto2 `required` fields are not all set.
     @inlinable
     public func serializedBytes(partial: Bool = false) throws(WireError) -> [UInt8] {
-        var bytes: [UInt8] = []
-        try serialize(appendingTo: &bytes, partial: partial)
-        return bytes
+        if !partial { try checkInitialized() }
+        var cache = SizeCache()
+        let size = computeSize(into: &cache)
+        return [UInt8](written: size, sizes: consume cache, of: Self.protoMessageName) { writer in encodeMessage(to: &writer) }
     }
 
     /// Encodes the message at the end of `bytes`, growing it once by exactly the encoded size.

@@ -403,14 +403,14 @@ struct FieldCode {
         }
     }
 
-    /// `size += 1 + …`, folding constants.
+    /// `size &+= 1 &+ …`, folding constants.
     private func addSize(_ element: Field.Value, _ value: String) -> String {
         switch element {
-        case .group: return "size += \(2 * tagSize) + cache.group(\(value))"
-        case .message: return "size += \(tagSize) + cache.message(\(value))"
+        case .group: return "size &+= \(2 * tagSize) &+ cache.group(\(value))"
+        case .message: return "size &+= \(tagSize) &+ cache.message(\(value))"
         case let .plain(plain):
-            if let fixedSize = Self.fixedSize(plain) { return "size += \(tagSize + fixedSize)" }
-            return "size += \(tagSize) + \(Self.valueSize(plain, value))"
+            if let fixedSize = Self.fixedSize(plain) { return "size &+= \(tagSize + fixedSize)" }
+            return "size &+= \(tagSize) &+ \(Self.valueSize(plain, value))"
         }
     }
 
@@ -441,22 +441,22 @@ struct FieldCode {
             }
             return "if \(oneofPattern(oneof)) { \(addSize(element, "value")) }"
         case let .map(key, value):
-            return "if !\(access).isEmpty { size += cache.map(\(access), tagSize: \(tagSize), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self) }"
+            return "if !\(access).isEmpty { size &+= cache.map(\(access), tagSize: \(tagSize), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self) }"
         case let .packed(packable):
             let packedTag = Wire.varintSize(tag(.lengthDelimited))
             switch packable {
             case let .numeric(numeric) where numeric.encoding != .varint:
                 let width = numeric.encoding == .fixed32 ? 4 : 8
-                return "if !\(access).isEmpty { size += \(packedTag) + SwiftFrame.Wire.lengthDelimitedSize(\(access).count &* \(width)) }"
+                return "if !\(access).isEmpty { size &+= \(packedTag) &+ SwiftFrame.Wire.lengthDelimitedSize(\(access).count &* \(width)) }"
             case .numeric, .enumeration:
-                return "if !\(access).isEmpty { size += \(packedTag) + cache.packedVarint(\(access), \(Self.codec(packable.plain)).self) }"
+                return "if !\(access).isEmpty { size &+= \(packedTag) &+ cache.packedVarint(\(access), \(Self.codec(packable.plain)).self) }"
             }
         case let .repeated(element):
             switch element {
             case let .plain(plain):
-                if let fixedSize = Self.fixedSize(plain) { return "size += \(access).count &* \(tagSize + fixedSize)" }
+                if let fixedSize = Self.fixedSize(plain) { return "size &+= \(access).count &* \(tagSize + fixedSize)" }
             case .message:
-                return "size += cache.repeatedMessage(\(access), tagSize: \(tagSize))"
+                return "size &+= cache.repeatedMessage(\(access), tagSize: \(tagSize))"
             case .group:
                 break
             }
@@ -466,13 +466,16 @@ struct FieldCode {
 
     // MARK: Encoding
 
-    private static func writeValue(_ plain: Field.Plain, _ value: String) -> String {
+    /// Writes one value bound as `value` after `tag`. A string or bytes is one call: one
+    /// bounds check for the tag, the length and the bytes.
+    private static func writePlain(_ plain: Field.Plain, _ value: String, tag: UInt32) -> [String] {
+        let writeTag = "writer.writeTag(\(tag))"
         switch encoding(plain) {
-        case .varint: return "writer.writeVarint(\(codec(plain)).self, \(value))"
-        case .fixed32: return "writer.writeFixed32(\(codec(plain)).self, \(value))"
-        case .fixed64: return "writer.writeFixed64(\(codec(plain)).self, \(value))"
-        case .string: return "writer.writeString(\(value))"
-        case .bytes: return "writer.writeBytes(\(value))"
+        case .varint: return [writeTag, "writer.writeVarint(\(codec(plain)).self, \(value))"]
+        case .fixed32: return [writeTag, "writer.writeFixed32(\(codec(plain)).self, \(value))"]
+        case .fixed64: return [writeTag, "writer.writeFixed64(\(codec(plain)).self, \(value))"]
+        case .string: return ["writer.writeString(\(value), tag: \(tag))"]
+        case .bytes: return ["writer.writeBytes(\(value), tag: \(tag))"]
         }
     }
 
@@ -481,7 +484,7 @@ struct FieldCode {
         switch element {
         case .group: return ["writer.writeGroup(\(value), fieldNumber: \(field.number))"]
         case .message: return [writeTag, "writer.writeMessage(\(value))"]
-        case let .plain(plain): return [writeTag, Self.writeValue(plain, value)]
+        case let .plain(plain): return Self.writePlain(plain, value, tag: tag(wireType))
         }
     }
 
@@ -491,6 +494,11 @@ struct FieldCode {
     /// header when the statements stand alone.
     var encodeBlock: (header: String?, body: [String]) {
         switch field.shape {
+        case .implicit(.scalar(.string)):
+            // The writer tests for empty where it has the length at hand.
+            return (nil, ["writer.writeStringUnlessEmpty(\(access), tag: \(tag(.lengthDelimited)))"])
+        case .implicit(.scalar(.bytes)):
+            return (nil, ["writer.writeBytesUnlessEmpty(\(access), tag: \(tag(.lengthDelimited)))"])
         case let .implicit(plain):
             return ("if \(isSet(plain))", writeElement(.plain(plain), access))
         case let .optional(.message(message)), let .required(.message(message)):

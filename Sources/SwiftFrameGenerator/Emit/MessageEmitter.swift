@@ -309,7 +309,7 @@ struct MessageEmitter {
 
     private func emitSize(_ fields: [FieldCode], to printer: Printer) {
         printer.block("\(visibility)func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int") {
-            let stored = ranges.isEmpty ? "self.unknownFields.count" : "self.unknownFields.count + self.extensionFields.count"
+            let stored = ranges.isEmpty ? "self.unknownFields.count" : "self.unknownFields.count &+ self.extensionFields.count"
             guard !fields.isEmpty else {
                 printer.line("return \(stored)")
                 return

@@ -112,16 +112,13 @@ extension ET_C2MTestRequest: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.request.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.request.utf8.count) }
-        if self.rpcId != 0 { size += 2 + SwiftFrame.ProtoInt32.size(self.rpcId) }
+        if !self.request.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.request.utf8.count) }
+        if self.rpcId != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.rpcId) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.request.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.request)
-        }
+        writer.writeStringUnlessEmpty(self.request, tag: 10)
         if self.rpcId != 0 {
             writer.writeTag(720)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.rpcId)
@@ -159,18 +156,15 @@ extension ET_M2CTestResponse: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.response.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.response.utf8.count) }
-        if self.rpcId != 0 { size += 2 + SwiftFrame.ProtoInt32.size(self.rpcId) }
-        if self.error != 0 { size += 2 + SwiftFrame.ProtoInt32.size(self.error) }
-        if !self.message.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
+        if !self.response.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.response.utf8.count) }
+        if self.rpcId != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.rpcId) }
+        if self.error != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.error) }
+        if !self.message.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.response.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.response)
-        }
+        writer.writeStringUnlessEmpty(self.response, tag: 10)
         if self.rpcId != 0 {
             writer.writeTag(720)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.rpcId)
@@ -179,10 +173,7 @@ extension ET_M2CTestResponse: SwiftFrame.FieldTableMessage {
             writer.writeTag(728)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.error)
         }
-        if !self.message.isEmpty {
-            writer.writeTag(738)
-            writer.writeString(self.message)
-        }
+        writer.writeStringUnlessEmpty(self.message, tag: 738)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -210,7 +201,7 @@ extension ET_C2GPing: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.rpcId != 0 { size += 2 + SwiftFrame.ProtoInt32.size(self.rpcId) }
+        if self.rpcId != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.rpcId) }
         return size
     }
 
@@ -252,10 +243,10 @@ extension ET_G2CPing: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.time != 0 { size += 1 + SwiftFrame.ProtoInt64.size(self.time) }
-        if self.rpcId != 0 { size += 2 + SwiftFrame.ProtoInt32.size(self.rpcId) }
-        if self.error != 0 { size += 2 + SwiftFrame.ProtoInt32.size(self.error) }
-        if !self.message.isEmpty { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
+        if self.time != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.time) }
+        if self.rpcId != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.rpcId) }
+        if self.error != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.error) }
+        if !self.message.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
         return size
     }
 
@@ -272,10 +263,7 @@ extension ET_G2CPing: SwiftFrame.FieldTableMessage {
             writer.writeTag(728)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.error)
         }
-        if !self.message.isEmpty {
-            writer.writeTag(738)
-            writer.writeString(self.message)
-        }
+        writer.writeStringUnlessEmpty(self.message, tag: 738)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -303,15 +291,12 @@ extension ET_M2CNotice: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.text.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.text.utf8.count) }
+        if !self.text.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.text.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.text.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.text)
-        }
+        writer.writeStringUnlessEmpty(self.text, tag: 10)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

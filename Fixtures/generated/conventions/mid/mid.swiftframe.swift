@@ -246,9 +246,9 @@ extension Midgame_LoginReq: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.mid { size += 1 + SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
-        if let value = self.account { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.token { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.mid { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
+        if let value = self.account { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.token { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
@@ -258,12 +258,10 @@ extension Midgame_LoginReq: SwiftFrame.FieldTableMessage {
             writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value)
         }
         if let value = self.account {
-            writer.writeTag(18)
-            writer.writeString(value)
+            writer.writeString(value, tag: 18)
         }
         if let value = self.token {
-            writer.writeTag(26)
-            writer.writeString(value)
+            writer.writeString(value, tag: 26)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -299,9 +297,9 @@ extension Midgame_LoginRsp: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.mid { size += 1 + SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
-        if let value = self.result { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.playerId { size += 1 + SwiftFrame.ProtoUInt64.size(value) }
+        if let value = self.mid { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
+        if let value = self.result { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.playerId { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
         return size
     }
 
@@ -350,8 +348,8 @@ extension Midgame_HeartBeat: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.mid { size += 1 + SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
-        if let value = self.clientTime { size += 1 + SwiftFrame.ProtoInt64.size(value) }
+        if let value = self.mid { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
+        if let value = self.clientTime { size &+= 1 &+ SwiftFrame.ProtoInt64.size(value) }
         return size
     }
 
@@ -396,8 +394,8 @@ extension Midgame_EnterRoomReq: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.mid { size += 1 + SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
-        if let value = self.roomId { size += 1 + SwiftFrame.ProtoUInt32.size(value) }
+        if let value = self.mid { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
+        if let value = self.roomId { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(value) }
         return size
     }
 
@@ -445,9 +443,9 @@ extension Midgame_EnterRoomRsp: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.mid { size += 1 + SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
-        if let value = self.result { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        for value in self.players { size += 1 + SwiftFrame.ProtoUInt64.size(value) }
+        if let value = self.mid { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
+        if let value = self.result { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        for value in self.players { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
         return size
     }
 
@@ -496,8 +494,8 @@ extension Midgame_RoomBroadcastNtf: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.mid { size += 1 + SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
-        if let value = self.text { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.mid { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
+        if let value = self.text { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
@@ -507,8 +505,7 @@ extension Midgame_RoomBroadcastNtf: SwiftFrame.FieldTableMessage {
             writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value)
         }
         if let value = self.text {
-            writer.writeTag(18)
-            writer.writeString(value)
+            writer.writeString(value, tag: 18)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -544,9 +541,9 @@ extension Midgame_ErrorNtf: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.mid { size += 1 + SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
-        if let value = self.code { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.text { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.mid { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
+        if let value = self.code { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.text { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
@@ -560,8 +557,7 @@ extension Midgame_ErrorNtf: SwiftFrame.FieldTableMessage {
             writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
         }
         if let value = self.text {
-            writer.writeTag(26)
-            writer.writeString(value)
+            writer.writeString(value, tag: 26)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

@@ -135,20 +135,14 @@ extension Msgid_LoginRequest: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.account.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.account.utf8.count) }
-        if !self.password.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.password.utf8.count) }
+        if !self.account.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.account.utf8.count) }
+        if !self.password.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.password.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.account.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.account)
-        }
-        if !self.password.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.password)
-        }
+        writer.writeStringUnlessEmpty(self.account, tag: 10)
+        writer.writeStringUnlessEmpty(self.password, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -178,8 +172,8 @@ extension Msgid_LoginResponse: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.code != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.code) }
-        if !self.session.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.session.utf8.count) }
+        if self.code != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.code) }
+        if !self.session.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.session.utf8.count) }
         return size
     }
 
@@ -188,10 +182,7 @@ extension Msgid_LoginResponse: SwiftFrame.FieldTableMessage {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.code)
         }
-        if !self.session.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.session)
-        }
+        writer.writeStringUnlessEmpty(self.session, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -221,20 +212,14 @@ extension Msgid_ChatPush: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.from.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.from.utf8.count) }
-        if !self.text.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.text.utf8.count) }
+        if !self.from.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.from.utf8.count) }
+        if !self.text.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.text.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.from.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.from)
-        }
-        if !self.text.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.text)
-        }
+        writer.writeStringUnlessEmpty(self.from, tag: 10)
+        writer.writeStringUnlessEmpty(self.text, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -262,7 +247,7 @@ extension Msgid_Ping: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.time != 0 { size += 1 + SwiftFrame.ProtoInt64.size(self.time) }
+        if self.time != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.time) }
         return size
     }
 

@@ -1361,7 +1361,7 @@ extension Google_Protobuf_FileDescriptorSet: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        size += cache.repeatedMessage(self.file, tagSize: 1)
+        size &+= cache.repeatedMessage(self.file, tagSize: 1)
         return size
     }
 
@@ -1431,29 +1431,27 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.package { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.dependency { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        size += cache.repeatedMessage(self.messageType, tagSize: 1)
-        size += cache.repeatedMessage(self.enumType, tagSize: 1)
-        size += cache.repeatedMessage(self.service, tagSize: 1)
-        size += cache.repeatedMessage(self.extension_, tagSize: 1)
-        if let box = self._options { size += 1 + cache.message(box.value) }
-        if let box = self._sourceCodeInfo { size += 1 + cache.message(box.value) }
-        for value in self.publicDependency { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        for value in self.weakDependency { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.syntax { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.package { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        for value in self.dependency { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        size &+= cache.repeatedMessage(self.messageType, tagSize: 1)
+        size &+= cache.repeatedMessage(self.enumType, tagSize: 1)
+        size &+= cache.repeatedMessage(self.service, tagSize: 1)
+        size &+= cache.repeatedMessage(self.extension_, tagSize: 1)
+        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
+        if let box = self._sourceCodeInfo { size &+= 1 &+ cache.message(box.value) }
+        for value in self.publicDependency { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        for value in self.weakDependency { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.syntax { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.name {
-            writer.writeTag(10)
-            writer.writeString(value)
+            writer.writeString(value, tag: 10)
         }
         if let value = self.package {
-            writer.writeTag(18)
-            writer.writeString(value)
+            writer.writeString(value, tag: 18)
         }
         writer.writeRepeatedString(self.dependency, tag: 26)
         writer.writeRepeatedMessage(self.messageType, tag: 34)
@@ -1477,8 +1475,7 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
             writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
         }
         if let value = self.syntax {
-            writer.writeTag(98)
-            writer.writeString(value)
+            writer.writeString(value, tag: 98)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -1544,23 +1541,22 @@ extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        size += cache.repeatedMessage(self.field, tagSize: 1)
-        size += cache.repeatedMessage(self.nestedType, tagSize: 1)
-        size += cache.repeatedMessage(self.enumType, tagSize: 1)
-        size += cache.repeatedMessage(self.extensionRange, tagSize: 1)
-        size += cache.repeatedMessage(self.extension_, tagSize: 1)
-        if let box = self._options { size += 1 + cache.message(box.value) }
-        size += cache.repeatedMessage(self.oneofDecl, tagSize: 1)
-        size += cache.repeatedMessage(self.reservedRange, tagSize: 1)
-        for value in self.reservedName { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        size &+= cache.repeatedMessage(self.field, tagSize: 1)
+        size &+= cache.repeatedMessage(self.nestedType, tagSize: 1)
+        size &+= cache.repeatedMessage(self.enumType, tagSize: 1)
+        size &+= cache.repeatedMessage(self.extensionRange, tagSize: 1)
+        size &+= cache.repeatedMessage(self.extension_, tagSize: 1)
+        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
+        size &+= cache.repeatedMessage(self.oneofDecl, tagSize: 1)
+        size &+= cache.repeatedMessage(self.reservedRange, tagSize: 1)
+        for value in self.reservedName { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.name {
-            writer.writeTag(10)
-            writer.writeString(value)
+            writer.writeString(value, tag: 10)
         }
         writer.writeRepeatedMessage(self.field, tag: 18)
         writer.writeRepeatedMessage(self.nestedType, tag: 26)
@@ -1619,9 +1615,9 @@ extension Google_Protobuf_DescriptorProto.ExtensionRange: SwiftFrame.FieldTableM
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.start { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.end { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let box = self._options { size += 1 + cache.message(box.value) }
+        if let value = self.start { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.end { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
         return size
     }
 
@@ -1672,8 +1668,8 @@ extension Google_Protobuf_DescriptorProto.ReservedRange: SwiftFrame.FieldTableMe
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.start { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.end { size += 1 + SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.start { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.end { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
         return size
     }
 
@@ -1723,8 +1719,8 @@ extension Google_Protobuf_ExtensionRangeOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count + self.extensionFields.count
-        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
+        var size = self.unknownFields.count &+ self.extensionFields.count
+        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
@@ -1789,28 +1785,26 @@ extension Google_Protobuf_FieldDescriptorProto: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.extendee { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.number { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.label { size += 1 + SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldDescriptorProto.Label>.size(value) }
-        if let value = self.type { size += 1 + SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldDescriptorProto.Type_>.size(value) }
-        if let value = self.typeName { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.defaultValue { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let box = self._options { size += 1 + cache.message(box.value) }
-        if let value = self.oneofIndex { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.jsonName { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if self.proto3Optional != nil { size += 3 }
+        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.extendee { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.number { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.label { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldDescriptorProto.Label>.size(value) }
+        if let value = self.type { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldDescriptorProto.Type_>.size(value) }
+        if let value = self.typeName { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.defaultValue { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
+        if let value = self.oneofIndex { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.jsonName { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if self.proto3Optional != nil { size &+= 3 }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.name {
-            writer.writeTag(10)
-            writer.writeString(value)
+            writer.writeString(value, tag: 10)
         }
         if let value = self.extendee {
-            writer.writeTag(18)
-            writer.writeString(value)
+            writer.writeString(value, tag: 18)
         }
         if let value = self.number {
             writer.writeTag(24)
@@ -1825,12 +1819,10 @@ extension Google_Protobuf_FieldDescriptorProto: SwiftFrame.FieldTableMessage {
             writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldDescriptorProto.Type_>.self, value)
         }
         if let value = self.typeName {
-            writer.writeTag(50)
-            writer.writeString(value)
+            writer.writeString(value, tag: 50)
         }
         if let value = self.defaultValue {
-            writer.writeTag(58)
-            writer.writeString(value)
+            writer.writeString(value, tag: 58)
         }
         if let box = self._options {
             writer.writeTag(66)
@@ -1841,8 +1833,7 @@ extension Google_Protobuf_FieldDescriptorProto: SwiftFrame.FieldTableMessage {
             writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
         }
         if let value = self.jsonName {
-            writer.writeTag(82)
-            writer.writeString(value)
+            writer.writeString(value, tag: 82)
         }
         if let value = self.proto3Optional {
             writer.writeTag(136)
@@ -1885,15 +1876,14 @@ extension Google_Protobuf_OneofDescriptorProto: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let box = self._options { size += 1 + cache.message(box.value) }
+        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.name {
-            writer.writeTag(10)
-            writer.writeString(value)
+            writer.writeString(value, tag: 10)
         }
         if let box = self._options {
             writer.writeTag(18)
@@ -1944,18 +1934,17 @@ extension Google_Protobuf_EnumDescriptorProto: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        size += cache.repeatedMessage(self.value, tagSize: 1)
-        if let box = self._options { size += 1 + cache.message(box.value) }
-        size += cache.repeatedMessage(self.reservedRange, tagSize: 1)
-        for value in self.reservedName { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        size &+= cache.repeatedMessage(self.value, tagSize: 1)
+        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
+        size &+= cache.repeatedMessage(self.reservedRange, tagSize: 1)
+        for value in self.reservedName { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.name {
-            writer.writeTag(10)
-            writer.writeString(value)
+            writer.writeString(value, tag: 10)
         }
         writer.writeRepeatedMessage(self.value, tag: 18)
         if let box = self._options {
@@ -1999,8 +1988,8 @@ extension Google_Protobuf_EnumDescriptorProto.EnumReservedRange: SwiftFrame.Fiel
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.start { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.end { size += 1 + SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.start { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.end { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
         return size
     }
 
@@ -2047,16 +2036,15 @@ extension Google_Protobuf_EnumValueDescriptorProto: SwiftFrame.FieldTableMessage
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.number { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let box = self._options { size += 1 + cache.message(box.value) }
+        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.number { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.name {
-            writer.writeTag(10)
-            writer.writeString(value)
+            writer.writeString(value, tag: 10)
         }
         if let value = self.number {
             writer.writeTag(16)
@@ -2106,16 +2094,15 @@ extension Google_Protobuf_ServiceDescriptorProto: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        size += cache.repeatedMessage(self.method, tagSize: 1)
-        if let box = self._options { size += 1 + cache.message(box.value) }
+        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        size &+= cache.repeatedMessage(self.method, tagSize: 1)
+        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.name {
-            writer.writeTag(10)
-            writer.writeString(value)
+            writer.writeString(value, tag: 10)
         }
         writer.writeRepeatedMessage(self.method, tag: 18)
         if let box = self._options {
@@ -2168,27 +2155,24 @@ extension Google_Protobuf_MethodDescriptorProto: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.inputType { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.outputType { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let box = self._options { size += 1 + cache.message(box.value) }
-        if self.clientStreaming != nil { size += 2 }
-        if self.serverStreaming != nil { size += 2 }
+        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.inputType { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.outputType { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
+        if self.clientStreaming != nil { size &+= 2 }
+        if self.serverStreaming != nil { size &+= 2 }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.name {
-            writer.writeTag(10)
-            writer.writeString(value)
+            writer.writeString(value, tag: 10)
         }
         if let value = self.inputType {
-            writer.writeTag(18)
-            writer.writeString(value)
+            writer.writeString(value, tag: 18)
         }
         if let value = self.outputType {
-            writer.writeTag(26)
-            writer.writeString(value)
+            writer.writeString(value, tag: 26)
         }
         if let box = self._options {
             writer.writeTag(34)
@@ -2285,39 +2269,37 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count + self.extensionFields.count
-        if let value = self.javaPackage { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.javaOuterClassname { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.optimizeFor { size += 1 + SwiftFrame.ProtoClosedEnum<Google_Protobuf_FileOptions.OptimizeMode>.size(value) }
-        if self.javaMultipleFiles != nil { size += 2 }
-        if let value = self.goPackage { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if self.ccGenericServices != nil { size += 3 }
-        if self.javaGenericServices != nil { size += 3 }
-        if self.pyGenericServices != nil { size += 3 }
-        if self.javaGenerateEqualsAndHash != nil { size += 3 }
-        if self.deprecated != nil { size += 3 }
-        if self.javaStringCheckUtf8 != nil { size += 3 }
-        if self.ccEnableArenas != nil { size += 3 }
-        if let value = self.objcClassPrefix { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.csharpNamespace { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.swiftPrefix { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.phpClassPrefix { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.phpNamespace { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if self.phpGenericServices != nil { size += 3 }
-        if let value = self.phpMetadataNamespace { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.rubyPackage { size += 2 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
+        var size = self.unknownFields.count &+ self.extensionFields.count
+        if let value = self.javaPackage { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.javaOuterClassname { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.optimizeFor { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Google_Protobuf_FileOptions.OptimizeMode>.size(value) }
+        if self.javaMultipleFiles != nil { size &+= 2 }
+        if let value = self.goPackage { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if self.ccGenericServices != nil { size &+= 3 }
+        if self.javaGenericServices != nil { size &+= 3 }
+        if self.pyGenericServices != nil { size &+= 3 }
+        if self.javaGenerateEqualsAndHash != nil { size &+= 3 }
+        if self.deprecated != nil { size &+= 3 }
+        if self.javaStringCheckUtf8 != nil { size &+= 3 }
+        if self.ccEnableArenas != nil { size &+= 3 }
+        if let value = self.objcClassPrefix { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.csharpNamespace { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.swiftPrefix { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.phpClassPrefix { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.phpNamespace { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if self.phpGenericServices != nil { size &+= 3 }
+        if let value = self.phpMetadataNamespace { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.rubyPackage { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.javaPackage {
-            writer.writeTag(10)
-            writer.writeString(value)
+            writer.writeString(value, tag: 10)
         }
         if let value = self.javaOuterClassname {
-            writer.writeTag(66)
-            writer.writeString(value)
+            writer.writeString(value, tag: 66)
         }
         if let value = self.optimizeFor {
             writer.writeTag(72)
@@ -2328,8 +2310,7 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
             writer.writeVarint(SwiftFrame.ProtoBool.self, value)
         }
         if let value = self.goPackage {
-            writer.writeTag(90)
-            writer.writeString(value)
+            writer.writeString(value, tag: 90)
         }
         if let value = self.ccGenericServices {
             writer.writeTag(128)
@@ -2360,36 +2341,29 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
             writer.writeVarint(SwiftFrame.ProtoBool.self, value)
         }
         if let value = self.objcClassPrefix {
-            writer.writeTag(290)
-            writer.writeString(value)
+            writer.writeString(value, tag: 290)
         }
         if let value = self.csharpNamespace {
-            writer.writeTag(298)
-            writer.writeString(value)
+            writer.writeString(value, tag: 298)
         }
         if let value = self.swiftPrefix {
-            writer.writeTag(314)
-            writer.writeString(value)
+            writer.writeString(value, tag: 314)
         }
         if let value = self.phpClassPrefix {
-            writer.writeTag(322)
-            writer.writeString(value)
+            writer.writeString(value, tag: 322)
         }
         if let value = self.phpNamespace {
-            writer.writeTag(330)
-            writer.writeString(value)
+            writer.writeString(value, tag: 330)
         }
         if let value = self.phpGenericServices {
             writer.writeTag(336)
             writer.writeVarint(SwiftFrame.ProtoBool.self, value)
         }
         if let value = self.phpMetadataNamespace {
-            writer.writeTag(354)
-            writer.writeString(value)
+            writer.writeString(value, tag: 354)
         }
         if let value = self.rubyPackage {
-            writer.writeTag(362)
-            writer.writeString(value)
+            writer.writeString(value, tag: 362)
         }
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
@@ -2444,12 +2418,12 @@ extension Google_Protobuf_MessageOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count + self.extensionFields.count
-        if self.messageSetWireFormat != nil { size += 2 }
-        if self.noStandardDescriptorAccessor != nil { size += 2 }
-        if self.deprecated != nil { size += 2 }
-        if self.mapEntry != nil { size += 2 }
-        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
+        var size = self.unknownFields.count &+ self.extensionFields.count
+        if self.messageSetWireFormat != nil { size &+= 2 }
+        if self.noStandardDescriptorAccessor != nil { size &+= 2 }
+        if self.deprecated != nil { size &+= 2 }
+        if self.mapEntry != nil { size &+= 2 }
+        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
@@ -2531,15 +2505,15 @@ extension Google_Protobuf_FieldOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count + self.extensionFields.count
-        if let value = self.ctype { size += 1 + SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.CType>.size(value) }
-        if self.packed != nil { size += 2 }
-        if self.deprecated != nil { size += 2 }
-        if self.lazy != nil { size += 2 }
-        if let value = self.jstype { size += 1 + SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.JSType>.size(value) }
-        if self.weak != nil { size += 2 }
-        if self.unverifiedLazy != nil { size += 2 }
-        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
+        var size = self.unknownFields.count &+ self.extensionFields.count
+        if let value = self.ctype { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.CType>.size(value) }
+        if self.packed != nil { size &+= 2 }
+        if self.deprecated != nil { size &+= 2 }
+        if self.lazy != nil { size &+= 2 }
+        if let value = self.jstype { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.JSType>.size(value) }
+        if self.weak != nil { size &+= 2 }
+        if self.unverifiedLazy != nil { size &+= 2 }
+        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
@@ -2617,8 +2591,8 @@ extension Google_Protobuf_OneofOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count + self.extensionFields.count
-        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
+        var size = self.unknownFields.count &+ self.extensionFields.count
+        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
@@ -2672,10 +2646,10 @@ extension Google_Protobuf_EnumOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count + self.extensionFields.count
-        if self.allowAlias != nil { size += 2 }
-        if self.deprecated != nil { size += 2 }
-        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
+        var size = self.unknownFields.count &+ self.extensionFields.count
+        if self.allowAlias != nil { size &+= 2 }
+        if self.deprecated != nil { size &+= 2 }
+        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
@@ -2735,9 +2709,9 @@ extension Google_Protobuf_EnumValueOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count + self.extensionFields.count
-        if self.deprecated != nil { size += 2 }
-        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
+        var size = self.unknownFields.count &+ self.extensionFields.count
+        if self.deprecated != nil { size &+= 2 }
+        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
@@ -2793,9 +2767,9 @@ extension Google_Protobuf_ServiceOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count + self.extensionFields.count
-        if self.deprecated != nil { size += 3 }
-        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
+        var size = self.unknownFields.count &+ self.extensionFields.count
+        if self.deprecated != nil { size &+= 3 }
+        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
@@ -2854,10 +2828,10 @@ extension Google_Protobuf_MethodOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count + self.extensionFields.count
-        if self.deprecated != nil { size += 3 }
-        if let value = self.idempotencyLevel { size += 2 + SwiftFrame.ProtoClosedEnum<Google_Protobuf_MethodOptions.IdempotencyLevel>.size(value) }
-        size += cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
+        var size = self.unknownFields.count &+ self.extensionFields.count
+        if self.deprecated != nil { size &+= 3 }
+        if let value = self.idempotencyLevel { size &+= 2 &+ SwiftFrame.ProtoClosedEnum<Google_Protobuf_MethodOptions.IdempotencyLevel>.size(value) }
+        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
         return size
     }
 
@@ -2920,21 +2894,20 @@ extension Google_Protobuf_UninterpretedOption: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        size += cache.repeatedMessage(self.name, tagSize: 1)
-        if let value = self.identifierValue { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.positiveIntValue { size += 1 + SwiftFrame.ProtoUInt64.size(value) }
-        if let value = self.negativeIntValue { size += 1 + SwiftFrame.ProtoInt64.size(value) }
-        if self.doubleValue != nil { size += 9 }
-        if let value = self.stringValue { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if let value = self.aggregateValue { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        size &+= cache.repeatedMessage(self.name, tagSize: 1)
+        if let value = self.identifierValue { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.positiveIntValue { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
+        if let value = self.negativeIntValue { size &+= 1 &+ SwiftFrame.ProtoInt64.size(value) }
+        if self.doubleValue != nil { size &+= 9 }
+        if let value = self.stringValue { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
+        if let value = self.aggregateValue { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeRepeatedMessage(self.name, tag: 18)
         if let value = self.identifierValue {
-            writer.writeTag(26)
-            writer.writeString(value)
+            writer.writeString(value, tag: 26)
         }
         if let value = self.positiveIntValue {
             writer.writeTag(32)
@@ -2949,12 +2922,10 @@ extension Google_Protobuf_UninterpretedOption: SwiftFrame.FieldTableMessage {
             writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
         }
         if let value = self.stringValue {
-            writer.writeTag(58)
-            writer.writeBytes(value)
+            writer.writeBytes(value, tag: 58)
         }
         if let value = self.aggregateValue {
-            writer.writeTag(66)
-            writer.writeString(value)
+            writer.writeString(value, tag: 66)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -2990,15 +2961,14 @@ extension Google_Protobuf_UninterpretedOption.NamePart: SwiftFrame.FieldTableMes
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.namePart { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if self.isExtension != nil { size += 2 }
+        if let value = self.namePart { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if self.isExtension != nil { size &+= 2 }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.namePart {
-            writer.writeTag(10)
-            writer.writeString(value)
+            writer.writeString(value, tag: 10)
         }
         if let value = self.isExtension {
             writer.writeTag(16)
@@ -3044,7 +3014,7 @@ extension Google_Protobuf_SourceCodeInfo: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        size += cache.repeatedMessage(self.location, tagSize: 1)
+        size &+= cache.repeatedMessage(self.location, tagSize: 1)
         return size
     }
 
@@ -3087,11 +3057,11 @@ extension Google_Protobuf_SourceCodeInfo.Location: SwiftFrame.FieldTableMessage 
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.path.isEmpty { size += 1 + cache.packedVarint(self.path, SwiftFrame.ProtoInt32.self) }
-        if !self.span.isEmpty { size += 1 + cache.packedVarint(self.span, SwiftFrame.ProtoInt32.self) }
-        if let value = self.leadingComments { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.trailingComments { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.leadingDetachedComments { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if !self.path.isEmpty { size &+= 1 &+ cache.packedVarint(self.path, SwiftFrame.ProtoInt32.self) }
+        if !self.span.isEmpty { size &+= 1 &+ cache.packedVarint(self.span, SwiftFrame.ProtoInt32.self) }
+        if let value = self.leadingComments { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.trailingComments { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        for value in self.leadingDetachedComments { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
@@ -3105,12 +3075,10 @@ extension Google_Protobuf_SourceCodeInfo.Location: SwiftFrame.FieldTableMessage 
             writer.writePackedVarint(self.span, SwiftFrame.ProtoInt32.self)
         }
         if let value = self.leadingComments {
-            writer.writeTag(26)
-            writer.writeString(value)
+            writer.writeString(value, tag: 26)
         }
         if let value = self.trailingComments {
-            writer.writeTag(34)
-            writer.writeString(value)
+            writer.writeString(value, tag: 34)
         }
         writer.writeRepeatedString(self.leadingDetachedComments, tag: 50)
         writer.writeUnknownFields(self.unknownFields)
@@ -3143,7 +3111,7 @@ extension Google_Protobuf_GeneratedCodeInfo: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        size += cache.repeatedMessage(self.annotation, tagSize: 1)
+        size &+= cache.repeatedMessage(self.annotation, tagSize: 1)
         return size
     }
 
@@ -3183,10 +3151,10 @@ extension Google_Protobuf_GeneratedCodeInfo.Annotation: SwiftFrame.FieldTableMes
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.path.isEmpty { size += 1 + cache.packedVarint(self.path, SwiftFrame.ProtoInt32.self) }
-        if let value = self.sourceFile { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.begin { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.end { size += 1 + SwiftFrame.ProtoInt32.size(value) }
+        if !self.path.isEmpty { size &+= 1 &+ cache.packedVarint(self.path, SwiftFrame.ProtoInt32.self) }
+        if let value = self.sourceFile { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.begin { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.end { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
         return size
     }
 
@@ -3196,8 +3164,7 @@ extension Google_Protobuf_GeneratedCodeInfo.Annotation: SwiftFrame.FieldTableMes
             writer.writePackedVarint(self.path, SwiftFrame.ProtoInt32.self)
         }
         if let value = self.sourceFile {
-            writer.writeTag(18)
-            writer.writeString(value)
+            writer.writeString(value, tag: 18)
         }
         if let value = self.begin {
             writer.writeTag(24)

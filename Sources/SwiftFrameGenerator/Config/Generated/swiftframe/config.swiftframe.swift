@@ -212,8 +212,8 @@ extension Swiftframe_Config: SwiftFrame.FieldTableMessage {
 
     func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        size += cache.repeatedMessage(self.table, tagSize: 1)
-        size += cache.repeatedMessage(self.envelope, tagSize: 1)
+        size &+= cache.repeatedMessage(self.table, tagSize: 1)
+        size &+= cache.repeatedMessage(self.envelope, tagSize: 1)
         return size
     }
 
@@ -271,59 +271,35 @@ extension Swiftframe_Table: SwiftFrame.FieldTableMessage {
 
     func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.file.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.file.utf8.count) }
-        if !self.layout.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.layout.utf8.count) }
-        for value in self.idEnum { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if !self.messageOption.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.messageOption.utf8.count) }
-        if !self.defaultField.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.defaultField.utf8.count) }
-        if let box = self._comments { size += 1 + cache.message(box.value) }
-        if !self.requestPrefix.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.requestPrefix.utf8.count) }
-        if !self.responsePrefix.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.responsePrefix.utf8.count) }
-        size += cache.repeatedMessage(self.command, tagSize: 1)
-        if !self.errorReply.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.errorReply.utf8.count) }
-        if !self.heartbeat.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.heartbeat.utf8.count) }
+        if !self.file.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.file.utf8.count) }
+        if !self.layout.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.layout.utf8.count) }
+        for value in self.idEnum { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if !self.messageOption.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.messageOption.utf8.count) }
+        if !self.defaultField.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.defaultField.utf8.count) }
+        if let box = self._comments { size &+= 1 &+ cache.message(box.value) }
+        if !self.requestPrefix.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.requestPrefix.utf8.count) }
+        if !self.responsePrefix.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.responsePrefix.utf8.count) }
+        size &+= cache.repeatedMessage(self.command, tagSize: 1)
+        if !self.errorReply.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.errorReply.utf8.count) }
+        if !self.heartbeat.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.heartbeat.utf8.count) }
         return size
     }
 
     func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.file.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.file)
-        }
-        if !self.layout.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.layout)
-        }
+        writer.writeStringUnlessEmpty(self.file, tag: 10)
+        writer.writeStringUnlessEmpty(self.layout, tag: 18)
         writer.writeRepeatedString(self.idEnum, tag: 26)
-        if !self.messageOption.isEmpty {
-            writer.writeTag(34)
-            writer.writeString(self.messageOption)
-        }
-        if !self.defaultField.isEmpty {
-            writer.writeTag(42)
-            writer.writeString(self.defaultField)
-        }
+        writer.writeStringUnlessEmpty(self.messageOption, tag: 34)
+        writer.writeStringUnlessEmpty(self.defaultField, tag: 42)
         if let box = self._comments {
             writer.writeTag(50)
             writer.writeMessage(box.value)
         }
-        if !self.requestPrefix.isEmpty {
-            writer.writeTag(58)
-            writer.writeString(self.requestPrefix)
-        }
-        if !self.responsePrefix.isEmpty {
-            writer.writeTag(66)
-            writer.writeString(self.responsePrefix)
-        }
+        writer.writeStringUnlessEmpty(self.requestPrefix, tag: 58)
+        writer.writeStringUnlessEmpty(self.responsePrefix, tag: 66)
         writer.writeRepeatedMessage(self.command, tag: 74)
-        if !self.errorReply.isEmpty {
-            writer.writeTag(82)
-            writer.writeString(self.errorReply)
-        }
-        if !self.heartbeat.isEmpty {
-            writer.writeTag(90)
-            writer.writeString(self.heartbeat)
-        }
+        writer.writeStringUnlessEmpty(self.errorReply, tag: 82)
+        writer.writeStringUnlessEmpty(self.heartbeat, tag: 90)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -355,17 +331,14 @@ extension Swiftframe_Comments: SwiftFrame.FieldTableMessage {
 
     func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.keyword.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.keyword.utf8.count) }
-        if self.start != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.start) }
-        if self.startFromFileName { size += 2 }
+        if !self.keyword.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.keyword.utf8.count) }
+        if self.start != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.start) }
+        if self.startFromFileName { size &+= 2 }
         return size
     }
 
     func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.keyword.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.keyword)
-        }
+        writer.writeStringUnlessEmpty(self.keyword, tag: 10)
         if self.start != 0 {
             writer.writeTag(16)
             writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.start)
@@ -407,10 +380,10 @@ extension Swiftframe_Command: SwiftFrame.FieldTableMessage {
 
     func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.id != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.id) }
-        if !self.request.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.request.utf8.count) }
-        if !self.response.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.response.utf8.count) }
-        if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
+        if self.id != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.id) }
+        if !self.request.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.request.utf8.count) }
+        if !self.response.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.response.utf8.count) }
+        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
         return size
     }
 
@@ -419,18 +392,9 @@ extension Swiftframe_Command: SwiftFrame.FieldTableMessage {
             writer.writeTag(8)
             writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.id)
         }
-        if !self.request.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.request)
-        }
-        if !self.response.isEmpty {
-            writer.writeTag(26)
-            writer.writeString(self.response)
-        }
-        if !self.name.isEmpty {
-            writer.writeTag(34)
-            writer.writeString(self.name)
-        }
+        writer.writeStringUnlessEmpty(self.request, tag: 18)
+        writer.writeStringUnlessEmpty(self.response, tag: 26)
+        writer.writeStringUnlessEmpty(self.name, tag: 34)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -467,26 +431,17 @@ extension Swiftframe_Envelope: SwiftFrame.FieldTableMessage {
 
     func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.message.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
-        if !self.body.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.body.utf8.count) }
-        if !self.selectedBy.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.selectedBy.utf8.count) }
-        size += cache.repeatedMessage(self.choice, tagSize: 1)
+        if !self.message.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
+        if !self.body.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.body.utf8.count) }
+        if !self.selectedBy.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.selectedBy.utf8.count) }
+        size &+= cache.repeatedMessage(self.choice, tagSize: 1)
         return size
     }
 
     func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.message.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.message)
-        }
-        if !self.body.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.body)
-        }
-        if !self.selectedBy.isEmpty {
-            writer.writeTag(26)
-            writer.writeString(self.selectedBy)
-        }
+        writer.writeStringUnlessEmpty(self.message, tag: 10)
+        writer.writeStringUnlessEmpty(self.body, tag: 18)
+        writer.writeStringUnlessEmpty(self.selectedBy, tag: 26)
         writer.writeRepeatedMessage(self.choice, tag: 34)
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -519,25 +474,16 @@ extension Swiftframe_Choice: SwiftFrame.FieldTableMessage {
 
     func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.value.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.value.utf8.count) }
-        if !self.holds.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.holds.utf8.count) }
-        if !self.response.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.response.utf8.count) }
+        if !self.value.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.value.utf8.count) }
+        if !self.holds.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.holds.utf8.count) }
+        if !self.response.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.response.utf8.count) }
         return size
     }
 
     func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.value.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.value)
-        }
-        if !self.holds.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.holds)
-        }
-        if !self.response.isEmpty {
-            writer.writeTag(26)
-            writer.writeString(self.response)
-        }
+        writer.writeStringUnlessEmpty(self.value, tag: 10)
+        writer.writeStringUnlessEmpty(self.holds, tag: 18)
+        writer.writeStringUnlessEmpty(self.response, tag: 26)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

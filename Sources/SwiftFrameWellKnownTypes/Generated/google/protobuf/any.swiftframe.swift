@@ -154,20 +154,14 @@ extension Google_Protobuf_Any: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.typeUrl.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.typeUrl.utf8.count) }
-        if !self.value.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.value.count) }
+        if !self.typeUrl.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.typeUrl.utf8.count) }
+        if !self.value.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.value.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.typeUrl.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.typeUrl)
-        }
-        if !self.value.isEmpty {
-            writer.writeTag(18)
-            writer.writeBytes(self.value)
-        }
+        writer.writeStringUnlessEmpty(self.typeUrl, tag: 10)
+        writer.writeBytesUnlessEmpty(self.value, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

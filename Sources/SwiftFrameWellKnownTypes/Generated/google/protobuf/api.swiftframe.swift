@@ -252,27 +252,21 @@ extension Google_Protobuf_Api: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        size += cache.repeatedMessage(self.methods, tagSize: 1)
-        size += cache.repeatedMessage(self.options, tagSize: 1)
-        if !self.version.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.version.utf8.count) }
-        if let box = self._sourceContext { size += 1 + cache.message(box.value) }
-        size += cache.repeatedMessage(self.mixins, tagSize: 1)
-        if self.syntax.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
+        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
+        size &+= cache.repeatedMessage(self.methods, tagSize: 1)
+        size &+= cache.repeatedMessage(self.options, tagSize: 1)
+        if !self.version.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.version.utf8.count) }
+        if let box = self._sourceContext { size &+= 1 &+ cache.message(box.value) }
+        size &+= cache.repeatedMessage(self.mixins, tagSize: 1)
+        if self.syntax.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.name.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.name)
-        }
+        writer.writeStringUnlessEmpty(self.name, tag: 10)
         writer.writeRepeatedMessage(self.methods, tag: 18)
         writer.writeRepeatedMessage(self.options, tag: 26)
-        if !self.version.isEmpty {
-            writer.writeTag(34)
-            writer.writeString(self.version)
-        }
+        writer.writeStringUnlessEmpty(self.version, tag: 34)
         if let box = self._sourceContext {
             writer.writeTag(42)
             writer.writeMessage(box.value)
@@ -325,33 +319,24 @@ extension Google_Protobuf_Method: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if !self.requestTypeUrl.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.requestTypeUrl.utf8.count) }
-        if self.requestStreaming { size += 2 }
-        if !self.responseTypeUrl.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.responseTypeUrl.utf8.count) }
-        if self.responseStreaming { size += 2 }
-        size += cache.repeatedMessage(self.options, tagSize: 1)
-        if self.syntax.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
+        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
+        if !self.requestTypeUrl.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.requestTypeUrl.utf8.count) }
+        if self.requestStreaming { size &+= 2 }
+        if !self.responseTypeUrl.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.responseTypeUrl.utf8.count) }
+        if self.responseStreaming { size &+= 2 }
+        size &+= cache.repeatedMessage(self.options, tagSize: 1)
+        if self.syntax.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.name.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.name)
-        }
-        if !self.requestTypeUrl.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.requestTypeUrl)
-        }
+        writer.writeStringUnlessEmpty(self.name, tag: 10)
+        writer.writeStringUnlessEmpty(self.requestTypeUrl, tag: 18)
         if self.requestStreaming {
             writer.writeTag(24)
             writer.writeVarint(SwiftFrame.ProtoBool.self, self.requestStreaming)
         }
-        if !self.responseTypeUrl.isEmpty {
-            writer.writeTag(34)
-            writer.writeString(self.responseTypeUrl)
-        }
+        writer.writeStringUnlessEmpty(self.responseTypeUrl, tag: 34)
         if self.responseStreaming {
             writer.writeTag(40)
             writer.writeVarint(SwiftFrame.ProtoBool.self, self.responseStreaming)
@@ -390,20 +375,14 @@ extension Google_Protobuf_Mixin: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if !self.root.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.root.utf8.count) }
+        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
+        if !self.root.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.root.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.name.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.name)
-        }
-        if !self.root.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.root)
-        }
+        writer.writeStringUnlessEmpty(self.name, tag: 10)
+        writer.writeStringUnlessEmpty(self.root, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

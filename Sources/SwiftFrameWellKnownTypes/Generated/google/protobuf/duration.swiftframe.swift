@@ -111,8 +111,8 @@ extension Google_Protobuf_Duration: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.seconds != 0 { size += 1 + SwiftFrame.ProtoInt64.size(self.seconds) }
-        if self.nanos != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.nanos) }
+        if self.seconds != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.seconds) }
+        if self.nanos != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.nanos) }
         return size
     }
 

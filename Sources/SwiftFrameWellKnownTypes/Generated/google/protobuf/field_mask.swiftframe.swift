@@ -240,7 +240,7 @@ extension Google_Protobuf_FieldMask: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        for value in self.paths { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        for value in self.paths { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 

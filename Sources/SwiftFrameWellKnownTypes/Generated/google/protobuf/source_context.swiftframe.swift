@@ -44,15 +44,12 @@ extension Google_Protobuf_SourceContext: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.fileName.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.fileName.utf8.count) }
+        if !self.fileName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.fileName.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.fileName.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.fileName)
-        }
+        writer.writeStringUnlessEmpty(self.fileName, tag: 10)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

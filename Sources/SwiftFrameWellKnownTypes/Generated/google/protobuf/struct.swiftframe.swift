@@ -136,7 +136,7 @@ extension Google_Protobuf_Struct: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.fields.isEmpty { size += cache.map(self.fields, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Google_Protobuf_Value>.self) }
+        if !self.fields.isEmpty { size &+= cache.map(self.fields, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Google_Protobuf_Value>.self) }
         return size
     }
 
@@ -204,12 +204,12 @@ extension Google_Protobuf_Value: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if case let .nullValue(value)? = self.kind { size += 1 + SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.size(value) }
-        if case .numberValue? = self.kind { size += 9 }
-        if case let .stringValue(value)? = self.kind { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case .boolValue? = self.kind { size += 2 }
-        if case let .structValue(value)? = self.kind { size += 1 + cache.message(value) }
-        if case let .listValue(value)? = self.kind { size += 1 + cache.message(value) }
+        if case let .nullValue(value)? = self.kind { size &+= 1 &+ SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.size(value) }
+        if case .numberValue? = self.kind { size &+= 9 }
+        if case let .stringValue(value)? = self.kind { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if case .boolValue? = self.kind { size &+= 2 }
+        if case let .structValue(value)? = self.kind { size &+= 1 &+ cache.message(value) }
+        if case let .listValue(value)? = self.kind { size &+= 1 &+ cache.message(value) }
         return size
     }
 
@@ -223,8 +223,7 @@ extension Google_Protobuf_Value: SwiftFrame.FieldTableMessage {
             writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
         }
         if case let .stringValue(value)? = self.kind {
-            writer.writeTag(26)
-            writer.writeString(value)
+            writer.writeString(value, tag: 26)
         }
         if case let .boolValue(value)? = self.kind {
             writer.writeTag(32)
@@ -268,7 +267,7 @@ extension Google_Protobuf_ListValue: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        size += cache.repeatedMessage(self.values, tagSize: 1)
+        size &+= cache.repeatedMessage(self.values, tagSize: 1)
         return size
     }
 

@@ -448,20 +448,17 @@ extension Google_Protobuf_Type: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        size += cache.repeatedMessage(self.fields, tagSize: 1)
-        for value in self.oneofs { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        size += cache.repeatedMessage(self.options, tagSize: 1)
-        if let box = self._sourceContext { size += 1 + cache.message(box.value) }
-        if self.syntax.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
+        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
+        size &+= cache.repeatedMessage(self.fields, tagSize: 1)
+        for value in self.oneofs { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        size &+= cache.repeatedMessage(self.options, tagSize: 1)
+        if let box = self._sourceContext { size &+= 1 &+ cache.message(box.value) }
+        if self.syntax.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.name.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.name)
-        }
+        writer.writeStringUnlessEmpty(self.name, tag: 10)
         writer.writeRepeatedMessage(self.fields, tag: 18)
         writer.writeRepeatedString(self.oneofs, tag: 26)
         writer.writeRepeatedMessage(self.options, tag: 34)
@@ -523,16 +520,16 @@ extension Google_Protobuf_Field: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.kind.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Google_Protobuf_Field.Kind>.size(self.kind) }
-        if self.cardinality.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Google_Protobuf_Field.Cardinality>.size(self.cardinality) }
-        if self.number != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.number) }
-        if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if !self.typeUrl.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.typeUrl.utf8.count) }
-        if self.oneofIndex != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.oneofIndex) }
-        if self.packed { size += 2 }
-        size += cache.repeatedMessage(self.options, tagSize: 1)
-        if !self.jsonName.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.jsonName.utf8.count) }
-        if !self.defaultValue.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.defaultValue.utf8.count) }
+        if self.kind.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Google_Protobuf_Field.Kind>.size(self.kind) }
+        if self.cardinality.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Google_Protobuf_Field.Cardinality>.size(self.cardinality) }
+        if self.number != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.number) }
+        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
+        if !self.typeUrl.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.typeUrl.utf8.count) }
+        if self.oneofIndex != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.oneofIndex) }
+        if self.packed { size &+= 2 }
+        size &+= cache.repeatedMessage(self.options, tagSize: 1)
+        if !self.jsonName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.jsonName.utf8.count) }
+        if !self.defaultValue.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.defaultValue.utf8.count) }
         return size
     }
 
@@ -549,14 +546,8 @@ extension Google_Protobuf_Field: SwiftFrame.FieldTableMessage {
             writer.writeTag(24)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.number)
         }
-        if !self.name.isEmpty {
-            writer.writeTag(34)
-            writer.writeString(self.name)
-        }
-        if !self.typeUrl.isEmpty {
-            writer.writeTag(50)
-            writer.writeString(self.typeUrl)
-        }
+        writer.writeStringUnlessEmpty(self.name, tag: 34)
+        writer.writeStringUnlessEmpty(self.typeUrl, tag: 50)
         if self.oneofIndex != 0 {
             writer.writeTag(56)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.oneofIndex)
@@ -566,14 +557,8 @@ extension Google_Protobuf_Field: SwiftFrame.FieldTableMessage {
             writer.writeVarint(SwiftFrame.ProtoBool.self, self.packed)
         }
         writer.writeRepeatedMessage(self.options, tag: 74)
-        if !self.jsonName.isEmpty {
-            writer.writeTag(82)
-            writer.writeString(self.jsonName)
-        }
-        if !self.defaultValue.isEmpty {
-            writer.writeTag(90)
-            writer.writeString(self.defaultValue)
-        }
+        writer.writeStringUnlessEmpty(self.jsonName, tag: 82)
+        writer.writeStringUnlessEmpty(self.defaultValue, tag: 90)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -615,19 +600,16 @@ extension Google_Protobuf_Enum: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        size += cache.repeatedMessage(self.enumvalue, tagSize: 1)
-        size += cache.repeatedMessage(self.options, tagSize: 1)
-        if let box = self._sourceContext { size += 1 + cache.message(box.value) }
-        if self.syntax.rawValue != 0 { size += 1 + SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
+        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
+        size &+= cache.repeatedMessage(self.enumvalue, tagSize: 1)
+        size &+= cache.repeatedMessage(self.options, tagSize: 1)
+        if let box = self._sourceContext { size &+= 1 &+ cache.message(box.value) }
+        if self.syntax.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.name.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.name)
-        }
+        writer.writeStringUnlessEmpty(self.name, tag: 10)
         writer.writeRepeatedMessage(self.enumvalue, tag: 18)
         writer.writeRepeatedMessage(self.options, tag: 26)
         if let box = self._sourceContext {
@@ -672,17 +654,14 @@ extension Google_Protobuf_EnumValue: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if self.number != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.number) }
-        size += cache.repeatedMessage(self.options, tagSize: 1)
+        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
+        if self.number != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.number) }
+        size &+= cache.repeatedMessage(self.options, tagSize: 1)
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.name.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.name)
-        }
+        writer.writeStringUnlessEmpty(self.name, tag: 10)
         if self.number != 0 {
             writer.writeTag(16)
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.number)
@@ -720,16 +699,13 @@ extension Google_Protobuf_Option: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.name.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if let box = self._value { size += 1 + cache.message(box.value) }
+        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
+        if let box = self._value { size &+= 1 &+ cache.message(box.value) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.name.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.name)
-        }
+        writer.writeStringUnlessEmpty(self.name, tag: 10)
         if let box = self._value {
             writer.writeTag(18)
             writer.writeMessage(box.value)

@@ -164,7 +164,7 @@ extension Google_Protobuf_DoubleValue: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.value.bitPattern != 0 { size += 9 }
+        if self.value.bitPattern != 0 { size &+= 9 }
         return size
     }
 
@@ -200,7 +200,7 @@ extension Google_Protobuf_FloatValue: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.value.bitPattern != 0 { size += 5 }
+        if self.value.bitPattern != 0 { size &+= 5 }
         return size
     }
 
@@ -236,7 +236,7 @@ extension Google_Protobuf_Int64Value: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.value != 0 { size += 1 + SwiftFrame.ProtoInt64.size(self.value) }
+        if self.value != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.value) }
         return size
     }
 
@@ -272,7 +272,7 @@ extension Google_Protobuf_UInt64Value: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.value != 0 { size += 1 + SwiftFrame.ProtoUInt64.size(self.value) }
+        if self.value != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(self.value) }
         return size
     }
 
@@ -308,7 +308,7 @@ extension Google_Protobuf_Int32Value: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.value != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.value) }
+        if self.value != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.value) }
         return size
     }
 
@@ -344,7 +344,7 @@ extension Google_Protobuf_UInt32Value: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.value != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.value) }
+        if self.value != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.value) }
         return size
     }
 
@@ -380,7 +380,7 @@ extension Google_Protobuf_BoolValue: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.value { size += 2 }
+        if self.value { size &+= 2 }
         return size
     }
 
@@ -416,15 +416,12 @@ extension Google_Protobuf_StringValue: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.value.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.value.utf8.count) }
+        if !self.value.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.value.utf8.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.value.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.value)
-        }
+        writer.writeStringUnlessEmpty(self.value, tag: 10)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -452,15 +449,12 @@ extension Google_Protobuf_BytesValue: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.value.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.value.count) }
+        if !self.value.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.value.count) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.value.isEmpty {
-            writer.writeTag(10)
-            writer.writeBytes(self.value)
-        }
+        writer.writeBytesUnlessEmpty(self.value, tag: 10)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

@@ -65,21 +65,15 @@ extension Game_LoginRequest: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if !self.account.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.account.utf8.count) }
-        if !self.token.isEmpty { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(self.token.utf8.count) }
-        if self.version != 0 { size += 1 + SwiftFrame.ProtoUInt32.size(self.version) }
+        if !self.account.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.account.utf8.count) }
+        if !self.token.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.token.utf8.count) }
+        if self.version != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.version) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        if !self.account.isEmpty {
-            writer.writeTag(10)
-            writer.writeString(self.account)
-        }
-        if !self.token.isEmpty {
-            writer.writeTag(18)
-            writer.writeString(self.token)
-        }
+        writer.writeStringUnlessEmpty(self.account, tag: 10)
+        writer.writeStringUnlessEmpty(self.token, tag: 18)
         if self.version != 0 {
             writer.writeTag(24)
             writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.version)
@@ -113,8 +107,8 @@ extension Game_LoginReply: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if self.code != 0 { size += 1 + SwiftFrame.ProtoInt32.size(self.code) }
-        if self.playerId != 0 { size += 1 + SwiftFrame.ProtoUInt64.size(self.playerId) }
+        if self.code != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.code) }
+        if self.playerId != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(self.playerId) }
         return size
     }
 

@@ -231,10 +231,10 @@ extension Google_Protobuf_Compiler_Version: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.major { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.minor { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.patch { size += 1 + SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.suffix { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.major { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.minor { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.patch { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
+        if let value = self.suffix { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
         return size
     }
 
@@ -252,8 +252,7 @@ extension Google_Protobuf_Compiler_Version: SwiftFrame.FieldTableMessage {
             writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
         }
         if let value = self.suffix {
-            writer.writeTag(34)
-            writer.writeString(value)
+            writer.writeString(value, tag: 34)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -292,18 +291,17 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.FieldTableMe
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        for value in self.fileToGenerate { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.parameter { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let box = self._compilerVersion { size += 1 + cache.message(box.value) }
-        size += cache.repeatedMessage(self.protoFile, tagSize: 1)
+        for value in self.fileToGenerate { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.parameter { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let box = self._compilerVersion { size &+= 1 &+ cache.message(box.value) }
+        size &+= cache.repeatedMessage(self.protoFile, tagSize: 1)
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeRepeatedString(self.fileToGenerate, tag: 10)
         if let value = self.parameter {
-            writer.writeTag(18)
-            writer.writeString(value)
+            writer.writeString(value, tag: 18)
         }
         if let box = self._compilerVersion {
             writer.writeTag(26)
@@ -349,16 +347,15 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.FieldTableM
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.error { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.supportedFeatures { size += 1 + SwiftFrame.ProtoUInt64.size(value) }
-        size += cache.repeatedMessage(self.file, tagSize: 1)
+        if let value = self.error { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.supportedFeatures { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
+        size &+= cache.repeatedMessage(self.file, tagSize: 1)
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.error {
-            writer.writeTag(10)
-            writer.writeString(value)
+            writer.writeString(value, tag: 10)
         }
         if let value = self.supportedFeatures {
             writer.writeTag(16)
@@ -401,25 +398,22 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse.File: SwiftFrame.FieldT
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = self.unknownFields.count
-        if let value = self.name { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.insertionPoint { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.content { size += 1 + SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let box = self._generatedCodeInfo { size += 2 + cache.message(box.value) }
+        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.insertionPoint { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let value = self.content { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        if let box = self._generatedCodeInfo { size &+= 2 &+ cache.message(box.value) }
         return size
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.name {
-            writer.writeTag(10)
-            writer.writeString(value)
+            writer.writeString(value, tag: 10)
         }
         if let value = self.insertionPoint {
-            writer.writeTag(18)
-            writer.writeString(value)
+            writer.writeString(value, tag: 18)
         }
         if let value = self.content {
-            writer.writeTag(122)
-            writer.writeString(value)
+            writer.writeString(value, tag: 122)
         }
         if let box = self._generatedCodeInfo {
             writer.writeTag(130)
