@@ -243,8 +243,7 @@ extension Choices: SwiftFrame.CompactMessage {
         switch number {
         case 1:
             if case let .number(value)? = self.kind {
-                writer.writeTag(8)
-                writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+                writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8)
             }
         case 2:
             if case let .text(value)? = self.kind {
@@ -261,18 +260,15 @@ extension Choices: SwiftFrame.CompactMessage {
             }
         case 5:
             if case let .sign(value)? = self.kind {
-                writer.writeTag(40)
-                writer.writeVarint(SwiftFrame.ProtoEnum<Sign>.self, value)
+                writer.writeVarint(SwiftFrame.ProtoEnum<Sign>.self, value, tag: 40)
             }
         case 6:
             if case let .ratio(value)? = self.kind {
-                writer.writeTag(49)
-                writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+                writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 49)
             }
         case 7:
             if case let .flag(value)? = self.kind {
-                writer.writeTag(56)
-                writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+                writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 56)
             }
         case 8:
             if case let .nested(value)? = self.kind {
@@ -281,8 +277,7 @@ extension Choices: SwiftFrame.CompactMessage {
             }
         case 10:
             if case let .id(value)? = self.second {
-                writer.writeTag(80)
-                writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+                writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 80)
             }
         case 11:
             if case let .name(value)? = self.second {

@@ -144,8 +144,7 @@ extension Contact: SwiftFrame.CompactMessage {
             }
         case 7:
             if case let .phoneNumber(value)? = self.reach {
-                writer.writeTag(56)
-                writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+                writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 56)
             }
         case 8:
             if case let .referrer(value)? = self.reach {
@@ -154,8 +153,7 @@ extension Contact: SwiftFrame.CompactMessage {
             }
         case 12:
             if case let .flag(value)? = self.extra {
-                writer.writeTag(96)
-                writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+                writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 96)
             }
         case 13:
             if case let .note(value)? = self.extra {

@@ -286,8 +286,7 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
             }
         case 17:
             if case let .phone(value)? = self.contact {
-                writer.writeTag(136)
-                writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+                writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 136)
             }
         default: break
         }

@@ -66,14 +66,12 @@ extension UserInfo: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.uid != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.uid)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.uid, tag: 8)
         }
         writer.writeStringUnlessEmpty(self.nickName, tag: 18)
         writer.writeStringUnlessEmpty(self.avatar, tag: 26)
         if self.lastLogin != 0 {
-            writer.writeTag(32)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.lastLogin)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.lastLogin, tag: 32)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

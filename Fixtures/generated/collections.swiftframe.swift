@@ -353,8 +353,7 @@ extension Choices: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if case let .number(value)? = self.kind {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8)
         }
         if case let .text(value)? = self.kind {
             writer.writeString(value, tag: 18)
@@ -367,16 +366,13 @@ extension Choices: SwiftFrame.FieldTableMessage {
             writer.writeMessage(value)
         }
         if case let .sign(value)? = self.kind {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Sign>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Sign>.self, value, tag: 40)
         }
         if case let .ratio(value)? = self.kind {
-            writer.writeTag(49)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 49)
         }
         if case let .flag(value)? = self.kind {
-            writer.writeTag(56)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 56)
         }
         if case let .nested(value)? = self.kind {
             writer.writeTag(66)
@@ -384,8 +380,7 @@ extension Choices: SwiftFrame.FieldTableMessage {
         }
         writer.writeStringUnlessEmpty(self.note, tag: 74)
         if case let .id(value)? = self.second {
-            writer.writeTag(80)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 80)
         }
         if case let .name(value)? = self.second {
             writer.writeString(value, tag: 90)

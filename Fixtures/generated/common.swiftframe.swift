@@ -132,8 +132,7 @@ extension Common: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.method.rawValue != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoEnum<CommonMethod>.self, self.method)
+            writer.writeVarint(SwiftFrame.ProtoEnum<CommonMethod>.self, self.method, tag: 8)
         }
         writer.writeBytesUnlessEmpty(self.body, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
@@ -178,8 +177,7 @@ extension CommonRespon: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.isSuc {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, self.isSuc)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, self.isSuc, tag: 8)
         }
         writer.writeBytesUnlessEmpty(self.respon, tag: 18)
         if let box = self._error {

@@ -93,12 +93,10 @@ extension Cs20001: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.sceneId != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.sceneId)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.sceneId, tag: 8)
         }
         if self.line != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.line)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.line, tag: 16)
         }
         writer.writeStringUnlessEmpty(self.message, tag: 26)
         writer.writeUnknownFields(self.unknownFields)
@@ -152,28 +150,22 @@ extension Sc20001: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.res != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.res)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.res, tag: 8)
         }
         if self.sceneId != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.sceneId)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.sceneId, tag: 16)
         }
         if self.pos != 0 {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.pos)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.pos, tag: 24)
         }
         if self.status != 0 {
-            writer.writeTag(32)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.status)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.status, tag: 32)
         }
         if self.type != 0 {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.type)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.type, tag: 40)
         }
         if self.defaultCombat != 0 {
-            writer.writeTag(48)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.defaultCombat)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.defaultCombat, tag: 48)
         }
         writer.writeStringUnlessEmpty(self.message, tag: 58)
         writer.writeUnknownFields(self.unknownFields)

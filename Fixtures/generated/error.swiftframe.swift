@@ -90,8 +90,7 @@ extension ErrorMsg: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.type.rawValue != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoEnum<ErrorType>.self, self.type)
+            writer.writeVarint(SwiftFrame.ProtoEnum<ErrorType>.self, self.type, tag: 8)
         }
         writer.writeStringUnlessEmpty(self.msg, tag: 18)
         writer.writeUnknownFields(self.unknownFields)

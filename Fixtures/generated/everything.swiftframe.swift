@@ -582,58 +582,45 @@ extension Everything: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.fDouble.bitPattern != 0 {
-            writer.writeTag(9)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, self.fDouble)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, self.fDouble, tag: 9)
         }
         if self.fFloat.bitPattern != 0 {
-            writer.writeTag(21)
-            writer.writeFixed32(SwiftFrame.ProtoFloat.self, self.fFloat)
+            writer.writeFixed32(SwiftFrame.ProtoFloat.self, self.fFloat, tag: 21)
         }
         if self.fInt64 != 0 {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.fInt64)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.fInt64, tag: 24)
         }
         if self.fUint64 != 0 {
-            writer.writeTag(32)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, self.fUint64)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, self.fUint64, tag: 32)
         }
         if self.fInt32 != 0 {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fInt32)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fInt32, tag: 40)
         }
         if self.fFixed64 != 0 {
-            writer.writeTag(49)
-            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, self.fFixed64)
+            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, self.fFixed64, tag: 49)
         }
         if self.fFixed32 != 0 {
-            writer.writeTag(61)
-            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, self.fFixed32)
+            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, self.fFixed32, tag: 61)
         }
         if self.fBool {
-            writer.writeTag(64)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, self.fBool)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, self.fBool, tag: 64)
         }
         writer.writeStringUnlessEmpty(self.fString, tag: 74)
         writer.writeBytesUnlessEmpty(self.fBytes, tag: 82)
         if self.fUint32 != 0 {
-            writer.writeTag(88)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.fUint32)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.fUint32, tag: 88)
         }
         if self.fSfixed32 != 0 {
-            writer.writeTag(101)
-            writer.writeFixed32(SwiftFrame.ProtoSFixed32.self, self.fSfixed32)
+            writer.writeFixed32(SwiftFrame.ProtoSFixed32.self, self.fSfixed32, tag: 101)
         }
         if self.fSfixed64 != 0 {
-            writer.writeTag(105)
-            writer.writeFixed64(SwiftFrame.ProtoSFixed64.self, self.fSfixed64)
+            writer.writeFixed64(SwiftFrame.ProtoSFixed64.self, self.fSfixed64, tag: 105)
         }
         if self.fSint32 != 0 {
-            writer.writeTag(112)
-            writer.writeVarint(SwiftFrame.ProtoSInt32.self, self.fSint32)
+            writer.writeVarint(SwiftFrame.ProtoSInt32.self, self.fSint32, tag: 112)
         }
         if self.fSint64 != 0 {
-            writer.writeTag(120)
-            writer.writeVarint(SwiftFrame.ProtoSInt64.self, self.fSint64)
+            writer.writeVarint(SwiftFrame.ProtoSInt64.self, self.fSint64, tag: 120)
         }
         if !self.rDouble.isEmpty {
             writer.writeTag(170)
@@ -695,8 +682,7 @@ extension Everything: SwiftFrame.FieldTableMessage {
         }
         writer.writeRepeatedMessage(self.nestedList, tag: 330)
         if self.sign.rawValue != 0 {
-            writer.writeTag(336)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Sign>.self, self.sign)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Sign>.self, self.sign, tag: 336)
         }
         if !self.signs.isEmpty {
             writer.writeTag(346)
@@ -711,43 +697,34 @@ extension Everything: SwiftFrame.FieldTableMessage {
             writer.writeMessage(box.value)
         }
         if let value = self.oInt32 {
-            writer.writeTag(400)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 400)
         }
         if let value = self.oString {
             writer.writeString(value, tag: 410)
         }
         if let value = self.oSign {
-            writer.writeTag(416)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Sign>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Sign>.self, value, tag: 416)
         }
         if let value = self.oDouble {
-            writer.writeTag(425)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 425)
         }
         if let value = self.oBool {
-            writer.writeTag(432)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 432)
         }
         for value in self.unpackedInt32 {
-            writer.writeTag(480)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 480)
         }
         for value in self.unpackedFixed32 {
-            writer.writeTag(493)
-            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, value, tag: 493)
         }
         for value in self.unpackedSigns {
-            writer.writeTag(496)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Sign>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Sign>.self, value, tag: 496)
         }
         if self.field2048 != 0 {
-            writer.writeTag(16384)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.field2048)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.field2048, tag: 16384)
         }
         if self.maxField != 0 {
-            writer.writeTag(4294967288)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.maxField)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.maxField, tag: 4294967288)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -831,8 +808,7 @@ extension Everything.Level1.Level2: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.value != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.value, tag: 8)
         }
         if let box = self._child {
             writer.writeTag(18)
@@ -882,12 +858,10 @@ extension Everything.Level1.Level2.Level3: SwiftFrame.FieldTableMessage {
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeRepeatedString(self.tags, tag: 10)
         if self.sign.rawValue != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Sign>.self, self.sign)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Sign>.self, self.sign, tag: 16)
         }
         if self.kind.rawValue != 0 {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Everything.Level1.Level2.Level3.Kind>.self, self.kind)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Everything.Level1.Level2.Level3.Kind>.self, self.kind, tag: 24)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -925,8 +899,7 @@ extension EverythingSubset: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.fInt32 != 0 {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fInt32)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fInt32, tag: 40)
         }
         writer.writeStringUnlessEmpty(self.fString, tag: 74)
         writer.writeUnknownFields(self.unknownFields)
@@ -1028,8 +1001,7 @@ extension Ping: SwiftFrame.FieldTableMessage {
             writer.writeMessage(box.value)
         }
         if self.count != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.count)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.count, tag: 16)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

@@ -161,8 +161,7 @@ extension Contact: SwiftFrame.FieldTableMessage {
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeStringUnlessEmpty(self.displayName, tag: 10)
         if let value = self.level {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 16)
         }
         if let value = self.motto {
             writer.writeString(value, tag: 26)
@@ -175,22 +174,19 @@ extension Contact: SwiftFrame.FieldTableMessage {
             writer.writeString(value, tag: 50)
         }
         if case let .phoneNumber(value)? = self.reach {
-            writer.writeTag(56)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 56)
         }
         if case let .referrer(value)? = self.reach {
             writer.writeTag(66)
             writer.writeMessage(value)
         }
         if self.userId != 0 {
-            writer.writeTag(72)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.userId)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.userId, tag: 72)
         }
         writer.writeStringUnlessEmpty(self.odd, tag: 82)
         writer.writeStringUnlessEmpty(self.sameName, tag: 90)
         if case let .flag(value)? = self.extra {
-            writer.writeTag(96)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 96)
         }
         if case let .note(value)? = self.extra {
             writer.writeString(value, tag: 106)

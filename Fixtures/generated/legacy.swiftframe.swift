@@ -310,31 +310,26 @@ extension Legacy_Account: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.id {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, value, tag: 8)
         }
         if let value = self.name {
             writer.writeString(value, tag: 18)
         }
         if let value = self.level {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 24)
         }
         if let value = self.mood {
-            writer.writeTag(32)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self, value, tag: 32)
         }
         for value in self.history {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self, value, tag: 40)
         }
         if !self.packedHistory.isEmpty {
             writer.writeTag(50)
             writer.writePackedVarint(self.packedHistory, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self)
         }
         for value in self.scores {
-            writer.writeTag(56)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 56)
         }
         if !self.packedScores.isEmpty {
             writer.writeTag(66)
@@ -357,8 +352,7 @@ extension Legacy_Account: SwiftFrame.FieldTableMessage {
             writer.writeString(value, tag: 130)
         }
         if case let .phone(value)? = self.contact {
-            writer.writeTag(136)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 136)
         }
         writer.writeExtensions(self.extensionFields, in: 100...199)
         writer.writeExtensionLeftovers(self.extensionFields, ranges: [100...199])
@@ -446,8 +440,7 @@ extension Legacy_Account.Visit: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.day {
-            writer.writeTag(104)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value, tag: 104)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -534,52 +527,40 @@ extension Legacy_Defaults: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.i32 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8)
         }
         if let value = self.i64 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, value, tag: 16)
         }
         if let value = self.u32 {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value, tag: 24)
         }
         if let value = self.u64 {
-            writer.writeTag(32)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 32)
         }
         if let value = self.s32 {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoSInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoSInt32.self, value, tag: 40)
         }
         if let value = self.f64 {
-            writer.writeTag(49)
-            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, value, tag: 49)
         }
         if let value = self.f {
-            writer.writeTag(61)
-            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value, tag: 61)
         }
         if let value = self.d {
-            writer.writeTag(65)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 65)
         }
         if let value = self.inf {
-            writer.writeTag(77)
-            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value, tag: 77)
         }
         if let value = self.negInf {
-            writer.writeTag(81)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 81)
         }
         if let value = self.notANumber {
-            writer.writeTag(89)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 89)
         }
         if let value = self.flag {
-            writer.writeTag(96)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 96)
         }
         if let value = self.text {
             writer.writeString(value, tag: 106)
@@ -588,8 +569,7 @@ extension Legacy_Defaults: SwiftFrame.FieldTableMessage {
             writer.writeBytes(value, tag: 114)
         }
         if let value = self.mood {
-            writer.writeTag(120)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self, value, tag: 120)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

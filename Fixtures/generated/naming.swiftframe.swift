@@ -212,8 +212,7 @@ extension ErrorMessage: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.code != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.code)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.code, tag: 8)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -294,53 +293,41 @@ extension NamingEdgeCases: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.type != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.type)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.type, tag: 8)
         }
         if self.default_ != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.default_)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.default_, tag: 16)
         }
         if self.self_ != 0 {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.self_)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.self_, tag: 24)
         }
         writer.writeStringUnlessEmpty(self.description_, tag: 34)
         if self.unknownFields_ != 0 {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.unknownFields_)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.unknownFields_, tag: 40)
         }
         if self.size != 0 {
-            writer.writeTag(48)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.size)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.size, tag: 48)
         }
         if self.tag != 0 {
-            writer.writeTag(56)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.tag)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.tag, tag: 56)
         }
         if self.reader != 0 {
-            writer.writeTag(64)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.reader)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.reader, tag: 64)
         }
         if self.writer != 0 {
-            writer.writeTag(72)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.writer)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.writer, tag: 72)
         }
         if self.cache != 0 {
-            writer.writeTag(80)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.cache)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.cache, tag: 80)
         }
         if self.value != 0 {
-            writer.writeTag(88)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.value, tag: 88)
         }
         if self.httpStatus != 0 {
-            writer.writeTag(96)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.httpStatus)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.httpStatus, tag: 96)
         }
         if self.urlPath != 0 {
-            writer.writeTag(104)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.urlPath)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.urlPath, tag: 104)
         }
         if let box = self._error {
             writer.writeTag(114)
@@ -383,8 +370,7 @@ extension NamingEdgeCases.Protocol_: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.version != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.version)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.version, tag: 8)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

@@ -208,8 +208,7 @@ extension UserMsg: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.cmd.rawValue != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoEnum<UserCmd>.self, self.cmd)
+            writer.writeVarint(SwiftFrame.ProtoEnum<UserCmd>.self, self.cmd, tag: 8)
         }
         writer.writeBytesUnlessEmpty(self.body, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
@@ -303,8 +302,7 @@ extension LoginRequest: SwiftFrame.FieldTableMessage {
         writer.writeStringUnlessEmpty(self.pwd, tag: 18)
         writer.writeStringUnlessEmpty(self.ip, tag: 26)
         if self.port != 0 {
-            writer.writeTag(32)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.port)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.port, tag: 32)
         }
         writer.writeStringUnlessEmpty(self.deviceName, tag: 42)
         writer.writeStringUnlessEmpty(self.deviceId, tag: 50)
@@ -342,8 +340,7 @@ extension LogoutRequest: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.uid != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.uid)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.uid, tag: 8)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -381,8 +378,7 @@ extension SiginResponse: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.uid != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.uid)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.uid, tag: 8)
         }
         writer.writeStringUnlessEmpty(self.token, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
@@ -421,8 +417,7 @@ extension LoginResponse: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.uid != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.uid)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.uid, tag: 8)
         }
         writer.writeStringUnlessEmpty(self.token, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
@@ -458,8 +453,7 @@ extension UserInfoRequest: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.uid != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.uid)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.uid, tag: 8)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

@@ -372,13 +372,11 @@ extension Conformance_ConformanceRequest: SwiftFrame.FieldTableMessage {
             writer.writeString(value, tag: 18)
         }
         if self.requestedOutputFormat.rawValue != 0 {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Conformance_WireFormat>.self, self.requestedOutputFormat)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Conformance_WireFormat>.self, self.requestedOutputFormat, tag: 24)
         }
         writer.writeStringUnlessEmpty(self.messageType, tag: 34)
         if self.testCategory.rawValue != 0 {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Conformance_TestCategory>.self, self.testCategory)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Conformance_TestCategory>.self, self.testCategory, tag: 40)
         }
         if let box = self._jspbEncodingOptions {
             writer.writeTag(50)
@@ -391,8 +389,7 @@ extension Conformance_ConformanceRequest: SwiftFrame.FieldTableMessage {
             writer.writeString(value, tag: 66)
         }
         if self.printUnknownFields {
-            writer.writeTag(72)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, self.printUnknownFields)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, self.printUnknownFields, tag: 72)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -519,8 +516,7 @@ extension Conformance_JspbEncodingConfig: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.useJspbArrayAnyFormat {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, self.useJspbArrayAnyFormat)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, self.useJspbArrayAnyFormat, tag: 8)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

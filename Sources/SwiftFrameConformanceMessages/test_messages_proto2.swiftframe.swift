@@ -1182,56 +1182,43 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.optionalInt32 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8)
         }
         if let value = self.optionalInt64 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, value, tag: 16)
         }
         if let value = self.optionalUint32 {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value, tag: 24)
         }
         if let value = self.optionalUint64 {
-            writer.writeTag(32)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 32)
         }
         if let value = self.optionalSint32 {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoSInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoSInt32.self, value, tag: 40)
         }
         if let value = self.optionalSint64 {
-            writer.writeTag(48)
-            writer.writeVarint(SwiftFrame.ProtoSInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoSInt64.self, value, tag: 48)
         }
         if let value = self.optionalFixed32 {
-            writer.writeTag(61)
-            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, value, tag: 61)
         }
         if let value = self.optionalFixed64 {
-            writer.writeTag(65)
-            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, value, tag: 65)
         }
         if let value = self.optionalSfixed32 {
-            writer.writeTag(77)
-            writer.writeFixed32(SwiftFrame.ProtoSFixed32.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoSFixed32.self, value, tag: 77)
         }
         if let value = self.optionalSfixed64 {
-            writer.writeTag(81)
-            writer.writeFixed64(SwiftFrame.ProtoSFixed64.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoSFixed64.self, value, tag: 81)
         }
         if let value = self.optionalFloat {
-            writer.writeTag(93)
-            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value, tag: 93)
         }
         if let value = self.optionalDouble {
-            writer.writeTag(97)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 97)
         }
         if let value = self.optionalBool {
-            writer.writeTag(104)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 104)
         }
         if let value = self.optionalString {
             writer.writeString(value, tag: 114)
@@ -1248,12 +1235,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
             writer.writeMessage(box.value)
         }
         if let value = self.optionalNestedEnum {
-            writer.writeTag(168)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self, value, tag: 168)
         }
         if let value = self.optionalForeignEnum {
-            writer.writeTag(176)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.self, value, tag: 176)
         }
         if let value = self.optionalStringPiece {
             writer.writeString(value, tag: 194)
@@ -1266,68 +1251,53 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
             writer.writeMessage(box.value)
         }
         for value in self.repeatedInt32 {
-            writer.writeTag(248)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 248)
         }
         for value in self.repeatedInt64 {
-            writer.writeTag(256)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, value, tag: 256)
         }
         for value in self.repeatedUint32 {
-            writer.writeTag(264)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value, tag: 264)
         }
         for value in self.repeatedUint64 {
-            writer.writeTag(272)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 272)
         }
         for value in self.repeatedSint32 {
-            writer.writeTag(280)
-            writer.writeVarint(SwiftFrame.ProtoSInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoSInt32.self, value, tag: 280)
         }
         for value in self.repeatedSint64 {
-            writer.writeTag(288)
-            writer.writeVarint(SwiftFrame.ProtoSInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoSInt64.self, value, tag: 288)
         }
         for value in self.repeatedFixed32 {
-            writer.writeTag(301)
-            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, value, tag: 301)
         }
         for value in self.repeatedFixed64 {
-            writer.writeTag(305)
-            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, value, tag: 305)
         }
         for value in self.repeatedSfixed32 {
-            writer.writeTag(317)
-            writer.writeFixed32(SwiftFrame.ProtoSFixed32.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoSFixed32.self, value, tag: 317)
         }
         for value in self.repeatedSfixed64 {
-            writer.writeTag(321)
-            writer.writeFixed64(SwiftFrame.ProtoSFixed64.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoSFixed64.self, value, tag: 321)
         }
         for value in self.repeatedFloat {
-            writer.writeTag(333)
-            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value, tag: 333)
         }
         for value in self.repeatedDouble {
-            writer.writeTag(337)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 337)
         }
         for value in self.repeatedBool {
-            writer.writeTag(344)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 344)
         }
         writer.writeRepeatedString(self.repeatedString, tag: 354)
         writer.writeRepeatedBytes(self.repeatedBytes, tag: 362)
         writer.writeRepeatedMessage(self.repeatedNestedMessage, tag: 386)
         writer.writeRepeatedMessage(self.repeatedForeignMessage, tag: 394)
         for value in self.repeatedNestedEnum {
-            writer.writeTag(408)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self, value, tag: 408)
         }
         for value in self.repeatedForeignEnum {
-            writer.writeTag(416)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.self, value, tag: 416)
         }
         writer.writeRepeatedString(self.repeatedStringPiece, tag: 434)
         writer.writeRepeatedString(self.repeatedCord, tag: 442)
@@ -1445,64 +1415,49 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
             writer.writePackedVarint(self.packedNestedEnum, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self)
         }
         for value in self.unpackedInt32 {
-            writer.writeTag(712)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 712)
         }
         for value in self.unpackedInt64 {
-            writer.writeTag(720)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, value, tag: 720)
         }
         for value in self.unpackedUint32 {
-            writer.writeTag(728)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value, tag: 728)
         }
         for value in self.unpackedUint64 {
-            writer.writeTag(736)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 736)
         }
         for value in self.unpackedSint32 {
-            writer.writeTag(744)
-            writer.writeVarint(SwiftFrame.ProtoSInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoSInt32.self, value, tag: 744)
         }
         for value in self.unpackedSint64 {
-            writer.writeTag(752)
-            writer.writeVarint(SwiftFrame.ProtoSInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoSInt64.self, value, tag: 752)
         }
         for value in self.unpackedFixed32 {
-            writer.writeTag(765)
-            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, value, tag: 765)
         }
         for value in self.unpackedFixed64 {
-            writer.writeTag(769)
-            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, value, tag: 769)
         }
         for value in self.unpackedSfixed32 {
-            writer.writeTag(781)
-            writer.writeFixed32(SwiftFrame.ProtoSFixed32.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoSFixed32.self, value, tag: 781)
         }
         for value in self.unpackedSfixed64 {
-            writer.writeTag(785)
-            writer.writeFixed64(SwiftFrame.ProtoSFixed64.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoSFixed64.self, value, tag: 785)
         }
         for value in self.unpackedFloat {
-            writer.writeTag(797)
-            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value, tag: 797)
         }
         for value in self.unpackedDouble {
-            writer.writeTag(801)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 801)
         }
         for value in self.unpackedBool {
-            writer.writeTag(808)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 808)
         }
         for value in self.unpackedNestedEnum {
-            writer.writeTag(816)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self, value, tag: 816)
         }
         if case let .oneofUint32(value)? = self.oneofField {
-            writer.writeTag(888)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value, tag: 888)
         }
         if case let .oneofNestedMessage(value)? = self.oneofField {
             writer.writeTag(898)
@@ -1515,80 +1470,62 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
             writer.writeBytes(value, tag: 914)
         }
         if case let .oneofBool(value)? = self.oneofField {
-            writer.writeTag(920)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 920)
         }
         if case let .oneofUint64(value)? = self.oneofField {
-            writer.writeTag(928)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 928)
         }
         if case let .oneofFloat(value)? = self.oneofField {
-            writer.writeTag(941)
-            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value, tag: 941)
         }
         if case let .oneofDouble(value)? = self.oneofField {
-            writer.writeTag(945)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 945)
         }
         if case let .oneofEnum(value)? = self.oneofField {
-            writer.writeTag(952)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self, value, tag: 952)
         }
         writer.writeExtensions(self.extensionFields, in: 120...200)
         if let value = self.data {
             writer.writeGroup(value, fieldNumber: 201)
         }
         if let value = self.defaultInt32 {
-            writer.writeTag(1928)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 1928)
         }
         if let value = self.defaultInt64 {
-            writer.writeTag(1936)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, value, tag: 1936)
         }
         if let value = self.defaultUint32 {
-            writer.writeTag(1944)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value, tag: 1944)
         }
         if let value = self.defaultUint64 {
-            writer.writeTag(1952)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 1952)
         }
         if let value = self.defaultSint32 {
-            writer.writeTag(1960)
-            writer.writeVarint(SwiftFrame.ProtoSInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoSInt32.self, value, tag: 1960)
         }
         if let value = self.defaultSint64 {
-            writer.writeTag(1968)
-            writer.writeVarint(SwiftFrame.ProtoSInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoSInt64.self, value, tag: 1968)
         }
         if let value = self.defaultFixed32 {
-            writer.writeTag(1981)
-            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, value, tag: 1981)
         }
         if let value = self.defaultFixed64 {
-            writer.writeTag(1985)
-            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, value, tag: 1985)
         }
         if let value = self.defaultSfixed32 {
-            writer.writeTag(1997)
-            writer.writeFixed32(SwiftFrame.ProtoSFixed32.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoSFixed32.self, value, tag: 1997)
         }
         if let value = self.defaultSfixed64 {
-            writer.writeTag(2001)
-            writer.writeFixed64(SwiftFrame.ProtoSFixed64.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoSFixed64.self, value, tag: 2001)
         }
         if let value = self.defaultFloat {
-            writer.writeTag(2013)
-            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value, tag: 2013)
         }
         if let value = self.defaultDouble {
-            writer.writeTag(2017)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 2017)
         }
         if let value = self.defaultBool {
-            writer.writeTag(2024)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 2024)
         }
         if let value = self.defaultString {
             writer.writeString(value, tag: 2034)
@@ -1597,76 +1534,58 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
             writer.writeBytes(value, tag: 2042)
         }
         if let value = self.fieldname1 {
-            writer.writeTag(3208)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3208)
         }
         if let value = self.fieldName2 {
-            writer.writeTag(3216)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3216)
         }
         if let value = self.fieldName3 {
-            writer.writeTag(3224)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3224)
         }
         if let value = self.fieldName4 {
-            writer.writeTag(3232)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3232)
         }
         if let value = self.field0name5 {
-            writer.writeTag(3240)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3240)
         }
         if let value = self.field0Name6 {
-            writer.writeTag(3248)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3248)
         }
         if let value = self.fieldName7 {
-            writer.writeTag(3256)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3256)
         }
         if let value = self.fieldName8 {
-            writer.writeTag(3264)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3264)
         }
         if let value = self.fieldName9 {
-            writer.writeTag(3272)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3272)
         }
         if let value = self.fieldName10 {
-            writer.writeTag(3280)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3280)
         }
         if let value = self.fieldName11 {
-            writer.writeTag(3288)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3288)
         }
         if let value = self.fieldName12 {
-            writer.writeTag(3296)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3296)
         }
         if let value = self.fieldName13 {
-            writer.writeTag(3304)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3304)
         }
         if let value = self.fieldName14 {
-            writer.writeTag(3312)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3312)
         }
         if let value = self.fieldName15 {
-            writer.writeTag(3320)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3320)
         }
         if let value = self.fieldName16 {
-            writer.writeTag(3328)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3328)
         }
         if let value = self.fieldName17 {
-            writer.writeTag(3336)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3336)
         }
         if let value = self.fieldName18 {
-            writer.writeTag(3344)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 3344)
         }
         writer.writeExtensionLeftovers(self.extensionFields, ranges: [120...200])
         writer.writeUnknownFields(self.unknownFields)
@@ -1708,8 +1627,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage: SwiftFra
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.a {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8)
         }
         if let box = self._corecursive {
             writer.writeTag(18)
@@ -1751,12 +1669,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.Data: SwiftFrame.FieldT
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.groupInt32 {
-            writer.writeTag(1616)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 1616)
         }
         if let value = self.groupUint32 {
-            writer.writeTag(1624)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value, tag: 1624)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -1864,8 +1780,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.i {
-            writer.writeTag(72)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 72)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -1900,8 +1815,7 @@ extension ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.FieldTabl
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.c {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -1968,8 +1882,7 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.FieldTab
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.optionalInt32 {
-            writer.writeTag(8008)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8008)
         }
         if let value = self.optionalString {
             writer.writeString(value, tag: 8018)
@@ -1982,12 +1895,10 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.FieldTab
             writer.writeGroup(value, fieldNumber: 1004)
         }
         if let value = self.optionalBool {
-            writer.writeTag(8048)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 8048)
         }
         for value in self.repeatedInt32 {
-            writer.writeTag(8088)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8088)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -2022,8 +1933,7 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup: Swift
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.a {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

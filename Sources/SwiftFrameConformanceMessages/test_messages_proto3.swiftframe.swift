@@ -1354,56 +1354,43 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.optionalInt32 != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.optionalInt32)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.optionalInt32, tag: 8)
         }
         if self.optionalInt64 != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.optionalInt64)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.optionalInt64, tag: 16)
         }
         if self.optionalUint32 != 0 {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.optionalUint32)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.optionalUint32, tag: 24)
         }
         if self.optionalUint64 != 0 {
-            writer.writeTag(32)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, self.optionalUint64)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, self.optionalUint64, tag: 32)
         }
         if self.optionalSint32 != 0 {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoSInt32.self, self.optionalSint32)
+            writer.writeVarint(SwiftFrame.ProtoSInt32.self, self.optionalSint32, tag: 40)
         }
         if self.optionalSint64 != 0 {
-            writer.writeTag(48)
-            writer.writeVarint(SwiftFrame.ProtoSInt64.self, self.optionalSint64)
+            writer.writeVarint(SwiftFrame.ProtoSInt64.self, self.optionalSint64, tag: 48)
         }
         if self.optionalFixed32 != 0 {
-            writer.writeTag(61)
-            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, self.optionalFixed32)
+            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, self.optionalFixed32, tag: 61)
         }
         if self.optionalFixed64 != 0 {
-            writer.writeTag(65)
-            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, self.optionalFixed64)
+            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, self.optionalFixed64, tag: 65)
         }
         if self.optionalSfixed32 != 0 {
-            writer.writeTag(77)
-            writer.writeFixed32(SwiftFrame.ProtoSFixed32.self, self.optionalSfixed32)
+            writer.writeFixed32(SwiftFrame.ProtoSFixed32.self, self.optionalSfixed32, tag: 77)
         }
         if self.optionalSfixed64 != 0 {
-            writer.writeTag(81)
-            writer.writeFixed64(SwiftFrame.ProtoSFixed64.self, self.optionalSfixed64)
+            writer.writeFixed64(SwiftFrame.ProtoSFixed64.self, self.optionalSfixed64, tag: 81)
         }
         if self.optionalFloat.bitPattern != 0 {
-            writer.writeTag(93)
-            writer.writeFixed32(SwiftFrame.ProtoFloat.self, self.optionalFloat)
+            writer.writeFixed32(SwiftFrame.ProtoFloat.self, self.optionalFloat, tag: 93)
         }
         if self.optionalDouble.bitPattern != 0 {
-            writer.writeTag(97)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, self.optionalDouble)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, self.optionalDouble, tag: 97)
         }
         if self.optionalBool {
-            writer.writeTag(104)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, self.optionalBool)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, self.optionalBool, tag: 104)
         }
         writer.writeStringUnlessEmpty(self.optionalString, tag: 114)
         writer.writeBytesUnlessEmpty(self.optionalBytes, tag: 122)
@@ -1416,16 +1403,13 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
             writer.writeMessage(box.value)
         }
         if self.optionalNestedEnum.rawValue != 0 {
-            writer.writeTag(168)
-            writer.writeVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self, self.optionalNestedEnum)
+            writer.writeVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self, self.optionalNestedEnum, tag: 168)
         }
         if self.optionalForeignEnum.rawValue != 0 {
-            writer.writeTag(176)
-            writer.writeVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self, self.optionalForeignEnum)
+            writer.writeVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self, self.optionalForeignEnum, tag: 176)
         }
         if self.optionalAliasedEnum.rawValue != 0 {
-            writer.writeTag(184)
-            writer.writeVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.AliasedEnum>.self, self.optionalAliasedEnum)
+            writer.writeVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.AliasedEnum>.self, self.optionalAliasedEnum, tag: 184)
         }
         writer.writeStringUnlessEmpty(self.optionalStringPiece, tag: 194)
         writer.writeStringUnlessEmpty(self.optionalCord, tag: 202)
@@ -1613,64 +1597,49 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
             writer.writePackedVarint(self.packedNestedEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self)
         }
         for value in self.unpackedInt32 {
-            writer.writeTag(712)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 712)
         }
         for value in self.unpackedInt64 {
-            writer.writeTag(720)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, value, tag: 720)
         }
         for value in self.unpackedUint32 {
-            writer.writeTag(728)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value, tag: 728)
         }
         for value in self.unpackedUint64 {
-            writer.writeTag(736)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 736)
         }
         for value in self.unpackedSint32 {
-            writer.writeTag(744)
-            writer.writeVarint(SwiftFrame.ProtoSInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoSInt32.self, value, tag: 744)
         }
         for value in self.unpackedSint64 {
-            writer.writeTag(752)
-            writer.writeVarint(SwiftFrame.ProtoSInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoSInt64.self, value, tag: 752)
         }
         for value in self.unpackedFixed32 {
-            writer.writeTag(765)
-            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoFixed32.self, value, tag: 765)
         }
         for value in self.unpackedFixed64 {
-            writer.writeTag(769)
-            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoFixed64.self, value, tag: 769)
         }
         for value in self.unpackedSfixed32 {
-            writer.writeTag(781)
-            writer.writeFixed32(SwiftFrame.ProtoSFixed32.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoSFixed32.self, value, tag: 781)
         }
         for value in self.unpackedSfixed64 {
-            writer.writeTag(785)
-            writer.writeFixed64(SwiftFrame.ProtoSFixed64.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoSFixed64.self, value, tag: 785)
         }
         for value in self.unpackedFloat {
-            writer.writeTag(797)
-            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value, tag: 797)
         }
         for value in self.unpackedDouble {
-            writer.writeTag(801)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 801)
         }
         for value in self.unpackedBool {
-            writer.writeTag(808)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 808)
         }
         for value in self.unpackedNestedEnum {
-            writer.writeTag(816)
-            writer.writeVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self, value, tag: 816)
         }
         if case let .oneofUint32(value)? = self.oneofField {
-            writer.writeTag(888)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value, tag: 888)
         }
         if case let .oneofNestedMessage(value)? = self.oneofField {
             writer.writeTag(898)
@@ -1683,28 +1652,22 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
             writer.writeBytes(value, tag: 914)
         }
         if case let .oneofBool(value)? = self.oneofField {
-            writer.writeTag(920)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 920)
         }
         if case let .oneofUint64(value)? = self.oneofField {
-            writer.writeTag(928)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 928)
         }
         if case let .oneofFloat(value)? = self.oneofField {
-            writer.writeTag(941)
-            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value)
+            writer.writeFixed32(SwiftFrame.ProtoFloat.self, value, tag: 941)
         }
         if case let .oneofDouble(value)? = self.oneofField {
-            writer.writeTag(945)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 945)
         }
         if case let .oneofEnum(value)? = self.oneofField {
-            writer.writeTag(952)
-            writer.writeVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self, value, tag: 952)
         }
         if case let .oneofNullValue(value)? = self.oneofField {
-            writer.writeTag(960)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self, value, tag: 960)
         }
         if let box = self._optionalBoolWrapper {
             writer.writeTag(1610)
@@ -1776,8 +1739,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
             writer.writeMessage(box.value)
         }
         if self.optionalNullValue.rawValue != 0 {
-            writer.writeTag(2456)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self, self.optionalNullValue)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self, self.optionalNullValue, tag: 2456)
         }
         writer.writeRepeatedMessage(self.repeatedDuration, tag: 2490)
         writer.writeRepeatedMessage(self.repeatedTimestamp, tag: 2498)
@@ -1787,76 +1749,58 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
         writer.writeRepeatedMessage(self.repeatedListValue, tag: 2538)
         writer.writeRepeatedMessage(self.repeatedStruct, tag: 2594)
         if self.fieldname1 != 0 {
-            writer.writeTag(3208)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldname1)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldname1, tag: 3208)
         }
         if self.fieldName2 != 0 {
-            writer.writeTag(3216)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName2)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName2, tag: 3216)
         }
         if self.fieldName3 != 0 {
-            writer.writeTag(3224)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName3)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName3, tag: 3224)
         }
         if self.fieldName4 != 0 {
-            writer.writeTag(3232)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName4)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName4, tag: 3232)
         }
         if self.field0name5 != 0 {
-            writer.writeTag(3240)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.field0name5)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.field0name5, tag: 3240)
         }
         if self.field0Name6 != 0 {
-            writer.writeTag(3248)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.field0Name6)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.field0Name6, tag: 3248)
         }
         if self.fieldName7 != 0 {
-            writer.writeTag(3256)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName7)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName7, tag: 3256)
         }
         if self.fieldName8 != 0 {
-            writer.writeTag(3264)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName8)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName8, tag: 3264)
         }
         if self.fieldName9 != 0 {
-            writer.writeTag(3272)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName9)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName9, tag: 3272)
         }
         if self.fieldName10 != 0 {
-            writer.writeTag(3280)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName10)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName10, tag: 3280)
         }
         if self.fieldName11 != 0 {
-            writer.writeTag(3288)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName11)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName11, tag: 3288)
         }
         if self.fieldName12 != 0 {
-            writer.writeTag(3296)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName12)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName12, tag: 3296)
         }
         if self.fieldName13 != 0 {
-            writer.writeTag(3304)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName13)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName13, tag: 3304)
         }
         if self.fieldName14 != 0 {
-            writer.writeTag(3312)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName14)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName14, tag: 3312)
         }
         if self.fieldName15 != 0 {
-            writer.writeTag(3320)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName15)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName15, tag: 3320)
         }
         if self.fieldName16 != 0 {
-            writer.writeTag(3328)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName16)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName16, tag: 3328)
         }
         if self.fieldName17 != 0 {
-            writer.writeTag(3336)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName17)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName17, tag: 3336)
         }
         if self.fieldName18 != 0 {
-            writer.writeTag(3344)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName18)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldName18, tag: 3344)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -1897,8 +1841,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage: SwiftFra
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.a != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.a)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.a, tag: 8)
         }
         if let box = self._corecursive {
             writer.writeTag(18)
@@ -1937,8 +1880,7 @@ extension ProtobufTestMessages_Proto3_ForeignMessage: SwiftFrame.FieldTableMessa
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.c != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.c)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.c, tag: 8)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

@@ -888,8 +888,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
         switch number {
         case 111:
             if case let .oneofUint32(value)? = self.oneofField {
-                writer.writeTag(888)
-                writer.writeVarint(SwiftFrame.ProtoUInt32.self, value)
+                writer.writeVarint(SwiftFrame.ProtoUInt32.self, value, tag: 888)
             }
         case 112:
             if case let .oneofNestedMessage(value)? = self.oneofField {
@@ -906,28 +905,23 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
             }
         case 115:
             if case let .oneofBool(value)? = self.oneofField {
-                writer.writeTag(920)
-                writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+                writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 920)
             }
         case 116:
             if case let .oneofUint64(value)? = self.oneofField {
-                writer.writeTag(928)
-                writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+                writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 928)
             }
         case 117:
             if case let .oneofFloat(value)? = self.oneofField {
-                writer.writeTag(941)
-                writer.writeFixed32(SwiftFrame.ProtoFloat.self, value)
+                writer.writeFixed32(SwiftFrame.ProtoFloat.self, value, tag: 941)
             }
         case 118:
             if case let .oneofDouble(value)? = self.oneofField {
-                writer.writeTag(945)
-                writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+                writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 945)
             }
         case 119:
             if case let .oneofEnum(value)? = self.oneofField {
-                writer.writeTag(952)
-                writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self, value)
+                writer.writeVarint(SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self, value, tag: 952)
             }
         case 201:
             if let value = self.data {

@@ -1032,8 +1032,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
         switch number {
         case 111:
             if case let .oneofUint32(value)? = self.oneofField {
-                writer.writeTag(888)
-                writer.writeVarint(SwiftFrame.ProtoUInt32.self, value)
+                writer.writeVarint(SwiftFrame.ProtoUInt32.self, value, tag: 888)
             }
         case 112:
             if case let .oneofNestedMessage(value)? = self.oneofField {
@@ -1050,33 +1049,27 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
             }
         case 115:
             if case let .oneofBool(value)? = self.oneofField {
-                writer.writeTag(920)
-                writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+                writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 920)
             }
         case 116:
             if case let .oneofUint64(value)? = self.oneofField {
-                writer.writeTag(928)
-                writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+                writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 928)
             }
         case 117:
             if case let .oneofFloat(value)? = self.oneofField {
-                writer.writeTag(941)
-                writer.writeFixed32(SwiftFrame.ProtoFloat.self, value)
+                writer.writeFixed32(SwiftFrame.ProtoFloat.self, value, tag: 941)
             }
         case 118:
             if case let .oneofDouble(value)? = self.oneofField {
-                writer.writeTag(945)
-                writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+                writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 945)
             }
         case 119:
             if case let .oneofEnum(value)? = self.oneofField {
-                writer.writeTag(952)
-                writer.writeVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self, value)
+                writer.writeVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self, value, tag: 952)
             }
         case 120:
             if case let .oneofNullValue(value)? = self.oneofField {
-                writer.writeTag(960)
-                writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self, value)
+                writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self, value, tag: 960)
             }
         default: break
         }

@@ -284,4 +284,33 @@ import SwiftFrame
         } == Int64.min)
         #expect(try withReader([0x03]) { reader throws(WireError) in try reader.readVarint(ProtoSInt64.self) } == -2)
     }
+
+    /// `writeVarint(_:_:tag:)`, `writeFixed32(_:_:tag:)` and `writeFixed64(_:_:tag:)` write what
+    /// `writeTag` and the value's write do apart: the two-byte store when both are under 128,
+    /// the long path otherwise, in a buffer with room to spare and in one with exactly the room
+    /// needed (where the two-byte store's check must still pass).
+    @Test(arguments: [UInt32(8), 120, 128, 16_385, 4_294_967_288])
+    func tagAndValueInOneCall(tag: UInt32) {
+        for value: UInt64 in [0, 1, 127, 128, 300, 16_383, 16_384, UInt64(UInt32.max), UInt64.max] {
+            let apart = written { writer in
+                writer.writeTag(tag)
+                writer.writeVarint(ProtoUInt64.self, value)
+            }
+            #expect(written { $0.writeVarint(ProtoUInt64.self, value, tag: tag) } == apart)
+            #expect(written(capacity: apart.count) { $0.writeVarint(ProtoUInt64.self, value, tag: tag) } == apart)
+            let value32 = UInt32(truncatingIfNeeded: value)
+            let fixed32 = written { writer in
+                writer.writeTag(tag)
+                writer.writeFixed32(ProtoFixed32.self, value32)
+            }
+            #expect(written(capacity: fixed32.count) { $0.writeFixed32(ProtoFixed32.self, value32, tag: tag) } == fixed32)
+            let fixed64 = written { writer in
+                writer.writeTag(tag)
+                writer.writeFixed64(ProtoFixed64.self, value)
+            }
+            #expect(written(capacity: fixed64.count) { $0.writeFixed64(ProtoFixed64.self, value, tag: tag) } == fixed64)
+        }
+        // A negative int32 is ten bytes after its tag, as SwiftProtobuf and C++ write it.
+        #expect(written { $0.writeVarint(ProtoInt32.self, -1, tag: 8) } == [8] + [UInt8](repeating: 0xFF, count: 9) + [0x01])
+    }
 }

@@ -75,6 +75,31 @@ struct OversizedMessage: Message {
         }
     }
 
+    /// A scalar field with its tag: the check covers both (here one byte short of each).
+    @Test func scalarFieldOneByteShortTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var bytes = [UInt8](repeating: 0, count: 1)
+            bytes.withUnsafeMutableBytes { buffer in
+                var writer = ProtoWriter(buffer: buffer, sizes: SizeCache())
+                writer.writeVarint(ProtoInt32.self, 1, tag: 8)
+            }
+        }
+        await #expect(processExitsWith: .failure) {
+            var bytes = [UInt8](repeating: 0, count: 2)
+            bytes.withUnsafeMutableBytes { buffer in
+                var writer = ProtoWriter(buffer: buffer, sizes: SizeCache())
+                writer.writeVarint(ProtoInt32.self, 300, tag: 8)
+            }
+        }
+        await #expect(processExitsWith: .failure) {
+            var bytes = [UInt8](repeating: 0, count: 8)
+            bytes.withUnsafeMutableBytes { buffer in
+                var writer = ProtoWriter(buffer: buffer, sizes: SizeCache())
+                writer.writeFixed64(ProtoDouble.self, 1.5, tag: 9)
+            }
+        }
+    }
+
     @Test func writingPastTheBufferTraps() async {
         await #expect(processExitsWith: .failure) {
             var bytes = [UInt8](repeating: 0, count: 4)

@@ -167,12 +167,10 @@ extension Bench_Flat: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.id != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.id)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.id, tag: 8)
         }
         if self.timestamp != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.timestamp)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.timestamp, tag: 16)
         }
         writer.writeStringUnlessEmpty(self.name, tag: 26)
         writer.writeBytesUnlessEmpty(self.payload, tag: 34)
@@ -234,8 +232,7 @@ extension Bench_LoginRequest: SwiftFrame.FieldTableMessage {
         writer.writeStringUnlessEmpty(self.pwd, tag: 18)
         writer.writeStringUnlessEmpty(self.ip, tag: 26)
         if self.port != 0 {
-            writer.writeTag(32)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.port)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.port, tag: 32)
         }
         writer.writeStringUnlessEmpty(self.deviceName, tag: 42)
         writer.writeStringUnlessEmpty(self.deviceId, tag: 50)
@@ -328,13 +325,11 @@ extension Bench_Leaf: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.id != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.id)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.id, tag: 8)
         }
         writer.writeStringUnlessEmpty(self.label, tag: 18)
         if self.weight.bitPattern != 0 {
-            writer.writeTag(25)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, self.weight)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, self.weight, tag: 25)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -379,8 +374,7 @@ extension Bench_Node: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.depth != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.depth)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.depth, tag: 8)
         }
         writer.writeRepeatedMessage(self.leaves, tag: 18)
         writer.writeRepeatedMessage(self.children, tag: 26)

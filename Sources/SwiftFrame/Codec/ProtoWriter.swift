@@ -110,6 +110,57 @@ public struct ProtoWriter {
         writeVarint(C.wire(value))
     }
 
+    // MARK: A field's tag and value in one call
+    //
+    // Generated code writes a singular field with one of these: the tag and the value after
+    // one bounds check, where `writeTag` and a value's write would make two.
+
+    /// A varint field: `tag`, then `value`.
+    @inlinable
+    public mutating func writeVarint<C: VarintCodec>(_: C.Type, _ value: C.Value, tag: UInt32) {
+        let value = C.wire(value)
+        if tag < 0x80 && value < 0x80 && end - cursor >= 2 {
+            // Both one byte: one store of two.
+            cursor.storeBytes(of: (UInt16(truncatingIfNeeded: value) &<< 8 | UInt16(truncatingIfNeeded: tag)).littleEndian, as: UInt16.self)
+            cursor += 2
+        } else {
+            writeLongVarint(value, tag: tag)
+        }
+    }
+
+    @usableFromInline
+    mutating func writeLongVarint(_ value: UInt64, tag: UInt32) {
+        guard tag < 0x80 else {
+            writeTag(tag)
+            writeVarint(value)
+            return
+        }
+        require(1 &+ Wire.varintSize(value))
+        cursor.storeBytes(of: UInt8(truncatingIfNeeded: tag), as: UInt8.self)
+        cursor = ProtoWriter.storeVarint(value, at: cursor + 1)
+    }
+
+    /// A fixed32, sfixed32 or float field: `tag`, then the value's four bytes.
+    @inlinable
+    public mutating func writeFixed32<C: Fixed32Codec>(_: C.Type, _ value: C.Value, tag: UInt32) {
+        storeFixed(C.wire(value), tag: tag)
+    }
+
+    /// A fixed64, sfixed64 or double field: `tag`, then the value's eight bytes.
+    @inlinable
+    public mutating func writeFixed64<C: Fixed64Codec>(_: C.Type, _ value: C.Value, tag: UInt32) {
+        storeFixed(C.wire(value), tag: tag)
+    }
+
+    @inlinable @inline(__always)
+    mutating func storeFixed<Raw: FixedWidthInteger>(_ raw: Raw, tag: UInt32) {
+        let tagSize = tag < 0x80 ? 1 : Wire.varintSize(UInt64(tag))
+        require(tagSize &+ MemoryLayout<Raw>.size)
+        let next = ProtoWriter.storeVarint(UInt64(tag), at: cursor)
+        next.storeBytes(of: raw.littleEndian, as: Raw.self)
+        cursor = next + MemoryLayout<Raw>.size
+    }
+
     // MARK: Fixed width
 
     @inlinable

@@ -366,18 +366,15 @@ enum TableCodec {
     static func writeVarint<C: VarintCodec>(_: C.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
         switch field.pointee.storage {
         case .implicit:
-            let wire = C.wire(pointer.assumingMemoryBound(to: C.Value.self).pointee)
-            guard wire != 0 else { return }
-            writer.writeTag(field.pointee.tag)
-            writer.writeVarint(wire)
+            let value = pointer.assumingMemoryBound(to: C.Value.self).pointee
+            guard C.wire(value) != 0 else { return }
+            writer.writeVarint(C.self, value, tag: field.pointee.tag)
         case .optional:
             guard let value = pointer.assumingMemoryBound(to: C.Value?.self).pointee else { return }
-            writer.writeTag(field.pointee.tag)
-            writer.writeVarint(C.self, value)
+            writer.writeVarint(C.self, value, tag: field.pointee.tag)
         case .repeated:
             for value in pointer.assumingMemoryBound(to: [C.Value].self).pointee {
-                writer.writeTag(field.pointee.tag)
-                writer.writeVarint(C.self, value)
+                writer.writeVarint(C.self, value, tag: field.pointee.tag)
             }
         case .packed:
             let values = pointer.assumingMemoryBound(to: [C.Value].self).pointee
@@ -392,16 +389,13 @@ enum TableCodec {
         case .implicit:
             let value = pointer.assumingMemoryBound(to: C.Value.self).pointee
             guard !C.isZero(value) else { return }
-            writer.writeTag(field.pointee.tag)
-            C.write(value, to: &writer)
+            C.write(value, tag: field.pointee.tag, to: &writer)
         case .optional:
             guard let value = pointer.assumingMemoryBound(to: C.Value?.self).pointee else { return }
-            writer.writeTag(field.pointee.tag)
-            C.write(value, to: &writer)
+            C.write(value, tag: field.pointee.tag, to: &writer)
         case .repeated:
             for value in pointer.assumingMemoryBound(to: [C.Value].self).pointee {
-                writer.writeTag(field.pointee.tag)
-                C.write(value, to: &writer)
+                C.write(value, tag: field.pointee.tag, to: &writer)
             }
         case .packed:
             let values = pointer.assumingMemoryBound(to: [C.Value].self).pointee
@@ -477,6 +471,8 @@ protocol FixedCodec: MapCodec {
     static func isZero(_ value: Value) -> Bool
     static func readPacked(into values: inout [Value], from reader: inout ProtoReader) throws(WireError)
     static func writePacked(_ values: [Value], to writer: inout ProtoWriter)
+    /// The value after `tag`.
+    static func write(_ value: Value, tag: UInt32, to writer: inout ProtoWriter)
 }
 
 extension FixedCodec where Self: Fixed32Codec {
@@ -485,6 +481,7 @@ extension FixedCodec where Self: Fixed32Codec {
         try reader.readPackedFixed32(into: &values, Self.self)
     }
     static func writePacked(_ values: [Value], to writer: inout ProtoWriter) { writer.writePackedFixed32(values, Self.self) }
+    static func write(_ value: Value, tag: UInt32, to writer: inout ProtoWriter) { writer.writeFixed32(Self.self, value, tag: tag) }
 }
 
 extension FixedCodec where Self: Fixed64Codec {
@@ -493,6 +490,7 @@ extension FixedCodec where Self: Fixed64Codec {
         try reader.readPackedFixed64(into: &values, Self.self)
     }
     static func writePacked(_ values: [Value], to writer: inout ProtoWriter) { writer.writePackedFixed64(values, Self.self) }
+    static func write(_ value: Value, tag: UInt32, to writer: inout ProtoWriter) { writer.writeFixed64(Self.self, value, tag: tag) }
 }
 
 extension ProtoFixed32: FixedCodec {}

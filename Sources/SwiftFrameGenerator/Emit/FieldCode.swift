@@ -466,16 +466,15 @@ struct FieldCode {
 
     // MARK: Encoding
 
-    /// Writes one value bound as `value` after `tag`. A string or bytes is one call: one
-    /// bounds check for the tag, the length and the bytes.
-    private static func writePlain(_ plain: Field.Plain, _ value: String, tag: UInt32) -> [String] {
-        let writeTag = "writer.writeTag(\(tag))"
+    /// Writes one value bound as `value` after `tag`, in one call: one bounds check for the
+    /// tag and the value.
+    private static func writePlain(_ plain: Field.Plain, _ value: String, tag: UInt32) -> String {
         switch encoding(plain) {
-        case .varint: return [writeTag, "writer.writeVarint(\(codec(plain)).self, \(value))"]
-        case .fixed32: return [writeTag, "writer.writeFixed32(\(codec(plain)).self, \(value))"]
-        case .fixed64: return [writeTag, "writer.writeFixed64(\(codec(plain)).self, \(value))"]
-        case .string: return ["writer.writeString(\(value), tag: \(tag))"]
-        case .bytes: return ["writer.writeBytes(\(value), tag: \(tag))"]
+        case .varint: return "writer.writeVarint(\(codec(plain)).self, \(value), tag: \(tag))"
+        case .fixed32: return "writer.writeFixed32(\(codec(plain)).self, \(value), tag: \(tag))"
+        case .fixed64: return "writer.writeFixed64(\(codec(plain)).self, \(value), tag: \(tag))"
+        case .string: return "writer.writeString(\(value), tag: \(tag))"
+        case .bytes: return "writer.writeBytes(\(value), tag: \(tag))"
         }
     }
 
@@ -484,7 +483,7 @@ struct FieldCode {
         switch element {
         case .group: return ["writer.writeGroup(\(value), fieldNumber: \(field.number))"]
         case .message: return [writeTag, "writer.writeMessage(\(value))"]
-        case let .plain(plain): return Self.writePlain(plain, value, tag: tag(wireType))
+        case let .plain(plain): return [Self.writePlain(plain, value, tag: tag(wireType))]
         }
     }
 

@@ -120,8 +120,7 @@ extension ET_C2MTestRequest: SwiftFrame.FieldTableMessage {
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeStringUnlessEmpty(self.request, tag: 10)
         if self.rpcId != 0 {
-            writer.writeTag(720)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.rpcId)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.rpcId, tag: 720)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -166,12 +165,10 @@ extension ET_M2CTestResponse: SwiftFrame.FieldTableMessage {
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeStringUnlessEmpty(self.response, tag: 10)
         if self.rpcId != 0 {
-            writer.writeTag(720)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.rpcId)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.rpcId, tag: 720)
         }
         if self.error != 0 {
-            writer.writeTag(728)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.error)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.error, tag: 728)
         }
         writer.writeStringUnlessEmpty(self.message, tag: 738)
         writer.writeUnknownFields(self.unknownFields)
@@ -207,8 +204,7 @@ extension ET_C2GPing: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.rpcId != 0 {
-            writer.writeTag(720)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.rpcId)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.rpcId, tag: 720)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -252,16 +248,13 @@ extension ET_G2CPing: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.time != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.time)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.time, tag: 8)
         }
         if self.rpcId != 0 {
-            writer.writeTag(720)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.rpcId)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.rpcId, tag: 720)
         }
         if self.error != 0 {
-            writer.writeTag(728)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.error)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.error, tag: 728)
         }
         writer.writeStringUnlessEmpty(self.message, tag: 738)
         writer.writeUnknownFields(self.unknownFields)

@@ -157,8 +157,7 @@ extension PlainGame_TestReq: SwiftFrame.FieldTableMessage {
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeStringUnlessEmpty(self.param1, tag: 10)
         if self.param2 != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.param2)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.param2, tag: 16)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -197,8 +196,7 @@ extension PlainGame_TestRsp: SwiftFrame.FieldTableMessage {
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeStringUnlessEmpty(self.result1, tag: 10)
         if self.result2 != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.result2)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.result2, tag: 16)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -236,8 +234,7 @@ extension PlainGame_ErrorRsp: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.code != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.code)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.code, tag: 8)
         }
         writer.writeStringUnlessEmpty(self.message, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
@@ -305,8 +302,7 @@ extension PlainGame_NoticeNtf: SwiftFrame.FieldTableMessage {
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeStringUnlessEmpty(self.text, tag: 10)
         if self.serial != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.serial)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.serial, tag: 16)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

@@ -254,8 +254,7 @@ extension Midgame_LoginReq: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.mid {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value, tag: 8)
         }
         if let value = self.account {
             writer.writeString(value, tag: 18)
@@ -305,16 +304,13 @@ extension Midgame_LoginRsp: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.mid {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value, tag: 8)
         }
         if let value = self.result {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 16)
         }
         if let value = self.playerId {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 24)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -355,12 +351,10 @@ extension Midgame_HeartBeat: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.mid {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value, tag: 8)
         }
         if let value = self.clientTime {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, value, tag: 16)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -401,12 +395,10 @@ extension Midgame_EnterRoomReq: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.mid {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value, tag: 8)
         }
         if let value = self.roomId {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, value, tag: 16)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -451,16 +443,13 @@ extension Midgame_EnterRoomRsp: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.mid {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value, tag: 8)
         }
         if let value = self.result {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 16)
         }
         for value in self.players {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 24)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -501,8 +490,7 @@ extension Midgame_RoomBroadcastNtf: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.mid {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value, tag: 8)
         }
         if let value = self.text {
             writer.writeString(value, tag: 18)
@@ -549,12 +537,10 @@ extension Midgame_ErrorNtf: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.mid {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.self, value, tag: 8)
         }
         if let value = self.code {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 16)
         }
         if let value = self.text {
             writer.writeString(value, tag: 26)

@@ -179,8 +179,7 @@ extension Msgid_LoginResponse: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.code != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.code)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.code, tag: 8)
         }
         writer.writeStringUnlessEmpty(self.session, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
@@ -253,8 +252,7 @@ extension Msgid_Ping: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.time != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.time)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.time, tag: 8)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

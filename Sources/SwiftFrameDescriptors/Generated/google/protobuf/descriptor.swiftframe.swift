@@ -1467,12 +1467,10 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
             writer.writeMessage(box.value)
         }
         for value in self.publicDependency {
-            writer.writeTag(80)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 80)
         }
         for value in self.weakDependency {
-            writer.writeTag(88)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 88)
         }
         if let value = self.syntax {
             writer.writeString(value, tag: 98)
@@ -1623,12 +1621,10 @@ extension Google_Protobuf_DescriptorProto.ExtensionRange: SwiftFrame.FieldTableM
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.start {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8)
         }
         if let value = self.end {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 16)
         }
         if let box = self._options {
             writer.writeTag(26)
@@ -1675,12 +1671,10 @@ extension Google_Protobuf_DescriptorProto.ReservedRange: SwiftFrame.FieldTableMe
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.start {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8)
         }
         if let value = self.end {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 16)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -1807,16 +1801,13 @@ extension Google_Protobuf_FieldDescriptorProto: SwiftFrame.FieldTableMessage {
             writer.writeString(value, tag: 18)
         }
         if let value = self.number {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 24)
         }
         if let value = self.label {
-            writer.writeTag(32)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldDescriptorProto.Label>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldDescriptorProto.Label>.self, value, tag: 32)
         }
         if let value = self.type {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldDescriptorProto.Type_>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldDescriptorProto.Type_>.self, value, tag: 40)
         }
         if let value = self.typeName {
             writer.writeString(value, tag: 50)
@@ -1829,15 +1820,13 @@ extension Google_Protobuf_FieldDescriptorProto: SwiftFrame.FieldTableMessage {
             writer.writeMessage(box.value)
         }
         if let value = self.oneofIndex {
-            writer.writeTag(72)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 72)
         }
         if let value = self.jsonName {
             writer.writeString(value, tag: 82)
         }
         if let value = self.proto3Optional {
-            writer.writeTag(136)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 136)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -1995,12 +1984,10 @@ extension Google_Protobuf_EnumDescriptorProto.EnumReservedRange: SwiftFrame.Fiel
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.start {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8)
         }
         if let value = self.end {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 16)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -2047,8 +2034,7 @@ extension Google_Protobuf_EnumValueDescriptorProto: SwiftFrame.FieldTableMessage
             writer.writeString(value, tag: 10)
         }
         if let value = self.number {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 16)
         }
         if let box = self._options {
             writer.writeTag(26)
@@ -2179,12 +2165,10 @@ extension Google_Protobuf_MethodDescriptorProto: SwiftFrame.FieldTableMessage {
             writer.writeMessage(box.value)
         }
         if let value = self.clientStreaming {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 40)
         }
         if let value = self.serverStreaming {
-            writer.writeTag(48)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 48)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -2302,43 +2286,34 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
             writer.writeString(value, tag: 66)
         }
         if let value = self.optimizeFor {
-            writer.writeTag(72)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FileOptions.OptimizeMode>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FileOptions.OptimizeMode>.self, value, tag: 72)
         }
         if let value = self.javaMultipleFiles {
-            writer.writeTag(80)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 80)
         }
         if let value = self.goPackage {
             writer.writeString(value, tag: 90)
         }
         if let value = self.ccGenericServices {
-            writer.writeTag(128)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 128)
         }
         if let value = self.javaGenericServices {
-            writer.writeTag(136)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 136)
         }
         if let value = self.pyGenericServices {
-            writer.writeTag(144)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 144)
         }
         if let value = self.javaGenerateEqualsAndHash {
-            writer.writeTag(160)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 160)
         }
         if let value = self.deprecated {
-            writer.writeTag(184)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 184)
         }
         if let value = self.javaStringCheckUtf8 {
-            writer.writeTag(216)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 216)
         }
         if let value = self.ccEnableArenas {
-            writer.writeTag(248)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 248)
         }
         if let value = self.objcClassPrefix {
             writer.writeString(value, tag: 290)
@@ -2356,8 +2331,7 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
             writer.writeString(value, tag: 330)
         }
         if let value = self.phpGenericServices {
-            writer.writeTag(336)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 336)
         }
         if let value = self.phpMetadataNamespace {
             writer.writeString(value, tag: 354)
@@ -2429,20 +2403,16 @@ extension Google_Protobuf_MessageOptions: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.messageSetWireFormat {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 8)
         }
         if let value = self.noStandardDescriptorAccessor {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 16)
         }
         if let value = self.deprecated {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 24)
         }
         if let value = self.mapEntry {
-            writer.writeTag(56)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 56)
         }
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
@@ -2519,32 +2489,25 @@ extension Google_Protobuf_FieldOptions: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.ctype {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.CType>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.CType>.self, value, tag: 8)
         }
         if let value = self.packed {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 16)
         }
         if let value = self.deprecated {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 24)
         }
         if let value = self.lazy {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 40)
         }
         if let value = self.jstype {
-            writer.writeTag(48)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.JSType>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.JSType>.self, value, tag: 48)
         }
         if let value = self.weak {
-            writer.writeTag(80)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 80)
         }
         if let value = self.unverifiedLazy {
-            writer.writeTag(120)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 120)
         }
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
@@ -2655,12 +2618,10 @@ extension Google_Protobuf_EnumOptions: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.allowAlias {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 16)
         }
         if let value = self.deprecated {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 24)
         }
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
@@ -2717,8 +2678,7 @@ extension Google_Protobuf_EnumValueOptions: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.deprecated {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 8)
         }
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
@@ -2775,8 +2735,7 @@ extension Google_Protobuf_ServiceOptions: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.deprecated {
-            writer.writeTag(264)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 264)
         }
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
@@ -2837,12 +2796,10 @@ extension Google_Protobuf_MethodOptions: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.deprecated {
-            writer.writeTag(264)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 264)
         }
         if let value = self.idempotencyLevel {
-            writer.writeTag(272)
-            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_MethodOptions.IdempotencyLevel>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_MethodOptions.IdempotencyLevel>.self, value, tag: 272)
         }
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
@@ -2910,16 +2867,13 @@ extension Google_Protobuf_UninterpretedOption: SwiftFrame.FieldTableMessage {
             writer.writeString(value, tag: 26)
         }
         if let value = self.positiveIntValue {
-            writer.writeTag(32)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 32)
         }
         if let value = self.negativeIntValue {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, value, tag: 40)
         }
         if let value = self.doubleValue {
-            writer.writeTag(49)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 49)
         }
         if let value = self.stringValue {
             writer.writeBytes(value, tag: 58)
@@ -2971,8 +2925,7 @@ extension Google_Protobuf_UninterpretedOption.NamePart: SwiftFrame.FieldTableMes
             writer.writeString(value, tag: 10)
         }
         if let value = self.isExtension {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 16)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -3167,12 +3120,10 @@ extension Google_Protobuf_GeneratedCodeInfo.Annotation: SwiftFrame.FieldTableMes
             writer.writeString(value, tag: 18)
         }
         if let value = self.begin {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 24)
         }
         if let value = self.end {
-            writer.writeTag(32)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 32)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

@@ -340,12 +340,10 @@ extension Swiftframe_Comments: SwiftFrame.FieldTableMessage {
     func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeStringUnlessEmpty(self.keyword, tag: 10)
         if self.start != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.start)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.start, tag: 16)
         }
         if self.startFromFileName {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, self.startFromFileName)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, self.startFromFileName, tag: 24)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -389,8 +387,7 @@ extension Swiftframe_Command: SwiftFrame.FieldTableMessage {
 
     func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.id != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.id)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.id, tag: 8)
         }
         writer.writeStringUnlessEmpty(self.request, tag: 18)
         writer.writeStringUnlessEmpty(self.response, tag: 26)

@@ -273,8 +273,7 @@ extension Google_Protobuf_Api: SwiftFrame.FieldTableMessage {
         }
         writer.writeRepeatedMessage(self.mixins, tag: 50)
         if self.syntax.rawValue != 0 {
-            writer.writeTag(56)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self, self.syntax)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self, self.syntax, tag: 56)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -333,18 +332,15 @@ extension Google_Protobuf_Method: SwiftFrame.FieldTableMessage {
         writer.writeStringUnlessEmpty(self.name, tag: 10)
         writer.writeStringUnlessEmpty(self.requestTypeUrl, tag: 18)
         if self.requestStreaming {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, self.requestStreaming)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, self.requestStreaming, tag: 24)
         }
         writer.writeStringUnlessEmpty(self.responseTypeUrl, tag: 34)
         if self.responseStreaming {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, self.responseStreaming)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, self.responseStreaming, tag: 40)
         }
         writer.writeRepeatedMessage(self.options, tag: 50)
         if self.syntax.rawValue != 0 {
-            writer.writeTag(56)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self, self.syntax)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self, self.syntax, tag: 56)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

@@ -215,19 +215,16 @@ extension Google_Protobuf_Value: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if case let .nullValue(value)? = self.kind {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self, value)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self, value, tag: 8)
         }
         if case let .numberValue(value)? = self.kind {
-            writer.writeTag(17)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, value, tag: 17)
         }
         if case let .stringValue(value)? = self.kind {
             writer.writeString(value, tag: 26)
         }
         if case let .boolValue(value)? = self.kind {
-            writer.writeTag(32)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 32)
         }
         if case let .structValue(value)? = self.kind {
             writer.writeTag(42)

@@ -149,12 +149,10 @@ extension Google_Protobuf_Timestamp: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.seconds != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.seconds)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.seconds, tag: 8)
         }
         if self.nanos != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.nanos)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.nanos, tag: 16)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

@@ -467,8 +467,7 @@ extension Google_Protobuf_Type: SwiftFrame.FieldTableMessage {
             writer.writeMessage(box.value)
         }
         if self.syntax.rawValue != 0 {
-            writer.writeTag(48)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self, self.syntax)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self, self.syntax, tag: 48)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -535,26 +534,21 @@ extension Google_Protobuf_Field: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.kind.rawValue != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Field.Kind>.self, self.kind)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Field.Kind>.self, self.kind, tag: 8)
         }
         if self.cardinality.rawValue != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Field.Cardinality>.self, self.cardinality)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Field.Cardinality>.self, self.cardinality, tag: 16)
         }
         if self.number != 0 {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.number)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.number, tag: 24)
         }
         writer.writeStringUnlessEmpty(self.name, tag: 34)
         writer.writeStringUnlessEmpty(self.typeUrl, tag: 50)
         if self.oneofIndex != 0 {
-            writer.writeTag(56)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.oneofIndex)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.oneofIndex, tag: 56)
         }
         if self.packed {
-            writer.writeTag(64)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, self.packed)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, self.packed, tag: 64)
         }
         writer.writeRepeatedMessage(self.options, tag: 74)
         writer.writeStringUnlessEmpty(self.jsonName, tag: 82)
@@ -617,8 +611,7 @@ extension Google_Protobuf_Enum: SwiftFrame.FieldTableMessage {
             writer.writeMessage(box.value)
         }
         if self.syntax.rawValue != 0 {
-            writer.writeTag(40)
-            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self, self.syntax)
+            writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self, self.syntax, tag: 40)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -663,8 +656,7 @@ extension Google_Protobuf_EnumValue: SwiftFrame.FieldTableMessage {
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeStringUnlessEmpty(self.name, tag: 10)
         if self.number != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.number)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.number, tag: 16)
         }
         writer.writeRepeatedMessage(self.options, tag: 26)
         writer.writeUnknownFields(self.unknownFields)

@@ -170,8 +170,7 @@ extension Google_Protobuf_DoubleValue: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.value.bitPattern != 0 {
-            writer.writeTag(9)
-            writer.writeFixed64(SwiftFrame.ProtoDouble.self, self.value)
+            writer.writeFixed64(SwiftFrame.ProtoDouble.self, self.value, tag: 9)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -206,8 +205,7 @@ extension Google_Protobuf_FloatValue: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.value.bitPattern != 0 {
-            writer.writeTag(13)
-            writer.writeFixed32(SwiftFrame.ProtoFloat.self, self.value)
+            writer.writeFixed32(SwiftFrame.ProtoFloat.self, self.value, tag: 13)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -242,8 +240,7 @@ extension Google_Protobuf_Int64Value: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.value != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.value)
+            writer.writeVarint(SwiftFrame.ProtoInt64.self, self.value, tag: 8)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -278,8 +275,7 @@ extension Google_Protobuf_UInt64Value: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.value != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, self.value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, self.value, tag: 8)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -314,8 +310,7 @@ extension Google_Protobuf_Int32Value: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.value != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.value, tag: 8)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -350,8 +345,7 @@ extension Google_Protobuf_UInt32Value: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.value != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.value)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.value, tag: 8)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -386,8 +380,7 @@ extension Google_Protobuf_BoolValue: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.value {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoBool.self, self.value)
+            writer.writeVarint(SwiftFrame.ProtoBool.self, self.value, tag: 8)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

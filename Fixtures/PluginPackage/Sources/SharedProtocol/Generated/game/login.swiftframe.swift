@@ -75,8 +75,7 @@ extension Game_LoginRequest: SwiftFrame.FieldTableMessage {
         writer.writeStringUnlessEmpty(self.account, tag: 10)
         writer.writeStringUnlessEmpty(self.token, tag: 18)
         if self.version != 0 {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.version)
+            writer.writeVarint(SwiftFrame.ProtoUInt32.self, self.version, tag: 24)
         }
         writer.writeUnknownFields(self.unknownFields)
     }
@@ -114,12 +113,10 @@ extension Game_LoginReply: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.code != 0 {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.code)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.code, tag: 8)
         }
         if self.playerId != 0 {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, self.playerId)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, self.playerId, tag: 16)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

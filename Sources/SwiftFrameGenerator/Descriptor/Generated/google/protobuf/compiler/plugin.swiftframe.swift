@@ -240,16 +240,13 @@ extension Google_Protobuf_Compiler_Version: SwiftFrame.FieldTableMessage {
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.major {
-            writer.writeTag(8)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8)
         }
         if let value = self.minor {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 16)
         }
         if let value = self.patch {
-            writer.writeTag(24)
-            writer.writeVarint(SwiftFrame.ProtoInt32.self, value)
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 24)
         }
         if let value = self.suffix {
             writer.writeString(value, tag: 34)
@@ -358,8 +355,7 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.FieldTableM
             writer.writeString(value, tag: 10)
         }
         if let value = self.supportedFeatures {
-            writer.writeTag(16)
-            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value)
+            writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 16)
         }
         writer.writeRepeatedMessage(self.file, tag: 122)
         writer.writeUnknownFields(self.unknownFields)
