@@ -112,8 +112,9 @@ public struct ProtoWriter {
 
     // MARK: A field's tag and value in one call
     //
-    // Generated code writes a singular field with one of these: the tag and the value after
-    // one bounds check, where `writeTag` and a value's write would make two.
+    // Generated code writes each value of a field with its tag through one of these (or
+    // through the string and bytes writers below): the tag and the value after one bounds
+    // check, where `writeTag` and a value's write would make two.
 
     /// A varint field: `tag`, then `value`.
     @inlinable
@@ -237,7 +238,8 @@ public struct ProtoWriter {
         storeString(string, tag: tag, unlessEmpty: true)
     }
 
-    /// `writeString(_:tag:)`, inlined into the loop of `writeRepeatedString`.
+    /// A string after `tag`: the body of `writeString(_:tag:)` and `writeStringUnlessEmpty`,
+    /// and of the loop of `writeRepeatedString`.
     @inlinable @inline(__always)
     mutating func storeString(_ string: String, tag: UInt32, unlessEmpty: Bool) {
         let utf8 = string.utf8
