@@ -10,14 +10,15 @@ extension Array where Element == UInt8 {
     static var zeroPageSize: Int { 4096 }
 
     /// A new array of `count` zeros, `count` at most `zeroPageSize`: one allocation and one copy.
-    /// (A function of its own: assigning the copy to `self` inside `appendZeros` made the
+    /// (A function of its own: assigning the copy to `self` inside a mutating method made the
     /// compiler retain and release `zeroPage` around it, in case `self` was that array.)
     @usableFromInline
     static func zeros(_ count: Int) -> [UInt8] {
         zeroPage.withUnsafeBytes { [UInt8](UnsafeRawBufferPointer(rebasing: $0[..<count])) }
     }
 
-    /// Grows the array by `count` zero bytes, for an encoder to overwrite in place.
+    /// Grows the array by `count` zero bytes, for an encoder to overwrite in place. (A new
+    /// array is made at its exact size by `init(written:sizes:of:_:)` instead.)
     ///
     /// Encoders size their output first, so the array is grown once per call, and then by at
     /// least double its capacity: an exact `reserveCapacity` would reallocate on nearly every
@@ -28,11 +29,6 @@ extension Array where Element == UInt8 {
     /// more than encoding a small message; growing an array of bytes is specialised.)
     @inlinable
     mutating func appendZeros(_ count: Int) {
-        if capacity == 0 && count <= Array.zeroPageSize {
-            // A new array: allocated at the exact size and filled in one step.
-            self = Array.zeros(count)
-            return
-        }
         let needed = self.count + count
         if needed > capacity { reserveCapacity(Swift.max(needed, 2 * capacity)) }
         var left = count

@@ -153,10 +153,15 @@ public struct ProtoWriter {
         storeFixed(C.wire(value), tag: tag)
     }
 
+    /// Bytes of `tag`, with no bit count for the one-byte tags of fields 1 to 15.
+    @inlinable @inline(__always)
+    static func tagSize(_ tag: UInt32) -> Int {
+        tag < 0x80 ? 1 : Wire.varintSize(tag)
+    }
+
     @inlinable @inline(__always)
     mutating func storeFixed<Raw: FixedWidthInteger>(_ raw: Raw, tag: UInt32) {
-        let tagSize = tag < 0x80 ? 1 : Wire.varintSize(UInt64(tag))
-        require(tagSize &+ MemoryLayout<Raw>.size)
+        require(ProtoWriter.tagSize(tag) &+ MemoryLayout<Raw>.size)
         let next = ProtoWriter.storeVarint(UInt64(tag), at: cursor)
         next.storeBytes(of: raw.littleEndian, as: Raw.self)
         cursor = next + MemoryLayout<Raw>.size
@@ -262,8 +267,7 @@ public struct ProtoWriter {
     @inlinable @inline(__always)
     mutating func storeLengthDelimited(_ bytes: UnsafeRawBufferPointer, tag: UInt32) {
         let count = bytes.count
-        let tagSize = tag < 0x80 ? 1 : Wire.varintSize(UInt64(tag))
-        require(tagSize &+ Wire.varintSize(UInt64(count)) &+ count)
+        require(ProtoWriter.tagSize(tag) &+ Wire.varintSize(UInt64(count)) &+ count)
         var next = ProtoWriter.storeVarint(UInt64(tag), at: cursor)
         next = ProtoWriter.storeVarint(UInt64(count), at: next)
         if let source = bytes.baseAddress { copyBytes(from: source, to: next, count: count) }
