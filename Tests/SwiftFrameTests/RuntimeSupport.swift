@@ -31,12 +31,13 @@ func withReader<T>(
 /// the writer moved, not assumed).
 func written(
     capacity: Int = 64,
-    sizes: SizeCache = SizeCache(),
+    sizes: consuming SizeCache = SizeCache(),
     _ body: (inout ProtoWriter) -> Void
 ) -> [UInt8] {
     var bytes = [UInt8](repeating: 0, count: capacity)
+    var writer = ProtoWriter(sizes: sizes)
     let used = bytes.withUnsafeMutableBytes { buffer in
-        var writer = ProtoWriter(buffer: buffer, sizes: sizes)
+        writer.retarget(buffer)
         body(&writer)
         return capacity - writer.remaining
     }

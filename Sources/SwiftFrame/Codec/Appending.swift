@@ -18,7 +18,7 @@ extension Array where Element == UInt8 {
     }
 
     /// Grows the array by `count` zero bytes, for an encoder to overwrite in place. (A new
-    /// array is made at its exact size by `init(written:sizes:of:_:)` instead.)
+    /// array is made at its exact size by `init(written:by:of:_:)` instead.)
     ///
     /// Encoders size their output first, so the array is grown once per call, and then by at
     /// least double its capacity: an exact `reserveCapacity` would reallocate on nearly every
@@ -41,14 +41,11 @@ extension Array where Element == UInt8 {
         }
     }
 
-    /// A new array of `size` bytes written by `body` with a writer that uses the sizes of the
-    /// size pass. `body` must fill them exactly: anything else is a generator bug, and traps
+    /// A new array of `size` bytes written by `body` with `writer`, whose sizes the size pass
+    /// filled. `body` must fill them exactly: anything else is a generator bug, and traps
     /// naming `what` was written.
     @inlinable
-    init(written size: Int, sizes: consuming SizeCache, of what: @autoclosure () -> String, _ body: (inout ProtoWriter) -> Void) {
-        // The cache moves into the writer here, outside the closures below: a writer made inside
-        // one would get a copy of the cache (about 180 instructions to copy and destroy both).
-        var writer = ProtoWriter(buffer: UnsafeMutableRawBufferPointer(start: nil, count: 0), sizes: sizes)
+    init(written size: Int, by writer: inout ProtoWriter, of what: @autoclosure () -> String, _ body: (inout ProtoWriter) -> Void) {
         if size > Array.zeroPageSize {
             // A large array is written where it is allocated, never zeroed: the standard
             // library's unspecialised allocation costs less than zeroing more than a page.
@@ -67,17 +64,16 @@ extension Array where Element == UInt8 {
         precondition(writer.remaining == 0, "\(what()): size pass and write pass disagree")
     }
 
-    /// Grows the array by `size` bytes and writes them as `init(written:sizes:of:_:)` does.
+    /// Grows the array by `size` bytes and writes them as `init(written:by:of:_:)` does.
     @inlinable
     mutating func appendWritten(
-        size: Int, sizes: consuming SizeCache, of what: @autoclosure () -> String, _ body: (inout ProtoWriter) -> Void
+        size: Int, by writer: inout ProtoWriter, of what: @autoclosure () -> String, _ body: (inout ProtoWriter) -> Void
     ) {
         if capacity == 0 {
-            self = [UInt8](written: size, sizes: sizes, of: what(), body)
+            self = [UInt8](written: size, by: &writer, of: what(), body)
             return
         }
         let start = count
-        var writer = ProtoWriter(buffer: UnsafeMutableRawBufferPointer(start: nil, count: 0), sizes: sizes)
         appendZeros(size)
         withUnsafeMutableBytes { buffer in
             writer.retarget(UnsafeMutableRawBufferPointer(rebasing: buffer[start...]))

@@ -37,10 +37,10 @@ public struct FrameEncoder: Sendable {
     /// Appends a frame whose body is `message` to `bytes`.
     @inlinable
     public func append<M: Message>(header: FrameHeader, message: M, to bytes: inout [UInt8]) throws(FrameError) {
-        var cache = SizeCache()
-        let size = message.computeSize(into: &cache)
+        var writer = ProtoWriter()
+        let size = message.computeSize(into: &writer.sizes)
         try writeHeader(header, payloadCount: size, to: &bytes)
-        message.append(size: size, sizes: consume cache, to: &bytes)
+        message.append(size: size, by: &writer, to: &bytes)
     }
 
     /// The header alone of a frame with `payloadCount` bytes of body, for a transport that

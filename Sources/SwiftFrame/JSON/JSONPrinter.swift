@@ -26,10 +26,10 @@ extension Message {
         // The encoding with its maps of scalars already printed (see `JSONMapText`).
         var printedMaps: [[UInt8]] = []
         let bytes = withUnsafeMutablePointer(to: &printedMaps) { printedMaps in
-            var cache = SizeCache(printingMapsInto: printedMaps)
-            let size = computeSize(into: &cache)
+            var writer = ProtoWriter(sizes: SizeCache(printingMapsInto: printedMaps))
+            let size = computeSize(into: &writer.sizes)
             var bytes: [UInt8] = []
-            append(size: size, sizes: cache, to: &bytes)
+            append(size: size, by: &writer, to: &bytes)
             return bytes
         }
         // Printed without building the path of every value; a failure (rare) is printed again

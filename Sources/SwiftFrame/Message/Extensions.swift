@@ -145,13 +145,13 @@ extension UnknownFields {
     /// Appends values of one field, packed or one field each.
     mutating func appendField<Codec: MapCodec>(_ fieldNumber: Int, _ values: [Codec.Value], _: Codec.Type, packed: Bool) {
         guard !values.isEmpty else { return }
-        var cache = SizeCache()
+        var writer = ProtoWriter()
         let tag = Wire.tag(fieldNumber: fieldNumber, wireType: packed ? .lengthDelimited : Codec.wireType)
-        let payload = values.reduce(0) { $0 + Codec.size(of: $1, cache: &cache) }
+        let payload = values.reduce(0) { $0 + Codec.size(of: $1, cache: &writer.sizes) }
         let size = packed
             ? Wire.varintSize(tag) + Wire.lengthDelimitedSize(payload)
             : values.count * Wire.varintSize(tag) + payload
-        bytes.appendWritten(size: size, sizes: consume cache, of: "extension field \(fieldNumber)") { writer in
+        bytes.appendWritten(size: size, by: &writer, of: "extension field \(fieldNumber)") { writer in
             if packed {
                 writer.writeTag(tag)
                 writer.writeVarint(UInt64(payload))

@@ -111,23 +111,23 @@ extension Message {
     @inlinable
     public func serializedBytes(partial: Bool = false) throws(WireError) -> [UInt8] {
         if !partial { try checkInitialized() }
-        var cache = SizeCache()
-        let size = computeSize(into: &cache)
-        return [UInt8](written: size, sizes: consume cache, of: Self.protoMessageName) { writer in encodeMessage(to: &writer) }
+        var writer = ProtoWriter()
+        let size = computeSize(into: &writer.sizes)
+        return [UInt8](written: size, by: &writer, of: Self.protoMessageName) { writer in encodeMessage(to: &writer) }
     }
 
     /// Encodes the message at the end of `bytes`, growing it once by exactly the encoded size.
     @inlinable
     public func serialize(appendingTo bytes: inout [UInt8], partial: Bool = false) throws(WireError) {
         if !partial { try checkInitialized() }
-        var cache = SizeCache()
-        let size = computeSize(into: &cache)
-        append(size: size, sizes: consume cache, to: &bytes)
+        var writer = ProtoWriter()
+        let size = computeSize(into: &writer.sizes)
+        append(size: size, by: &writer, to: &bytes)
     }
 
-    /// Appends the encoding whose size pass returned `size` and filled `cache`.
+    /// Appends the encoding whose size pass returned `size` and filled the sizes of `writer`.
     @inlinable
-    func append(size: Int, sizes cache: consuming SizeCache, to bytes: inout [UInt8]) {
-        bytes.appendWritten(size: size, sizes: cache, of: Self.protoMessageName) { writer in encodeMessage(to: &writer) }
+    func append(size: Int, by writer: inout ProtoWriter, to bytes: inout [UInt8]) {
+        bytes.appendWritten(size: size, by: &writer, of: Self.protoMessageName) { writer in encodeMessage(to: &writer) }
     }
 }
