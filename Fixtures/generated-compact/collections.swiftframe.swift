@@ -222,21 +222,21 @@ extension Choices: SwiftFrame.CompactMessage {
     }
 
     public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = 0
+        var size = SwiftFrame.MessageSize(0)
         switch number {
-        case 1: if case let .number(value)? = self.kind { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        case 2: if case let .text(value)? = self.kind { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 3: if case let .data(value)? = self.kind { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        case 4: if case let .level(value)? = self.kind { size &+= 1 &+ cache.message(value) }
-        case 5: if case let .sign(value)? = self.kind { size &+= 1 &+ SwiftFrame.ProtoEnum<Sign>.size(value) }
-        case 6: if case .ratio? = self.kind { size &+= 9 }
-        case 7: if case .flag? = self.kind { size &+= 2 }
-        case 8: if case let .nested(value)? = self.kind { size &+= 1 &+ cache.message(value) }
-        case 10: if case let .id(value)? = self.second { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
-        case 11: if case let .name(value)? = self.second { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 1: if case let .number(value)? = self.kind { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        case 2: if case let .text(value)? = self.kind { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        case 3: if case let .data(value)? = self.kind { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        case 4: if case let .level(value)? = self.kind { size.add(1, cache.message(value)) }
+        case 5: if case let .sign(value)? = self.kind { size.add(1, SwiftFrame.ProtoEnum<Sign>.size(value)) }
+        case 6: if case .ratio? = self.kind { size.add(9) }
+        case 7: if case .flag? = self.kind { size.add(2) }
+        case 8: if case let .nested(value)? = self.kind { size.add(1, cache.message(value)) }
+        case 10: if case let .id(value)? = self.second { size.add(1, SwiftFrame.ProtoUInt64.size(value)) }
+        case 11: if case let .name(value)? = self.second { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
         default: break
         }
-        return size
+        return size.total
     }
 
     public func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter) {

@@ -124,16 +124,16 @@ extension Contact: SwiftFrame.CompactMessage {
     }
 
     public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = 0
+        var size = SwiftFrame.MessageSize(0)
         switch number {
-        case 6: if case let .email(value)? = self.reach { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 7: if case let .phoneNumber(value)? = self.reach { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
-        case 8: if case let .referrer(value)? = self.reach { size &+= 1 &+ cache.message(value) }
-        case 12: if case .flag? = self.extra { size &+= 2 }
-        case 13: if case let .note(value)? = self.extra { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 6: if case let .email(value)? = self.reach { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        case 7: if case let .phoneNumber(value)? = self.reach { size.add(1, SwiftFrame.ProtoUInt64.size(value)) }
+        case 8: if case let .referrer(value)? = self.reach { size.add(1, cache.message(value)) }
+        case 12: if case .flag? = self.extra { size.add(2) }
+        case 13: if case let .note(value)? = self.extra { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
         default: break
         }
-        return size
+        return size.total
     }
 
     public func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter) {

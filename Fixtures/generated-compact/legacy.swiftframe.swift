@@ -259,15 +259,15 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
     }
 
     public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = 0
+        var size = SwiftFrame.MessageSize(0)
         switch number {
-        case 9: if let box = self._profile { size &+= 2 &+ cache.group(box.value) }
-        case 12: for value in self.visit { size &+= 2 &+ cache.group(value) }
-        case 16: if case let .email(value)? = self.contact { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 17: if case let .phone(value)? = self.contact { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
+        case 9: if let box = self._profile { size.add(2, cache.group(box.value)) }
+        case 12: for value in self.visit { size.add(2, cache.group(value)) }
+        case 16: if case let .email(value)? = self.contact { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        case 17: if case let .phone(value)? = self.contact { size.add(2, SwiftFrame.ProtoUInt64.size(value)) }
         default: break
         }
-        return size
+        return size.total
     }
 
     public func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter) {

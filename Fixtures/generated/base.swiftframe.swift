@@ -56,12 +56,12 @@ extension UserInfo: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.uid != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.uid) }
-        if !self.nickName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count) }
-        if !self.avatar.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.avatar.utf8.count) }
-        if self.lastLogin != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.lastLogin) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.uid != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.uid)) }
+        if !self.nickName.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count)) }
+        if !self.avatar.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.avatar.utf8.count)) }
+        if self.lastLogin != 0 { size.add(1, SwiftFrame.ProtoInt64.size(self.lastLogin)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

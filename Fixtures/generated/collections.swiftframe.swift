@@ -186,26 +186,26 @@ extension Maps: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.int32Int32.isEmpty { size &+= cache.map(self.int32Int32, tagSize: 1, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self) }
-        if !self.int64Int64.isEmpty { size &+= cache.map(self.int64Int64, tagSize: 1, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self) }
-        if !self.uint32Uint32.isEmpty { size &+= cache.map(self.uint32Uint32, tagSize: 1, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self) }
-        if !self.uint64Uint64.isEmpty { size &+= cache.map(self.uint64Uint64, tagSize: 1, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self) }
-        if !self.sint32Sint32.isEmpty { size &+= cache.map(self.sint32Sint32, tagSize: 1, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self) }
-        if !self.sint64Sint64.isEmpty { size &+= cache.map(self.sint64Sint64, tagSize: 1, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self) }
-        if !self.fixed32Fixed32.isEmpty { size &+= cache.map(self.fixed32Fixed32, tagSize: 1, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self) }
-        if !self.fixed64Fixed64.isEmpty { size &+= cache.map(self.fixed64Fixed64, tagSize: 1, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self) }
-        if !self.sfixed32Sfixed32.isEmpty { size &+= cache.map(self.sfixed32Sfixed32, tagSize: 1, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self) }
-        if !self.sfixed64Sfixed64.isEmpty { size &+= cache.map(self.sfixed64Sfixed64, tagSize: 1, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self) }
-        if !self.int32Float.isEmpty { size &+= cache.map(self.int32Float, tagSize: 1, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self) }
-        if !self.int32Double.isEmpty { size &+= cache.map(self.int32Double, tagSize: 1, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self) }
-        if !self.boolBool.isEmpty { size &+= cache.map(self.boolBool, tagSize: 1, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self) }
-        if !self.stringString.isEmpty { size &+= cache.map(self.stringString, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self) }
-        if !self.stringBytes.isEmpty { size &+= cache.map(self.stringBytes, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self) }
-        if !self.stringMessage.isEmpty { size &+= cache.map(self.stringMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Everything.Level1>.self) }
-        if !self.stringEnum.isEmpty { size &+= cache.map(self.stringEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<Sign>.self) }
-        if !self.stringSelf.isEmpty { size &+= cache.map(self.stringSelf, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Maps>.self) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.int32Int32.isEmpty { size.add(cache.map(self.int32Int32, tagSize: 1, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self)) }
+        if !self.int64Int64.isEmpty { size.add(cache.map(self.int64Int64, tagSize: 1, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self)) }
+        if !self.uint32Uint32.isEmpty { size.add(cache.map(self.uint32Uint32, tagSize: 1, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self)) }
+        if !self.uint64Uint64.isEmpty { size.add(cache.map(self.uint64Uint64, tagSize: 1, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self)) }
+        if !self.sint32Sint32.isEmpty { size.add(cache.map(self.sint32Sint32, tagSize: 1, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self)) }
+        if !self.sint64Sint64.isEmpty { size.add(cache.map(self.sint64Sint64, tagSize: 1, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self)) }
+        if !self.fixed32Fixed32.isEmpty { size.add(cache.map(self.fixed32Fixed32, tagSize: 1, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self)) }
+        if !self.fixed64Fixed64.isEmpty { size.add(cache.map(self.fixed64Fixed64, tagSize: 1, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self)) }
+        if !self.sfixed32Sfixed32.isEmpty { size.add(cache.map(self.sfixed32Sfixed32, tagSize: 1, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self)) }
+        if !self.sfixed64Sfixed64.isEmpty { size.add(cache.map(self.sfixed64Sfixed64, tagSize: 1, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self)) }
+        if !self.int32Float.isEmpty { size.add(cache.map(self.int32Float, tagSize: 1, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self)) }
+        if !self.int32Double.isEmpty { size.add(cache.map(self.int32Double, tagSize: 1, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self)) }
+        if !self.boolBool.isEmpty { size.add(cache.map(self.boolBool, tagSize: 1, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self)) }
+        if !self.stringString.isEmpty { size.add(cache.map(self.stringString, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self)) }
+        if !self.stringBytes.isEmpty { size.add(cache.map(self.stringBytes, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self)) }
+        if !self.stringMessage.isEmpty { size.add(cache.map(self.stringMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Everything.Level1>.self)) }
+        if !self.stringEnum.isEmpty { size.add(cache.map(self.stringEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<Sign>.self)) }
+        if !self.stringSelf.isEmpty { size.add(cache.map(self.stringSelf, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Maps>.self)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -336,19 +336,19 @@ extension Choices: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if case let .number(value)? = self.kind { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if case let .text(value)? = self.kind { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .data(value)? = self.kind { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if case let .level(value)? = self.kind { size &+= 1 &+ cache.message(value) }
-        if case let .sign(value)? = self.kind { size &+= 1 &+ SwiftFrame.ProtoEnum<Sign>.size(value) }
-        if case .ratio? = self.kind { size &+= 9 }
-        if case .flag? = self.kind { size &+= 2 }
-        if case let .nested(value)? = self.kind { size &+= 1 &+ cache.message(value) }
-        if !self.note.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.note.utf8.count) }
-        if case let .id(value)? = self.second { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
-        if case let .name(value)? = self.second { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if case let .number(value)? = self.kind { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if case let .text(value)? = self.kind { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if case let .data(value)? = self.kind { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        if case let .level(value)? = self.kind { size.add(1, cache.message(value)) }
+        if case let .sign(value)? = self.kind { size.add(1, SwiftFrame.ProtoEnum<Sign>.size(value)) }
+        if case .ratio? = self.kind { size.add(9) }
+        if case .flag? = self.kind { size.add(2) }
+        if case let .nested(value)? = self.kind { size.add(1, cache.message(value)) }
+        if !self.note.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.note.utf8.count)) }
+        if case let .id(value)? = self.second { size.add(1, SwiftFrame.ProtoUInt64.size(value)) }
+        if case let .name(value)? = self.second { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

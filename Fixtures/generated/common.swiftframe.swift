@@ -124,10 +124,10 @@ extension Common: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.method.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<CommonMethod>.size(self.method) }
-        if !self.body.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.body.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.method.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<CommonMethod>.size(self.method)) }
+        if !self.body.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.body.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -168,11 +168,11 @@ extension CommonRespon: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.isSuc { size &+= 2 }
-        if !self.respon.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.respon.count) }
-        if let box = self._error { size &+= 1 &+ cache.message(box.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.isSuc { size.add(2) }
+        if !self.respon.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.respon.count)) }
+        if let box = self._error { size.add(1, cache.message(box.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -84,11 +84,11 @@ extension Cs20001: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.sceneId != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.sceneId) }
-        if self.line != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.line) }
-        if !self.message.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.sceneId != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.sceneId)) }
+        if self.line != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.line)) }
+        if !self.message.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -137,15 +137,15 @@ extension Sc20001: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.res != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.res) }
-        if self.sceneId != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.sceneId) }
-        if self.pos != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.pos) }
-        if self.status != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.status) }
-        if self.type != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.type) }
-        if self.defaultCombat != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.defaultCombat) }
-        if !self.message.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.res != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.res)) }
+        if self.sceneId != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.sceneId)) }
+        if self.pos != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.pos)) }
+        if self.status != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.status)) }
+        if self.type != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.type)) }
+        if self.defaultCombat != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.defaultCombat)) }
+        if !self.message.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -82,10 +82,10 @@ extension ErrorMsg: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.type.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<ErrorType>.size(self.type) }
-        if !self.msg.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.msg.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.type.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<ErrorType>.size(self.type)) }
+        if !self.msg.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.msg.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -530,54 +530,54 @@ extension Everything: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.fDouble.bitPattern != 0 { size &+= 9 }
-        if self.fFloat.bitPattern != 0 { size &+= 5 }
-        if self.fInt64 != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.fInt64) }
-        if self.fUint64 != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(self.fUint64) }
-        if self.fInt32 != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.fInt32) }
-        if self.fFixed64 != 0 { size &+= 9 }
-        if self.fFixed32 != 0 { size &+= 5 }
-        if self.fBool { size &+= 2 }
-        if !self.fString.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.fString.utf8.count) }
-        if !self.fBytes.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.fBytes.count) }
-        if self.fUint32 != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.fUint32) }
-        if self.fSfixed32 != 0 { size &+= 5 }
-        if self.fSfixed64 != 0 { size &+= 9 }
-        if self.fSint32 != 0 { size &+= 1 &+ SwiftFrame.ProtoSInt32.size(self.fSint32) }
-        if self.fSint64 != 0 { size &+= 1 &+ SwiftFrame.ProtoSInt64.size(self.fSint64) }
-        if !self.rDouble.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.rDouble.count &* 8) }
-        if !self.rFloat.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.rFloat.count &* 4) }
-        if !self.rInt64.isEmpty { size &+= 2 &+ cache.packedVarint(self.rInt64, SwiftFrame.ProtoInt64.self) }
-        if !self.rUint64.isEmpty { size &+= 2 &+ cache.packedVarint(self.rUint64, SwiftFrame.ProtoUInt64.self) }
-        if !self.rInt32.isEmpty { size &+= 2 &+ cache.packedVarint(self.rInt32, SwiftFrame.ProtoInt32.self) }
-        if !self.rFixed64.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.rFixed64.count &* 8) }
-        if !self.rFixed32.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.rFixed32.count &* 4) }
-        if !self.rBool.isEmpty { size &+= 2 &+ cache.packedVarint(self.rBool, SwiftFrame.ProtoBool.self) }
-        for value in self.rString { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.rBytes { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if !self.rUint32.isEmpty { size &+= 2 &+ cache.packedVarint(self.rUint32, SwiftFrame.ProtoUInt32.self) }
-        if !self.rSfixed32.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.rSfixed32.count &* 4) }
-        if !self.rSfixed64.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.rSfixed64.count &* 8) }
-        if !self.rSint32.isEmpty { size &+= 2 &+ cache.packedVarint(self.rSint32, SwiftFrame.ProtoSInt32.self) }
-        if !self.rSint64.isEmpty { size &+= 2 &+ cache.packedVarint(self.rSint64, SwiftFrame.ProtoSInt64.self) }
-        if let box = self._nested { size &+= 2 &+ cache.message(box.value) }
-        size &+= cache.repeatedMessage(self.nestedList, tagSize: 2)
-        if self.sign.rawValue != 0 { size &+= 2 &+ SwiftFrame.ProtoEnum<Sign>.size(self.sign) }
-        if !self.signs.isEmpty { size &+= 2 &+ cache.packedVarint(self.signs, SwiftFrame.ProtoEnum<Sign>.self) }
-        if let box = self._owner { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._deepest { size &+= 2 &+ cache.message(box.value) }
-        if let value = self.oInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.oString { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.oSign { size &+= 2 &+ SwiftFrame.ProtoEnum<Sign>.size(value) }
-        if self.oDouble != nil { size &+= 10 }
-        if self.oBool != nil { size &+= 3 }
-        for value in self.unpackedInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        size &+= self.unpackedFixed32.count &* 6
-        for value in self.unpackedSigns { size &+= 2 &+ SwiftFrame.ProtoEnum<Sign>.size(value) }
-        if self.field2048 != 0 { size &+= 3 &+ SwiftFrame.ProtoInt32.size(self.field2048) }
-        if self.maxField != 0 { size &+= 5 &+ SwiftFrame.ProtoInt32.size(self.maxField) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.fDouble.bitPattern != 0 { size.add(9) }
+        if self.fFloat.bitPattern != 0 { size.add(5) }
+        if self.fInt64 != 0 { size.add(1, SwiftFrame.ProtoInt64.size(self.fInt64)) }
+        if self.fUint64 != 0 { size.add(1, SwiftFrame.ProtoUInt64.size(self.fUint64)) }
+        if self.fInt32 != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.fInt32)) }
+        if self.fFixed64 != 0 { size.add(9) }
+        if self.fFixed32 != 0 { size.add(5) }
+        if self.fBool { size.add(2) }
+        if !self.fString.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.fString.utf8.count)) }
+        if !self.fBytes.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.fBytes.count)) }
+        if self.fUint32 != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.fUint32)) }
+        if self.fSfixed32 != 0 { size.add(5) }
+        if self.fSfixed64 != 0 { size.add(9) }
+        if self.fSint32 != 0 { size.add(1, SwiftFrame.ProtoSInt32.size(self.fSint32)) }
+        if self.fSint64 != 0 { size.add(1, SwiftFrame.ProtoSInt64.size(self.fSint64)) }
+        if !self.rDouble.isEmpty { size.addPacked(2, count: self.rDouble.count, width: 8) }
+        if !self.rFloat.isEmpty { size.addPacked(2, count: self.rFloat.count, width: 4) }
+        if !self.rInt64.isEmpty { size.add(2, cache.packedVarint(self.rInt64, SwiftFrame.ProtoInt64.self)) }
+        if !self.rUint64.isEmpty { size.add(2, cache.packedVarint(self.rUint64, SwiftFrame.ProtoUInt64.self)) }
+        if !self.rInt32.isEmpty { size.add(2, cache.packedVarint(self.rInt32, SwiftFrame.ProtoInt32.self)) }
+        if !self.rFixed64.isEmpty { size.addPacked(2, count: self.rFixed64.count, width: 8) }
+        if !self.rFixed32.isEmpty { size.addPacked(2, count: self.rFixed32.count, width: 4) }
+        if !self.rBool.isEmpty { size.add(2, cache.packedVarint(self.rBool, SwiftFrame.ProtoBool.self)) }
+        for value in self.rString { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        for value in self.rBytes { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        if !self.rUint32.isEmpty { size.add(2, cache.packedVarint(self.rUint32, SwiftFrame.ProtoUInt32.self)) }
+        if !self.rSfixed32.isEmpty { size.addPacked(2, count: self.rSfixed32.count, width: 4) }
+        if !self.rSfixed64.isEmpty { size.addPacked(2, count: self.rSfixed64.count, width: 8) }
+        if !self.rSint32.isEmpty { size.add(2, cache.packedVarint(self.rSint32, SwiftFrame.ProtoSInt32.self)) }
+        if !self.rSint64.isEmpty { size.add(2, cache.packedVarint(self.rSint64, SwiftFrame.ProtoSInt64.self)) }
+        if let box = self._nested { size.add(2, cache.message(box.value)) }
+        size.add(cache.repeatedMessage(self.nestedList, tagSize: 2))
+        if self.sign.rawValue != 0 { size.add(2, SwiftFrame.ProtoEnum<Sign>.size(self.sign)) }
+        if !self.signs.isEmpty { size.add(2, cache.packedVarint(self.signs, SwiftFrame.ProtoEnum<Sign>.self)) }
+        if let box = self._owner { size.add(2, cache.message(box.value)) }
+        if let box = self._deepest { size.add(2, cache.message(box.value)) }
+        if let value = self.oInt32 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.oString { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.oSign { size.add(2, SwiftFrame.ProtoEnum<Sign>.size(value)) }
+        if self.oDouble != nil { size.add(10) }
+        if self.oBool != nil { size.add(3) }
+        for value in self.unpackedInt32 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        size.add(self.unpackedFixed32.count, each: 6)
+        for value in self.unpackedSigns { size.add(2, SwiftFrame.ProtoEnum<Sign>.size(value)) }
+        if self.field2048 != 0 { size.add(3, SwiftFrame.ProtoInt32.size(self.field2048)) }
+        if self.maxField != 0 { size.add(5, SwiftFrame.ProtoInt32.size(self.maxField)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -757,10 +757,10 @@ extension Everything.Level1: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if let box = self._child { size &+= 1 &+ cache.message(box.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.name.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count)) }
+        if let box = self._child { size.add(1, cache.message(box.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -800,10 +800,10 @@ extension Everything.Level1.Level2: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.value != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.value) }
-        if let box = self._child { size &+= 1 &+ cache.message(box.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.value != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.value)) }
+        if let box = self._child { size.add(1, cache.message(box.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -848,11 +848,11 @@ extension Everything.Level1.Level2.Level3: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        for value in self.tags { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if self.sign.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Sign>.size(self.sign) }
-        if self.kind.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Everything.Level1.Level2.Level3.Kind>.size(self.kind) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        for value in self.tags { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if self.sign.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<Sign>.size(self.sign)) }
+        if self.kind.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<Everything.Level1.Level2.Level3.Kind>.size(self.kind)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -891,10 +891,10 @@ extension EverythingSubset: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.fInt32 != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.fInt32) }
-        if !self.fString.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.fString.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.fInt32 != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.fInt32)) }
+        if !self.fString.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.fString.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -939,12 +939,12 @@ extension TreeNode: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.label.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.label.utf8.count) }
-        if let box = self._left { size &+= 1 &+ cache.message(box.value) }
-        if let box = self._right { size &+= 1 &+ cache.message(box.value) }
-        size &+= cache.repeatedMessage(self.children, tagSize: 1)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.label.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.label.utf8.count)) }
+        if let box = self._left { size.add(1, cache.message(box.value)) }
+        if let box = self._right { size.add(1, cache.message(box.value)) }
+        size.add(cache.repeatedMessage(self.children, tagSize: 1))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -989,10 +989,10 @@ extension Ping: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let box = self._pong { size &+= 1 &+ cache.message(box.value) }
-        if self.count != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let box = self._pong { size.add(1, cache.message(box.value)) }
+        if self.count != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1032,9 +1032,9 @@ extension Pong: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let box = self._ping { size &+= 1 &+ cache.message(box.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let box = self._ping { size.add(1, cache.message(box.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -148,10 +148,10 @@ extension TestReq: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.param1.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.param1.utf8.count) }
-        if self.param2 != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.param2) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.param1.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.param1.utf8.count)) }
+        if self.param2 != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.param2)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -187,10 +187,10 @@ extension TestRsp: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.result1.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.result1.utf8.count) }
-        if self.result2 != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.result2) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.result1.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.result1.utf8.count)) }
+        if self.result2 != 0 { size.add(1, SwiftFrame.ProtoInt64.size(self.result2)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -226,10 +226,10 @@ extension ErrorRsp: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.code != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.code) }
-        if !self.message.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.code != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.code)) }
+        if !self.message.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -293,10 +293,10 @@ extension NoticeNtf: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.text.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.text.utf8.count) }
-        if self.serial != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.serial) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.text.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.text.utf8.count)) }
+        if self.serial != 0 { size.add(1, SwiftFrame.ProtoInt64.size(self.serial)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

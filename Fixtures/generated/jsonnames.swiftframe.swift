@@ -141,21 +141,21 @@ extension Contact: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.displayName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.displayName.utf8.count) }
-        if let value = self.level { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.motto { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.tags { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if !self.scores.isEmpty { size &+= cache.map(self.scores, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self) }
-        if case let .email(value)? = self.reach { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .phoneNumber(value)? = self.reach { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
-        if case let .referrer(value)? = self.reach { size &+= 1 &+ cache.message(value) }
-        if self.userId != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.userId) }
-        if !self.odd.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.odd.utf8.count) }
-        if !self.sameName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.sameName.utf8.count) }
-        if case .flag? = self.extra { size &+= 2 }
-        if case let .note(value)? = self.extra { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.displayName.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.displayName.utf8.count)) }
+        if let value = self.level { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.motto { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        for value in self.tags { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if !self.scores.isEmpty { size.add(cache.map(self.scores, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self)) }
+        if case let .email(value)? = self.reach { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if case let .phoneNumber(value)? = self.reach { size.add(1, SwiftFrame.ProtoUInt64.size(value)) }
+        if case let .referrer(value)? = self.reach { size.add(1, cache.message(value)) }
+        if self.userId != 0 { size.add(1, SwiftFrame.ProtoInt64.size(self.userId)) }
+        if !self.odd.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.odd.utf8.count)) }
+        if !self.sameName.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.sameName.utf8.count)) }
+        if case .flag? = self.extra { size.add(2) }
+        if case let .note(value)? = self.extra { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -290,22 +290,23 @@ extension Legacy_Account: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count &+ self.extensionFields.count
-        if let value = self.id { size &+= 1 &+ SwiftFrame.ProtoInt64.size(value) }
-        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.level { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.mood { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Legacy_Mood>.size(value) }
-        for value in self.history { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Legacy_Mood>.size(value) }
-        if !self.packedHistory.isEmpty { size &+= 1 &+ cache.packedVarint(self.packedHistory, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self) }
-        for value in self.scores { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if !self.packedScores.isEmpty { size &+= 1 &+ cache.packedVarint(self.packedScores, SwiftFrame.ProtoSInt64.self) }
-        if let box = self._profile { size &+= 2 &+ cache.group(box.value) }
-        for value in self.visit { size &+= 2 &+ cache.group(value) }
-        if let box = self._referrer { size &+= 1 &+ cache.message(box.value) }
-        if !self.moods.isEmpty { size &+= cache.map(self.moods, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self) }
-        if case let .email(value)? = self.contact { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .phone(value)? = self.contact { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(self.extensionFields.count)
+        if let value = self.id { size.add(1, SwiftFrame.ProtoInt64.size(value)) }
+        if let value = self.name { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.level { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.mood { size.add(1, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.size(value)) }
+        for value in self.history { size.add(1, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.size(value)) }
+        if !self.packedHistory.isEmpty { size.add(1, cache.packedVarint(self.packedHistory, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self)) }
+        for value in self.scores { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if !self.packedScores.isEmpty { size.add(1, cache.packedVarint(self.packedScores, SwiftFrame.ProtoSInt64.self)) }
+        if let box = self._profile { size.add(2, cache.group(box.value)) }
+        for value in self.visit { size.add(2, cache.group(value)) }
+        if let box = self._referrer { size.add(1, cache.message(box.value)) }
+        if !self.moods.isEmpty { size.add(cache.map(self.moods, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self)) }
+        if case let .email(value)? = self.contact { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if case let .phone(value)? = self.contact { size.add(2, SwiftFrame.ProtoUInt64.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -396,10 +397,10 @@ extension Legacy_Account.Profile: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.bio { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.tags { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.bio { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        for value in self.tags { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -433,9 +434,9 @@ extension Legacy_Account.Visit: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.day { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.day { size.add(1, SwiftFrame.ProtoUInt32.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -506,23 +507,23 @@ extension Legacy_Defaults: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.i32 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.i64 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(value) }
-        if let value = self.u32 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(value) }
-        if let value = self.u64 { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
-        if let value = self.s32 { size &+= 1 &+ SwiftFrame.ProtoSInt32.size(value) }
-        if self.f64 != nil { size &+= 9 }
-        if self.f != nil { size &+= 5 }
-        if self.d != nil { size &+= 9 }
-        if self.inf != nil { size &+= 5 }
-        if self.negInf != nil { size &+= 9 }
-        if self.notANumber != nil { size &+= 9 }
-        if self.flag != nil { size &+= 2 }
-        if let value = self.text { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.data { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if let value = self.mood { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Legacy_Mood>.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.i32 { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.i64 { size.add(1, SwiftFrame.ProtoInt64.size(value)) }
+        if let value = self.u32 { size.add(1, SwiftFrame.ProtoUInt32.size(value)) }
+        if let value = self.u64 { size.add(1, SwiftFrame.ProtoUInt64.size(value)) }
+        if let value = self.s32 { size.add(1, SwiftFrame.ProtoSInt32.size(value)) }
+        if self.f64 != nil { size.add(9) }
+        if self.f != nil { size.add(5) }
+        if self.d != nil { size.add(9) }
+        if self.inf != nil { size.add(5) }
+        if self.negInf != nil { size.add(9) }
+        if self.notANumber != nil { size.add(9) }
+        if self.flag != nil { size.add(2) }
+        if let value = self.text { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.data { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        if let value = self.mood { size.add(1, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

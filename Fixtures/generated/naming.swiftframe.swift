@@ -205,9 +205,9 @@ extension ErrorMessage: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.code != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.code) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.code != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.code)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -272,23 +272,23 @@ extension NamingEdgeCases: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.type != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.type) }
-        if self.default_ != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.default_) }
-        if self.self_ != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.self_) }
-        if !self.description_.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.description_.utf8.count) }
-        if self.unknownFields_ != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.unknownFields_) }
-        if self.size != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.size) }
-        if self.tag != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.tag) }
-        if self.reader != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.reader) }
-        if self.writer != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.writer) }
-        if self.cache != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.cache) }
-        if self.value != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.value) }
-        if self.httpStatus != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.httpStatus) }
-        if self.urlPath != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.urlPath) }
-        if let box = self._error { size &+= 1 &+ cache.message(box.value) }
-        if let box = self._protocol_ { size &+= 1 &+ cache.message(box.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.type != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.type)) }
+        if self.default_ != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.default_)) }
+        if self.self_ != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.self_)) }
+        if !self.description_.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.description_.utf8.count)) }
+        if self.unknownFields_ != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.unknownFields_)) }
+        if self.size != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.size)) }
+        if self.tag != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.tag)) }
+        if self.reader != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.reader)) }
+        if self.writer != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.writer)) }
+        if self.cache != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.cache)) }
+        if self.value != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.value)) }
+        if self.httpStatus != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.httpStatus)) }
+        if self.urlPath != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.urlPath)) }
+        if let box = self._error { size.add(1, cache.message(box.value)) }
+        if let box = self._protocol_ { size.add(1, cache.message(box.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -363,9 +363,9 @@ extension NamingEdgeCases.Protocol_: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.version != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.version) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.version != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.version)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -200,10 +200,10 @@ extension UserMsg: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.cmd.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<UserCmd>.size(self.cmd) }
-        if !self.body.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.body.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.cmd.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<UserCmd>.size(self.cmd)) }
+        if !self.body.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.body.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -239,10 +239,10 @@ extension SigninRequest: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.nickName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count) }
-        if !self.pwd.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.pwd.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.nickName.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count)) }
+        if !self.pwd.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.pwd.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -286,15 +286,15 @@ extension LoginRequest: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.nickName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count) }
-        if !self.pwd.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.pwd.utf8.count) }
-        if !self.ip.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.ip.utf8.count) }
-        if self.port != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.port) }
-        if !self.deviceName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.deviceName.utf8.count) }
-        if !self.deviceId.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.deviceId.utf8.count) }
-        if !self.version.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.version.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.nickName.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count)) }
+        if !self.pwd.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.pwd.utf8.count)) }
+        if !self.ip.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.ip.utf8.count)) }
+        if self.port != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.port)) }
+        if !self.deviceName.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.deviceName.utf8.count)) }
+        if !self.deviceId.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.deviceId.utf8.count)) }
+        if !self.version.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.version.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -333,9 +333,9 @@ extension LogoutRequest: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.uid != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.uid) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.uid != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.uid)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -370,10 +370,10 @@ extension SiginResponse: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.uid != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.uid) }
-        if !self.token.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.token.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.uid != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.uid)) }
+        if !self.token.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.token.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -409,10 +409,10 @@ extension LoginResponse: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.uid != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.uid) }
-        if !self.token.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.token.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.uid != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.uid)) }
+        if !self.token.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.token.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -446,9 +446,9 @@ extension UserInfoRequest: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.uid != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.uid) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.uid != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.uid)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -484,9 +484,9 @@ extension UserInfoResponse: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let box = self._userInfo { size &+= 1 &+ cache.message(box.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let box = self._userInfo { size.add(1, cache.message(box.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -284,9 +284,9 @@ extension Conformance_FailureSet: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        for value in self.failure { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        for value in self.failure { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -351,17 +351,17 @@ extension Conformance_ConformanceRequest: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if case let .protobufPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if case let .jsonPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if self.requestedOutputFormat.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Conformance_WireFormat>.size(self.requestedOutputFormat) }
-        if !self.messageType.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.messageType.utf8.count) }
-        if self.testCategory.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Conformance_TestCategory>.size(self.testCategory) }
-        if let box = self._jspbEncodingOptions { size &+= 1 &+ cache.message(box.value) }
-        if case let .jspbPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .textPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if self.printUnknownFields { size &+= 2 }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if case let .protobufPayload(value)? = self.payload { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        if case let .jsonPayload(value)? = self.payload { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if self.requestedOutputFormat.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<Conformance_WireFormat>.size(self.requestedOutputFormat)) }
+        if !self.messageType.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.messageType.utf8.count)) }
+        if self.testCategory.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<Conformance_TestCategory>.size(self.testCategory)) }
+        if let box = self._jspbEncodingOptions { size.add(1, cache.message(box.value)) }
+        if case let .jspbPayload(value)? = self.payload { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if case let .textPayload(value)? = self.payload { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if self.printUnknownFields { size.add(2) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -446,16 +446,16 @@ extension Conformance_ConformanceResponse: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if case let .parseError(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .runtimeError(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .protobufPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if case let .jsonPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .skipped(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .serializeError(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .jspbPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .textPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if case let .parseError(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if case let .runtimeError(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if case let .protobufPayload(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        if case let .jsonPayload(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if case let .skipped(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if case let .serializeError(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if case let .jspbPayload(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if case let .textPayload(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -509,9 +509,9 @@ extension Conformance_JspbEncodingConfig: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.useJspbArrayAnyFormat { size &+= 2 }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.useJspbArrayAnyFormat { size.add(2) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -1043,141 +1043,142 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count &+ self.extensionFields.count
-        if let value = self.optionalInt32 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.optionalInt64 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(value) }
-        if let value = self.optionalUint32 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(value) }
-        if let value = self.optionalUint64 { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
-        if let value = self.optionalSint32 { size &+= 1 &+ SwiftFrame.ProtoSInt32.size(value) }
-        if let value = self.optionalSint64 { size &+= 1 &+ SwiftFrame.ProtoSInt64.size(value) }
-        if self.optionalFixed32 != nil { size &+= 5 }
-        if self.optionalFixed64 != nil { size &+= 9 }
-        if self.optionalSfixed32 != nil { size &+= 5 }
-        if self.optionalSfixed64 != nil { size &+= 9 }
-        if self.optionalFloat != nil { size &+= 5 }
-        if self.optionalDouble != nil { size &+= 9 }
-        if self.optionalBool != nil { size &+= 2 }
-        if let value = self.optionalString { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.optionalBytes { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if let box = self._optionalNestedMessage { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalForeignMessage { size &+= 2 &+ cache.message(box.value) }
-        if let value = self.optionalNestedEnum { size &+= 2 &+ SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
-        if let value = self.optionalForeignEnum { size &+= 2 &+ SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.size(value) }
-        if let value = self.optionalStringPiece { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.optionalCord { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let box = self._recursiveMessage { size &+= 2 &+ cache.message(box.value) }
-        for value in self.repeatedInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        for value in self.repeatedInt64 { size &+= 2 &+ SwiftFrame.ProtoInt64.size(value) }
-        for value in self.repeatedUint32 { size &+= 2 &+ SwiftFrame.ProtoUInt32.size(value) }
-        for value in self.repeatedUint64 { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
-        for value in self.repeatedSint32 { size &+= 2 &+ SwiftFrame.ProtoSInt32.size(value) }
-        for value in self.repeatedSint64 { size &+= 2 &+ SwiftFrame.ProtoSInt64.size(value) }
-        size &+= self.repeatedFixed32.count &* 6
-        size &+= self.repeatedFixed64.count &* 10
-        size &+= self.repeatedSfixed32.count &* 6
-        size &+= self.repeatedSfixed64.count &* 10
-        size &+= self.repeatedFloat.count &* 6
-        size &+= self.repeatedDouble.count &* 10
-        size &+= self.repeatedBool.count &* 3
-        for value in self.repeatedString { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.repeatedBytes { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        size &+= cache.repeatedMessage(self.repeatedNestedMessage, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedForeignMessage, tagSize: 2)
-        for value in self.repeatedNestedEnum { size &+= 2 &+ SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
-        for value in self.repeatedForeignEnum { size &+= 2 &+ SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.size(value) }
-        for value in self.repeatedStringPiece { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.repeatedCord { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if !self.mapInt32Int32.isEmpty { size &+= cache.map(self.mapInt32Int32, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self) }
-        if !self.mapInt64Int64.isEmpty { size &+= cache.map(self.mapInt64Int64, tagSize: 2, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self) }
-        if !self.mapUint32Uint32.isEmpty { size &+= cache.map(self.mapUint32Uint32, tagSize: 2, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self) }
-        if !self.mapUint64Uint64.isEmpty { size &+= cache.map(self.mapUint64Uint64, tagSize: 2, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self) }
-        if !self.mapSint32Sint32.isEmpty { size &+= cache.map(self.mapSint32Sint32, tagSize: 2, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self) }
-        if !self.mapSint64Sint64.isEmpty { size &+= cache.map(self.mapSint64Sint64, tagSize: 2, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self) }
-        if !self.mapFixed32Fixed32.isEmpty { size &+= cache.map(self.mapFixed32Fixed32, tagSize: 2, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self) }
-        if !self.mapFixed64Fixed64.isEmpty { size &+= cache.map(self.mapFixed64Fixed64, tagSize: 2, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self) }
-        if !self.mapSfixed32Sfixed32.isEmpty { size &+= cache.map(self.mapSfixed32Sfixed32, tagSize: 2, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self) }
-        if !self.mapSfixed64Sfixed64.isEmpty { size &+= cache.map(self.mapSfixed64Sfixed64, tagSize: 2, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self) }
-        if !self.mapInt32Float.isEmpty { size &+= cache.map(self.mapInt32Float, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self) }
-        if !self.mapInt32Double.isEmpty { size &+= cache.map(self.mapInt32Double, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self) }
-        if !self.mapBoolBool.isEmpty { size &+= cache.map(self.mapBoolBool, tagSize: 2, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self) }
-        if !self.mapStringString.isEmpty { size &+= cache.map(self.mapStringString, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self) }
-        if !self.mapStringBytes.isEmpty { size &+= cache.map(self.mapStringBytes, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self) }
-        if !self.mapStringNestedMessage.isEmpty { size &+= cache.map(self.mapStringNestedMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage>.self) }
-        if !self.mapStringForeignMessage.isEmpty { size &+= cache.map(self.mapStringForeignMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto2_ForeignMessageProto2>.self) }
-        if !self.mapStringNestedEnum.isEmpty { size &+= cache.map(self.mapStringNestedEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self) }
-        if !self.mapStringForeignEnum.isEmpty { size &+= cache.map(self.mapStringForeignEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.self) }
-        if !self.packedInt32.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedInt32, SwiftFrame.ProtoInt32.self) }
-        if !self.packedInt64.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedInt64, SwiftFrame.ProtoInt64.self) }
-        if !self.packedUint32.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedUint32, SwiftFrame.ProtoUInt32.self) }
-        if !self.packedUint64.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedUint64, SwiftFrame.ProtoUInt64.self) }
-        if !self.packedSint32.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedSint32, SwiftFrame.ProtoSInt32.self) }
-        if !self.packedSint64.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedSint64, SwiftFrame.ProtoSInt64.self) }
-        if !self.packedFixed32.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedFixed32.count &* 4) }
-        if !self.packedFixed64.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedFixed64.count &* 8) }
-        if !self.packedSfixed32.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedSfixed32.count &* 4) }
-        if !self.packedSfixed64.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedSfixed64.count &* 8) }
-        if !self.packedFloat.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedFloat.count &* 4) }
-        if !self.packedDouble.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedDouble.count &* 8) }
-        if !self.packedBool.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedBool, SwiftFrame.ProtoBool.self) }
-        if !self.packedNestedEnum.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedNestedEnum, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self) }
-        for value in self.unpackedInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        for value in self.unpackedInt64 { size &+= 2 &+ SwiftFrame.ProtoInt64.size(value) }
-        for value in self.unpackedUint32 { size &+= 2 &+ SwiftFrame.ProtoUInt32.size(value) }
-        for value in self.unpackedUint64 { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
-        for value in self.unpackedSint32 { size &+= 2 &+ SwiftFrame.ProtoSInt32.size(value) }
-        for value in self.unpackedSint64 { size &+= 2 &+ SwiftFrame.ProtoSInt64.size(value) }
-        size &+= self.unpackedFixed32.count &* 6
-        size &+= self.unpackedFixed64.count &* 10
-        size &+= self.unpackedSfixed32.count &* 6
-        size &+= self.unpackedSfixed64.count &* 10
-        size &+= self.unpackedFloat.count &* 6
-        size &+= self.unpackedDouble.count &* 10
-        size &+= self.unpackedBool.count &* 3
-        for value in self.unpackedNestedEnum { size &+= 2 &+ SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
-        if case let .oneofUint32(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoUInt32.size(value) }
-        if case let .oneofNestedMessage(value)? = self.oneofField { size &+= 2 &+ cache.message(value) }
-        if case let .oneofString(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .oneofBytes(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if case .oneofBool? = self.oneofField { size &+= 3 }
-        if case let .oneofUint64(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
-        if case .oneofFloat? = self.oneofField { size &+= 6 }
-        if case .oneofDouble? = self.oneofField { size &+= 10 }
-        if case let .oneofEnum(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
-        if let box = self._data { size &+= 4 &+ cache.group(box.value) }
-        if let value = self.defaultInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.defaultInt64 { size &+= 2 &+ SwiftFrame.ProtoInt64.size(value) }
-        if let value = self.defaultUint32 { size &+= 2 &+ SwiftFrame.ProtoUInt32.size(value) }
-        if let value = self.defaultUint64 { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
-        if let value = self.defaultSint32 { size &+= 2 &+ SwiftFrame.ProtoSInt32.size(value) }
-        if let value = self.defaultSint64 { size &+= 2 &+ SwiftFrame.ProtoSInt64.size(value) }
-        if self.defaultFixed32 != nil { size &+= 6 }
-        if self.defaultFixed64 != nil { size &+= 10 }
-        if self.defaultSfixed32 != nil { size &+= 6 }
-        if self.defaultSfixed64 != nil { size &+= 10 }
-        if self.defaultFloat != nil { size &+= 6 }
-        if self.defaultDouble != nil { size &+= 10 }
-        if self.defaultBool != nil { size &+= 3 }
-        if let value = self.defaultString { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.defaultBytes { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if let value = self.fieldname1 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName2 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName3 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName4 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.field0name5 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.field0Name6 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName7 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName8 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName9 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName10 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName11 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName12 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName13 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName14 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName15 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName16 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName17 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.fieldName18 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(self.extensionFields.count)
+        if let value = self.optionalInt32 { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.optionalInt64 { size.add(1, SwiftFrame.ProtoInt64.size(value)) }
+        if let value = self.optionalUint32 { size.add(1, SwiftFrame.ProtoUInt32.size(value)) }
+        if let value = self.optionalUint64 { size.add(1, SwiftFrame.ProtoUInt64.size(value)) }
+        if let value = self.optionalSint32 { size.add(1, SwiftFrame.ProtoSInt32.size(value)) }
+        if let value = self.optionalSint64 { size.add(1, SwiftFrame.ProtoSInt64.size(value)) }
+        if self.optionalFixed32 != nil { size.add(5) }
+        if self.optionalFixed64 != nil { size.add(9) }
+        if self.optionalSfixed32 != nil { size.add(5) }
+        if self.optionalSfixed64 != nil { size.add(9) }
+        if self.optionalFloat != nil { size.add(5) }
+        if self.optionalDouble != nil { size.add(9) }
+        if self.optionalBool != nil { size.add(2) }
+        if let value = self.optionalString { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.optionalBytes { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        if let box = self._optionalNestedMessage { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalForeignMessage { size.add(2, cache.message(box.value)) }
+        if let value = self.optionalNestedEnum { size.add(2, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value)) }
+        if let value = self.optionalForeignEnum { size.add(2, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.size(value)) }
+        if let value = self.optionalStringPiece { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.optionalCord { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let box = self._recursiveMessage { size.add(2, cache.message(box.value)) }
+        for value in self.repeatedInt32 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        for value in self.repeatedInt64 { size.add(2, SwiftFrame.ProtoInt64.size(value)) }
+        for value in self.repeatedUint32 { size.add(2, SwiftFrame.ProtoUInt32.size(value)) }
+        for value in self.repeatedUint64 { size.add(2, SwiftFrame.ProtoUInt64.size(value)) }
+        for value in self.repeatedSint32 { size.add(2, SwiftFrame.ProtoSInt32.size(value)) }
+        for value in self.repeatedSint64 { size.add(2, SwiftFrame.ProtoSInt64.size(value)) }
+        size.add(self.repeatedFixed32.count, each: 6)
+        size.add(self.repeatedFixed64.count, each: 10)
+        size.add(self.repeatedSfixed32.count, each: 6)
+        size.add(self.repeatedSfixed64.count, each: 10)
+        size.add(self.repeatedFloat.count, each: 6)
+        size.add(self.repeatedDouble.count, each: 10)
+        size.add(self.repeatedBool.count, each: 3)
+        for value in self.repeatedString { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        for value in self.repeatedBytes { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        size.add(cache.repeatedMessage(self.repeatedNestedMessage, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedForeignMessage, tagSize: 2))
+        for value in self.repeatedNestedEnum { size.add(2, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value)) }
+        for value in self.repeatedForeignEnum { size.add(2, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.size(value)) }
+        for value in self.repeatedStringPiece { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        for value in self.repeatedCord { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if !self.mapInt32Int32.isEmpty { size.add(cache.map(self.mapInt32Int32, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self)) }
+        if !self.mapInt64Int64.isEmpty { size.add(cache.map(self.mapInt64Int64, tagSize: 2, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self)) }
+        if !self.mapUint32Uint32.isEmpty { size.add(cache.map(self.mapUint32Uint32, tagSize: 2, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self)) }
+        if !self.mapUint64Uint64.isEmpty { size.add(cache.map(self.mapUint64Uint64, tagSize: 2, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self)) }
+        if !self.mapSint32Sint32.isEmpty { size.add(cache.map(self.mapSint32Sint32, tagSize: 2, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self)) }
+        if !self.mapSint64Sint64.isEmpty { size.add(cache.map(self.mapSint64Sint64, tagSize: 2, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self)) }
+        if !self.mapFixed32Fixed32.isEmpty { size.add(cache.map(self.mapFixed32Fixed32, tagSize: 2, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self)) }
+        if !self.mapFixed64Fixed64.isEmpty { size.add(cache.map(self.mapFixed64Fixed64, tagSize: 2, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self)) }
+        if !self.mapSfixed32Sfixed32.isEmpty { size.add(cache.map(self.mapSfixed32Sfixed32, tagSize: 2, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self)) }
+        if !self.mapSfixed64Sfixed64.isEmpty { size.add(cache.map(self.mapSfixed64Sfixed64, tagSize: 2, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self)) }
+        if !self.mapInt32Float.isEmpty { size.add(cache.map(self.mapInt32Float, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self)) }
+        if !self.mapInt32Double.isEmpty { size.add(cache.map(self.mapInt32Double, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self)) }
+        if !self.mapBoolBool.isEmpty { size.add(cache.map(self.mapBoolBool, tagSize: 2, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self)) }
+        if !self.mapStringString.isEmpty { size.add(cache.map(self.mapStringString, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self)) }
+        if !self.mapStringBytes.isEmpty { size.add(cache.map(self.mapStringBytes, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self)) }
+        if !self.mapStringNestedMessage.isEmpty { size.add(cache.map(self.mapStringNestedMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage>.self)) }
+        if !self.mapStringForeignMessage.isEmpty { size.add(cache.map(self.mapStringForeignMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto2_ForeignMessageProto2>.self)) }
+        if !self.mapStringNestedEnum.isEmpty { size.add(cache.map(self.mapStringNestedEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self)) }
+        if !self.mapStringForeignEnum.isEmpty { size.add(cache.map(self.mapStringForeignEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.self)) }
+        if !self.packedInt32.isEmpty { size.add(2, cache.packedVarint(self.packedInt32, SwiftFrame.ProtoInt32.self)) }
+        if !self.packedInt64.isEmpty { size.add(2, cache.packedVarint(self.packedInt64, SwiftFrame.ProtoInt64.self)) }
+        if !self.packedUint32.isEmpty { size.add(2, cache.packedVarint(self.packedUint32, SwiftFrame.ProtoUInt32.self)) }
+        if !self.packedUint64.isEmpty { size.add(2, cache.packedVarint(self.packedUint64, SwiftFrame.ProtoUInt64.self)) }
+        if !self.packedSint32.isEmpty { size.add(2, cache.packedVarint(self.packedSint32, SwiftFrame.ProtoSInt32.self)) }
+        if !self.packedSint64.isEmpty { size.add(2, cache.packedVarint(self.packedSint64, SwiftFrame.ProtoSInt64.self)) }
+        if !self.packedFixed32.isEmpty { size.addPacked(2, count: self.packedFixed32.count, width: 4) }
+        if !self.packedFixed64.isEmpty { size.addPacked(2, count: self.packedFixed64.count, width: 8) }
+        if !self.packedSfixed32.isEmpty { size.addPacked(2, count: self.packedSfixed32.count, width: 4) }
+        if !self.packedSfixed64.isEmpty { size.addPacked(2, count: self.packedSfixed64.count, width: 8) }
+        if !self.packedFloat.isEmpty { size.addPacked(2, count: self.packedFloat.count, width: 4) }
+        if !self.packedDouble.isEmpty { size.addPacked(2, count: self.packedDouble.count, width: 8) }
+        if !self.packedBool.isEmpty { size.add(2, cache.packedVarint(self.packedBool, SwiftFrame.ProtoBool.self)) }
+        if !self.packedNestedEnum.isEmpty { size.add(2, cache.packedVarint(self.packedNestedEnum, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self)) }
+        for value in self.unpackedInt32 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        for value in self.unpackedInt64 { size.add(2, SwiftFrame.ProtoInt64.size(value)) }
+        for value in self.unpackedUint32 { size.add(2, SwiftFrame.ProtoUInt32.size(value)) }
+        for value in self.unpackedUint64 { size.add(2, SwiftFrame.ProtoUInt64.size(value)) }
+        for value in self.unpackedSint32 { size.add(2, SwiftFrame.ProtoSInt32.size(value)) }
+        for value in self.unpackedSint64 { size.add(2, SwiftFrame.ProtoSInt64.size(value)) }
+        size.add(self.unpackedFixed32.count, each: 6)
+        size.add(self.unpackedFixed64.count, each: 10)
+        size.add(self.unpackedSfixed32.count, each: 6)
+        size.add(self.unpackedSfixed64.count, each: 10)
+        size.add(self.unpackedFloat.count, each: 6)
+        size.add(self.unpackedDouble.count, each: 10)
+        size.add(self.unpackedBool.count, each: 3)
+        for value in self.unpackedNestedEnum { size.add(2, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value)) }
+        if case let .oneofUint32(value)? = self.oneofField { size.add(2, SwiftFrame.ProtoUInt32.size(value)) }
+        if case let .oneofNestedMessage(value)? = self.oneofField { size.add(2, cache.message(value)) }
+        if case let .oneofString(value)? = self.oneofField { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if case let .oneofBytes(value)? = self.oneofField { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        if case .oneofBool? = self.oneofField { size.add(3) }
+        if case let .oneofUint64(value)? = self.oneofField { size.add(2, SwiftFrame.ProtoUInt64.size(value)) }
+        if case .oneofFloat? = self.oneofField { size.add(6) }
+        if case .oneofDouble? = self.oneofField { size.add(10) }
+        if case let .oneofEnum(value)? = self.oneofField { size.add(2, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value)) }
+        if let box = self._data { size.add(4, cache.group(box.value)) }
+        if let value = self.defaultInt32 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.defaultInt64 { size.add(2, SwiftFrame.ProtoInt64.size(value)) }
+        if let value = self.defaultUint32 { size.add(2, SwiftFrame.ProtoUInt32.size(value)) }
+        if let value = self.defaultUint64 { size.add(2, SwiftFrame.ProtoUInt64.size(value)) }
+        if let value = self.defaultSint32 { size.add(2, SwiftFrame.ProtoSInt32.size(value)) }
+        if let value = self.defaultSint64 { size.add(2, SwiftFrame.ProtoSInt64.size(value)) }
+        if self.defaultFixed32 != nil { size.add(6) }
+        if self.defaultFixed64 != nil { size.add(10) }
+        if self.defaultSfixed32 != nil { size.add(6) }
+        if self.defaultSfixed64 != nil { size.add(10) }
+        if self.defaultFloat != nil { size.add(6) }
+        if self.defaultDouble != nil { size.add(10) }
+        if self.defaultBool != nil { size.add(3) }
+        if let value = self.defaultString { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.defaultBytes { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        if let value = self.fieldname1 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fieldName2 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fieldName3 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fieldName4 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.field0name5 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.field0Name6 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fieldName7 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fieldName8 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fieldName9 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fieldName10 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fieldName11 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fieldName12 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fieldName13 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fieldName14 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fieldName15 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fieldName16 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fieldName17 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fieldName18 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1619,10 +1620,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage: SwiftFra
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.a { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let box = self._corecursive { size &+= 1 &+ cache.message(box.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.a { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let box = self._corecursive { size.add(1, cache.message(box.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1661,10 +1662,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.Data: SwiftFrame.FieldT
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.groupInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.groupUint32 { size &+= 2 &+ SwiftFrame.ProtoUInt32.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.groupInt32 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.groupUint32 { size.add(2, SwiftFrame.ProtoUInt32.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1706,7 +1707,9 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect: Swif
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        return self.unknownFields.count &+ self.extensionFields.count
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(self.extensionFields.count)
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1738,9 +1741,9 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.str { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.str { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1773,9 +1776,9 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.i { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.i { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1808,9 +1811,9 @@ extension ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.FieldTabl
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.c { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.c { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1870,14 +1873,14 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.FieldTab
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.optionalInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.optionalString { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let box = self._nestedMessage { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalgroup { size &+= 4 &+ cache.group(box.value) }
-        if self.optionalBool != nil { size &+= 3 }
-        for value in self.repeatedInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.optionalInt32 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.optionalString { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let box = self._nestedMessage { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalgroup { size.add(4, cache.group(box.value)) }
+        if self.optionalBool != nil { size.add(3) }
+        for value in self.repeatedInt32 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1926,9 +1929,9 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup: Swift
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.a { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.a { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -2017,9 +2020,9 @@ extension ProtobufTestMessages_Proto2_OneStringProto2: SwiftFrame.FieldTableMess
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.data { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.data { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -1197,159 +1197,159 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.optionalInt32 != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.optionalInt32) }
-        if self.optionalInt64 != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.optionalInt64) }
-        if self.optionalUint32 != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.optionalUint32) }
-        if self.optionalUint64 != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(self.optionalUint64) }
-        if self.optionalSint32 != 0 { size &+= 1 &+ SwiftFrame.ProtoSInt32.size(self.optionalSint32) }
-        if self.optionalSint64 != 0 { size &+= 1 &+ SwiftFrame.ProtoSInt64.size(self.optionalSint64) }
-        if self.optionalFixed32 != 0 { size &+= 5 }
-        if self.optionalFixed64 != 0 { size &+= 9 }
-        if self.optionalSfixed32 != 0 { size &+= 5 }
-        if self.optionalSfixed64 != 0 { size &+= 9 }
-        if self.optionalFloat.bitPattern != 0 { size &+= 5 }
-        if self.optionalDouble.bitPattern != 0 { size &+= 9 }
-        if self.optionalBool { size &+= 2 }
-        if !self.optionalString.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.optionalString.utf8.count) }
-        if !self.optionalBytes.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.optionalBytes.count) }
-        if let box = self._optionalNestedMessage { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalForeignMessage { size &+= 2 &+ cache.message(box.value) }
-        if self.optionalNestedEnum.rawValue != 0 { size &+= 2 &+ SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.size(self.optionalNestedEnum) }
-        if self.optionalForeignEnum.rawValue != 0 { size &+= 2 &+ SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.size(self.optionalForeignEnum) }
-        if self.optionalAliasedEnum.rawValue != 0 { size &+= 2 &+ SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.AliasedEnum>.size(self.optionalAliasedEnum) }
-        if !self.optionalStringPiece.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.optionalStringPiece.utf8.count) }
-        if !self.optionalCord.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.optionalCord.utf8.count) }
-        if let box = self._recursiveMessage { size &+= 2 &+ cache.message(box.value) }
-        if !self.repeatedInt32.isEmpty { size &+= 2 &+ cache.packedVarint(self.repeatedInt32, SwiftFrame.ProtoInt32.self) }
-        if !self.repeatedInt64.isEmpty { size &+= 2 &+ cache.packedVarint(self.repeatedInt64, SwiftFrame.ProtoInt64.self) }
-        if !self.repeatedUint32.isEmpty { size &+= 2 &+ cache.packedVarint(self.repeatedUint32, SwiftFrame.ProtoUInt32.self) }
-        if !self.repeatedUint64.isEmpty { size &+= 2 &+ cache.packedVarint(self.repeatedUint64, SwiftFrame.ProtoUInt64.self) }
-        if !self.repeatedSint32.isEmpty { size &+= 2 &+ cache.packedVarint(self.repeatedSint32, SwiftFrame.ProtoSInt32.self) }
-        if !self.repeatedSint64.isEmpty { size &+= 2 &+ cache.packedVarint(self.repeatedSint64, SwiftFrame.ProtoSInt64.self) }
-        if !self.repeatedFixed32.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.repeatedFixed32.count &* 4) }
-        if !self.repeatedFixed64.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.repeatedFixed64.count &* 8) }
-        if !self.repeatedSfixed32.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.repeatedSfixed32.count &* 4) }
-        if !self.repeatedSfixed64.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.repeatedSfixed64.count &* 8) }
-        if !self.repeatedFloat.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.repeatedFloat.count &* 4) }
-        if !self.repeatedDouble.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.repeatedDouble.count &* 8) }
-        if !self.repeatedBool.isEmpty { size &+= 2 &+ cache.packedVarint(self.repeatedBool, SwiftFrame.ProtoBool.self) }
-        for value in self.repeatedString { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.repeatedBytes { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        size &+= cache.repeatedMessage(self.repeatedNestedMessage, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedForeignMessage, tagSize: 2)
-        if !self.repeatedNestedEnum.isEmpty { size &+= 2 &+ cache.packedVarint(self.repeatedNestedEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self) }
-        if !self.repeatedForeignEnum.isEmpty { size &+= 2 &+ cache.packedVarint(self.repeatedForeignEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self) }
-        for value in self.repeatedStringPiece { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.repeatedCord { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if !self.mapInt32Int32.isEmpty { size &+= cache.map(self.mapInt32Int32, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self) }
-        if !self.mapInt64Int64.isEmpty { size &+= cache.map(self.mapInt64Int64, tagSize: 2, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self) }
-        if !self.mapUint32Uint32.isEmpty { size &+= cache.map(self.mapUint32Uint32, tagSize: 2, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self) }
-        if !self.mapUint64Uint64.isEmpty { size &+= cache.map(self.mapUint64Uint64, tagSize: 2, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self) }
-        if !self.mapSint32Sint32.isEmpty { size &+= cache.map(self.mapSint32Sint32, tagSize: 2, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self) }
-        if !self.mapSint64Sint64.isEmpty { size &+= cache.map(self.mapSint64Sint64, tagSize: 2, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self) }
-        if !self.mapFixed32Fixed32.isEmpty { size &+= cache.map(self.mapFixed32Fixed32, tagSize: 2, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self) }
-        if !self.mapFixed64Fixed64.isEmpty { size &+= cache.map(self.mapFixed64Fixed64, tagSize: 2, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self) }
-        if !self.mapSfixed32Sfixed32.isEmpty { size &+= cache.map(self.mapSfixed32Sfixed32, tagSize: 2, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self) }
-        if !self.mapSfixed64Sfixed64.isEmpty { size &+= cache.map(self.mapSfixed64Sfixed64, tagSize: 2, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self) }
-        if !self.mapInt32Float.isEmpty { size &+= cache.map(self.mapInt32Float, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self) }
-        if !self.mapInt32Double.isEmpty { size &+= cache.map(self.mapInt32Double, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self) }
-        if !self.mapBoolBool.isEmpty { size &+= cache.map(self.mapBoolBool, tagSize: 2, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self) }
-        if !self.mapStringString.isEmpty { size &+= cache.map(self.mapStringString, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self) }
-        if !self.mapStringBytes.isEmpty { size &+= cache.map(self.mapStringBytes, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self) }
-        if !self.mapStringNestedMessage.isEmpty { size &+= cache.map(self.mapStringNestedMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage>.self) }
-        if !self.mapStringForeignMessage.isEmpty { size &+= cache.map(self.mapStringForeignMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto3_ForeignMessage>.self) }
-        if !self.mapStringNestedEnum.isEmpty { size &+= cache.map(self.mapStringNestedEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self) }
-        if !self.mapStringForeignEnum.isEmpty { size &+= cache.map(self.mapStringForeignEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self) }
-        if !self.packedInt32.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedInt32, SwiftFrame.ProtoInt32.self) }
-        if !self.packedInt64.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedInt64, SwiftFrame.ProtoInt64.self) }
-        if !self.packedUint32.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedUint32, SwiftFrame.ProtoUInt32.self) }
-        if !self.packedUint64.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedUint64, SwiftFrame.ProtoUInt64.self) }
-        if !self.packedSint32.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedSint32, SwiftFrame.ProtoSInt32.self) }
-        if !self.packedSint64.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedSint64, SwiftFrame.ProtoSInt64.self) }
-        if !self.packedFixed32.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedFixed32.count &* 4) }
-        if !self.packedFixed64.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedFixed64.count &* 8) }
-        if !self.packedSfixed32.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedSfixed32.count &* 4) }
-        if !self.packedSfixed64.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedSfixed64.count &* 8) }
-        if !self.packedFloat.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedFloat.count &* 4) }
-        if !self.packedDouble.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.packedDouble.count &* 8) }
-        if !self.packedBool.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedBool, SwiftFrame.ProtoBool.self) }
-        if !self.packedNestedEnum.isEmpty { size &+= 2 &+ cache.packedVarint(self.packedNestedEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self) }
-        for value in self.unpackedInt32 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(value) }
-        for value in self.unpackedInt64 { size &+= 2 &+ SwiftFrame.ProtoInt64.size(value) }
-        for value in self.unpackedUint32 { size &+= 2 &+ SwiftFrame.ProtoUInt32.size(value) }
-        for value in self.unpackedUint64 { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
-        for value in self.unpackedSint32 { size &+= 2 &+ SwiftFrame.ProtoSInt32.size(value) }
-        for value in self.unpackedSint64 { size &+= 2 &+ SwiftFrame.ProtoSInt64.size(value) }
-        size &+= self.unpackedFixed32.count &* 6
-        size &+= self.unpackedFixed64.count &* 10
-        size &+= self.unpackedSfixed32.count &* 6
-        size &+= self.unpackedSfixed64.count &* 10
-        size &+= self.unpackedFloat.count &* 6
-        size &+= self.unpackedDouble.count &* 10
-        size &+= self.unpackedBool.count &* 3
-        for value in self.unpackedNestedEnum { size &+= 2 &+ SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.size(value) }
-        if case let .oneofUint32(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoUInt32.size(value) }
-        if case let .oneofNestedMessage(value)? = self.oneofField { size &+= 2 &+ cache.message(value) }
-        if case let .oneofString(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case let .oneofBytes(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if case .oneofBool? = self.oneofField { size &+= 3 }
-        if case let .oneofUint64(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
-        if case .oneofFloat? = self.oneofField { size &+= 6 }
-        if case .oneofDouble? = self.oneofField { size &+= 10 }
-        if case let .oneofEnum(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.size(value) }
-        if case let .oneofNullValue(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.size(value) }
-        if let box = self._optionalBoolWrapper { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalInt32Wrapper { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalInt64Wrapper { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalUint32Wrapper { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalUint64Wrapper { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalFloatWrapper { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalDoubleWrapper { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalStringWrapper { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalBytesWrapper { size &+= 2 &+ cache.message(box.value) }
-        size &+= cache.repeatedMessage(self.repeatedBoolWrapper, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedInt32Wrapper, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedInt64Wrapper, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedUint32Wrapper, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedUint64Wrapper, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedFloatWrapper, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedDoubleWrapper, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedStringWrapper, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedBytesWrapper, tagSize: 2)
-        if let box = self._optionalDuration { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalTimestamp { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalFieldMask { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalStruct { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalAny { size &+= 2 &+ cache.message(box.value) }
-        if let box = self._optionalValue { size &+= 2 &+ cache.message(box.value) }
-        if self.optionalNullValue.rawValue != 0 { size &+= 2 &+ SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.size(self.optionalNullValue) }
-        size &+= cache.repeatedMessage(self.repeatedDuration, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedTimestamp, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedFieldmask, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedAny, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedValue, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedListValue, tagSize: 2)
-        size &+= cache.repeatedMessage(self.repeatedStruct, tagSize: 2)
-        if self.fieldname1 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldname1) }
-        if self.fieldName2 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldName2) }
-        if self.fieldName3 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldName3) }
-        if self.fieldName4 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldName4) }
-        if self.field0name5 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.field0name5) }
-        if self.field0Name6 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.field0Name6) }
-        if self.fieldName7 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldName7) }
-        if self.fieldName8 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldName8) }
-        if self.fieldName9 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldName9) }
-        if self.fieldName10 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldName10) }
-        if self.fieldName11 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldName11) }
-        if self.fieldName12 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldName12) }
-        if self.fieldName13 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldName13) }
-        if self.fieldName14 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldName14) }
-        if self.fieldName15 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldName15) }
-        if self.fieldName16 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldName16) }
-        if self.fieldName17 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldName17) }
-        if self.fieldName18 != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.fieldName18) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.optionalInt32 != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.optionalInt32)) }
+        if self.optionalInt64 != 0 { size.add(1, SwiftFrame.ProtoInt64.size(self.optionalInt64)) }
+        if self.optionalUint32 != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.optionalUint32)) }
+        if self.optionalUint64 != 0 { size.add(1, SwiftFrame.ProtoUInt64.size(self.optionalUint64)) }
+        if self.optionalSint32 != 0 { size.add(1, SwiftFrame.ProtoSInt32.size(self.optionalSint32)) }
+        if self.optionalSint64 != 0 { size.add(1, SwiftFrame.ProtoSInt64.size(self.optionalSint64)) }
+        if self.optionalFixed32 != 0 { size.add(5) }
+        if self.optionalFixed64 != 0 { size.add(9) }
+        if self.optionalSfixed32 != 0 { size.add(5) }
+        if self.optionalSfixed64 != 0 { size.add(9) }
+        if self.optionalFloat.bitPattern != 0 { size.add(5) }
+        if self.optionalDouble.bitPattern != 0 { size.add(9) }
+        if self.optionalBool { size.add(2) }
+        if !self.optionalString.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.optionalString.utf8.count)) }
+        if !self.optionalBytes.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.optionalBytes.count)) }
+        if let box = self._optionalNestedMessage { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalForeignMessage { size.add(2, cache.message(box.value)) }
+        if self.optionalNestedEnum.rawValue != 0 { size.add(2, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.size(self.optionalNestedEnum)) }
+        if self.optionalForeignEnum.rawValue != 0 { size.add(2, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.size(self.optionalForeignEnum)) }
+        if self.optionalAliasedEnum.rawValue != 0 { size.add(2, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.AliasedEnum>.size(self.optionalAliasedEnum)) }
+        if !self.optionalStringPiece.isEmpty { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(self.optionalStringPiece.utf8.count)) }
+        if !self.optionalCord.isEmpty { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(self.optionalCord.utf8.count)) }
+        if let box = self._recursiveMessage { size.add(2, cache.message(box.value)) }
+        if !self.repeatedInt32.isEmpty { size.add(2, cache.packedVarint(self.repeatedInt32, SwiftFrame.ProtoInt32.self)) }
+        if !self.repeatedInt64.isEmpty { size.add(2, cache.packedVarint(self.repeatedInt64, SwiftFrame.ProtoInt64.self)) }
+        if !self.repeatedUint32.isEmpty { size.add(2, cache.packedVarint(self.repeatedUint32, SwiftFrame.ProtoUInt32.self)) }
+        if !self.repeatedUint64.isEmpty { size.add(2, cache.packedVarint(self.repeatedUint64, SwiftFrame.ProtoUInt64.self)) }
+        if !self.repeatedSint32.isEmpty { size.add(2, cache.packedVarint(self.repeatedSint32, SwiftFrame.ProtoSInt32.self)) }
+        if !self.repeatedSint64.isEmpty { size.add(2, cache.packedVarint(self.repeatedSint64, SwiftFrame.ProtoSInt64.self)) }
+        if !self.repeatedFixed32.isEmpty { size.addPacked(2, count: self.repeatedFixed32.count, width: 4) }
+        if !self.repeatedFixed64.isEmpty { size.addPacked(2, count: self.repeatedFixed64.count, width: 8) }
+        if !self.repeatedSfixed32.isEmpty { size.addPacked(2, count: self.repeatedSfixed32.count, width: 4) }
+        if !self.repeatedSfixed64.isEmpty { size.addPacked(2, count: self.repeatedSfixed64.count, width: 8) }
+        if !self.repeatedFloat.isEmpty { size.addPacked(2, count: self.repeatedFloat.count, width: 4) }
+        if !self.repeatedDouble.isEmpty { size.addPacked(2, count: self.repeatedDouble.count, width: 8) }
+        if !self.repeatedBool.isEmpty { size.add(2, cache.packedVarint(self.repeatedBool, SwiftFrame.ProtoBool.self)) }
+        for value in self.repeatedString { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        for value in self.repeatedBytes { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        size.add(cache.repeatedMessage(self.repeatedNestedMessage, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedForeignMessage, tagSize: 2))
+        if !self.repeatedNestedEnum.isEmpty { size.add(2, cache.packedVarint(self.repeatedNestedEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self)) }
+        if !self.repeatedForeignEnum.isEmpty { size.add(2, cache.packedVarint(self.repeatedForeignEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self)) }
+        for value in self.repeatedStringPiece { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        for value in self.repeatedCord { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if !self.mapInt32Int32.isEmpty { size.add(cache.map(self.mapInt32Int32, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self)) }
+        if !self.mapInt64Int64.isEmpty { size.add(cache.map(self.mapInt64Int64, tagSize: 2, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self)) }
+        if !self.mapUint32Uint32.isEmpty { size.add(cache.map(self.mapUint32Uint32, tagSize: 2, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self)) }
+        if !self.mapUint64Uint64.isEmpty { size.add(cache.map(self.mapUint64Uint64, tagSize: 2, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self)) }
+        if !self.mapSint32Sint32.isEmpty { size.add(cache.map(self.mapSint32Sint32, tagSize: 2, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self)) }
+        if !self.mapSint64Sint64.isEmpty { size.add(cache.map(self.mapSint64Sint64, tagSize: 2, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self)) }
+        if !self.mapFixed32Fixed32.isEmpty { size.add(cache.map(self.mapFixed32Fixed32, tagSize: 2, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self)) }
+        if !self.mapFixed64Fixed64.isEmpty { size.add(cache.map(self.mapFixed64Fixed64, tagSize: 2, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self)) }
+        if !self.mapSfixed32Sfixed32.isEmpty { size.add(cache.map(self.mapSfixed32Sfixed32, tagSize: 2, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self)) }
+        if !self.mapSfixed64Sfixed64.isEmpty { size.add(cache.map(self.mapSfixed64Sfixed64, tagSize: 2, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self)) }
+        if !self.mapInt32Float.isEmpty { size.add(cache.map(self.mapInt32Float, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self)) }
+        if !self.mapInt32Double.isEmpty { size.add(cache.map(self.mapInt32Double, tagSize: 2, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self)) }
+        if !self.mapBoolBool.isEmpty { size.add(cache.map(self.mapBoolBool, tagSize: 2, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self)) }
+        if !self.mapStringString.isEmpty { size.add(cache.map(self.mapStringString, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self)) }
+        if !self.mapStringBytes.isEmpty { size.add(cache.map(self.mapStringBytes, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self)) }
+        if !self.mapStringNestedMessage.isEmpty { size.add(cache.map(self.mapStringNestedMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage>.self)) }
+        if !self.mapStringForeignMessage.isEmpty { size.add(cache.map(self.mapStringForeignMessage, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto3_ForeignMessage>.self)) }
+        if !self.mapStringNestedEnum.isEmpty { size.add(cache.map(self.mapStringNestedEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self)) }
+        if !self.mapStringForeignEnum.isEmpty { size.add(cache.map(self.mapStringForeignEnum, tagSize: 2, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self)) }
+        if !self.packedInt32.isEmpty { size.add(2, cache.packedVarint(self.packedInt32, SwiftFrame.ProtoInt32.self)) }
+        if !self.packedInt64.isEmpty { size.add(2, cache.packedVarint(self.packedInt64, SwiftFrame.ProtoInt64.self)) }
+        if !self.packedUint32.isEmpty { size.add(2, cache.packedVarint(self.packedUint32, SwiftFrame.ProtoUInt32.self)) }
+        if !self.packedUint64.isEmpty { size.add(2, cache.packedVarint(self.packedUint64, SwiftFrame.ProtoUInt64.self)) }
+        if !self.packedSint32.isEmpty { size.add(2, cache.packedVarint(self.packedSint32, SwiftFrame.ProtoSInt32.self)) }
+        if !self.packedSint64.isEmpty { size.add(2, cache.packedVarint(self.packedSint64, SwiftFrame.ProtoSInt64.self)) }
+        if !self.packedFixed32.isEmpty { size.addPacked(2, count: self.packedFixed32.count, width: 4) }
+        if !self.packedFixed64.isEmpty { size.addPacked(2, count: self.packedFixed64.count, width: 8) }
+        if !self.packedSfixed32.isEmpty { size.addPacked(2, count: self.packedSfixed32.count, width: 4) }
+        if !self.packedSfixed64.isEmpty { size.addPacked(2, count: self.packedSfixed64.count, width: 8) }
+        if !self.packedFloat.isEmpty { size.addPacked(2, count: self.packedFloat.count, width: 4) }
+        if !self.packedDouble.isEmpty { size.addPacked(2, count: self.packedDouble.count, width: 8) }
+        if !self.packedBool.isEmpty { size.add(2, cache.packedVarint(self.packedBool, SwiftFrame.ProtoBool.self)) }
+        if !self.packedNestedEnum.isEmpty { size.add(2, cache.packedVarint(self.packedNestedEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self)) }
+        for value in self.unpackedInt32 { size.add(2, SwiftFrame.ProtoInt32.size(value)) }
+        for value in self.unpackedInt64 { size.add(2, SwiftFrame.ProtoInt64.size(value)) }
+        for value in self.unpackedUint32 { size.add(2, SwiftFrame.ProtoUInt32.size(value)) }
+        for value in self.unpackedUint64 { size.add(2, SwiftFrame.ProtoUInt64.size(value)) }
+        for value in self.unpackedSint32 { size.add(2, SwiftFrame.ProtoSInt32.size(value)) }
+        for value in self.unpackedSint64 { size.add(2, SwiftFrame.ProtoSInt64.size(value)) }
+        size.add(self.unpackedFixed32.count, each: 6)
+        size.add(self.unpackedFixed64.count, each: 10)
+        size.add(self.unpackedSfixed32.count, each: 6)
+        size.add(self.unpackedSfixed64.count, each: 10)
+        size.add(self.unpackedFloat.count, each: 6)
+        size.add(self.unpackedDouble.count, each: 10)
+        size.add(self.unpackedBool.count, each: 3)
+        for value in self.unpackedNestedEnum { size.add(2, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.size(value)) }
+        if case let .oneofUint32(value)? = self.oneofField { size.add(2, SwiftFrame.ProtoUInt32.size(value)) }
+        if case let .oneofNestedMessage(value)? = self.oneofField { size.add(2, cache.message(value)) }
+        if case let .oneofString(value)? = self.oneofField { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if case let .oneofBytes(value)? = self.oneofField { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        if case .oneofBool? = self.oneofField { size.add(3) }
+        if case let .oneofUint64(value)? = self.oneofField { size.add(2, SwiftFrame.ProtoUInt64.size(value)) }
+        if case .oneofFloat? = self.oneofField { size.add(6) }
+        if case .oneofDouble? = self.oneofField { size.add(10) }
+        if case let .oneofEnum(value)? = self.oneofField { size.add(2, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.size(value)) }
+        if case let .oneofNullValue(value)? = self.oneofField { size.add(2, SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.size(value)) }
+        if let box = self._optionalBoolWrapper { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalInt32Wrapper { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalInt64Wrapper { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalUint32Wrapper { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalUint64Wrapper { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalFloatWrapper { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalDoubleWrapper { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalStringWrapper { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalBytesWrapper { size.add(2, cache.message(box.value)) }
+        size.add(cache.repeatedMessage(self.repeatedBoolWrapper, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedInt32Wrapper, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedInt64Wrapper, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedUint32Wrapper, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedUint64Wrapper, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedFloatWrapper, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedDoubleWrapper, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedStringWrapper, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedBytesWrapper, tagSize: 2))
+        if let box = self._optionalDuration { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalTimestamp { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalFieldMask { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalStruct { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalAny { size.add(2, cache.message(box.value)) }
+        if let box = self._optionalValue { size.add(2, cache.message(box.value)) }
+        if self.optionalNullValue.rawValue != 0 { size.add(2, SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.size(self.optionalNullValue)) }
+        size.add(cache.repeatedMessage(self.repeatedDuration, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedTimestamp, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedFieldmask, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedAny, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedValue, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedListValue, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedStruct, tagSize: 2))
+        if self.fieldname1 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldname1)) }
+        if self.fieldName2 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName2)) }
+        if self.fieldName3 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName3)) }
+        if self.fieldName4 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName4)) }
+        if self.field0name5 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.field0name5)) }
+        if self.field0Name6 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.field0Name6)) }
+        if self.fieldName7 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName7)) }
+        if self.fieldName8 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName8)) }
+        if self.fieldName9 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName9)) }
+        if self.fieldName10 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName10)) }
+        if self.fieldName11 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName11)) }
+        if self.fieldName12 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName12)) }
+        if self.fieldName13 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName13)) }
+        if self.fieldName14 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName14)) }
+        if self.fieldName15 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName15)) }
+        if self.fieldName16 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName16)) }
+        if self.fieldName17 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName17)) }
+        if self.fieldName18 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName18)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1833,10 +1833,10 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage: SwiftFra
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.a != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.a) }
-        if let box = self._corecursive { size &+= 1 &+ cache.message(box.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.a != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.a)) }
+        if let box = self._corecursive { size.add(1, cache.message(box.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1873,9 +1873,9 @@ extension ProtobufTestMessages_Proto3_ForeignMessage: SwiftFrame.FieldTableMessa
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.c != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.c) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.c != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.c)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

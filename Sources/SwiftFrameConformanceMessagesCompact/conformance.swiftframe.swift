@@ -318,15 +318,15 @@ extension Conformance_ConformanceRequest: SwiftFrame.CompactMessage {
     }
 
     public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = 0
+        var size = SwiftFrame.MessageSize(0)
         switch number {
-        case 1: if case let .protobufPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        case 2: if case let .jsonPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 7: if case let .jspbPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 8: if case let .textPayload(value)? = self.payload { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 1: if case let .protobufPayload(value)? = self.payload { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        case 2: if case let .jsonPayload(value)? = self.payload { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        case 7: if case let .jspbPayload(value)? = self.payload { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        case 8: if case let .textPayload(value)? = self.payload { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
         default: break
         }
-        return size
+        return size.total
     }
 
     public func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter) {
@@ -409,19 +409,19 @@ extension Conformance_ConformanceResponse: SwiftFrame.CompactMessage {
     }
 
     public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = 0
+        var size = SwiftFrame.MessageSize(0)
         switch number {
-        case 1: if case let .parseError(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 2: if case let .runtimeError(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 3: if case let .protobufPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        case 4: if case let .jsonPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 5: if case let .skipped(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 6: if case let .serializeError(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 7: if case let .jspbPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 8: if case let .textPayload(value)? = self.result { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
+        case 1: if case let .parseError(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        case 2: if case let .runtimeError(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        case 3: if case let .protobufPayload(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        case 4: if case let .jsonPayload(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        case 5: if case let .skipped(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        case 6: if case let .serializeError(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        case 7: if case let .jspbPayload(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        case 8: if case let .textPayload(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
         default: break
         }
-        return size
+        return size.total
     }
 
     public func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter) {

@@ -867,21 +867,21 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
     }
 
     public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = 0
+        var size = SwiftFrame.MessageSize(0)
         switch number {
-        case 111: if case let .oneofUint32(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoUInt32.size(value) }
-        case 112: if case let .oneofNestedMessage(value)? = self.oneofField { size &+= 2 &+ cache.message(value) }
-        case 113: if case let .oneofString(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        case 114: if case let .oneofBytes(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        case 115: if case .oneofBool? = self.oneofField { size &+= 3 }
-        case 116: if case let .oneofUint64(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoUInt64.size(value) }
-        case 117: if case .oneofFloat? = self.oneofField { size &+= 6 }
-        case 118: if case .oneofDouble? = self.oneofField { size &+= 10 }
-        case 119: if case let .oneofEnum(value)? = self.oneofField { size &+= 2 &+ SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value) }
-        case 201: if let box = self._data { size &+= 4 &+ cache.group(box.value) }
+        case 111: if case let .oneofUint32(value)? = self.oneofField { size.add(2, SwiftFrame.ProtoUInt32.size(value)) }
+        case 112: if case let .oneofNestedMessage(value)? = self.oneofField { size.add(2, cache.message(value)) }
+        case 113: if case let .oneofString(value)? = self.oneofField { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        case 114: if case let .oneofBytes(value)? = self.oneofField { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        case 115: if case .oneofBool? = self.oneofField { size.add(3) }
+        case 116: if case let .oneofUint64(value)? = self.oneofField { size.add(2, SwiftFrame.ProtoUInt64.size(value)) }
+        case 117: if case .oneofFloat? = self.oneofField { size.add(6) }
+        case 118: if case .oneofDouble? = self.oneofField { size.add(10) }
+        case 119: if case let .oneofEnum(value)? = self.oneofField { size.add(2, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value)) }
+        case 201: if let box = self._data { size.add(4, cache.group(box.value)) }
         default: break
         }
-        return size
+        return size.total
     }
 
     public func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter) {
@@ -1054,12 +1054,12 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.CompactM
     }
 
     public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = 0
+        var size = SwiftFrame.MessageSize(0)
         switch number {
-        case 1004: if let box = self._optionalgroup { size &+= 4 &+ cache.group(box.value) }
+        case 1004: if let box = self._optionalgroup { size.add(4, cache.group(box.value)) }
         default: break
         }
-        return size
+        return size.total
     }
 
     public func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter) {

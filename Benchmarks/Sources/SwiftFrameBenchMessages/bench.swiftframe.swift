@@ -156,13 +156,13 @@ extension Bench_Flat: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.id != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.id) }
-        if self.timestamp != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.timestamp) }
-        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if !self.payload.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.payload.count) }
-        if !self.samples.isEmpty { size &+= 1 &+ cache.packedVarint(self.samples, SwiftFrame.ProtoInt32.self) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.id != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.id)) }
+        if self.timestamp != 0 { size.add(1, SwiftFrame.ProtoInt64.size(self.timestamp)) }
+        if !self.name.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count)) }
+        if !self.payload.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.payload.count)) }
+        if !self.samples.isEmpty { size.add(1, cache.packedVarint(self.samples, SwiftFrame.ProtoInt32.self)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -216,15 +216,15 @@ extension Bench_LoginRequest: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.nickName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count) }
-        if !self.pwd.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.pwd.utf8.count) }
-        if !self.ip.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.ip.utf8.count) }
-        if self.port != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.port) }
-        if !self.deviceName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.deviceName.utf8.count) }
-        if !self.deviceId.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.deviceId.utf8.count) }
-        if !self.version.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.version.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.nickName.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.nickName.utf8.count)) }
+        if !self.pwd.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.pwd.utf8.count)) }
+        if !self.ip.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.ip.utf8.count)) }
+        if self.port != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.port)) }
+        if !self.deviceName.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.deviceName.utf8.count)) }
+        if !self.deviceId.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.deviceId.utf8.count)) }
+        if !self.version.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.version.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -269,11 +269,11 @@ extension Bench_RepeatedHeavy: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.ints.isEmpty { size &+= 1 &+ cache.packedVarint(self.ints, SwiftFrame.ProtoInt32.self) }
-        if !self.doubles.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.doubles.count &* 8) }
-        for value in self.names { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.ints.isEmpty { size.add(1, cache.packedVarint(self.ints, SwiftFrame.ProtoInt32.self)) }
+        if !self.doubles.isEmpty { size.addPacked(1, count: self.doubles.count, width: 8) }
+        for value in self.names { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -316,11 +316,11 @@ extension Bench_Leaf: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.id != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.id) }
-        if !self.label.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.label.utf8.count) }
-        if self.weight.bitPattern != 0 { size &+= 9 }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.id != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.id)) }
+        if !self.label.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.label.utf8.count)) }
+        if self.weight.bitPattern != 0 { size.add(9) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -365,11 +365,11 @@ extension Bench_Node: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.depth != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.depth) }
-        size &+= cache.repeatedMessage(self.leaves, tagSize: 1)
-        size &+= cache.repeatedMessage(self.children, tagSize: 1)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.depth != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.depth)) }
+        size.add(cache.repeatedMessage(self.leaves, tagSize: 1))
+        size.add(cache.repeatedMessage(self.children, tagSize: 1))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

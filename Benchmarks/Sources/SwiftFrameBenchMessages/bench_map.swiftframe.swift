@@ -42,9 +42,9 @@ extension Bench_MapHeavy: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.counts.isEmpty { size &+= cache.map(self.counts, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.counts.isEmpty { size.add(cache.map(self.counts, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -403,14 +403,15 @@ struct FieldCode {
         }
     }
 
-    /// `size &+= 1 &+ …`, folding constants.
+    /// `size.add(1, …)`, folding constants. (`MessageSize`'s methods, not integer operators:
+    /// those are slow to type-check.)
     private func addSize(_ element: Field.Value, _ value: String) -> String {
         switch element {
-        case .group: return "size &+= \(2 * tagSize) &+ cache.group(\(value))"
-        case .message: return "size &+= \(tagSize) &+ cache.message(\(value))"
+        case .group: return "size.add(\(2 * tagSize), cache.group(\(value)))"
+        case .message: return "size.add(\(tagSize), cache.message(\(value)))"
         case let .plain(plain):
-            if let fixedSize = Self.fixedSize(plain) { return "size &+= \(tagSize + fixedSize)" }
-            return "size &+= \(tagSize) &+ \(Self.valueSize(plain, value))"
+            if let fixedSize = Self.fixedSize(plain) { return "size.add(\(tagSize + fixedSize))" }
+            return "size.add(\(tagSize), \(Self.valueSize(plain, value)))"
         }
     }
 
@@ -441,22 +442,22 @@ struct FieldCode {
             }
             return "if \(oneofPattern(oneof)) { \(addSize(element, "value")) }"
         case let .map(key, value):
-            return "if !\(access).isEmpty { size &+= cache.map(\(access), tagSize: \(tagSize), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self) }"
+            return "if !\(access).isEmpty { size.add(cache.map(\(access), tagSize: \(tagSize), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self)) }"
         case let .packed(packable):
             let packedTag = Wire.varintSize(tag(.lengthDelimited))
             switch packable {
             case let .numeric(numeric) where numeric.encoding != .varint:
                 let width = numeric.encoding == .fixed32 ? 4 : 8
-                return "if !\(access).isEmpty { size &+= \(packedTag) &+ SwiftFrame.Wire.lengthDelimitedSize(\(access).count &* \(width)) }"
+                return "if !\(access).isEmpty { size.addPacked(\(packedTag), count: \(access).count, width: \(width)) }"
             case .numeric, .enumeration:
-                return "if !\(access).isEmpty { size &+= \(packedTag) &+ cache.packedVarint(\(access), \(Self.codec(packable.plain)).self) }"
+                return "if !\(access).isEmpty { size.add(\(packedTag), cache.packedVarint(\(access), \(Self.codec(packable.plain)).self)) }"
             }
         case let .repeated(element):
             switch element {
             case let .plain(plain):
-                if let fixedSize = Self.fixedSize(plain) { return "size &+= \(access).count &* \(tagSize + fixedSize)" }
+                if let fixedSize = Self.fixedSize(plain) { return "size.add(\(access).count, each: \(tagSize + fixedSize))" }
             case .message:
-                return "size &+= cache.repeatedMessage(\(access), tagSize: \(tagSize))"
+                return "size.add(cache.repeatedMessage(\(access), tagSize: \(tagSize)))"
             case .group:
                 break
             }

@@ -248,14 +248,14 @@ struct MessageEmitter {
         }
         printer.line()
         printer.block("\(visibility)func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int") {
-            printer.line("var size = 0")
+            printer.line("var size = SwiftFrame.MessageSize(0)")
             printer.switchBlock("number") {
                 for code in custom {
                     printer.line("case \(code.field.number): \(code.sizeStatement)")
                 }
                 printer.line("default: break")
             }
-            printer.line("return size")
+            printer.line("return size.total")
         }
         printer.line()
         printer.block("\(visibility)func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter)") {
@@ -309,16 +309,16 @@ struct MessageEmitter {
 
     private func emitSize(_ fields: [FieldCode], to printer: Printer) {
         printer.block("\(visibility)func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int") {
-            let stored = ranges.isEmpty ? "self.unknownFields.count" : "self.unknownFields.count &+ self.extensionFields.count"
-            guard !fields.isEmpty else {
-                printer.line("return \(stored)")
+            guard !fields.isEmpty || !ranges.isEmpty else {
+                printer.line("return self.unknownFields.count")
                 return
             }
-            printer.line("var size = \(stored)")
+            printer.line("var size = SwiftFrame.MessageSize(self.unknownFields.count)")
+            if !ranges.isEmpty { printer.line("size.add(self.extensionFields.count)") }
             for code in fields {
                 printer.line(code.sizeStatement)
             }
-            printer.line("return size")
+            printer.line("return size.total")
         }
     }
 

@@ -111,10 +111,10 @@ extension ET_C2MTestRequest: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.request.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.request.utf8.count) }
-        if self.rpcId != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.rpcId) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.request.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.request.utf8.count)) }
+        if self.rpcId != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.rpcId)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -154,12 +154,12 @@ extension ET_M2CTestResponse: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.response.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.response.utf8.count) }
-        if self.rpcId != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.rpcId) }
-        if self.error != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.error) }
-        if !self.message.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.response.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.response.utf8.count)) }
+        if self.rpcId != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.rpcId)) }
+        if self.error != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.error)) }
+        if !self.message.isEmpty { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -197,9 +197,9 @@ extension ET_C2GPing: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.rpcId != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.rpcId) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.rpcId != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.rpcId)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -238,12 +238,12 @@ extension ET_G2CPing: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.time != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.time) }
-        if self.rpcId != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.rpcId) }
-        if self.error != 0 { size &+= 2 &+ SwiftFrame.ProtoInt32.size(self.error) }
-        if !self.message.isEmpty { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.time != 0 { size.add(1, SwiftFrame.ProtoInt64.size(self.time)) }
+        if self.rpcId != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.rpcId)) }
+        if self.error != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.error)) }
+        if !self.message.isEmpty { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -283,9 +283,9 @@ extension ET_M2CNotice: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.text.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.text.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.text.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.text.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

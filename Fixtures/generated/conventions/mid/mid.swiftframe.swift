@@ -245,11 +245,11 @@ extension Midgame_LoginReq: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.mid { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
-        if let value = self.account { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.token { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.mid { size.add(1, SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value)) }
+        if let value = self.account { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.token { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -295,11 +295,11 @@ extension Midgame_LoginRsp: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.mid { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
-        if let value = self.result { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.playerId { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.mid { size.add(1, SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value)) }
+        if let value = self.result { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.playerId { size.add(1, SwiftFrame.ProtoUInt64.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -343,10 +343,10 @@ extension Midgame_HeartBeat: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.mid { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
-        if let value = self.clientTime { size &+= 1 &+ SwiftFrame.ProtoInt64.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.mid { size.add(1, SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value)) }
+        if let value = self.clientTime { size.add(1, SwiftFrame.ProtoInt64.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -387,10 +387,10 @@ extension Midgame_EnterRoomReq: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.mid { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
-        if let value = self.roomId { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.mid { size.add(1, SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value)) }
+        if let value = self.roomId { size.add(1, SwiftFrame.ProtoUInt32.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -434,11 +434,11 @@ extension Midgame_EnterRoomRsp: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.mid { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
-        if let value = self.result { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        for value in self.players { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.mid { size.add(1, SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value)) }
+        if let value = self.result { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        for value in self.players { size.add(1, SwiftFrame.ProtoUInt64.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -482,10 +482,10 @@ extension Midgame_RoomBroadcastNtf: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.mid { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
-        if let value = self.text { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.mid { size.add(1, SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value)) }
+        if let value = self.text { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -528,11 +528,11 @@ extension Midgame_ErrorNtf: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.mid { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value) }
-        if let value = self.code { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.text { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.mid { size.add(1, SwiftFrame.ProtoClosedEnum<Midgame_MsgId.MID>.size(value)) }
+        if let value = self.code { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.text { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -134,10 +134,10 @@ extension Msgid_LoginRequest: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.account.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.account.utf8.count) }
-        if !self.password.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.password.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.account.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.account.utf8.count)) }
+        if !self.password.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.password.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -171,10 +171,10 @@ extension Msgid_LoginResponse: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.code != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.code) }
-        if !self.session.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.session.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.code != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.code)) }
+        if !self.session.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.session.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -210,10 +210,10 @@ extension Msgid_ChatPush: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.from.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.from.utf8.count) }
-        if !self.text.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.text.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.from.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.from.utf8.count)) }
+        if !self.text.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.text.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -245,9 +245,9 @@ extension Msgid_Ping: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.time != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.time) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.time != 0 { size.add(1, SwiftFrame.ProtoInt64.size(self.time)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

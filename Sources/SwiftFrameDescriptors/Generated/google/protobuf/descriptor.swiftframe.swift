@@ -1360,9 +1360,9 @@ extension Google_Protobuf_FileDescriptorSet: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        size &+= cache.repeatedMessage(self.file, tagSize: 1)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(cache.repeatedMessage(self.file, tagSize: 1))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1430,20 +1430,20 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.package { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.dependency { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        size &+= cache.repeatedMessage(self.messageType, tagSize: 1)
-        size &+= cache.repeatedMessage(self.enumType, tagSize: 1)
-        size &+= cache.repeatedMessage(self.service, tagSize: 1)
-        size &+= cache.repeatedMessage(self.extension_, tagSize: 1)
-        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
-        if let box = self._sourceCodeInfo { size &+= 1 &+ cache.message(box.value) }
-        for value in self.publicDependency { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        for value in self.weakDependency { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.syntax { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.name { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.package { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        for value in self.dependency { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        size.add(cache.repeatedMessage(self.messageType, tagSize: 1))
+        size.add(cache.repeatedMessage(self.enumType, tagSize: 1))
+        size.add(cache.repeatedMessage(self.service, tagSize: 1))
+        size.add(cache.repeatedMessage(self.extension_, tagSize: 1))
+        if let box = self._options { size.add(1, cache.message(box.value)) }
+        if let box = self._sourceCodeInfo { size.add(1, cache.message(box.value)) }
+        for value in self.publicDependency { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        for value in self.weakDependency { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.syntax { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1538,18 +1538,18 @@ extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        size &+= cache.repeatedMessage(self.field, tagSize: 1)
-        size &+= cache.repeatedMessage(self.nestedType, tagSize: 1)
-        size &+= cache.repeatedMessage(self.enumType, tagSize: 1)
-        size &+= cache.repeatedMessage(self.extensionRange, tagSize: 1)
-        size &+= cache.repeatedMessage(self.extension_, tagSize: 1)
-        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
-        size &+= cache.repeatedMessage(self.oneofDecl, tagSize: 1)
-        size &+= cache.repeatedMessage(self.reservedRange, tagSize: 1)
-        for value in self.reservedName { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.name { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        size.add(cache.repeatedMessage(self.field, tagSize: 1))
+        size.add(cache.repeatedMessage(self.nestedType, tagSize: 1))
+        size.add(cache.repeatedMessage(self.enumType, tagSize: 1))
+        size.add(cache.repeatedMessage(self.extensionRange, tagSize: 1))
+        size.add(cache.repeatedMessage(self.extension_, tagSize: 1))
+        if let box = self._options { size.add(1, cache.message(box.value)) }
+        size.add(cache.repeatedMessage(self.oneofDecl, tagSize: 1))
+        size.add(cache.repeatedMessage(self.reservedRange, tagSize: 1))
+        for value in self.reservedName { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1612,11 +1612,11 @@ extension Google_Protobuf_DescriptorProto.ExtensionRange: SwiftFrame.FieldTableM
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.start { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.end { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.start { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.end { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let box = self._options { size.add(1, cache.message(box.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1663,10 +1663,10 @@ extension Google_Protobuf_DescriptorProto.ReservedRange: SwiftFrame.FieldTableMe
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.start { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.end { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.start { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.end { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1713,9 +1713,10 @@ extension Google_Protobuf_ExtensionRangeOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count &+ self.extensionFields.count
-        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(self.extensionFields.count)
+        size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1778,19 +1779,19 @@ extension Google_Protobuf_FieldDescriptorProto: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.extendee { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.number { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.label { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldDescriptorProto.Label>.size(value) }
-        if let value = self.type { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldDescriptorProto.Type_>.size(value) }
-        if let value = self.typeName { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.defaultValue { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
-        if let value = self.oneofIndex { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.jsonName { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if self.proto3Optional != nil { size &+= 3 }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.name { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.extendee { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.number { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.label { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldDescriptorProto.Label>.size(value)) }
+        if let value = self.type { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldDescriptorProto.Type_>.size(value)) }
+        if let value = self.typeName { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.defaultValue { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let box = self._options { size.add(1, cache.message(box.value)) }
+        if let value = self.oneofIndex { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.jsonName { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if self.proto3Optional != nil { size.add(3) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1864,10 +1865,10 @@ extension Google_Protobuf_OneofDescriptorProto: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.name { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let box = self._options { size.add(1, cache.message(box.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1922,13 +1923,13 @@ extension Google_Protobuf_EnumDescriptorProto: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        size &+= cache.repeatedMessage(self.value, tagSize: 1)
-        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
-        size &+= cache.repeatedMessage(self.reservedRange, tagSize: 1)
-        for value in self.reservedName { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.name { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        size.add(cache.repeatedMessage(self.value, tagSize: 1))
+        if let box = self._options { size.add(1, cache.message(box.value)) }
+        size.add(cache.repeatedMessage(self.reservedRange, tagSize: 1))
+        for value in self.reservedName { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -1976,10 +1977,10 @@ extension Google_Protobuf_EnumDescriptorProto.EnumReservedRange: SwiftFrame.Fiel
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.start { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.end { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.start { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.end { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -2022,11 +2023,11 @@ extension Google_Protobuf_EnumValueDescriptorProto: SwiftFrame.FieldTableMessage
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.number { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.name { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.number { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let box = self._options { size.add(1, cache.message(box.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -2079,11 +2080,11 @@ extension Google_Protobuf_ServiceDescriptorProto: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        size &+= cache.repeatedMessage(self.method, tagSize: 1)
-        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.name { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        size.add(cache.repeatedMessage(self.method, tagSize: 1))
+        if let box = self._options { size.add(1, cache.message(box.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -2140,14 +2141,14 @@ extension Google_Protobuf_MethodDescriptorProto: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.inputType { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.outputType { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let box = self._options { size &+= 1 &+ cache.message(box.value) }
-        if self.clientStreaming != nil { size &+= 2 }
-        if self.serverStreaming != nil { size &+= 2 }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.name { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.inputType { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.outputType { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let box = self._options { size.add(1, cache.message(box.value)) }
+        if self.clientStreaming != nil { size.add(2) }
+        if self.serverStreaming != nil { size.add(2) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -2253,29 +2254,30 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count &+ self.extensionFields.count
-        if let value = self.javaPackage { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.javaOuterClassname { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.optimizeFor { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Google_Protobuf_FileOptions.OptimizeMode>.size(value) }
-        if self.javaMultipleFiles != nil { size &+= 2 }
-        if let value = self.goPackage { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if self.ccGenericServices != nil { size &+= 3 }
-        if self.javaGenericServices != nil { size &+= 3 }
-        if self.pyGenericServices != nil { size &+= 3 }
-        if self.javaGenerateEqualsAndHash != nil { size &+= 3 }
-        if self.deprecated != nil { size &+= 3 }
-        if self.javaStringCheckUtf8 != nil { size &+= 3 }
-        if self.ccEnableArenas != nil { size &+= 3 }
-        if let value = self.objcClassPrefix { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.csharpNamespace { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.swiftPrefix { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.phpClassPrefix { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.phpNamespace { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if self.phpGenericServices != nil { size &+= 3 }
-        if let value = self.phpMetadataNamespace { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.rubyPackage { size &+= 2 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(self.extensionFields.count)
+        if let value = self.javaPackage { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.javaOuterClassname { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.optimizeFor { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FileOptions.OptimizeMode>.size(value)) }
+        if self.javaMultipleFiles != nil { size.add(2) }
+        if let value = self.goPackage { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if self.ccGenericServices != nil { size.add(3) }
+        if self.javaGenericServices != nil { size.add(3) }
+        if self.pyGenericServices != nil { size.add(3) }
+        if self.javaGenerateEqualsAndHash != nil { size.add(3) }
+        if self.deprecated != nil { size.add(3) }
+        if self.javaStringCheckUtf8 != nil { size.add(3) }
+        if self.ccEnableArenas != nil { size.add(3) }
+        if let value = self.objcClassPrefix { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.csharpNamespace { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.swiftPrefix { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.phpClassPrefix { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.phpNamespace { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if self.phpGenericServices != nil { size.add(3) }
+        if let value = self.phpMetadataNamespace { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.rubyPackage { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -2392,13 +2394,14 @@ extension Google_Protobuf_MessageOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count &+ self.extensionFields.count
-        if self.messageSetWireFormat != nil { size &+= 2 }
-        if self.noStandardDescriptorAccessor != nil { size &+= 2 }
-        if self.deprecated != nil { size &+= 2 }
-        if self.mapEntry != nil { size &+= 2 }
-        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(self.extensionFields.count)
+        if self.messageSetWireFormat != nil { size.add(2) }
+        if self.noStandardDescriptorAccessor != nil { size.add(2) }
+        if self.deprecated != nil { size.add(2) }
+        if self.mapEntry != nil { size.add(2) }
+        size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -2475,16 +2478,17 @@ extension Google_Protobuf_FieldOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count &+ self.extensionFields.count
-        if let value = self.ctype { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.CType>.size(value) }
-        if self.packed != nil { size &+= 2 }
-        if self.deprecated != nil { size &+= 2 }
-        if self.lazy != nil { size &+= 2 }
-        if let value = self.jstype { size &+= 1 &+ SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.JSType>.size(value) }
-        if self.weak != nil { size &+= 2 }
-        if self.unverifiedLazy != nil { size &+= 2 }
-        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(self.extensionFields.count)
+        if let value = self.ctype { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.CType>.size(value)) }
+        if self.packed != nil { size.add(2) }
+        if self.deprecated != nil { size.add(2) }
+        if self.lazy != nil { size.add(2) }
+        if let value = self.jstype { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.JSType>.size(value)) }
+        if self.weak != nil { size.add(2) }
+        if self.unverifiedLazy != nil { size.add(2) }
+        size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -2554,9 +2558,10 @@ extension Google_Protobuf_OneofOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count &+ self.extensionFields.count
-        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(self.extensionFields.count)
+        size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -2609,11 +2614,12 @@ extension Google_Protobuf_EnumOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count &+ self.extensionFields.count
-        if self.allowAlias != nil { size &+= 2 }
-        if self.deprecated != nil { size &+= 2 }
-        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(self.extensionFields.count)
+        if self.allowAlias != nil { size.add(2) }
+        if self.deprecated != nil { size.add(2) }
+        size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -2670,10 +2676,11 @@ extension Google_Protobuf_EnumValueOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count &+ self.extensionFields.count
-        if self.deprecated != nil { size &+= 2 }
-        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(self.extensionFields.count)
+        if self.deprecated != nil { size.add(2) }
+        size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -2727,10 +2734,11 @@ extension Google_Protobuf_ServiceOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count &+ self.extensionFields.count
-        if self.deprecated != nil { size &+= 3 }
-        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(self.extensionFields.count)
+        if self.deprecated != nil { size.add(3) }
+        size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -2787,11 +2795,12 @@ extension Google_Protobuf_MethodOptions: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count &+ self.extensionFields.count
-        if self.deprecated != nil { size &+= 3 }
-        if let value = self.idempotencyLevel { size &+= 2 &+ SwiftFrame.ProtoClosedEnum<Google_Protobuf_MethodOptions.IdempotencyLevel>.size(value) }
-        size &+= cache.repeatedMessage(self.uninterpretedOption, tagSize: 2)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(self.extensionFields.count)
+        if self.deprecated != nil { size.add(3) }
+        if let value = self.idempotencyLevel { size.add(2, SwiftFrame.ProtoClosedEnum<Google_Protobuf_MethodOptions.IdempotencyLevel>.size(value)) }
+        size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -2850,15 +2859,15 @@ extension Google_Protobuf_UninterpretedOption: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        size &+= cache.repeatedMessage(self.name, tagSize: 1)
-        if let value = self.identifierValue { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.positiveIntValue { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
-        if let value = self.negativeIntValue { size &+= 1 &+ SwiftFrame.ProtoInt64.size(value) }
-        if self.doubleValue != nil { size &+= 9 }
-        if let value = self.stringValue { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.count) }
-        if let value = self.aggregateValue { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(cache.repeatedMessage(self.name, tagSize: 1))
+        if let value = self.identifierValue { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.positiveIntValue { size.add(1, SwiftFrame.ProtoUInt64.size(value)) }
+        if let value = self.negativeIntValue { size.add(1, SwiftFrame.ProtoInt64.size(value)) }
+        if self.doubleValue != nil { size.add(9) }
+        if let value = self.stringValue { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
+        if let value = self.aggregateValue { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -2914,10 +2923,10 @@ extension Google_Protobuf_UninterpretedOption.NamePart: SwiftFrame.FieldTableMes
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.namePart { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if self.isExtension != nil { size &+= 2 }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.namePart { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if self.isExtension != nil { size.add(2) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -2966,9 +2975,9 @@ extension Google_Protobuf_SourceCodeInfo: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        size &+= cache.repeatedMessage(self.location, tagSize: 1)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(cache.repeatedMessage(self.location, tagSize: 1))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -3009,13 +3018,13 @@ extension Google_Protobuf_SourceCodeInfo.Location: SwiftFrame.FieldTableMessage 
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.path.isEmpty { size &+= 1 &+ cache.packedVarint(self.path, SwiftFrame.ProtoInt32.self) }
-        if !self.span.isEmpty { size &+= 1 &+ cache.packedVarint(self.span, SwiftFrame.ProtoInt32.self) }
-        if let value = self.leadingComments { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.trailingComments { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        for value in self.leadingDetachedComments { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.path.isEmpty { size.add(1, cache.packedVarint(self.path, SwiftFrame.ProtoInt32.self)) }
+        if !self.span.isEmpty { size.add(1, cache.packedVarint(self.span, SwiftFrame.ProtoInt32.self)) }
+        if let value = self.leadingComments { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.trailingComments { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        for value in self.leadingDetachedComments { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -3063,9 +3072,9 @@ extension Google_Protobuf_GeneratedCodeInfo: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        size &+= cache.repeatedMessage(self.annotation, tagSize: 1)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(cache.repeatedMessage(self.annotation, tagSize: 1))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -3103,12 +3112,12 @@ extension Google_Protobuf_GeneratedCodeInfo.Annotation: SwiftFrame.FieldTableMes
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.path.isEmpty { size &+= 1 &+ cache.packedVarint(self.path, SwiftFrame.ProtoInt32.self) }
-        if let value = self.sourceFile { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.begin { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.end { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.path.isEmpty { size.add(1, cache.packedVarint(self.path, SwiftFrame.ProtoInt32.self)) }
+        if let value = self.sourceFile { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.begin { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.end { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

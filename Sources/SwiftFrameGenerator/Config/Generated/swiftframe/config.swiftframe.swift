@@ -211,10 +211,10 @@ extension Swiftframe_Config: SwiftFrame.FieldTableMessage {
     }
 
     func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        size &+= cache.repeatedMessage(self.table, tagSize: 1)
-        size &+= cache.repeatedMessage(self.envelope, tagSize: 1)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(cache.repeatedMessage(self.table, tagSize: 1))
+        size.add(cache.repeatedMessage(self.envelope, tagSize: 1))
+        return size.total
     }
 
     func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -270,19 +270,19 @@ extension Swiftframe_Table: SwiftFrame.FieldTableMessage {
     }
 
     func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.file.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.file.utf8.count) }
-        if !self.layout.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.layout.utf8.count) }
-        for value in self.idEnum { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if !self.messageOption.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.messageOption.utf8.count) }
-        if !self.defaultField.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.defaultField.utf8.count) }
-        if let box = self._comments { size &+= 1 &+ cache.message(box.value) }
-        if !self.requestPrefix.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.requestPrefix.utf8.count) }
-        if !self.responsePrefix.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.responsePrefix.utf8.count) }
-        size &+= cache.repeatedMessage(self.command, tagSize: 1)
-        if !self.errorReply.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.errorReply.utf8.count) }
-        if !self.heartbeat.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.heartbeat.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.file.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.file.utf8.count)) }
+        if !self.layout.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.layout.utf8.count)) }
+        for value in self.idEnum { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if !self.messageOption.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.messageOption.utf8.count)) }
+        if !self.defaultField.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.defaultField.utf8.count)) }
+        if let box = self._comments { size.add(1, cache.message(box.value)) }
+        if !self.requestPrefix.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.requestPrefix.utf8.count)) }
+        if !self.responsePrefix.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.responsePrefix.utf8.count)) }
+        size.add(cache.repeatedMessage(self.command, tagSize: 1))
+        if !self.errorReply.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.errorReply.utf8.count)) }
+        if !self.heartbeat.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.heartbeat.utf8.count)) }
+        return size.total
     }
 
     func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -330,11 +330,11 @@ extension Swiftframe_Comments: SwiftFrame.FieldTableMessage {
     }
 
     func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.keyword.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.keyword.utf8.count) }
-        if self.start != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.start) }
-        if self.startFromFileName { size &+= 2 }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.keyword.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.keyword.utf8.count)) }
+        if self.start != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.start)) }
+        if self.startFromFileName { size.add(2) }
+        return size.total
     }
 
     func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -377,12 +377,12 @@ extension Swiftframe_Command: SwiftFrame.FieldTableMessage {
     }
 
     func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.id != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.id) }
-        if !self.request.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.request.utf8.count) }
-        if !self.response.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.response.utf8.count) }
-        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.id != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.id)) }
+        if !self.request.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.request.utf8.count)) }
+        if !self.response.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.response.utf8.count)) }
+        if !self.name.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count)) }
+        return size.total
     }
 
     func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -427,12 +427,12 @@ extension Swiftframe_Envelope: SwiftFrame.FieldTableMessage {
     }
 
     func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.message.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count) }
-        if !self.body.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.body.utf8.count) }
-        if !self.selectedBy.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.selectedBy.utf8.count) }
-        size &+= cache.repeatedMessage(self.choice, tagSize: 1)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.message.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.message.utf8.count)) }
+        if !self.body.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.body.utf8.count)) }
+        if !self.selectedBy.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.selectedBy.utf8.count)) }
+        size.add(cache.repeatedMessage(self.choice, tagSize: 1))
+        return size.total
     }
 
     func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -470,11 +470,11 @@ extension Swiftframe_Choice: SwiftFrame.FieldTableMessage {
     }
 
     func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.value.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.value.utf8.count) }
-        if !self.holds.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.holds.utf8.count) }
-        if !self.response.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.response.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.value.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.value.utf8.count)) }
+        if !self.holds.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.holds.utf8.count)) }
+        if !self.response.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.response.utf8.count)) }
+        return size.total
     }
 
     func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

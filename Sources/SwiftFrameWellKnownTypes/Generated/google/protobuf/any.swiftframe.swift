@@ -153,10 +153,10 @@ extension Google_Protobuf_Any: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.typeUrl.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.typeUrl.utf8.count) }
-        if !self.value.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.value.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.typeUrl.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.typeUrl.utf8.count)) }
+        if !self.value.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.value.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -251,15 +251,15 @@ extension Google_Protobuf_Api: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        size &+= cache.repeatedMessage(self.methods, tagSize: 1)
-        size &+= cache.repeatedMessage(self.options, tagSize: 1)
-        if !self.version.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.version.utf8.count) }
-        if let box = self._sourceContext { size &+= 1 &+ cache.message(box.value) }
-        size &+= cache.repeatedMessage(self.mixins, tagSize: 1)
-        if self.syntax.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.name.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count)) }
+        size.add(cache.repeatedMessage(self.methods, tagSize: 1))
+        size.add(cache.repeatedMessage(self.options, tagSize: 1))
+        if !self.version.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.version.utf8.count)) }
+        if let box = self._sourceContext { size.add(1, cache.message(box.value)) }
+        size.add(cache.repeatedMessage(self.mixins, tagSize: 1))
+        if self.syntax.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -317,15 +317,15 @@ extension Google_Protobuf_Method: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if !self.requestTypeUrl.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.requestTypeUrl.utf8.count) }
-        if self.requestStreaming { size &+= 2 }
-        if !self.responseTypeUrl.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.responseTypeUrl.utf8.count) }
-        if self.responseStreaming { size &+= 2 }
-        size &+= cache.repeatedMessage(self.options, tagSize: 1)
-        if self.syntax.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.name.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count)) }
+        if !self.requestTypeUrl.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.requestTypeUrl.utf8.count)) }
+        if self.requestStreaming { size.add(2) }
+        if !self.responseTypeUrl.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.responseTypeUrl.utf8.count)) }
+        if self.responseStreaming { size.add(2) }
+        size.add(cache.repeatedMessage(self.options, tagSize: 1))
+        if self.syntax.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -370,10 +370,10 @@ extension Google_Protobuf_Mixin: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if !self.root.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.root.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.name.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count)) }
+        if !self.root.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.root.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -239,9 +239,9 @@ extension Google_Protobuf_FieldMask: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        for value in self.paths { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        for value in self.paths { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -43,9 +43,9 @@ extension Google_Protobuf_SourceContext: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.fileName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.fileName.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.fileName.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.fileName.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -135,9 +135,9 @@ extension Google_Protobuf_Struct: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.fields.isEmpty { size &+= cache.map(self.fields, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Google_Protobuf_Value>.self) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.fields.isEmpty { size.add(cache.map(self.fields, tagSize: 1, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Google_Protobuf_Value>.self)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -203,14 +203,14 @@ extension Google_Protobuf_Value: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if case let .nullValue(value)? = self.kind { size &+= 1 &+ SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.size(value) }
-        if case .numberValue? = self.kind { size &+= 9 }
-        if case let .stringValue(value)? = self.kind { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if case .boolValue? = self.kind { size &+= 2 }
-        if case let .structValue(value)? = self.kind { size &+= 1 &+ cache.message(value) }
-        if case let .listValue(value)? = self.kind { size &+= 1 &+ cache.message(value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if case let .nullValue(value)? = self.kind { size.add(1, SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.size(value)) }
+        if case .numberValue? = self.kind { size.add(9) }
+        if case let .stringValue(value)? = self.kind { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if case .boolValue? = self.kind { size.add(2) }
+        if case let .structValue(value)? = self.kind { size.add(1, cache.message(value)) }
+        if case let .listValue(value)? = self.kind { size.add(1, cache.message(value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -263,9 +263,9 @@ extension Google_Protobuf_ListValue: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        size &+= cache.repeatedMessage(self.values, tagSize: 1)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(cache.repeatedMessage(self.values, tagSize: 1))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

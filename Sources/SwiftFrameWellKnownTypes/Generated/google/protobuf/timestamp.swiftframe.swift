@@ -141,10 +141,10 @@ extension Google_Protobuf_Timestamp: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.seconds != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.seconds) }
-        if self.nanos != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.nanos) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.seconds != 0 { size.add(1, SwiftFrame.ProtoInt64.size(self.seconds)) }
+        if self.nanos != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.nanos)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -447,14 +447,14 @@ extension Google_Protobuf_Type: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        size &+= cache.repeatedMessage(self.fields, tagSize: 1)
-        for value in self.oneofs { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        size &+= cache.repeatedMessage(self.options, tagSize: 1)
-        if let box = self._sourceContext { size &+= 1 &+ cache.message(box.value) }
-        if self.syntax.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.name.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count)) }
+        size.add(cache.repeatedMessage(self.fields, tagSize: 1))
+        for value in self.oneofs { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        size.add(cache.repeatedMessage(self.options, tagSize: 1))
+        if let box = self._sourceContext { size.add(1, cache.message(box.value)) }
+        if self.syntax.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -518,18 +518,18 @@ extension Google_Protobuf_Field: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.kind.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Google_Protobuf_Field.Kind>.size(self.kind) }
-        if self.cardinality.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Google_Protobuf_Field.Cardinality>.size(self.cardinality) }
-        if self.number != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.number) }
-        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if !self.typeUrl.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.typeUrl.utf8.count) }
-        if self.oneofIndex != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.oneofIndex) }
-        if self.packed { size &+= 2 }
-        size &+= cache.repeatedMessage(self.options, tagSize: 1)
-        if !self.jsonName.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.jsonName.utf8.count) }
-        if !self.defaultValue.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.defaultValue.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.kind.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<Google_Protobuf_Field.Kind>.size(self.kind)) }
+        if self.cardinality.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<Google_Protobuf_Field.Cardinality>.size(self.cardinality)) }
+        if self.number != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.number)) }
+        if !self.name.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count)) }
+        if !self.typeUrl.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.typeUrl.utf8.count)) }
+        if self.oneofIndex != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.oneofIndex)) }
+        if self.packed { size.add(2) }
+        size.add(cache.repeatedMessage(self.options, tagSize: 1))
+        if !self.jsonName.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.jsonName.utf8.count)) }
+        if !self.defaultValue.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.defaultValue.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -593,13 +593,13 @@ extension Google_Protobuf_Enum: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        size &+= cache.repeatedMessage(self.enumvalue, tagSize: 1)
-        size &+= cache.repeatedMessage(self.options, tagSize: 1)
-        if let box = self._sourceContext { size &+= 1 &+ cache.message(box.value) }
-        if self.syntax.rawValue != 0 { size &+= 1 &+ SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.name.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count)) }
+        size.add(cache.repeatedMessage(self.enumvalue, tagSize: 1))
+        size.add(cache.repeatedMessage(self.options, tagSize: 1))
+        if let box = self._sourceContext { size.add(1, cache.message(box.value)) }
+        if self.syntax.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -646,11 +646,11 @@ extension Google_Protobuf_EnumValue: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if self.number != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.number) }
-        size &+= cache.repeatedMessage(self.options, tagSize: 1)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.name.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count)) }
+        if self.number != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.number)) }
+        size.add(cache.repeatedMessage(self.options, tagSize: 1))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -690,10 +690,10 @@ extension Google_Protobuf_Option: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.name.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count) }
-        if let box = self._value { size &+= 1 &+ cache.message(box.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.name.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count)) }
+        if let box = self._value { size.add(1, cache.message(box.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -163,9 +163,9 @@ extension Google_Protobuf_DoubleValue: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.value.bitPattern != 0 { size &+= 9 }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.value.bitPattern != 0 { size.add(9) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -198,9 +198,9 @@ extension Google_Protobuf_FloatValue: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.value.bitPattern != 0 { size &+= 5 }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.value.bitPattern != 0 { size.add(5) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -233,9 +233,9 @@ extension Google_Protobuf_Int64Value: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.value != 0 { size &+= 1 &+ SwiftFrame.ProtoInt64.size(self.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.value != 0 { size.add(1, SwiftFrame.ProtoInt64.size(self.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -268,9 +268,9 @@ extension Google_Protobuf_UInt64Value: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.value != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(self.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.value != 0 { size.add(1, SwiftFrame.ProtoUInt64.size(self.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -303,9 +303,9 @@ extension Google_Protobuf_Int32Value: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.value != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.value != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -338,9 +338,9 @@ extension Google_Protobuf_UInt32Value: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.value != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.value != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -373,9 +373,9 @@ extension Google_Protobuf_BoolValue: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.value { size &+= 2 }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.value { size.add(2) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -408,9 +408,9 @@ extension Google_Protobuf_StringValue: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.value.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.value.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -441,9 +441,9 @@ extension Google_Protobuf_BytesValue: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.value.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.value.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.value.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.value.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

@@ -64,11 +64,11 @@ extension Game_LoginRequest: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if !self.account.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.account.utf8.count) }
-        if !self.token.isEmpty { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(self.token.utf8.count) }
-        if self.version != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt32.size(self.version) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if !self.account.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.account.utf8.count)) }
+        if !self.token.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.token.utf8.count)) }
+        if self.version != 0 { size.add(1, SwiftFrame.ProtoUInt32.size(self.version)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -105,10 +105,10 @@ extension Game_LoginReply: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if self.code != 0 { size &+= 1 &+ SwiftFrame.ProtoInt32.size(self.code) }
-        if self.playerId != 0 { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(self.playerId) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if self.code != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.code)) }
+        if self.playerId != 0 { size.add(1, SwiftFrame.ProtoUInt64.size(self.playerId)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {

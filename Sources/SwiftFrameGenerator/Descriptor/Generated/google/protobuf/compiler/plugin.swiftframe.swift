@@ -230,12 +230,12 @@ extension Google_Protobuf_Compiler_Version: SwiftFrame.FieldTableMessage {
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.major { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.minor { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.patch { size &+= 1 &+ SwiftFrame.ProtoInt32.size(value) }
-        if let value = self.suffix { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.major { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.minor { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.patch { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.suffix { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -287,12 +287,12 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.FieldTableMe
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        for value in self.fileToGenerate { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.parameter { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let box = self._compilerVersion { size &+= 1 &+ cache.message(box.value) }
-        size &+= cache.repeatedMessage(self.protoFile, tagSize: 1)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        for value in self.fileToGenerate { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.parameter { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let box = self._compilerVersion { size.add(1, cache.message(box.value)) }
+        size.add(cache.repeatedMessage(self.protoFile, tagSize: 1))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -343,11 +343,11 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.FieldTableM
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.error { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.supportedFeatures { size &+= 1 &+ SwiftFrame.ProtoUInt64.size(value) }
-        size &+= cache.repeatedMessage(self.file, tagSize: 1)
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.error { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.supportedFeatures { size.add(1, SwiftFrame.ProtoUInt64.size(value)) }
+        size.add(cache.repeatedMessage(self.file, tagSize: 1))
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
@@ -393,12 +393,12 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse.File: SwiftFrame.FieldT
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
-        var size = self.unknownFields.count
-        if let value = self.name { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.insertionPoint { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let value = self.content { size &+= 1 &+ SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count) }
-        if let box = self._generatedCodeInfo { size &+= 2 &+ cache.message(box.value) }
-        return size
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.name { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.insertionPoint { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.content { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let box = self._generatedCodeInfo { size.add(2, cache.message(box.value)) }
+        return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
