@@ -1,4 +1,5 @@
 @testable import SwiftFrame
+import TestSupport
 import Testing
 
 /// The size list keeps eight sizes inline and the rest in storage of its own, which it grows
@@ -18,7 +19,7 @@ import Testing
     @Test func reservingBeforeTheInlineSizesAreFullKeepsThemAll() {
         var list = SizeList()
         list.append(1)
-        list.reserve(10)  // storage made while two of the eight inline slots are used
+        list.reserve(10)  // storage made while one of the eight inline slots is used
         list.reserve(100)  // and made again: nothing past the inline ones to move yet
         for size in 2...120 { list.append(size) }
         #expect(list.overflowCapacity >= 112)
@@ -40,14 +41,5 @@ import Testing
         let bytes = try root.serializedBytes()
         #expect(bytes == expected)
         #expect(try Node(serializedBytes: bytes) == root)
-    }
-
-    private func varint(_ value: UInt64) -> [UInt8] {
-        var value = value, bytes: [UInt8] = []
-        while value >= 0x80 {
-            bytes.append(UInt8(value & 0x7F) | 0x80)
-            value >>= 7
-        }
-        return bytes + [UInt8(value)]
     }
 }

@@ -547,11 +547,10 @@ struct SizeList: ~Copyable, @unchecked Sendable {
             }
         }
         set {
+            precondition(index >= 0 && index < count, "SizeCache: no size recorded at this position")
             if index < SizeList.inlineCount {
-                precondition(index >= 0 && index < count, "SizeCache: no size recorded at this position")
                 withUnsafeMutableBytes(of: &inline) { $0.storeBytes(of: newValue, toByteOffset: index &* 8, as: Int.self) }
             } else {
-                precondition(index < count, "SizeCache: no size recorded at this position")
                 overflow.unsafelyUnwrapped[index &- SizeList.inlineCount] = newValue
             }
         }
