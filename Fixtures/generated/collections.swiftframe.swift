@@ -160,28 +160,32 @@ extension Maps: SwiftFrame.FieldTableMessage {
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 10: try reader.readMapEntry(into: &self.int32Int32, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self) // int32_int32 = 1
-            case 18: try reader.readMapEntry(into: &self.int64Int64, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self) // int64_int64 = 2
-            case 26: try reader.readMapEntry(into: &self.uint32Uint32, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self) // uint32_uint32 = 3
-            case 34: try reader.readMapEntry(into: &self.uint64Uint64, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self) // uint64_uint64 = 4
-            case 42: try reader.readMapEntry(into: &self.sint32Sint32, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self) // sint32_sint32 = 5
-            case 50: try reader.readMapEntry(into: &self.sint64Sint64, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self) // sint64_sint64 = 6
-            case 58: try reader.readMapEntry(into: &self.fixed32Fixed32, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self) // fixed32_fixed32 = 7
-            case 66: try reader.readMapEntry(into: &self.fixed64Fixed64, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self) // fixed64_fixed64 = 8
-            case 74: try reader.readMapEntry(into: &self.sfixed32Sfixed32, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self) // sfixed32_sfixed32 = 9
-            case 82: try reader.readMapEntry(into: &self.sfixed64Sfixed64, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self) // sfixed64_sfixed64 = 10
-            case 90: try reader.readMapEntry(into: &self.int32Float, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self) // int32_float = 11
-            case 98: try reader.readMapEntry(into: &self.int32Double, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self) // int32_double = 12
-            case 106: try reader.readMapEntry(into: &self.boolBool, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self) // bool_bool = 13
-            case 114: try reader.readMapEntry(into: &self.stringString, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self) // string_string = 14
-            case 122: try reader.readMapEntry(into: &self.stringBytes, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self) // string_bytes = 15
-            case 130: try reader.readMapEntry(into: &self.stringMessage, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Everything.Level1>.self) // string_message = 16
-            case 138: try reader.readMapEntry(into: &self.stringEnum, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<Sign>.self) // string_enum = 17
-            case 146: try reader.readMapEntry(into: &self.stringSelf, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Maps>.self) // string_self = 18
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
-            }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 10: try reader.readMapEntry(into: &self.int32Int32, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self) // int32_int32 = 1
+        case 18: try reader.readMapEntry(into: &self.int64Int64, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self) // int64_int64 = 2
+        case 26: try reader.readMapEntry(into: &self.uint32Uint32, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self) // uint32_uint32 = 3
+        case 34: try reader.readMapEntry(into: &self.uint64Uint64, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self) // uint64_uint64 = 4
+        case 42: try reader.readMapEntry(into: &self.sint32Sint32, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self) // sint32_sint32 = 5
+        case 50: try reader.readMapEntry(into: &self.sint64Sint64, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self) // sint64_sint64 = 6
+        case 58: try reader.readMapEntry(into: &self.fixed32Fixed32, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self) // fixed32_fixed32 = 7
+        case 66: try reader.readMapEntry(into: &self.fixed64Fixed64, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self) // fixed64_fixed64 = 8
+        case 74: try reader.readMapEntry(into: &self.sfixed32Sfixed32, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self) // sfixed32_sfixed32 = 9
+        case 82: try reader.readMapEntry(into: &self.sfixed64Sfixed64, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self) // sfixed64_sfixed64 = 10
+        case 90: try reader.readMapEntry(into: &self.int32Float, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self) // int32_float = 11
+        case 98: try reader.readMapEntry(into: &self.int32Double, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self) // int32_double = 12
+        case 106: try reader.readMapEntry(into: &self.boolBool, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self) // bool_bool = 13
+        case 114: try reader.readMapEntry(into: &self.stringString, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self) // string_string = 14
+        case 122: try reader.readMapEntry(into: &self.stringBytes, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self) // string_bytes = 15
+        case 130: try reader.readMapEntry(into: &self.stringMessage, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Everything.Level1>.self) // string_message = 16
+        case 138: try reader.readMapEntry(into: &self.stringEnum, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<Sign>.self) // string_enum = 17
+        case 146: try reader.readMapEntry(into: &self.stringSelf, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Maps>.self) // string_self = 18
+        default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
 
@@ -309,29 +313,33 @@ extension Choices: SwiftFrame.FieldTableMessage {
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 8: self.kind = .number(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // number = 1
-            case 18: self.kind = .text(try reader.readString()) // text = 2
-            case 26: self.kind = .data(try reader.readBytes()) // data = 3
-            case 34: // level = 4
-                var value = Everything.Level1()
-                if case let .level(existing)? = self.kind { value = existing }
-                try reader.readMessage(merging: &value)
-                self.kind = .level(value)
-            case 40: self.kind = .sign(try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self)) // sign = 5
-            case 49: self.kind = .ratio(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // ratio = 6
-            case 56: self.kind = .flag(try reader.readVarint(SwiftFrame.ProtoBool.self)) // flag = 7
-            case 66: // nested = 8
-                var value = Choices()
-                if case let .nested(existing)? = self.kind { value = existing }
-                try reader.readMessage(merging: &value)
-                self.kind = .nested(value)
-            case 74: self.note = try reader.readString() // note = 9
-            case 80: self.second = .id(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // id = 10
-            case 90: self.second = .name(try reader.readString()) // name = 11
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
-            }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 8: self.kind = .number(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // number = 1
+        case 18: self.kind = .text(try reader.readString()) // text = 2
+        case 26: self.kind = .data(try reader.readBytes()) // data = 3
+        case 34: // level = 4
+            var value = Everything.Level1()
+            if case let .level(existing)? = self.kind { value = existing }
+            try reader.readMessage(merging: &value)
+            self.kind = .level(value)
+        case 40: self.kind = .sign(try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self)) // sign = 5
+        case 49: self.kind = .ratio(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // ratio = 6
+        case 56: self.kind = .flag(try reader.readVarint(SwiftFrame.ProtoBool.self)) // flag = 7
+        case 66: // nested = 8
+            var value = Choices()
+            if case let .nested(existing)? = self.kind { value = existing }
+            try reader.readMessage(merging: &value)
+            self.kind = .nested(value)
+        case 74: self.note = try reader.readString() // note = 9
+        case 80: self.second = .id(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // id = 10
+        case 90: self.second = .name(try reader.readString()) // name = 11
+        default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
 

@@ -459,73 +459,77 @@ extension Everything: SwiftFrame.FieldTableMessage {
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 9: self.fDouble = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // f_double = 1
-            case 21: self.fFloat = try reader.readFixed32(SwiftFrame.ProtoFloat.self) // f_float = 2
-            case 24: self.fInt64 = try reader.readVarint(SwiftFrame.ProtoInt64.self) // f_int64 = 3
-            case 32: self.fUint64 = try reader.readVarint(SwiftFrame.ProtoUInt64.self) // f_uint64 = 4
-            case 40: self.fInt32 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // f_int32 = 5
-            case 49: self.fFixed64 = try reader.readFixed64(SwiftFrame.ProtoFixed64.self) // f_fixed64 = 6
-            case 61: self.fFixed32 = try reader.readFixed32(SwiftFrame.ProtoFixed32.self) // f_fixed32 = 7
-            case 64: self.fBool = try reader.readVarint(SwiftFrame.ProtoBool.self) // f_bool = 8
-            case 74: self.fString = try reader.readString() // f_string = 9
-            case 82: self.fBytes = try reader.readBytes() // f_bytes = 10
-            case 88: self.fUint32 = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // f_uint32 = 11
-            case 101: self.fSfixed32 = try reader.readFixed32(SwiftFrame.ProtoSFixed32.self) // f_sfixed32 = 12
-            case 105: self.fSfixed64 = try reader.readFixed64(SwiftFrame.ProtoSFixed64.self) // f_sfixed64 = 13
-            case 112: self.fSint32 = try reader.readVarint(SwiftFrame.ProtoSInt32.self) // f_sint32 = 14
-            case 120: self.fSint64 = try reader.readVarint(SwiftFrame.ProtoSInt64.self) // f_sint64 = 15
-            case 169: self.rDouble.append(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // r_double = 21
-            case 170: try reader.readPackedFixed64(into: &self.rDouble, SwiftFrame.ProtoDouble.self) // r_double = 21, packed
-            case 178: try reader.readPackedFixed32(into: &self.rFloat, SwiftFrame.ProtoFloat.self) // r_float = 22, packed
-            case 181: self.rFloat.append(try reader.readFixed32(SwiftFrame.ProtoFloat.self)) // r_float = 22
-            case 184: self.rInt64.append(try reader.readVarint(SwiftFrame.ProtoInt64.self)) // r_int64 = 23
-            case 186: try reader.readPackedVarint(into: &self.rInt64, SwiftFrame.ProtoInt64.self) // r_int64 = 23, packed
-            case 192: self.rUint64.append(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // r_uint64 = 24
-            case 194: try reader.readPackedVarint(into: &self.rUint64, SwiftFrame.ProtoUInt64.self) // r_uint64 = 24, packed
-            case 200: self.rInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // r_int32 = 25
-            case 202: try reader.readPackedVarint(into: &self.rInt32, SwiftFrame.ProtoInt32.self) // r_int32 = 25, packed
-            case 209: self.rFixed64.append(try reader.readFixed64(SwiftFrame.ProtoFixed64.self)) // r_fixed64 = 26
-            case 210: try reader.readPackedFixed64(into: &self.rFixed64, SwiftFrame.ProtoFixed64.self) // r_fixed64 = 26, packed
-            case 218: try reader.readPackedFixed32(into: &self.rFixed32, SwiftFrame.ProtoFixed32.self) // r_fixed32 = 27, packed
-            case 221: self.rFixed32.append(try reader.readFixed32(SwiftFrame.ProtoFixed32.self)) // r_fixed32 = 27
-            case 224: self.rBool.append(try reader.readVarint(SwiftFrame.ProtoBool.self)) // r_bool = 28
-            case 226: try reader.readPackedVarint(into: &self.rBool, SwiftFrame.ProtoBool.self) // r_bool = 28, packed
-            case 234: self.rString.append(try reader.readString()) // r_string = 29
-            case 242: self.rBytes.append(try reader.readBytes()) // r_bytes = 30
-            case 248: self.rUint32.append(try reader.readVarint(SwiftFrame.ProtoUInt32.self)) // r_uint32 = 31
-            case 250: try reader.readPackedVarint(into: &self.rUint32, SwiftFrame.ProtoUInt32.self) // r_uint32 = 31, packed
-            case 258: try reader.readPackedFixed32(into: &self.rSfixed32, SwiftFrame.ProtoSFixed32.self) // r_sfixed32 = 32, packed
-            case 261: self.rSfixed32.append(try reader.readFixed32(SwiftFrame.ProtoSFixed32.self)) // r_sfixed32 = 32
-            case 265: self.rSfixed64.append(try reader.readFixed64(SwiftFrame.ProtoSFixed64.self)) // r_sfixed64 = 33
-            case 266: try reader.readPackedFixed64(into: &self.rSfixed64, SwiftFrame.ProtoSFixed64.self) // r_sfixed64 = 33, packed
-            case 272: self.rSint32.append(try reader.readVarint(SwiftFrame.ProtoSInt32.self)) // r_sint32 = 34
-            case 274: try reader.readPackedVarint(into: &self.rSint32, SwiftFrame.ProtoSInt32.self) // r_sint32 = 34, packed
-            case 280: self.rSint64.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // r_sint64 = 35
-            case 282: try reader.readPackedVarint(into: &self.rSint64, SwiftFrame.ProtoSInt64.self) // r_sint64 = 35, packed
-            case 322: try reader.readMessage(into: &self._nested) // nested = 40
-            case 330: try reader.readMessage(appendingTo: &self.nestedList) // nested_list = 41
-            case 336: self.sign = try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self) // sign = 42
-            case 344: self.signs.append(try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self)) // signs = 43
-            case 346: try reader.readPackedVarint(into: &self.signs, SwiftFrame.ProtoEnum<Sign>.self) // signs = 43, packed
-            case 354: try reader.readMessage(into: &self._owner) // owner = 44
-            case 362: try reader.readMessage(into: &self._deepest) // deepest = 45
-            case 400: self.oInt32 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // o_int32 = 50
-            case 410: self.oString = try reader.readString() // o_string = 51
-            case 416: self.oSign = try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self) // o_sign = 52
-            case 425: self.oDouble = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // o_double = 53
-            case 432: self.oBool = try reader.readVarint(SwiftFrame.ProtoBool.self) // o_bool = 54
-            case 480: self.unpackedInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // unpacked_int32 = 60
-            case 482: try reader.readPackedVarint(into: &self.unpackedInt32, SwiftFrame.ProtoInt32.self) // unpacked_int32 = 60, packed
-            case 490: try reader.readPackedFixed32(into: &self.unpackedFixed32, SwiftFrame.ProtoFixed32.self) // unpacked_fixed32 = 61, packed
-            case 493: self.unpackedFixed32.append(try reader.readFixed32(SwiftFrame.ProtoFixed32.self)) // unpacked_fixed32 = 61
-            case 496: self.unpackedSigns.append(try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self)) // unpacked_signs = 62
-            case 498: try reader.readPackedVarint(into: &self.unpackedSigns, SwiftFrame.ProtoEnum<Sign>.self) // unpacked_signs = 62, packed
-            case 16384: self.field2048 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field_2048 = 2048
-            case 4294967288: self.maxField = try reader.readVarint(SwiftFrame.ProtoInt32.self) // max_field = 536870911
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
-            }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 9: self.fDouble = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // f_double = 1
+        case 21: self.fFloat = try reader.readFixed32(SwiftFrame.ProtoFloat.self) // f_float = 2
+        case 24: self.fInt64 = try reader.readVarint(SwiftFrame.ProtoInt64.self) // f_int64 = 3
+        case 32: self.fUint64 = try reader.readVarint(SwiftFrame.ProtoUInt64.self) // f_uint64 = 4
+        case 40: self.fInt32 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // f_int32 = 5
+        case 49: self.fFixed64 = try reader.readFixed64(SwiftFrame.ProtoFixed64.self) // f_fixed64 = 6
+        case 61: self.fFixed32 = try reader.readFixed32(SwiftFrame.ProtoFixed32.self) // f_fixed32 = 7
+        case 64: self.fBool = try reader.readVarint(SwiftFrame.ProtoBool.self) // f_bool = 8
+        case 74: self.fString = try reader.readString() // f_string = 9
+        case 82: self.fBytes = try reader.readBytes() // f_bytes = 10
+        case 88: self.fUint32 = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // f_uint32 = 11
+        case 101: self.fSfixed32 = try reader.readFixed32(SwiftFrame.ProtoSFixed32.self) // f_sfixed32 = 12
+        case 105: self.fSfixed64 = try reader.readFixed64(SwiftFrame.ProtoSFixed64.self) // f_sfixed64 = 13
+        case 112: self.fSint32 = try reader.readVarint(SwiftFrame.ProtoSInt32.self) // f_sint32 = 14
+        case 120: self.fSint64 = try reader.readVarint(SwiftFrame.ProtoSInt64.self) // f_sint64 = 15
+        case 169: self.rDouble.append(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // r_double = 21
+        case 170: try reader.readPackedFixed64(into: &self.rDouble, SwiftFrame.ProtoDouble.self) // r_double = 21, packed
+        case 178: try reader.readPackedFixed32(into: &self.rFloat, SwiftFrame.ProtoFloat.self) // r_float = 22, packed
+        case 181: self.rFloat.append(try reader.readFixed32(SwiftFrame.ProtoFloat.self)) // r_float = 22
+        case 184: self.rInt64.append(try reader.readVarint(SwiftFrame.ProtoInt64.self)) // r_int64 = 23
+        case 186: try reader.readPackedVarint(into: &self.rInt64, SwiftFrame.ProtoInt64.self) // r_int64 = 23, packed
+        case 192: self.rUint64.append(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // r_uint64 = 24
+        case 194: try reader.readPackedVarint(into: &self.rUint64, SwiftFrame.ProtoUInt64.self) // r_uint64 = 24, packed
+        case 200: self.rInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // r_int32 = 25
+        case 202: try reader.readPackedVarint(into: &self.rInt32, SwiftFrame.ProtoInt32.self) // r_int32 = 25, packed
+        case 209: self.rFixed64.append(try reader.readFixed64(SwiftFrame.ProtoFixed64.self)) // r_fixed64 = 26
+        case 210: try reader.readPackedFixed64(into: &self.rFixed64, SwiftFrame.ProtoFixed64.self) // r_fixed64 = 26, packed
+        case 218: try reader.readPackedFixed32(into: &self.rFixed32, SwiftFrame.ProtoFixed32.self) // r_fixed32 = 27, packed
+        case 221: self.rFixed32.append(try reader.readFixed32(SwiftFrame.ProtoFixed32.self)) // r_fixed32 = 27
+        case 224: self.rBool.append(try reader.readVarint(SwiftFrame.ProtoBool.self)) // r_bool = 28
+        case 226: try reader.readPackedVarint(into: &self.rBool, SwiftFrame.ProtoBool.self) // r_bool = 28, packed
+        case 234: self.rString.append(try reader.readString()) // r_string = 29
+        case 242: self.rBytes.append(try reader.readBytes()) // r_bytes = 30
+        case 248: self.rUint32.append(try reader.readVarint(SwiftFrame.ProtoUInt32.self)) // r_uint32 = 31
+        case 250: try reader.readPackedVarint(into: &self.rUint32, SwiftFrame.ProtoUInt32.self) // r_uint32 = 31, packed
+        case 258: try reader.readPackedFixed32(into: &self.rSfixed32, SwiftFrame.ProtoSFixed32.self) // r_sfixed32 = 32, packed
+        case 261: self.rSfixed32.append(try reader.readFixed32(SwiftFrame.ProtoSFixed32.self)) // r_sfixed32 = 32
+        case 265: self.rSfixed64.append(try reader.readFixed64(SwiftFrame.ProtoSFixed64.self)) // r_sfixed64 = 33
+        case 266: try reader.readPackedFixed64(into: &self.rSfixed64, SwiftFrame.ProtoSFixed64.self) // r_sfixed64 = 33, packed
+        case 272: self.rSint32.append(try reader.readVarint(SwiftFrame.ProtoSInt32.self)) // r_sint32 = 34
+        case 274: try reader.readPackedVarint(into: &self.rSint32, SwiftFrame.ProtoSInt32.self) // r_sint32 = 34, packed
+        case 280: self.rSint64.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // r_sint64 = 35
+        case 282: try reader.readPackedVarint(into: &self.rSint64, SwiftFrame.ProtoSInt64.self) // r_sint64 = 35, packed
+        case 322: try reader.readMessage(into: &self._nested) // nested = 40
+        case 330: try reader.readMessage(appendingTo: &self.nestedList) // nested_list = 41
+        case 336: self.sign = try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self) // sign = 42
+        case 344: self.signs.append(try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self)) // signs = 43
+        case 346: try reader.readPackedVarint(into: &self.signs, SwiftFrame.ProtoEnum<Sign>.self) // signs = 43, packed
+        case 354: try reader.readMessage(into: &self._owner) // owner = 44
+        case 362: try reader.readMessage(into: &self._deepest) // deepest = 45
+        case 400: self.oInt32 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // o_int32 = 50
+        case 410: self.oString = try reader.readString() // o_string = 51
+        case 416: self.oSign = try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self) // o_sign = 52
+        case 425: self.oDouble = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // o_double = 53
+        case 432: self.oBool = try reader.readVarint(SwiftFrame.ProtoBool.self) // o_bool = 54
+        case 480: self.unpackedInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // unpacked_int32 = 60
+        case 482: try reader.readPackedVarint(into: &self.unpackedInt32, SwiftFrame.ProtoInt32.self) // unpacked_int32 = 60, packed
+        case 490: try reader.readPackedFixed32(into: &self.unpackedFixed32, SwiftFrame.ProtoFixed32.self) // unpacked_fixed32 = 61, packed
+        case 493: self.unpackedFixed32.append(try reader.readFixed32(SwiftFrame.ProtoFixed32.self)) // unpacked_fixed32 = 61
+        case 496: self.unpackedSigns.append(try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self)) // unpacked_signs = 62
+        case 498: try reader.readPackedVarint(into: &self.unpackedSigns, SwiftFrame.ProtoEnum<Sign>.self) // unpacked_signs = 62, packed
+        case 16384: self.field2048 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field_2048 = 2048
+        case 4294967288: self.maxField = try reader.readVarint(SwiftFrame.ProtoInt32.self) // max_field = 536870911
+        default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
 

@@ -116,27 +116,31 @@ extension Contact: SwiftFrame.FieldTableMessage {
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 10: self.displayName = try reader.readString() // display_name = 1
-            case 16: self.level = try reader.readVarint(SwiftFrame.ProtoInt32.self) // level = 2
-            case 26: self.motto = try reader.readString() // motto = 3
-            case 34: self.tags.append(try reader.readString()) // tags = 4
-            case 42: try reader.readMapEntry(into: &self.scores, SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self) // scores = 5
-            case 50: self.reach = .email(try reader.readString()) // email = 6
-            case 56: self.reach = .phoneNumber(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // phone_number = 7
-            case 66: // referrer = 8
-                var value = Contact()
-                if case let .referrer(existing)? = self.reach { value = existing }
-                try reader.readMessage(merging: &value)
-                self.reach = .referrer(value)
-            case 72: self.userId = try reader.readVarint(SwiftFrame.ProtoInt64.self) // user_id = 9
-            case 82: self.odd = try reader.readString() // odd = 10
-            case 90: self.sameName = try reader.readString() // same_name = 11
-            case 96: self.extra = .flag(try reader.readVarint(SwiftFrame.ProtoBool.self)) // flag = 12
-            case 106: self.extra = .note(try reader.readString()) // note = 13
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
-            }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 10: self.displayName = try reader.readString() // display_name = 1
+        case 16: self.level = try reader.readVarint(SwiftFrame.ProtoInt32.self) // level = 2
+        case 26: self.motto = try reader.readString() // motto = 3
+        case 34: self.tags.append(try reader.readString()) // tags = 4
+        case 42: try reader.readMapEntry(into: &self.scores, SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self) // scores = 5
+        case 50: self.reach = .email(try reader.readString()) // email = 6
+        case 56: self.reach = .phoneNumber(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // phone_number = 7
+        case 66: // referrer = 8
+            var value = Contact()
+            if case let .referrer(existing)? = self.reach { value = existing }
+            try reader.readMessage(merging: &value)
+            self.reach = .referrer(value)
+        case 72: self.userId = try reader.readVarint(SwiftFrame.ProtoInt64.self) // user_id = 9
+        case 82: self.odd = try reader.readString() // odd = 10
+        case 90: self.sameName = try reader.readString() // same_name = 11
+        case 96: self.extra = .flag(try reader.readVarint(SwiftFrame.ProtoBool.self)) // flag = 12
+        case 106: self.extra = .note(try reader.readString()) // note = 13
+        default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
 

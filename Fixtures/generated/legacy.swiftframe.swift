@@ -258,33 +258,37 @@ extension Legacy_Account: SwiftFrame.FieldTableMessage {
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 8: self.id = try reader.readVarint(SwiftFrame.ProtoInt64.self) // id = 1
-            case 18: self.name = try reader.readString() // name = 2
-            case 24: self.level = try reader.readVarint(SwiftFrame.ProtoInt32.self) // level = 3
-            case 32: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.mood = value } // mood = 4
-            case 40: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.history.append(value) } // history = 5
-            case 42: try reader.readPackedClosedEnum(into: &self.history, Legacy_Mood.self, fieldNumber: 5, unknownFields: &self.unknownFields) // history = 5, packed
-            case 48: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.packedHistory.append(value) } // packed_history = 6
-            case 50: try reader.readPackedClosedEnum(into: &self.packedHistory, Legacy_Mood.self, fieldNumber: 6, unknownFields: &self.unknownFields) // packed_history = 6, packed
-            case 56: self.scores.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // scores = 7
-            case 58: try reader.readPackedVarint(into: &self.scores, SwiftFrame.ProtoInt32.self) // scores = 7, packed
-            case 64: self.packedScores.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // packed_scores = 8
-            case 66: try reader.readPackedVarint(into: &self.packedScores, SwiftFrame.ProtoSInt64.self) // packed_scores = 8, packed
-            case 75: try reader.readGroup(fieldNumber: 9, into: &self.profile) // profile = 9
-            case 99: try reader.readGroup(fieldNumber: 12, appendingTo: &self.visit) // visit = 12
-            case 114: try reader.readMessage(into: &self._referrer) // referrer = 14
-            case 122: try reader.readMapEntry(into: &self.moods, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self, unknownFields: &self.unknownFields) // moods = 15
-            case 130: self.contact = .email(try reader.readString()) // email = 16
-            case 136: self.contact = .phone(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // phone = 17
-            default:
-                let number = Swift.Int(tag >> 3)
-                if 100...199 ~= number {
-                    try reader.skipField(tag: tag, into: &self.extensionFields)
-                } else {
-                    try reader.skipField(tag: tag, into: &self.unknownFields)
-                }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 8: self.id = try reader.readVarint(SwiftFrame.ProtoInt64.self) // id = 1
+        case 18: self.name = try reader.readString() // name = 2
+        case 24: self.level = try reader.readVarint(SwiftFrame.ProtoInt32.self) // level = 3
+        case 32: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.mood = value } // mood = 4
+        case 40: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.history.append(value) } // history = 5
+        case 42: try reader.readPackedClosedEnum(into: &self.history, Legacy_Mood.self, fieldNumber: 5, unknownFields: &self.unknownFields) // history = 5, packed
+        case 48: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.packedHistory.append(value) } // packed_history = 6
+        case 50: try reader.readPackedClosedEnum(into: &self.packedHistory, Legacy_Mood.self, fieldNumber: 6, unknownFields: &self.unknownFields) // packed_history = 6, packed
+        case 56: self.scores.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // scores = 7
+        case 58: try reader.readPackedVarint(into: &self.scores, SwiftFrame.ProtoInt32.self) // scores = 7, packed
+        case 64: self.packedScores.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // packed_scores = 8
+        case 66: try reader.readPackedVarint(into: &self.packedScores, SwiftFrame.ProtoSInt64.self) // packed_scores = 8, packed
+        case 75: try reader.readGroup(fieldNumber: 9, into: &self.profile) // profile = 9
+        case 99: try reader.readGroup(fieldNumber: 12, appendingTo: &self.visit) // visit = 12
+        case 114: try reader.readMessage(into: &self._referrer) // referrer = 14
+        case 122: try reader.readMapEntry(into: &self.moods, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self, unknownFields: &self.unknownFields) // moods = 15
+        case 130: self.contact = .email(try reader.readString()) // email = 16
+        case 136: self.contact = .phone(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // phone = 17
+        default:
+            let number = Swift.Int(tag >> 3)
+            if 100...199 ~= number {
+                try reader.skipField(tag: tag, into: &self.extensionFields)
+            } else {
+                try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
     }
@@ -484,25 +488,29 @@ extension Legacy_Defaults: SwiftFrame.FieldTableMessage {
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 8: self.i32 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // i32 = 1
-            case 16: self.i64 = try reader.readVarint(SwiftFrame.ProtoInt64.self) // i64 = 2
-            case 24: self.u32 = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // u32 = 3
-            case 32: self.u64 = try reader.readVarint(SwiftFrame.ProtoUInt64.self) // u64 = 4
-            case 40: self.s32 = try reader.readVarint(SwiftFrame.ProtoSInt32.self) // s32 = 5
-            case 49: self.f64 = try reader.readFixed64(SwiftFrame.ProtoFixed64.self) // f64 = 6
-            case 61: self.f = try reader.readFixed32(SwiftFrame.ProtoFloat.self) // f = 7
-            case 65: self.d = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // d = 8
-            case 77: self.inf = try reader.readFixed32(SwiftFrame.ProtoFloat.self) // inf = 9
-            case 81: self.negInf = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // neg_inf = 10
-            case 89: self.notANumber = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // not_a_number = 11
-            case 96: self.flag = try reader.readVarint(SwiftFrame.ProtoBool.self) // flag = 12
-            case 106: self.text = try reader.readString() // text = 13
-            case 114: self.data = try reader.readBytes() // data = 14
-            case 120: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.mood = value } // mood = 15
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
-            }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 8: self.i32 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // i32 = 1
+        case 16: self.i64 = try reader.readVarint(SwiftFrame.ProtoInt64.self) // i64 = 2
+        case 24: self.u32 = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // u32 = 3
+        case 32: self.u64 = try reader.readVarint(SwiftFrame.ProtoUInt64.self) // u64 = 4
+        case 40: self.s32 = try reader.readVarint(SwiftFrame.ProtoSInt32.self) // s32 = 5
+        case 49: self.f64 = try reader.readFixed64(SwiftFrame.ProtoFixed64.self) // f64 = 6
+        case 61: self.f = try reader.readFixed32(SwiftFrame.ProtoFloat.self) // f = 7
+        case 65: self.d = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // d = 8
+        case 77: self.inf = try reader.readFixed32(SwiftFrame.ProtoFloat.self) // inf = 9
+        case 81: self.negInf = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // neg_inf = 10
+        case 89: self.notANumber = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // not_a_number = 11
+        case 96: self.flag = try reader.readVarint(SwiftFrame.ProtoBool.self) // flag = 12
+        case 106: self.text = try reader.readString() // text = 13
+        case 114: self.data = try reader.readBytes() // data = 14
+        case 120: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.mood = value } // mood = 15
+        default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
 

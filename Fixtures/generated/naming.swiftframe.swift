@@ -249,25 +249,29 @@ extension NamingEdgeCases: SwiftFrame.FieldTableMessage {
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 8: self.type = try reader.readVarint(SwiftFrame.ProtoInt32.self) // type = 1
-            case 16: self.default_ = try reader.readVarint(SwiftFrame.ProtoInt32.self) // default = 2
-            case 24: self.self_ = try reader.readVarint(SwiftFrame.ProtoInt32.self) // self = 3
-            case 34: self.description_ = try reader.readString() // description = 4
-            case 40: self.unknownFields_ = try reader.readVarint(SwiftFrame.ProtoInt32.self) // unknown_fields = 5
-            case 48: self.size = try reader.readVarint(SwiftFrame.ProtoInt32.self) // size = 6
-            case 56: self.tag = try reader.readVarint(SwiftFrame.ProtoInt32.self) // tag = 7
-            case 64: self.reader = try reader.readVarint(SwiftFrame.ProtoInt32.self) // reader = 8
-            case 72: self.writer = try reader.readVarint(SwiftFrame.ProtoInt32.self) // writer = 9
-            case 80: self.cache = try reader.readVarint(SwiftFrame.ProtoInt32.self) // cache = 10
-            case 88: self.value = try reader.readVarint(SwiftFrame.ProtoInt32.self) // value = 11
-            case 96: self.httpStatus = try reader.readVarint(SwiftFrame.ProtoInt32.self) // HTTP_status = 12
-            case 104: self.urlPath = try reader.readVarint(SwiftFrame.ProtoInt32.self) // URLPath = 13
-            case 114: try reader.readMessage(into: &self._error) // error = 14
-            case 122: try reader.readMessage(into: &self._protocol_) // protocol = 15
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
-            }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 8: self.type = try reader.readVarint(SwiftFrame.ProtoInt32.self) // type = 1
+        case 16: self.default_ = try reader.readVarint(SwiftFrame.ProtoInt32.self) // default = 2
+        case 24: self.self_ = try reader.readVarint(SwiftFrame.ProtoInt32.self) // self = 3
+        case 34: self.description_ = try reader.readString() // description = 4
+        case 40: self.unknownFields_ = try reader.readVarint(SwiftFrame.ProtoInt32.self) // unknown_fields = 5
+        case 48: self.size = try reader.readVarint(SwiftFrame.ProtoInt32.self) // size = 6
+        case 56: self.tag = try reader.readVarint(SwiftFrame.ProtoInt32.self) // tag = 7
+        case 64: self.reader = try reader.readVarint(SwiftFrame.ProtoInt32.self) // reader = 8
+        case 72: self.writer = try reader.readVarint(SwiftFrame.ProtoInt32.self) // writer = 9
+        case 80: self.cache = try reader.readVarint(SwiftFrame.ProtoInt32.self) // cache = 10
+        case 88: self.value = try reader.readVarint(SwiftFrame.ProtoInt32.self) // value = 11
+        case 96: self.httpStatus = try reader.readVarint(SwiftFrame.ProtoInt32.self) // HTTP_status = 12
+        case 104: self.urlPath = try reader.readVarint(SwiftFrame.ProtoInt32.self) // URLPath = 13
+        case 114: try reader.readMessage(into: &self._error) // error = 14
+        case 122: try reader.readMessage(into: &self._protocol_) // protocol = 15
+        default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
 

@@ -334,19 +334,23 @@ extension Conformance_ConformanceRequest: SwiftFrame.FieldTableMessage {
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 10: self.payload = .protobufPayload(try reader.readBytes()) // protobuf_payload = 1
-            case 18: self.payload = .jsonPayload(try reader.readString()) // json_payload = 2
-            case 24: self.requestedOutputFormat = try reader.readVarint(SwiftFrame.ProtoEnum<Conformance_WireFormat>.self) // requested_output_format = 3
-            case 34: self.messageType = try reader.readString() // message_type = 4
-            case 40: self.testCategory = try reader.readVarint(SwiftFrame.ProtoEnum<Conformance_TestCategory>.self) // test_category = 5
-            case 50: try reader.readMessage(into: &self._jspbEncodingOptions) // jspb_encoding_options = 6
-            case 58: self.payload = .jspbPayload(try reader.readString()) // jspb_payload = 7
-            case 66: self.payload = .textPayload(try reader.readString()) // text_payload = 8
-            case 72: self.printUnknownFields = try reader.readVarint(SwiftFrame.ProtoBool.self) // print_unknown_fields = 9
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
-            }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 10: self.payload = .protobufPayload(try reader.readBytes()) // protobuf_payload = 1
+        case 18: self.payload = .jsonPayload(try reader.readString()) // json_payload = 2
+        case 24: self.requestedOutputFormat = try reader.readVarint(SwiftFrame.ProtoEnum<Conformance_WireFormat>.self) // requested_output_format = 3
+        case 34: self.messageType = try reader.readString() // message_type = 4
+        case 40: self.testCategory = try reader.readVarint(SwiftFrame.ProtoEnum<Conformance_TestCategory>.self) // test_category = 5
+        case 50: try reader.readMessage(into: &self._jspbEncodingOptions) // jspb_encoding_options = 6
+        case 58: self.payload = .jspbPayload(try reader.readString()) // jspb_payload = 7
+        case 66: self.payload = .textPayload(try reader.readString()) // text_payload = 8
+        case 72: self.printUnknownFields = try reader.readVarint(SwiftFrame.ProtoBool.self) // print_unknown_fields = 9
+        default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
 

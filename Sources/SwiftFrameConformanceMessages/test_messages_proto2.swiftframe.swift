@@ -849,195 +849,199 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 8: self.optionalInt32 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // optional_int32 = 1
-            case 16: self.optionalInt64 = try reader.readVarint(SwiftFrame.ProtoInt64.self) // optional_int64 = 2
-            case 24: self.optionalUint32 = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // optional_uint32 = 3
-            case 32: self.optionalUint64 = try reader.readVarint(SwiftFrame.ProtoUInt64.self) // optional_uint64 = 4
-            case 40: self.optionalSint32 = try reader.readVarint(SwiftFrame.ProtoSInt32.self) // optional_sint32 = 5
-            case 48: self.optionalSint64 = try reader.readVarint(SwiftFrame.ProtoSInt64.self) // optional_sint64 = 6
-            case 61: self.optionalFixed32 = try reader.readFixed32(SwiftFrame.ProtoFixed32.self) // optional_fixed32 = 7
-            case 65: self.optionalFixed64 = try reader.readFixed64(SwiftFrame.ProtoFixed64.self) // optional_fixed64 = 8
-            case 77: self.optionalSfixed32 = try reader.readFixed32(SwiftFrame.ProtoSFixed32.self) // optional_sfixed32 = 9
-            case 81: self.optionalSfixed64 = try reader.readFixed64(SwiftFrame.ProtoSFixed64.self) // optional_sfixed64 = 10
-            case 93: self.optionalFloat = try reader.readFixed32(SwiftFrame.ProtoFloat.self) // optional_float = 11
-            case 97: self.optionalDouble = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // optional_double = 12
-            case 104: self.optionalBool = try reader.readVarint(SwiftFrame.ProtoBool.self) // optional_bool = 13
-            case 114: self.optionalString = try reader.readString() // optional_string = 14
-            case 122: self.optionalBytes = try reader.readBytes() // optional_bytes = 15
-            case 146: try reader.readMessage(into: &self._optionalNestedMessage) // optional_nested_message = 18
-            case 154: try reader.readMessage(into: &self._optionalForeignMessage) // optional_foreign_message = 19
-            case 168: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, unknownFields: &self.unknownFields) { self.optionalNestedEnum = value } // optional_nested_enum = 21
-            case 176: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_ForeignEnumProto2.self, unknownFields: &self.unknownFields) { self.optionalForeignEnum = value } // optional_foreign_enum = 22
-            case 194: self.optionalStringPiece = try reader.readString() // optional_string_piece = 24
-            case 202: self.optionalCord = try reader.readString() // optional_cord = 25
-            case 218: try reader.readMessage(into: &self._recursiveMessage) // recursive_message = 27
-            case 248: self.repeatedInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // repeated_int32 = 31
-            case 250: try reader.readPackedVarint(into: &self.repeatedInt32, SwiftFrame.ProtoInt32.self) // repeated_int32 = 31, packed
-            case 256: self.repeatedInt64.append(try reader.readVarint(SwiftFrame.ProtoInt64.self)) // repeated_int64 = 32
-            case 258: try reader.readPackedVarint(into: &self.repeatedInt64, SwiftFrame.ProtoInt64.self) // repeated_int64 = 32, packed
-            case 264: self.repeatedUint32.append(try reader.readVarint(SwiftFrame.ProtoUInt32.self)) // repeated_uint32 = 33
-            case 266: try reader.readPackedVarint(into: &self.repeatedUint32, SwiftFrame.ProtoUInt32.self) // repeated_uint32 = 33, packed
-            case 272: self.repeatedUint64.append(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // repeated_uint64 = 34
-            case 274: try reader.readPackedVarint(into: &self.repeatedUint64, SwiftFrame.ProtoUInt64.self) // repeated_uint64 = 34, packed
-            case 280: self.repeatedSint32.append(try reader.readVarint(SwiftFrame.ProtoSInt32.self)) // repeated_sint32 = 35
-            case 282: try reader.readPackedVarint(into: &self.repeatedSint32, SwiftFrame.ProtoSInt32.self) // repeated_sint32 = 35, packed
-            case 288: self.repeatedSint64.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // repeated_sint64 = 36
-            case 290: try reader.readPackedVarint(into: &self.repeatedSint64, SwiftFrame.ProtoSInt64.self) // repeated_sint64 = 36, packed
-            case 298: try reader.readPackedFixed32(into: &self.repeatedFixed32, SwiftFrame.ProtoFixed32.self) // repeated_fixed32 = 37, packed
-            case 301: self.repeatedFixed32.append(try reader.readFixed32(SwiftFrame.ProtoFixed32.self)) // repeated_fixed32 = 37
-            case 305: self.repeatedFixed64.append(try reader.readFixed64(SwiftFrame.ProtoFixed64.self)) // repeated_fixed64 = 38
-            case 306: try reader.readPackedFixed64(into: &self.repeatedFixed64, SwiftFrame.ProtoFixed64.self) // repeated_fixed64 = 38, packed
-            case 314: try reader.readPackedFixed32(into: &self.repeatedSfixed32, SwiftFrame.ProtoSFixed32.self) // repeated_sfixed32 = 39, packed
-            case 317: self.repeatedSfixed32.append(try reader.readFixed32(SwiftFrame.ProtoSFixed32.self)) // repeated_sfixed32 = 39
-            case 321: self.repeatedSfixed64.append(try reader.readFixed64(SwiftFrame.ProtoSFixed64.self)) // repeated_sfixed64 = 40
-            case 322: try reader.readPackedFixed64(into: &self.repeatedSfixed64, SwiftFrame.ProtoSFixed64.self) // repeated_sfixed64 = 40, packed
-            case 330: try reader.readPackedFixed32(into: &self.repeatedFloat, SwiftFrame.ProtoFloat.self) // repeated_float = 41, packed
-            case 333: self.repeatedFloat.append(try reader.readFixed32(SwiftFrame.ProtoFloat.self)) // repeated_float = 41
-            case 337: self.repeatedDouble.append(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // repeated_double = 42
-            case 338: try reader.readPackedFixed64(into: &self.repeatedDouble, SwiftFrame.ProtoDouble.self) // repeated_double = 42, packed
-            case 344: self.repeatedBool.append(try reader.readVarint(SwiftFrame.ProtoBool.self)) // repeated_bool = 43
-            case 346: try reader.readPackedVarint(into: &self.repeatedBool, SwiftFrame.ProtoBool.self) // repeated_bool = 43, packed
-            case 354: self.repeatedString.append(try reader.readString()) // repeated_string = 44
-            case 362: self.repeatedBytes.append(try reader.readBytes()) // repeated_bytes = 45
-            case 386: try reader.readMessage(appendingTo: &self.repeatedNestedMessage) // repeated_nested_message = 48
-            case 394: try reader.readMessage(appendingTo: &self.repeatedForeignMessage) // repeated_foreign_message = 49
-            case 408: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, unknownFields: &self.unknownFields) { self.repeatedNestedEnum.append(value) } // repeated_nested_enum = 51
-            case 410: try reader.readPackedClosedEnum(into: &self.repeatedNestedEnum, ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, fieldNumber: 51, unknownFields: &self.unknownFields) // repeated_nested_enum = 51, packed
-            case 416: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_ForeignEnumProto2.self, unknownFields: &self.unknownFields) { self.repeatedForeignEnum.append(value) } // repeated_foreign_enum = 52
-            case 418: try reader.readPackedClosedEnum(into: &self.repeatedForeignEnum, ProtobufTestMessages_Proto2_ForeignEnumProto2.self, fieldNumber: 52, unknownFields: &self.unknownFields) // repeated_foreign_enum = 52, packed
-            case 434: self.repeatedStringPiece.append(try reader.readString()) // repeated_string_piece = 54
-            case 442: self.repeatedCord.append(try reader.readString()) // repeated_cord = 55
-            case 450: try reader.readMapEntry(into: &self.mapInt32Int32, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self) // map_int32_int32 = 56
-            case 458: try reader.readMapEntry(into: &self.mapInt64Int64, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self) // map_int64_int64 = 57
-            case 466: try reader.readMapEntry(into: &self.mapUint32Uint32, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self) // map_uint32_uint32 = 58
-            case 474: try reader.readMapEntry(into: &self.mapUint64Uint64, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self) // map_uint64_uint64 = 59
-            case 482: try reader.readMapEntry(into: &self.mapSint32Sint32, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self) // map_sint32_sint32 = 60
-            case 490: try reader.readMapEntry(into: &self.mapSint64Sint64, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self) // map_sint64_sint64 = 61
-            case 498: try reader.readMapEntry(into: &self.mapFixed32Fixed32, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self) // map_fixed32_fixed32 = 62
-            case 506: try reader.readMapEntry(into: &self.mapFixed64Fixed64, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self) // map_fixed64_fixed64 = 63
-            case 514: try reader.readMapEntry(into: &self.mapSfixed32Sfixed32, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self) // map_sfixed32_sfixed32 = 64
-            case 522: try reader.readMapEntry(into: &self.mapSfixed64Sfixed64, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self) // map_sfixed64_sfixed64 = 65
-            case 530: try reader.readMapEntry(into: &self.mapInt32Float, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self) // map_int32_float = 66
-            case 538: try reader.readMapEntry(into: &self.mapInt32Double, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self) // map_int32_double = 67
-            case 546: try reader.readMapEntry(into: &self.mapBoolBool, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self) // map_bool_bool = 68
-            case 554: try reader.readMapEntry(into: &self.mapStringString, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self) // map_string_string = 69
-            case 562: try reader.readMapEntry(into: &self.mapStringBytes, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self) // map_string_bytes = 70
-            case 570: try reader.readMapEntry(into: &self.mapStringNestedMessage, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage>.self) // map_string_nested_message = 71
-            case 578: try reader.readMapEntry(into: &self.mapStringForeignMessage, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto2_ForeignMessageProto2>.self) // map_string_foreign_message = 72
-            case 586: try reader.readMapEntry(into: &self.mapStringNestedEnum, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self, unknownFields: &self.unknownFields) // map_string_nested_enum = 73
-            case 594: try reader.readMapEntry(into: &self.mapStringForeignEnum, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.self, unknownFields: &self.unknownFields) // map_string_foreign_enum = 74
-            case 600: self.packedInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // packed_int32 = 75
-            case 602: try reader.readPackedVarint(into: &self.packedInt32, SwiftFrame.ProtoInt32.self) // packed_int32 = 75, packed
-            case 608: self.packedInt64.append(try reader.readVarint(SwiftFrame.ProtoInt64.self)) // packed_int64 = 76
-            case 610: try reader.readPackedVarint(into: &self.packedInt64, SwiftFrame.ProtoInt64.self) // packed_int64 = 76, packed
-            case 616: self.packedUint32.append(try reader.readVarint(SwiftFrame.ProtoUInt32.self)) // packed_uint32 = 77
-            case 618: try reader.readPackedVarint(into: &self.packedUint32, SwiftFrame.ProtoUInt32.self) // packed_uint32 = 77, packed
-            case 624: self.packedUint64.append(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // packed_uint64 = 78
-            case 626: try reader.readPackedVarint(into: &self.packedUint64, SwiftFrame.ProtoUInt64.self) // packed_uint64 = 78, packed
-            case 632: self.packedSint32.append(try reader.readVarint(SwiftFrame.ProtoSInt32.self)) // packed_sint32 = 79
-            case 634: try reader.readPackedVarint(into: &self.packedSint32, SwiftFrame.ProtoSInt32.self) // packed_sint32 = 79, packed
-            case 640: self.packedSint64.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // packed_sint64 = 80
-            case 642: try reader.readPackedVarint(into: &self.packedSint64, SwiftFrame.ProtoSInt64.self) // packed_sint64 = 80, packed
-            case 650: try reader.readPackedFixed32(into: &self.packedFixed32, SwiftFrame.ProtoFixed32.self) // packed_fixed32 = 81, packed
-            case 653: self.packedFixed32.append(try reader.readFixed32(SwiftFrame.ProtoFixed32.self)) // packed_fixed32 = 81
-            case 657: self.packedFixed64.append(try reader.readFixed64(SwiftFrame.ProtoFixed64.self)) // packed_fixed64 = 82
-            case 658: try reader.readPackedFixed64(into: &self.packedFixed64, SwiftFrame.ProtoFixed64.self) // packed_fixed64 = 82, packed
-            case 666: try reader.readPackedFixed32(into: &self.packedSfixed32, SwiftFrame.ProtoSFixed32.self) // packed_sfixed32 = 83, packed
-            case 669: self.packedSfixed32.append(try reader.readFixed32(SwiftFrame.ProtoSFixed32.self)) // packed_sfixed32 = 83
-            case 673: self.packedSfixed64.append(try reader.readFixed64(SwiftFrame.ProtoSFixed64.self)) // packed_sfixed64 = 84
-            case 674: try reader.readPackedFixed64(into: &self.packedSfixed64, SwiftFrame.ProtoSFixed64.self) // packed_sfixed64 = 84, packed
-            case 682: try reader.readPackedFixed32(into: &self.packedFloat, SwiftFrame.ProtoFloat.self) // packed_float = 85, packed
-            case 685: self.packedFloat.append(try reader.readFixed32(SwiftFrame.ProtoFloat.self)) // packed_float = 85
-            case 689: self.packedDouble.append(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // packed_double = 86
-            case 690: try reader.readPackedFixed64(into: &self.packedDouble, SwiftFrame.ProtoDouble.self) // packed_double = 86, packed
-            case 696: self.packedBool.append(try reader.readVarint(SwiftFrame.ProtoBool.self)) // packed_bool = 87
-            case 698: try reader.readPackedVarint(into: &self.packedBool, SwiftFrame.ProtoBool.self) // packed_bool = 87, packed
-            case 704: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, unknownFields: &self.unknownFields) { self.packedNestedEnum.append(value) } // packed_nested_enum = 88
-            case 706: try reader.readPackedClosedEnum(into: &self.packedNestedEnum, ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, fieldNumber: 88, unknownFields: &self.unknownFields) // packed_nested_enum = 88, packed
-            case 712: self.unpackedInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // unpacked_int32 = 89
-            case 714: try reader.readPackedVarint(into: &self.unpackedInt32, SwiftFrame.ProtoInt32.self) // unpacked_int32 = 89, packed
-            case 720: self.unpackedInt64.append(try reader.readVarint(SwiftFrame.ProtoInt64.self)) // unpacked_int64 = 90
-            case 722: try reader.readPackedVarint(into: &self.unpackedInt64, SwiftFrame.ProtoInt64.self) // unpacked_int64 = 90, packed
-            case 728: self.unpackedUint32.append(try reader.readVarint(SwiftFrame.ProtoUInt32.self)) // unpacked_uint32 = 91
-            case 730: try reader.readPackedVarint(into: &self.unpackedUint32, SwiftFrame.ProtoUInt32.self) // unpacked_uint32 = 91, packed
-            case 736: self.unpackedUint64.append(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // unpacked_uint64 = 92
-            case 738: try reader.readPackedVarint(into: &self.unpackedUint64, SwiftFrame.ProtoUInt64.self) // unpacked_uint64 = 92, packed
-            case 744: self.unpackedSint32.append(try reader.readVarint(SwiftFrame.ProtoSInt32.self)) // unpacked_sint32 = 93
-            case 746: try reader.readPackedVarint(into: &self.unpackedSint32, SwiftFrame.ProtoSInt32.self) // unpacked_sint32 = 93, packed
-            case 752: self.unpackedSint64.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // unpacked_sint64 = 94
-            case 754: try reader.readPackedVarint(into: &self.unpackedSint64, SwiftFrame.ProtoSInt64.self) // unpacked_sint64 = 94, packed
-            case 762: try reader.readPackedFixed32(into: &self.unpackedFixed32, SwiftFrame.ProtoFixed32.self) // unpacked_fixed32 = 95, packed
-            case 765: self.unpackedFixed32.append(try reader.readFixed32(SwiftFrame.ProtoFixed32.self)) // unpacked_fixed32 = 95
-            case 769: self.unpackedFixed64.append(try reader.readFixed64(SwiftFrame.ProtoFixed64.self)) // unpacked_fixed64 = 96
-            case 770: try reader.readPackedFixed64(into: &self.unpackedFixed64, SwiftFrame.ProtoFixed64.self) // unpacked_fixed64 = 96, packed
-            case 778: try reader.readPackedFixed32(into: &self.unpackedSfixed32, SwiftFrame.ProtoSFixed32.self) // unpacked_sfixed32 = 97, packed
-            case 781: self.unpackedSfixed32.append(try reader.readFixed32(SwiftFrame.ProtoSFixed32.self)) // unpacked_sfixed32 = 97
-            case 785: self.unpackedSfixed64.append(try reader.readFixed64(SwiftFrame.ProtoSFixed64.self)) // unpacked_sfixed64 = 98
-            case 786: try reader.readPackedFixed64(into: &self.unpackedSfixed64, SwiftFrame.ProtoSFixed64.self) // unpacked_sfixed64 = 98, packed
-            case 794: try reader.readPackedFixed32(into: &self.unpackedFloat, SwiftFrame.ProtoFloat.self) // unpacked_float = 99, packed
-            case 797: self.unpackedFloat.append(try reader.readFixed32(SwiftFrame.ProtoFloat.self)) // unpacked_float = 99
-            case 801: self.unpackedDouble.append(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // unpacked_double = 100
-            case 802: try reader.readPackedFixed64(into: &self.unpackedDouble, SwiftFrame.ProtoDouble.self) // unpacked_double = 100, packed
-            case 808: self.unpackedBool.append(try reader.readVarint(SwiftFrame.ProtoBool.self)) // unpacked_bool = 101
-            case 810: try reader.readPackedVarint(into: &self.unpackedBool, SwiftFrame.ProtoBool.self) // unpacked_bool = 101, packed
-            case 816: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, unknownFields: &self.unknownFields) { self.unpackedNestedEnum.append(value) } // unpacked_nested_enum = 102
-            case 818: try reader.readPackedClosedEnum(into: &self.unpackedNestedEnum, ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, fieldNumber: 102, unknownFields: &self.unknownFields) // unpacked_nested_enum = 102, packed
-            case 888: self.oneofField = .oneofUint32(try reader.readVarint(SwiftFrame.ProtoUInt32.self)) // oneof_uint32 = 111
-            case 898: // oneof_nested_message = 112
-                var value = ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage()
-                if case let .oneofNestedMessage(existing)? = self.oneofField { value = existing }
-                try reader.readMessage(merging: &value)
-                self.oneofField = .oneofNestedMessage(value)
-            case 906: self.oneofField = .oneofString(try reader.readString()) // oneof_string = 113
-            case 914: self.oneofField = .oneofBytes(try reader.readBytes()) // oneof_bytes = 114
-            case 920: self.oneofField = .oneofBool(try reader.readVarint(SwiftFrame.ProtoBool.self)) // oneof_bool = 115
-            case 928: self.oneofField = .oneofUint64(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // oneof_uint64 = 116
-            case 941: self.oneofField = .oneofFloat(try reader.readFixed32(SwiftFrame.ProtoFloat.self)) // oneof_float = 117
-            case 945: self.oneofField = .oneofDouble(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // oneof_double = 118
-            case 952: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, unknownFields: &self.unknownFields) { self.oneofField = .oneofEnum(value) } // oneof_enum = 119
-            case 1611: try reader.readGroup(fieldNumber: 201, into: &self.data) // data = 201
-            case 1928: self.defaultInt32 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // default_int32 = 241
-            case 1936: self.defaultInt64 = try reader.readVarint(SwiftFrame.ProtoInt64.self) // default_int64 = 242
-            case 1944: self.defaultUint32 = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // default_uint32 = 243
-            case 1952: self.defaultUint64 = try reader.readVarint(SwiftFrame.ProtoUInt64.self) // default_uint64 = 244
-            case 1960: self.defaultSint32 = try reader.readVarint(SwiftFrame.ProtoSInt32.self) // default_sint32 = 245
-            case 1968: self.defaultSint64 = try reader.readVarint(SwiftFrame.ProtoSInt64.self) // default_sint64 = 246
-            case 1981: self.defaultFixed32 = try reader.readFixed32(SwiftFrame.ProtoFixed32.self) // default_fixed32 = 247
-            case 1985: self.defaultFixed64 = try reader.readFixed64(SwiftFrame.ProtoFixed64.self) // default_fixed64 = 248
-            case 1997: self.defaultSfixed32 = try reader.readFixed32(SwiftFrame.ProtoSFixed32.self) // default_sfixed32 = 249
-            case 2001: self.defaultSfixed64 = try reader.readFixed64(SwiftFrame.ProtoSFixed64.self) // default_sfixed64 = 250
-            case 2013: self.defaultFloat = try reader.readFixed32(SwiftFrame.ProtoFloat.self) // default_float = 251
-            case 2017: self.defaultDouble = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // default_double = 252
-            case 2024: self.defaultBool = try reader.readVarint(SwiftFrame.ProtoBool.self) // default_bool = 253
-            case 2034: self.defaultString = try reader.readString() // default_string = 254
-            case 2042: self.defaultBytes = try reader.readBytes() // default_bytes = 255
-            case 3208: self.fieldname1 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // fieldname1 = 401
-            case 3216: self.fieldName2 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field_name2 = 402
-            case 3224: self.fieldName3 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // _field_name3 = 403
-            case 3232: self.fieldName4 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field__name4_ = 404
-            case 3240: self.field0name5 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field0name5 = 405
-            case 3248: self.field0Name6 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field_0_name6 = 406
-            case 3256: self.fieldName7 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // fieldName7 = 407
-            case 3264: self.fieldName8 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // FieldName8 = 408
-            case 3272: self.fieldName9 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field_Name9 = 409
-            case 3280: self.fieldName10 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // Field_Name10 = 410
-            case 3288: self.fieldName11 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // FIELD_NAME11 = 411
-            case 3296: self.fieldName12 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // FIELD_name12 = 412
-            case 3304: self.fieldName13 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // __field_name13 = 413
-            case 3312: self.fieldName14 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // __Field_name14 = 414
-            case 3320: self.fieldName15 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field__name15 = 415
-            case 3328: self.fieldName16 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field__Name16 = 416
-            case 3336: self.fieldName17 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field_name17__ = 417
-            case 3344: self.fieldName18 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // Field_name18__ = 418
-            default:
-                let number = Swift.Int(tag >> 3)
-                if 120...200 ~= number {
-                    try reader.skipField(tag: tag, into: &self.extensionFields)
-                } else {
-                    try reader.skipField(tag: tag, into: &self.unknownFields)
-                }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 8: self.optionalInt32 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // optional_int32 = 1
+        case 16: self.optionalInt64 = try reader.readVarint(SwiftFrame.ProtoInt64.self) // optional_int64 = 2
+        case 24: self.optionalUint32 = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // optional_uint32 = 3
+        case 32: self.optionalUint64 = try reader.readVarint(SwiftFrame.ProtoUInt64.self) // optional_uint64 = 4
+        case 40: self.optionalSint32 = try reader.readVarint(SwiftFrame.ProtoSInt32.self) // optional_sint32 = 5
+        case 48: self.optionalSint64 = try reader.readVarint(SwiftFrame.ProtoSInt64.self) // optional_sint64 = 6
+        case 61: self.optionalFixed32 = try reader.readFixed32(SwiftFrame.ProtoFixed32.self) // optional_fixed32 = 7
+        case 65: self.optionalFixed64 = try reader.readFixed64(SwiftFrame.ProtoFixed64.self) // optional_fixed64 = 8
+        case 77: self.optionalSfixed32 = try reader.readFixed32(SwiftFrame.ProtoSFixed32.self) // optional_sfixed32 = 9
+        case 81: self.optionalSfixed64 = try reader.readFixed64(SwiftFrame.ProtoSFixed64.self) // optional_sfixed64 = 10
+        case 93: self.optionalFloat = try reader.readFixed32(SwiftFrame.ProtoFloat.self) // optional_float = 11
+        case 97: self.optionalDouble = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // optional_double = 12
+        case 104: self.optionalBool = try reader.readVarint(SwiftFrame.ProtoBool.self) // optional_bool = 13
+        case 114: self.optionalString = try reader.readString() // optional_string = 14
+        case 122: self.optionalBytes = try reader.readBytes() // optional_bytes = 15
+        case 146: try reader.readMessage(into: &self._optionalNestedMessage) // optional_nested_message = 18
+        case 154: try reader.readMessage(into: &self._optionalForeignMessage) // optional_foreign_message = 19
+        case 168: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, unknownFields: &self.unknownFields) { self.optionalNestedEnum = value } // optional_nested_enum = 21
+        case 176: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_ForeignEnumProto2.self, unknownFields: &self.unknownFields) { self.optionalForeignEnum = value } // optional_foreign_enum = 22
+        case 194: self.optionalStringPiece = try reader.readString() // optional_string_piece = 24
+        case 202: self.optionalCord = try reader.readString() // optional_cord = 25
+        case 218: try reader.readMessage(into: &self._recursiveMessage) // recursive_message = 27
+        case 248: self.repeatedInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // repeated_int32 = 31
+        case 250: try reader.readPackedVarint(into: &self.repeatedInt32, SwiftFrame.ProtoInt32.self) // repeated_int32 = 31, packed
+        case 256: self.repeatedInt64.append(try reader.readVarint(SwiftFrame.ProtoInt64.self)) // repeated_int64 = 32
+        case 258: try reader.readPackedVarint(into: &self.repeatedInt64, SwiftFrame.ProtoInt64.self) // repeated_int64 = 32, packed
+        case 264: self.repeatedUint32.append(try reader.readVarint(SwiftFrame.ProtoUInt32.self)) // repeated_uint32 = 33
+        case 266: try reader.readPackedVarint(into: &self.repeatedUint32, SwiftFrame.ProtoUInt32.self) // repeated_uint32 = 33, packed
+        case 272: self.repeatedUint64.append(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // repeated_uint64 = 34
+        case 274: try reader.readPackedVarint(into: &self.repeatedUint64, SwiftFrame.ProtoUInt64.self) // repeated_uint64 = 34, packed
+        case 280: self.repeatedSint32.append(try reader.readVarint(SwiftFrame.ProtoSInt32.self)) // repeated_sint32 = 35
+        case 282: try reader.readPackedVarint(into: &self.repeatedSint32, SwiftFrame.ProtoSInt32.self) // repeated_sint32 = 35, packed
+        case 288: self.repeatedSint64.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // repeated_sint64 = 36
+        case 290: try reader.readPackedVarint(into: &self.repeatedSint64, SwiftFrame.ProtoSInt64.self) // repeated_sint64 = 36, packed
+        case 298: try reader.readPackedFixed32(into: &self.repeatedFixed32, SwiftFrame.ProtoFixed32.self) // repeated_fixed32 = 37, packed
+        case 301: self.repeatedFixed32.append(try reader.readFixed32(SwiftFrame.ProtoFixed32.self)) // repeated_fixed32 = 37
+        case 305: self.repeatedFixed64.append(try reader.readFixed64(SwiftFrame.ProtoFixed64.self)) // repeated_fixed64 = 38
+        case 306: try reader.readPackedFixed64(into: &self.repeatedFixed64, SwiftFrame.ProtoFixed64.self) // repeated_fixed64 = 38, packed
+        case 314: try reader.readPackedFixed32(into: &self.repeatedSfixed32, SwiftFrame.ProtoSFixed32.self) // repeated_sfixed32 = 39, packed
+        case 317: self.repeatedSfixed32.append(try reader.readFixed32(SwiftFrame.ProtoSFixed32.self)) // repeated_sfixed32 = 39
+        case 321: self.repeatedSfixed64.append(try reader.readFixed64(SwiftFrame.ProtoSFixed64.self)) // repeated_sfixed64 = 40
+        case 322: try reader.readPackedFixed64(into: &self.repeatedSfixed64, SwiftFrame.ProtoSFixed64.self) // repeated_sfixed64 = 40, packed
+        case 330: try reader.readPackedFixed32(into: &self.repeatedFloat, SwiftFrame.ProtoFloat.self) // repeated_float = 41, packed
+        case 333: self.repeatedFloat.append(try reader.readFixed32(SwiftFrame.ProtoFloat.self)) // repeated_float = 41
+        case 337: self.repeatedDouble.append(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // repeated_double = 42
+        case 338: try reader.readPackedFixed64(into: &self.repeatedDouble, SwiftFrame.ProtoDouble.self) // repeated_double = 42, packed
+        case 344: self.repeatedBool.append(try reader.readVarint(SwiftFrame.ProtoBool.self)) // repeated_bool = 43
+        case 346: try reader.readPackedVarint(into: &self.repeatedBool, SwiftFrame.ProtoBool.self) // repeated_bool = 43, packed
+        case 354: self.repeatedString.append(try reader.readString()) // repeated_string = 44
+        case 362: self.repeatedBytes.append(try reader.readBytes()) // repeated_bytes = 45
+        case 386: try reader.readMessage(appendingTo: &self.repeatedNestedMessage) // repeated_nested_message = 48
+        case 394: try reader.readMessage(appendingTo: &self.repeatedForeignMessage) // repeated_foreign_message = 49
+        case 408: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, unknownFields: &self.unknownFields) { self.repeatedNestedEnum.append(value) } // repeated_nested_enum = 51
+        case 410: try reader.readPackedClosedEnum(into: &self.repeatedNestedEnum, ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, fieldNumber: 51, unknownFields: &self.unknownFields) // repeated_nested_enum = 51, packed
+        case 416: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_ForeignEnumProto2.self, unknownFields: &self.unknownFields) { self.repeatedForeignEnum.append(value) } // repeated_foreign_enum = 52
+        case 418: try reader.readPackedClosedEnum(into: &self.repeatedForeignEnum, ProtobufTestMessages_Proto2_ForeignEnumProto2.self, fieldNumber: 52, unknownFields: &self.unknownFields) // repeated_foreign_enum = 52, packed
+        case 434: self.repeatedStringPiece.append(try reader.readString()) // repeated_string_piece = 54
+        case 442: self.repeatedCord.append(try reader.readString()) // repeated_cord = 55
+        case 450: try reader.readMapEntry(into: &self.mapInt32Int32, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self) // map_int32_int32 = 56
+        case 458: try reader.readMapEntry(into: &self.mapInt64Int64, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self) // map_int64_int64 = 57
+        case 466: try reader.readMapEntry(into: &self.mapUint32Uint32, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self) // map_uint32_uint32 = 58
+        case 474: try reader.readMapEntry(into: &self.mapUint64Uint64, SwiftFrame.ProtoUInt64.self, SwiftFrame.ProtoUInt64.self) // map_uint64_uint64 = 59
+        case 482: try reader.readMapEntry(into: &self.mapSint32Sint32, SwiftFrame.ProtoSInt32.self, SwiftFrame.ProtoSInt32.self) // map_sint32_sint32 = 60
+        case 490: try reader.readMapEntry(into: &self.mapSint64Sint64, SwiftFrame.ProtoSInt64.self, SwiftFrame.ProtoSInt64.self) // map_sint64_sint64 = 61
+        case 498: try reader.readMapEntry(into: &self.mapFixed32Fixed32, SwiftFrame.ProtoFixed32.self, SwiftFrame.ProtoFixed32.self) // map_fixed32_fixed32 = 62
+        case 506: try reader.readMapEntry(into: &self.mapFixed64Fixed64, SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self) // map_fixed64_fixed64 = 63
+        case 514: try reader.readMapEntry(into: &self.mapSfixed32Sfixed32, SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self) // map_sfixed32_sfixed32 = 64
+        case 522: try reader.readMapEntry(into: &self.mapSfixed64Sfixed64, SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self) // map_sfixed64_sfixed64 = 65
+        case 530: try reader.readMapEntry(into: &self.mapInt32Float, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self) // map_int32_float = 66
+        case 538: try reader.readMapEntry(into: &self.mapInt32Double, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self) // map_int32_double = 67
+        case 546: try reader.readMapEntry(into: &self.mapBoolBool, SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self) // map_bool_bool = 68
+        case 554: try reader.readMapEntry(into: &self.mapStringString, SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self) // map_string_string = 69
+        case 562: try reader.readMapEntry(into: &self.mapStringBytes, SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self) // map_string_bytes = 70
+        case 570: try reader.readMapEntry(into: &self.mapStringNestedMessage, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage>.self) // map_string_nested_message = 71
+        case 578: try reader.readMapEntry(into: &self.mapStringForeignMessage, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto2_ForeignMessageProto2>.self) // map_string_foreign_message = 72
+        case 586: try reader.readMapEntry(into: &self.mapStringNestedEnum, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.self, unknownFields: &self.unknownFields) // map_string_nested_enum = 73
+        case 594: try reader.readMapEntry(into: &self.mapStringForeignEnum, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_ForeignEnumProto2>.self, unknownFields: &self.unknownFields) // map_string_foreign_enum = 74
+        case 600: self.packedInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // packed_int32 = 75
+        case 602: try reader.readPackedVarint(into: &self.packedInt32, SwiftFrame.ProtoInt32.self) // packed_int32 = 75, packed
+        case 608: self.packedInt64.append(try reader.readVarint(SwiftFrame.ProtoInt64.self)) // packed_int64 = 76
+        case 610: try reader.readPackedVarint(into: &self.packedInt64, SwiftFrame.ProtoInt64.self) // packed_int64 = 76, packed
+        case 616: self.packedUint32.append(try reader.readVarint(SwiftFrame.ProtoUInt32.self)) // packed_uint32 = 77
+        case 618: try reader.readPackedVarint(into: &self.packedUint32, SwiftFrame.ProtoUInt32.self) // packed_uint32 = 77, packed
+        case 624: self.packedUint64.append(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // packed_uint64 = 78
+        case 626: try reader.readPackedVarint(into: &self.packedUint64, SwiftFrame.ProtoUInt64.self) // packed_uint64 = 78, packed
+        case 632: self.packedSint32.append(try reader.readVarint(SwiftFrame.ProtoSInt32.self)) // packed_sint32 = 79
+        case 634: try reader.readPackedVarint(into: &self.packedSint32, SwiftFrame.ProtoSInt32.self) // packed_sint32 = 79, packed
+        case 640: self.packedSint64.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // packed_sint64 = 80
+        case 642: try reader.readPackedVarint(into: &self.packedSint64, SwiftFrame.ProtoSInt64.self) // packed_sint64 = 80, packed
+        case 650: try reader.readPackedFixed32(into: &self.packedFixed32, SwiftFrame.ProtoFixed32.self) // packed_fixed32 = 81, packed
+        case 653: self.packedFixed32.append(try reader.readFixed32(SwiftFrame.ProtoFixed32.self)) // packed_fixed32 = 81
+        case 657: self.packedFixed64.append(try reader.readFixed64(SwiftFrame.ProtoFixed64.self)) // packed_fixed64 = 82
+        case 658: try reader.readPackedFixed64(into: &self.packedFixed64, SwiftFrame.ProtoFixed64.self) // packed_fixed64 = 82, packed
+        case 666: try reader.readPackedFixed32(into: &self.packedSfixed32, SwiftFrame.ProtoSFixed32.self) // packed_sfixed32 = 83, packed
+        case 669: self.packedSfixed32.append(try reader.readFixed32(SwiftFrame.ProtoSFixed32.self)) // packed_sfixed32 = 83
+        case 673: self.packedSfixed64.append(try reader.readFixed64(SwiftFrame.ProtoSFixed64.self)) // packed_sfixed64 = 84
+        case 674: try reader.readPackedFixed64(into: &self.packedSfixed64, SwiftFrame.ProtoSFixed64.self) // packed_sfixed64 = 84, packed
+        case 682: try reader.readPackedFixed32(into: &self.packedFloat, SwiftFrame.ProtoFloat.self) // packed_float = 85, packed
+        case 685: self.packedFloat.append(try reader.readFixed32(SwiftFrame.ProtoFloat.self)) // packed_float = 85
+        case 689: self.packedDouble.append(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // packed_double = 86
+        case 690: try reader.readPackedFixed64(into: &self.packedDouble, SwiftFrame.ProtoDouble.self) // packed_double = 86, packed
+        case 696: self.packedBool.append(try reader.readVarint(SwiftFrame.ProtoBool.self)) // packed_bool = 87
+        case 698: try reader.readPackedVarint(into: &self.packedBool, SwiftFrame.ProtoBool.self) // packed_bool = 87, packed
+        case 704: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, unknownFields: &self.unknownFields) { self.packedNestedEnum.append(value) } // packed_nested_enum = 88
+        case 706: try reader.readPackedClosedEnum(into: &self.packedNestedEnum, ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, fieldNumber: 88, unknownFields: &self.unknownFields) // packed_nested_enum = 88, packed
+        case 712: self.unpackedInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // unpacked_int32 = 89
+        case 714: try reader.readPackedVarint(into: &self.unpackedInt32, SwiftFrame.ProtoInt32.self) // unpacked_int32 = 89, packed
+        case 720: self.unpackedInt64.append(try reader.readVarint(SwiftFrame.ProtoInt64.self)) // unpacked_int64 = 90
+        case 722: try reader.readPackedVarint(into: &self.unpackedInt64, SwiftFrame.ProtoInt64.self) // unpacked_int64 = 90, packed
+        case 728: self.unpackedUint32.append(try reader.readVarint(SwiftFrame.ProtoUInt32.self)) // unpacked_uint32 = 91
+        case 730: try reader.readPackedVarint(into: &self.unpackedUint32, SwiftFrame.ProtoUInt32.self) // unpacked_uint32 = 91, packed
+        case 736: self.unpackedUint64.append(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // unpacked_uint64 = 92
+        case 738: try reader.readPackedVarint(into: &self.unpackedUint64, SwiftFrame.ProtoUInt64.self) // unpacked_uint64 = 92, packed
+        case 744: self.unpackedSint32.append(try reader.readVarint(SwiftFrame.ProtoSInt32.self)) // unpacked_sint32 = 93
+        case 746: try reader.readPackedVarint(into: &self.unpackedSint32, SwiftFrame.ProtoSInt32.self) // unpacked_sint32 = 93, packed
+        case 752: self.unpackedSint64.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // unpacked_sint64 = 94
+        case 754: try reader.readPackedVarint(into: &self.unpackedSint64, SwiftFrame.ProtoSInt64.self) // unpacked_sint64 = 94, packed
+        case 762: try reader.readPackedFixed32(into: &self.unpackedFixed32, SwiftFrame.ProtoFixed32.self) // unpacked_fixed32 = 95, packed
+        case 765: self.unpackedFixed32.append(try reader.readFixed32(SwiftFrame.ProtoFixed32.self)) // unpacked_fixed32 = 95
+        case 769: self.unpackedFixed64.append(try reader.readFixed64(SwiftFrame.ProtoFixed64.self)) // unpacked_fixed64 = 96
+        case 770: try reader.readPackedFixed64(into: &self.unpackedFixed64, SwiftFrame.ProtoFixed64.self) // unpacked_fixed64 = 96, packed
+        case 778: try reader.readPackedFixed32(into: &self.unpackedSfixed32, SwiftFrame.ProtoSFixed32.self) // unpacked_sfixed32 = 97, packed
+        case 781: self.unpackedSfixed32.append(try reader.readFixed32(SwiftFrame.ProtoSFixed32.self)) // unpacked_sfixed32 = 97
+        case 785: self.unpackedSfixed64.append(try reader.readFixed64(SwiftFrame.ProtoSFixed64.self)) // unpacked_sfixed64 = 98
+        case 786: try reader.readPackedFixed64(into: &self.unpackedSfixed64, SwiftFrame.ProtoSFixed64.self) // unpacked_sfixed64 = 98, packed
+        case 794: try reader.readPackedFixed32(into: &self.unpackedFloat, SwiftFrame.ProtoFloat.self) // unpacked_float = 99, packed
+        case 797: self.unpackedFloat.append(try reader.readFixed32(SwiftFrame.ProtoFloat.self)) // unpacked_float = 99
+        case 801: self.unpackedDouble.append(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // unpacked_double = 100
+        case 802: try reader.readPackedFixed64(into: &self.unpackedDouble, SwiftFrame.ProtoDouble.self) // unpacked_double = 100, packed
+        case 808: self.unpackedBool.append(try reader.readVarint(SwiftFrame.ProtoBool.self)) // unpacked_bool = 101
+        case 810: try reader.readPackedVarint(into: &self.unpackedBool, SwiftFrame.ProtoBool.self) // unpacked_bool = 101, packed
+        case 816: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, unknownFields: &self.unknownFields) { self.unpackedNestedEnum.append(value) } // unpacked_nested_enum = 102
+        case 818: try reader.readPackedClosedEnum(into: &self.unpackedNestedEnum, ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, fieldNumber: 102, unknownFields: &self.unknownFields) // unpacked_nested_enum = 102, packed
+        case 888: self.oneofField = .oneofUint32(try reader.readVarint(SwiftFrame.ProtoUInt32.self)) // oneof_uint32 = 111
+        case 898: // oneof_nested_message = 112
+            var value = ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage()
+            if case let .oneofNestedMessage(existing)? = self.oneofField { value = existing }
+            try reader.readMessage(merging: &value)
+            self.oneofField = .oneofNestedMessage(value)
+        case 906: self.oneofField = .oneofString(try reader.readString()) // oneof_string = 113
+        case 914: self.oneofField = .oneofBytes(try reader.readBytes()) // oneof_bytes = 114
+        case 920: self.oneofField = .oneofBool(try reader.readVarint(SwiftFrame.ProtoBool.self)) // oneof_bool = 115
+        case 928: self.oneofField = .oneofUint64(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // oneof_uint64 = 116
+        case 941: self.oneofField = .oneofFloat(try reader.readFixed32(SwiftFrame.ProtoFloat.self)) // oneof_float = 117
+        case 945: self.oneofField = .oneofDouble(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // oneof_double = 118
+        case 952: if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, unknownFields: &self.unknownFields) { self.oneofField = .oneofEnum(value) } // oneof_enum = 119
+        case 1611: try reader.readGroup(fieldNumber: 201, into: &self.data) // data = 201
+        case 1928: self.defaultInt32 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // default_int32 = 241
+        case 1936: self.defaultInt64 = try reader.readVarint(SwiftFrame.ProtoInt64.self) // default_int64 = 242
+        case 1944: self.defaultUint32 = try reader.readVarint(SwiftFrame.ProtoUInt32.self) // default_uint32 = 243
+        case 1952: self.defaultUint64 = try reader.readVarint(SwiftFrame.ProtoUInt64.self) // default_uint64 = 244
+        case 1960: self.defaultSint32 = try reader.readVarint(SwiftFrame.ProtoSInt32.self) // default_sint32 = 245
+        case 1968: self.defaultSint64 = try reader.readVarint(SwiftFrame.ProtoSInt64.self) // default_sint64 = 246
+        case 1981: self.defaultFixed32 = try reader.readFixed32(SwiftFrame.ProtoFixed32.self) // default_fixed32 = 247
+        case 1985: self.defaultFixed64 = try reader.readFixed64(SwiftFrame.ProtoFixed64.self) // default_fixed64 = 248
+        case 1997: self.defaultSfixed32 = try reader.readFixed32(SwiftFrame.ProtoSFixed32.self) // default_sfixed32 = 249
+        case 2001: self.defaultSfixed64 = try reader.readFixed64(SwiftFrame.ProtoSFixed64.self) // default_sfixed64 = 250
+        case 2013: self.defaultFloat = try reader.readFixed32(SwiftFrame.ProtoFloat.self) // default_float = 251
+        case 2017: self.defaultDouble = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // default_double = 252
+        case 2024: self.defaultBool = try reader.readVarint(SwiftFrame.ProtoBool.self) // default_bool = 253
+        case 2034: self.defaultString = try reader.readString() // default_string = 254
+        case 2042: self.defaultBytes = try reader.readBytes() // default_bytes = 255
+        case 3208: self.fieldname1 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // fieldname1 = 401
+        case 3216: self.fieldName2 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field_name2 = 402
+        case 3224: self.fieldName3 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // _field_name3 = 403
+        case 3232: self.fieldName4 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field__name4_ = 404
+        case 3240: self.field0name5 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field0name5 = 405
+        case 3248: self.field0Name6 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field_0_name6 = 406
+        case 3256: self.fieldName7 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // fieldName7 = 407
+        case 3264: self.fieldName8 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // FieldName8 = 408
+        case 3272: self.fieldName9 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field_Name9 = 409
+        case 3280: self.fieldName10 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // Field_Name10 = 410
+        case 3288: self.fieldName11 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // FIELD_NAME11 = 411
+        case 3296: self.fieldName12 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // FIELD_name12 = 412
+        case 3304: self.fieldName13 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // __field_name13 = 413
+        case 3312: self.fieldName14 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // __Field_name14 = 414
+        case 3320: self.fieldName15 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field__name15 = 415
+        case 3328: self.fieldName16 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field__Name16 = 416
+        case 3336: self.fieldName17 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field_name17__ = 417
+        case 3344: self.fieldName18 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // Field_name18__ = 418
+        default:
+            let number = Swift.Int(tag >> 3)
+            if 120...200 ~= number {
+                try reader.skipField(tag: tag, into: &self.extensionFields)
+            } else {
+                try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
     }

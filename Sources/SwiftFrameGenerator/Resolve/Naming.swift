@@ -201,7 +201,7 @@ public enum Naming {
 
     /// Members every generated message has.
     static let reservedFieldNames: Set<String> = swiftKeywords.union([
-        "unknownFields", "protoMessageName", "decodeMessage", "computeSize", "encodeMessage",
+        "unknownFields", "protoMessageName", "decodeMessage", "decodeField", "computeSize", "encodeMessage",
         "serializedBytes", "serializedSize", "serialize", "merge", "hashValue", "hash",
         "description", "debugDescription", "textFormatString",
     ])

@@ -1408,24 +1408,28 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 10: self.name = try reader.readString() // name = 1
-            case 18: self.package = try reader.readString() // package = 2
-            case 26: self.dependency.append(try reader.readString()) // dependency = 3
-            case 34: try reader.readMessage(appendingTo: &self.messageType) // message_type = 4
-            case 42: try reader.readMessage(appendingTo: &self.enumType) // enum_type = 5
-            case 50: try reader.readMessage(appendingTo: &self.service) // service = 6
-            case 58: try reader.readMessage(appendingTo: &self.extension_) // extension = 7
-            case 66: try reader.readMessage(into: &self._options) // options = 8
-            case 74: try reader.readMessage(into: &self._sourceCodeInfo) // source_code_info = 9
-            case 80: self.publicDependency.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // public_dependency = 10
-            case 82: try reader.readPackedVarint(into: &self.publicDependency, SwiftFrame.ProtoInt32.self) // public_dependency = 10, packed
-            case 88: self.weakDependency.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // weak_dependency = 11
-            case 90: try reader.readPackedVarint(into: &self.weakDependency, SwiftFrame.ProtoInt32.self) // weak_dependency = 11, packed
-            case 98: self.syntax = try reader.readString() // syntax = 12
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
-            }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 10: self.name = try reader.readString() // name = 1
+        case 18: self.package = try reader.readString() // package = 2
+        case 26: self.dependency.append(try reader.readString()) // dependency = 3
+        case 34: try reader.readMessage(appendingTo: &self.messageType) // message_type = 4
+        case 42: try reader.readMessage(appendingTo: &self.enumType) // enum_type = 5
+        case 50: try reader.readMessage(appendingTo: &self.service) // service = 6
+        case 58: try reader.readMessage(appendingTo: &self.extension_) // extension = 7
+        case 66: try reader.readMessage(into: &self._options) // options = 8
+        case 74: try reader.readMessage(into: &self._sourceCodeInfo) // source_code_info = 9
+        case 80: self.publicDependency.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // public_dependency = 10
+        case 82: try reader.readPackedVarint(into: &self.publicDependency, SwiftFrame.ProtoInt32.self) // public_dependency = 10, packed
+        case 88: self.weakDependency.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // weak_dependency = 11
+        case 90: try reader.readPackedVarint(into: &self.weakDependency, SwiftFrame.ProtoInt32.self) // weak_dependency = 11, packed
+        case 98: self.syntax = try reader.readString() // syntax = 12
+        default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
 
@@ -1520,20 +1524,24 @@ extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 10: self.name = try reader.readString() // name = 1
-            case 18: try reader.readMessage(appendingTo: &self.field) // field = 2
-            case 26: try reader.readMessage(appendingTo: &self.nestedType) // nested_type = 3
-            case 34: try reader.readMessage(appendingTo: &self.enumType) // enum_type = 4
-            case 42: try reader.readMessage(appendingTo: &self.extensionRange) // extension_range = 5
-            case 50: try reader.readMessage(appendingTo: &self.extension_) // extension = 6
-            case 58: try reader.readMessage(into: &self._options) // options = 7
-            case 66: try reader.readMessage(appendingTo: &self.oneofDecl) // oneof_decl = 8
-            case 74: try reader.readMessage(appendingTo: &self.reservedRange) // reserved_range = 9
-            case 82: self.reservedName.append(try reader.readString()) // reserved_name = 10
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
-            }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 10: self.name = try reader.readString() // name = 1
+        case 18: try reader.readMessage(appendingTo: &self.field) // field = 2
+        case 26: try reader.readMessage(appendingTo: &self.nestedType) // nested_type = 3
+        case 34: try reader.readMessage(appendingTo: &self.enumType) // enum_type = 4
+        case 42: try reader.readMessage(appendingTo: &self.extensionRange) // extension_range = 5
+        case 50: try reader.readMessage(appendingTo: &self.extension_) // extension = 6
+        case 58: try reader.readMessage(into: &self._options) // options = 7
+        case 66: try reader.readMessage(appendingTo: &self.oneofDecl) // oneof_decl = 8
+        case 74: try reader.readMessage(appendingTo: &self.reservedRange) // reserved_range = 9
+        case 82: self.reservedName.append(try reader.readString()) // reserved_name = 10
+        default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
 
@@ -1760,21 +1768,25 @@ extension Google_Protobuf_FieldDescriptorProto: SwiftFrame.FieldTableMessage {
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 10: self.name = try reader.readString() // name = 1
-            case 18: self.extendee = try reader.readString() // extendee = 2
-            case 24: self.number = try reader.readVarint(SwiftFrame.ProtoInt32.self) // number = 3
-            case 32: if let value = try reader.readClosedEnum(Google_Protobuf_FieldDescriptorProto.Label.self, unknownFields: &self.unknownFields) { self.label = value } // label = 4
-            case 40: if let value = try reader.readClosedEnum(Google_Protobuf_FieldDescriptorProto.Type_.self, unknownFields: &self.unknownFields) { self.type = value } // type = 5
-            case 50: self.typeName = try reader.readString() // type_name = 6
-            case 58: self.defaultValue = try reader.readString() // default_value = 7
-            case 66: try reader.readMessage(into: &self._options) // options = 8
-            case 72: self.oneofIndex = try reader.readVarint(SwiftFrame.ProtoInt32.self) // oneof_index = 9
-            case 82: self.jsonName = try reader.readString() // json_name = 10
-            case 136: self.proto3Optional = try reader.readVarint(SwiftFrame.ProtoBool.self) // proto3_optional = 17
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
-            }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 10: self.name = try reader.readString() // name = 1
+        case 18: self.extendee = try reader.readString() // extendee = 2
+        case 24: self.number = try reader.readVarint(SwiftFrame.ProtoInt32.self) // number = 3
+        case 32: if let value = try reader.readClosedEnum(Google_Protobuf_FieldDescriptorProto.Label.self, unknownFields: &self.unknownFields) { self.label = value } // label = 4
+        case 40: if let value = try reader.readClosedEnum(Google_Protobuf_FieldDescriptorProto.Type_.self, unknownFields: &self.unknownFields) { self.type = value } // type = 5
+        case 50: self.typeName = try reader.readString() // type_name = 6
+        case 58: self.defaultValue = try reader.readString() // default_value = 7
+        case 66: try reader.readMessage(into: &self._options) // options = 8
+        case 72: self.oneofIndex = try reader.readVarint(SwiftFrame.ProtoInt32.self) // oneof_index = 9
+        case 82: self.jsonName = try reader.readString() // json_name = 10
+        case 136: self.proto3Optional = try reader.readVarint(SwiftFrame.ProtoBool.self) // proto3_optional = 17
+        default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
 
@@ -2219,36 +2231,40 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 10: self.javaPackage = try reader.readString() // java_package = 1
-            case 66: self.javaOuterClassname = try reader.readString() // java_outer_classname = 8
-            case 72: if let value = try reader.readClosedEnum(Google_Protobuf_FileOptions.OptimizeMode.self, unknownFields: &self.unknownFields) { self.optimizeFor = value } // optimize_for = 9
-            case 80: self.javaMultipleFiles = try reader.readVarint(SwiftFrame.ProtoBool.self) // java_multiple_files = 10
-            case 90: self.goPackage = try reader.readString() // go_package = 11
-            case 128: self.ccGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self) // cc_generic_services = 16
-            case 136: self.javaGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self) // java_generic_services = 17
-            case 144: self.pyGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self) // py_generic_services = 18
-            case 160: self.javaGenerateEqualsAndHash = try reader.readVarint(SwiftFrame.ProtoBool.self) // java_generate_equals_and_hash = 20
-            case 184: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 23
-            case 216: self.javaStringCheckUtf8 = try reader.readVarint(SwiftFrame.ProtoBool.self) // java_string_check_utf8 = 27
-            case 248: self.ccEnableArenas = try reader.readVarint(SwiftFrame.ProtoBool.self) // cc_enable_arenas = 31
-            case 290: self.objcClassPrefix = try reader.readString() // objc_class_prefix = 36
-            case 298: self.csharpNamespace = try reader.readString() // csharp_namespace = 37
-            case 314: self.swiftPrefix = try reader.readString() // swift_prefix = 39
-            case 322: self.phpClassPrefix = try reader.readString() // php_class_prefix = 40
-            case 330: self.phpNamespace = try reader.readString() // php_namespace = 41
-            case 336: self.phpGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self) // php_generic_services = 42
-            case 354: self.phpMetadataNamespace = try reader.readString() // php_metadata_namespace = 44
-            case 362: self.rubyPackage = try reader.readString() // ruby_package = 45
-            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
-            default:
-                let number = Swift.Int(tag >> 3)
-                if 1000...536870911 ~= number {
-                    try reader.skipField(tag: tag, into: &self.extensionFields)
-                } else {
-                    try reader.skipField(tag: tag, into: &self.unknownFields)
-                }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 10: self.javaPackage = try reader.readString() // java_package = 1
+        case 66: self.javaOuterClassname = try reader.readString() // java_outer_classname = 8
+        case 72: if let value = try reader.readClosedEnum(Google_Protobuf_FileOptions.OptimizeMode.self, unknownFields: &self.unknownFields) { self.optimizeFor = value } // optimize_for = 9
+        case 80: self.javaMultipleFiles = try reader.readVarint(SwiftFrame.ProtoBool.self) // java_multiple_files = 10
+        case 90: self.goPackage = try reader.readString() // go_package = 11
+        case 128: self.ccGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self) // cc_generic_services = 16
+        case 136: self.javaGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self) // java_generic_services = 17
+        case 144: self.pyGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self) // py_generic_services = 18
+        case 160: self.javaGenerateEqualsAndHash = try reader.readVarint(SwiftFrame.ProtoBool.self) // java_generate_equals_and_hash = 20
+        case 184: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 23
+        case 216: self.javaStringCheckUtf8 = try reader.readVarint(SwiftFrame.ProtoBool.self) // java_string_check_utf8 = 27
+        case 248: self.ccEnableArenas = try reader.readVarint(SwiftFrame.ProtoBool.self) // cc_enable_arenas = 31
+        case 290: self.objcClassPrefix = try reader.readString() // objc_class_prefix = 36
+        case 298: self.csharpNamespace = try reader.readString() // csharp_namespace = 37
+        case 314: self.swiftPrefix = try reader.readString() // swift_prefix = 39
+        case 322: self.phpClassPrefix = try reader.readString() // php_class_prefix = 40
+        case 330: self.phpNamespace = try reader.readString() // php_namespace = 41
+        case 336: self.phpGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self) // php_generic_services = 42
+        case 354: self.phpMetadataNamespace = try reader.readString() // php_metadata_namespace = 44
+        case 362: self.rubyPackage = try reader.readString() // ruby_package = 45
+        case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
+        default:
+            let number = Swift.Int(tag >> 3)
+            if 1000...536870911 ~= number {
+                try reader.skipField(tag: tag, into: &self.extensionFields)
+            } else {
+                try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
     }

@@ -251,21 +251,25 @@ extension Swiftframe_Table: SwiftFrame.FieldTableMessage {
 
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 10: self.file = try reader.readString() // file = 1
-            case 18: self.layout = try reader.readString() // layout = 2
-            case 26: self.idEnum.append(try reader.readString()) // id_enum = 3
-            case 34: self.messageOption = try reader.readString() // message_option = 4
-            case 42: self.defaultField = try reader.readString() // default_field = 5
-            case 50: try reader.readMessage(into: &self._comments) // comments = 6
-            case 58: self.requestPrefix = try reader.readString() // request_prefix = 7
-            case 66: self.responsePrefix = try reader.readString() // response_prefix = 8
-            case 74: try reader.readMessage(appendingTo: &self.command) // command = 9
-            case 82: self.errorReply = try reader.readString() // error_reply = 10
-            case 90: self.heartbeat = try reader.readString() // heartbeat = 11
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
-            }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 10: self.file = try reader.readString() // file = 1
+        case 18: self.layout = try reader.readString() // layout = 2
+        case 26: self.idEnum.append(try reader.readString()) // id_enum = 3
+        case 34: self.messageOption = try reader.readString() // message_option = 4
+        case 42: self.defaultField = try reader.readString() // default_field = 5
+        case 50: try reader.readMessage(into: &self._comments) // comments = 6
+        case 58: self.requestPrefix = try reader.readString() // request_prefix = 7
+        case 66: self.responsePrefix = try reader.readString() // response_prefix = 8
+        case 74: try reader.readMessage(appendingTo: &self.command) // command = 9
+        case 82: self.errorReply = try reader.readString() // error_reply = 10
+        case 90: self.heartbeat = try reader.readString() // heartbeat = 11
+        default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
 

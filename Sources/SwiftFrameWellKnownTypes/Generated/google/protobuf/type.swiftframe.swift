@@ -500,20 +500,24 @@ extension Google_Protobuf_Field: SwiftFrame.FieldTableMessage {
 
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 8: self.kind = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Field.Kind>.self) // kind = 1
-            case 16: self.cardinality = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Field.Cardinality>.self) // cardinality = 2
-            case 24: self.number = try reader.readVarint(SwiftFrame.ProtoInt32.self) // number = 3
-            case 34: self.name = try reader.readString() // name = 4
-            case 50: self.typeUrl = try reader.readString() // type_url = 6
-            case 56: self.oneofIndex = try reader.readVarint(SwiftFrame.ProtoInt32.self) // oneof_index = 7
-            case 64: self.packed = try reader.readVarint(SwiftFrame.ProtoBool.self) // packed = 8
-            case 74: try reader.readMessage(appendingTo: &self.options) // options = 9
-            case 82: self.jsonName = try reader.readString() // json_name = 10
-            case 90: self.defaultValue = try reader.readString() // default_value = 11
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
-            }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 8: self.kind = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Field.Kind>.self) // kind = 1
+        case 16: self.cardinality = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Field.Cardinality>.self) // cardinality = 2
+        case 24: self.number = try reader.readVarint(SwiftFrame.ProtoInt32.self) // number = 3
+        case 34: self.name = try reader.readString() // name = 4
+        case 50: self.typeUrl = try reader.readString() // type_url = 6
+        case 56: self.oneofIndex = try reader.readVarint(SwiftFrame.ProtoInt32.self) // oneof_index = 7
+        case 64: self.packed = try reader.readVarint(SwiftFrame.ProtoBool.self) // packed = 8
+        case 74: try reader.readMessage(appendingTo: &self.options) // options = 9
+        case 82: self.jsonName = try reader.readString() // json_name = 10
+        case 90: self.defaultValue = try reader.readString() // default_value = 11
+        default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
 
