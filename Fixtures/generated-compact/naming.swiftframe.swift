@@ -133,6 +133,8 @@ public struct NamingEdgeCases: SwiftFrame.Message {
         set { self._protocol_ = newValue.map(SwiftFrame.Boxed.init) }
     }
     private var _protocol_: SwiftFrame.Boxed<NamingEdgeCases.Protocol_>? = nil
+    /// A generated member of messages with more than eight fields.
+    public var decodeField_: Swift.Int32 = 0
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -152,7 +154,8 @@ public struct NamingEdgeCases: SwiftFrame.Message {
         httpStatus: Swift.Int32 = 0,
         urlPath: Swift.Int32 = 0,
         error: ErrorMessage? = nil,
-        protocol_: NamingEdgeCases.Protocol_? = nil
+        protocol_: NamingEdgeCases.Protocol_? = nil,
+        decodeField_: Swift.Int32 = 0
     ) {
         self.type = type
         self.default_ = default_
@@ -169,6 +172,7 @@ public struct NamingEdgeCases: SwiftFrame.Message {
         self.urlPath = urlPath
         self.error = error
         self.protocol_ = protocol_
+        self.decodeField_ = decodeField_
     }
 
     public struct Protocol_: SwiftFrame.Message {
@@ -216,6 +220,7 @@ extension NamingEdgeCases: SwiftFrame.CompactMessage {
             13 int32 URLPath
             14 optional message error
             15 optional message protocol
+            16 int32 decode_field
             unknown
             """,
         types: [

@@ -133,6 +133,8 @@ public struct NamingEdgeCases: SwiftFrame.Message {
         set { self._protocol_ = newValue.map(SwiftFrame.Boxed.init) }
     }
     private var _protocol_: SwiftFrame.Boxed<NamingEdgeCases.Protocol_>? = nil
+    /// A generated member of messages with more than eight fields.
+    public var decodeField_: Swift.Int32 = 0
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -152,7 +154,8 @@ public struct NamingEdgeCases: SwiftFrame.Message {
         httpStatus: Swift.Int32 = 0,
         urlPath: Swift.Int32 = 0,
         error: ErrorMessage? = nil,
-        protocol_: NamingEdgeCases.Protocol_? = nil
+        protocol_: NamingEdgeCases.Protocol_? = nil,
+        decodeField_: Swift.Int32 = 0
     ) {
         self.type = type
         self.default_ = default_
@@ -169,6 +172,7 @@ public struct NamingEdgeCases: SwiftFrame.Message {
         self.urlPath = urlPath
         self.error = error
         self.protocol_ = protocol_
+        self.decodeField_ = decodeField_
     }
 
     public struct Protocol_: SwiftFrame.Message {
@@ -239,6 +243,7 @@ extension NamingEdgeCases: SwiftFrame.FieldTableMessage {
             13 int32 URLPath
             14 optional message error
             15 optional message protocol
+            16 int32 decode_field
             unknown
             """,
         types: [
@@ -271,6 +276,7 @@ extension NamingEdgeCases: SwiftFrame.FieldTableMessage {
         case 104: self.urlPath = try reader.readVarint(SwiftFrame.ProtoInt32.self) // URLPath = 13
         case 114: try reader.readMessage(into: &self._error) // error = 14
         case 122: try reader.readMessage(into: &self._protocol_) // protocol = 15
+        case 128: self.decodeField_ = try reader.readVarint(SwiftFrame.ProtoInt32.self) // decode_field = 16
         default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
@@ -292,6 +298,7 @@ extension NamingEdgeCases: SwiftFrame.FieldTableMessage {
         if self.urlPath != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.urlPath)) }
         if let box = self._error { size.add(1, cache.message(box.value)) }
         if let box = self._protocol_ { size.add(1, cache.message(box.value)) }
+        if self.decodeField_ != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.decodeField_)) }
         return size.total
     }
 
@@ -340,6 +347,9 @@ extension NamingEdgeCases: SwiftFrame.FieldTableMessage {
         if let box = self._protocol_ {
             writer.writeTag(122)
             writer.writeMessage(box.value)
+        }
+        if self.decodeField_ != 0 {
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, self.decodeField_, tag: 128)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

@@ -50,7 +50,7 @@ import Testing
         ("nick_name", "nickName"), ("isSuc", "isSuc"), ("user_info", "userInfo"), ("PLAYER_ID", "playerId"),
         ("URLPath", "urlPath"), ("HTTP_status", "httpStatus"), ("Name", "name"), ("p2p_connect", "p2pConnect"),
         ("type", "type"), ("default", "default_"), ("self", "self_"), ("description", "description_"),
-        ("unknown_fields", "unknownFields_"), ("hash_value", "hashValue_"), ("size", "size"),
+        ("unknown_fields", "unknownFields_"), ("hash_value", "hashValue_"), ("decode_field", "decodeField_"), ("size", "size"),
         ("param1", "param1"), ("_leading", "leading"), ("a__b", "aB"),
         ("2fa_code", "_2faCode"), ("ABC", "abc"), ("A", "a"), ("x_URL_id", "xUrlId"), ("get_HTTPServer", "getHTTPServer"),
         // Names with non-ASCII letters take the general (Character by Character) path.
