@@ -7,8 +7,7 @@ source "$(dirname "$0")/plugins.sh"
 cd "$bench_dir"
 sf_plugin="$(swiftframe_plugin)"
 pb_plugin="$(protoc_gen_swift)"
-swift build -c release --product BenchProfile >&2
-modules="$(swift build -c release --show-bin-path)/Modules"
+modules="$(release_modules)"
 mkdir -p results .build/codesize
 python3 scripts/codesize.py "$sf_plugin" "$pb_plugin" "$modules" .build/codesize
 cp .build/codesize/codesize.md results/codesize.md

@@ -22,3 +22,10 @@ protoc_gen_swift() {
     swift build -c release --static-swift-stdlib --product protoc-gen-swift --package-path "$checkout" --scratch-path "$scratch" >&2
     echo "$(swift build -c release --static-swift-stdlib --package-path "$checkout" --scratch-path "$scratch" --show-bin-path)/protoc-gen-swift"
 }
+
+# The Modules directory of a release build of SwiftFrame and SwiftProtobuf, to compile generated
+# code against as an app's release build would (building BenchProfile builds both).
+release_modules() {
+    (cd "$bench_dir" && swift build -c release --product BenchProfile >&2)
+    echo "$(cd "$bench_dir" && swift build -c release --show-bin-path)/Modules"
+}
