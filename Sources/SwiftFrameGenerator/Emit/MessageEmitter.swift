@@ -277,25 +277,22 @@ struct MessageEmitter {
     /// 24 M compiler instructions per field at 6 fields, 47 M at 24; out of line, 17 M and
     /// 29 M. The call costs 2-3 ns per field read, which small messages, cheap to compile
     /// either way, are spared.
-    static let splitDecodeCases = 8
+    private static let splitDecodeCases = 8
 
     private func emitDecode(_ fields: [FieldCode], to printer: Printer) {
         let signature = "\(visibility)mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader)"
-        let cases = fields.reduce(0) { $0 + $1.decodeCases.count }
-        guard cases > Self.splitDecodeCases else {
-            printer.block(signature + " throws(SwiftFrame.WireError)") {
-                printer.block("while reader.hasRemaining") {
+        let split = fields.reduce(0) { $0 + $1.decodeCases.count } > Self.splitDecodeCases
+        printer.block(signature + " throws(SwiftFrame.WireError)") {
+            printer.block("while reader.hasRemaining") {
+                if split {
+                    printer.line("try self.decodeField(try reader.readTag(), from: &reader)")
+                } else {
                     printer.line("let tag = try reader.readTag()")
                     emitDecodeSwitch(fields, to: printer)
                 }
             }
-            return
         }
-        printer.block(signature + " throws(SwiftFrame.WireError)") {
-            printer.block("while reader.hasRemaining") {
-                printer.line("try self.decodeField(try reader.readTag(), from: &reader)")
-            }
-        }
+        guard split else { return }
         printer.line()
         printer.line("@inline(never)")
         let field = "private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader)"
