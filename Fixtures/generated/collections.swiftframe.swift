@@ -158,6 +158,7 @@ extension Maps: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             try self.decodeField(try reader.readTag(), from: &reader)
@@ -311,6 +312,7 @@ extension Choices: SwiftFrame.FieldTableMessage {
         hasher.combine(self.second)
     }
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             try self.decodeField(try reader.readTag(), from: &reader)

@@ -457,6 +457,7 @@ extension Everything: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             try self.decodeField(try reader.readTag(), from: &reader)
@@ -749,6 +750,7 @@ extension Everything.Level1: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -792,6 +794,7 @@ extension Everything.Level1.Level2: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -839,6 +842,7 @@ extension Everything.Level1.Level2.Level3: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -883,6 +887,7 @@ extension EverythingSubset: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -929,6 +934,7 @@ extension TreeNode: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -981,6 +987,7 @@ extension Ping: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -1025,6 +1032,7 @@ extension Pong: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()

@@ -136,6 +136,7 @@ extension TestReq: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -175,6 +176,7 @@ extension TestRsp: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -214,6 +216,7 @@ extension ErrorRsp: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -251,6 +254,7 @@ extension EmptyReq: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -281,6 +285,7 @@ extension NoticeNtf: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()

@@ -114,6 +114,7 @@ extension Contact: SwiftFrame.FieldTableMessage {
         hasher.combine(self.extra)
     }
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             try self.decodeField(try reader.readTag(), from: &reader)

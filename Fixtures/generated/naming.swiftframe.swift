@@ -198,6 +198,7 @@ extension ErrorMessage: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -252,6 +253,7 @@ extension NamingEdgeCases: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             try self.decodeField(try reader.readTag(), from: &reader)
@@ -366,6 +368,7 @@ extension NamingEdgeCases.Protocol_: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()

@@ -31,6 +31,7 @@ extension Bench_MapHeavy: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()

@@ -409,7 +409,9 @@ extension ProtoReader {
                 }
             }
         }
-        map[key] = value ?? V.defaultValue
+        // Not `map[key] = ...`: the subscript's setter takes an optional and carries the
+        // removal of a key too, which would be compiled into every module for each map type.
+        map.updateValue(value ?? V.defaultValue, forKey: key)
     }
 }
 

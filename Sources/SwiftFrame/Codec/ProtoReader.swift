@@ -319,14 +319,31 @@ public struct ProtoReader {
 
     /// Reads a length-delimited message and merges it into `message` (protobuf semantics:
     /// a singular message seen twice is merged).
-    @inlinable @inline(never)  // specialised per message type, but not copied into every field
+    /// Only the call of `decodeMessage` is specialised per message type: the length, the depth
+    /// and the limits are one function for all of them.
+    @inlinable
     public mutating func readMessage<M: Message>(merging message: inout M) throws(WireError) {
+        let outerLimit = try enterLengthDelimited()
+        try message.decodeMessage(from: &self)
+        leaveLengthDelimited(restoring: outerLimit)
+    }
+
+    /// Reads the length of a length-delimited field and limits the reader to its bytes, one
+    /// level deeper; returns the limit that `leaveLengthDelimited(restoring:)` puts back.
+    @usableFromInline
+    mutating func enterLengthDelimited() throws(WireError) -> Int {
         let length = try readLength()
         guard depthRemaining > 0 else { throw .tooDeep(offset: tagStart, limit: maxDepth) }
         let outerLimit = limit
         limit = position + length
         depthRemaining -= 1
-        try message.decodeMessage(from: &self)
+        return outerLimit
+    }
+
+    /// Leaves the field entered by `enterLengthDelimited()`, at its end.
+    @inlinable
+    mutating func leaveLengthDelimited(restoring outerLimit: Int) {
+        position = limit
         depthRemaining += 1
         limit = outerLimit
     }
@@ -425,15 +442,9 @@ public struct ProtoReader {
     public mutating func readLengthDelimited<T>(
         _ body: (inout ProtoReader) throws(WireError) -> T
     ) throws(WireError) -> T {
-        let length = try readLength()
-        guard depthRemaining > 0 else { throw .tooDeep(offset: tagStart, limit: maxDepth) }
-        let outerLimit = limit
-        limit = position + length
-        depthRemaining -= 1
+        let outerLimit = try enterLengthDelimited()
         let result = try body(&self)
-        position = limit
-        depthRemaining += 1
-        limit = outerLimit
+        leaveLengthDelimited(restoring: outerLimit)
         return result
     }
 

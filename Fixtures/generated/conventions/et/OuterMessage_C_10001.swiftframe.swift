@@ -99,6 +99,7 @@ extension ET_C2MTestRequest: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -140,6 +141,7 @@ extension ET_M2CTestResponse: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -186,6 +188,7 @@ extension ET_C2GPing: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -224,6 +227,7 @@ extension ET_G2CPing: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -272,6 +276,7 @@ extension ET_M2CNotice: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()

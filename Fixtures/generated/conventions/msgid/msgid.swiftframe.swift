@@ -122,6 +122,7 @@ extension Msgid_LoginRequest: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -159,6 +160,7 @@ extension Msgid_LoginResponse: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -198,6 +200,7 @@ extension Msgid_ChatPush: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -234,6 +237,7 @@ extension Msgid_Ping: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()

@@ -199,6 +199,7 @@ extension Swiftframe_Config: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -249,6 +250,7 @@ extension Swiftframe_Table: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             try self.decodeField(try reader.readTag(), from: &reader)
@@ -321,6 +323,7 @@ extension Swiftframe_Comments: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -367,6 +370,7 @@ extension Swiftframe_Command: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -417,6 +421,7 @@ extension Swiftframe_Envelope: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -461,6 +466,7 @@ extension Swiftframe_Choice: SwiftFrame.FieldTableMessage {
             """
     )
 
+    @inline(never)
     mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()

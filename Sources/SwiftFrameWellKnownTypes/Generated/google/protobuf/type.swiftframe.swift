@@ -431,6 +431,7 @@ extension Google_Protobuf_Type: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -498,6 +499,7 @@ extension Google_Protobuf_Field: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             try self.decodeField(try reader.readTag(), from: &reader)
@@ -582,6 +584,7 @@ extension Google_Protobuf_Enum: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -637,6 +640,7 @@ extension Google_Protobuf_EnumValue: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
@@ -682,6 +686,7 @@ extension Google_Protobuf_Option: SwiftFrame.FieldTableMessage {
         ]
     )
 
+    @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
             let tag = try reader.readTag()
