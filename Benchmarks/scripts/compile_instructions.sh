@@ -42,8 +42,11 @@ instructions() {
         dir="$work/$schema"
         mkdir -p "$dir"
         if [[ "$schema" == descriptor ]]; then
-            proto_dir="$include"
-            proto=google/protobuf/descriptor.proto
+            # A copy outside google/protobuf/: protoc-gen-swift writes that path as part of the
+            # SwiftProtobuf library itself (no import of it), which compiles only there.
+            proto_dir="$dir"
+            proto=descriptor.proto
+            cp "$include/google/protobuf/descriptor.proto" "$dir/$proto"
         else
             proto_dir="$dir"
             proto="$schema.proto"
