@@ -41,15 +41,12 @@ instructions() {
     for schema in ${SCHEMAS:-synth10 synth40}; do
         dir="$work/$schema"
         mkdir -p "$dir"
+        proto="$schema.proto"
         if [[ "$schema" == descriptor ]]; then
             # A copy outside google/protobuf/: protoc-gen-swift writes that path as part of the
             # SwiftProtobuf library itself (no import of it), which compiles only there.
-            proto_dir="$dir"
-            proto=descriptor.proto
             cp "$include/google/protobuf/descriptor.proto" "$dir/$proto"
         else
-            proto_dir="$dir"
-            proto="$schema.proto"
             python3 scripts/synth_proto.py "${schema#synth}" > "$dir/$proto"
         fi
         for visibility in ${VISIBILITIES:-internal public}; do
@@ -59,9 +56,9 @@ instructions() {
             sf_option=$([[ "$visibility" == internal ]] && echo "Visibility=internal" || echo "")
             pb_option=$([[ "$visibility" == public ]] && echo "Visibility=Public" || echo "")
             protoc --plugin=protoc-gen-swiftframe="$sf_plugin" --swiftframe_opt="$sf_option" \
-                --swiftframe_out="$sf_out" -I "$proto_dir" "$proto"
+                --swiftframe_out="$sf_out" -I "$dir" "$proto"
             protoc --plugin=protoc-gen-swift="$pb_plugin" --swift_opt="$pb_option" \
-                --swift_out="$pb_out" -I "$proto_dir" "$proto"
+                --swift_out="$pb_out" -I "$dir" "$proto"
             sf_file="$(find "$sf_out" -name '*.swift')"
             pb_file="$(find "$pb_out" -name '*.swift')"
             for opt in ${OPTS:--O -Onone}; do
