@@ -111,7 +111,7 @@ public struct Choices: SwiftFrame.Message {
 }
 
 extension Maps: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Maps"
+    public static var protoMessageName: Swift.String { "Maps" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Maps.self,
@@ -160,7 +160,7 @@ extension Maps: SwiftFrame.CompactMessage {
 }
 
 extension Choices: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Choices"
+    public static var protoMessageName: Swift.String { "Choices" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Choices.self,

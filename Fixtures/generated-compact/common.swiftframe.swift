@@ -98,7 +98,7 @@ public struct CommonRespon: SwiftFrame.Message {
 }
 
 extension Common: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Common"
+    public static var protoMessageName: Swift.String { "Common" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Common.self,
@@ -114,7 +114,7 @@ extension Common: SwiftFrame.CompactMessage {
 }
 
 extension CommonRespon: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "CommonRespon"
+    public static var protoMessageName: Swift.String { "CommonRespon" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: CommonRespon.self,

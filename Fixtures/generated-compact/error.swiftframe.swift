@@ -56,7 +56,7 @@ public struct ErrorMsg: SwiftFrame.Message {
 }
 
 extension ErrorMsg: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "ErrorMsg"
+    public static var protoMessageName: Swift.String { "ErrorMsg" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ErrorMsg.self,

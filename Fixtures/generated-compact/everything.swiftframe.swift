@@ -392,7 +392,7 @@ public struct Pong: SwiftFrame.Message {
 }
 
 extension Everything: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Everything"
+    public static var protoMessageName: Swift.String { "Everything" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Everything.self,
@@ -459,7 +459,7 @@ extension Everything: SwiftFrame.CompactMessage {
 }
 
 extension Everything.Level1: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Everything.Level1"
+    public static var protoMessageName: Swift.String { "Everything.Level1" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Everything.Level1.self,
@@ -475,7 +475,7 @@ extension Everything.Level1: SwiftFrame.CompactMessage {
 }
 
 extension Everything.Level1.Level2: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Everything.Level1.Level2"
+    public static var protoMessageName: Swift.String { "Everything.Level1.Level2" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Everything.Level1.Level2.self,
@@ -491,7 +491,7 @@ extension Everything.Level1.Level2: SwiftFrame.CompactMessage {
 }
 
 extension Everything.Level1.Level2.Level3: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Everything.Level1.Level2.Level3"
+    public static var protoMessageName: Swift.String { "Everything.Level1.Level2.Level3" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Everything.Level1.Level2.Level3.self,
@@ -509,7 +509,7 @@ extension Everything.Level1.Level2.Level3: SwiftFrame.CompactMessage {
 }
 
 extension EverythingSubset: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "EverythingSubset"
+    public static var protoMessageName: Swift.String { "EverythingSubset" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: EverythingSubset.self,
@@ -522,7 +522,7 @@ extension EverythingSubset: SwiftFrame.CompactMessage {
 }
 
 extension TreeNode: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "TreeNode"
+    public static var protoMessageName: Swift.String { "TreeNode" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: TreeNode.self,
@@ -542,7 +542,7 @@ extension TreeNode: SwiftFrame.CompactMessage {
 }
 
 extension Ping: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Ping"
+    public static var protoMessageName: Swift.String { "Ping" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Ping.self,
@@ -558,7 +558,7 @@ extension Ping: SwiftFrame.CompactMessage {
 }
 
 extension Pong: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Pong"
+    public static var protoMessageName: Swift.String { "Pong" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Pong.self,

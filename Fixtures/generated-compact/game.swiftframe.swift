@@ -125,7 +125,7 @@ public struct NoticeNtf: SwiftFrame.Message {
 }
 
 extension TestReq: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Test_Req"
+    public static var protoMessageName: Swift.String { "Test_Req" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: TestReq.self,
@@ -138,7 +138,7 @@ extension TestReq: SwiftFrame.CompactMessage {
 }
 
 extension TestRsp: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Test_Rsp"
+    public static var protoMessageName: Swift.String { "Test_Rsp" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: TestRsp.self,
@@ -151,7 +151,7 @@ extension TestRsp: SwiftFrame.CompactMessage {
 }
 
 extension ErrorRsp: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Error_Rsp"
+    public static var protoMessageName: Swift.String { "Error_Rsp" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ErrorRsp.self,
@@ -164,7 +164,7 @@ extension ErrorRsp: SwiftFrame.CompactMessage {
 }
 
 extension EmptyReq: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Empty_Req"
+    public static var protoMessageName: Swift.String { "Empty_Req" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: EmptyReq.self,
@@ -175,7 +175,7 @@ extension EmptyReq: SwiftFrame.CompactMessage {
 }
 
 extension NoticeNtf: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Notice_Ntf"
+    public static var protoMessageName: Swift.String { "Notice_Ntf" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: NoticeNtf.self,

@@ -201,7 +201,7 @@ public struct Legacy_Holder: SwiftFrame.Message {
 }
 
 extension Legacy_Account: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "legacy.Account"
+    public static var protoMessageName: Swift.String { "legacy.Account" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Legacy_Account.self,
@@ -313,7 +313,7 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
 }
 
 extension Legacy_Account.Profile: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "legacy.Account.Profile"
+    public static var protoMessageName: Swift.String { "legacy.Account.Profile" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Legacy_Account.Profile.self,
@@ -326,7 +326,7 @@ extension Legacy_Account.Profile: SwiftFrame.CompactMessage {
 }
 
 extension Legacy_Account.Visit: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "legacy.Account.Visit"
+    public static var protoMessageName: Swift.String { "legacy.Account.Visit" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Legacy_Account.Visit.self,
@@ -343,7 +343,7 @@ extension Legacy_Account.Visit: SwiftFrame.CompactMessage {
 }
 
 extension Legacy_Defaults: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "legacy.Defaults"
+    public static var protoMessageName: Swift.String { "legacy.Defaults" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Legacy_Defaults.self,
@@ -372,7 +372,7 @@ extension Legacy_Defaults: SwiftFrame.CompactMessage {
 }
 
 extension Legacy_Holder: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "legacy.Holder"
+    public static var protoMessageName: Swift.String { "legacy.Holder" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Legacy_Holder.self,

@@ -188,7 +188,7 @@ public struct NamingEdgeCases: SwiftFrame.Message {
 }
 
 extension ErrorMessage: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Error"
+    public static var protoMessageName: Swift.String { "Error" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ErrorMessage.self,
@@ -200,7 +200,7 @@ extension ErrorMessage: SwiftFrame.CompactMessage {
 }
 
 extension NamingEdgeCases: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Naming_edge_cases"
+    public static var protoMessageName: Swift.String { "Naming_edge_cases" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: NamingEdgeCases.self,
@@ -231,7 +231,7 @@ extension NamingEdgeCases: SwiftFrame.CompactMessage {
 }
 
 extension NamingEdgeCases.Protocol_: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "Naming_edge_cases.Protocol"
+    public static var protoMessageName: Swift.String { "Naming_edge_cases.Protocol" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: NamingEdgeCases.Protocol_.self,

@@ -174,7 +174,7 @@ public struct UserInfoResponse: SwiftFrame.Message {
 }
 
 extension UserMsg: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "User_msg"
+    public static var protoMessageName: Swift.String { "User_msg" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: UserMsg.self,
@@ -190,7 +190,7 @@ extension UserMsg: SwiftFrame.CompactMessage {
 }
 
 extension SigninRequest: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "signin_request"
+    public static var protoMessageName: Swift.String { "signin_request" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: SigninRequest.self,
@@ -203,7 +203,7 @@ extension SigninRequest: SwiftFrame.CompactMessage {
 }
 
 extension LoginRequest: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "login_request"
+    public static var protoMessageName: Swift.String { "login_request" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: LoginRequest.self,
@@ -221,7 +221,7 @@ extension LoginRequest: SwiftFrame.CompactMessage {
 }
 
 extension LogoutRequest: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "logout_request"
+    public static var protoMessageName: Swift.String { "logout_request" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: LogoutRequest.self,
@@ -233,7 +233,7 @@ extension LogoutRequest: SwiftFrame.CompactMessage {
 }
 
 extension SiginResponse: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "sigin_response"
+    public static var protoMessageName: Swift.String { "sigin_response" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: SiginResponse.self,
@@ -246,7 +246,7 @@ extension SiginResponse: SwiftFrame.CompactMessage {
 }
 
 extension LoginResponse: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "login_response"
+    public static var protoMessageName: Swift.String { "login_response" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: LoginResponse.self,
@@ -259,7 +259,7 @@ extension LoginResponse: SwiftFrame.CompactMessage {
 }
 
 extension UserInfoRequest: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "User_info_request"
+    public static var protoMessageName: Swift.String { "User_info_request" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: UserInfoRequest.self,
@@ -271,7 +271,7 @@ extension UserInfoRequest: SwiftFrame.CompactMessage {
 }
 
 extension UserInfoResponse: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "User_info_response"
+    public static var protoMessageName: Swift.String { "User_info_response" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: UserInfoResponse.self,

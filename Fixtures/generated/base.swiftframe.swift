@@ -29,7 +29,7 @@ public struct UserInfo: SwiftFrame.Message {
 }
 
 extension UserInfo: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "User_info"
+    public static var protoMessageName: Swift.String { "User_info" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: UserInfo.self,

@@ -98,7 +98,7 @@ public struct CommonRespon: SwiftFrame.Message {
 }
 
 extension Common: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Common"
+    public static var protoMessageName: Swift.String { "Common" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Common.self,
@@ -141,7 +141,7 @@ extension Common: SwiftFrame.FieldTableMessage {
 }
 
 extension CommonRespon: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "CommonRespon"
+    public static var protoMessageName: Swift.String { "CommonRespon" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: CommonRespon.self,

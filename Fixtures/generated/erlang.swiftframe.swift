@@ -59,7 +59,7 @@ public struct Sc20001: SwiftFrame.Message {
 }
 
 extension Cs20001: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Cs_20001"
+    public static var protoMessageName: Swift.String { "Cs_20001" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Cs20001.self,
@@ -105,7 +105,7 @@ extension Cs20001: SwiftFrame.FieldTableMessage {
 }
 
 extension Sc20001: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Sc_20001"
+    public static var protoMessageName: Swift.String { "Sc_20001" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Sc20001.self,

@@ -392,7 +392,7 @@ public struct Pong: SwiftFrame.Message {
 }
 
 extension Everything: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Everything"
+    public static var protoMessageName: Swift.String { "Everything" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Everything.self,
@@ -736,7 +736,7 @@ extension Everything: SwiftFrame.FieldTableMessage {
 }
 
 extension Everything.Level1: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Everything.Level1"
+    public static var protoMessageName: Swift.String { "Everything.Level1" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Everything.Level1.self,
@@ -780,7 +780,7 @@ extension Everything.Level1: SwiftFrame.FieldTableMessage {
 }
 
 extension Everything.Level1.Level2: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Everything.Level1.Level2"
+    public static var protoMessageName: Swift.String { "Everything.Level1.Level2" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Everything.Level1.Level2.self,
@@ -826,7 +826,7 @@ extension Everything.Level1.Level2: SwiftFrame.FieldTableMessage {
 }
 
 extension Everything.Level1.Level2.Level3: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Everything.Level1.Level2.Level3"
+    public static var protoMessageName: Swift.String { "Everything.Level1.Level2.Level3" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Everything.Level1.Level2.Level3.self,
@@ -876,7 +876,7 @@ extension Everything.Level1.Level2.Level3: SwiftFrame.FieldTableMessage {
 }
 
 extension EverythingSubset: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "EverythingSubset"
+    public static var protoMessageName: Swift.String { "EverythingSubset" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: EverythingSubset.self,
@@ -916,7 +916,7 @@ extension EverythingSubset: SwiftFrame.FieldTableMessage {
 }
 
 extension TreeNode: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "TreeNode"
+    public static var protoMessageName: Swift.String { "TreeNode" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: TreeNode.self,
@@ -973,7 +973,7 @@ extension TreeNode: SwiftFrame.FieldTableMessage {
 }
 
 extension Ping: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Ping"
+    public static var protoMessageName: Swift.String { "Ping" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Ping.self,
@@ -1019,7 +1019,7 @@ extension Ping: SwiftFrame.FieldTableMessage {
 }
 
 extension Pong: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Pong"
+    public static var protoMessageName: Swift.String { "Pong" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Pong.self,

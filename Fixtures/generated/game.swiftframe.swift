@@ -125,7 +125,7 @@ public struct NoticeNtf: SwiftFrame.Message {
 }
 
 extension TestReq: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Test_Req"
+    public static var protoMessageName: Swift.String { "Test_Req" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: TestReq.self,
@@ -165,7 +165,7 @@ extension TestReq: SwiftFrame.FieldTableMessage {
 }
 
 extension TestRsp: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Test_Rsp"
+    public static var protoMessageName: Swift.String { "Test_Rsp" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: TestRsp.self,
@@ -205,7 +205,7 @@ extension TestRsp: SwiftFrame.FieldTableMessage {
 }
 
 extension ErrorRsp: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Error_Rsp"
+    public static var protoMessageName: Swift.String { "Error_Rsp" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ErrorRsp.self,
@@ -245,7 +245,7 @@ extension ErrorRsp: SwiftFrame.FieldTableMessage {
 }
 
 extension EmptyReq: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Empty_Req"
+    public static var protoMessageName: Swift.String { "Empty_Req" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: EmptyReq.self,
@@ -274,7 +274,7 @@ extension EmptyReq: SwiftFrame.FieldTableMessage {
 }
 
 extension NoticeNtf: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Notice_Ntf"
+    public static var protoMessageName: Swift.String { "Notice_Ntf" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: NoticeNtf.self,

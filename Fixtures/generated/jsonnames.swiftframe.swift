@@ -63,7 +63,7 @@ public struct Contact: SwiftFrame.Message {
 }
 
 extension Contact: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Contact"
+    public static var protoMessageName: Swift.String { "Contact" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Contact.self,

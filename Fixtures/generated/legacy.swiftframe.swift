@@ -201,7 +201,7 @@ public struct Legacy_Holder: SwiftFrame.Message {
 }
 
 extension Legacy_Account: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "legacy.Account"
+    public static var protoMessageName: Swift.String { "legacy.Account" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Legacy_Account.self,
@@ -367,19 +367,13 @@ extension Legacy_Account: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        if self.id == nil {
-            throw .missingRequiredField(message: Self.protoMessageName, field: "id")
-        }
-        if self.name == nil {
-            throw .missingRequiredField(message: Self.protoMessageName, field: "name")
-        }
+        try self.checkTableFields()
         for value in self.visit { try value.checkInitialized() }
-        try self.referrer?.checkInitialized()
     }
 }
 
 extension Legacy_Account.Profile: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "legacy.Account.Profile"
+    public static var protoMessageName: Swift.String { "legacy.Account.Profile" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Legacy_Account.Profile.self,
@@ -419,7 +413,7 @@ extension Legacy_Account.Profile: SwiftFrame.FieldTableMessage {
 }
 
 extension Legacy_Account.Visit: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "legacy.Account.Visit"
+    public static var protoMessageName: Swift.String { "legacy.Account.Visit" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Legacy_Account.Visit.self,
@@ -455,14 +449,12 @@ extension Legacy_Account.Visit: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        if self.day == nil {
-            throw .missingRequiredField(message: Self.protoMessageName, field: "day")
-        }
+        try self.checkTableFields()
     }
 }
 
 extension Legacy_Defaults: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "legacy.Defaults"
+    public static var protoMessageName: Swift.String { "legacy.Defaults" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Legacy_Defaults.self,
@@ -589,7 +581,7 @@ extension Legacy_Defaults: SwiftFrame.FieldTableMessage {
 }
 
 extension Legacy_Holder: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "legacy.Holder"
+    public static var protoMessageName: Swift.String { "legacy.Holder" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Legacy_Holder.self,

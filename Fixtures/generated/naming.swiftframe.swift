@@ -188,7 +188,7 @@ public struct NamingEdgeCases: SwiftFrame.Message {
 }
 
 extension ErrorMessage: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Error"
+    public static var protoMessageName: Swift.String { "Error" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ErrorMessage.self,
@@ -224,7 +224,7 @@ extension ErrorMessage: SwiftFrame.FieldTableMessage {
 }
 
 extension NamingEdgeCases: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Naming_edge_cases"
+    public static var protoMessageName: Swift.String { "Naming_edge_cases" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: NamingEdgeCases.self,
@@ -358,7 +358,7 @@ extension NamingEdgeCases: SwiftFrame.FieldTableMessage {
 }
 
 extension NamingEdgeCases.Protocol_: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "Naming_edge_cases.Protocol"
+    public static var protoMessageName: Swift.String { "Naming_edge_cases.Protocol" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: NamingEdgeCases.Protocol_.self,

@@ -174,7 +174,7 @@ public struct UserInfoResponse: SwiftFrame.Message {
 }
 
 extension UserMsg: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "User_msg"
+    public static var protoMessageName: Swift.String { "User_msg" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: UserMsg.self,
@@ -217,7 +217,7 @@ extension UserMsg: SwiftFrame.FieldTableMessage {
 }
 
 extension SigninRequest: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "signin_request"
+    public static var protoMessageName: Swift.String { "signin_request" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: SigninRequest.self,
@@ -255,7 +255,7 @@ extension SigninRequest: SwiftFrame.FieldTableMessage {
 }
 
 extension LoginRequest: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "login_request"
+    public static var protoMessageName: Swift.String { "login_request" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: LoginRequest.self,
@@ -315,7 +315,7 @@ extension LoginRequest: SwiftFrame.FieldTableMessage {
 }
 
 extension LogoutRequest: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "logout_request"
+    public static var protoMessageName: Swift.String { "logout_request" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: LogoutRequest.self,
@@ -351,7 +351,7 @@ extension LogoutRequest: SwiftFrame.FieldTableMessage {
 }
 
 extension SiginResponse: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "sigin_response"
+    public static var protoMessageName: Swift.String { "sigin_response" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: SiginResponse.self,
@@ -391,7 +391,7 @@ extension SiginResponse: SwiftFrame.FieldTableMessage {
 }
 
 extension LoginResponse: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "login_response"
+    public static var protoMessageName: Swift.String { "login_response" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: LoginResponse.self,
@@ -431,7 +431,7 @@ extension LoginResponse: SwiftFrame.FieldTableMessage {
 }
 
 extension UserInfoRequest: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "User_info_request"
+    public static var protoMessageName: Swift.String { "User_info_request" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: UserInfoRequest.self,
@@ -467,7 +467,7 @@ extension UserInfoRequest: SwiftFrame.FieldTableMessage {
 }
 
 extension UserInfoResponse: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "User_info_response"
+    public static var protoMessageName: Swift.String { "User_info_response" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: UserInfoResponse.self,

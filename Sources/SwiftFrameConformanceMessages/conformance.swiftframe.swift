@@ -263,7 +263,7 @@ public struct Conformance_JspbEncodingConfig: SwiftFrame.Message {
 }
 
 extension Conformance_FailureSet: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "conformance.FailureSet"
+    public static var protoMessageName: Swift.String { "conformance.FailureSet" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Conformance_FailureSet.self,
@@ -297,7 +297,7 @@ extension Conformance_FailureSet: SwiftFrame.FieldTableMessage {
 }
 
 extension Conformance_ConformanceRequest: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "conformance.ConformanceRequest"
+    public static var protoMessageName: Swift.String { "conformance.ConformanceRequest" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Conformance_ConformanceRequest.self,
@@ -402,7 +402,7 @@ extension Conformance_ConformanceRequest: SwiftFrame.FieldTableMessage {
 }
 
 extension Conformance_ConformanceResponse: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "conformance.ConformanceResponse"
+    public static var protoMessageName: Swift.String { "conformance.ConformanceResponse" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Conformance_ConformanceResponse.self,
@@ -495,7 +495,7 @@ extension Conformance_ConformanceResponse: SwiftFrame.FieldTableMessage {
 }
 
 extension Conformance_JspbEncodingConfig: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "conformance.JspbEncodingConfig"
+    public static var protoMessageName: Swift.String { "conformance.JspbEncodingConfig" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Conformance_JspbEncodingConfig.self,

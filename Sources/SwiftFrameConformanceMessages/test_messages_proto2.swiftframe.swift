@@ -652,7 +652,7 @@ public struct ProtobufTestMessages_Proto2_OneStringProto2: SwiftFrame.Message {
 }
 
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllTypesProto2" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_TestAllTypesProto2.self,
@@ -1599,7 +1599,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
 }
 
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.NestedMessage"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllTypesProto2.NestedMessage" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self,
@@ -1645,7 +1645,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage: SwiftFra
 }
 
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2.Data: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.Data"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllTypesProto2.Data" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self,
@@ -1687,7 +1687,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.Data: SwiftFrame.FieldT
 }
 
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrect"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrect" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect.self,
@@ -1728,7 +1728,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect: Swif
 }
 
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrectExtension1"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrectExtension1" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1.self,
@@ -1764,7 +1764,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
 }
 
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrectExtension2"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrectExtension2" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2.self,
@@ -1800,7 +1800,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
 }
 
 extension ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.ForeignMessageProto2"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.ForeignMessageProto2" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_ForeignMessageProto2.self,
@@ -1836,7 +1836,7 @@ extension ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.FieldTabl
 }
 
 extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.UnknownToTestAllTypes"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.UnknownToTestAllTypes" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_UnknownToTestAllTypes.self,
@@ -1920,7 +1920,7 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.FieldTab
 }
 
 extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.UnknownToTestAllTypes.OptionalGroup"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.UnknownToTestAllTypes.OptionalGroup" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.self,
@@ -1956,7 +1956,7 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup: Swift
 }
 
 extension ProtobufTestMessages_Proto2_NullHypothesisProto2: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.NullHypothesisProto2"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.NullHypothesisProto2" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_NullHypothesisProto2.self,
@@ -1985,7 +1985,7 @@ extension ProtobufTestMessages_Proto2_NullHypothesisProto2: SwiftFrame.FieldTabl
 }
 
 extension ProtobufTestMessages_Proto2_EnumOnlyProto2: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.EnumOnlyProto2"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.EnumOnlyProto2" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_EnumOnlyProto2.self,
@@ -2014,7 +2014,7 @@ extension ProtobufTestMessages_Proto2_EnumOnlyProto2: SwiftFrame.FieldTableMessa
 }
 
 extension ProtobufTestMessages_Proto2_OneStringProto2: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.OneStringProto2"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.OneStringProto2" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_OneStringProto2.self,

@@ -749,7 +749,7 @@ public struct ProtobufTestMessages_Proto3_EnumOnlyProto3: SwiftFrame.Message {
 }
 
 extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.TestAllTypesProto3"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto3.TestAllTypesProto3" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto3_TestAllTypesProto3.self,
@@ -1812,7 +1812,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
 }
 
 extension ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.TestAllTypesProto3.NestedMessage"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto3.TestAllTypesProto3.NestedMessage" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self,
@@ -1858,7 +1858,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage: SwiftFra
 }
 
 extension ProtobufTestMessages_Proto3_ForeignMessage: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.ForeignMessage"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto3.ForeignMessage" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto3_ForeignMessage.self,
@@ -1894,7 +1894,7 @@ extension ProtobufTestMessages_Proto3_ForeignMessage: SwiftFrame.FieldTableMessa
 }
 
 extension ProtobufTestMessages_Proto3_NullHypothesisProto3: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.NullHypothesisProto3"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto3.NullHypothesisProto3" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto3_NullHypothesisProto3.self,
@@ -1923,7 +1923,7 @@ extension ProtobufTestMessages_Proto3_NullHypothesisProto3: SwiftFrame.FieldTabl
 }
 
 extension ProtobufTestMessages_Proto3_EnumOnlyProto3: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.EnumOnlyProto3"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto3.EnumOnlyProto3" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto3_EnumOnlyProto3.self,

@@ -263,7 +263,7 @@ public struct Conformance_JspbEncodingConfig: SwiftFrame.Message {
 }
 
 extension Conformance_FailureSet: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "conformance.FailureSet"
+    public static var protoMessageName: Swift.String { "conformance.FailureSet" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Conformance_FailureSet.self,
@@ -275,7 +275,7 @@ extension Conformance_FailureSet: SwiftFrame.CompactMessage {
 }
 
 extension Conformance_ConformanceRequest: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "conformance.ConformanceRequest"
+    public static var protoMessageName: Swift.String { "conformance.ConformanceRequest" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Conformance_ConformanceRequest.self,
@@ -362,7 +362,7 @@ extension Conformance_ConformanceRequest: SwiftFrame.CompactMessage {
 }
 
 extension Conformance_ConformanceResponse: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "conformance.ConformanceResponse"
+    public static var protoMessageName: Swift.String { "conformance.ConformanceResponse" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Conformance_ConformanceResponse.self,
@@ -473,7 +473,7 @@ extension Conformance_ConformanceResponse: SwiftFrame.CompactMessage {
 }
 
 extension Conformance_JspbEncodingConfig: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "conformance.JspbEncodingConfig"
+    public static var protoMessageName: Swift.String { "conformance.JspbEncodingConfig" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Conformance_JspbEncodingConfig.self,

@@ -652,7 +652,7 @@ public struct ProtobufTestMessages_Proto2_OneStringProto2: SwiftFrame.Message {
 }
 
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllTypesProto2" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_TestAllTypesProto2.self,
@@ -944,7 +944,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
 }
 
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.NestedMessage"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllTypesProto2.NestedMessage" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self,
@@ -960,7 +960,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage: SwiftFra
 }
 
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2.Data: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.Data"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllTypesProto2.Data" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self,
@@ -973,7 +973,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.Data: SwiftFrame.Compac
 }
 
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrect"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrect" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect.self,
@@ -986,7 +986,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect: Swif
 }
 
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrectExtension1"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrectExtension1" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1.self,
@@ -998,7 +998,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
 }
 
 extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrectExtension2"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllTypesProto2.MessageSetCorrectExtension2" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2.self,
@@ -1010,7 +1010,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
 }
 
 extension ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.ForeignMessageProto2"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.ForeignMessageProto2" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_ForeignMessageProto2.self,
@@ -1022,7 +1022,7 @@ extension ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.CompactMe
 }
 
 extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.UnknownToTestAllTypes"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.UnknownToTestAllTypes" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_UnknownToTestAllTypes.self,
@@ -1083,7 +1083,7 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.CompactM
 }
 
 extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.UnknownToTestAllTypes.OptionalGroup"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.UnknownToTestAllTypes.OptionalGroup" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.self,
@@ -1095,7 +1095,7 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup: Swift
 }
 
 extension ProtobufTestMessages_Proto2_NullHypothesisProto2: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.NullHypothesisProto2"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.NullHypothesisProto2" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_NullHypothesisProto2.self,
@@ -1106,7 +1106,7 @@ extension ProtobufTestMessages_Proto2_NullHypothesisProto2: SwiftFrame.CompactMe
 }
 
 extension ProtobufTestMessages_Proto2_EnumOnlyProto2: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.EnumOnlyProto2"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.EnumOnlyProto2" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_EnumOnlyProto2.self,
@@ -1117,7 +1117,7 @@ extension ProtobufTestMessages_Proto2_EnumOnlyProto2: SwiftFrame.CompactMessage 
 }
 
 extension ProtobufTestMessages_Proto2_OneStringProto2: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto2.OneStringProto2"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.OneStringProto2" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto2_OneStringProto2.self,

@@ -749,7 +749,7 @@ public struct ProtobufTestMessages_Proto3_EnumOnlyProto3: SwiftFrame.Message {
 }
 
 extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.TestAllTypesProto3"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto3.TestAllTypesProto3" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto3_TestAllTypesProto3.self,
@@ -1086,7 +1086,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
 }
 
 extension ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.TestAllTypesProto3.NestedMessage"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto3.TestAllTypesProto3.NestedMessage" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self,
@@ -1102,7 +1102,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage: SwiftFra
 }
 
 extension ProtobufTestMessages_Proto3_ForeignMessage: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.ForeignMessage"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto3.ForeignMessage" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto3_ForeignMessage.self,
@@ -1114,7 +1114,7 @@ extension ProtobufTestMessages_Proto3_ForeignMessage: SwiftFrame.CompactMessage 
 }
 
 extension ProtobufTestMessages_Proto3_NullHypothesisProto3: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.NullHypothesisProto3"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto3.NullHypothesisProto3" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto3_NullHypothesisProto3.self,
@@ -1125,7 +1125,7 @@ extension ProtobufTestMessages_Proto3_NullHypothesisProto3: SwiftFrame.CompactMe
 }
 
 extension ProtobufTestMessages_Proto3_EnumOnlyProto3: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "protobuf_test_messages.proto3.EnumOnlyProto3"
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto3.EnumOnlyProto3" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ProtobufTestMessages_Proto3_EnumOnlyProto3.self,

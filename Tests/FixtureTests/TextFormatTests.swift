@@ -207,7 +207,7 @@ struct TextFormatTests {
         let files = FileManager.default.enumerator(atPath: folder.path)?.allObjects as? [String] ?? []
         return try files.filter { $0.hasSuffix(".swift") }.flatMap { name in
             try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
-                .components(separatedBy: "static let protoMessageName: Swift.String = \"").dropFirst()
+                .components(separatedBy: "static var protoMessageName: Swift.String { \"").dropFirst()
                 .map { String($0.prefix { $0 != "\"" }) }
         }
     }

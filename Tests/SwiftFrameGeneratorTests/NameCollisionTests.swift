@@ -55,7 +55,7 @@ import Testing
             #expect(swift.contains(declaration), "missing \(declaration)")
         }
         // FooBar < foo_bar in byte order: the message spelled FooBar keeps the natural name.
-        #expect(swift.contains("static let protoMessageName: Swift.String = \"FooBar\"\n"))
+        #expect(swift.contains("static var protoMessageName: Swift.String { \"FooBar\" }\n"))
         #expect(try Support.typecheck(generated) == [])
     }
 

@@ -126,7 +126,7 @@ public struct Bench_Node: SwiftFrame.Message {
 }
 
 extension Bench_Flat: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "bench.Flat"
+    public static var protoMessageName: Swift.String { "bench.Flat" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Bench_Flat.self,
@@ -184,7 +184,7 @@ extension Bench_Flat: SwiftFrame.FieldTableMessage {
 }
 
 extension Bench_LoginRequest: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "bench.login_request"
+    public static var protoMessageName: Swift.String { "bench.login_request" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Bench_LoginRequest.self,
@@ -244,7 +244,7 @@ extension Bench_LoginRequest: SwiftFrame.FieldTableMessage {
 }
 
 extension Bench_RepeatedHeavy: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "bench.RepeatedHeavy"
+    public static var protoMessageName: Swift.String { "bench.RepeatedHeavy" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Bench_RepeatedHeavy.self,
@@ -294,7 +294,7 @@ extension Bench_RepeatedHeavy: SwiftFrame.FieldTableMessage {
 }
 
 extension Bench_Leaf: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "bench.Leaf"
+    public static var protoMessageName: Swift.String { "bench.Leaf" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Bench_Leaf.self,
@@ -340,7 +340,7 @@ extension Bench_Leaf: SwiftFrame.FieldTableMessage {
 }
 
 extension Bench_Node: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "bench.Node"
+    public static var protoMessageName: Swift.String { "bench.Node" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Bench_Node.self,

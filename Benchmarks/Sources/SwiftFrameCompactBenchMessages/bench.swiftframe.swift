@@ -126,7 +126,7 @@ public struct Bench_Node: SwiftFrame.Message {
 }
 
 extension Bench_Flat: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "bench.Flat"
+    public static var protoMessageName: Swift.String { "bench.Flat" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Bench_Flat.self,
@@ -142,7 +142,7 @@ extension Bench_Flat: SwiftFrame.CompactMessage {
 }
 
 extension Bench_LoginRequest: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "bench.login_request"
+    public static var protoMessageName: Swift.String { "bench.login_request" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Bench_LoginRequest.self,
@@ -160,7 +160,7 @@ extension Bench_LoginRequest: SwiftFrame.CompactMessage {
 }
 
 extension Bench_RepeatedHeavy: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "bench.RepeatedHeavy"
+    public static var protoMessageName: Swift.String { "bench.RepeatedHeavy" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Bench_RepeatedHeavy.self,
@@ -174,7 +174,7 @@ extension Bench_RepeatedHeavy: SwiftFrame.CompactMessage {
 }
 
 extension Bench_Leaf: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "bench.Leaf"
+    public static var protoMessageName: Swift.String { "bench.Leaf" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Bench_Leaf.self,
@@ -188,7 +188,7 @@ extension Bench_Leaf: SwiftFrame.CompactMessage {
 }
 
 extension Bench_Node: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "bench.Node"
+    public static var protoMessageName: Swift.String { "bench.Node" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Bench_Node.self,

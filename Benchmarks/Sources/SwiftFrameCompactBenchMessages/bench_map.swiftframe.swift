@@ -18,7 +18,7 @@ public struct Bench_MapHeavy: SwiftFrame.Message {
 }
 
 extension Bench_MapHeavy: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "bench.MapHeavy"
+    public static var protoMessageName: Swift.String { "bench.MapHeavy" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Bench_MapHeavy.self,

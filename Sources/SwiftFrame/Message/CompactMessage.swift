@@ -20,6 +20,18 @@ public protocol FieldTableMessage: Message {
 extension FieldTableMessage {
     /// The table's text-format names and kinds: a message lists its fields once.
     public static var textFormatFields: [TextFormatField] { fieldTable.textFormatFields }
+
+    /// Whether the table's `required` fields are set, and the messages in its `checked` fields
+    /// initialized. The generated `checkInitialized` of a message that can hold required fields
+    /// calls it (and then checks its oneof members and groups, which the table leaves to
+    /// generated code); any other message keeps `Message`'s, which does nothing, so encoding it
+    /// reads no table to learn that.
+    @_documentation(visibility: internal)
+    public func checkTableFields() throws(WireError) {
+        let table = Self.fieldTable
+        let error = withUnsafePointer(to: self) { TableCodec.checkFields(table, UnsafeRawPointer($0), message: Self.protoMessageName) }
+        if let error { throw error }
+    }
 }
 
 /// A message generated for `option optimize_for = CODE_SIZE;` (or with
@@ -66,17 +78,6 @@ extension CompactMessage {
     @inlinable
     public func encodeMessage(to writer: inout ProtoWriter) {
         withUnsafePointer(to: self) { TableCodec.encode(fields: $0, to: &writer) }
-    }
-
-    /// Whether the table's `required` fields are set, and the messages in its `checked` fields
-    /// initialized. The generated `checkInitialized` of a message that can hold required fields
-    /// calls it (and then checks its oneof members and groups); any other message keeps
-    /// `Message`'s, which does nothing, so encoding it reads no table to learn that.
-    @_documentation(visibility: internal)
-    public func checkTableFields() throws(WireError) {
-        let table = Self.fieldTable
-        let error = withUnsafePointer(to: self) { TableCodec.checkFields(table, UnsafeRawPointer($0), message: Self.protoMessageName) }
-        if let error { throw error }
     }
 }
 
@@ -290,9 +291,12 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     /// that leaves out a property or gets a size wrong traps when it is made, naming the
     /// message. (A property swapped for one of the same size, or one that fits the padding
     /// before the next, is not caught: the generator's round-trip tests are what check those.)
+    ///
+    /// The defaults are `.init()` rather than `[]` and `[:]`: a literal's code is copied into
+    /// every message's table initializer, about 10 M compiler instructions per message at -O.
     public init<Root>(
-        of root: Root.Type, layout: String, types: [Any.Type] = [], maps: [MapFieldCodec] = [],
-        custom: [CustomField] = [], jsonNames: [Int32: String] = [:], extensionRanges: [ClosedRange<Int>] = []
+        of root: Root.Type, layout: String, types: [Any.Type] = .init(), maps: [MapFieldCodec] = .init(),
+        custom: [CustomField] = .init(), jsonNames: [Int32: String] = .init(), extensionRanges: [ClosedRange<Int>] = .init()
     ) {
         var parser = LayoutParser(message: Root.self, types: types, maps: maps)
         for line in layout.split(separator: "\n") {

@@ -124,7 +124,7 @@ struct MessageEmitter {
         printer.line()
         let conformance = isCompact ? "SwiftFrame.CompactMessage" : "SwiftFrame.FieldTableMessage"
         printer.block("extension \(message.swiftPath): \(conformance)") {
-            printer.line("\(visibility)static let protoMessageName: Swift.String = \"\(message.fullName)\"")
+            printer.line("\(visibility)static var protoMessageName: Swift.String { \"\(message.fullName)\" }")
             if !printsNames {
                 printer.line("\(visibility)static var fieldNamesLeftOut: Swift.Bool { true }")
             }
@@ -353,23 +353,24 @@ struct MessageEmitter {
         }
     }
 
-    /// Required fields are set, here and in every nested message that can hold them. A compact
-    /// message's table checks the fields it holds (its `required` and `checked` lines), so only
-    /// oneof members and groups are checked here. Emitted only for a message that can hold
-    /// required fields, so encoding any other message checks nothing. Kept out of line:
-    /// otherwise the optimiser copies each nested message's check into its parent's, and a
-    /// file's top message carries the checks of the whole tree (4 KiB in protobuf's descriptor messages).
+    /// Required fields are set, here and in every nested message that can hold them. The
+    /// message's table checks the fields it holds (its `required` and `checked` lines), so
+    /// only oneof members and groups are checked here: a loop per repeated field and a copy of
+    /// each nested message's optional cost the optimiser about 40 M instructions per message
+    /// in protobuf's descriptor messages. Emitted only for a message that can hold required
+    /// fields, so encoding any other message checks nothing. Kept out of line: otherwise the
+    /// optimiser copies each nested message's check into its parent's.
     private func emitInitializationCheck(to printer: Printer) {
-        let fields = isCompact ? message.fields.filter { FieldCode(field: $0).isCustomInTable } : message.fields
         printer.line("@inline(never)")
         printer.block("\(visibility)func checkInitialized() throws(SwiftFrame.WireError)") {
-            if isCompact { printer.line("try self.checkTableFields()") }
-            for field in fields where field.isRequired {
-                printer.block("if self.\(field.swiftName) == nil") {
-                    printer.line("throw .missingRequiredField(message: Self.protoMessageName, field: \"\(field.protoName)\")")
+            printer.line("try self.checkTableFields()")
+            for field in message.fields where FieldCode(field: field).isCustomInTable {
+                if field.isRequired {
+                    printer.block("if self.\(field.swiftName) == nil") {
+                        printer.line("throw .missingRequiredField(message: Self.protoMessageName, field: \"\(field.protoName)\")")
+                    }
                 }
-            }
-            for field in fields where FieldCode(field: field).needsInitializationCheck {
+                guard FieldCode(field: field).needsInitializationCheck else { continue }
                 let access = "self.\(field.swiftName)"
                 switch field.shape {
                 case .repeated, .packed: printer.line("for value in \(access) { try value.checkInitialized() }")

@@ -88,7 +88,7 @@ public struct ET_M2CNotice: SwiftFrame.Message {
 }
 
 extension ET_C2MTestRequest: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "ET.C2M_TestRequest"
+    public static var protoMessageName: Swift.String { "ET.C2M_TestRequest" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ET_C2MTestRequest.self,
@@ -101,7 +101,7 @@ extension ET_C2MTestRequest: SwiftFrame.CompactMessage {
 }
 
 extension ET_M2CTestResponse: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "ET.M2C_TestResponse"
+    public static var protoMessageName: Swift.String { "ET.M2C_TestResponse" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ET_M2CTestResponse.self,
@@ -116,7 +116,7 @@ extension ET_M2CTestResponse: SwiftFrame.CompactMessage {
 }
 
 extension ET_C2GPing: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "ET.C2G_Ping"
+    public static var protoMessageName: Swift.String { "ET.C2G_Ping" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ET_C2GPing.self,
@@ -128,7 +128,7 @@ extension ET_C2GPing: SwiftFrame.CompactMessage {
 }
 
 extension ET_G2CPing: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "ET.G2C_Ping"
+    public static var protoMessageName: Swift.String { "ET.G2C_Ping" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ET_G2CPing.self,
@@ -143,7 +143,7 @@ extension ET_G2CPing: SwiftFrame.CompactMessage {
 }
 
 extension ET_M2CNotice: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "ET.M2C_Notice"
+    public static var protoMessageName: Swift.String { "ET.M2C_Notice" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ET_M2CNotice.self,

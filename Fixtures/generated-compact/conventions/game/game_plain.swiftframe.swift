@@ -125,7 +125,7 @@ public struct PlainGame_NoticeNtf: SwiftFrame.Message {
 }
 
 extension PlainGame_TestReq: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "plain_game.Test_Req"
+    public static var protoMessageName: Swift.String { "plain_game.Test_Req" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: PlainGame_TestReq.self,
@@ -138,7 +138,7 @@ extension PlainGame_TestReq: SwiftFrame.CompactMessage {
 }
 
 extension PlainGame_TestRsp: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "plain_game.Test_Rsp"
+    public static var protoMessageName: Swift.String { "plain_game.Test_Rsp" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: PlainGame_TestRsp.self,
@@ -151,7 +151,7 @@ extension PlainGame_TestRsp: SwiftFrame.CompactMessage {
 }
 
 extension PlainGame_ErrorRsp: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "plain_game.Error_Rsp"
+    public static var protoMessageName: Swift.String { "plain_game.Error_Rsp" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: PlainGame_ErrorRsp.self,
@@ -164,7 +164,7 @@ extension PlainGame_ErrorRsp: SwiftFrame.CompactMessage {
 }
 
 extension PlainGame_EmptyReq: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "plain_game.Empty_Req"
+    public static var protoMessageName: Swift.String { "plain_game.Empty_Req" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: PlainGame_EmptyReq.self,
@@ -175,7 +175,7 @@ extension PlainGame_EmptyReq: SwiftFrame.CompactMessage {
 }
 
 extension PlainGame_NoticeNtf: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "plain_game.Notice_Ntf"
+    public static var protoMessageName: Swift.String { "plain_game.Notice_Ntf" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: PlainGame_NoticeNtf.self,

@@ -189,7 +189,7 @@ public struct Midgame_ErrorNtf: SwiftFrame.Message {
 }
 
 extension Midgame_MsgId: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "midgame.MsgId"
+    public static var protoMessageName: Swift.String { "midgame.MsgId" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_MsgId.self,
@@ -200,7 +200,7 @@ extension Midgame_MsgId: SwiftFrame.CompactMessage {
 }
 
 extension Midgame_LoginReq: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "midgame.LoginReq"
+    public static var protoMessageName: Swift.String { "midgame.LoginReq" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_LoginReq.self,
@@ -217,7 +217,7 @@ extension Midgame_LoginReq: SwiftFrame.CompactMessage {
 }
 
 extension Midgame_LoginRsp: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "midgame.LoginRsp"
+    public static var protoMessageName: Swift.String { "midgame.LoginRsp" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_LoginRsp.self,
@@ -234,7 +234,7 @@ extension Midgame_LoginRsp: SwiftFrame.CompactMessage {
 }
 
 extension Midgame_HeartBeat: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "midgame.HeartBeat"
+    public static var protoMessageName: Swift.String { "midgame.HeartBeat" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_HeartBeat.self,
@@ -250,7 +250,7 @@ extension Midgame_HeartBeat: SwiftFrame.CompactMessage {
 }
 
 extension Midgame_EnterRoomReq: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "midgame.EnterRoomReq"
+    public static var protoMessageName: Swift.String { "midgame.EnterRoomReq" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_EnterRoomReq.self,
@@ -266,7 +266,7 @@ extension Midgame_EnterRoomReq: SwiftFrame.CompactMessage {
 }
 
 extension Midgame_EnterRoomRsp: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "midgame.EnterRoomRsp"
+    public static var protoMessageName: Swift.String { "midgame.EnterRoomRsp" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_EnterRoomRsp.self,
@@ -283,7 +283,7 @@ extension Midgame_EnterRoomRsp: SwiftFrame.CompactMessage {
 }
 
 extension Midgame_RoomBroadcastNtf: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "midgame.RoomBroadcastNtf"
+    public static var protoMessageName: Swift.String { "midgame.RoomBroadcastNtf" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_RoomBroadcastNtf.self,
@@ -299,7 +299,7 @@ extension Midgame_RoomBroadcastNtf: SwiftFrame.CompactMessage {
 }
 
 extension Midgame_ErrorNtf: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "midgame.ErrorNtf"
+    public static var protoMessageName: Swift.String { "midgame.ErrorNtf" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_ErrorNtf.self,

@@ -111,7 +111,7 @@ public struct Msgid_Ping: SwiftFrame.Message {
 }
 
 extension Msgid_LoginRequest: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "msgid.LoginRequest"
+    public static var protoMessageName: Swift.String { "msgid.LoginRequest" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Msgid_LoginRequest.self,
@@ -124,7 +124,7 @@ extension Msgid_LoginRequest: SwiftFrame.CompactMessage {
 }
 
 extension Msgid_LoginResponse: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "msgid.LoginResponse"
+    public static var protoMessageName: Swift.String { "msgid.LoginResponse" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Msgid_LoginResponse.self,
@@ -137,7 +137,7 @@ extension Msgid_LoginResponse: SwiftFrame.CompactMessage {
 }
 
 extension Msgid_ChatPush: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "msgid.ChatPush"
+    public static var protoMessageName: Swift.String { "msgid.ChatPush" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Msgid_ChatPush.self,
@@ -150,7 +150,7 @@ extension Msgid_ChatPush: SwiftFrame.CompactMessage {
 }
 
 extension Msgid_Ping: SwiftFrame.CompactMessage {
-    public static let protoMessageName: Swift.String = "msgid.Ping"
+    public static var protoMessageName: Swift.String { "msgid.Ping" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Msgid_Ping.self,

@@ -88,7 +88,7 @@ public struct ET_M2CNotice: SwiftFrame.Message {
 }
 
 extension ET_C2MTestRequest: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "ET.C2M_TestRequest"
+    public static var protoMessageName: Swift.String { "ET.C2M_TestRequest" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ET_C2MTestRequest.self,
@@ -128,7 +128,7 @@ extension ET_C2MTestRequest: SwiftFrame.FieldTableMessage {
 }
 
 extension ET_M2CTestResponse: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "ET.M2C_TestResponse"
+    public static var protoMessageName: Swift.String { "ET.M2C_TestResponse" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ET_M2CTestResponse.self,
@@ -178,7 +178,7 @@ extension ET_M2CTestResponse: SwiftFrame.FieldTableMessage {
 }
 
 extension ET_C2GPing: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "ET.C2G_Ping"
+    public static var protoMessageName: Swift.String { "ET.C2G_Ping" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ET_C2GPing.self,
@@ -214,7 +214,7 @@ extension ET_C2GPing: SwiftFrame.FieldTableMessage {
 }
 
 extension ET_G2CPing: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "ET.G2C_Ping"
+    public static var protoMessageName: Swift.String { "ET.G2C_Ping" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ET_G2CPing.self,
@@ -266,7 +266,7 @@ extension ET_G2CPing: SwiftFrame.FieldTableMessage {
 }
 
 extension ET_M2CNotice: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "ET.M2C_Notice"
+    public static var protoMessageName: Swift.String { "ET.M2C_Notice" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: ET_M2CNotice.self,

@@ -125,7 +125,7 @@ public struct PlainGame_NoticeNtf: SwiftFrame.Message {
 }
 
 extension PlainGame_TestReq: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "plain_game.Test_Req"
+    public static var protoMessageName: Swift.String { "plain_game.Test_Req" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: PlainGame_TestReq.self,
@@ -165,7 +165,7 @@ extension PlainGame_TestReq: SwiftFrame.FieldTableMessage {
 }
 
 extension PlainGame_TestRsp: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "plain_game.Test_Rsp"
+    public static var protoMessageName: Swift.String { "plain_game.Test_Rsp" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: PlainGame_TestRsp.self,
@@ -205,7 +205,7 @@ extension PlainGame_TestRsp: SwiftFrame.FieldTableMessage {
 }
 
 extension PlainGame_ErrorRsp: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "plain_game.Error_Rsp"
+    public static var protoMessageName: Swift.String { "plain_game.Error_Rsp" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: PlainGame_ErrorRsp.self,
@@ -245,7 +245,7 @@ extension PlainGame_ErrorRsp: SwiftFrame.FieldTableMessage {
 }
 
 extension PlainGame_EmptyReq: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "plain_game.Empty_Req"
+    public static var protoMessageName: Swift.String { "plain_game.Empty_Req" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: PlainGame_EmptyReq.self,
@@ -274,7 +274,7 @@ extension PlainGame_EmptyReq: SwiftFrame.FieldTableMessage {
 }
 
 extension PlainGame_NoticeNtf: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "plain_game.Notice_Ntf"
+    public static var protoMessageName: Swift.String { "plain_game.Notice_Ntf" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: PlainGame_NoticeNtf.self,

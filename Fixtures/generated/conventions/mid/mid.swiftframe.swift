@@ -189,7 +189,7 @@ public struct Midgame_ErrorNtf: SwiftFrame.Message {
 }
 
 extension Midgame_MsgId: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "midgame.MsgId"
+    public static var protoMessageName: Swift.String { "midgame.MsgId" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_MsgId.self,
@@ -218,7 +218,7 @@ extension Midgame_MsgId: SwiftFrame.FieldTableMessage {
 }
 
 extension Midgame_LoginReq: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "midgame.LoginReq"
+    public static var protoMessageName: Swift.String { "midgame.LoginReq" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_LoginReq.self,
@@ -269,7 +269,7 @@ extension Midgame_LoginReq: SwiftFrame.FieldTableMessage {
 }
 
 extension Midgame_LoginRsp: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "midgame.LoginRsp"
+    public static var protoMessageName: Swift.String { "midgame.LoginRsp" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_LoginRsp.self,
@@ -320,7 +320,7 @@ extension Midgame_LoginRsp: SwiftFrame.FieldTableMessage {
 }
 
 extension Midgame_HeartBeat: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "midgame.HeartBeat"
+    public static var protoMessageName: Swift.String { "midgame.HeartBeat" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_HeartBeat.self,
@@ -365,7 +365,7 @@ extension Midgame_HeartBeat: SwiftFrame.FieldTableMessage {
 }
 
 extension Midgame_EnterRoomReq: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "midgame.EnterRoomReq"
+    public static var protoMessageName: Swift.String { "midgame.EnterRoomReq" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_EnterRoomReq.self,
@@ -410,7 +410,7 @@ extension Midgame_EnterRoomReq: SwiftFrame.FieldTableMessage {
 }
 
 extension Midgame_EnterRoomRsp: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "midgame.EnterRoomRsp"
+    public static var protoMessageName: Swift.String { "midgame.EnterRoomRsp" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_EnterRoomRsp.self,
@@ -462,7 +462,7 @@ extension Midgame_EnterRoomRsp: SwiftFrame.FieldTableMessage {
 }
 
 extension Midgame_RoomBroadcastNtf: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "midgame.RoomBroadcastNtf"
+    public static var protoMessageName: Swift.String { "midgame.RoomBroadcastNtf" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_RoomBroadcastNtf.self,
@@ -507,7 +507,7 @@ extension Midgame_RoomBroadcastNtf: SwiftFrame.FieldTableMessage {
 }
 
 extension Midgame_ErrorNtf: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "midgame.ErrorNtf"
+    public static var protoMessageName: Swift.String { "midgame.ErrorNtf" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Midgame_ErrorNtf.self,

@@ -111,7 +111,7 @@ public struct Msgid_Ping: SwiftFrame.Message {
 }
 
 extension Msgid_LoginRequest: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "msgid.LoginRequest"
+    public static var protoMessageName: Swift.String { "msgid.LoginRequest" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Msgid_LoginRequest.self,
@@ -149,7 +149,7 @@ extension Msgid_LoginRequest: SwiftFrame.FieldTableMessage {
 }
 
 extension Msgid_LoginResponse: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "msgid.LoginResponse"
+    public static var protoMessageName: Swift.String { "msgid.LoginResponse" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Msgid_LoginResponse.self,
@@ -189,7 +189,7 @@ extension Msgid_LoginResponse: SwiftFrame.FieldTableMessage {
 }
 
 extension Msgid_ChatPush: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "msgid.ChatPush"
+    public static var protoMessageName: Swift.String { "msgid.ChatPush" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Msgid_ChatPush.self,
@@ -227,7 +227,7 @@ extension Msgid_ChatPush: SwiftFrame.FieldTableMessage {
 }
 
 extension Msgid_Ping: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "msgid.Ping"
+    public static var protoMessageName: Swift.String { "msgid.Ping" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Msgid_Ping.self,

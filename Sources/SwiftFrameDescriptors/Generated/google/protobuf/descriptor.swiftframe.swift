@@ -1336,7 +1336,7 @@ public struct Google_Protobuf_GeneratedCodeInfo: SwiftFrame.Message {
 }
 
 extension Google_Protobuf_FileDescriptorSet: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.FileDescriptorSet"
+    public static var protoMessageName: Swift.String { "google.protobuf.FileDescriptorSet" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_FileDescriptorSet.self,
@@ -1373,12 +1373,12 @@ extension Google_Protobuf_FileDescriptorSet: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.file { try value.checkInitialized() }
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.FileDescriptorProto"
+    public static var protoMessageName: Swift.String { "google.protobuf.FileDescriptorProto" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_FileDescriptorProto.self,
@@ -1486,16 +1486,12 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.messageType { try value.checkInitialized() }
-        for value in self.enumType { try value.checkInitialized() }
-        for value in self.service { try value.checkInitialized() }
-        for value in self.extension_ { try value.checkInitialized() }
-        try self.options?.checkInitialized()
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.DescriptorProto"
+    public static var protoMessageName: Swift.String { "google.protobuf.DescriptorProto" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_DescriptorProto.self,
@@ -1584,18 +1580,12 @@ extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.field { try value.checkInitialized() }
-        for value in self.extension_ { try value.checkInitialized() }
-        for value in self.nestedType { try value.checkInitialized() }
-        for value in self.enumType { try value.checkInitialized() }
-        for value in self.extensionRange { try value.checkInitialized() }
-        for value in self.oneofDecl { try value.checkInitialized() }
-        try self.options?.checkInitialized()
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_DescriptorProto.ExtensionRange: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.DescriptorProto.ExtensionRange"
+    public static var protoMessageName: Swift.String { "google.protobuf.DescriptorProto.ExtensionRange" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_DescriptorProto.ExtensionRange.self,
@@ -1647,12 +1637,12 @@ extension Google_Protobuf_DescriptorProto.ExtensionRange: SwiftFrame.FieldTableM
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.options?.checkInitialized()
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_DescriptorProto.ReservedRange: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.DescriptorProto.ReservedRange"
+    public static var protoMessageName: Swift.String { "google.protobuf.DescriptorProto.ReservedRange" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_DescriptorProto.ReservedRange.self,
@@ -1694,7 +1684,7 @@ extension Google_Protobuf_DescriptorProto.ReservedRange: SwiftFrame.FieldTableMe
 }
 
 extension Google_Protobuf_ExtensionRangeOptions: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.ExtensionRangeOptions"
+    public static var protoMessageName: Swift.String { "google.protobuf.ExtensionRangeOptions" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_ExtensionRangeOptions.self,
@@ -1742,12 +1732,12 @@ extension Google_Protobuf_ExtensionRangeOptions: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.uninterpretedOption { try value.checkInitialized() }
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_FieldDescriptorProto: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.FieldDescriptorProto"
+    public static var protoMessageName: Swift.String { "google.protobuf.FieldDescriptorProto" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_FieldDescriptorProto.self,
@@ -1853,12 +1843,12 @@ extension Google_Protobuf_FieldDescriptorProto: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.options?.checkInitialized()
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_OneofDescriptorProto: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.OneofDescriptorProto"
+    public static var protoMessageName: Swift.String { "google.protobuf.OneofDescriptorProto" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_OneofDescriptorProto.self,
@@ -1904,12 +1894,12 @@ extension Google_Protobuf_OneofDescriptorProto: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.options?.checkInitialized()
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_EnumDescriptorProto: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.EnumDescriptorProto"
+    public static var protoMessageName: Swift.String { "google.protobuf.EnumDescriptorProto" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_EnumDescriptorProto.self,
@@ -1969,13 +1959,12 @@ extension Google_Protobuf_EnumDescriptorProto: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.value { try value.checkInitialized() }
-        try self.options?.checkInitialized()
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_EnumDescriptorProto.EnumReservedRange: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.EnumDescriptorProto.EnumReservedRange"
+    public static var protoMessageName: Swift.String { "google.protobuf.EnumDescriptorProto.EnumReservedRange" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_EnumDescriptorProto.EnumReservedRange.self,
@@ -2017,7 +2006,7 @@ extension Google_Protobuf_EnumDescriptorProto.EnumReservedRange: SwiftFrame.Fiel
 }
 
 extension Google_Protobuf_EnumValueDescriptorProto: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.EnumValueDescriptorProto"
+    public static var protoMessageName: Swift.String { "google.protobuf.EnumValueDescriptorProto" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_EnumValueDescriptorProto.self,
@@ -2069,12 +2058,12 @@ extension Google_Protobuf_EnumValueDescriptorProto: SwiftFrame.FieldTableMessage
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.options?.checkInitialized()
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_ServiceDescriptorProto: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.ServiceDescriptorProto"
+    public static var protoMessageName: Swift.String { "google.protobuf.ServiceDescriptorProto" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_ServiceDescriptorProto.self,
@@ -2125,13 +2114,12 @@ extension Google_Protobuf_ServiceDescriptorProto: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.method { try value.checkInitialized() }
-        try self.options?.checkInitialized()
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_MethodDescriptorProto: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.MethodDescriptorProto"
+    public static var protoMessageName: Swift.String { "google.protobuf.MethodDescriptorProto" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_MethodDescriptorProto.self,
@@ -2201,12 +2189,12 @@ extension Google_Protobuf_MethodDescriptorProto: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.options?.checkInitialized()
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.FileOptions"
+    public static var protoMessageName: Swift.String { "google.protobuf.FileOptions" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_FileOptions.self,
@@ -2379,12 +2367,12 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.uninterpretedOption { try value.checkInitialized() }
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_MessageOptions: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.MessageOptions"
+    public static var protoMessageName: Swift.String { "google.protobuf.MessageOptions" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_MessageOptions.self,
@@ -2456,12 +2444,12 @@ extension Google_Protobuf_MessageOptions: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.uninterpretedOption { try value.checkInitialized() }
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_FieldOptions: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.FieldOptions"
+    public static var protoMessageName: Swift.String { "google.protobuf.FieldOptions" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_FieldOptions.self,
@@ -2553,12 +2541,12 @@ extension Google_Protobuf_FieldOptions: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.uninterpretedOption { try value.checkInitialized() }
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_OneofOptions: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.OneofOptions"
+    public static var protoMessageName: Swift.String { "google.protobuf.OneofOptions" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_OneofOptions.self,
@@ -2606,12 +2594,12 @@ extension Google_Protobuf_OneofOptions: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.uninterpretedOption { try value.checkInitialized() }
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_EnumOptions: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.EnumOptions"
+    public static var protoMessageName: Swift.String { "google.protobuf.EnumOptions" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_EnumOptions.self,
@@ -2671,12 +2659,12 @@ extension Google_Protobuf_EnumOptions: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.uninterpretedOption { try value.checkInitialized() }
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_EnumValueOptions: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.EnumValueOptions"
+    public static var protoMessageName: Swift.String { "google.protobuf.EnumValueOptions" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_EnumValueOptions.self,
@@ -2730,12 +2718,12 @@ extension Google_Protobuf_EnumValueOptions: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.uninterpretedOption { try value.checkInitialized() }
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_ServiceOptions: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.ServiceOptions"
+    public static var protoMessageName: Swift.String { "google.protobuf.ServiceOptions" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_ServiceOptions.self,
@@ -2789,12 +2777,12 @@ extension Google_Protobuf_ServiceOptions: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.uninterpretedOption { try value.checkInitialized() }
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_MethodOptions: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.MethodOptions"
+    public static var protoMessageName: Swift.String { "google.protobuf.MethodOptions" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_MethodOptions.self,
@@ -2855,12 +2843,12 @@ extension Google_Protobuf_MethodOptions: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.uninterpretedOption { try value.checkInitialized() }
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_UninterpretedOption: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.UninterpretedOption"
+    public static var protoMessageName: Swift.String { "google.protobuf.UninterpretedOption" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_UninterpretedOption.self,
@@ -2933,12 +2921,12 @@ extension Google_Protobuf_UninterpretedOption: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.name { try value.checkInitialized() }
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_UninterpretedOption.NamePart: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.UninterpretedOption.NamePart"
+    public static var protoMessageName: Swift.String { "google.protobuf.UninterpretedOption.NamePart" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_UninterpretedOption.NamePart.self,
@@ -2980,17 +2968,12 @@ extension Google_Protobuf_UninterpretedOption.NamePart: SwiftFrame.FieldTableMes
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        if self.namePart == nil {
-            throw .missingRequiredField(message: Self.protoMessageName, field: "name_part")
-        }
-        if self.isExtension == nil {
-            throw .missingRequiredField(message: Self.protoMessageName, field: "is_extension")
-        }
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_SourceCodeInfo: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.SourceCodeInfo"
+    public static var protoMessageName: Swift.String { "google.protobuf.SourceCodeInfo" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_SourceCodeInfo.self,
@@ -3027,7 +3010,7 @@ extension Google_Protobuf_SourceCodeInfo: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_SourceCodeInfo.Location: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.SourceCodeInfo.Location"
+    public static var protoMessageName: Swift.String { "google.protobuf.SourceCodeInfo.Location" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_SourceCodeInfo.Location.self,
@@ -3089,7 +3072,7 @@ extension Google_Protobuf_SourceCodeInfo.Location: SwiftFrame.FieldTableMessage 
 }
 
 extension Google_Protobuf_GeneratedCodeInfo: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.GeneratedCodeInfo"
+    public static var protoMessageName: Swift.String { "google.protobuf.GeneratedCodeInfo" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_GeneratedCodeInfo.self,
@@ -3126,7 +3109,7 @@ extension Google_Protobuf_GeneratedCodeInfo: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_GeneratedCodeInfo.Annotation: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.GeneratedCodeInfo.Annotation"
+    public static var protoMessageName: Swift.String { "google.protobuf.GeneratedCodeInfo.Annotation" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_GeneratedCodeInfo.Annotation.self,

@@ -184,7 +184,7 @@ struct Swiftframe_Choice: SwiftFrame.Message {
 }
 
 extension Swiftframe_Config: SwiftFrame.FieldTableMessage {
-    static let protoMessageName: Swift.String = "swiftframe.Config"
+    static var protoMessageName: Swift.String { "swiftframe.Config" }
 
     static let fieldTable = SwiftFrame.FieldTable(
         of: Swiftframe_Config.self,
@@ -226,7 +226,7 @@ extension Swiftframe_Config: SwiftFrame.FieldTableMessage {
 }
 
 extension Swiftframe_Table: SwiftFrame.FieldTableMessage {
-    static let protoMessageName: Swift.String = "swiftframe.Table"
+    static var protoMessageName: Swift.String { "swiftframe.Table" }
 
     static let fieldTable = SwiftFrame.FieldTable(
         of: Swiftframe_Table.self,
@@ -311,7 +311,7 @@ extension Swiftframe_Table: SwiftFrame.FieldTableMessage {
 }
 
 extension Swiftframe_Comments: SwiftFrame.FieldTableMessage {
-    static let protoMessageName: Swift.String = "swiftframe.Comments"
+    static var protoMessageName: Swift.String { "swiftframe.Comments" }
 
     static let fieldTable = SwiftFrame.FieldTable(
         of: Swiftframe_Comments.self,
@@ -357,7 +357,7 @@ extension Swiftframe_Comments: SwiftFrame.FieldTableMessage {
 }
 
 extension Swiftframe_Command: SwiftFrame.FieldTableMessage {
-    static let protoMessageName: Swift.String = "swiftframe.Command"
+    static var protoMessageName: Swift.String { "swiftframe.Command" }
 
     static let fieldTable = SwiftFrame.FieldTable(
         of: Swiftframe_Command.self,
@@ -405,7 +405,7 @@ extension Swiftframe_Command: SwiftFrame.FieldTableMessage {
 }
 
 extension Swiftframe_Envelope: SwiftFrame.FieldTableMessage {
-    static let protoMessageName: Swift.String = "swiftframe.Envelope"
+    static var protoMessageName: Swift.String { "swiftframe.Envelope" }
 
     static let fieldTable = SwiftFrame.FieldTable(
         of: Swiftframe_Envelope.self,
@@ -454,7 +454,7 @@ extension Swiftframe_Envelope: SwiftFrame.FieldTableMessage {
 }
 
 extension Swiftframe_Choice: SwiftFrame.FieldTableMessage {
-    static let protoMessageName: Swift.String = "swiftframe.Choice"
+    static var protoMessageName: Swift.String { "swiftframe.Choice" }
 
     static let fieldTable = SwiftFrame.FieldTable(
         of: Swiftframe_Choice.self,

@@ -130,7 +130,7 @@ public struct Google_Protobuf_Any: SwiftFrame.Message {
 }
 
 extension Google_Protobuf_Any: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.Any"
+    public static var protoMessageName: Swift.String { "google.protobuf.Any" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Any.self,

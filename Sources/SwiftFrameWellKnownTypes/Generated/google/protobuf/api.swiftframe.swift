@@ -211,7 +211,7 @@ public struct Google_Protobuf_Mixin: SwiftFrame.Message {
 }
 
 extension Google_Protobuf_Api: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.Api"
+    public static var protoMessageName: Swift.String { "google.protobuf.Api" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Api.self,
@@ -281,7 +281,7 @@ extension Google_Protobuf_Api: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_Method: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.Method"
+    public static var protoMessageName: Swift.String { "google.protobuf.Method" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Method.self,
@@ -349,7 +349,7 @@ extension Google_Protobuf_Method: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_Mixin: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.Mixin"
+    public static var protoMessageName: Swift.String { "google.protobuf.Mixin" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Mixin.self,

@@ -87,7 +87,7 @@ public struct Google_Protobuf_Duration: SwiftFrame.Message {
 }
 
 extension Google_Protobuf_Duration: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.Duration"
+    public static var protoMessageName: Swift.String { "google.protobuf.Duration" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Duration.self,

@@ -20,7 +20,7 @@ public struct Google_Protobuf_Empty: SwiftFrame.Message {
 }
 
 extension Google_Protobuf_Empty: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.Empty"
+    public static var protoMessageName: Swift.String { "google.protobuf.Empty" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Empty.self,

@@ -218,7 +218,7 @@ public struct Google_Protobuf_FieldMask: SwiftFrame.Message {
 }
 
 extension Google_Protobuf_FieldMask: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.FieldMask"
+    public static var protoMessageName: Swift.String { "google.protobuf.FieldMask" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_FieldMask.self,

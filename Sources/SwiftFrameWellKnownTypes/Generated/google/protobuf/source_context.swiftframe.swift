@@ -22,7 +22,7 @@ public struct Google_Protobuf_SourceContext: SwiftFrame.Message {
 }
 
 extension Google_Protobuf_SourceContext: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.SourceContext"
+    public static var protoMessageName: Swift.String { "google.protobuf.SourceContext" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_SourceContext.self,

@@ -111,7 +111,7 @@ public struct Google_Protobuf_ListValue: SwiftFrame.Message {
 }
 
 extension Google_Protobuf_Struct: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.Struct"
+    public static var protoMessageName: Swift.String { "google.protobuf.Struct" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Struct.self,
@@ -150,7 +150,7 @@ extension Google_Protobuf_Struct: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_Value: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.Value"
+    public static var protoMessageName: Swift.String { "google.protobuf.Value" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Value.self,
@@ -241,7 +241,7 @@ extension Google_Protobuf_Value: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_ListValue: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.ListValue"
+    public static var protoMessageName: Swift.String { "google.protobuf.ListValue" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_ListValue.self,

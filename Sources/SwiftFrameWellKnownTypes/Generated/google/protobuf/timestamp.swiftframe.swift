@@ -118,7 +118,7 @@ public struct Google_Protobuf_Timestamp: SwiftFrame.Message {
 }
 
 extension Google_Protobuf_Timestamp: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.Timestamp"
+    public static var protoMessageName: Swift.String { "google.protobuf.Timestamp" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Timestamp.self,

@@ -410,7 +410,7 @@ public struct Google_Protobuf_Option: SwiftFrame.Message {
 }
 
 extension Google_Protobuf_Type: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.Type"
+    public static var protoMessageName: Swift.String { "google.protobuf.Type" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Type.self,
@@ -475,7 +475,7 @@ extension Google_Protobuf_Type: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_Field: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.Field"
+    public static var protoMessageName: Swift.String { "google.protobuf.Field" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Field.self,
@@ -564,7 +564,7 @@ extension Google_Protobuf_Field: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_Enum: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.Enum"
+    public static var protoMessageName: Swift.String { "google.protobuf.Enum" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Enum.self,
@@ -625,7 +625,7 @@ extension Google_Protobuf_Enum: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_EnumValue: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.EnumValue"
+    public static var protoMessageName: Swift.String { "google.protobuf.EnumValue" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_EnumValue.self,
@@ -672,7 +672,7 @@ extension Google_Protobuf_EnumValue: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_Option: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.Option"
+    public static var protoMessageName: Swift.String { "google.protobuf.Option" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Option.self,

@@ -142,7 +142,7 @@ public struct Google_Protobuf_BytesValue: SwiftFrame.Message {
 }
 
 extension Google_Protobuf_DoubleValue: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.DoubleValue"
+    public static var protoMessageName: Swift.String { "google.protobuf.DoubleValue" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_DoubleValue.self,
@@ -178,7 +178,7 @@ extension Google_Protobuf_DoubleValue: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_FloatValue: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.FloatValue"
+    public static var protoMessageName: Swift.String { "google.protobuf.FloatValue" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_FloatValue.self,
@@ -214,7 +214,7 @@ extension Google_Protobuf_FloatValue: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_Int64Value: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.Int64Value"
+    public static var protoMessageName: Swift.String { "google.protobuf.Int64Value" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Int64Value.self,
@@ -250,7 +250,7 @@ extension Google_Protobuf_Int64Value: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_UInt64Value: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.UInt64Value"
+    public static var protoMessageName: Swift.String { "google.protobuf.UInt64Value" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_UInt64Value.self,
@@ -286,7 +286,7 @@ extension Google_Protobuf_UInt64Value: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_Int32Value: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.Int32Value"
+    public static var protoMessageName: Swift.String { "google.protobuf.Int32Value" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Int32Value.self,
@@ -322,7 +322,7 @@ extension Google_Protobuf_Int32Value: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_UInt32Value: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.UInt32Value"
+    public static var protoMessageName: Swift.String { "google.protobuf.UInt32Value" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_UInt32Value.self,
@@ -358,7 +358,7 @@ extension Google_Protobuf_UInt32Value: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_BoolValue: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.BoolValue"
+    public static var protoMessageName: Swift.String { "google.protobuf.BoolValue" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_BoolValue.self,
@@ -394,7 +394,7 @@ extension Google_Protobuf_BoolValue: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_StringValue: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.StringValue"
+    public static var protoMessageName: Swift.String { "google.protobuf.StringValue" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_StringValue.self,
@@ -428,7 +428,7 @@ extension Google_Protobuf_StringValue: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_BytesValue: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.BytesValue"
+    public static var protoMessageName: Swift.String { "google.protobuf.BytesValue" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_BytesValue.self,

@@ -39,7 +39,7 @@ public struct Game_LoginReply: SwiftFrame.Message {
 }
 
 extension Game_LoginRequest: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "game.LoginRequest"
+    public static var protoMessageName: Swift.String { "game.LoginRequest" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Game_LoginRequest.self,
@@ -83,7 +83,7 @@ extension Game_LoginRequest: SwiftFrame.FieldTableMessage {
 }
 
 extension Game_LoginReply: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "game.LoginReply"
+    public static var protoMessageName: Swift.String { "game.LoginReply" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Game_LoginReply.self,

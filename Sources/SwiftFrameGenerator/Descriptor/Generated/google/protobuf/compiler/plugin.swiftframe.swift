@@ -203,7 +203,7 @@ public struct Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.Message
 }
 
 extension Google_Protobuf_Compiler_Version: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.compiler.Version"
+    public static var protoMessageName: Swift.String { "google.protobuf.compiler.Version" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Compiler_Version.self,
@@ -257,7 +257,7 @@ extension Google_Protobuf_Compiler_Version: SwiftFrame.FieldTableMessage {
 }
 
 extension Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.compiler.CodeGeneratorRequest"
+    public static var protoMessageName: Swift.String { "google.protobuf.compiler.CodeGeneratorRequest" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Compiler_CodeGeneratorRequest.self,
@@ -312,12 +312,12 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.FieldTableMe
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        for value in self.protoFile { try value.checkInitialized() }
+        try self.checkTableFields()
     }
 }
 
 extension Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.compiler.CodeGeneratorResponse"
+    public static var protoMessageName: Swift.String { "google.protobuf.compiler.CodeGeneratorResponse" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Compiler_CodeGeneratorResponse.self,
@@ -366,7 +366,7 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.FieldTableM
 }
 
 extension Google_Protobuf_Compiler_CodeGeneratorResponse.File: SwiftFrame.FieldTableMessage {
-    public static let protoMessageName: Swift.String = "google.protobuf.compiler.CodeGeneratorResponse.File"
+    public static var protoMessageName: Swift.String { "google.protobuf.compiler.CodeGeneratorResponse.File" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_Compiler_CodeGeneratorResponse.File.self,
