@@ -190,6 +190,7 @@ extension Maps: SwiftFrame.FieldTableMessage {
         }
     }
 
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         if !self.int32Int32.isEmpty { size.add(cache.map(self.int32Int32, tagSize: 1, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self)) }
@@ -213,6 +214,7 @@ extension Maps: SwiftFrame.FieldTableMessage {
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if !self.int32Int32.isEmpty {
             writer.writeMap(self.int32Int32, tag: 10, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self)
@@ -345,6 +347,7 @@ extension Choices: SwiftFrame.FieldTableMessage {
         }
     }
 
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         if case let .number(value)? = self.kind { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
@@ -361,6 +364,7 @@ extension Choices: SwiftFrame.FieldTableMessage {
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if case let .number(value)? = self.kind {
             writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8)

@@ -534,6 +534,7 @@ extension Everything: SwiftFrame.FieldTableMessage {
         }
     }
 
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         if self.fDouble.bitPattern != 0 { size.add(9) }
@@ -585,6 +586,7 @@ extension Everything: SwiftFrame.FieldTableMessage {
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.fDouble.bitPattern != 0 {
             writer.writeFixed64(SwiftFrame.ProtoDouble.self, self.fDouble, tag: 9)

@@ -145,6 +145,7 @@ extension Contact: SwiftFrame.FieldTableMessage {
         }
     }
 
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         if !self.displayName.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.displayName.utf8.count)) }
@@ -163,6 +164,7 @@ extension Contact: SwiftFrame.FieldTableMessage {
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeStringUnlessEmpty(self.displayName, tag: 10)
         if let value = self.level {

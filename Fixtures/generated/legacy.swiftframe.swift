@@ -294,6 +294,7 @@ extension Legacy_Account: SwiftFrame.FieldTableMessage {
         }
     }
 
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         size.add(self.extensionFields.count)
@@ -314,6 +315,7 @@ extension Legacy_Account: SwiftFrame.FieldTableMessage {
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.id {
             writer.writeVarint(SwiftFrame.ProtoInt64.self, value, tag: 8)
@@ -510,6 +512,7 @@ extension Legacy_Defaults: SwiftFrame.FieldTableMessage {
         }
     }
 
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         if let value = self.i32 { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
@@ -530,6 +533,7 @@ extension Legacy_Defaults: SwiftFrame.FieldTableMessage {
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.i32 {
             writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8)

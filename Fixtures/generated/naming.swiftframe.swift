@@ -283,6 +283,7 @@ extension NamingEdgeCases: SwiftFrame.FieldTableMessage {
         }
     }
 
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         if self.type != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.type)) }
@@ -304,6 +305,7 @@ extension NamingEdgeCases: SwiftFrame.FieldTableMessage {
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.type != 0 {
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.type, tag: 8)

@@ -356,6 +356,7 @@ extension Conformance_ConformanceRequest: SwiftFrame.FieldTableMessage {
         }
     }
 
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         if case let .protobufPayload(value)? = self.payload { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.count)) }
@@ -370,6 +371,7 @@ extension Conformance_ConformanceRequest: SwiftFrame.FieldTableMessage {
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if case let .protobufPayload(value)? = self.payload {
             writer.writeBytes(value, tag: 10)

@@ -1201,6 +1201,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
         }
     }
 
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         if self.optionalInt32 != 0 { size.add(1, SwiftFrame.ProtoInt32.size(self.optionalInt32)) }
@@ -1357,6 +1358,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.optionalInt32 != 0 {
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.optionalInt32, tag: 8)

@@ -121,12 +121,25 @@ public struct ProtoWriter: ~Copyable {
     //
     // Generated code writes each value of a field with its tag through one of these (or
     // through the string and bytes writers below): the tag and the value after one bounds
-    // check, where `writeTag` and a value's write would make two.
+    // check, where `writeTag` and a value's write would make two. The conversion to the wire
+    // value is inlined, the write is a call kept out of line: inlined into every field of a
+    // message's encode, the write cost the compiler about 11 M instructions per field at -O
+    // (see `ProtoReader.readVarint(_:)`). The table codec stores with the inlined
+    // `storeVarintField` and `storeFixed`.
 
     /// A varint field: `tag`, then `value`.
     @inlinable
     public mutating func writeVarint<C: VarintCodec>(_: C.Type, _ value: C.Value, tag: UInt32) {
-        let value = C.wire(value)
+        writeVarintField(C.wire(value), tag: tag)
+    }
+
+    @usableFromInline @inline(never)
+    mutating func writeVarintField(_ value: UInt64, tag: UInt32) {
+        storeVarintField(value, tag: tag)
+    }
+
+    @inline(__always)
+    mutating func storeVarintField(_ value: UInt64, tag: UInt32) {
         if tag < 0x80 && value < 0x80 && end - cursor >= 2 {
             // Both one byte: one store of two.
             cursor.storeBytes(of: (UInt16(truncatingIfNeeded: value) &<< 8 | UInt16(truncatingIfNeeded: tag)).littleEndian, as: UInt16.self)
@@ -151,13 +164,23 @@ public struct ProtoWriter: ~Copyable {
     /// A fixed32, sfixed32 or float field: `tag`, then the value's four bytes.
     @inlinable
     public mutating func writeFixed32<C: Fixed32Codec>(_: C.Type, _ value: C.Value, tag: UInt32) {
-        storeFixed(C.wire(value), tag: tag)
+        writeFixed32Field(C.wire(value), tag: tag)
+    }
+
+    @usableFromInline @inline(never)
+    mutating func writeFixed32Field(_ value: UInt32, tag: UInt32) {
+        storeFixed(value, tag: tag)
     }
 
     /// A fixed64, sfixed64 or double field: `tag`, then the value's eight bytes.
     @inlinable
     public mutating func writeFixed64<C: Fixed64Codec>(_: C.Type, _ value: C.Value, tag: UInt32) {
-        storeFixed(C.wire(value), tag: tag)
+        writeFixed64Field(C.wire(value), tag: tag)
+    }
+
+    @usableFromInline @inline(never)
+    mutating func writeFixed64Field(_ value: UInt64, tag: UInt32) {
+        storeFixed(value, tag: tag)
     }
 
     /// Bytes of `tag`, with no bit count for the one-byte tags of fields 1 to 15.

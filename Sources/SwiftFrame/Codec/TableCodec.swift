@@ -119,7 +119,7 @@ enum TableCodec {
         _: C.Type, _ tag: UInt32, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer, _ reader: inout ProtoReader
     ) throws(WireError) -> Bool {
         if tag & 7 == 0 {
-            store(try reader.readVarint(C.self), storage, pointer)
+            store(C.value(try reader.readVarint()), storage, pointer)
         } else if isPackedRun(tag, storage) {
             try reader.readPackedVarint(into: &pointer.assumingMemoryBound(to: [C.Value].self).pointee, C.self)
         } else {
@@ -368,13 +368,13 @@ enum TableCodec {
         case .implicit:
             let value = pointer.assumingMemoryBound(to: C.Value.self).pointee
             guard C.wire(value) != 0 else { return }
-            writer.writeVarint(C.self, value, tag: field.pointee.tag)
+            writer.storeVarintField(C.wire(value), tag: field.pointee.tag)
         case .optional:
             guard let value = pointer.assumingMemoryBound(to: C.Value?.self).pointee else { return }
-            writer.writeVarint(C.self, value, tag: field.pointee.tag)
+            writer.storeVarintField(C.wire(value), tag: field.pointee.tag)
         case .repeated:
             for value in pointer.assumingMemoryBound(to: [C.Value].self).pointee {
-                writer.writeVarint(C.self, value, tag: field.pointee.tag)
+                writer.storeVarintField(C.wire(value), tag: field.pointee.tag)
             }
         case .packed:
             let values = pointer.assumingMemoryBound(to: [C.Value].self).pointee
@@ -481,7 +481,7 @@ extension FixedCodec where Self: Fixed32Codec {
         try reader.readPackedFixed32(into: &values, Self.self)
     }
     static func writePacked(_ values: [Value], to writer: inout ProtoWriter) { writer.writePackedFixed32(values, Self.self) }
-    static func write(_ value: Value, tag: UInt32, to writer: inout ProtoWriter) { writer.writeFixed32(Self.self, value, tag: tag) }
+    static func write(_ value: Value, tag: UInt32, to writer: inout ProtoWriter) { writer.storeFixed(wire(value), tag: tag) }
 }
 
 extension FixedCodec where Self: Fixed64Codec {
@@ -490,7 +490,7 @@ extension FixedCodec where Self: Fixed64Codec {
         try reader.readPackedFixed64(into: &values, Self.self)
     }
     static func writePacked(_ values: [Value], to writer: inout ProtoWriter) { writer.writePackedFixed64(values, Self.self) }
-    static func write(_ value: Value, tag: UInt32, to writer: inout ProtoWriter) { writer.writeFixed64(Self.self, value, tag: tag) }
+    static func write(_ value: Value, tag: UInt32, to writer: inout ProtoWriter) { writer.storeFixed(wire(value), tag: tag) }
 }
 
 extension ProtoFixed32: FixedCodec {}

@@ -1435,6 +1435,7 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
         }
     }
 
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         if let value = self.name { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
@@ -1452,6 +1453,7 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.name {
             writer.writeString(value, tag: 10)
@@ -1544,6 +1546,7 @@ extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
         }
     }
 
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         if let value = self.name { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
@@ -1559,6 +1562,7 @@ extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.name {
             writer.writeString(value, tag: 10)
@@ -1787,6 +1791,7 @@ extension Google_Protobuf_FieldDescriptorProto: SwiftFrame.FieldTableMessage {
         }
     }
 
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         if let value = self.name { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
@@ -1803,6 +1808,7 @@ extension Google_Protobuf_FieldDescriptorProto: SwiftFrame.FieldTableMessage {
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.name {
             writer.writeString(value, tag: 10)
@@ -2271,6 +2277,7 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
         }
     }
 
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         size.add(self.extensionFields.count)
@@ -2298,6 +2305,7 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.javaPackage {
             writer.writeString(value, tag: 10)

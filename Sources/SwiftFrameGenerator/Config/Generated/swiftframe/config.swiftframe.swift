@@ -275,6 +275,7 @@ extension Swiftframe_Table: SwiftFrame.FieldTableMessage {
         }
     }
 
+    @inline(never)
     func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         if !self.file.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.file.utf8.count)) }
@@ -291,6 +292,7 @@ extension Swiftframe_Table: SwiftFrame.FieldTableMessage {
         return size.total
     }
 
+    @inline(never)
     func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeStringUnlessEmpty(self.file, tag: 10)
         writer.writeStringUnlessEmpty(self.layout, tag: 18)

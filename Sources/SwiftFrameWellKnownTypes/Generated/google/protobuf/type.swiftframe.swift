@@ -523,6 +523,7 @@ extension Google_Protobuf_Field: SwiftFrame.FieldTableMessage {
         }
     }
 
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         if self.kind.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<Google_Protobuf_Field.Kind>.size(self.kind)) }
@@ -538,6 +539,7 @@ extension Google_Protobuf_Field: SwiftFrame.FieldTableMessage {
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if self.kind.rawValue != 0 {
             writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Field.Kind>.self, self.kind, tag: 8)
