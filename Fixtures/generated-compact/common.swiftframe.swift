@@ -50,13 +50,13 @@ public enum CommonMethod: SwiftFrame.Enum {
         .respond,
     ]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "common_method_user"),
-        (1, "common_method_message"),
-        (2, "common_method_friend"),
-        (3, "common_method_p2p_connect"),
-        (4, "common_method_respond"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 common_method_user
+        1 common_method_message
+        2 common_method_friend
+        3 common_method_p2p_connect
+        4 common_method_respond
+        """)
 }
 
 /// A request: `method` says which envelope `body` holds.

@@ -35,10 +35,10 @@ public enum ErrorType: SwiftFrame.Enum {
 
     public static let allCases: [Self] = [.comomErr, .invalidParams]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "comom_err"),
-        (2, "invalid_params"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 comom_err
+        2 invalid_params
+        """)
 }
 
 /// An error reported by the IM server.

@@ -50,13 +50,13 @@ public enum Sign: SwiftFrame.Enum {
         .million,
     ]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "SIGN_ZERO"),
-        (-1, "SIGN_NEGATIVE"),
-        (-2147483648, "SIGN_MIN"),
-        (2147483647, "SIGN_MAX"),
-        (1000000, "SIGN_MILLION"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 SIGN_ZERO
+        -1 SIGN_NEGATIVE
+        -2147483648 SIGN_MIN
+        2147483647 SIGN_MAX
+        1000000 SIGN_MILLION
+        """)
 }
 
 /// Every scalar type, singular and repeated,
@@ -302,10 +302,10 @@ public struct Everything: SwiftFrame.Message {
 
                     public static let allCases: [Self] = [.unspecified, .leaf]
 
-                    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-                        (0, "KIND_UNSPECIFIED"),
-                        (1, "KIND_LEAF"),
-                    ]
+                    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+                        0 KIND_UNSPECIFIED
+                        1 KIND_LEAF
+                        """)
                 }
             }
         }

@@ -55,14 +55,14 @@ public enum CommandEnum: SwiftFrame.Enum {
         .cmdHeartBeat,
     ]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "CMD_DEFAULT"),
-        (1, "CMD_TEST"),
-        (200, "CMD_NOTICE"),
-        (100000, "CMD_ERROR"),
-        (99900001, "CMD_SYSTEM_LOGOUT"),
-        (99900002, "CMD_HEART_BEAT"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 CMD_DEFAULT
+        1 CMD_TEST
+        200 CMD_NOTICE
+        100000 CMD_ERROR
+        99900001 CMD_SYSTEM_LOGOUT
+        99900002 CMD_HEART_BEAT
+        """)
 }
 
 public struct TestReq: SwiftFrame.Message {

@@ -16,11 +16,11 @@ public enum Legacy_Mood: Swift.Int32, SwiftFrame.ClosedEnum {
         self = .calm
     }
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "MOOD_CALM"),
-        (-3, "MOOD_ANGRY"),
-        (7, "MOOD_HAPPY"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 MOOD_CALM
+        -3 MOOD_ANGRY
+        7 MOOD_HAPPY
+        """)
 }
 
 public struct Legacy_Account: SwiftFrame.ExtensibleMessage {

@@ -50,13 +50,13 @@ public enum Sign: SwiftFrame.Enum {
         .million,
     ]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "SIGN_ZERO"),
-        (-1, "SIGN_NEGATIVE"),
-        (-2147483648, "SIGN_MIN"),
-        (2147483647, "SIGN_MAX"),
-        (1000000, "SIGN_MILLION"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 SIGN_ZERO
+        -1 SIGN_NEGATIVE
+        -2147483648 SIGN_MIN
+        2147483647 SIGN_MAX
+        1000000 SIGN_MILLION
+        """)
 }
 
 /// Every scalar type, singular and repeated,
@@ -302,10 +302,10 @@ public struct Everything: SwiftFrame.Message {
 
                     public static let allCases: [Self] = [.unspecified, .leaf]
 
-                    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-                        (0, "KIND_UNSPECIFIED"),
-                        (1, "KIND_LEAF"),
-                    ]
+                    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+                        0 KIND_UNSPECIFIED
+                        1 KIND_LEAF
+                        """)
                 }
             }
         }
@@ -482,38 +482,38 @@ extension Everything: SwiftFrame.FieldTableMessage {
         case 105: self.fSfixed64 = try reader.readFixed64(SwiftFrame.ProtoSFixed64.self) // f_sfixed64 = 13
         case 112: self.fSint32 = try reader.readVarint(SwiftFrame.ProtoSInt32.self) // f_sint32 = 14
         case 120: self.fSint64 = try reader.readVarint(SwiftFrame.ProtoSInt64.self) // f_sint64 = 15
-        case 169: self.rDouble.append(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // r_double = 21
+        case 169: try reader.readFixed64(appendingTo: &self.rDouble, SwiftFrame.ProtoDouble.self) // r_double = 21
         case 170: try reader.readPackedFixed64(into: &self.rDouble, SwiftFrame.ProtoDouble.self) // r_double = 21, packed
         case 178: try reader.readPackedFixed32(into: &self.rFloat, SwiftFrame.ProtoFloat.self) // r_float = 22, packed
-        case 181: self.rFloat.append(try reader.readFixed32(SwiftFrame.ProtoFloat.self)) // r_float = 22
-        case 184: self.rInt64.append(try reader.readVarint(SwiftFrame.ProtoInt64.self)) // r_int64 = 23
+        case 181: try reader.readFixed32(appendingTo: &self.rFloat, SwiftFrame.ProtoFloat.self) // r_float = 22
+        case 184: try reader.readVarint(appendingTo: &self.rInt64, SwiftFrame.ProtoInt64.self) // r_int64 = 23
         case 186: try reader.readPackedVarint(into: &self.rInt64, SwiftFrame.ProtoInt64.self) // r_int64 = 23, packed
-        case 192: self.rUint64.append(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // r_uint64 = 24
+        case 192: try reader.readVarint(appendingTo: &self.rUint64, SwiftFrame.ProtoUInt64.self) // r_uint64 = 24
         case 194: try reader.readPackedVarint(into: &self.rUint64, SwiftFrame.ProtoUInt64.self) // r_uint64 = 24, packed
-        case 200: self.rInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // r_int32 = 25
+        case 200: try reader.readVarint(appendingTo: &self.rInt32, SwiftFrame.ProtoInt32.self) // r_int32 = 25
         case 202: try reader.readPackedVarint(into: &self.rInt32, SwiftFrame.ProtoInt32.self) // r_int32 = 25, packed
-        case 209: self.rFixed64.append(try reader.readFixed64(SwiftFrame.ProtoFixed64.self)) // r_fixed64 = 26
+        case 209: try reader.readFixed64(appendingTo: &self.rFixed64, SwiftFrame.ProtoFixed64.self) // r_fixed64 = 26
         case 210: try reader.readPackedFixed64(into: &self.rFixed64, SwiftFrame.ProtoFixed64.self) // r_fixed64 = 26, packed
         case 218: try reader.readPackedFixed32(into: &self.rFixed32, SwiftFrame.ProtoFixed32.self) // r_fixed32 = 27, packed
-        case 221: self.rFixed32.append(try reader.readFixed32(SwiftFrame.ProtoFixed32.self)) // r_fixed32 = 27
-        case 224: self.rBool.append(try reader.readVarint(SwiftFrame.ProtoBool.self)) // r_bool = 28
+        case 221: try reader.readFixed32(appendingTo: &self.rFixed32, SwiftFrame.ProtoFixed32.self) // r_fixed32 = 27
+        case 224: try reader.readVarint(appendingTo: &self.rBool, SwiftFrame.ProtoBool.self) // r_bool = 28
         case 226: try reader.readPackedVarint(into: &self.rBool, SwiftFrame.ProtoBool.self) // r_bool = 28, packed
-        case 234: self.rString.append(try reader.readString()) // r_string = 29
-        case 242: self.rBytes.append(try reader.readBytes()) // r_bytes = 30
-        case 248: self.rUint32.append(try reader.readVarint(SwiftFrame.ProtoUInt32.self)) // r_uint32 = 31
+        case 234: try reader.readString(appendingTo: &self.rString) // r_string = 29
+        case 242: try reader.readBytes(appendingTo: &self.rBytes) // r_bytes = 30
+        case 248: try reader.readVarint(appendingTo: &self.rUint32, SwiftFrame.ProtoUInt32.self) // r_uint32 = 31
         case 250: try reader.readPackedVarint(into: &self.rUint32, SwiftFrame.ProtoUInt32.self) // r_uint32 = 31, packed
         case 258: try reader.readPackedFixed32(into: &self.rSfixed32, SwiftFrame.ProtoSFixed32.self) // r_sfixed32 = 32, packed
-        case 261: self.rSfixed32.append(try reader.readFixed32(SwiftFrame.ProtoSFixed32.self)) // r_sfixed32 = 32
-        case 265: self.rSfixed64.append(try reader.readFixed64(SwiftFrame.ProtoSFixed64.self)) // r_sfixed64 = 33
+        case 261: try reader.readFixed32(appendingTo: &self.rSfixed32, SwiftFrame.ProtoSFixed32.self) // r_sfixed32 = 32
+        case 265: try reader.readFixed64(appendingTo: &self.rSfixed64, SwiftFrame.ProtoSFixed64.self) // r_sfixed64 = 33
         case 266: try reader.readPackedFixed64(into: &self.rSfixed64, SwiftFrame.ProtoSFixed64.self) // r_sfixed64 = 33, packed
-        case 272: self.rSint32.append(try reader.readVarint(SwiftFrame.ProtoSInt32.self)) // r_sint32 = 34
+        case 272: try reader.readVarint(appendingTo: &self.rSint32, SwiftFrame.ProtoSInt32.self) // r_sint32 = 34
         case 274: try reader.readPackedVarint(into: &self.rSint32, SwiftFrame.ProtoSInt32.self) // r_sint32 = 34, packed
-        case 280: self.rSint64.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // r_sint64 = 35
+        case 280: try reader.readVarint(appendingTo: &self.rSint64, SwiftFrame.ProtoSInt64.self) // r_sint64 = 35
         case 282: try reader.readPackedVarint(into: &self.rSint64, SwiftFrame.ProtoSInt64.self) // r_sint64 = 35, packed
         case 322: try reader.readMessage(into: &self._nested) // nested = 40
         case 330: try reader.readMessage(appendingTo: &self.nestedList) // nested_list = 41
         case 336: self.sign = try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self) // sign = 42
-        case 344: self.signs.append(try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self)) // signs = 43
+        case 344: try reader.readVarint(appendingTo: &self.signs, SwiftFrame.ProtoEnum<Sign>.self) // signs = 43
         case 346: try reader.readPackedVarint(into: &self.signs, SwiftFrame.ProtoEnum<Sign>.self) // signs = 43, packed
         case 354: try reader.readMessage(into: &self._owner) // owner = 44
         case 362: try reader.readMessage(into: &self._deepest) // deepest = 45
@@ -522,11 +522,11 @@ extension Everything: SwiftFrame.FieldTableMessage {
         case 416: self.oSign = try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self) // o_sign = 52
         case 425: self.oDouble = try reader.readFixed64(SwiftFrame.ProtoDouble.self) // o_double = 53
         case 432: self.oBool = try reader.readVarint(SwiftFrame.ProtoBool.self) // o_bool = 54
-        case 480: self.unpackedInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // unpacked_int32 = 60
+        case 480: try reader.readVarint(appendingTo: &self.unpackedInt32, SwiftFrame.ProtoInt32.self) // unpacked_int32 = 60
         case 482: try reader.readPackedVarint(into: &self.unpackedInt32, SwiftFrame.ProtoInt32.self) // unpacked_int32 = 60, packed
         case 490: try reader.readPackedFixed32(into: &self.unpackedFixed32, SwiftFrame.ProtoFixed32.self) // unpacked_fixed32 = 61, packed
-        case 493: self.unpackedFixed32.append(try reader.readFixed32(SwiftFrame.ProtoFixed32.self)) // unpacked_fixed32 = 61
-        case 496: self.unpackedSigns.append(try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self)) // unpacked_signs = 62
+        case 493: try reader.readFixed32(appendingTo: &self.unpackedFixed32, SwiftFrame.ProtoFixed32.self) // unpacked_fixed32 = 61
+        case 496: try reader.readVarint(appendingTo: &self.unpackedSigns, SwiftFrame.ProtoEnum<Sign>.self) // unpacked_signs = 62
         case 498: try reader.readPackedVarint(into: &self.unpackedSigns, SwiftFrame.ProtoEnum<Sign>.self) // unpacked_signs = 62, packed
         case 16384: self.field2048 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field_2048 = 2048
         case 4294967288: self.maxField = try reader.readVarint(SwiftFrame.ProtoInt32.self) // max_field = 536870911
@@ -849,7 +849,7 @@ extension Everything.Level1.Level2.Level3: SwiftFrame.FieldTableMessage {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.tags.append(try reader.readString()) // tags = 1
+            case 10: try reader.readString(appendingTo: &self.tags) // tags = 1
             case 16: self.sign = try reader.readVarint(SwiftFrame.ProtoEnum<Sign>.self) // sign = 2
             case 24: self.kind = try reader.readVarint(SwiftFrame.ProtoEnum<Everything.Level1.Level2.Level3.Kind>.self) // kind = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)

@@ -51,13 +51,13 @@ public enum FrameType: SwiftFrame.Enum {
         .push,
     ]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "FRAME_TYPE_UNSPECIFIED"),
-        (1, "FRAME_TYPE_HEARTBEAT"),
-        (2, "FRAME_TYPE_REQUEST"),
-        (3, "FRAME_TYPE_CHAT"),
-        (4, "FRAME_TYPE_PUSH"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 FRAME_TYPE_UNSPECIFIED
+        1 FRAME_TYPE_HEARTBEAT
+        2 FRAME_TYPE_REQUEST
+        3 FRAME_TYPE_CHAT
+        4 FRAME_TYPE_PUSH
+        """)
 }
 
 /// The commands of this file, framed as `magic:u8=0x81 seq:u32 type:u8:known=1,2,3,4 length:u16:body max=65543`.

@@ -127,7 +127,7 @@ extension Contact: SwiftFrame.FieldTableMessage {
         case 10: self.displayName = try reader.readString() // display_name = 1
         case 16: self.level = try reader.readVarint(SwiftFrame.ProtoInt32.self) // level = 2
         case 26: self.motto = try reader.readString() // motto = 3
-        case 34: self.tags.append(try reader.readString()) // tags = 4
+        case 34: try reader.readString(appendingTo: &self.tags) // tags = 4
         case 42: try reader.readMapEntry(into: &self.scores, SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self) // scores = 5
         case 50: self.reach = .email(try reader.readString()) // email = 6
         case 56: self.reach = .phoneNumber(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // phone_number = 7

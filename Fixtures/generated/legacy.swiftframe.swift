@@ -16,11 +16,11 @@ public enum Legacy_Mood: Swift.Int32, SwiftFrame.ClosedEnum {
         self = .calm
     }
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "MOOD_CALM"),
-        (-3, "MOOD_ANGRY"),
-        (7, "MOOD_HAPPY"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 MOOD_CALM
+        -3 MOOD_ANGRY
+        7 MOOD_HAPPY
+        """)
 }
 
 public struct Legacy_Account: SwiftFrame.ExtensibleMessage {
@@ -274,9 +274,9 @@ extension Legacy_Account: SwiftFrame.FieldTableMessage {
         case 42: try reader.readPackedClosedEnum(into: &self.history, Legacy_Mood.self, fieldNumber: 5, unknownFields: &self.unknownFields) // history = 5, packed
         case 48: if let value = try reader.readClosedEnum(Legacy_Mood.self, unknownFields: &self.unknownFields) { self.packedHistory.append(value) } // packed_history = 6
         case 50: try reader.readPackedClosedEnum(into: &self.packedHistory, Legacy_Mood.self, fieldNumber: 6, unknownFields: &self.unknownFields) // packed_history = 6, packed
-        case 56: self.scores.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // scores = 7
+        case 56: try reader.readVarint(appendingTo: &self.scores, SwiftFrame.ProtoInt32.self) // scores = 7
         case 58: try reader.readPackedVarint(into: &self.scores, SwiftFrame.ProtoInt32.self) // scores = 7, packed
-        case 64: self.packedScores.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // packed_scores = 8
+        case 64: try reader.readVarint(appendingTo: &self.packedScores, SwiftFrame.ProtoSInt64.self) // packed_scores = 8
         case 66: try reader.readPackedVarint(into: &self.packedScores, SwiftFrame.ProtoSInt64.self) // packed_scores = 8, packed
         case 75: try reader.readGroup(fieldNumber: 9, into: &self.profile) // profile = 9
         case 99: try reader.readGroup(fieldNumber: 12, appendingTo: &self.visit) // visit = 12
@@ -392,7 +392,7 @@ extension Legacy_Account.Profile: SwiftFrame.FieldTableMessage {
             let tag = try reader.readTag()
             switch tag {
             case 82: self.bio = try reader.readString() // bio = 10
-            case 90: self.tags.append(try reader.readString()) // tags = 11
+            case 90: try reader.readString(appendingTo: &self.tags) // tags = 11
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

@@ -49,13 +49,13 @@ public enum KeywordCases: SwiftFrame.Enum {
         .httpOk,
     ]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "KEYWORD_CASES_DEFAULT"),
-        (1, "KEYWORD_CASES_SELF"),
-        (2, "KEYWORD_CASES_UNRECOGNIZED"),
-        (3, "KEYWORD_CASES_1ST"),
-        (4, "KEYWORD_CASES_HTTP_OK"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 KEYWORD_CASES_DEFAULT
+        1 KEYWORD_CASES_SELF
+        2 KEYWORD_CASES_UNRECOGNIZED
+        3 KEYWORD_CASES_1ST
+        4 KEYWORD_CASES_HTTP_OK
+        """)
 }
 
 public enum Aliased: SwiftFrame.Enum {
@@ -89,11 +89,11 @@ public enum Aliased: SwiftFrame.Enum {
 
     public static let allCases: [Self] = [.first, .one]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "ALIASED_FIRST"),
-        (1, "ALIASED_ONE"),
-        (1, "ALIASED_UNO"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 ALIASED_FIRST
+        1 ALIASED_ONE
+        1 ALIASED_UNO
+        """)
 }
 
 /// A message named like the standard library's protocol.

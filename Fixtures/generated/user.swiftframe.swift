@@ -41,12 +41,12 @@ public enum UserCmd: SwiftFrame.Enum {
 
     public static let allCases: [Self] = [.signIn, .login, .logout, .userInfo]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "User_cmd_sign_in"),
-        (2, "User_cmd_login"),
-        (3, "User_cmd_logout"),
-        (4, "User_cmd_user_info"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 User_cmd_sign_in
+        2 User_cmd_login
+        3 User_cmd_logout
+        4 User_cmd_user_info
+        """)
 }
 
 /// `cmd` selects what `body` holds.

@@ -50,13 +50,13 @@ public enum Conformance_WireFormat: SwiftFrame.Enum {
         .textFormat,
     ]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "UNSPECIFIED"),
-        (1, "PROTOBUF"),
-        (2, "JSON"),
-        (3, "JSPB"),
-        (4, "TEXT_FORMAT"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 UNSPECIFIED
+        1 PROTOBUF
+        2 JSON
+        3 JSPB
+        4 TEXT_FORMAT
+        """)
 }
 
 public enum Conformance_TestCategory: SwiftFrame.Enum {
@@ -116,14 +116,14 @@ public enum Conformance_TestCategory: SwiftFrame.Enum {
         .textFormatTest,
     ]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "UNSPECIFIED_TEST"),
-        (1, "BINARY_TEST"),
-        (2, "JSON_TEST"),
-        (3, "JSON_IGNORE_UNKNOWN_PARSING_TEST"),
-        (4, "JSPB_TEST"),
-        (5, "TEXT_FORMAT_TEST"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 UNSPECIFIED_TEST
+        1 BINARY_TEST
+        2 JSON_TEST
+        3 JSON_IGNORE_UNKNOWN_PARSING_TEST
+        4 JSPB_TEST
+        5 TEXT_FORMAT_TEST
+        """)
 }
 
 /// The conformance runner will request a list of failures as the first request.
@@ -278,7 +278,7 @@ extension Conformance_FailureSet: SwiftFrame.FieldTableMessage {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.failure.append(try reader.readString()) // failure = 1
+            case 10: try reader.readString(appendingTo: &self.failure) // failure = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

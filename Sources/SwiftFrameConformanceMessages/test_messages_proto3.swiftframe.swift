@@ -38,11 +38,11 @@ public enum ProtobufTestMessages_Proto3_ForeignEnum: SwiftFrame.Enum {
 
     public static let allCases: [Self] = [.foreignFoo, .foreignBar, .foreignBaz]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "FOREIGN_FOO"),
-        (1, "FOREIGN_BAR"),
-        (2, "FOREIGN_BAZ"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 FOREIGN_FOO
+        1 FOREIGN_BAR
+        2 FOREIGN_BAZ
+        """)
 }
 
 /// This proto includes every type of field in both singular and repeated
@@ -616,12 +616,12 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
 
         public static let allCases: [Self] = [.foo, .bar, .baz, .neg]
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "FOO"),
-            (1, "BAR"),
-            (2, "BAZ"),
-            (-1, "NEG"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 FOO
+            1 BAR
+            2 BAZ
+            -1 NEG
+            """)
     }
 
     public enum AliasedEnum: SwiftFrame.Enum {
@@ -660,14 +660,14 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
 
         public static let allCases: [Self] = [.aliasFoo, .aliasBar, .aliasBaz]
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "ALIAS_FOO"),
-            (1, "ALIAS_BAR"),
-            (2, "ALIAS_BAZ"),
-            (2, "MOO"),
-            (2, "bAz"),
-            (2, "moo"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 ALIAS_FOO
+            1 ALIAS_BAR
+            2 ALIAS_BAZ
+            2 MOO
+            2 bAz
+            2 moo
+            """)
     }
 
     public struct NestedMessage: SwiftFrame.Message {
@@ -741,10 +741,10 @@ public struct ProtobufTestMessages_Proto3_EnumOnlyProto3: SwiftFrame.Message {
 
         public static let allCases: [Self] = [.kFalse, .kTrue]
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "kFalse"),
-            (1, "kTrue"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 kFalse
+            1 kTrue
+            """)
     }
 }
 
@@ -1022,42 +1022,42 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
         case 194: self.optionalStringPiece = try reader.readString() // optional_string_piece = 24
         case 202: self.optionalCord = try reader.readString() // optional_cord = 25
         case 218: try reader.readMessage(into: &self._recursiveMessage) // recursive_message = 27
-        case 248: self.repeatedInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // repeated_int32 = 31
+        case 248: try reader.readVarint(appendingTo: &self.repeatedInt32, SwiftFrame.ProtoInt32.self) // repeated_int32 = 31
         case 250: try reader.readPackedVarint(into: &self.repeatedInt32, SwiftFrame.ProtoInt32.self) // repeated_int32 = 31, packed
-        case 256: self.repeatedInt64.append(try reader.readVarint(SwiftFrame.ProtoInt64.self)) // repeated_int64 = 32
+        case 256: try reader.readVarint(appendingTo: &self.repeatedInt64, SwiftFrame.ProtoInt64.self) // repeated_int64 = 32
         case 258: try reader.readPackedVarint(into: &self.repeatedInt64, SwiftFrame.ProtoInt64.self) // repeated_int64 = 32, packed
-        case 264: self.repeatedUint32.append(try reader.readVarint(SwiftFrame.ProtoUInt32.self)) // repeated_uint32 = 33
+        case 264: try reader.readVarint(appendingTo: &self.repeatedUint32, SwiftFrame.ProtoUInt32.self) // repeated_uint32 = 33
         case 266: try reader.readPackedVarint(into: &self.repeatedUint32, SwiftFrame.ProtoUInt32.self) // repeated_uint32 = 33, packed
-        case 272: self.repeatedUint64.append(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // repeated_uint64 = 34
+        case 272: try reader.readVarint(appendingTo: &self.repeatedUint64, SwiftFrame.ProtoUInt64.self) // repeated_uint64 = 34
         case 274: try reader.readPackedVarint(into: &self.repeatedUint64, SwiftFrame.ProtoUInt64.self) // repeated_uint64 = 34, packed
-        case 280: self.repeatedSint32.append(try reader.readVarint(SwiftFrame.ProtoSInt32.self)) // repeated_sint32 = 35
+        case 280: try reader.readVarint(appendingTo: &self.repeatedSint32, SwiftFrame.ProtoSInt32.self) // repeated_sint32 = 35
         case 282: try reader.readPackedVarint(into: &self.repeatedSint32, SwiftFrame.ProtoSInt32.self) // repeated_sint32 = 35, packed
-        case 288: self.repeatedSint64.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // repeated_sint64 = 36
+        case 288: try reader.readVarint(appendingTo: &self.repeatedSint64, SwiftFrame.ProtoSInt64.self) // repeated_sint64 = 36
         case 290: try reader.readPackedVarint(into: &self.repeatedSint64, SwiftFrame.ProtoSInt64.self) // repeated_sint64 = 36, packed
         case 298: try reader.readPackedFixed32(into: &self.repeatedFixed32, SwiftFrame.ProtoFixed32.self) // repeated_fixed32 = 37, packed
-        case 301: self.repeatedFixed32.append(try reader.readFixed32(SwiftFrame.ProtoFixed32.self)) // repeated_fixed32 = 37
-        case 305: self.repeatedFixed64.append(try reader.readFixed64(SwiftFrame.ProtoFixed64.self)) // repeated_fixed64 = 38
+        case 301: try reader.readFixed32(appendingTo: &self.repeatedFixed32, SwiftFrame.ProtoFixed32.self) // repeated_fixed32 = 37
+        case 305: try reader.readFixed64(appendingTo: &self.repeatedFixed64, SwiftFrame.ProtoFixed64.self) // repeated_fixed64 = 38
         case 306: try reader.readPackedFixed64(into: &self.repeatedFixed64, SwiftFrame.ProtoFixed64.self) // repeated_fixed64 = 38, packed
         case 314: try reader.readPackedFixed32(into: &self.repeatedSfixed32, SwiftFrame.ProtoSFixed32.self) // repeated_sfixed32 = 39, packed
-        case 317: self.repeatedSfixed32.append(try reader.readFixed32(SwiftFrame.ProtoSFixed32.self)) // repeated_sfixed32 = 39
-        case 321: self.repeatedSfixed64.append(try reader.readFixed64(SwiftFrame.ProtoSFixed64.self)) // repeated_sfixed64 = 40
+        case 317: try reader.readFixed32(appendingTo: &self.repeatedSfixed32, SwiftFrame.ProtoSFixed32.self) // repeated_sfixed32 = 39
+        case 321: try reader.readFixed64(appendingTo: &self.repeatedSfixed64, SwiftFrame.ProtoSFixed64.self) // repeated_sfixed64 = 40
         case 322: try reader.readPackedFixed64(into: &self.repeatedSfixed64, SwiftFrame.ProtoSFixed64.self) // repeated_sfixed64 = 40, packed
         case 330: try reader.readPackedFixed32(into: &self.repeatedFloat, SwiftFrame.ProtoFloat.self) // repeated_float = 41, packed
-        case 333: self.repeatedFloat.append(try reader.readFixed32(SwiftFrame.ProtoFloat.self)) // repeated_float = 41
-        case 337: self.repeatedDouble.append(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // repeated_double = 42
+        case 333: try reader.readFixed32(appendingTo: &self.repeatedFloat, SwiftFrame.ProtoFloat.self) // repeated_float = 41
+        case 337: try reader.readFixed64(appendingTo: &self.repeatedDouble, SwiftFrame.ProtoDouble.self) // repeated_double = 42
         case 338: try reader.readPackedFixed64(into: &self.repeatedDouble, SwiftFrame.ProtoDouble.self) // repeated_double = 42, packed
-        case 344: self.repeatedBool.append(try reader.readVarint(SwiftFrame.ProtoBool.self)) // repeated_bool = 43
+        case 344: try reader.readVarint(appendingTo: &self.repeatedBool, SwiftFrame.ProtoBool.self) // repeated_bool = 43
         case 346: try reader.readPackedVarint(into: &self.repeatedBool, SwiftFrame.ProtoBool.self) // repeated_bool = 43, packed
-        case 354: self.repeatedString.append(try reader.readString()) // repeated_string = 44
-        case 362: self.repeatedBytes.append(try reader.readBytes()) // repeated_bytes = 45
+        case 354: try reader.readString(appendingTo: &self.repeatedString) // repeated_string = 44
+        case 362: try reader.readBytes(appendingTo: &self.repeatedBytes) // repeated_bytes = 45
         case 386: try reader.readMessage(appendingTo: &self.repeatedNestedMessage) // repeated_nested_message = 48
         case 394: try reader.readMessage(appendingTo: &self.repeatedForeignMessage) // repeated_foreign_message = 49
-        case 408: self.repeatedNestedEnum.append(try reader.readVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self)) // repeated_nested_enum = 51
+        case 408: try reader.readVarint(appendingTo: &self.repeatedNestedEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self) // repeated_nested_enum = 51
         case 410: try reader.readPackedVarint(into: &self.repeatedNestedEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self) // repeated_nested_enum = 51, packed
-        case 416: self.repeatedForeignEnum.append(try reader.readVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self)) // repeated_foreign_enum = 52
+        case 416: try reader.readVarint(appendingTo: &self.repeatedForeignEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self) // repeated_foreign_enum = 52
         case 418: try reader.readPackedVarint(into: &self.repeatedForeignEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self) // repeated_foreign_enum = 52, packed
-        case 434: self.repeatedStringPiece.append(try reader.readString()) // repeated_string_piece = 54
-        case 442: self.repeatedCord.append(try reader.readString()) // repeated_cord = 55
+        case 434: try reader.readString(appendingTo: &self.repeatedStringPiece) // repeated_string_piece = 54
+        case 442: try reader.readString(appendingTo: &self.repeatedCord) // repeated_cord = 55
         case 450: try reader.readMapEntry(into: &self.mapInt32Int32, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self) // map_int32_int32 = 56
         case 458: try reader.readMapEntry(into: &self.mapInt64Int64, SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self) // map_int64_int64 = 57
         case 466: try reader.readMapEntry(into: &self.mapUint32Uint32, SwiftFrame.ProtoUInt32.self, SwiftFrame.ProtoUInt32.self) // map_uint32_uint32 = 58
@@ -1077,61 +1077,61 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
         case 578: try reader.readMapEntry(into: &self.mapStringForeignMessage, SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto3_ForeignMessage>.self) // map_string_foreign_message = 72
         case 586: try reader.readMapEntry(into: &self.mapStringNestedEnum, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self) // map_string_nested_enum = 73
         case 594: try reader.readMapEntry(into: &self.mapStringForeignEnum, SwiftFrame.ProtoString.self, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_ForeignEnum>.self) // map_string_foreign_enum = 74
-        case 600: self.packedInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // packed_int32 = 75
+        case 600: try reader.readVarint(appendingTo: &self.packedInt32, SwiftFrame.ProtoInt32.self) // packed_int32 = 75
         case 602: try reader.readPackedVarint(into: &self.packedInt32, SwiftFrame.ProtoInt32.self) // packed_int32 = 75, packed
-        case 608: self.packedInt64.append(try reader.readVarint(SwiftFrame.ProtoInt64.self)) // packed_int64 = 76
+        case 608: try reader.readVarint(appendingTo: &self.packedInt64, SwiftFrame.ProtoInt64.self) // packed_int64 = 76
         case 610: try reader.readPackedVarint(into: &self.packedInt64, SwiftFrame.ProtoInt64.self) // packed_int64 = 76, packed
-        case 616: self.packedUint32.append(try reader.readVarint(SwiftFrame.ProtoUInt32.self)) // packed_uint32 = 77
+        case 616: try reader.readVarint(appendingTo: &self.packedUint32, SwiftFrame.ProtoUInt32.self) // packed_uint32 = 77
         case 618: try reader.readPackedVarint(into: &self.packedUint32, SwiftFrame.ProtoUInt32.self) // packed_uint32 = 77, packed
-        case 624: self.packedUint64.append(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // packed_uint64 = 78
+        case 624: try reader.readVarint(appendingTo: &self.packedUint64, SwiftFrame.ProtoUInt64.self) // packed_uint64 = 78
         case 626: try reader.readPackedVarint(into: &self.packedUint64, SwiftFrame.ProtoUInt64.self) // packed_uint64 = 78, packed
-        case 632: self.packedSint32.append(try reader.readVarint(SwiftFrame.ProtoSInt32.self)) // packed_sint32 = 79
+        case 632: try reader.readVarint(appendingTo: &self.packedSint32, SwiftFrame.ProtoSInt32.self) // packed_sint32 = 79
         case 634: try reader.readPackedVarint(into: &self.packedSint32, SwiftFrame.ProtoSInt32.self) // packed_sint32 = 79, packed
-        case 640: self.packedSint64.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // packed_sint64 = 80
+        case 640: try reader.readVarint(appendingTo: &self.packedSint64, SwiftFrame.ProtoSInt64.self) // packed_sint64 = 80
         case 642: try reader.readPackedVarint(into: &self.packedSint64, SwiftFrame.ProtoSInt64.self) // packed_sint64 = 80, packed
         case 650: try reader.readPackedFixed32(into: &self.packedFixed32, SwiftFrame.ProtoFixed32.self) // packed_fixed32 = 81, packed
-        case 653: self.packedFixed32.append(try reader.readFixed32(SwiftFrame.ProtoFixed32.self)) // packed_fixed32 = 81
-        case 657: self.packedFixed64.append(try reader.readFixed64(SwiftFrame.ProtoFixed64.self)) // packed_fixed64 = 82
+        case 653: try reader.readFixed32(appendingTo: &self.packedFixed32, SwiftFrame.ProtoFixed32.self) // packed_fixed32 = 81
+        case 657: try reader.readFixed64(appendingTo: &self.packedFixed64, SwiftFrame.ProtoFixed64.self) // packed_fixed64 = 82
         case 658: try reader.readPackedFixed64(into: &self.packedFixed64, SwiftFrame.ProtoFixed64.self) // packed_fixed64 = 82, packed
         case 666: try reader.readPackedFixed32(into: &self.packedSfixed32, SwiftFrame.ProtoSFixed32.self) // packed_sfixed32 = 83, packed
-        case 669: self.packedSfixed32.append(try reader.readFixed32(SwiftFrame.ProtoSFixed32.self)) // packed_sfixed32 = 83
-        case 673: self.packedSfixed64.append(try reader.readFixed64(SwiftFrame.ProtoSFixed64.self)) // packed_sfixed64 = 84
+        case 669: try reader.readFixed32(appendingTo: &self.packedSfixed32, SwiftFrame.ProtoSFixed32.self) // packed_sfixed32 = 83
+        case 673: try reader.readFixed64(appendingTo: &self.packedSfixed64, SwiftFrame.ProtoSFixed64.self) // packed_sfixed64 = 84
         case 674: try reader.readPackedFixed64(into: &self.packedSfixed64, SwiftFrame.ProtoSFixed64.self) // packed_sfixed64 = 84, packed
         case 682: try reader.readPackedFixed32(into: &self.packedFloat, SwiftFrame.ProtoFloat.self) // packed_float = 85, packed
-        case 685: self.packedFloat.append(try reader.readFixed32(SwiftFrame.ProtoFloat.self)) // packed_float = 85
-        case 689: self.packedDouble.append(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // packed_double = 86
+        case 685: try reader.readFixed32(appendingTo: &self.packedFloat, SwiftFrame.ProtoFloat.self) // packed_float = 85
+        case 689: try reader.readFixed64(appendingTo: &self.packedDouble, SwiftFrame.ProtoDouble.self) // packed_double = 86
         case 690: try reader.readPackedFixed64(into: &self.packedDouble, SwiftFrame.ProtoDouble.self) // packed_double = 86, packed
-        case 696: self.packedBool.append(try reader.readVarint(SwiftFrame.ProtoBool.self)) // packed_bool = 87
+        case 696: try reader.readVarint(appendingTo: &self.packedBool, SwiftFrame.ProtoBool.self) // packed_bool = 87
         case 698: try reader.readPackedVarint(into: &self.packedBool, SwiftFrame.ProtoBool.self) // packed_bool = 87, packed
-        case 704: self.packedNestedEnum.append(try reader.readVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self)) // packed_nested_enum = 88
+        case 704: try reader.readVarint(appendingTo: &self.packedNestedEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self) // packed_nested_enum = 88
         case 706: try reader.readPackedVarint(into: &self.packedNestedEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self) // packed_nested_enum = 88, packed
-        case 712: self.unpackedInt32.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // unpacked_int32 = 89
+        case 712: try reader.readVarint(appendingTo: &self.unpackedInt32, SwiftFrame.ProtoInt32.self) // unpacked_int32 = 89
         case 714: try reader.readPackedVarint(into: &self.unpackedInt32, SwiftFrame.ProtoInt32.self) // unpacked_int32 = 89, packed
-        case 720: self.unpackedInt64.append(try reader.readVarint(SwiftFrame.ProtoInt64.self)) // unpacked_int64 = 90
+        case 720: try reader.readVarint(appendingTo: &self.unpackedInt64, SwiftFrame.ProtoInt64.self) // unpacked_int64 = 90
         case 722: try reader.readPackedVarint(into: &self.unpackedInt64, SwiftFrame.ProtoInt64.self) // unpacked_int64 = 90, packed
-        case 728: self.unpackedUint32.append(try reader.readVarint(SwiftFrame.ProtoUInt32.self)) // unpacked_uint32 = 91
+        case 728: try reader.readVarint(appendingTo: &self.unpackedUint32, SwiftFrame.ProtoUInt32.self) // unpacked_uint32 = 91
         case 730: try reader.readPackedVarint(into: &self.unpackedUint32, SwiftFrame.ProtoUInt32.self) // unpacked_uint32 = 91, packed
-        case 736: self.unpackedUint64.append(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // unpacked_uint64 = 92
+        case 736: try reader.readVarint(appendingTo: &self.unpackedUint64, SwiftFrame.ProtoUInt64.self) // unpacked_uint64 = 92
         case 738: try reader.readPackedVarint(into: &self.unpackedUint64, SwiftFrame.ProtoUInt64.self) // unpacked_uint64 = 92, packed
-        case 744: self.unpackedSint32.append(try reader.readVarint(SwiftFrame.ProtoSInt32.self)) // unpacked_sint32 = 93
+        case 744: try reader.readVarint(appendingTo: &self.unpackedSint32, SwiftFrame.ProtoSInt32.self) // unpacked_sint32 = 93
         case 746: try reader.readPackedVarint(into: &self.unpackedSint32, SwiftFrame.ProtoSInt32.self) // unpacked_sint32 = 93, packed
-        case 752: self.unpackedSint64.append(try reader.readVarint(SwiftFrame.ProtoSInt64.self)) // unpacked_sint64 = 94
+        case 752: try reader.readVarint(appendingTo: &self.unpackedSint64, SwiftFrame.ProtoSInt64.self) // unpacked_sint64 = 94
         case 754: try reader.readPackedVarint(into: &self.unpackedSint64, SwiftFrame.ProtoSInt64.self) // unpacked_sint64 = 94, packed
         case 762: try reader.readPackedFixed32(into: &self.unpackedFixed32, SwiftFrame.ProtoFixed32.self) // unpacked_fixed32 = 95, packed
-        case 765: self.unpackedFixed32.append(try reader.readFixed32(SwiftFrame.ProtoFixed32.self)) // unpacked_fixed32 = 95
-        case 769: self.unpackedFixed64.append(try reader.readFixed64(SwiftFrame.ProtoFixed64.self)) // unpacked_fixed64 = 96
+        case 765: try reader.readFixed32(appendingTo: &self.unpackedFixed32, SwiftFrame.ProtoFixed32.self) // unpacked_fixed32 = 95
+        case 769: try reader.readFixed64(appendingTo: &self.unpackedFixed64, SwiftFrame.ProtoFixed64.self) // unpacked_fixed64 = 96
         case 770: try reader.readPackedFixed64(into: &self.unpackedFixed64, SwiftFrame.ProtoFixed64.self) // unpacked_fixed64 = 96, packed
         case 778: try reader.readPackedFixed32(into: &self.unpackedSfixed32, SwiftFrame.ProtoSFixed32.self) // unpacked_sfixed32 = 97, packed
-        case 781: self.unpackedSfixed32.append(try reader.readFixed32(SwiftFrame.ProtoSFixed32.self)) // unpacked_sfixed32 = 97
-        case 785: self.unpackedSfixed64.append(try reader.readFixed64(SwiftFrame.ProtoSFixed64.self)) // unpacked_sfixed64 = 98
+        case 781: try reader.readFixed32(appendingTo: &self.unpackedSfixed32, SwiftFrame.ProtoSFixed32.self) // unpacked_sfixed32 = 97
+        case 785: try reader.readFixed64(appendingTo: &self.unpackedSfixed64, SwiftFrame.ProtoSFixed64.self) // unpacked_sfixed64 = 98
         case 786: try reader.readPackedFixed64(into: &self.unpackedSfixed64, SwiftFrame.ProtoSFixed64.self) // unpacked_sfixed64 = 98, packed
         case 794: try reader.readPackedFixed32(into: &self.unpackedFloat, SwiftFrame.ProtoFloat.self) // unpacked_float = 99, packed
-        case 797: self.unpackedFloat.append(try reader.readFixed32(SwiftFrame.ProtoFloat.self)) // unpacked_float = 99
-        case 801: self.unpackedDouble.append(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // unpacked_double = 100
+        case 797: try reader.readFixed32(appendingTo: &self.unpackedFloat, SwiftFrame.ProtoFloat.self) // unpacked_float = 99
+        case 801: try reader.readFixed64(appendingTo: &self.unpackedDouble, SwiftFrame.ProtoDouble.self) // unpacked_double = 100
         case 802: try reader.readPackedFixed64(into: &self.unpackedDouble, SwiftFrame.ProtoDouble.self) // unpacked_double = 100, packed
-        case 808: self.unpackedBool.append(try reader.readVarint(SwiftFrame.ProtoBool.self)) // unpacked_bool = 101
+        case 808: try reader.readVarint(appendingTo: &self.unpackedBool, SwiftFrame.ProtoBool.self) // unpacked_bool = 101
         case 810: try reader.readPackedVarint(into: &self.unpackedBool, SwiftFrame.ProtoBool.self) // unpacked_bool = 101, packed
-        case 816: self.unpackedNestedEnum.append(try reader.readVarint(SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self)) // unpacked_nested_enum = 102
+        case 816: try reader.readVarint(appendingTo: &self.unpackedNestedEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self) // unpacked_nested_enum = 102
         case 818: try reader.readPackedVarint(into: &self.unpackedNestedEnum, SwiftFrame.ProtoEnum<ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedEnum>.self) // unpacked_nested_enum = 102, packed
         case 888: self.oneofField = .oneofUint32(try reader.readVarint(SwiftFrame.ProtoUInt32.self)) // oneof_uint32 = 111
         case 898: // oneof_nested_message = 112

@@ -15,11 +15,11 @@ public enum ProtobufTestMessages_Proto2_ForeignEnumProto2: Swift.Int32, SwiftFra
         self = .foreignFoo
     }
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "FOREIGN_FOO"),
-        (1, "FOREIGN_BAR"),
-        (2, "FOREIGN_BAZ"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 FOREIGN_FOO
+        1 FOREIGN_BAR
+        2 FOREIGN_BAZ
+        """)
 }
 
 /// This proto includes every type of field in both singular and repeated
@@ -482,12 +482,12 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Extensi
             self = .foo
         }
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "FOO"),
-            (1, "BAR"),
-            (2, "BAZ"),
-            (-1, "NEG"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 FOO
+            1 BAR
+            2 BAZ
+            -1 NEG
+            """)
     }
 
     public struct NestedMessage: SwiftFrame.Message {
@@ -633,10 +633,10 @@ public struct ProtobufTestMessages_Proto2_EnumOnlyProto2: SwiftFrame.Message {
             self = .kFalse
         }
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "kFalse"),
-            (1, "kTrue"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 kFalse
+            1 kTrue
+            """)
     }
 }
 

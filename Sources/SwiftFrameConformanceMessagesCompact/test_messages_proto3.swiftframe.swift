@@ -38,11 +38,11 @@ public enum ProtobufTestMessages_Proto3_ForeignEnum: SwiftFrame.Enum {
 
     public static let allCases: [Self] = [.foreignFoo, .foreignBar, .foreignBaz]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "FOREIGN_FOO"),
-        (1, "FOREIGN_BAR"),
-        (2, "FOREIGN_BAZ"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 FOREIGN_FOO
+        1 FOREIGN_BAR
+        2 FOREIGN_BAZ
+        """)
 }
 
 /// This proto includes every type of field in both singular and repeated
@@ -616,12 +616,12 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
 
         public static let allCases: [Self] = [.foo, .bar, .baz, .neg]
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "FOO"),
-            (1, "BAR"),
-            (2, "BAZ"),
-            (-1, "NEG"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 FOO
+            1 BAR
+            2 BAZ
+            -1 NEG
+            """)
     }
 
     public enum AliasedEnum: SwiftFrame.Enum {
@@ -660,14 +660,14 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
 
         public static let allCases: [Self] = [.aliasFoo, .aliasBar, .aliasBaz]
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "ALIAS_FOO"),
-            (1, "ALIAS_BAR"),
-            (2, "ALIAS_BAZ"),
-            (2, "MOO"),
-            (2, "bAz"),
-            (2, "moo"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 ALIAS_FOO
+            1 ALIAS_BAR
+            2 ALIAS_BAZ
+            2 MOO
+            2 bAz
+            2 moo
+            """)
     }
 
     public struct NestedMessage: SwiftFrame.Message {
@@ -741,10 +741,10 @@ public struct ProtobufTestMessages_Proto3_EnumOnlyProto3: SwiftFrame.Message {
 
         public static let allCases: [Self] = [.kFalse, .kTrue]
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "kFalse"),
-            (1, "kTrue"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 kFalse
+            1 kTrue
+            """)
     }
 }
 

@@ -149,7 +149,7 @@ extension Bench_Flat: SwiftFrame.FieldTableMessage {
             case 16: self.timestamp = try reader.readVarint(SwiftFrame.ProtoInt64.self) // timestamp = 2
             case 26: self.name = try reader.readString() // name = 3
             case 34: self.payload = try reader.readBytes() // payload = 4
-            case 40: self.samples.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // samples = 5
+            case 40: try reader.readVarint(appendingTo: &self.samples, SwiftFrame.ProtoInt32.self) // samples = 5
             case 42: try reader.readPackedVarint(into: &self.samples, SwiftFrame.ProtoInt32.self) // samples = 5, packed
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
@@ -261,11 +261,11 @@ extension Bench_RepeatedHeavy: SwiftFrame.FieldTableMessage {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.ints.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // ints = 1
+            case 8: try reader.readVarint(appendingTo: &self.ints, SwiftFrame.ProtoInt32.self) // ints = 1
             case 10: try reader.readPackedVarint(into: &self.ints, SwiftFrame.ProtoInt32.self) // ints = 1, packed
-            case 17: self.doubles.append(try reader.readFixed64(SwiftFrame.ProtoDouble.self)) // doubles = 2
+            case 17: try reader.readFixed64(appendingTo: &self.doubles, SwiftFrame.ProtoDouble.self) // doubles = 2
             case 18: try reader.readPackedFixed64(into: &self.doubles, SwiftFrame.ProtoDouble.self) // doubles = 2, packed
-            case 26: self.names.append(try reader.readString()) // names = 3
+            case 26: try reader.readString(appendingTo: &self.names) // names = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

@@ -258,6 +258,35 @@ public struct ProtoReader {
         return bytes
     }
 
+    // MARK: Repeated scalars (unpacked)
+    //
+    // Generated code reads each value of an unpacked repeated field through one of these, one
+    // call per case of its decode switch, where an `append` in the case copied the array's
+    // growth into each (specialised once per codec type instead).
+
+    @inlinable @inline(never)
+    public mutating func readVarint<C: VarintCodec>(appendingTo values: inout [C.Value], _: C.Type) throws(WireError) {
+        values.append(C.value(try readVarint()))
+    }
+
+    @inlinable @inline(never)
+    public mutating func readFixed32<C: Fixed32Codec>(appendingTo values: inout [C.Value], _: C.Type) throws(WireError) {
+        values.append(C.value(try readFixed32()))
+    }
+
+    @inlinable @inline(never)
+    public mutating func readFixed64<C: Fixed64Codec>(appendingTo values: inout [C.Value], _: C.Type) throws(WireError) {
+        values.append(C.value(try readFixed64()))
+    }
+
+    public mutating func readString(appendingTo values: inout [String]) throws(WireError) {
+        values.append(try readString())
+    }
+
+    public mutating func readBytes(appendingTo values: inout [[UInt8]]) throws(WireError) {
+        values.append(try readBytes())
+    }
+
     // MARK: Repeated scalars (packed)
 
     /// Reads a packed run of varints, appending to `values`.

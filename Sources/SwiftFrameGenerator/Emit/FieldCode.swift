@@ -298,6 +298,17 @@ struct FieldCode {
         }
     }
 
+    /// Reads one value of an unpacked repeated field into `access`.
+    private static func readValue(_ plain: Field.Plain, appendingTo access: String) -> String {
+        switch encoding(plain) {
+        case .varint: return "try reader.readVarint(appendingTo: &\(access), \(codec(plain)).self)"
+        case .fixed32: return "try reader.readFixed32(appendingTo: &\(access), \(codec(plain)).self)"
+        case .fixed64: return "try reader.readFixed64(appendingTo: &\(access), \(codec(plain)).self)"
+        case .string: return "try reader.readString(appendingTo: &\(access))"
+        case .bytes: return "try reader.readBytes(appendingTo: &\(access))"
+        }
+    }
+
     /// The `case` lines of the decode switch: tag and statements.
     var decodeCases: [(tag: UInt32, statements: [String])] {
         switch field.shape {
@@ -360,7 +371,7 @@ struct FieldCode {
                 ]),
             ]
         }
-        var cases = [(tag(wireType), ["\(access).append(\(Self.readValue(plain)))"])]
+        var cases = [(tag(wireType), [Self.readValue(plain, appendingTo: access)])]
         if let packable {
             cases.append((tag(.lengthDelimited), [
                 "try reader.readPacked\(Self.packedName(packable))(into: &\(access), \(Self.codec(plain)).self)",

@@ -25,16 +25,16 @@ public struct Midgame_MsgId: SwiftFrame.Message {
             self = .none
         }
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "MID_NONE"),
-            (1001, "LoginReq"),
-            (1002, "LoginRsp"),
-            (1003, "HeartBeat"),
-            (1101, "EnterRoomReq"),
-            (1102, "EnterRoomRsp"),
-            (1103, "RoomBroadcastNtf"),
-            (1999, "ErrorNtf"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 MID_NONE
+            1001 LoginReq
+            1002 LoginRsp
+            1003 HeartBeat
+            1101 EnterRoomReq
+            1102 EnterRoomRsp
+            1103 RoomBroadcastNtf
+            1999 ErrorNtf
+            """)
     }
 }
 

@@ -25,16 +25,16 @@ public struct Midgame_MsgId: SwiftFrame.Message {
             self = .none
         }
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "MID_NONE"),
-            (1001, "LoginReq"),
-            (1002, "LoginRsp"),
-            (1003, "HeartBeat"),
-            (1101, "EnterRoomReq"),
-            (1102, "EnterRoomRsp"),
-            (1103, "RoomBroadcastNtf"),
-            (1999, "ErrorNtf"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 MID_NONE
+            1001 LoginReq
+            1002 LoginRsp
+            1003 HeartBeat
+            1101 EnterRoomReq
+            1102 EnterRoomRsp
+            1103 RoomBroadcastNtf
+            1999 ErrorNtf
+            """)
     }
 }
 
@@ -432,7 +432,7 @@ extension Midgame_EnterRoomRsp: SwiftFrame.FieldTableMessage {
             switch tag {
             case 8: if let value = try reader.readClosedEnum(Midgame_MsgId.MID.self, unknownFields: &self.unknownFields) { self.mid = value } // mid = 1
             case 16: self.result = try reader.readVarint(SwiftFrame.ProtoInt32.self) // result = 2
-            case 24: self.players.append(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // players = 3
+            case 24: try reader.readVarint(appendingTo: &self.players, SwiftFrame.ProtoUInt64.self) // players = 3
             case 26: try reader.readPackedVarint(into: &self.players, SwiftFrame.ProtoUInt64.self) // players = 3, packed
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }

@@ -50,13 +50,13 @@ public enum Msgid_MessageID: SwiftFrame.Enum {
         .msgPing,
     ]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "MSG_NONE"),
-        (10001, "MSG_LOGIN_REQUEST"),
-        (10002, "MSG_LOGIN_RESPONSE"),
-        (10003, "MSG_CHAT_PUSH"),
-        (10004, "MSG_PING"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 MSG_NONE
+        10001 MSG_LOGIN_REQUEST
+        10002 MSG_LOGIN_RESPONSE
+        10003 MSG_CHAT_PUSH
+        10004 MSG_PING
+        """)
 }
 
 public struct Msgid_LoginRequest: SwiftFrame.Message {

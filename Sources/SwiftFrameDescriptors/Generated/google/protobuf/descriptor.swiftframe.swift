@@ -316,26 +316,26 @@ public struct Google_Protobuf_FieldDescriptorProto: SwiftFrame.Message {
             self = .double
         }
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (1, "TYPE_DOUBLE"),
-            (2, "TYPE_FLOAT"),
-            (3, "TYPE_INT64"),
-            (4, "TYPE_UINT64"),
-            (5, "TYPE_INT32"),
-            (6, "TYPE_FIXED64"),
-            (7, "TYPE_FIXED32"),
-            (8, "TYPE_BOOL"),
-            (9, "TYPE_STRING"),
-            (10, "TYPE_GROUP"),
-            (11, "TYPE_MESSAGE"),
-            (12, "TYPE_BYTES"),
-            (13, "TYPE_UINT32"),
-            (14, "TYPE_ENUM"),
-            (15, "TYPE_SFIXED32"),
-            (16, "TYPE_SFIXED64"),
-            (17, "TYPE_SINT32"),
-            (18, "TYPE_SINT64"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            1 TYPE_DOUBLE
+            2 TYPE_FLOAT
+            3 TYPE_INT64
+            4 TYPE_UINT64
+            5 TYPE_INT32
+            6 TYPE_FIXED64
+            7 TYPE_FIXED32
+            8 TYPE_BOOL
+            9 TYPE_STRING
+            10 TYPE_GROUP
+            11 TYPE_MESSAGE
+            12 TYPE_BYTES
+            13 TYPE_UINT32
+            14 TYPE_ENUM
+            15 TYPE_SFIXED32
+            16 TYPE_SFIXED64
+            17 TYPE_SINT32
+            18 TYPE_SINT64
+            """)
     }
 
     public enum Label: Swift.Int32, SwiftFrame.ClosedEnum {
@@ -348,11 +348,11 @@ public struct Google_Protobuf_FieldDescriptorProto: SwiftFrame.Message {
             self = .optional
         }
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (1, "LABEL_OPTIONAL"),
-            (2, "LABEL_REQUIRED"),
-            (3, "LABEL_REPEATED"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            1 LABEL_OPTIONAL
+            2 LABEL_REQUIRED
+            3 LABEL_REPEATED
+            """)
     }
 }
 
@@ -686,11 +686,11 @@ public struct Google_Protobuf_FileOptions: SwiftFrame.ExtensibleMessage {
             self = .speed
         }
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (1, "SPEED"),
-            (2, "CODE_SIZE"),
-            (3, "LITE_RUNTIME"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            1 SPEED
+            2 CODE_SIZE
+            3 LITE_RUNTIME
+            """)
     }
 }
 
@@ -893,11 +893,11 @@ public struct Google_Protobuf_FieldOptions: SwiftFrame.ExtensibleMessage {
             self = .string
         }
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "STRING"),
-            (1, "CORD"),
-            (2, "STRING_PIECE"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 STRING
+            1 CORD
+            2 STRING_PIECE
+            """)
     }
 
     public enum JSType: Swift.Int32, SwiftFrame.ClosedEnum {
@@ -912,11 +912,11 @@ public struct Google_Protobuf_FieldOptions: SwiftFrame.ExtensibleMessage {
             self = .jsNormal
         }
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "JS_NORMAL"),
-            (1, "JS_STRING"),
-            (2, "JS_NUMBER"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 JS_NORMAL
+            1 JS_STRING
+            2 JS_NUMBER
+            """)
     }
 }
 
@@ -1068,11 +1068,11 @@ public struct Google_Protobuf_MethodOptions: SwiftFrame.ExtensibleMessage {
             self = .idempotencyUnknown
         }
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "IDEMPOTENCY_UNKNOWN"),
-            (1, "NO_SIDE_EFFECTS"),
-            (2, "IDEMPOTENT"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 IDEMPOTENCY_UNKNOWN
+            1 NO_SIDE_EFFECTS
+            2 IDEMPOTENT
+            """)
     }
 }
 
@@ -1419,16 +1419,16 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
         switch tag {
         case 10: self.name = try reader.readString() // name = 1
         case 18: self.package = try reader.readString() // package = 2
-        case 26: self.dependency.append(try reader.readString()) // dependency = 3
+        case 26: try reader.readString(appendingTo: &self.dependency) // dependency = 3
         case 34: try reader.readMessage(appendingTo: &self.messageType) // message_type = 4
         case 42: try reader.readMessage(appendingTo: &self.enumType) // enum_type = 5
         case 50: try reader.readMessage(appendingTo: &self.service) // service = 6
         case 58: try reader.readMessage(appendingTo: &self.extension_) // extension = 7
         case 66: try reader.readMessage(into: &self._options) // options = 8
         case 74: try reader.readMessage(into: &self._sourceCodeInfo) // source_code_info = 9
-        case 80: self.publicDependency.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // public_dependency = 10
+        case 80: try reader.readVarint(appendingTo: &self.publicDependency, SwiftFrame.ProtoInt32.self) // public_dependency = 10
         case 82: try reader.readPackedVarint(into: &self.publicDependency, SwiftFrame.ProtoInt32.self) // public_dependency = 10, packed
-        case 88: self.weakDependency.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // weak_dependency = 11
+        case 88: try reader.readVarint(appendingTo: &self.weakDependency, SwiftFrame.ProtoInt32.self) // weak_dependency = 11
         case 90: try reader.readPackedVarint(into: &self.weakDependency, SwiftFrame.ProtoInt32.self) // weak_dependency = 11, packed
         case 98: self.syntax = try reader.readString() // syntax = 12
         default: try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -1541,7 +1541,7 @@ extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
         case 58: try reader.readMessage(into: &self._options) // options = 7
         case 66: try reader.readMessage(appendingTo: &self.oneofDecl) // oneof_decl = 8
         case 74: try reader.readMessage(appendingTo: &self.reservedRange) // reserved_range = 9
-        case 82: self.reservedName.append(try reader.readString()) // reserved_name = 10
+        case 82: try reader.readString(appendingTo: &self.reservedName) // reserved_name = 10
         default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
@@ -1933,7 +1933,7 @@ extension Google_Protobuf_EnumDescriptorProto: SwiftFrame.FieldTableMessage {
             case 18: try reader.readMessage(appendingTo: &self.value) // value = 2
             case 26: try reader.readMessage(into: &self._options) // options = 3
             case 34: try reader.readMessage(appendingTo: &self.reservedRange) // reserved_range = 4
-            case 42: self.reservedName.append(try reader.readString()) // reserved_name = 5
+            case 42: try reader.readString(appendingTo: &self.reservedName) // reserved_name = 5
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -3037,13 +3037,13 @@ extension Google_Protobuf_SourceCodeInfo.Location: SwiftFrame.FieldTableMessage 
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.path.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // path = 1
+            case 8: try reader.readVarint(appendingTo: &self.path, SwiftFrame.ProtoInt32.self) // path = 1
             case 10: try reader.readPackedVarint(into: &self.path, SwiftFrame.ProtoInt32.self) // path = 1, packed
-            case 16: self.span.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // span = 2
+            case 16: try reader.readVarint(appendingTo: &self.span, SwiftFrame.ProtoInt32.self) // span = 2
             case 18: try reader.readPackedVarint(into: &self.span, SwiftFrame.ProtoInt32.self) // span = 2, packed
             case 26: self.leadingComments = try reader.readString() // leading_comments = 3
             case 34: self.trailingComments = try reader.readString() // trailing_comments = 4
-            case 50: self.leadingDetachedComments.append(try reader.readString()) // leading_detached_comments = 6
+            case 50: try reader.readString(appendingTo: &self.leadingDetachedComments) // leading_detached_comments = 6
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -3135,7 +3135,7 @@ extension Google_Protobuf_GeneratedCodeInfo.Annotation: SwiftFrame.FieldTableMes
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 8: self.path.append(try reader.readVarint(SwiftFrame.ProtoInt32.self)) // path = 1
+            case 8: try reader.readVarint(appendingTo: &self.path, SwiftFrame.ProtoInt32.self) // path = 1
             case 10: try reader.readPackedVarint(into: &self.path, SwiftFrame.ProtoInt32.self) // path = 1, packed
             case 18: self.sourceFile = try reader.readString() // source_file = 2
             case 24: self.begin = try reader.readVarint(SwiftFrame.ProtoInt32.self) // begin = 3

@@ -262,7 +262,7 @@ extension Swiftframe_Table: SwiftFrame.FieldTableMessage {
         switch tag {
         case 10: self.file = try reader.readString() // file = 1
         case 18: self.layout = try reader.readString() // layout = 2
-        case 26: self.idEnum.append(try reader.readString()) // id_enum = 3
+        case 26: try reader.readString(appendingTo: &self.idEnum) // id_enum = 3
         case 34: self.messageOption = try reader.readString() // message_option = 4
         case 42: self.defaultField = try reader.readString() // default_field = 5
         case 50: try reader.readMessage(into: &self._comments) // comments = 6

@@ -233,7 +233,7 @@ extension Google_Protobuf_FieldMask: SwiftFrame.FieldTableMessage {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.paths.append(try reader.readString()) // paths = 1
+            case 10: try reader.readString(appendingTo: &self.paths) // paths = 1
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }

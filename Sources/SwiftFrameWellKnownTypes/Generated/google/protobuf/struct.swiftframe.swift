@@ -36,9 +36,9 @@ public enum Google_Protobuf_NullValue: SwiftFrame.Enum {
 
     public static let allCases: [Self] = [.nullValue]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "NULL_VALUE"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 NULL_VALUE
+        """)
 }
 
 /// `Struct` represents a structured data value, consisting of fields

@@ -37,10 +37,10 @@ public enum Google_Protobuf_Syntax: SwiftFrame.Enum {
 
     public static let allCases: [Self] = [.proto2, .proto3]
 
-    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-        (0, "SYNTAX_PROTO2"),
-        (1, "SYNTAX_PROTO3"),
-    ]
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 SYNTAX_PROTO2
+        1 SYNTAX_PROTO3
+        """)
 }
 
 /// A protocol buffer message type.
@@ -253,27 +253,27 @@ public struct Google_Protobuf_Field: SwiftFrame.Message {
             .typeSint64,
         ]
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "TYPE_UNKNOWN"),
-            (1, "TYPE_DOUBLE"),
-            (2, "TYPE_FLOAT"),
-            (3, "TYPE_INT64"),
-            (4, "TYPE_UINT64"),
-            (5, "TYPE_INT32"),
-            (6, "TYPE_FIXED64"),
-            (7, "TYPE_FIXED32"),
-            (8, "TYPE_BOOL"),
-            (9, "TYPE_STRING"),
-            (10, "TYPE_GROUP"),
-            (11, "TYPE_MESSAGE"),
-            (12, "TYPE_BYTES"),
-            (13, "TYPE_UINT32"),
-            (14, "TYPE_ENUM"),
-            (15, "TYPE_SFIXED32"),
-            (16, "TYPE_SFIXED64"),
-            (17, "TYPE_SINT32"),
-            (18, "TYPE_SINT64"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 TYPE_UNKNOWN
+            1 TYPE_DOUBLE
+            2 TYPE_FLOAT
+            3 TYPE_INT64
+            4 TYPE_UINT64
+            5 TYPE_INT32
+            6 TYPE_FIXED64
+            7 TYPE_FIXED32
+            8 TYPE_BOOL
+            9 TYPE_STRING
+            10 TYPE_GROUP
+            11 TYPE_MESSAGE
+            12 TYPE_BYTES
+            13 TYPE_UINT32
+            14 TYPE_ENUM
+            15 TYPE_SFIXED32
+            16 TYPE_SFIXED64
+            17 TYPE_SINT32
+            18 TYPE_SINT64
+            """)
     }
 
     /// Whether a field is optional, required, or repeated.
@@ -315,12 +315,12 @@ public struct Google_Protobuf_Field: SwiftFrame.Message {
 
         public static let allCases: [Self] = [.unknown, .optional, .required, .repeated]
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "CARDINALITY_UNKNOWN"),
-            (1, "CARDINALITY_OPTIONAL"),
-            (2, "CARDINALITY_REQUIRED"),
-            (3, "CARDINALITY_REPEATED"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 CARDINALITY_UNKNOWN
+            1 CARDINALITY_OPTIONAL
+            2 CARDINALITY_REQUIRED
+            3 CARDINALITY_REPEATED
+            """)
     }
 }
 
@@ -438,7 +438,7 @@ extension Google_Protobuf_Type: SwiftFrame.FieldTableMessage {
             switch tag {
             case 10: self.name = try reader.readString() // name = 1
             case 18: try reader.readMessage(appendingTo: &self.fields) // fields = 2
-            case 26: self.oneofs.append(try reader.readString()) // oneofs = 3
+            case 26: try reader.readString(appendingTo: &self.oneofs) // oneofs = 3
             case 34: try reader.readMessage(appendingTo: &self.options) // options = 4
             case 42: try reader.readMessage(into: &self._sourceContext) // source_context = 5
             case 48: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self) // syntax = 6

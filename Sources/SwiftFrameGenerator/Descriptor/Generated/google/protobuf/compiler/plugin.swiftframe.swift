@@ -116,10 +116,10 @@ public struct Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.Message
             self = .none
         }
 
-        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = [
-            (0, "FEATURE_NONE"),
-            (1, "FEATURE_PROTO3_OPTIONAL"),
-        ]
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 FEATURE_NONE
+            1 FEATURE_PROTO3_OPTIONAL
+            """)
     }
 
     /// Represents a single generated file.
@@ -279,7 +279,7 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.FieldTableMe
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: self.fileToGenerate.append(try reader.readString()) // file_to_generate = 1
+            case 10: try reader.readString(appendingTo: &self.fileToGenerate) // file_to_generate = 1
             case 18: self.parameter = try reader.readString() // parameter = 2
             case 26: try reader.readMessage(into: &self._compilerVersion) // compiler_version = 3
             case 122: try reader.readMessage(appendingTo: &self.protoFile) // proto_file = 15
