@@ -287,26 +287,21 @@ struct FieldCode {
 
     // MARK: Decoding
 
-    /// `try reader.readString()`: reads one value of the field's type.
-    private static func readValue(_ plain: Field.Plain) -> String {
+    /// `try reader.readString()`: reads one value of the field's type; with `access`, one
+    /// value of an unpacked repeated field appended to it
+    /// (`try reader.readString(appendingTo: &self.tags)`).
+    private static func readValue(_ plain: Field.Plain, appendingTo access: String? = nil) -> String {
+        let method: String
+        var codecArgument: String? = "\(codec(plain)).self"
         switch encoding(plain) {
-        case .varint: return "try reader.readVarint(\(codec(plain)).self)"
-        case .fixed32: return "try reader.readFixed32(\(codec(plain)).self)"
-        case .fixed64: return "try reader.readFixed64(\(codec(plain)).self)"
-        case .string: return "try reader.readString()"
-        case .bytes: return "try reader.readBytes()"
+        case .varint: method = "readVarint"
+        case .fixed32: method = "readFixed32"
+        case .fixed64: method = "readFixed64"
+        case .string: (method, codecArgument) = ("readString", nil)
+        case .bytes: (method, codecArgument) = ("readBytes", nil)
         }
-    }
-
-    /// Reads one value of an unpacked repeated field into `access`.
-    private static func readValue(_ plain: Field.Plain, appendingTo access: String) -> String {
-        switch encoding(plain) {
-        case .varint: return "try reader.readVarint(appendingTo: &\(access), \(codec(plain)).self)"
-        case .fixed32: return "try reader.readFixed32(appendingTo: &\(access), \(codec(plain)).self)"
-        case .fixed64: return "try reader.readFixed64(appendingTo: &\(access), \(codec(plain)).self)"
-        case .string: return "try reader.readString(appendingTo: &\(access))"
-        case .bytes: return "try reader.readBytes(appendingTo: &\(access))"
-        }
+        let arguments = [access.map { "appendingTo: &\($0)" }, codecArgument].compactMap { $0 }
+        return "try reader.\(method)(\(arguments.joined(separator: ", ")))"
     }
 
     /// The `case` lines of the decode switch: tag and statements.

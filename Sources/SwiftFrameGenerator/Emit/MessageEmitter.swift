@@ -376,13 +376,14 @@ struct MessageEmitter {
         printer.line("@inline(never)")
         printer.block("\(visibility)func checkInitialized() throws(SwiftFrame.WireError)") {
             printer.line("try self.checkTableFields()")
-            for field in message.fields where FieldCode(field: field).isCustomInTable {
+            for code in message.fields.map(FieldCode.init) where code.isCustomInTable {
+                let field = code.field
                 if field.isRequired {
                     printer.block("if self.\(field.swiftName) == nil") {
                         printer.line("throw .missingRequiredField(message: Self.protoMessageName, field: \"\(field.protoName)\")")
                     }
                 }
-                guard FieldCode(field: field).needsInitializationCheck else { continue }
+                guard code.needsInitializationCheck else { continue }
                 let access = "self.\(field.swiftName)"
                 switch field.shape {
                 case .repeated, .packed: printer.line("for value in \(access) { try value.checkInitialized() }")
