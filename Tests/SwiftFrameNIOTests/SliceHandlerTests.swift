@@ -35,6 +35,24 @@ struct SliceContentsDecoder: ByteToMessageDecoder {
     }
 }
 
+/// Records the frames (copied) and errors a `FrameSliceHandler` passes on; `onFrame` is called
+/// after each frame is recorded.
+final class SliceRecorder: ChannelInboundHandler {
+    typealias InboundIn = FrameSlice
+    var seen: [Seen] = []
+    var onFrame: ((ChannelHandlerContext, FrameSlice) -> Void)?
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let slice = unwrapInboundIn(data)
+        seen.append(.frame(slice.copy()))
+        onFrame?(context, slice)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        seen.append(.error(error as! FrameError))
+    }
+}
+
 /// What a handler passed on: a frame (payload, header, offset) or an error.
 enum Seen: Equatable {
     case frame(Frame)
@@ -93,7 +111,28 @@ enum Seen: Equatable {
         var framesEnd: FrameError?
         do throws(FrameError) { try sliceHandler.finish() } catch { slicesEnd = error }
         do throws(FrameError) { try frameHandler.finish() } catch { framesEnd = error }
+        // FrameSliceHandler, in a channel, passes on the same; at the end of input it reports
+        // an incomplete frame, not again an error that ended the stream.
+        let inbound = try! Self.inbound(layout, reads: reads)
+        #expect(inbound.seen == slices, "FrameSliceHandler, reads of \(reads.map(\.count))")
+        let endWanted = slicesEnd.flatMap { slices.contains(.error($0)) ? nil : Seen.error($0) }
+        #expect(inbound.end == (endWanted.map { [$0] } ?? []), "FrameSliceHandler's end, reads of \(reads.map(\.count))")
         return (slices, frames, slicesEnd, framesEnd)
+    }
+
+    /// Writes `reads` into a channel through a `FrameSliceHandler`; returns what it passed on,
+    /// and what it passed on when the channel went inactive.
+    static func inbound(_ layout: FrameLayout, reads: [[UInt8]]) throws -> (seen: [Seen], end: [Seen]) {
+        let channel = EmbeddedChannel()
+        let recorder = SliceRecorder()
+        try channel.pipeline.syncOperations.addHandlers([FrameSliceHandler(layout: layout), recorder])
+        for read in reads {
+            try channel.writeInbound(ByteBuffer(bytes: read))
+        }
+        let seen = recorder.seen
+        channel.pipeline.fireChannelInactive()
+        _ = try channel.finish()
+        return (seen, Array(recorder.seen.dropFirst(seen.count)))
     }
 
     static func normalized(_ frames: [Frame]) -> [Seen] {
@@ -167,9 +206,13 @@ enum Seen: Equatable {
         }
     }
 
-    @Test func severalFramesInOneReadAreSlicesOfIt() throws {
+    /// Through `ByteToMessageHandler(FrameSliceDecoderHandler)` and through `FrameSliceHandler`.
+    @Test(arguments: [false, true])
+    func severalFramesInOneReadAreSlicesOfIt(_ inbound: Bool) throws {
         let (bytes, expected) = try Self.stream(.gameTCP, sizes: [10, 0, 500, 33])
-        let channel = EmbeddedChannel(handler: ByteToMessageHandler(FrameSliceDecoderHandler(layout: .gameTCP)))
+        let channel = inbound
+            ? EmbeddedChannel(handler: FrameSliceHandler(layout: .gameTCP))
+            : EmbeddedChannel(handler: ByteToMessageHandler(FrameSliceDecoderHandler(layout: .gameTCP)))
         let read = ByteBuffer(bytes: bytes)
         try channel.writeInbound(read)
         let readStart = read.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) }
@@ -246,6 +289,47 @@ enum Seen: Equatable {
             return
         }
         #expect(run.slices == run.frames)
+    }
+
+    @Test func aReadFiredFromTheHeadWhileFramesArePassedOnIsCutAfterThem() throws {
+        let (bytes, expected) = try Self.stream(.gameTCP, sizes: [3, 4, 5, 6])
+        let split = expected[2].offset
+        let channel = EmbeddedChannel()
+        let recorder = SliceRecorder()
+        // On the first frame, the handler after FrameSliceHandler fires the rest of the stream
+        // from the head of the pipeline, and closes the channel on the second, cutting the
+        // rest short: the second read waits for the first, the end of input for both.
+        var fired = false
+        recorder.onFrame = { context, _ in
+            if !fired {
+                fired = true
+                context.pipeline.syncOperations.fireChannelRead(NIOAny(ByteBuffer(bytes: bytes[split..<(bytes.count - 2)])))
+            } else if recorder.seen.count == 2 {
+                context.pipeline.syncOperations.fireChannelInactive()
+            }
+        }
+        try channel.pipeline.syncOperations.addHandlers([FrameSliceHandler(layout: .gameTCP), recorder])
+        try channel.writeInbound(ByteBuffer(bytes: bytes[..<split]))
+        let want = Self.normalized(Array(expected.prefix(3)))
+            + [.error(.truncated(offset: expected[3].offset, buffered: bytes.count - 2 - expected[3].offset))]
+        #expect(recorder.seen == want)
+        // After the end of input, reads are dropped.
+        try channel.writeInbound(ByteBuffer(bytes: bytes))
+        #expect(recorder.seen == want)
+        _ = try channel.finish()
+    }
+
+    @Test func frameSliceHandlerReportsAnEndInsideAFrameOnHalfClosure() throws {
+        let (bytes, _) = try Self.stream(.gameTCP, sizes: [5, 100])
+        let channel = EmbeddedChannel()
+        let recorder = SliceRecorder()
+        try channel.pipeline.syncOperations.addHandlers([FrameSliceHandler(layout: .gameTCP), recorder])
+        try channel.writeInbound(ByteBuffer(bytes: bytes.dropLast(40)))
+        channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        channel.pipeline.fireChannelInactive()
+        #expect(recorder.seen.count == 2)
+        #expect(recorder.seen.last == .error(.truncated(offset: 17, buffered: bytes.count - 40 - 17)))
+        _ = try channel.finish()
     }
 
     /// The client's reply path: a reply that lies within a read reaches the request's

@@ -61,7 +61,7 @@ public struct FrameStream: @unchecked Sendable {
     }
 
     public static let decoders = [
-        "SwiftFrame", "SwiftFrame-Frame", "SwiftFrame-slices", "SwiftFrame-handler", "NIO-handler", "NIO-decoder", "memcpy",
+        "SwiftFrame", "SwiftFrame-Frame", "SwiftFrame-inbound", "SwiftFrame-slices", "SwiftFrame-handler", "NIO-handler", "NIO-decoder", "memcpy",
     ]
 
     // MARK: The four ways through the stream; each returns the payload bytes seen.
@@ -105,6 +105,20 @@ public struct FrameStream: @unchecked Sendable {
         try! channel.pipeline.syncOperations.addHandlers([
             ByteToMessageHandler(LengthFieldBasedFrameDecoder(lengthFieldLength: .four)), sink,
         ])
+        for buffer in buffers {
+            try! channel.writeInbound(buffer)
+        }
+        _ = try! channel.finish()
+        return sink.bytes
+    }
+
+    /// SwiftFrameNIO's FrameSliceHandler, a channel handler of its own (no ByteToMessageHandler),
+    /// in an EmbeddedChannel with the counting handler after it: frames passed on as
+    /// `decodeSwiftFrameSliceHandler` passes them.
+    public func decodeSwiftFrameInbound() -> Int {
+        let channel = EmbeddedChannel()
+        let sink = SliceSink()
+        try! channel.pipeline.syncOperations.addHandlers([FrameSliceHandler(layout: Self.layout), sink])
         for buffer in buffers {
             try! channel.writeInbound(buffer)
         }
@@ -188,6 +202,7 @@ public struct FrameStream: @unchecked Sendable {
         switch decoder {
         case "SwiftFrame": decodeSwiftFrame()
         case "SwiftFrame-Frame": decodeSwiftFrameValues()
+        case "SwiftFrame-inbound": decodeSwiftFrameInbound()
         case "SwiftFrame-slices": decodeSwiftFrameSliceHandler()
         case "SwiftFrame-handler": decodeSwiftFrameHandler()
         case "NIO-handler": decodeNIOHandler()
@@ -204,6 +219,7 @@ public struct FrameStream: @unchecked Sendable {
         let payload = frameCount * payloadSize
         precondition(decodeSwiftFrame() == payload, "SwiftFrame: wrong payload total")
         precondition(decodeSwiftFrameValues() == payload, "SwiftFrame, Frame values: wrong payload total")
+        precondition(decodeSwiftFrameInbound() == payload, "SwiftFrame inbound handler: wrong payload total")
         precondition(decodeSwiftFrameSliceHandler() == payload, "SwiftFrame slice handler: wrong payload total")
         precondition(decodeSwiftFrameHandler() == payload, "SwiftFrame frame handler: wrong payload total")
         precondition(decodeNIOHandler() == payload, "NIO handler: wrong payload total")

@@ -86,12 +86,13 @@ func wallRows() -> [WallRow] {
             })
         }))
     }
-    // The same streams through channel handlers in a ByteToMessageHandler (EmbeddedChannel):
-    // SwiftFrameNIO's (payloads as slices of the reads, and as copied `Frame`s) beside NIO's.
+    // The same streams through channel handlers (EmbeddedChannel): SwiftFrameNIO's
+    // FrameSliceHandler (no ByteToMessageHandler), then NIO's decoder and SwiftFrameNIO's two
+    // decoders (payloads as slices of the reads, and as copied `Frame`s) in a ByteToMessageHandler.
     for size in FrameStream.payloadSizes {
         let stream = FrameStream(payloadSize: size)
         let destination = UnsafeMutableRawPointer.allocate(byteCount: stream.bytes.count, alignment: 64)
-        rows.append(WallRow(name: "frames \(stream.name) in a channel", contenders: ["SwiftFrame-slices", "NIO-handler", "SwiftFrame-handler"].map { decoder in
+        rows.append(WallRow(name: "frames \(stream.name) in a channel", contenders: ["SwiftFrame-inbound", "NIO-handler", "SwiftFrame-slices", "SwiftFrame-handler"].map { decoder in
             (decoder, { n in
                 var total = 0
                 for _ in 0..<n { total &+= stream.run(decoder, destination: destination) }

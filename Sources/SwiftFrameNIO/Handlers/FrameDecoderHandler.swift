@@ -1,9 +1,10 @@
 import NIOCore
 import SwiftFrame
 
-/// Cuts the bytes of a channel into `FrameSlice`s of one layout, for pipelines of your own:
-/// a frame that lies wholly in a read is passed on with its payload a slice of that read's
-/// `ByteBuffer`, not a copy.
+/// Cuts the bytes of a channel into `FrameSlice`s of one layout, as a decoder inside NIO's
+/// `ByteToMessageHandler`: a frame that lies wholly in a read is passed on with its payload a
+/// slice of that read's `ByteBuffer`, not a copy. `FrameSliceHandler` passes on the same as a
+/// handler of its own, for less work per read.
 ///
 ///     try channel.pipeline.syncOperations.addHandlers(
 ///         ByteToMessageHandler(FrameSliceDecoderHandler(layout: GameCommands.layout)),
@@ -24,14 +25,14 @@ import SwiftFrame
 public struct FrameSliceDecoderHandler: ByteToMessageDecoder, Sendable {
     public typealias InboundOut = FrameSlice
 
-    private var slicer: FrameSlicer
+    private var slicer: BoxedSlicer
 
     public init(layout: FrameLayout) {
-        slicer = FrameSlicer(layout: layout, keepsPartialFrames: true)
+        slicer = BoxedSlicer(FrameSlicer(layout: layout, keepsPartialFrames: true))
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        try slicer.fire(&buffer, to: context) { Self.wrapInboundOut($0.slice) }
+        try slicer.modify { slicer in try slicer.fire(&buffer, to: context) { Self.wrapInboundOut($0.slice) } }
         return .needMoreData
     }
 
@@ -49,12 +50,12 @@ public struct FrameSliceDecoderHandler: ByteToMessageDecoder, Sendable {
     public mutating func slices(
         from buffer: inout ByteBuffer, _ deliver: (Result<FrameSlice, FrameError>) -> Void
     ) throws(FrameError) {
-        try slicer.cut(&buffer) { result in deliver(result.map(\.slice)) }
+        try slicer.modify { slicer throws(FrameError) in try slicer.cut(&buffer) { result in deliver(result.map(\.slice)) } }
     }
 
     /// At the end of the stream: `.truncated` if the bytes of a partial frame are left.
     public func finish() throws(FrameError) {
-        try slicer.finish()
+        try slicer.value.finish()
     }
 }
 
@@ -79,14 +80,14 @@ public struct FrameSliceDecoderHandler: ByteToMessageDecoder, Sendable {
 public struct FrameDecoderHandler: ByteToMessageDecoder, Sendable {
     public typealias InboundOut = Frame
 
-    private var slicer: FrameSlicer
+    private var slicer: BoxedSlicer
 
     public init(layout: FrameLayout) {
-        slicer = FrameSlicer(layout: layout, keepsPartialFrames: false)
+        slicer = BoxedSlicer(FrameSlicer(layout: layout, keepsPartialFrames: false))
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        try slicer.fire(&buffer, to: context) { Self.wrapInboundOut($0.frame) }
+        try slicer.modify { slicer in try slicer.fire(&buffer, to: context) { Self.wrapInboundOut($0.frame) } }
         return .needMoreData
     }
 
@@ -104,11 +105,11 @@ public struct FrameDecoderHandler: ByteToMessageDecoder, Sendable {
     public mutating func frames(
         from buffer: inout ByteBuffer, _ deliver: (Result<Frame, FrameError>) -> Void
     ) throws(FrameError) {
-        try slicer.cut(&buffer) { result in deliver(result.map(\.frame)) }
+        try slicer.modify { slicer throws(FrameError) in try slicer.cut(&buffer) { result in deliver(result.map(\.frame)) } }
     }
 
     /// At the end of the stream: `.truncated` if the bytes of a partial frame are left.
     public func finish() throws(FrameError) {
-        try slicer.finish()
+        try slicer.value.finish()
     }
 }

@@ -72,7 +72,7 @@ struct FrameSlicer: Sendable {
 
     /// What both decoder handlers do with a read: every complete frame fired down the pipeline
     /// as `output` makes it, and a bad header under `resync` fired as an error.
-    mutating func fire(_ buffer: inout ByteBuffer, to context: ChannelHandlerContext, _ output: (Piece) -> NIOAny) throws {
+    mutating func fire(_ buffer: inout ByteBuffer, to context: ChannelHandlerContext, _ output: (Piece) -> NIOAny) throws(FrameError) {
         try cut(&buffer) { result in
             switch result {
             case let .success(piece): context.fireChannelRead(output(piece))
@@ -180,5 +180,40 @@ struct FrameSlicer: Sendable {
         var decoder = decoder
         partial.withUnsafeReadableBytes { decoder.feed($0) }
         try decoder.finish()
+    }
+}
+
+/// A `FrameSlicer` held by reference and copied on write, for the decoder handlers.
+///
+/// `ByteToMessageHandler` moves its decoder out of an optional and back around every read
+/// (two `swap`s through the decoder's value witnesses, six moves). A slicer is about 600
+/// bytes, most of them its `FrameDecoder`'s layout and state, so a handler holding one inline
+/// copied some 3.6 KB per read; held here, the handler is one word.
+struct BoxedSlicer: Sendable {
+    private final class Storage: @unchecked Sendable {
+        // Safe to share: written only through `BoxedSlicer.modify`, which first makes the
+        // storage unique (copy on write), so storage that two copies of a handler share is
+        // only ever read.
+        var slicer: FrameSlicer
+
+        init(_ slicer: FrameSlicer) {
+            self.slicer = slicer
+        }
+    }
+
+    private var storage: Storage
+
+    init(_ slicer: FrameSlicer) {
+        storage = Storage(slicer)
+    }
+
+    var value: FrameSlicer { storage.slicer }
+
+    /// Calls `body` with the slicer to change, first copying it if another handler shares it.
+    mutating func modify<Result, Failure: Error>(
+        _ body: (inout FrameSlicer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.slicer) }
+        return try body(&storage.slicer)
     }
 }

@@ -5,6 +5,8 @@
 
 import Foundation
 import Logging
+import NIOCore
+import NIOPosix
 import SwiftFrame
 import SwiftFrameFixtures
 import SwiftFrameNIO
@@ -342,6 +344,22 @@ fileprivate func print(_ items: Any..., separator: String = " ", terminator: Str
         default: try ServerFrame(ErrorRsp(code: 404, message: "unknown"))
         }
     }
+}
+
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Serving.md, example `pipeline-handlers`.
+@Sendable func example_pipeline_handlers(port: Int) async throws {
+
+    let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .childChannelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandlers(
+                    FrameSliceHandler(layout: GameCommands.layout),   // bytes in, FrameSlices out
+                    MessageToByteHandler(FrameEncoderHandler(layout: GameCommands.layout)))
+                // ... then a handler of yours, reading FrameSlices and writing OutboundFrames
+            }
+        }
+        .bind(host: "127.0.0.1", port: port).get()
+    try await channel.closeFuture.get()
 }
 
 /// Sources/SwiftFrameURLSession/SwiftFrameURLSession.docc/SwiftFrameURLSession.md, example `http-client`.
