@@ -285,8 +285,7 @@ extension Legacy_Account: SwiftFrame.FieldTableMessage {
         case 130: self.contact = .email(try reader.readString()) // email = 16
         case 136: self.contact = .phone(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // phone = 17
         default:
-            let number = Swift.Int(tag >> 3)
-            if 100...199 ~= number {
+            if tag >= 800 && tag <= 1599 { // extensions 100...199
                 try reader.skipField(tag: tag, into: &self.extensionFields)
             } else {
                 try reader.skipField(tag: tag, into: &self.unknownFields)

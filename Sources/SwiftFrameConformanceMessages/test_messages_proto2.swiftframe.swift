@@ -1038,8 +1038,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
         case 3336: self.fieldName17 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field_name17__ = 417
         case 3344: self.fieldName18 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // Field_name18__ = 418
         default:
-            let number = Swift.Int(tag >> 3)
-            if 120...200 ~= number {
+            if tag >= 960 && tag <= 1607 { // extensions 120...200
                 try reader.skipField(tag: tag, into: &self.extensionFields)
             } else {
                 try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -1706,8 +1705,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect: Swif
             let tag = try reader.readTag()
             switch tag {
             default:
-                let number = Swift.Int(tag >> 3)
-                if 4...2147483646 ~= number {
+                if tag >= 32 { // extensions 4...2147483646
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)

@@ -424,6 +424,20 @@ struct Proto2ExtensionTests {
         #expect(try decoded.serializedBytes() == wrongType)
     }
 
+    /// Account declares `extensions 100 to 199`: fields 100 and 199 (every wire type) are read
+    /// into the extension fields, 99 and 200 into the unknown fields, as protoc sees them.
+    @Test("The edges of the extension range")
+    func extensionRangeEdges() throws {
+        let inside = tag(100, 0) + [1] + tag(199, 5) + le32(2) + tag(199, 1) + le32(3) + le32(0)
+        let outside = tag(99, 0) + [4] + tag(200, 0) + [5]
+        let head = tag(1, 0) + [1] + delimited(2, Array("w".utf8))
+        let decoded = try Legacy_Account(serializedBytes: head + outside + inside)
+        #expect(decoded.extensionFields.bytes == inside)
+        #expect(decoded.unknownFields.bytes == outside)
+        let text = try Protoc.decode(head + outside + inside, as: "legacy.Account", file: legacy)
+        #expect(["99: 4", "200: 5", "100: 1", "199: 0x00000002", "199: 0x0000000000000003"].allSatisfy(text.contains), "\(text)")
+    }
+
     /// extra_mood is a closed enum: a number Mood does not declare is no value of the
     /// extension (as protobuf's C++ runtime keeps it as an unknown field), and it is
     /// re-emitted unchanged.

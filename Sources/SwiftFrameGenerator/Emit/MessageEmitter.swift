@@ -9,6 +9,8 @@ struct MessageEmitter {
     let isCompact: Bool
 
     private var ranges: [ClosedRange<Int>] { message.extensionRanges }
+    /// The extension ranges as Swift range literals, `1000...536870911, ...`.
+    private var rangeList: String { ranges.map { "\($0.lowerBound)...\($0.upperBound)" }.joined(separator: ", ") }
 
     func emitDeclaration(to printer: Printer) {
         printer.documentation(message.comments)
@@ -191,8 +193,7 @@ struct MessageEmitter {
             arguments.append(("jsonNames: [", jsonNames.map { "\($0.0): \(DefaultValues.stringLiteral($0.1))," }, "]", false))
         }
         if !ranges.isEmpty {
-            let list = ranges.map { "\($0.lowerBound)...\($0.upperBound)" }.joined(separator: ", ")
-            arguments.append(("extensionRanges: [\(list)]", [], nil, false))
+            arguments.append(("extensionRanges: [\(rangeList)]", [], nil, false))
         }
         printer.indented("\(visibility)static let fieldTable = SwiftFrame.FieldTable(", {
             for (index, argument) in arguments.enumerated() {
@@ -323,10 +324,9 @@ struct MessageEmitter {
             if ranges.isEmpty {
                 printer.line("default: try reader.skipField(tag: tag, into: &self.unknownFields)")
             } else {
-                let test = ranges.map { "\($0.lowerBound)...\($0.upperBound) ~= number" }.joined(separator: " || ")
+                let test = ranges.map(Self.tagTest).joined(separator: " || ")
                 printer.indented("default:") {
-                    printer.line("let number = Swift.Int(tag >> 3)")
-                    printer.indented("if \(test) {") {
+                    printer.indented("if \(test) { // extensions \(rangeList)") {
                         printer.line("try reader.skipField(tag: tag, into: &self.extensionFields)")
                     }
                     printer.indented("} else {", {
@@ -335,6 +335,16 @@ struct MessageEmitter {
                 }
             }
         }
+    }
+
+    /// Whether `tag` is that of a field numbered in `range`, tested on the tag itself: a
+    /// `UInt32` compared with literals. The field number's test it replaced,
+    /// `1000...536870911 ~= Swift.Int(tag >> 3)`, is generic integer code, which cost the
+    /// compiler's mandatory passes (run at -Onone too) about 100 M instructions per message.
+    static func tagTest(_ range: ClosedRange<Int>) -> String {
+        let low = UInt64(range.lowerBound) << 3
+        let high = UInt64(range.upperBound) << 3 | 7
+        return high >= UInt64(UInt32.max) ? "tag >= \(low)" : "tag >= \(low) && tag <= \(high)"
     }
 
     /// A message with more than `inlinedEncodeFields` fields sizes and encodes out of line.

@@ -1710,8 +1710,7 @@ extension Google_Protobuf_ExtensionRangeOptions: SwiftFrame.FieldTableMessage {
             switch tag {
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
-                let number = Swift.Int(tag >> 3)
-                if 1000...536870911 ~= number {
+                if tag >= 8000 { // extensions 1000...536870911
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -2268,8 +2267,7 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
         case 362: self.rubyPackage = try reader.readString() // ruby_package = 45
         case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
         default:
-            let number = Swift.Int(tag >> 3)
-            if 1000...536870911 ~= number {
+            if tag >= 8000 { // extensions 1000...536870911
                 try reader.skipField(tag: tag, into: &self.extensionFields)
             } else {
                 try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -2410,8 +2408,7 @@ extension Google_Protobuf_MessageOptions: SwiftFrame.FieldTableMessage {
             case 56: self.mapEntry = try reader.readVarint(SwiftFrame.ProtoBool.self) // map_entry = 7
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
-                let number = Swift.Int(tag >> 3)
-                if 1000...536870911 ~= number {
+                if tag >= 8000 { // extensions 1000...536870911
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -2495,8 +2492,7 @@ extension Google_Protobuf_FieldOptions: SwiftFrame.FieldTableMessage {
             case 120: self.unverifiedLazy = try reader.readVarint(SwiftFrame.ProtoBool.self) // unverified_lazy = 15
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
-                let number = Swift.Int(tag >> 3)
-                if 1000...536870911 ~= number {
+                if tag >= 8000 { // extensions 1000...536870911
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -2576,8 +2572,7 @@ extension Google_Protobuf_OneofOptions: SwiftFrame.FieldTableMessage {
             switch tag {
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
-                let number = Swift.Int(tag >> 3)
-                if 1000...536870911 ~= number {
+                if tag >= 8000 { // extensions 1000...536870911
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -2633,8 +2628,7 @@ extension Google_Protobuf_EnumOptions: SwiftFrame.FieldTableMessage {
             case 24: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 3
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
-                let number = Swift.Int(tag >> 3)
-                if 1000...536870911 ~= number {
+                if tag >= 8000 { // extensions 1000...536870911
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -2696,8 +2690,7 @@ extension Google_Protobuf_EnumValueOptions: SwiftFrame.FieldTableMessage {
             case 8: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 1
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
-                let number = Swift.Int(tag >> 3)
-                if 1000...536870911 ~= number {
+                if tag >= 8000 { // extensions 1000...536870911
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -2755,8 +2748,7 @@ extension Google_Protobuf_ServiceOptions: SwiftFrame.FieldTableMessage {
             case 264: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 33
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
-                let number = Swift.Int(tag >> 3)
-                if 1000...536870911 ~= number {
+                if tag >= 8000 { // extensions 1000...536870911
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -2817,8 +2809,7 @@ extension Google_Protobuf_MethodOptions: SwiftFrame.FieldTableMessage {
             case 272: if let value = try reader.readClosedEnum(Google_Protobuf_MethodOptions.IdempotencyLevel.self, unknownFields: &self.unknownFields) { self.idempotencyLevel = value } // idempotency_level = 34
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
-                let number = Swift.Int(tag >> 3)
-                if 1000...536870911 ~= number {
+                if tag >= 8000 { // extensions 1000...536870911
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)
