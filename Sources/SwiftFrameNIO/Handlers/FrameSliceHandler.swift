@@ -24,6 +24,10 @@ import SwiftFrame
 /// - A read that reaches it while it is passing on the frames of another (a handler after it
 ///   firing a read from the head of the pipeline) is cut after that one, in order; an end of
 ///   input reported meanwhile (a handler after it closing the channel) is handled after them.
+///
+/// It is no `RemovableChannelHandler`. A pipeline that changes protocol midway uses
+/// `FrameSliceDecoderHandler` in a `ByteToMessageHandler`, which can be removed (the bytes of a
+/// frame begun and not finished are then reported as `truncated`).
 public final class FrameSliceHandler: ChannelInboundHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = FrameSlice
