@@ -4,6 +4,8 @@
 
 import Foundation
 import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
 import SwiftFrame
 import SwiftFrameFixtures
 import SwiftFrameNIO
@@ -256,6 +258,31 @@ func quickReconnect() -> ClientConfiguration {
         #expect(lines.suffix(3) == ["heartbeat ok", "done", "closed"])
     }
 
+    /// A pipeline of one's own: `FrameSliceHandler` before a handler that decodes each request
+    /// from its slice, serving the Python game client, which splits its frames across writes
+    /// (frames spanning reads) and ends with garbage (a bad header that ends the stream).
+    @Test func frameSliceHandlerInAPipelineOfOnesOwnServesThePythonGameClient() async throws {
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers(
+                        FrameSliceHandler(layout: GameCommands.layout),
+                        MessageToByteHandler(FrameEncoderHandler(layout: GameCommands.layout)),
+                        GameOverSlices())
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { listener.close(promise: nil) }
+        let port = try #require(listener.localAddress?.port)
+        let result = try await offThePool {
+            try Peer.runClient("game-client", ["--port", "\(port)", "--requests", "20", "--split", "--garbage"])
+        }
+        #expect(result.status == 0, "\(result.output)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Test_Rsp result1=echo:req1 result2=2")
+        #expect(lines.suffix(3) == ["heartbeat ok", "done", "closed"])
+    }
+
     @Test func theServerEchoesSequenceNumbersToThePythonIMClient() async throws {
         let server = FrameServer<ImCommands>(port: 0)
         let running = Task {
@@ -271,5 +298,35 @@ func quickReconnect() -> ClientConfiguration {
         let result = try await offThePool { try Peer.runClient("im-client", ["--port", "\(port)", "--requests", "200"]) }
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("replies ok 200"))
+    }
+}
+
+/// Answers the game client's frames, each request decoded from its slice: `Test_Req` with
+/// `echo:param1` and twice `param2`, a heartbeat with a heartbeat; anything else, and any
+/// error the frame handler passes on, closes the connection.
+private final class GameOverSlices: ChannelInboundHandler {
+    typealias InboundIn = FrameSlice
+    typealias OutboundOut = OutboundFrame
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let slice = unwrapInboundIn(data)
+        do {
+            switch slice.header.command {
+            case TestReq.commandID:
+                let request = try slice.decode(TestReq.self)
+                let reply = TestRsp(result1: "echo:" + request.param1, result2: Int64(request.param2) * 2)
+                context.writeAndFlush(wrapOutboundOut(try OutboundFrame(reply, layout: GameCommands.layout)), promise: nil)
+            case GameCommands.heartbeatCommand:
+                context.writeAndFlush(wrapOutboundOut(OutboundFrame(header: slice.header, payload: [])), promise: nil)
+            default:
+                context.close(promise: nil)
+            }
+        } catch {
+            context.close(promise: nil)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
     }
 }

@@ -40,6 +40,27 @@ func closes(_ channel: any Channel, within seconds: Double) async -> Bool {
         }
     }
 
+    /// Connections accepted but not yet handed to `run`'s loop when its task is cancelled are
+    /// closed, not dropped: NIO drops what the listener's sequence holds, and a connection
+    /// dropped before it was served trapped the process ("Deinited NIOAsyncWriter without
+    /// calling finish()"). A burst of connections, then the cancellation at once.
+    @Test func stoppingWithConnectionsNotYetServedClosesThemAll() async throws {
+        for _ in 0..<5 {
+            let server = FrameServer<GameCommands>(port: 0)
+            let running = Task { try await server.run(handler: gameHandler) }
+            let port = try await server.port()
+            let clients = try await withThrowingTaskGroup(of: (any Channel).self) { group in
+                for _ in 0..<64 { group.addTask { try await rawConnection(port: port) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            running.cancel()
+            _ = await running.result
+            for client in clients {
+                #expect(await closes(client, within: 5))
+            }
+        }
+    }
+
     @Test func aSilentConnectionIsClosedAfterTheIdleTimeout() async throws {
         var configuration = ServerConfiguration()
         configuration.idleTimeout = .milliseconds(300)

@@ -70,7 +70,7 @@ struct FrameSlicer: Sendable {
         self.keepsPartialFrames = keepsPartialFrames
     }
 
-    /// What both decoder handlers do with a read: every complete frame fired down the pipeline
+    /// What the decoder handlers do with a read: every complete frame fired down the pipeline
     /// as `output` makes it, and a bad header under `resync` fired as an error.
     mutating func fire(_ buffer: inout ByteBuffer, to context: ChannelHandlerContext, _ output: (Piece) -> NIOAny) throws(FrameError) {
         try cut(&buffer) { result in

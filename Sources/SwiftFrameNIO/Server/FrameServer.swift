@@ -164,7 +164,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     /// Listens, then accepts connections and serves them with `handler` until the task is
     /// cancelled. Each connection's requests are handled one at a time, in order.
     public func run(handler: @escaping Handler) async throws {
-        let listener: NIOAsyncChannel<NIOAsyncChannel<Frame, OutboundFrame>, Never>
+        let listener: NIOAsyncChannel<AcceptedConnection, Never>
         do {
             listener = try await bind()
         } catch {
@@ -202,7 +202,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         }
     }
 
-    private func bind() async throws -> NIOAsyncChannel<NIOAsyncChannel<Frame, OutboundFrame>, Never> {
+    private func bind() async throws -> NIOAsyncChannel<AcceptedConnection, Never> {
         let idle = configuration.idleTimeout
         let tls = try ServerTLSSetup(configuration)
         return try await ServerBootstrap(group: group)
@@ -218,7 +218,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
                     try pipeline.addHandlers(
                         ByteToMessageHandler(FrameDecoderHandler(layout: Table.layout)),
                         MessageToByteHandler(FrameEncoderHandler(layout: Table.layout)))
-                    return try NIOAsyncChannel<Frame, OutboundFrame>(wrappingChannelSynchronously: channel)
+                    return AcceptedConnection(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
                 }
             }
     }
@@ -242,7 +242,8 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         return Table.layout.header(command: command, sequence: hasSequence ? sequence ?? 0 : nil)
     }
 
-    private func serve(_ connection: NIOAsyncChannel<Frame, OutboundFrame>, handler: Handler) async {
+    private func serve(_ accepted: AcceptedConnection, handler: Handler) async {
+        let connection = accepted.take()
         let id = listening.withLockedValue { state in
             state.nextConnection += 1
             return state.nextConnection
@@ -285,6 +286,34 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         } catch {
             logger.warning("connection closed", metadata: ["peer": "\(peer)", "error": "\(error)"])
         }
+    }
+}
+
+/// A connection accepted by the listener, on its way to `serve`.
+///
+/// The listener hands connections over through its async sequence, which drops those it still
+/// holds when the task iterating it is cancelled (when `run` stops). A `NIOAsyncChannel`
+/// released before its `executeThenClose` ran traps the process ("Deinited NIOAsyncWriter
+/// without calling finish()", swift-nio issue 2813), so a connection released before `serve`
+/// took it closes itself through `executeThenClose`, in a task of its own.
+private final class AcceptedConnection: Sendable {
+    private let channel: NIOAsyncChannel<Frame, OutboundFrame>
+    private let taken = NIOLockedValueBox(false)
+
+    init(_ channel: NIOAsyncChannel<Frame, OutboundFrame>) {
+        self.channel = channel
+    }
+
+    /// The connection, for `serve`, which closes it.
+    func take() -> NIOAsyncChannel<Frame, OutboundFrame> {
+        taken.withLockedValue { $0 = true }
+        return channel
+    }
+
+    deinit {
+        guard !taken.withLockedValue({ $0 }) else { return }
+        let channel = channel
+        Task { try? await channel.executeThenClose { _, _ in } }
     }
 }
 
