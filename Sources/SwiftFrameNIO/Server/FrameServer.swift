@@ -162,7 +162,8 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     }
 
     /// Listens, then accepts connections and serves them with `handler` until the task is
-    /// cancelled. Each connection's requests are handled one at a time, in order.
+    /// cancelled, which closes every connection (those accepted and not yet served included).
+    /// Each connection's requests are handled one at a time, in order.
     public func run(handler: @escaping Handler) async throws {
         let listener: NIOAsyncChannel<AcceptedConnection, Never>
         do {
