@@ -100,62 +100,45 @@ public struct FrameStream: @unchecked Sendable {
     /// NIO's LengthFieldBasedFrameDecoder in a ByteToMessageHandler, in an EmbeddedChannel, with a
     /// handler after it that counts the payload bytes (the usual way to run it).
     public func decodeNIOHandler() -> Int {
-        let channel = EmbeddedChannel()
         let sink = Sink()
-        try! channel.pipeline.syncOperations.addHandlers([
-            ByteToMessageHandler(LengthFieldBasedFrameDecoder(lengthFieldLength: .four)), sink,
-        ])
-        for buffer in buffers {
-            try! channel.writeInbound(buffer)
-        }
-        _ = try! channel.finish()
+        feedChannel([ByteToMessageHandler(LengthFieldBasedFrameDecoder(lengthFieldLength: .four)), sink])
         return sink.bytes
     }
 
     /// SwiftFrameNIO's FrameSliceHandler, a channel handler of its own (no ByteToMessageHandler),
-    /// in an EmbeddedChannel with the counting handler after it: frames passed on as
-    /// `decodeSwiftFrameSliceHandler` passes them.
+    /// the same way: frames passed on as `decodeSwiftFrameSliceHandler` passes them.
     public func decodeSwiftFrameInbound() -> Int {
-        let channel = EmbeddedChannel()
         let sink = SliceSink()
-        try! channel.pipeline.syncOperations.addHandlers([FrameSliceHandler(layout: Self.layout), sink])
-        for buffer in buffers {
-            try! channel.writeInbound(buffer)
-        }
-        _ = try! channel.finish()
+        feedChannel([FrameSliceHandler(layout: Self.layout), sink])
         return sink.bytes
     }
 
-    /// SwiftFrameNIO's FrameSliceDecoderHandler in a ByteToMessageHandler, in an EmbeddedChannel,
-    /// with a handler after it that counts the payload bytes: as `decodeNIOHandler`, each frame
-    /// passed on with its payload a slice of the read (a frame that spans reads put together in
-    /// a buffer of its own).
+    /// SwiftFrameNIO's FrameSliceDecoderHandler in a ByteToMessageHandler, the same way: as
+    /// `decodeNIOHandler`, each frame passed on with its payload a slice of the read (a frame
+    /// that spans reads put together in a buffer of its own).
     public func decodeSwiftFrameSliceHandler() -> Int {
-        let channel = EmbeddedChannel()
         let sink = SliceSink()
-        try! channel.pipeline.syncOperations.addHandlers([
-            ByteToMessageHandler(FrameSliceDecoderHandler(layout: Self.layout)), sink,
-        ])
-        for buffer in buffers {
-            try! channel.writeInbound(buffer)
-        }
-        _ = try! channel.finish()
+        feedChannel([ByteToMessageHandler(FrameSliceDecoderHandler(layout: Self.layout)), sink])
         return sink.bytes
     }
 
     /// SwiftFrameNIO's FrameDecoderHandler (each frame a `Frame`, its payload copied once into an
     /// array), the same way.
     public func decodeSwiftFrameHandler() -> Int {
-        let channel = EmbeddedChannel()
         let sink = FrameSink()
-        try! channel.pipeline.syncOperations.addHandlers([
-            ByteToMessageHandler(FrameDecoderHandler(layout: Self.layout)), sink,
-        ])
+        feedChannel([ByteToMessageHandler(FrameDecoderHandler(layout: Self.layout)), sink])
+        return sink.bytes
+    }
+
+    /// Writes the 4 KiB reads into a new EmbeddedChannel whose pipeline is `handlers`, then
+    /// finishes it.
+    private func feedChannel(_ handlers: [any ChannelHandler]) {
+        let channel = EmbeddedChannel()
+        try! channel.pipeline.syncOperations.addHandlers(handlers)
         for buffer in buffers {
             try! channel.writeInbound(buffer)
         }
         _ = try! channel.finish()
-        return sink.bytes
     }
 
     /// NIO's LengthFieldBasedFrameDecoder called directly: the chunks are appended to one
