@@ -3,6 +3,7 @@
 // and the server's port() with its deadline.
 
 import NIOConcurrencyHelpers
+import NIOCore
 import SwiftFrame
 import SwiftFrameFixtures
 import SwiftFrameNIO
@@ -204,9 +205,26 @@ struct LoginFailed: Error {}
         // Running: the port; after run() returns: .stopped.
         let running = Task { try await server.run(handler: gameHandler) }
         #expect(try await server.port() > 0)
+        // A second run while the first runs: a typed error, and the first goes on.
+        let second = await #expect(throws: FrameServerError.self) { try await server.run(handler: gameHandler) }
+        #expect(second == .alreadyRunning)
+        #expect(try await server.port() > 0)
         running.cancel()
         _ = try? await running.value
         let late = await #expect(throws: FrameServerError.self) { _ = try await server.port() }
         #expect(late == .stopped)
+        // After run() has returned, run() listens again.
+        let again = Task { try await server.run(handler: gameHandler) }
+        // Until the new run has started, port() still answers that the last one stopped.
+        var port: Int?
+        for _ in 0..<200 where port == nil {
+            port = try? await server.port()
+            if port == nil { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        let client = try await rawConnection(port: try #require(port))
+        try await client.writeAndFlush(ByteBuffer(bytes: try GameCommands.encode(TestReq(param1: "again"))))
+        again.cancel()
+        _ = try? await again.value
+        #expect(await closes(client, within: 5))
     }
 }

@@ -28,7 +28,7 @@ public struct FrameSliceDecoderHandler: ByteToMessageDecoder, Sendable {
     private var slicer: BoxedSlicer
 
     public init(layout: FrameLayout) {
-        slicer = BoxedSlicer(FrameSlicer(layout: layout, keepsPartialFrames: true))
+        slicer = BoxedSlicer(BoxedSlicer.Recipe(layout: layout, keepsPartialFrames: true))
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
@@ -55,7 +55,7 @@ public struct FrameSliceDecoderHandler: ByteToMessageDecoder, Sendable {
 
     /// At the end of the stream: `.truncated` if the bytes of a partial frame are left.
     public func finish() throws(FrameError) {
-        try slicer.value.finish()
+        try slicer.finish()
     }
 }
 
@@ -83,7 +83,13 @@ public struct FrameDecoderHandler: ByteToMessageDecoder, Sendable {
     private var slicer: BoxedSlicer
 
     public init(layout: FrameLayout) {
-        slicer = BoxedSlicer(FrameSlicer(layout: layout, keepsPartialFrames: false))
+        self.init(BoxedSlicer.Recipe(layout: layout, keepsPartialFrames: false))
+    }
+
+    /// A handler whose slicer is made from `recipe` (`FrameServer` shares one between its
+    /// connections), at the first read.
+    init(_ recipe: BoxedSlicer.Recipe) {
+        slicer = BoxedSlicer(recipe)
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
@@ -110,6 +116,6 @@ public struct FrameDecoderHandler: ByteToMessageDecoder, Sendable {
 
     /// At the end of the stream: `.truncated` if the bytes of a partial frame are left.
     public func finish() throws(FrameError) {
-        try slicer.value.finish()
+        try slicer.finish()
     }
 }

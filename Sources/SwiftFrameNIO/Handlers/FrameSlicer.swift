@@ -183,13 +183,27 @@ struct FrameSlicer: Sendable {
     }
 }
 
-/// A `FrameSlicer` held by reference and copied on write, for the decoder handlers.
+/// A `FrameSlicer` held by reference and copied on write, for the decoder handlers, made at
+/// the first read.
 ///
 /// `ByteToMessageHandler` moves its decoder out of an optional and back around every read
 /// (two `swap`s through the decoder's value witnesses, six moves). A slicer is about 600
 /// bytes, most of them its `FrameDecoder`'s layout and state, so a handler holding one inline
-/// copied some 3.6 KB per read; held here, the handler is one word.
+/// copied some 3.6 KB per read; held here, the handler is one word. Until the first read it
+/// holds only what to make the slicer from, which handlers can share: a connection that never
+/// sends (a server holds thousands) never makes one.
 struct BoxedSlicer: Sendable {
+    /// What a slicer is made from.
+    final class Recipe: Sendable {
+        let layout: FrameLayout
+        let keepsPartialFrames: Bool
+
+        init(layout: FrameLayout, keepsPartialFrames: Bool) {
+            self.layout = layout
+            self.keepsPartialFrames = keepsPartialFrames
+        }
+    }
+
     private final class Storage: @unchecked Sendable {
         // Safe to share: written only through `BoxedSlicer.modify`, which first makes the
         // storage unique (copy on write), so storage that two copies of a handler share is
@@ -201,19 +215,38 @@ struct BoxedSlicer: Sendable {
         }
     }
 
-    private var storage: Storage
-
-    init(_ slicer: FrameSlicer) {
-        storage = Storage(slicer)
+    private enum State {
+        case unused(Recipe)
+        case used(Storage)
+        /// Only while `modify` runs, so that the storage it changes is referenced once.
+        case modifying
     }
 
-    var value: FrameSlicer { storage.slicer }
+    private var state: State
+
+    init(_ recipe: Recipe) {
+        state = .unused(recipe)
+    }
+
+    /// At the end of the stream: `.truncated` if the bytes of a partial frame are left.
+    func finish() throws(FrameError) {
+        if case let .used(storage) = state { try storage.slicer.finish() }
+    }
 
     /// Calls `body` with the slicer to change, first copying it if another handler shares it.
     mutating func modify<Result, Failure: Error>(
         _ body: (inout FrameSlicer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
+        var storage: Storage
+        switch state {
+        case let .used(used): storage = used
+        case let .unused(recipe):
+            storage = Storage(FrameSlicer(layout: recipe.layout, keepsPartialFrames: recipe.keepsPartialFrames))
+        case .modifying: preconditionFailure("BoxedSlicer.modify re-entered")
+        }
+        state = .modifying
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.slicer) }
+        defer { state = .used(storage) }
         return try body(&storage.slicer)
     }
 }

@@ -111,14 +111,15 @@ struct InterceptorChain: Sendable {
     let outbound: [any FrameInterceptor]
     /// The interceptors that see frames received, last to first.
     let inbound: [any FrameInterceptor]
-    let route: Route
+    /// Nil without interceptors (a server's idle connections then hold nothing for them).
+    let route: Route?
 
     /// `interceptors` for a connection of `Table` on `channel` (its addresses are known once
     /// it is active), numbered among the process's connections.
     init<Table: CommandTable>(_ interceptors: [any FrameInterceptor], side: InterceptedConnection.Side, channel: any Channel, table: Table.Type) {
         outbound = interceptors.filter { $0.directions.contains(.outbound) }
         inbound = interceptors.reversed().filter { $0.directions.contains(.inbound) }
-        route = Route(
+        route = interceptors.isEmpty ? nil : Route(
             layout: Table.layout,
             connection: InterceptedConnection(
                 side: side, id: ConnectionNumbers.next(), local: channel.localAddress, remote: channel.remoteAddress,
@@ -127,7 +128,7 @@ struct InterceptorChain: Sendable {
 
     /// The frame to write, after every interceptor, first to last.
     func outbound(_ frame: OutboundFrame) throws -> OutboundFrame {
-        guard !outbound.isEmpty else { return frame }
+        guard !outbound.isEmpty, let route else { return frame }
         var seen = InterceptedFrame(header: frame.header, payload: frame.payload, direction: .outbound, route: route)
         for interceptor in outbound { try interceptor.intercept(&seen) }
         return OutboundFrame(header: seen.header, payload: seen.payload)
@@ -135,7 +136,7 @@ struct InterceptorChain: Sendable {
 
     /// The frame read, after every interceptor, last to first.
     func inbound(_ frame: Frame) throws -> Frame {
-        guard !inbound.isEmpty else { return frame }
+        guard !inbound.isEmpty, let route else { return frame }
         var seen = InterceptedFrame(header: frame.header, payload: Array(frame.payload), direction: .inbound, route: route)
         for interceptor in inbound { try interceptor.intercept(&seen) }
         return Frame(header: seen.header, payload: seen.payload[...], offset: frame.offset)

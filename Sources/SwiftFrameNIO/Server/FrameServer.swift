@@ -20,17 +20,20 @@ public struct ServerConfiguration: Sendable {
     public init() {}
 }
 
-/// Why `FrameServer.port()` has no port to give.
+/// Why `FrameServer.port()` has no port to give, or `run` cannot start.
 public enum FrameServerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `run` did not bind within `after`.
     case notListening(after: Duration)
     /// `run` has returned.
     case stopped
+    /// `run` was called while it was already running (one server, one listener).
+    case alreadyRunning
 
     public var description: String {
         switch self {
         case let .notListening(after): "the server did not listen within \(after)"
         case .stopped: "the server has stopped"
+        case .alreadyRunning: "the server is already running"
         }
     }
 }
@@ -66,21 +69,16 @@ public struct RequestContext<Table: CommandTable>: Sendable {
     }
 }
 
-/// Writes a connection's frames through its interceptors.
-struct ServerWriter: Sendable {
-    let output: NIOAsyncChannelOutboundWriter<OutboundFrame>
-    let chain: InterceptorChain
-
-    func write(_ frame: OutboundFrame) async throws {
-        try await output.write(chain.outbound(frame))
-    }
-}
-
 /// A server for one command table. Each connection's requests are decoded with
 /// `Table.decodeRequest` and handed to the handler one at a time, in order; the frame it
 /// returns is written back under the request's sequence number. A connection that sends a
-/// bad frame (bad magic, absurd length, unknown type) is closed with a logged `FrameError`;
-/// other connections go on.
+/// bad frame (bad magic, absurd length, unknown type) is closed with a logged `FrameError`
+/// once the requests before it are handled; other connections go on.
+///
+/// A connection holds no task while it is silent: one starts when a request arrives and ends
+/// when none is left (`ServedConnection`). While the handler is busy, a connection's frames
+/// queue up to a small limit, then the server stops reading from it until the handler
+/// catches up.
 ///
 ///     let server = FrameServer<GameCommands>(port: 9000)
 ///     try await server.run { request, context in
@@ -96,16 +94,27 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     public let configuration: ServerConfiguration
     private let requestedPort: Int
     private let group: any EventLoopGroup
-    private let connections = NIOLockedValueBox<[Int: ServerWriter]>([:])
+    private let connections = NIOLockedValueBox(Connections())
     private let listening = NIOLockedValueBox(Listening())
 
     private struct Listening {
         var port: Int?
         /// Why `port()` cannot answer: binding failed, or `run` has returned.
         var failure: (any Error)?
-        var nextConnection = 0
+        /// `run` is under way.
+        var running = false
         var nextWaiter = 0
         var waiters: [Int: (continuation: CheckedContinuation<Int, any Error>, timer: Scheduled<Void>?)] = [:]
+    }
+
+    /// The connections open, or closing and still handling a request.
+    private struct Connections {
+        var byID: [Int: ServedConnection<Table>] = [:]
+        var lastID = 0
+        /// `run` is stopping: connections accepted now are closed at once.
+        var stopping = false
+        /// `run`, waiting for the last connection to be done with.
+        var emptied: CheckedContinuation<Void, Never>?
     }
 
     /// A server for `host:port` (port 0: any free port, see `port()`); `run` listens.
@@ -162,29 +171,80 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     }
 
     /// Listens, then accepts connections and serves them with `handler` until the task is
-    /// cancelled, which closes every connection (those accepted and not yet served included).
-    /// Each connection's requests are handled one at a time, in order.
+    /// cancelled, which closes every connection and cancels the handlers running; `run`
+    /// returns once every connection has closed and every handler has returned.
+    /// Each connection's requests are handled one at a time, in order. Called while it is
+    /// running, `run` throws `FrameServerError.alreadyRunning`; after it has returned, it
+    /// listens again.
     public func run(handler: @escaping Handler) async throws {
-        let listener: NIOAsyncChannel<AcceptedConnection, Never>
+        let started = listening.withLockedValue { state in
+            guard !state.running else { return false }
+            // `port()` waits for this run's port, not the last run's end.
+            (state.running, state.port, state.failure) = (true, nil, nil)
+            return true
+        }
+        guard started else { throw FrameServerError.alreadyRunning }
+        defer { listening.withLockedValue { $0.running = false } }
+        connections.withLockedValue { $0.stopping = false }
+        let listener: any Channel
         do {
-            listener = try await bind()
+            listener = try await bind(handler: handler)
         } catch {
             settle(.failure(error))
             throw error
         }
-        settle(.success(listener.channel.localAddress?.port ?? requestedPort))
+        settle(.success(listener.localAddress?.port ?? requestedPort))
         defer { settle(.failure(FrameServerError.stopped)) }
-        try await withTaskCancellationHandler {
-            try await listener.executeThenClose { inbound in
-                try await withThrowingDiscardingTaskGroup { group in
-                    for try await connection in inbound {
-                        group.addTask { await self.serve(connection, handler: handler) }
-                    }
-                }
-            }
+        await withTaskCancellationHandler {
+            try? await listener.closeFuture.get()
         } onCancel: {
-            listener.channel.close(promise: nil)
+            listener.close(promise: nil)
         }
+        await closeEveryConnection()
+    }
+
+    /// Closes every connection and waits until each is done with.
+    private func closeEveryConnection() async {
+        let open = connections.withLockedValue { connections in
+            connections.stopping = true
+            return Array(connections.byID.values)
+        }
+        for connection in open { connection.stop() }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let empty = connections.withLockedValue { connections in
+                if connections.byID.isEmpty { return true }
+                connections.emptied = continuation
+                return false
+            }
+            if empty { continuation.resume() }
+        }
+    }
+
+    /// Takes a connection accepted while listening; nil once `run` is stopping.
+    private func admit(_ channel: any Channel, handler: @escaping Handler) -> ServedConnection<Table>? {
+        let admitted = connections.withLockedValue { connections -> ServedConnection<Table>? in
+            guard !connections.stopping else { return nil }
+            connections.lastID += 1
+            let connection = ServedConnection<Table>(
+                id: connections.lastID, channel: channel, interceptors: configuration.interceptors,
+                logger: configuration.logger, handler: handler, done: { [self] in remove($0) })
+            connections.byID[connection.id] = connection
+            return connection
+        }
+        // The close future, not channelInactive: a channel closed before it became active
+        // (`run` stopping just as it was accepted) never reports itself inactive.
+        if let admitted { channel.closeFuture.whenComplete { _ in admitted.channelClosed() } }
+        return admitted
+    }
+
+    private func remove(_ connection: ServedConnection<Table>) {
+        let emptied = connections.withLockedValue { connections -> CheckedContinuation<Void, Never>? in
+            connections.byID[connection.id] = nil
+            guard connections.byID.isEmpty else { return nil }
+            defer { connections.emptied = nil }
+            return connections.emptied
+        }
+        emptied?.resume()
     }
 
     /// Listening on a port, or not (binding failed, or `run` returned): answers `port()`.
@@ -203,34 +263,48 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         }
     }
 
-    private func bind() async throws -> NIOAsyncChannel<AcceptedConnection, Never> {
+    private func bind(handler: @escaping Handler) async throws -> any Channel {
         let idle = configuration.idleTimeout
         let tls = try ServerTLSSetup(configuration)
+        let slicing = BoxedSlicer.Recipe(layout: Table.layout, keepsPartialFrames: false)
         return try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .bind(host: host, port: requestedPort) { channel in
+            .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     try tls.addHandlers(to: pipeline)
                     if let idle {
                         try pipeline.addHandlers(IdleStateHandler(readTimeout: TimeAmount(idle)), CloseWhenIdle())
                     }
-                    try pipeline.addHandlers(
-                        ByteToMessageHandler(FrameDecoderHandler(layout: Table.layout)),
-                        MessageToByteHandler(FrameEncoderHandler(layout: Table.layout)))
-                    return AcceptedConnection(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
+                    guard let connection = admit(channel, handler: handler) else { throw FrameServerError.stopped }
+                    do {
+                        try pipeline.addHandlers(
+                            ByteToMessageHandler(FrameDecoderHandler(slicing)),
+                            MessageToByteHandler(FrameEncoderHandler(layout: Table.layout)),
+                            ServingHandler(connection))
+                    } catch {
+                        remove(connection)
+                        throw error
+                    }
                 }
             }
+            .bind(host: host, port: requestedPort)
+            .get()
     }
 
     /// The connections open now.
-    public var connectionIDs: [Int] { connections.withLockedValue { $0.keys.sorted() } }
+    public var connectionIDs: [Int] { connections.withLockedValue { $0.byID.keys.sorted() } }
+
+    /// Frames read from a connection and not yet handled, now and at most (for tests).
+    func queued(on connection: Int) -> (now: Int, most: Int)? {
+        connections.withLockedValue { $0.byID[connection] }?.queued
+    }
 
     /// Writes a push to one connection (sequence 0 where the layout numbers frames).
     public func push(_ frame: ServerFrame, to connection: Int) async throws {
-        guard let writer = connections.withLockedValue({ $0[connection] }) else { return }
-        try await writer.write(OutboundFrame(header: Self.header(frame.command, sequence: 0), payload: frame.payload))
+        guard let connection = connections.withLockedValue({ $0.byID[connection] }) else { return }
+        try await connection.writer.write(OutboundFrame(header: Self.header(frame.command, sequence: 0), payload: frame.payload))
     }
 
     /// Writes a push to every connection; a connection that fails to take it is skipped.
@@ -241,92 +315,5 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     static func header(_ command: UInt32, sequence: UInt64?) -> FrameHeader {
         let hasSequence = Table.layout.sequenceField != nil
         return Table.layout.header(command: command, sequence: hasSequence ? sequence ?? 0 : nil)
-    }
-
-    private func serve(_ accepted: AcceptedConnection, handler: Handler) async {
-        let connection = accepted.take()
-        let id = listening.withLockedValue { state in
-            state.nextConnection += 1
-            return state.nextConnection
-        }
-        let logger = configuration.logger
-        let channel = connection.channel
-        let peer = channel.remoteAddress.map { "\($0)" } ?? "?"
-        let chain = InterceptorChain(configuration.interceptors, side: .server, channel: channel, table: Table.self)
-        do {
-            try await connection.executeThenClose { inbound, output in
-                let outbound = ServerWriter(output: output, chain: chain)
-                connections.withLockedValue { $0[id] = outbound }
-                defer { _ = connections.withLockedValue { $0.removeValue(forKey: id) } }
-                for try await received in inbound {
-                    let frame: Frame
-                    do {
-                        frame = try chain.inbound(received)
-                    } catch {
-                        logger.warning("closing the connection: a frame was refused", metadata: [
-                            "peer": "\(peer)", "command": "\(Table.commandID(of: received))", "error": "\(error)"])
-                        return
-                    }
-                    let request: Table.Request
-                    do {
-                        request = try Table.decodeRequest(frame)
-                    } catch {
-                        logger.warning("request does not decode; skipped", metadata: [
-                            "peer": "\(peer)", "command": "\(Table.commandID(of: frame))", "error": "\(error)"])
-                        continue
-                    }
-                    let context = RequestContext<Table>(connection: id, header: frame.header, writer: outbound)
-                    if let reply = try await handler(request, context) {
-                        try await outbound.write(OutboundFrame(
-                            header: Self.header(reply.command, sequence: frame.header.sequence), payload: reply.payload))
-                    }
-                }
-            }
-        } catch is CancellationError {
-            logger.debug("connection closed: the server stops", metadata: ["peer": "\(peer)"])
-        } catch {
-            logger.warning("connection closed", metadata: ["peer": "\(peer)", "error": "\(error)"])
-        }
-    }
-}
-
-/// A connection accepted by the listener, on its way to `serve`.
-///
-/// The listener hands connections over through its async sequence, which drops those it still
-/// holds when the task iterating it is cancelled (when `run` stops). A `NIOAsyncChannel`
-/// released before its `executeThenClose` ran traps the process ("Deinited NIOAsyncWriter
-/// without calling finish()", swift-nio issue 2813), so a connection released before `serve`
-/// took it closes itself through `executeThenClose`, in a task of its own.
-private final class AcceptedConnection: Sendable {
-    private let channel: NIOAsyncChannel<Frame, OutboundFrame>
-    private let taken = NIOLockedValueBox(false)
-
-    init(_ channel: NIOAsyncChannel<Frame, OutboundFrame>) {
-        self.channel = channel
-    }
-
-    /// The connection, for `serve`, which closes it.
-    func take() -> NIOAsyncChannel<Frame, OutboundFrame> {
-        taken.withLockedValue { $0 = true }
-        return channel
-    }
-
-    deinit {
-        guard !taken.withLockedValue({ $0 }) else { return }
-        let channel = channel
-        Task { try? await channel.executeThenClose { _, _ in } }
-    }
-}
-
-/// Closes a connection when `IdleStateHandler` reports that it has been silent too long.
-private final class CloseWhenIdle: ChannelInboundHandler, Sendable {
-    typealias InboundIn = NIOAny
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
-            context.close(promise: nil)
-        } else {
-            context.fireUserInboundEventTriggered(event)
-        }
     }
 }

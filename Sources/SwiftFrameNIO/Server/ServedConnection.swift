@@ -1,0 +1,291 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import SwiftFrame
+
+/// One connection of a `FrameServer`: the frames its event loop has read and not yet handled,
+/// and the task that handles them.
+///
+/// An idle connection holds no task: its handler (`ServingHandler`, on the event loop) queues
+/// each frame it reads here, and the first frame queued while no task is handling starts one.
+/// That task handles the queued frames one at a time, in order, and ends when the queue is
+/// empty. So a server holding thousands of silent connections holds their channels and
+/// nothing else.
+///
+/// The queue is bounded: once `pauseAt` frames wait, the handler stops reading from the socket
+/// (the peer's writes then wait in the kernel's buffers and its own), and it reads again when
+/// the task has brought the queue down to `resumeAt`.
+final class ServedConnection<Table: CommandTable>: Sendable {
+    /// What waits in the queue.
+    enum Inbound: Sendable {
+        case frame(Frame)
+        /// The pipeline failed (a bad frame): handled after the frames read before it, then
+        /// the connection is closed.
+        case failed(any Error)
+    }
+
+    private struct State {
+        var queue = CircularBuffer<Inbound>(initialCapacity: 1)
+        /// A task is handling the queue.
+        var handling = false
+        /// The task is gone for good (the connection is refused or the server stops): frames
+        /// read later are dropped.
+        var finished = false
+        /// The channel has closed.
+        var closed = false
+        /// The handler reads nothing more until the task has brought the queue down.
+        var readingPaused = false
+        /// The most items queued at once (for tests and debugging).
+        var mostQueued = 0
+        var task: Task<Void, Never>?
+    }
+
+    static var pauseAt: Int { 16 }
+    static var resumeAt: Int { 4 }
+
+    let id: Int
+    let channel: any Channel
+    let writer: ServerWriter
+    private let handler: FrameServer<Table>.Handler
+    private let logger: Logger
+    private let peer: String
+    private let state = NIOLockedValueBox(State())
+    /// Told when the connection is done with (closed, and no task handling it).
+    private let done: @Sendable (ServedConnection) -> Void
+
+    init(
+        id: Int, channel: any Channel, interceptors: [any FrameInterceptor], logger: Logger,
+        handler: @escaping FrameServer<Table>.Handler, done: @escaping @Sendable (ServedConnection) -> Void
+    ) {
+        self.id = id
+        self.channel = channel
+        self.writer = ServerWriter(
+            channel: channel, chain: InterceptorChain(interceptors, side: .server, channel: channel, table: Table.self))
+        self.handler = handler
+        self.logger = logger
+        self.peer = channel.remoteAddress.map { "\($0)" } ?? "?"
+        self.done = done
+    }
+
+    // MARK: On the event loop
+
+    /// Queues what the handler read. Returns the task to start when none is handling.
+    func enqueue(_ inbound: Inbound) {
+        let start: Bool = state.withLockedValue { state in
+            guard !state.finished else { return false }
+            state.queue.append(inbound)
+            state.mostQueued = max(state.mostQueued, state.queue.count)
+            if state.queue.count >= Self.pauseAt { state.readingPaused = true }
+            guard !state.handling else { return false }
+            state.handling = true
+            return true
+        }
+        if start { startHandling() }
+    }
+
+    /// Items queued now, and the most queued at once so far.
+    var queued: (now: Int, most: Int) { state.withLockedValue { ($0.queue.count, $0.mostQueued) } }
+
+    /// Whether the handler should hold back its reads.
+    var readingPaused: Bool { state.withLockedValue { $0.readingPaused } }
+
+    /// The channel has closed: frames still queued are handled (their replies go nowhere);
+    /// the connection is done with once no task is handling.
+    func channelClosed() {
+        let idle = state.withLockedValue { state in
+            state.closed = true
+            return !state.handling
+        }
+        if idle { done(self) }
+    }
+
+    // MARK: Off the event loop
+
+    /// Closes the connection and cancels the task handling it, if any (the server stops).
+    func stop() {
+        let task = state.withLockedValue { state in
+            state.finished = true
+            state.queue.removeAll()
+            return state.task
+        }
+        task?.cancel()
+        channel.close(promise: nil)
+    }
+
+    private func startHandling() {
+        let task = Task { await self.handleQueued() }
+        let stopped = state.withLockedValue { state in
+            if state.handling { state.task = task }
+            return state.finished
+        }
+        if stopped { task.cancel() }
+    }
+
+    /// The next queued item, or nil when the queue is empty (the task then ends: the next
+    /// frame starts another). Asks the handler to read again when the queue has come down.
+    private func next() -> Inbound? {
+        let (item, resume, idleAndClosed): (Inbound?, Bool, Bool) = state.withLockedValue { state in
+            guard !state.finished, let item = state.queue.popFirst() else {
+                state.handling = false
+                state.task = nil
+                return (nil, false, state.closed)
+            }
+            var resume = false
+            if state.readingPaused && state.queue.count <= Self.resumeAt {
+                state.readingPaused = false
+                resume = true
+            }
+            return (item, resume, false)
+        }
+        if resume {
+            let loop = channel.eventLoop
+            loop.execute { [channel] in channel.pipeline.fireUserInboundEventTriggered(ResumeReading()) }
+        }
+        if idleAndClosed { done(self) }
+        return item
+    }
+
+    /// Handles queued frames until none is left, the connection must close, or the server stops.
+    private func handleQueued() async {
+        while let item = next() {
+            let keepGoing: Bool
+            switch item {
+            case let .frame(frame): keepGoing = await handle(frame)
+            case let .failed(error):
+                logger.warning("connection closed", metadata: ["peer": "\(peer)", "error": "\(error)"])
+                keepGoing = false
+            }
+            if !keepGoing || Task.isCancelled {
+                finish()
+                return
+            }
+        }
+    }
+
+    /// Stops taking frames and closes the channel.
+    private func finish() {
+        let closed = state.withLockedValue { state in
+            state.finished = true
+            state.handling = false
+            state.task = nil
+            state.queue.removeAll()
+            return state.closed
+        }
+        channel.close(promise: nil)
+        if closed { done(self) }
+    }
+
+    /// One frame through the interceptors, the decoder and the handler, and its reply written.
+    /// False when the connection must close.
+    private func handle(_ received: Frame) async -> Bool {
+        let frame: Frame
+        do {
+            frame = try writer.chain.inbound(received)
+        } catch {
+            logger.warning("closing the connection: a frame was refused", metadata: [
+                "peer": "\(peer)", "command": "\(Table.commandID(of: received))", "error": "\(error)"])
+            return false
+        }
+        let request: Table.Request
+        do {
+            request = try Table.decodeRequest(frame)
+        } catch {
+            logger.warning("request does not decode; skipped", metadata: [
+                "peer": "\(peer)", "command": "\(Table.commandID(of: frame))", "error": "\(error)"])
+            return true
+        }
+        do {
+            let context = RequestContext<Table>(connection: id, header: frame.header, writer: writer)
+            guard let reply = try await handler(request, context) else { return true }
+            do {
+                try await writer.write(OutboundFrame(
+                    header: FrameServer<Table>.header(reply.command, sequence: frame.header.sequence), payload: reply.payload))
+            } catch where !channel.isActive {
+                // The peer has gone: requests it sent before are still handled, unanswered.
+            }
+            return true
+        } catch is CancellationError {
+            logger.debug("connection closed: the server stops", metadata: ["peer": "\(peer)"])
+            return false
+        } catch {
+            logger.warning("connection closed", metadata: ["peer": "\(peer)", "error": "\(error)"])
+            return false
+        }
+    }
+}
+
+/// Sent down a connection's pipeline when its queue has room again.
+struct ResumeReading: Sendable {}
+
+/// The last handler of a server connection's pipeline: queues what it reads in its
+/// `ServedConnection`, and holds back reads while that queue is full.
+final class ServingHandler<Table: CommandTable>: ChannelDuplexHandler {
+    typealias InboundIn = Frame
+    typealias OutboundIn = NIOAny
+
+    private let connection: ServedConnection<Table>
+    /// A read was held back while the queue was full.
+    private var readHeldBack = false
+
+    init(_ connection: ServedConnection<Table>) {
+        self.connection = connection
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        connection.enqueue(.frame(unwrapInboundIn(data)))
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // After the frames read before it; NIO's decoder passes on nothing after a stream error.
+        connection.enqueue(.failed(error))
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is ResumeReading else {
+            context.fireUserInboundEventTriggered(event)
+            return
+        }
+        if readHeldBack && !connection.readingPaused {
+            readHeldBack = false
+            context.read()
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if connection.readingPaused {
+            readHeldBack = true
+        } else {
+            context.read()
+        }
+    }
+}
+
+/// Writes a connection's frames through its interceptors. A write does not wait for the
+/// socket unless the channel's buffer is above its high-water mark.
+struct ServerWriter: Sendable {
+    let channel: any Channel
+    let chain: InterceptorChain
+
+    func write(_ frame: OutboundFrame) async throws {
+        let frame = try chain.outbound(frame)
+        guard channel.isActive else { throw ChannelError.ioOnClosedChannel }
+        if channel.isWritable {
+            channel.writeAndFlush(frame, promise: nil)
+        } else {
+            try await channel.writeAndFlush(frame).get()
+        }
+    }
+}
+
+/// Closes a connection when `IdleStateHandler` reports that it has been silent too long.
+final class CloseWhenIdle: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
+            context.close(promise: nil)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+}

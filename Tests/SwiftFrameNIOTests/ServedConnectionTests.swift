@@ -1,0 +1,111 @@
+// How the server handles each connection's frames: a slow handler makes it stop reading
+// rather than queue whatever the peer sends, a request the peer sent just before closing is
+// still handled, and stopping the server cancels a handler at work.
+
+import NIOConcurrencyHelpers
+import NIOCore
+import SwiftFrame
+import SwiftFrameFixtures
+@testable import SwiftFrameNIO
+import Testing
+
+/// Whether `condition` holds within `seconds`, polled.
+func eventually(within seconds: Double, _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+
+@Suite(.timeLimit(.minutes(1))) struct ServedConnectionTests {
+    /// 1,000 requests of 4 KiB in one write (4 MB, which the loopback socket buffers hold),
+    /// while the handler waits on the first: the server reads a few reads' worth past its
+    /// queue's limit and stops; once the handler goes on, every request is handled, in order.
+    @Test func aSlowHandlerHoldsBackReadsAndLosesNothing() async throws {
+        let open = NIOLockedValueBox(false)
+        let handled = NIOLockedValueBox<[Int32]>([])
+        let server = FrameServer<GameCommands>(port: 0)
+        let running = Task {
+            try await server.run { request, _ in
+                guard case let .testReq(request) = request else { return nil }
+                handled.withLockedValue { $0.append(request.param2) }
+                while !open.withLockedValue({ $0 }) { try await Task.sleep(for: .milliseconds(5)) }
+                return nil
+            }
+        }
+        defer { running.cancel() }
+        let peer = try await rawConnection(port: try await server.port())
+        defer { peer.close(promise: nil) }
+        let filler = String(repeating: "x", count: 4096)
+        var bytes: [UInt8] = []
+        for number in 0..<1000 { bytes += try GameCommands.encode(TestReq(param1: filler, param2: Int32(number))) }
+        peer.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+
+        #expect(await eventually(within: 5) { handled.withLockedValue { $0.count } == 1 })
+        let connection = try #require(server.connectionIDs.first)
+        // Reading stops once 16 frames wait; NIO's reads already under way in that turn of the
+        // event loop (up to 16 of up to 64 KiB: 256 of these frames) still come in.
+        #expect(await eventually(within: 5) { (server.queued(on: connection)?.now ?? 0) >= 16 })
+        try await Task.sleep(for: .milliseconds(300))
+        let queued = try #require(server.queued(on: connection))
+        #expect(queued.most <= 16 + 16 * 65536 / 4096, "\(queued)")
+
+        open.withLockedValue { $0 = true }
+        #expect(await eventually(within: 20) { handled.withLockedValue { $0.count } == 1000 })
+        #expect(handled.withLockedValue { $0 } == Array(0..<1000))
+    }
+
+    /// A request followed at once by the peer's close is handled all the same.
+    @Test func aRequestSentJustBeforeTheCloseIsHandled() async throws {
+        let handled = NIOLockedValueBox<[String]>([])
+        let server = FrameServer<GameCommands>(port: 0)
+        let running = Task {
+            try await server.run { request, _ in
+                guard case let .testReq(request) = request else { return nil }
+                try await Task.sleep(for: .milliseconds(50))
+                handled.withLockedValue { $0.append(request.param1) }
+                return try ServerFrame(TestRsp(result1: request.param1))
+            }
+        }
+        defer { running.cancel() }
+        let peer = try await rawConnection(port: try await server.port())
+        var bytes = try GameCommands.encode(TestReq(param1: "first"))
+        bytes += try GameCommands.encode(TestReq(param1: "last words"))
+        try await peer.writeAndFlush(ByteBuffer(bytes: bytes))
+        try await peer.close()
+        #expect(await eventually(within: 5) { handled.withLockedValue { $0 } == ["first", "last words"] })
+        #expect(await eventually(within: 5) { server.connectionIDs.isEmpty })
+    }
+
+    /// Cancelling `run` while a handler is at work cancels that handler and closes its
+    /// connection; `run` returns once the handler has.
+    @Test func stoppingCancelsAHandlerAtWork() async throws {
+        let started = NIOLockedValueBox(false)
+        let cancelled = NIOLockedValueBox(false)
+        let server = FrameServer<GameCommands>(port: 0)
+        let running = Task {
+            try await server.run { _, _ in
+                started.withLockedValue { $0 = true }
+                do {
+                    try await Task.sleep(for: .seconds(60))
+                } catch {
+                    cancelled.withLockedValue { $0 = true }
+                    throw error
+                }
+                return nil
+            }
+        }
+        let peer = try await rawConnection(port: try await server.port())
+        try await peer.writeAndFlush(ByteBuffer(bytes: try GameCommands.encode(TestReq(param1: "slow"))))
+        #expect(await eventually(within: 5) { started.withLockedValue { $0 } })
+        let stopping = ContinuousClock.now
+        running.cancel()
+        _ = await running.result
+        #expect(ContinuousClock.now - stopping < .seconds(5))
+        #expect(cancelled.withLockedValue { $0 })
+        #expect(await closes(peer, within: 5))
+        #expect(server.connectionIDs.isEmpty)
+    }
+}
