@@ -13,12 +13,12 @@ import Testing
         ClientWrite(frame: OutboundFrame(header: FrameHeader(command: tag), payload: [UInt8](repeating: 0, count: bytes)), kind: .send)
     }
 
-    func tags(_ entries: [OutboundQueue.Entry]) -> [UInt32?] {
+    func tags(_ entries: [OutboundQueue<ClientWrite>.Entry]) -> [UInt32?] {
         entries.map(\.write.frame.header.command)
     }
 
     @Test func onlyTheFirstFrameAfterATakeAsksForADrain() {
-        let queue = OutboundQueue()
+        let queue = OutboundQueue<ClientWrite>()
         var drains: [Bool] = []
         for tag: UInt32 in 1...3 {
             guard case let .queued(drain) = queue.enqueue(send(10, tag: tag), channelWritable: true, eventLoop: loop).0 else {
@@ -38,13 +38,13 @@ import Testing
     }
 
     @Test func aSendWaitsWhenTheChannelOrTheQueueIsFull() throws {
-        let queue = OutboundQueue()
+        let queue = OutboundQueue<ClientWrite>()
         // Writable, queue empty: no wait. Not writable: a wait. Requests (nil) never wait.
         #expect(queue.enqueue(send(10, tag: 1), channelWritable: true, eventLoop: loop).written == nil)
         let unwritable = try #require(queue.enqueue(send(10, tag: 2), channelWritable: false, eventLoop: loop).written)
         #expect(queue.enqueue(send(10, tag: 3), channelWritable: nil, eventLoop: loop).written == nil)
         // Above `waitAbove` bytes queued, a send on a writable channel waits too.
-        _ = queue.enqueue(send(OutboundQueue.waitAbove, tag: 4), channelWritable: true, eventLoop: loop)
+        _ = queue.enqueue(send(OutboundQueue<ClientWrite>.waitAbove, tag: 4), channelWritable: true, eventLoop: loop)
         let overfull = try #require(queue.enqueue(send(1, tag: 5), channelWritable: true, eventLoop: loop).written)
         let entries = queue.take()
         #expect(entries.map { $0.written != nil } == [false, true, false, false, true])
@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func aClosedQueueRefusesFramesAndGivesBackThoseItHeld() {
-        let queue = OutboundQueue()
+        let queue = OutboundQueue<ClientWrite>()
         _ = queue.enqueue(send(10, tag: 1), channelWritable: true, eventLoop: loop)
         _ = queue.enqueue(send(10, tag: 2), channelWritable: nil, eventLoop: loop)
         #expect(tags(queue.close()) == [1, 2])

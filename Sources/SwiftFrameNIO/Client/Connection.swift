@@ -151,19 +151,14 @@ struct Link: Sendable {
     let channel: any Channel
     let endpoint: Endpoint
     /// The frames queued for the channel's handler.
-    let outbound: OutboundQueue
+    let outbound: OutboundQueue<ClientWrite>
 
     /// Queues `write`, asking the handler to write the queue when it was empty. Returns the
     /// write's future when it `mayWait` (a send) and the channel or the queue is full; throws
     /// `NotSent` when the connection has closed.
     func enqueue(_ write: ClientWrite, mayWait: Bool) throws -> EventLoopFuture<Void>? {
-        let (enqueued, written) = outbound.enqueue(
-            write, channelWritable: mayWait ? channel.isWritable : nil, eventLoop: channel.eventLoop)
-        switch enqueued {
-        case .closed: throw NotSent()
-        case .queued(drain: true): channel.triggerUserOutboundEvent(DrainOutbound(), promise: nil)
-        case .queued(drain: false): break
-        }
+        let (queued, written) = outbound.enqueue(write, on: channel, mayWait: mayWait)
+        guard queued else { throw NotSent() }
         return written
     }
 

@@ -44,7 +44,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     private let encoder: FrameEncoder
     private let allocator = ByteBufferAllocator()
     /// Frames queued by callers, written when a `DrainOutbound` reaches the handler.
-    let outbound = OutboundQueue()
+    let outbound = OutboundQueue<ClientWrite>()
     private var slicer: FrameSlicer
     /// True while the frames of one read are being handled.
     private var decoding = false
@@ -532,4 +532,8 @@ extension TimeAmount {
         let (seconds, attoseconds) = duration.components
         self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
+}
+
+extension ClientWrite: QueuedWrite {
+    var payloadBytes: Int { frame.payload.count }
 }

@@ -450,7 +450,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         let endpoint = endpoints[index]
         let channel: any Channel
         let closed: EventLoopFuture<DisconnectReason>
-        let outbound: OutboundQueue
+        let outbound: OutboundQueue<ClientWrite>
         do {
             (channel, closed, outbound) = try await connect(to: index)
         } catch {
@@ -494,7 +494,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// for (an answer to its SYN, the TLS handshake).
     private func connect(
         to index: Int
-    ) async throws -> (any Channel, closed: EventLoopFuture<DisconnectReason>, outbound: OutboundQueue) {
+    ) async throws -> (any Channel, closed: EventLoopFuture<DisconnectReason>, outbound: OutboundQueue<ClientWrite>) {
         let endpoint = endpoints[index]
         let tls = tls[index]
         let pushFeed = pushFeed
@@ -524,7 +524,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         // connecting (within the connect timeout); a refusal is a `TLSFailure`.
         let tlsHandlers = try tls.handlers()
         let handshake = NIOLockedValueBox<EventLoopFuture<Void>?>(nil)
-        let made = NIOLockedValueBox<(closed: EventLoopFuture<DisconnectReason>, outbound: OutboundQueue)?>(nil)
+        let made = NIOLockedValueBox<(closed: EventLoopFuture<DisconnectReason>, outbound: OutboundQueue<ClientWrite>)?>(nil)
         // Every channel the bootstrap makes (one per address it tries), to close on cancellation.
         let opened = NIOLockedValueBox<(channels: [any Channel], cancelled: Bool)>(([], false))
         let connecting = try (tls.bootstrap() ?? bootstrap(group))

@@ -60,7 +60,8 @@ final class ServedConnection<Table: CommandTable>: Sendable {
         self.id = id
         self.channel = channel
         self.writer = ServerWriter(
-            channel: channel, chain: InterceptorChain(interceptors, side: .server, channel: channel, table: Table.self))
+            channel: channel, chain: InterceptorChain(interceptors, side: .server, channel: channel, table: Table.self),
+            outbound: OutboundQueue())
         self.handler = handler
         self.logger = logger
         self.peer = channel.remoteAddress.map { "\($0)" } ?? "?"
@@ -92,6 +93,7 @@ final class ServedConnection<Table: CommandTable>: Sendable {
     /// The channel has closed: frames still queued are handled (their replies go nowhere);
     /// the connection is done with once no task is handling.
     func channelClosed() {
+        for entry in writer.outbound.close() { entry.written?.fail(ChannelError.ioOnClosedChannel) }
         let idle = state.withLockedValue { state in
             state.closed = true
             return !state.handling
@@ -218,10 +220,12 @@ final class ServedConnection<Table: CommandTable>: Sendable {
 struct ResumeReading: Sendable {}
 
 /// The last handler of a server connection's pipeline: queues what it reads in its
-/// `ServedConnection`, and holds back reads while that queue is full.
+/// `ServedConnection`, holds back reads while that queue is full, and writes the replies and
+/// pushes queued for the connection, with one flush for all those queued by then.
 final class ServingHandler<Table: CommandTable>: ChannelDuplexHandler {
     typealias InboundIn = Frame
-    typealias OutboundIn = NIOAny
+    typealias OutboundIn = OutboundFrame
+    typealias OutboundOut = OutboundFrame
 
     private let connection: ServedConnection<Table>
     /// A read was held back while the queue was full.
@@ -251,6 +255,17 @@ final class ServingHandler<Table: CommandTable>: ChannelDuplexHandler {
         }
     }
 
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard event is DrainOutbound else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+            return
+        }
+        let entries = connection.writer.outbound.take()
+        for entry in entries { context.write(wrapOutboundOut(entry.write), promise: entry.written) }
+        if !entries.isEmpty { context.flush() }
+        promise?.succeed()
+    }
+
     func read(context: ChannelHandlerContext) {
         if connection.readingPaused {
             readHeldBack = true
@@ -260,20 +275,18 @@ final class ServingHandler<Table: CommandTable>: ChannelDuplexHandler {
     }
 }
 
-/// Writes a connection's frames through its interceptors. A write does not wait for the
-/// socket unless the channel's buffer is above its high-water mark.
+/// Writes a connection's frames through its interceptors. Frames are queued for the event
+/// loop, which writes all those queued by its turn and flushes once; a write waits only when
+/// the channel's buffer is above its high-water mark or the queue is full.
 struct ServerWriter: Sendable {
     let channel: any Channel
     let chain: InterceptorChain
+    let outbound: OutboundQueue<OutboundFrame>
 
     func write(_ frame: OutboundFrame) async throws {
-        let frame = try chain.outbound(frame)
-        guard channel.isActive else { throw ChannelError.ioOnClosedChannel }
-        if channel.isWritable {
-            channel.writeAndFlush(frame, promise: nil)
-        } else {
-            try await channel.writeAndFlush(frame).get()
-        }
+        let (queued, written) = outbound.enqueue(try chain.outbound(frame), on: channel, mayWait: true)
+        guard queued else { throw ChannelError.ioOnClosedChannel }
+        try await written?.get()
     }
 }
 

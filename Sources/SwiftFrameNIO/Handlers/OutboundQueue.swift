@@ -1,7 +1,14 @@
 import NIOConcurrencyHelpers
 import NIOCore
 
-/// The frames callers hand to one connection, waiting for its event loop to write them.
+/// What an `OutboundQueue` holds: a client's request or send, a server's reply or push.
+protocol QueuedWrite: Sendable {
+    /// Bytes of its payload, counted against `OutboundQueue.waitAbove`.
+    var payloadBytes: Int { get }
+}
+
+/// The frames callers hand to one connection, waiting for its event loop to write them
+/// (a client's requests and sends, a server's replies and pushes).
 ///
 /// A caller off the event loop that wrote each frame with `channel.writeAndFlush` would post a
 /// task per frame to the loop, and each task would end in a flush: a system call per frame.
@@ -12,9 +19,9 @@ import NIOCore
 ///
 /// Frames leave in the order they were queued. Once the connection has closed, the queue
 /// refuses frames, and the handler fails those it took back on the way out.
-final class OutboundQueue: Sendable {
+final class OutboundQueue<Write: QueuedWrite>: Sendable {
     /// One frame, with the promise of its write when the caller waits for it.
-    typealias Entry = (write: ClientWrite, written: EventLoopPromise<Void>?)
+    typealias Entry = (write: Write, written: EventLoopPromise<Void>?)
 
     private struct State {
         var entries: [Entry] = []
@@ -35,7 +42,7 @@ final class OutboundQueue: Sendable {
 
     /// Payload bytes queued beyond which a send waits for its write (as it does when the
     /// channel's own buffer is above its high-water mark).
-    static let waitAbove = 64 * 1024
+    static var waitAbove: Int { 64 * 1024 }
 
     private let state = NIOLockedValueBox(State())
 
@@ -43,18 +50,31 @@ final class OutboundQueue: Sendable {
     /// wait on (made on `eventLoop`) when it is not, or when more than `waitAbove` bytes are
     /// queued; a request passes nil and never waits.
     func enqueue(
-        _ write: ClientWrite, channelWritable writable: Bool?, eventLoop: any EventLoop
+        _ write: Write, channelWritable writable: Bool?, eventLoop: any EventLoop
     ) -> (Enqueued, written: EventLoopFuture<Void>?) {
         state.withLockedValue { state in
             guard !state.closed else { return (.closed, nil) }
             var written: EventLoopPromise<Void>?
             if let writable, !writable || state.bytes > Self.waitAbove { written = eventLoop.makePromise() }
             state.entries.append((write, written))
-            state.bytes += write.frame.payload.count
+            state.bytes += write.payloadBytes
             let drain = !state.draining
             state.draining = true
             return (.queued(drain: drain), written?.futureResult)
         }
+    }
+
+    /// Queues `write` for `channel`'s handler, posting `DrainOutbound` to it when the queue
+    /// was empty. `queued` is false once the connection has closed; `written` is the write's
+    /// future when the caller `mayWait` and the channel or the queue is full.
+    func enqueue(_ write: Write, on channel: any Channel, mayWait: Bool) -> (queued: Bool, written: EventLoopFuture<Void>?) {
+        let (enqueued, written) = enqueue(write, channelWritable: mayWait ? channel.isWritable : nil, eventLoop: channel.eventLoop)
+        switch enqueued {
+        case .closed: return (false, nil)
+        case .queued(drain: true): channel.triggerUserOutboundEvent(DrainOutbound(), promise: nil)
+        case .queued(drain: false): break
+        }
+        return (true, written)
     }
 
     /// Every frame queued so far, for the handler to write; the next frame queued posts a new
@@ -76,6 +96,10 @@ final class OutboundQueue: Sendable {
             return state.entries
         }
     }
+}
+
+extension OutboundFrame: QueuedWrite {
+    var payloadBytes: Int { payload.count }
 }
 
 /// Asks the connection's handler to write what its `OutboundQueue` holds.
