@@ -83,13 +83,7 @@ public struct FrameDecoderHandler: ByteToMessageDecoder, Sendable {
     private var slicer: BoxedSlicer
 
     public init(layout: FrameLayout) {
-        self.init(BoxedSlicer.Recipe(layout: layout, keepsPartialFrames: false))
-    }
-
-    /// A handler whose slicer is made from `recipe` (`FrameServer` shares one between its
-    /// connections), at the first read.
-    init(_ recipe: BoxedSlicer.Recipe) {
-        slicer = BoxedSlicer(recipe)
+        slicer = BoxedSlicer(BoxedSlicer.Recipe(layout: layout, keepsPartialFrames: false))
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {

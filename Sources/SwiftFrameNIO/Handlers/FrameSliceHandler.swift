@@ -32,16 +32,23 @@ public final class FrameSliceHandler: ChannelInboundHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = FrameSlice
 
-    private var slicer: FrameSlicer
+    private var slicer: BoxedSlicer
     /// True while the frames of a read are being passed on: the slicer is in use, so reads and
     /// an end of input arriving then wait (`queued`, `endPending`).
     private var cutting = false
-    private var queued: CircularBuffer<ByteBuffer> = []
+    /// Rarely more than empty (an array, which allocates nothing until then).
+    private var queued: [ByteBuffer] = []
     private var endPending = false
     private var inputEnded = false
 
     public init(layout: FrameLayout) {
-        slicer = FrameSlicer(layout: layout, keepsPartialFrames: true)
+        slicer = BoxedSlicer(BoxedSlicer.Recipe(layout: layout, keepsPartialFrames: true))
+    }
+
+    /// A handler whose slicer is made from `recipe` at the first read (`FrameServer` shares
+    /// one between its connections).
+    init(_ recipe: BoxedSlicer.Recipe) {
+        slicer = BoxedSlicer(recipe)
     }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -56,12 +63,12 @@ public final class FrameSliceHandler: ChannelInboundHandler {
             do throws(FrameError) {
                 // NIOAny(_:) rather than `Self.wrapInboundOut`: in a class `Self` is the dynamic
                 // type, and the generic call it makes checks the value's type at run time.
-                try slicer.fire(&buffer, to: context) { NIOAny($0.slice) }
+                try slicer.modify { slicer throws(FrameError) in try slicer.fire(&buffer, to: context) { NIOAny($0.slice) } }
             } catch {
                 context.fireErrorCaught(error)
             }
-            guard let next = queued.popFirst() else { break }
-            buffer = next
+            guard !queued.isEmpty else { break }
+            buffer = queued.removeFirst()
         }
         cutting = false
         if endPending { endOfInput(context: context) }
@@ -87,7 +94,7 @@ public final class FrameSliceHandler: ChannelInboundHandler {
         guard !inputEnded else { return }
         inputEnded = true
         endPending = false
-        guard slicer.decoder.failure == nil else { return }
+        guard !slicer.hasFailed else { return }
         do throws(FrameError) {
             try slicer.finish()
         } catch {

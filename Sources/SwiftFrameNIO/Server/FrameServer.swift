@@ -109,7 +109,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
 
     /// The connections open, or closing and still handling a request.
     private struct Connections {
-        var byID: [Int: ServedConnection<Table>] = [:]
+        var byID: [Int: ServedConnection] = [:]
         var lastID = 0
         /// `run` is stopping: connections accepted now are closed at once.
         var stopping = false
@@ -221,13 +221,15 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     }
 
     /// Takes a connection accepted while listening; nil once `run` is stopping.
-    private func admit(_ channel: any Channel, handler: @escaping Handler) -> ServedConnection<Table>? {
-        let admitted = connections.withLockedValue { connections -> ServedConnection<Table>? in
+    private func admit(_ channel: any Channel, handler: @escaping Handler) -> ServedConnection? {
+        let admitted = connections.withLockedValue { connections -> ServedConnection? in
             guard !connections.stopping else { return nil }
             connections.lastID += 1
-            let connection = ServedConnection<Table>(
-                id: connections.lastID, channel: channel, interceptors: configuration.interceptors,
-                logger: configuration.logger, handler: handler, done: { [self] in remove($0) })
+            let connection = ServedConnection(
+                id: connections.lastID, channel: channel,
+                chain: InterceptorChain(configuration.interceptors, side: .server, channel: channel, table: Table.self),
+                logger: configuration.logger, handle: { [self] in await handle($0, on: $1, with: handler) },
+                done: { [self] in remove($0) })
             connections.byID[connection.id] = connection
             return connection
         }
@@ -237,7 +239,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         return admitted
     }
 
-    private func remove(_ connection: ServedConnection<Table>) {
+    private func remove(_ connection: ServedConnection) {
         let emptied = connections.withLockedValue { connections -> CheckedContinuation<Void, Never>? in
             connections.byID[connection.id] = nil
             guard connections.byID.isEmpty else { return nil }
@@ -266,7 +268,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     private func bind(handler: @escaping Handler) async throws -> any Channel {
         let idle = configuration.idleTimeout
         let tls = try ServerTLSSetup(configuration)
-        let slicing = BoxedSlicer.Recipe(layout: Table.layout, keepsPartialFrames: false)
+        let slicing = BoxedSlicer.Recipe(layout: Table.layout, keepsPartialFrames: true)
         return try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -279,10 +281,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
                     }
                     guard let connection = admit(channel, handler: handler) else { throw FrameServerError.stopped }
                     do {
-                        try pipeline.addHandlers(
-                            ByteToMessageHandler(FrameDecoderHandler(slicing)),
-                            MessageToByteHandler(FrameEncoderHandler(layout: Table.layout)),
-                            ServingHandler(connection))
+                        try pipeline.addHandlers(FrameSliceHandler(slicing), ServingHandler(connection, layout: Table.layout))
                     } catch {
                         remove(connection)
                         throw error
@@ -291,6 +290,45 @@ public final class FrameServer<Table: CommandTable>: Sendable {
             }
             .bind(host: host, port: requestedPort)
             .get()
+    }
+
+    /// One frame through the interceptors, the decoder and the handler, and its reply queued.
+    /// False when the connection must close.
+    private func handle(_ received: Frame, on connection: ServedConnection, with handler: Handler) async -> Bool {
+        let (logger, peer) = (connection.logger, connection.peer)
+        let frame: Frame
+        do {
+            frame = try connection.writer.chain.inbound(received)
+        } catch {
+            logger.warning("closing the connection: a frame was refused", metadata: [
+                "peer": "\(peer)", "command": "\(Table.commandID(of: received))", "error": "\(error)"])
+            return false
+        }
+        let request: Table.Request
+        do {
+            request = try Table.decodeRequest(frame)
+        } catch {
+            logger.warning("request does not decode; skipped", metadata: [
+                "peer": "\(peer)", "command": "\(Table.commandID(of: frame))", "error": "\(error)"])
+            return true
+        }
+        do {
+            let context = RequestContext<Table>(connection: connection.id, header: frame.header, writer: connection.writer)
+            guard let reply = try await handler(request, context) else { return true }
+            do {
+                try await connection.writer.write(OutboundFrame(
+                    header: Self.header(reply.command, sequence: frame.header.sequence), payload: reply.payload))
+            } catch where !connection.channel.isActive {
+                // The peer has gone: requests it sent before are still handled, unanswered.
+            }
+            return true
+        } catch is CancellationError {
+            logger.debug("connection closed: the server stops", metadata: ["peer": "\(peer)"])
+            return false
+        } catch {
+            logger.warning("connection closed", metadata: ["peer": "\(peer)", "error": "\(error)"])
+            return false
+        }
     }
 
     /// The connections open now.

@@ -15,7 +15,7 @@ import SwiftFrame
 /// The queue is bounded: once `pauseAt` frames wait, the handler stops reading from the socket
 /// (the peer's writes then wait in the kernel's buffers and its own), and it reads again when
 /// the task has brought the queue down to `resumeAt`.
-final class ServedConnection<Table: CommandTable>: Sendable {
+final class ServedConnection: Sendable {
     /// What waits in the queue.
     enum Inbound: Sendable {
         case frame(Frame)
@@ -46,23 +46,24 @@ final class ServedConnection<Table: CommandTable>: Sendable {
     let id: Int
     let channel: any Channel
     let writer: ServerWriter
-    private let handler: FrameServer<Table>.Handler
-    private let logger: Logger
-    private let peer: String
+    let logger: Logger
+    /// The peer's address, for log lines.
+    let peer: String
+    /// Handles one frame; false when the connection must close.
+    private let handle: @Sendable (Frame, ServedConnection) async -> Bool
     private let state = NIOLockedValueBox(State())
     /// Told when the connection is done with (closed, and no task handling it).
     private let done: @Sendable (ServedConnection) -> Void
 
     init(
-        id: Int, channel: any Channel, interceptors: [any FrameInterceptor], logger: Logger,
-        handler: @escaping FrameServer<Table>.Handler, done: @escaping @Sendable (ServedConnection) -> Void
+        id: Int, channel: any Channel, chain: InterceptorChain, logger: Logger,
+        handle: @escaping @Sendable (Frame, ServedConnection) async -> Bool,
+        done: @escaping @Sendable (ServedConnection) -> Void
     ) {
         self.id = id
         self.channel = channel
-        self.writer = ServerWriter(
-            channel: channel, chain: InterceptorChain(interceptors, side: .server, channel: channel, table: Table.self),
-            outbound: OutboundQueue())
-        self.handler = handler
+        self.writer = ServerWriter(channel: channel, chain: chain, outbound: OutboundQueue())
+        self.handle = handle
         self.logger = logger
         self.peer = channel.remoteAddress.map { "\($0)" } ?? "?"
         self.done = done
@@ -70,7 +71,7 @@ final class ServedConnection<Table: CommandTable>: Sendable {
 
     // MARK: On the event loop
 
-    /// Queues what the handler read. Returns the task to start when none is handling.
+    /// Queues what the handler read, and starts a task to handle it when none is handling.
     func enqueue(_ inbound: Inbound) {
         let start: Bool = state.withLockedValue { state in
             guard !state.finished else { return false }
@@ -152,7 +153,7 @@ final class ServedConnection<Table: CommandTable>: Sendable {
         while let item = next() {
             let keepGoing: Bool
             switch item {
-            case let .frame(frame): keepGoing = await handle(frame)
+            case let .frame(frame): keepGoing = await handle(frame, self)
             case let .failed(error):
                 logger.warning("connection closed", metadata: ["peer": "\(peer)", "error": "\(error)"])
                 keepGoing = false
@@ -176,71 +177,36 @@ final class ServedConnection<Table: CommandTable>: Sendable {
         channel.close(promise: nil)
         if closed { done(self) }
     }
-
-    /// One frame through the interceptors, the decoder and the handler, and its reply written.
-    /// False when the connection must close.
-    private func handle(_ received: Frame) async -> Bool {
-        let frame: Frame
-        do {
-            frame = try writer.chain.inbound(received)
-        } catch {
-            logger.warning("closing the connection: a frame was refused", metadata: [
-                "peer": "\(peer)", "command": "\(Table.commandID(of: received))", "error": "\(error)"])
-            return false
-        }
-        let request: Table.Request
-        do {
-            request = try Table.decodeRequest(frame)
-        } catch {
-            logger.warning("request does not decode; skipped", metadata: [
-                "peer": "\(peer)", "command": "\(Table.commandID(of: frame))", "error": "\(error)"])
-            return true
-        }
-        do {
-            let context = RequestContext<Table>(connection: id, header: frame.header, writer: writer)
-            guard let reply = try await handler(request, context) else { return true }
-            do {
-                try await writer.write(OutboundFrame(
-                    header: FrameServer<Table>.header(reply.command, sequence: frame.header.sequence), payload: reply.payload))
-            } catch where !channel.isActive {
-                // The peer has gone: requests it sent before are still handled, unanswered.
-            }
-            return true
-        } catch is CancellationError {
-            logger.debug("connection closed: the server stops", metadata: ["peer": "\(peer)"])
-            return false
-        } catch {
-            logger.warning("connection closed", metadata: ["peer": "\(peer)", "error": "\(error)"])
-            return false
-        }
-    }
 }
 
 /// Sent down a connection's pipeline when its queue has room again.
 struct ResumeReading: Sendable {}
 
-/// The last handler of a server connection's pipeline: queues what it reads in its
-/// `ServedConnection`, holds back reads while that queue is full, and writes the replies and
-/// pushes queued for the connection, with one flush for all those queued by then.
-final class ServingHandler<Table: CommandTable>: ChannelDuplexHandler {
-    typealias InboundIn = Frame
-    typealias OutboundIn = OutboundFrame
-    typealias OutboundOut = OutboundFrame
+/// The last handler of a server connection's pipeline, after a `FrameSliceHandler`: queues
+/// the frames it reads in its `ServedConnection`, holds back reads while that queue is full,
+/// and frames and writes the replies and pushes queued for the connection, with one flush for
+/// all those queued by then.
+final class ServingHandler: ChannelDuplexHandler {
+    typealias InboundIn = FrameSlice
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
-    private let connection: ServedConnection<Table>
+    private let connection: ServedConnection
+    private let encoder: FrameEncoder
     /// A read was held back while the queue was full.
     private var readHeldBack = false
 
-    init(_ connection: ServedConnection<Table>) {
+    init(_ connection: ServedConnection, layout: FrameLayout) {
         self.connection = connection
+        self.encoder = FrameEncoder(layout: layout)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        connection.enqueue(.frame(unwrapInboundIn(data)))
+        connection.enqueue(.frame(unwrapInboundIn(data).copy()))
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // After the frames read before it; NIO's decoder passes on nothing after a stream error.
+        // After the frames read before it.
         connection.enqueue(.failed(error))
     }
 
@@ -261,7 +227,19 @@ final class ServingHandler<Table: CommandTable>: ChannelDuplexHandler {
             return
         }
         let entries = connection.writer.outbound.take()
-        for entry in entries { context.write(wrapOutboundOut(entry.write), promise: entry.written) }
+        for (frame, written) in entries {
+            do {
+                var buffer = context.channel.allocator.buffer(
+                    capacity: try encoder.headerSize(payloadCount: frame.payload.count) + frame.payload.count)
+                try encoder.write(frame.header, payload: frame.payload, to: &buffer)
+                // NIOAny(_:) rather than `wrapOutboundOut`, whose generic call checks the type
+                // at run time.
+                context.write(NIOAny(buffer), promise: written)
+            } catch {
+                connection.logger.warning("frame not sent", metadata: ["peer": "\(connection.peer)", "error": "\(error)"])
+                written?.fail(error)
+            }
+        }
         if !entries.isEmpty { context.flush() }
         promise?.succeed()
     }

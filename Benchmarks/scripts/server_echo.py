@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Request throughput of FrameServer beside a plain SwiftNIO server (make -C Benchmarks server).
+
+Both servers are the ones the idle benchmark measures (`TransportBench serve-idle swiftframe|nio`,
+each in a process of its own): FrameServer decoding each request as a Bench_Flat and encoding it
+back, the plain server writing each frame back from its event loop. One client, written here
+with the socket module, sends 64-byte Bench_Flat requests (length, command, request id, body)
+with DEPTH of them in flight, and reads every echo. Runs alternate between the servers; each row
+gives the median rate, the spread and the per-run ratios. The client is the same for both, and
+at 64 in flight it may bound the plain server's rate: the ratio is then an upper bound.
+
+    server_echo.py TRANSPORTBENCH [RUNS]
+"""
+import os
+import socket
+import statistics
+import struct
+import subprocess
+import sys
+import time
+
+BODY = bytes([0x22, 62]) + b"x" * 62  # Bench_Flat field 4 (bytes): 64 bytes in all
+FRAME = 12 + len(BODY)
+
+
+def frame(number):
+    return struct.pack(">III", 8 + len(BODY), 1, number & 0xFFFFFFFF) + BODY
+
+
+def rate(binary, kind, depth, count):
+    server = subprocess.Popen([binary, "serve-idle", kind], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(server.stdout.readline().split()[1])
+        client = socket.create_connection(("127.0.0.1", port), timeout=30)
+        client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        batch = b"".join(frame(n) for n in range(depth))
+        pending = bytearray()
+
+        def echoes(frames):
+            while len(pending) < frames * FRAME:
+                data = client.recv(1 << 20)
+                if not data:
+                    sys.exit(f"{kind}: the server closed the connection")
+                pending.extend(data)
+            del pending[: frames * FRAME]
+
+        for _ in range(max(1, 2000 // depth)):  # warm-up
+            client.sendall(batch)
+            echoes(depth)
+        start = time.perf_counter()
+        for _ in range(count // depth):
+            client.sendall(batch)
+            echoes(depth)
+        seconds = time.perf_counter() - start
+        client.close()
+        return count // depth * depth / seconds
+    finally:
+        server.stdin.write("quit\n")
+        server.stdin.flush()
+        server.wait(30)
+
+
+def cpu():
+    with open("/proc/cpuinfo") as info:
+        model = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), "?")
+    return f"CPU: {model}, {os.cpu_count()} cores; load {' '.join(open('/proc/loadavg').read().split()[:3])}"
+
+
+def main():
+    binary = sys.argv[1]
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    print(cpu())
+    print()
+    print("| requests in flight | FrameServer (median) | spread | plain SwiftNIO (median) | spread | ratio of medians | per-run ratios |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for depth, count in ((1, 20_000), (64, 200_000)):
+        rates = {"swiftframe": [], "nio": []}
+        for run in range(runs):
+            for kind in ("swiftframe", "nio") if run % 2 == 0 else ("nio", "swiftframe"):
+                rates[kind].append(rate(binary, kind, depth, count))
+        ours, theirs = rates["swiftframe"], rates["nio"]
+        ratios = [a / b for a, b in zip(ours, theirs)]
+        print(f"| {depth} | {statistics.median(ours):,.0f}/s | {min(ours):,.0f}–{max(ours):,.0f} "
+              f"| {statistics.median(theirs):,.0f}/s | {min(theirs):,.0f}–{max(theirs):,.0f} "
+              f"| {statistics.median(ours) / statistics.median(theirs):.2f}× | {min(ratios):.2f}–{max(ratios):.2f}× |", flush=True)
+    print()
+    print(f"At the end: load {' '.join(open('/proc/loadavg').read().split()[:3])}.")
+
+
+if __name__ == "__main__":
+    main()
