@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Request throughput of FrameServer beside a plain SwiftNIO server (make -C Benchmarks server).
 
-Both servers are the ones the idle benchmark measures (`TransportBench serve-idle swiftframe|nio`,
-each in a process of its own): FrameServer decoding each request as a Bench_Flat and encoding it
-back, the plain server writing each frame back from its event loop. One client, written here
+The servers are those the idle benchmark measures (`TransportBench serve-idle KIND`, each in a
+process of its own): FrameServer decoding each request as a Bench_Flat and encoding it back, with
+its handlers on Swift's global pool (the default) and on the event loop
+(`handlersRunOnEventLoop`), and a plain SwiftNIO server doing the same on its event loop. One client, written here
 with the socket module, sends 64-byte Bench_Flat requests (length, command, request id, body)
-with DEPTH of them in flight, and reads every echo. Runs alternate between the servers; each row
+with DEPTH of them in flight, and reads every echo. Runs rotate through the servers; each row
 gives the median rate, the spread and the per-run ratios. The client is the same for both, and
 at 64 in flight it may bound the plain server's rate: the ratio is then an upper bound.
 
@@ -71,18 +72,21 @@ def main():
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     print(cpu())
     print()
-    print("| requests in flight | FrameServer (median) | spread | plain SwiftNIO (median) | spread | ratio of medians | per-run ratios |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    kinds = (("swiftframe", "FrameServer"), ("swiftframe-loop", "FrameServer, handlers on the event loop"), ("nio", "plain SwiftNIO"))
+    print("| requests in flight | server | rate (median) | spread (min–max) | ratio to plain SwiftNIO (medians) | per-run ratios |")
+    print("| ---: | --- | ---: | ---: | ---: | ---: |")
     for depth, count in ((1, 20_000), (64, 200_000)):
-        rates = {"swiftframe": [], "nio": []}
+        rates = {kind: [] for kind, _ in kinds}
         for run in range(runs):
-            for kind in ("swiftframe", "nio") if run % 2 == 0 else ("nio", "swiftframe"):
+            order = [kind for kind, _ in kinds]
+            for kind in order[run % len(order):] + order[: run % len(order)]:
                 rates[kind].append(rate(binary, kind, depth, count))
-        ours, theirs = rates["swiftframe"], rates["nio"]
-        ratios = [a / b for a, b in zip(ours, theirs)]
-        print(f"| {depth} | {statistics.median(ours):,.0f}/s | {min(ours):,.0f}–{max(ours):,.0f} "
-              f"| {statistics.median(theirs):,.0f}/s | {min(theirs):,.0f}–{max(theirs):,.0f} "
-              f"| {statistics.median(ours) / statistics.median(theirs):.2f}× | {min(ratios):.2f}–{max(ratios):.2f}× |", flush=True)
+        plain = rates["nio"]
+        for kind, name in kinds:
+            ours = rates[kind]
+            ratios = [a / b for a, b in zip(ours, plain)]
+            ratio = f"{statistics.median(ours) / statistics.median(plain):.2f}× | {min(ratios):.2f}–{max(ratios):.2f}×" if kind != "nio" else "| "
+            print(f"| {depth} | {name} | {statistics.median(ours):,.0f}/s | {min(ours):,.0f}–{max(ours):,.0f} | {ratio} |", flush=True)
     print()
     print(f"At the end: load {' '.join(open('/proc/loadavg').read().split()[:3])}.")
 

@@ -4,6 +4,7 @@
 
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 import SwiftFrame
 import SwiftFrameFixtures
 @testable import SwiftFrameNIO
@@ -107,5 +108,30 @@ func eventually(within seconds: Double, _ condition: @Sendable () -> Bool) async
         #expect(cancelled.withLockedValue { $0 })
         #expect(await closes(peer, within: 5))
         #expect(server.connectionIDs.isEmpty)
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct HandlerPlacementTests {
+    /// Where a request handler runs: on Swift's global pool by default, on the connection's
+    /// event loop with `handlersRunOnEventLoop`; the replies are the same.
+    @Test(arguments: [false, true]) func handlersRunWhereTheConfigurationSays(onEventLoop: Bool) async throws {
+        var configuration = ServerConfiguration()
+        configuration.handlersRunOnEventLoop = onEventLoop
+        let ranOnEventLoop = NIOLockedValueBox<[Bool]>([])
+        let server = FrameServer<GameCommands>(port: 0, configuration: configuration)
+        let running = Task {
+            try await server.run { request, context in
+                ranOnEventLoop.withLockedValue { $0.append(MultiThreadedEventLoopGroup.currentEventLoop != nil) }
+                return try await gameHandler(request, context)
+            }
+        }
+        defer { running.cancel() }
+        try await FrameClient<GameCommands>(host: "127.0.0.1", port: try await server.port()).running { client in
+            for number in 0..<20 {
+                let reply = try await client.request(TestReq(param1: "\(number)"))
+                #expect(reply.result1 == "echo:\(number)")
+            }
+        }
+        #expect(ranOnEventLoop.withLockedValue { $0 } == Array(repeating: onEventLoop, count: 20))
     }
 }

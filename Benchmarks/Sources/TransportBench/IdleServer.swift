@@ -6,8 +6,10 @@
 // yet accepted), and exits on `quit` or at the end of its input (the driver gone).
 //
 //   swiftframe  FrameServer<BenchCommands>, echoing each request, with no idle timeout
+//   swiftframe-loop  the same with its handlers on the event loop (handlersRunOnEventLoop)
 //   nio         ServerBootstrap with NIO's length-field decoder and prepender around a handler
-//               that writes each frame back: what a SwiftNIO user writes for the same wire format
+//               that decodes each request and writes it back, flushing at the end of each read:
+//               what a SwiftNIO user writes for the same wire format
 
 import Foundation
 import NIOConcurrencyHelpers
@@ -23,8 +25,9 @@ func serveIdle(kind: String) async throws {
     let port: Int
     let count: @Sendable () -> Int
     switch kind {
-    case "swiftframe":
+    case "swiftframe", "swiftframe-loop":
         var configuration = ServerConfiguration()
+        configuration.handlersRunOnEventLoop = kind == "swiftframe-loop"
         // The default closes a connection that sent nothing for 5 minutes; a run takes less,
         // but the measurement must not depend on that.
         configuration.idleTimeout = nil
@@ -39,7 +42,7 @@ func serveIdle(kind: String) async throws {
         port = channel.localAddress!.port!
         count = { open.withLockedValue { $0 } }
     default:
-        fail("serve-idle takes swiftframe or nio, not '\(kind)'")
+        fail("serve-idle takes swiftframe, swiftframe-loop or nio, not '\(kind)'")
     }
     guard let listener = listeningDescriptor(port: port) else { fail("no listening socket on port \(port)") }
     answer("port \(port) limit \(limit)")
@@ -112,8 +115,22 @@ final class FrameEchoHandler: ChannelInboundHandler, Sendable {
         context.fireChannelInactive()
     }
 
+    /// A frame after its length: the command and the request id, then a `Bench_Flat`, decoded
+    /// and encoded back as FrameServer's handler does.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        context.write(data, promise: nil)
+        var frame = unwrapInboundIn(data)
+        guard let command = frame.readInteger(as: UInt32.self), let id = frame.readInteger(as: UInt32.self),
+              let request = try? Bench_Flat(serializedBytes: Array(frame.readableBytesView)),
+              let body = try? request.serializedBytes()
+        else {
+            context.close(promise: nil)
+            return
+        }
+        var reply = context.channel.allocator.buffer(capacity: 8 + body.count)
+        reply.writeInteger(command)
+        reply.writeInteger(id)
+        reply.writeBytes(body)
+        context.write(wrapOutboundOut(reply), promise: nil)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {

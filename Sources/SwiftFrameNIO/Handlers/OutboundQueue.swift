@@ -64,14 +64,17 @@ final class OutboundQueue<Write: QueuedWrite>: Sendable {
         }
     }
 
-    /// Queues `write` for `channel`'s handler, posting `DrainOutbound` to it when the queue
-    /// was empty. `queued` is false once the connection has closed; `written` is the write's
+    /// Queues `write` for `channel`'s handler, posting `DrainOutbound` to its event loop when
+    /// the queue was empty. `queued` is false once the connection has closed; `written` is the write's
     /// future when the caller `mayWait` and the channel or the queue is full.
     func enqueue(_ write: Write, on channel: any Channel, mayWait: Bool) -> (queued: Bool, written: EventLoopFuture<Void>?) {
         let (enqueued, written) = enqueue(write, channelWritable: mayWait ? channel.isWritable : nil, eventLoop: channel.eventLoop)
         switch enqueued {
         case .closed: return (false, nil)
-        case .queued(drain: true): channel.triggerUserOutboundEvent(DrainOutbound(), promise: nil)
+        case .queued(drain: true):
+            // Posted even from the event loop (a server's handlers may run there): the frames
+            // queued in the rest of this turn of the loop go out with the same flush.
+            channel.eventLoop.execute { channel.triggerUserOutboundEvent(DrainOutbound(), promise: nil) }
         case .queued(drain: false): break
         }
         return (true, written)

@@ -16,6 +16,11 @@ public struct ServerConfiguration: Sendable {
     public var tls: ServerTLS?
     #endif
     public var logger = Logger(label: "swiftframe.server")
+    /// Runs each connection's request handler on the connection's event loop instead of
+    /// Swift's global pool (default false). A request then costs no thread hop on its way in
+    /// or out, but a handler that blocks or computes for long holds up every connection of
+    /// that event loop: turn it on for handlers that answer from memory or only await.
+    public var handlersRunOnEventLoop = false
 
     public init() {}
 }
@@ -228,8 +233,9 @@ public final class FrameServer<Table: CommandTable>: Sendable {
             let connection = ServedConnection(
                 id: connections.lastID, channel: channel,
                 chain: InterceptorChain(configuration.interceptors, side: .server, channel: channel, table: Table.self),
-                logger: configuration.logger, handle: { [self] in await handle($0, on: $1, with: handler) },
-                done: { [self] in remove($0) })
+                logger: configuration.logger,
+                executor: configuration.handlersRunOnEventLoop ? EventLoopTaskExecutor(channel.eventLoop) : nil,
+                handle: { [self] in await handle($0, on: $1, with: handler) }, done: { [self] in remove($0) })
             connections.byID[connection.id] = connection
             return connection
         }

@@ -49,6 +49,8 @@ final class ServedConnection: Sendable {
     let logger: Logger
     /// The peer's address, for log lines.
     let peer: String
+    /// Where the handling task runs: nil for Swift's global pool.
+    private let executor: EventLoopTaskExecutor?
     /// Handles one frame; false when the connection must close.
     private let handle: @Sendable (Frame, ServedConnection) async -> Bool
     private let state = NIOLockedValueBox(State())
@@ -56,13 +58,14 @@ final class ServedConnection: Sendable {
     private let done: @Sendable (ServedConnection) -> Void
 
     init(
-        id: Int, channel: any Channel, chain: InterceptorChain, logger: Logger,
+        id: Int, channel: any Channel, chain: InterceptorChain, logger: Logger, executor: EventLoopTaskExecutor?,
         handle: @escaping @Sendable (Frame, ServedConnection) async -> Bool,
         done: @escaping @Sendable (ServedConnection) -> Void
     ) {
         self.id = id
         self.channel = channel
         self.writer = ServerWriter(channel: channel, chain: chain, outbound: OutboundQueue())
+        self.executor = executor
         self.handle = handle
         self.logger = logger
         self.peer = channel.remoteAddress.map { "\($0)" } ?? "?"
@@ -116,7 +119,7 @@ final class ServedConnection: Sendable {
     }
 
     private func startHandling() {
-        let task = Task { await self.handleQueued() }
+        let task = Task(executorPreference: executor) { await self.handleQueued() }
         let stopped = state.withLockedValue { state in
             if state.handling { state.task = task }
             return state.finished
@@ -176,6 +179,21 @@ final class ServedConnection: Sendable {
         }
         channel.close(promise: nil)
         if closed { done(self) }
+    }
+}
+
+/// Runs a task's jobs on an event loop (`ServerConfiguration.handlersRunOnEventLoop`): a job
+/// enqueued from the loop itself runs in the same turn of the loop, with no thread woken.
+final class EventLoopTaskExecutor: TaskExecutor {
+    private let loop: any EventLoop
+
+    init(_ loop: any EventLoop) {
+        self.loop = loop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
 
