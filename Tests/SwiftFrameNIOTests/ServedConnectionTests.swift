@@ -80,6 +80,27 @@ func eventually(within seconds: Double, _ condition: @Sendable () -> Bool) async
         #expect(await eventually(within: 5) { server.connectionIDs.isEmpty })
     }
 
+    /// A peer waiting for a reply slower than the idle timeout is silent, but not idle: the
+    /// connection stays open until the reply is written, and is closed once silent after it.
+    @Test func aSlowReplyOutlastsTheIdleTimeout() async throws {
+        var configuration = ServerConfiguration()
+        configuration.idleTimeout = .milliseconds(200)
+        let server = FrameServer<GameCommands>(port: 0, configuration: configuration)
+        let running = Task {
+            try await server.run { request, context in
+                try await Task.sleep(for: .milliseconds(700))
+                return try await gameHandler(request, context)
+            }
+        }
+        defer { running.cancel() }
+        let peer = try await rawConnection(port: try await server.port())
+        let replies = NIOLockedValueBox(0)
+        try await peer.pipeline.addHandler(ByteCounter(received: replies))
+        try await peer.writeAndFlush(ByteBuffer(bytes: try GameCommands.encode(TestReq(param1: "slow"))))
+        #expect(await eventually(within: 5) { replies.withLockedValue { $0 } > 0 })
+        #expect(await closes(peer, within: 5))
+    }
+
     /// Cancelling `run` while a handler is at work cancels that handler and closes its
     /// connection; `run` returns once the handler has.
     @Test func stoppingCancelsAHandlerAtWork() async throws {
@@ -133,5 +154,20 @@ func eventually(within seconds: Double, _ condition: @Sendable () -> Bool) async
             }
         }
         #expect(ranOnEventLoop.withLockedValue { $0 } == Array(repeating: onEventLoop, count: 20))
+    }
+}
+
+/// Counts the bytes a bare connection receives.
+final class ByteCounter: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let received: NIOLockedValueBox<Int>
+
+    init(received: NIOLockedValueBox<Int>) {
+        self.received = received
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let bytes = unwrapInboundIn(data).readableBytes
+        received.withLockedValue { $0 += bytes }
     }
 }

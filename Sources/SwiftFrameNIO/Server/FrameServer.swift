@@ -6,7 +6,8 @@ import SwiftFrame
 
 /// A server's settings.
 public struct ServerConfiguration: Sendable {
-    /// A connection that sends nothing for this long is closed (default 5 minutes; nil: never).
+    /// A connection that sends nothing for this long is closed (default 5 minutes; nil: never),
+    /// unless one of its requests is still being handled.
     public var idleTimeout: Duration? = .seconds(300)
     /// What every frame received and sent passes through, in order (see `FrameInterceptor`).
     /// A request an interceptor refuses closes its connection.
@@ -282,11 +283,11 @@ public final class FrameServer<Table: CommandTable>: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     try tls.addHandlers(to: pipeline)
-                    if let idle {
-                        try pipeline.addHandlers(IdleStateHandler(readTimeout: TimeAmount(idle)), CloseWhenIdle())
-                    }
                     guard let connection = admit(channel, handler: handler) else { throw FrameServerError.stopped }
                     do {
+                        if let idle {
+                            try pipeline.addHandlers(IdleStateHandler(readTimeout: TimeAmount(idle)), CloseWhenIdle(connection))
+                        }
                         try pipeline.addHandlers(FrameSliceHandler(slicing), ServingHandler(connection, layout: Table.layout))
                     } catch {
                         remove(connection)

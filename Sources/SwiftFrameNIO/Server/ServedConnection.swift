@@ -91,6 +91,9 @@ final class ServedConnection: Sendable {
     /// Items queued now, and the most queued at once so far.
     var queued: (now: Int, most: Int) { state.withLockedValue { ($0.queue.count, $0.mostQueued) } }
 
+    /// Whether a task is handling what the connection sent.
+    var isHandling: Bool { state.withLockedValue { $0.handling } }
+
     /// Whether the handler should hold back its reads.
     var readingPaused: Bool { state.withLockedValue { $0.readingPaused } }
 
@@ -286,13 +289,20 @@ struct ServerWriter: Sendable {
     }
 }
 
-/// Closes a connection when `IdleStateHandler` reports that it has been silent too long.
+/// Closes a connection when `IdleStateHandler` reports that it has been silent too long, unless
+/// the server is still handling what it sent (a peer waiting for a slow reply is silent too).
 final class CloseWhenIdle: ChannelInboundHandler, Sendable {
     typealias InboundIn = NIOAny
 
+    private let connection: ServedConnection
+
+    init(_ connection: ServedConnection) {
+        self.connection = connection
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
-            context.close(promise: nil)
+            if !connection.isHandling { context.close(promise: nil) }
         } else {
             context.fireUserInboundEventTriggered(event)
         }
