@@ -80,23 +80,25 @@ func eventually(within seconds: Double, _ condition: @Sendable () -> Bool) async
         #expect(await eventually(within: 5) { server.connectionIDs.isEmpty })
     }
 
-    /// A peer waiting for a reply slower than the idle timeout is silent, but not idle: the
-    /// connection stays open until the reply is written, and is closed once silent after it.
+    /// A peer waiting for a reply slower than the idle timeout (1.5 s against 0.5 s) is silent,
+    /// but not idle: the connection stays open until the reply is written, and is closed once
+    /// silent after it.
     @Test func aSlowReplyOutlastsTheIdleTimeout() async throws {
         var configuration = ServerConfiguration()
-        configuration.idleTimeout = .milliseconds(200)
+        configuration.idleTimeout = .milliseconds(500)
         let server = FrameServer<GameCommands>(port: 0, configuration: configuration)
         let running = Task {
             try await server.run { request, context in
-                try await Task.sleep(for: .milliseconds(700))
+                try await Task.sleep(for: .milliseconds(1500))
                 return try await gameHandler(request, context)
             }
         }
         defer { running.cancel() }
         let peer = try await rawConnection(port: try await server.port())
+        // The request at once (the idle time runs from the accept); the reply comes after 1.5 s.
+        try await peer.writeAndFlush(ByteBuffer(bytes: try GameCommands.encode(TestReq(param1: "slow"))))
         let replies = NIOLockedValueBox(0)
         try await peer.pipeline.addHandler(ByteCounter(received: replies))
-        try await peer.writeAndFlush(ByteBuffer(bytes: try GameCommands.encode(TestReq(param1: "slow"))))
         #expect(await eventually(within: 5) { replies.withLockedValue { $0 } > 0 })
         #expect(await closes(peer, within: 5))
     }
