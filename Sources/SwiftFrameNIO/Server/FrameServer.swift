@@ -323,8 +323,9 @@ public final class FrameServer<Table: CommandTable>: Sendable {
             let context = RequestContext<Table>(connection: connection.id, header: frame.header, writer: connection.writer)
             guard let reply = try await handler(request, context) else { return true }
             do {
-                try await connection.writer.write(OutboundFrame(
+                let full = try connection.writer.queue(OutboundFrame(
                     header: Self.header(reply.command, sequence: frame.header.sequence), payload: reply.payload))
+                try await full?.get()
             } catch where !connection.channel.isActive {
                 // The peer has gone: requests it sent before are still handled, unanswered.
             }

@@ -283,9 +283,15 @@ struct ServerWriter: Sendable {
     let outbound: OutboundQueue<OutboundFrame>
 
     func write(_ frame: OutboundFrame) async throws {
+        try await queue(frame)?.get()
+    }
+
+    /// Queues `frame`; returns the future to wait on when the channel or the queue is full
+    /// (the request path awaits only then: an `async` call it can skip is a task switch less).
+    func queue(_ frame: OutboundFrame) throws -> EventLoopFuture<Void>? {
         let (queued, written) = outbound.enqueue(try chain.outbound(frame), on: channel, mayWait: true)
         guard queued else { throw ChannelError.ioOnClosedChannel }
-        try await written?.get()
+        return written
     }
 }
 
