@@ -103,6 +103,33 @@ func eventually(within seconds: Double, _ condition: @Sendable () -> Bool) async
         #expect(await closes(peer, within: 5))
     }
 
+    /// Under a layout that resynchronizes, garbage before a request is skipped and the request
+    /// answered on the same connection; under one that does not, it closes the connection.
+    @Test func garbageIsSkippedUnderResyncAndClosesOtherwise() async throws {
+        let server = FrameServer<ResyncCommands>(port: 0)
+        let running = Task { try await server.run { request, _ in ServerFrame(command: 2, payload: request) } }
+        defer { running.cancel() }
+        let peer = try await rawConnection(port: try await server.port())
+        let received = NIOLockedValueBox(0)
+        try await peer.pipeline.addHandler(ByteCounter(received: received))
+        let frame = try FrameEncoder(layout: ResyncCommands.layout).encode(
+            header: ResyncCommands.layout.header(command: 1, sequence: 5), payload: [7, 7, 7])
+        for _ in 0..<2 {
+            try await peer.writeAndFlush(ByteBuffer(bytes: [1, 2, 3, 4, 5, 6, 7, 8, 9] + frame))
+        }
+        // Two replies of a 9-byte header and 3 bytes each.
+        #expect(await eventually(within: 5) { received.withLockedValue { $0 } == 2 * frame.count })
+        #expect(peer.isActive)
+
+        // The game layout fails on a bad magic: the same garbage closes the connection.
+        let game = FrameServer<GameCommands>(port: 0)
+        let gameRunning = Task { try await game.run(handler: gameHandler) }
+        defer { gameRunning.cancel() }
+        let gamePeer = try await rawConnection(port: try await game.port())
+        try await gamePeer.writeAndFlush(ByteBuffer(bytes: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]))
+        #expect(await closes(gamePeer, within: 5))
+    }
+
     /// Cancelling `run` while a handler is at work cancels that handler and closes its
     /// connection; `run` returns once the handler has.
     @Test func stoppingCancelsAHandlerAtWork() async throws {

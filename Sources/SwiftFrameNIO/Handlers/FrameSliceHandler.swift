@@ -39,6 +39,8 @@ public final class FrameSliceHandler: ChannelInboundHandler {
     /// Rarely more than empty (an array, which allocates nothing until then).
     private var queued: [ByteBuffer] = []
     private var endPending = false
+    /// An error has ended the stream (later reads report it again).
+    private var failed = false
     private var inputEnded = false
 
     public init(layout: FrameLayout) {
@@ -50,6 +52,11 @@ public final class FrameSliceHandler: ChannelInboundHandler {
     init(_ recipe: BoxedSlicer.Recipe) {
         slicer = BoxedSlicer(recipe)
     }
+
+    /// Whether the stream has ended: input closed, or an error that ended it. Asked from a
+    /// later handler's `errorCaught`, it tells a bad header skipped under `resync` from an
+    /// error that ends the stream.
+    var streamEnded: Bool { inputEnded || failed }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !inputEnded else { return }
@@ -65,6 +72,7 @@ public final class FrameSliceHandler: ChannelInboundHandler {
                 // type, and the generic call it makes checks the value's type at run time.
                 try slicer.modify { slicer throws(FrameError) in try slicer.fire(&buffer, to: context) { NIOAny($0.slice) } }
             } catch {
+                failed = true
                 context.fireErrorCaught(error)
             }
             guard !queued.isEmpty else { break }
@@ -94,7 +102,7 @@ public final class FrameSliceHandler: ChannelInboundHandler {
         guard !inputEnded else { return }
         inputEnded = true
         endPending = false
-        guard !slicer.hasFailed else { return }
+        guard !failed else { return }
         do throws(FrameError) {
             try slicer.finish()
         } catch {

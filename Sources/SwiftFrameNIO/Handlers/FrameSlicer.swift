@@ -228,11 +228,6 @@ struct BoxedSlicer: Sendable {
         state = .unused(recipe)
     }
 
-    /// An error has ended the stream.
-    var hasFailed: Bool {
-        if case let .used(storage) = state { storage.slicer.decoder.failure != nil } else { false }
-    }
-
     /// At the end of the stream: `.truncated` if the bytes of a partial frame are left.
     func finish() throws(FrameError) {
         if case let .used(storage) = state { try storage.slicer.finish() }

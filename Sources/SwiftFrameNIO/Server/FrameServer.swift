@@ -288,7 +288,8 @@ public final class FrameServer<Table: CommandTable>: Sendable {
                         if let idle {
                             try pipeline.addHandlers(IdleStateHandler(readTimeout: TimeAmount(idle)), CloseWhenIdle(connection))
                         }
-                        try pipeline.addHandlers(FrameSliceHandler(slicing), ServingHandler(connection, layout: Table.layout))
+                        let slices = FrameSliceHandler(slicing)
+                        try pipeline.addHandlers(slices, ServingHandler(connection, after: slices, layout: Table.layout))
                     } catch {
                         remove(connection)
                         throw error

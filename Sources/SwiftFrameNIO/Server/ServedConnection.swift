@@ -213,12 +213,15 @@ final class ServingHandler: ChannelDuplexHandler {
     typealias OutboundOut = ByteBuffer
 
     private let connection: ServedConnection
+    /// The handler before this one, which tells a bad header skipped from one that ends the stream.
+    private let slices: FrameSliceHandler
     private let encoder: FrameEncoder
     /// A read was held back while the queue was full.
     private var readHeldBack = false
 
-    init(_ connection: ServedConnection, layout: FrameLayout) {
+    init(_ connection: ServedConnection, after slices: FrameSliceHandler, layout: FrameLayout) {
         self.connection = connection
+        self.slices = slices
         self.encoder = FrameEncoder(layout: layout)
     }
 
@@ -227,6 +230,12 @@ final class ServingHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A bad header skipped under the layout's `resync`: the frames after it go on.
+        if error is FrameError, !slices.streamEnded {
+            connection.logger.warning("skipping a bad header, decoding goes on from the next magic", metadata: [
+                "peer": "\(connection.peer)", "error": "\(error)"])
+            return
+        }
         // After the frames read before it.
         connection.enqueue(.failed(error))
     }
