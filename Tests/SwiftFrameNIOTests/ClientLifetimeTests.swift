@@ -26,15 +26,6 @@ func withServer<Table: CommandTable, Result: Sendable>(
     }
 }
 
-/// Waits (up to 5 s) for `condition`.
-func eventually(_ condition: () -> Bool) async throws -> Bool {
-    for _ in 0..<500 {
-        if condition() { return true }
-        try await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}
-
 struct LoginFailed: Error {}
 
 @Suite(.timeLimit(.minutes(1))) struct ClientLifetimeTests {
@@ -44,7 +35,7 @@ struct LoginFailed: Error {}
                 try await client.request(TestReq(param1: "scoped", param2: 2))
             }
             #expect(reply == TestRsp(result1: "echo:scoped", result2: 4))
-            let closed = try await eventually { server.connectionIDs.isEmpty }
+            let closed = await eventually { server.connectionIDs.isEmpty }
             #expect(closed, "the connection outlived the scope")
         }
     }
@@ -59,7 +50,7 @@ struct LoginFailed: Error {}
                     throw Oops()
                 }
             }
-            let closed = try await eventually { server.connectionIDs.isEmpty }
+            let closed = await eventually { server.connectionIDs.isEmpty }
             #expect(closed)
         }
     }

@@ -10,16 +10,6 @@ import SwiftFrameFixtures
 @testable import SwiftFrameNIO
 import Testing
 
-/// Whether `condition` holds within `seconds`, polled.
-func eventually(within seconds: Double, _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-}
-
 @Suite(.timeLimit(.minutes(1))) struct ServedConnectionTests {
     /// 1,000 requests of 4 KiB in one write (4 MB, which the loopback socket buffers hold),
     /// while the handler waits on the first: the server reads a few reads' worth past its

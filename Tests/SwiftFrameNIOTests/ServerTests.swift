@@ -26,6 +26,16 @@ func closes(_ channel: any Channel, within seconds: Double) async -> Bool {
     }
 }
 
+/// Whether `condition` holds within `seconds` (5 unless told), polled.
+func eventually(within seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+
 @Suite(.timeLimit(.minutes(1))) struct ServerTests {
     @Test func aBadFrameClosesOnlyItsConnection() async throws {
         try await withServerAndClient(GameCommands.self, handler: gameHandler) { server, client in
