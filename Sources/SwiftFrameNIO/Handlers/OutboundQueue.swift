@@ -80,6 +80,9 @@ final class OutboundQueue<Write: QueuedWrite>: Sendable {
         return (true, written)
     }
 
+    /// Whether no frame waits to be written.
+    var isEmpty: Bool { state.withLockedValue { $0.entries.isEmpty } }
+
     /// Every frame queued so far, for the handler to write; the next frame queued posts a new
     /// `DrainOutbound`.
     func take() -> [Entry] {

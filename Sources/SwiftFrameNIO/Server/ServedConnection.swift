@@ -91,8 +91,9 @@ final class ServedConnection: Sendable {
     /// Items queued now, and the most queued at once so far.
     var queued: (now: Int, most: Int) { state.withLockedValue { ($0.queue.count, $0.mostQueued) } }
 
-    /// Whether a task is handling what the connection sent.
-    var isHandling: Bool { state.withLockedValue { $0.handling } }
+    /// Whether a task is handling what the connection sent, or replies wait to be written
+    /// (queued by a task that has just ended, for the event loop's next turn).
+    var isBusy: Bool { state.withLockedValue { $0.handling } || !writer.outbound.isEmpty }
 
     /// Whether the handler should hold back its reads.
     var readingPaused: Bool { state.withLockedValue { $0.readingPaused } }
@@ -305,7 +306,8 @@ struct ServerWriter: Sendable {
 }
 
 /// Closes a connection when `IdleStateHandler` reports that it has been silent too long, unless
-/// the server is still handling what it sent (a peer waiting for a slow reply is silent too).
+/// the server is still handling what it sent or has its reply yet to write (a peer waiting for
+/// a slow reply is silent too).
 final class CloseWhenIdle: ChannelInboundHandler, Sendable {
     typealias InboundIn = NIOAny
 
@@ -317,7 +319,7 @@ final class CloseWhenIdle: ChannelInboundHandler, Sendable {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
-            if !connection.isHandling { context.close(promise: nil) }
+            if !connection.isBusy { context.close(promise: nil) }
         } else {
             context.fireUserInboundEventTriggered(event)
         }
