@@ -72,7 +72,8 @@ def main():
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     print(cpu())
     print()
-    kinds = (("swiftframe", "FrameServer"), ("swiftframe-loop", "FrameServer, handlers on the event loop"), ("nio", "plain SwiftNIO"))
+    kinds = (("swiftframe", "FrameServer"), ("swiftframe-loop", "FrameServer, handlers on the event loop"),
+             ("swiftframe-read", "FrameServer, answering in the read (runOnEventLoop)"), ("nio", "plain SwiftNIO"))
     print("| requests in flight | server | rate (median) | spread (min–max) | ratio to plain SwiftNIO (medians) | per-run ratios |")
     print("| ---: | --- | ---: | ---: | ---: | ---: |")
     for depth, count in ((1, 20_000), (64, 200_000)):

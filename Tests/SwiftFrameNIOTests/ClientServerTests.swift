@@ -24,6 +24,11 @@ func withServerAndClient<Table: CommandTable, Result: Sendable>(
 
 /// The game server's answers, as the Python peer gives them.
 @Sendable func gameHandler(_ request: GameCommands.Request, _ context: RequestContext<GameCommands>) async throws -> ServerFrame? {
+    try gameAnswer(request, context)
+}
+
+/// `gameHandler`'s answers, for `runOnEventLoop`.
+@Sendable func gameAnswer(_ request: GameCommands.Request, _ context: RequestContext<GameCommands>) throws -> ServerFrame? {
     switch request {
     case let .testReq(request):
         return try ServerFrame(TestRsp(result1: "echo:" + request.param1, result2: Int64(request.param2) * 2))

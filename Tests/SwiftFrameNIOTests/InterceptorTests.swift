@@ -126,7 +126,8 @@ struct CollectingLogHandler: LogHandler {
          FlaggedBody(field: "flags", bit: 0x02, codec: AESGCMBody(key: key))]
     }
 
-    @Test func bodiesAreCompressedAndEncryptedByFlagOnBothSides() async throws {
+    /// With the server's handler in a task and in the event loop's read (`runOnEventLoop`).
+    @Test(arguments: [false, true]) func bodiesAreCompressedAndEncryptedByFlagOnBothSides(inTheRead: Bool) async throws {
         let key = SymmetricKey(size: .bits256)
         let serverSpy = Spy()
         let clientSpy = Spy()
@@ -136,7 +137,11 @@ struct CollectingLogHandler: LogHandler {
         try await withThrowingTaskGroup(of: Void.self) { group in
             defer { group.cancelAll() }
             // Echoes each body back, reversed.
-            group.addTask { try await server.run { request, _ in ServerFrame(command: request.command, payload: request.payload.reversed()) } }
+            group.addTask {
+                try await serve(server, inTheRead: inTheRead) { request, _ in
+                    ServerFrame(command: request.command, payload: request.payload.reversed())
+                }
+            }
             var configuration = ClientConfiguration()
             configuration.interceptors = Self.transforms(key: key) + [clientSpy]
             let big = Array(String(repeating: "the same words again and again, ", count: 128).utf8)  // 4 KiB
@@ -158,13 +163,15 @@ struct CollectingLogHandler: LogHandler {
         #expect(received.map(\.flags) == [3, 2])
     }
 
-    @Test func aBodyUnderAnotherKeyClosesTheConnection() async throws {
+    @Test(arguments: [false, true]) func aBodyUnderAnotherKeyClosesTheConnection(inTheRead: Bool) async throws {
         var serverConfiguration = ServerConfiguration()
         serverConfiguration.interceptors = Self.transforms(key: SymmetricKey(size: .bits128))
         let server = FrameServer<FlagCommands>(port: 0, configuration: serverConfiguration)
         try await withThrowingTaskGroup(of: Void.self) { group in
             defer { group.cancelAll() }
-            group.addTask { try await server.run { request, _ in ServerFrame(command: request.command, payload: request.payload) } }
+            group.addTask {
+                try await serve(server, inTheRead: inTheRead) { request, _ in ServerFrame(command: request.command, payload: request.payload) }
+            }
             var configuration = ClientConfiguration()
             configuration.interceptors = Self.transforms(key: SymmetricKey(size: .bits128))
             configuration.reconnect.maxAttempts = 0

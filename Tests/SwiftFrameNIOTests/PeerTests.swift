@@ -243,9 +243,10 @@ func quickReconnect() -> ClientConfiguration {
 
     // MARK: The Swift server against the Python clients
 
-    @Test func theServerAnswersThePythonGameClientAndClosesOnGarbage() async throws {
+    /// With the handler in a task and in the event loop's read (`runOnEventLoop`).
+    @Test(arguments: [false, true]) func theServerAnswersThePythonGameClientAndClosesOnGarbage(inTheRead: Bool) async throws {
         let server = FrameServer<GameCommands>(port: 0)
-        let running = Task { try await server.run(handler: gameHandler) }
+        let running = Task { try await serve(server, inTheRead: inTheRead, gameAnswer) }
         defer { running.cancel() }
         let port = try await server.port()
         let result = try await offThePool {
@@ -283,10 +284,10 @@ func quickReconnect() -> ClientConfiguration {
         #expect(lines.suffix(3) == ["heartbeat ok", "done", "closed"])
     }
 
-    @Test func theServerEchoesSequenceNumbersToThePythonIMClient() async throws {
+    @Test(arguments: [false, true]) func theServerEchoesSequenceNumbersToThePythonIMClient(inTheRead: Bool) async throws {
         let server = FrameServer<ImCommands>(port: 0)
         let running = Task {
-            try await server.run { request, _ in
+            try await serve(server, inTheRead: inTheRead) { request, _ in
                 guard case let .common(common) = request, case let .user(user) = try common.decodedBody(),
                       case let .userInfo(info) = try user.decodedBody() else { return nil }
                 let answer = UserInfoResponse(userInfo: UserInfo(uid: info.uid, nickName: "user\(info.uid)"))

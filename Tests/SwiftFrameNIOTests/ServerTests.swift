@@ -13,6 +13,18 @@ func rawConnection(port: Int) async throws -> any Channel {
     try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()
 }
 
+/// Runs `server` with `handler` until cancelled, as `run` does or, `inTheRead`, as
+/// `runOnEventLoop` does.
+func serve<Table: CommandTable>(
+    _ server: FrameServer<Table>, inTheRead: Bool, _ handler: @escaping FrameServer<Table>.SynchronousHandler
+) async throws {
+    if inTheRead {
+        try await server.runOnEventLoop(handler: handler)
+    } else {
+        try await server.run(handler: handler)
+    }
+}
+
 /// Whether `channel` is closed (by the other side) within `seconds`.
 func closes(_ channel: any Channel, within seconds: Double) async -> Bool {
     await withTaskGroup(of: Bool.self) { group in

@@ -7,6 +7,7 @@
 //
 //   swiftframe  FrameServer<BenchCommands>, echoing each request, with no idle timeout
 //   swiftframe-loop  the same with its handlers on the event loop (handlersRunOnEventLoop)
+//   swiftframe-read  the same answering inside the event loop's read (runOnEventLoop)
 //   nio         ServerBootstrap with NIO's length-field decoder and prepender around a handler
 //               that decodes each request and writes it back, flushing at the end of each read:
 //               what a SwiftNIO user writes for the same wire format
@@ -25,7 +26,7 @@ func serveIdle(kind: String) async throws {
     let port: Int
     let count: @Sendable () -> Int
     switch kind {
-    case "swiftframe", "swiftframe-loop":
+    case "swiftframe", "swiftframe-loop", "swiftframe-read":
         var configuration = ServerConfiguration()
         configuration.handlersRunOnEventLoop = kind == "swiftframe-loop"
         // The default closes a connection that sent nothing for 5 minutes; a run takes less,
@@ -33,7 +34,11 @@ func serveIdle(kind: String) async throws {
         configuration.idleTimeout = nil
         let server = FrameServer<BenchCommands>(port: 0, configuration: configuration)
         // Ends with the process.
-        Task { try await server.run { request, _ in try ServerFrame(request) } }
+        if kind == "swiftframe-read" {
+            Task { try await server.runOnEventLoop { request, _ in try ServerFrame(request) } }
+        } else {
+            Task { try await server.run { request, _ in try ServerFrame(request) } }
+        }
         port = try await server.port(within: .seconds(10))
         count = { server.connectionIDs.count }
     case "nio":
@@ -42,7 +47,7 @@ func serveIdle(kind: String) async throws {
         port = channel.localAddress!.port!
         count = { open.withLockedValue { $0 } }
     default:
-        fail("serve-idle takes swiftframe, swiftframe-loop or nio, not '\(kind)'")
+        fail("serve-idle takes swiftframe, swiftframe-loop, swiftframe-read or nio, not '\(kind)'")
     }
     guard let listener = listeningDescriptor(port: port) else { fail("no listening socket on port \(port)") }
     answer("port \(port) limit \(limit)")

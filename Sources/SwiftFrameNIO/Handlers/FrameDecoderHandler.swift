@@ -32,7 +32,7 @@ public struct FrameSliceDecoderHandler: ByteToMessageDecoder, Sendable {
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        try slicer.modify { slicer in try slicer.fire(&buffer, to: context) { Self.wrapInboundOut($0.slice) } }
+        try slicer.modify { slicer in try slicer.fire(&buffer, to: context) { context.fireChannelRead(Self.wrapInboundOut($0.slice)) } }
         return .needMoreData
     }
 
@@ -87,7 +87,7 @@ public struct FrameDecoderHandler: ByteToMessageDecoder, Sendable {
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        try slicer.modify { slicer in try slicer.fire(&buffer, to: context) { Self.wrapInboundOut($0.frame) } }
+        try slicer.modify { slicer in try slicer.fire(&buffer, to: context) { context.fireChannelRead(Self.wrapInboundOut($0.frame)) } }
         return .needMoreData
     }
 

@@ -42,6 +42,10 @@ public final class FrameSliceHandler: ChannelInboundHandler {
     /// An error has ended the stream (later reads report it again).
     private var failed = false
     private var inputEnded = false
+    /// Where `FrameServer`'s pipeline takes the slices: its handler after this one, called
+    /// directly. A slice fired as a read is boxed into an `NIOAny` (it is larger than the
+    /// existential's inline storage): an allocation and a dynamic cast per frame.
+    var receiver: ServingHandler?
 
     public init(layout: FrameLayout) {
         slicer = BoxedSlicer(BoxedSlicer.Recipe(layout: layout, keepsPartialFrames: true))
@@ -68,9 +72,18 @@ public final class FrameSliceHandler: ChannelInboundHandler {
         cutting = true
         while true {
             do throws(FrameError) {
-                // NIOAny(_:) rather than `Self.wrapInboundOut`: in a class `Self` is the dynamic
-                // type, and the generic call it makes checks the value's type at run time.
-                try slicer.modify { slicer throws(FrameError) in try slicer.fire(&buffer, to: context) { NIOAny($0.slice) } }
+                try slicer.modify { slicer throws(FrameError) in
+                    try slicer.fire(&buffer, to: context) { piece in
+                        if let receiver {
+                            receiver.received(piece.slice)
+                        } else {
+                            // NIOAny(_:) rather than `Self.wrapInboundOut`: in a class `Self` is the
+                            // dynamic type, and the generic call it makes checks the value's type
+                            // at run time.
+                            context.fireChannelRead(NIOAny(piece.slice))
+                        }
+                    }
+                }
             } catch {
                 failed = true
                 context.fireErrorCaught(error)

@@ -70,12 +70,12 @@ struct FrameSlicer: Sendable {
         self.keepsPartialFrames = keepsPartialFrames
     }
 
-    /// What the decoder handlers do with a read: every complete frame fired down the pipeline
-    /// as `output` makes it, and a bad header under `resync` fired as an error.
-    mutating func fire(_ buffer: inout ByteBuffer, to context: ChannelHandlerContext, _ output: (Piece) -> NIOAny) throws(FrameError) {
+    /// What the decoder handlers do with a read: every complete frame passed to `deliver`
+    /// (which fires it down the pipeline), and a bad header under `resync` fired as an error.
+    mutating func fire(_ buffer: inout ByteBuffer, to context: ChannelHandlerContext, _ deliver: (Piece) -> Void) throws(FrameError) {
         try cut(&buffer) { result in
             switch result {
-            case let .success(piece): context.fireChannelRead(output(piece))
+            case let .success(piece): deliver(piece)
             case let .failure(error): context.fireErrorCaught(error)
             }
         }

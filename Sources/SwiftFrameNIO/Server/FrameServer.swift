@@ -82,7 +82,8 @@ public struct RequestContext<Table: CommandTable>: Sendable {
 /// once the requests before it are handled; other connections go on.
 ///
 /// A connection holds no task while it is silent: one starts when a request arrives and ends
-/// when none is left (`ServedConnection`). While the handler is busy, a connection's frames
+/// when none is left (`ServedConnection`). `runOnEventLoop` takes a synchronous handler and
+/// calls it inside the event loop's read instead, with no task at all. While the handler is busy, a connection's frames
 /// queue up to a small limit, then the server stops reading from it until the handler
 /// catches up.
 ///
@@ -95,6 +96,8 @@ public struct RequestContext<Table: CommandTable>: Sendable {
 ///     }
 public final class FrameServer<Table: CommandTable>: Sendable {
     public typealias Handler = @Sendable (Table.Request, RequestContext<Table>) async throws -> ServerFrame?
+    /// A handler that answers without suspending (`runOnEventLoop`).
+    public typealias SynchronousHandler = @Sendable (Table.Request, RequestContext<Table>) throws -> ServerFrame?
 
     public let host: String
     public let configuration: ServerConfiguration
@@ -183,6 +186,26 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     /// running, `run` throws `FrameServerError.alreadyRunning`; after it has returned, it
     /// listens again.
     public func run(handler: @escaping Handler) async throws {
+        try await serve(.inTasks(handler))
+    }
+
+    /// Runs the server as `run(handler:)` does, answering each request with `handler` inside
+    /// the event loop's read, the way a handler in a NIO pipeline answers: no task and no
+    /// thread hop per request, and the replies of one read go out with one flush. The handler
+    /// must not block or compute for long: it holds up every connection of its event loop
+    /// (for handlers that await, see `ServerConfiguration.handlersRunOnEventLoop`). While a
+    /// peer does not read its replies, the server stops reading its requests.
+    public func runOnEventLoop(handler: @escaping SynchronousHandler) async throws {
+        try await serve(.onEventLoop(handler))
+    }
+
+    /// How `run` and `runOnEventLoop` call their handler.
+    private enum Handlers: Sendable {
+        case inTasks(Handler)
+        case onEventLoop(SynchronousHandler)
+    }
+
+    private func serve(_ handlers: Handlers) async throws {
         let started = listening.withLockedValue { state in
             guard !state.running else { return false }
             // `port()` waits for this run's port, not the last run's end.
@@ -194,7 +217,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         connections.withLockedValue { $0.stopping = false }
         let listener: any Channel
         do {
-            listener = try await bind(handler: handler)
+            listener = try await bind(handlers)
         } catch {
             settle(.failure(error))
             throw error
@@ -227,16 +250,22 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     }
 
     /// Takes a connection accepted while listening; nil once `run` is stopping.
-    private func admit(_ channel: any Channel, handler: @escaping Handler) -> ServedConnection? {
+    private func admit(_ channel: any Channel, handlers: Handlers) -> ServedConnection? {
         let admitted = connections.withLockedValue { connections -> ServedConnection? in
             guard !connections.stopping else { return nil }
             connections.lastID += 1
+            let handling: ServedConnection.Handling = switch handlers {
+            case let .inTasks(handler):
+                .inTasks(
+                    executor: configuration.handlersRunOnEventLoop ? EventLoopTaskExecutor(channel.eventLoop) : nil,
+                    handle: { [self] in await handle($0, on: $1, with: handler) })
+            case let .onEventLoop(handler):
+                .onEventLoop { [self] in answer($0, on: $1, with: handler, close: &$2) }
+            }
             let connection = ServedConnection(
                 id: connections.lastID, channel: channel,
                 chain: InterceptorChain(configuration.interceptors, side: .server, channel: channel, table: Table.self),
-                logger: configuration.logger,
-                executor: configuration.handlersRunOnEventLoop ? EventLoopTaskExecutor(channel.eventLoop) : nil,
-                handle: { [self] in await handle($0, on: $1, with: handler) }, done: { [self] in remove($0) })
+                logger: configuration.logger, handling: handling, done: { [self] in remove($0) })
             connections.byID[connection.id] = connection
             return connection
         }
@@ -272,7 +301,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         }
     }
 
-    private func bind(handler: @escaping Handler) async throws -> any Channel {
+    private func bind(_ handlers: Handlers) async throws -> any Channel {
         let idle = configuration.idleTimeout
         let tls = try ServerTLSSetup(configuration)
         let slicing = BoxedSlicer.Recipe(layout: Table.layout, keepsPartialFrames: true)
@@ -283,7 +312,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     try tls.addHandlers(to: pipeline)
-                    guard let connection = admit(channel, handler: handler) else { throw FrameServerError.stopped }
+                    guard let connection = admit(channel, handlers: handlers) else { throw FrameServerError.stopped }
                     do {
                         if let idle {
                             try pipeline.addHandlers(IdleStateHandler(readTimeout: TimeAmount(idle)), CloseWhenIdle(connection))
@@ -300,43 +329,92 @@ public final class FrameServer<Table: CommandTable>: Sendable {
             .get()
     }
 
+    /// A frame through the interceptors; nil when one refused it (logged: the connection closes).
+    private func intercepted(_ received: Frame, on connection: ServedConnection) -> Frame? {
+        do {
+            return try connection.writer.chain.inbound(received)
+        } catch {
+            connection.logger.warning("closing the connection: a frame was refused", metadata: [
+                "peer": "\(connection.peer)", "command": "\(Table.commandID(of: received))", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The request `frame` carries. Throws, after logging it, when the frame does not decode:
+    /// the frame is skipped. (The callers hold the request in a variable assigned in a `do`,
+    /// not in a tuple or an optional: those are generic types, looked up at run time at each
+    /// request when the server is not specialized.)
+    private func decoded(_ frame: Frame, on connection: ServedConnection) throws(WireError) -> Table.Request {
+        do {
+            return try Table.decodeRequest(frame)
+        } catch {
+            connection.logger.warning("request does not decode; skipped", metadata: [
+                "peer": "\(connection.peer)", "command": "\(Table.commandID(of: frame))", "error": "\(error)"])
+            throw error
+        }
+    }
+
+    /// The frame carrying `reply` to the request that came with `header`.
+    private static func frame(_ reply: ServerFrame, answering header: FrameHeader) -> OutboundFrame {
+        OutboundFrame(header: Self.header(reply.command, sequence: header.sequence), payload: reply.payload)
+    }
+
+    /// Logs why a handler's error closes its connection.
+    private func closing(_ connection: ServedConnection, for error: any Error) {
+        if error is CancellationError {
+            connection.logger.debug("connection closed: the server stops", metadata: ["peer": "\(connection.peer)"])
+        } else {
+            connection.logger.warning("connection closed", metadata: ["peer": "\(connection.peer)", "error": "\(error)"])
+        }
+    }
+
     /// One frame through the interceptors, the decoder and the handler, and its reply queued.
     /// False when the connection must close.
     private func handle(_ received: Frame, on connection: ServedConnection, with handler: Handler) async -> Bool {
-        let (logger, peer) = (connection.logger, connection.peer)
-        let frame: Frame
-        do {
-            frame = try connection.writer.chain.inbound(received)
-        } catch {
-            logger.warning("closing the connection: a frame was refused", metadata: [
-                "peer": "\(peer)", "command": "\(Table.commandID(of: received))", "error": "\(error)"])
-            return false
-        }
+        guard let frame = intercepted(received, on: connection) else { return false }
         let request: Table.Request
         do {
-            request = try Table.decodeRequest(frame)
+            request = try decoded(frame, on: connection)
         } catch {
-            logger.warning("request does not decode; skipped", metadata: [
-                "peer": "\(peer)", "command": "\(Table.commandID(of: frame))", "error": "\(error)"])
             return true
         }
         do {
             let context = RequestContext<Table>(connection: connection.id, header: frame.header, writer: connection.writer)
             guard let reply = try await handler(request, context) else { return true }
             do {
-                let full = try connection.writer.queue(OutboundFrame(
-                    header: Self.header(reply.command, sequence: frame.header.sequence), payload: reply.payload))
-                try await full?.get()
+                try await connection.writer.queue(Self.frame(reply, answering: frame.header))?.get()
             } catch where !connection.channel.isActive {
                 // The peer has gone: requests it sent before are still handled, unanswered.
             }
             return true
-        } catch is CancellationError {
-            logger.debug("connection closed: the server stops", metadata: ["peer": "\(peer)"])
-            return false
         } catch {
-            logger.warning("connection closed", metadata: ["peer": "\(peer)", "error": "\(error)"])
+            closing(connection, for: error)
             return false
+        }
+    }
+
+    /// One frame answered inside the event loop's read (`runOnEventLoop`): the reply to write,
+    /// or nil, with `close` set when the connection must close.
+    private func answer(_ slice: FrameSlice, on connection: ServedConnection, with handler: SynchronousHandler,
+                        close: inout Bool) -> OutboundFrame? {
+        guard let frame = intercepted(slice.copy(), on: connection) else {
+            close = true
+            return nil
+        }
+        let request: Table.Request
+        do {
+            request = try decoded(frame, on: connection)
+        } catch {
+            return nil
+        }
+        do {
+            let context = RequestContext<Table>(connection: connection.id, header: frame.header, writer: connection.writer)
+            guard let reply = try handler(request, context) else { return nil }
+            return try connection.writer.chain.outbound(Self.frame(reply, answering: frame.header))
+        } catch {
+            closing(connection, for: error)
+            close = true
+            return nil
         }
     }
 

@@ -4,7 +4,8 @@ import NIOCore
 import SwiftFrame
 
 /// One connection of a `FrameServer`: the frames its event loop has read and not yet handled,
-/// and the task that handles them.
+/// and the task that handles them (or, under `FrameServer.runOnEventLoop`, the handler that
+/// answers each frame inside the read, with no queue and no task).
 ///
 /// An idle connection holds no task: its handler (`ServingHandler`, on the event loop) queues
 /// each frame it reads here, and the first frame queued while no task is handling starts one.
@@ -40,6 +41,16 @@ final class ServedConnection: Sendable {
         var task: Task<Void, Never>?
     }
 
+    /// How the connection's frames are handled.
+    enum Handling: Sendable {
+        /// By a task started when frames wait, on Swift's global pool or on `executor`;
+        /// `handle` returns false when the connection must close.
+        case inTasks(executor: EventLoopTaskExecutor?, handle: @Sendable (Frame, ServedConnection) async -> Bool)
+        /// On the event loop, inside the read: returns the reply to write, if any, and sets
+        /// its flag when the connection must close.
+        case onEventLoop(@Sendable (FrameSlice, ServedConnection, inout Bool) -> OutboundFrame?)
+    }
+
     static var pauseAt: Int { 16 }
     static var resumeAt: Int { 4 }
 
@@ -49,24 +60,19 @@ final class ServedConnection: Sendable {
     let logger: Logger
     /// The peer's address, for log lines.
     let peer: String
-    /// Where the handling task runs: nil for Swift's global pool.
-    private let executor: EventLoopTaskExecutor?
-    /// Handles one frame; false when the connection must close.
-    private let handle: @Sendable (Frame, ServedConnection) async -> Bool
+    let handling: Handling
     private let state = NIOLockedValueBox(State())
     /// Told when the connection is done with (closed, and no task handling it).
     private let done: @Sendable (ServedConnection) -> Void
 
     init(
-        id: Int, channel: any Channel, chain: InterceptorChain, logger: Logger, executor: EventLoopTaskExecutor?,
-        handle: @escaping @Sendable (Frame, ServedConnection) async -> Bool,
+        id: Int, channel: any Channel, chain: InterceptorChain, logger: Logger, handling: Handling,
         done: @escaping @Sendable (ServedConnection) -> Void
     ) {
         self.id = id
         self.channel = channel
         self.writer = ServerWriter(channel: channel, chain: chain, outbound: OutboundQueue())
-        self.executor = executor
-        self.handle = handle
+        self.handling = handling
         self.logger = logger
         self.peer = channel.remoteAddress.map { "\($0)" } ?? "?"
         self.done = done
@@ -123,7 +129,8 @@ final class ServedConnection: Sendable {
     }
 
     private func startHandling() {
-        let task = Task(executorPreference: executor) { await self.handleQueued() }
+        guard case let .inTasks(executor, handle) = handling else { return }
+        let task = Task(executorPreference: executor) { await self.handleQueued(with: handle) }
         let stopped = state.withLockedValue { state in
             if state.handling { state.task = task }
             return state.finished
@@ -156,7 +163,7 @@ final class ServedConnection: Sendable {
     }
 
     /// Handles queued frames until none is left, the connection must close, or the server stops.
-    private func handleQueued() async {
+    private func handleQueued(with handle: @Sendable (Frame, ServedConnection) async -> Bool) async {
         while let item = next() {
             let keepGoing: Bool
             switch item {
@@ -204,37 +211,109 @@ final class EventLoopTaskExecutor: TaskExecutor {
 /// Sent down a connection's pipeline when its queue has room again.
 struct ResumeReading: Sendable {}
 
-/// The last handler of a server connection's pipeline, after a `FrameSliceHandler`: queues
-/// the frames it reads in its `ServedConnection`, holds back reads while that queue is full,
-/// and frames and writes the replies and pushes queued for the connection, with one flush for
-/// all those queued by then.
+/// The last handler of a server connection's pipeline, after a `FrameSliceHandler`, which
+/// hands it each frame directly (`received`): queues the frames in its `ServedConnection`, or,
+/// under `runOnEventLoop`, answers each one there and flushes the replies at the end of the
+/// read. It holds back reads while that queue is full or the channel takes no more writes, and
+/// frames and writes the replies and pushes queued for the connection, with one flush for all
+/// those queued by then.
 final class ServingHandler: ChannelDuplexHandler {
     typealias InboundIn = FrameSlice
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private let connection: ServedConnection
-    /// The handler before this one, which tells a bad header skipped from one that ends the stream.
-    private let slices: FrameSliceHandler
+    /// The handler before this one, which tells a bad header skipped from one that ends the
+    /// stream, and passes its slices to `received` (it holds this handler; this one does not
+    /// hold it back).
+    private weak var slices: FrameSliceHandler?
+    /// This handler's place in the pipeline, from `handlerAdded` on.
+    private var context: ChannelHandlerContext?
     private let encoder: FrameEncoder
-    /// A read was held back while the queue was full.
+    /// A read was held back while the queue was full, or the channel could not take replies.
     private var readHeldBack = false
+    /// Replies were written in this read and wait for its flush (`runOnEventLoop`).
+    private var flushPending = false
+    /// The connection is closing (`runOnEventLoop`): frames still cut are dropped.
+    private var closing = false
 
     init(_ connection: ServedConnection, after slices: FrameSliceHandler, layout: FrameLayout) {
         self.connection = connection
         self.slices = slices
         self.encoder = FrameEncoder(layout: layout)
+        slices.receiver = self
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        slices?.receiver = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        connection.enqueue(.frame(unwrapInboundIn(data).copy()))
+        received(unwrapInboundIn(data))
+    }
+
+    /// A frame cut by the handler before this one.
+    func received(_ slice: FrameSlice) {
+        guard let context else { return }
+        guard case let .onEventLoop(answer) = connection.handling else {
+            connection.enqueue(.frame(slice.copy()))
+            return
+        }
+        guard !closing else { return }
+        var close = false
+        if let reply = answer(slice, connection, &close) {
+            write(reply, context: context)
+            flushPending = true
+        }
+        if close { closeAfterFlush(context: context) }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if flushPending {
+            flushPending = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        readAgainIfHeldBack(context: context)
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Passes on the read held back once the queue has room and the channel takes writes.
+    private func readAgainIfHeldBack(context: ChannelHandlerContext) {
+        if readHeldBack && !connection.readingPaused && context.channel.isWritable {
+            readHeldBack = false
+            context.read()
+        }
+    }
+
+    /// Closes the connection once the replies written before have gone out.
+    private func closeAfterFlush(context: ChannelHandlerContext) {
+        closing = true
+        flushPending = false
+        context.flush()
+        context.close(promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A bad header skipped under the layout's `resync`: the frames after it go on.
-        if error is FrameError, !slices.streamEnded {
+        if error is FrameError, let slices, !slices.streamEnded {
             connection.logger.warning("skipping a bad header, decoding goes on from the next magic", metadata: [
                 "peer": "\(connection.peer)", "error": "\(error)"])
+            return
+        }
+        if case .onEventLoop = connection.handling {
+            // The frames read before it are answered.
+            guard !closing else { return }
+            connection.logger.warning("connection closed", metadata: ["peer": "\(connection.peer)", "error": "\(error)"])
+            closeAfterFlush(context: context)
             return
         }
         // After the frames read before it.
@@ -246,10 +325,7 @@ final class ServingHandler: ChannelDuplexHandler {
             context.fireUserInboundEventTriggered(event)
             return
         }
-        if readHeldBack && !connection.readingPaused {
-            readHeldBack = false
-            context.read()
-        }
+        readAgainIfHeldBack(context: context)
     }
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
@@ -258,25 +334,28 @@ final class ServingHandler: ChannelDuplexHandler {
             return
         }
         let entries = connection.writer.outbound.take()
-        for (frame, written) in entries {
-            do {
-                var buffer = context.channel.allocator.buffer(
-                    capacity: try encoder.headerSize(payloadCount: frame.payload.count) + frame.payload.count)
-                try encoder.write(frame.header, payload: frame.payload, to: &buffer)
-                // NIOAny(_:) rather than `wrapOutboundOut`, whose generic call checks the type
-                // at run time.
-                context.write(NIOAny(buffer), promise: written)
-            } catch {
-                connection.logger.warning("frame not sent", metadata: ["peer": "\(connection.peer)", "error": "\(error)"])
-                written?.fail(error)
-            }
-        }
+        for (frame, written) in entries { write(frame, context: context, promise: written) }
         if !entries.isEmpty { context.flush() }
         promise?.succeed()
     }
 
+    /// Frames `frame` into a buffer of its own and writes it, unflushed.
+    private func write(_ frame: OutboundFrame, context: ChannelHandlerContext, promise: EventLoopPromise<Void>? = nil) {
+        do {
+            var buffer = context.channel.allocator.buffer(
+                capacity: try encoder.headerSize(payloadCount: frame.payload.count) + frame.payload.count)
+            try encoder.write(frame.header, payload: frame.payload, to: &buffer)
+            // NIOAny(_:) rather than `wrapOutboundOut`, whose generic call checks the type at
+            // run time.
+            context.write(NIOAny(buffer), promise: promise)
+        } catch {
+            connection.logger.warning("frame not sent", metadata: ["peer": "\(connection.peer)", "error": "\(error)"])
+            promise?.fail(error)
+        }
+    }
+
     func read(context: ChannelHandlerContext) {
-        if connection.readingPaused {
+        if connection.readingPaused || !context.channel.isWritable {
             readHeldBack = true
         } else {
             context.read()

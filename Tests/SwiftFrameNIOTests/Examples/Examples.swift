@@ -346,6 +346,15 @@ fileprivate func print(_ items: Any..., separator: String = " ", terminator: Str
     }
 }
 
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Serving.md, example `server-in-the-read`.
+@Sendable func example_server_in_the_read(port: Int) async throws {
+    let server = FrameServer<GameCommands>(port: port)
+    try await server.runOnEventLoop { request, context in
+        guard case let .testReq(request) = request else { return nil }
+        return try ServerFrame(TestRsp(result1: request.param1))
+    }
+}
+
 /// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Serving.md, example `pipeline-handlers`.
 @Sendable func example_pipeline_handlers(port: Int) async throws {
 
