@@ -11,6 +11,13 @@ gives the median rate, the spread and the per-run ratios. The client is the same
 at 64 in flight it may bound the plain server's rate: the ratio is then an upper bound.
 
     server_echo.py TRANSPORTBENCH [RUNS]
+    server_echo.py --instructions TRANSPORTBENCH KIND...
+
+With --instructions (make -C Benchmarks server-profile), each server runs under callgrind
+(TRANSPORTBENCH must be a copy valgrind can read, see profile-binary in the Makefile), once
+for 20,000 requests and once for 80,000, 64 in flight; the difference of the two counts over
+the 60,000 requests between them is the instructions a request costs the server, start-up
+and warm-up left out.
 """
 import os
 import socket
@@ -28,8 +35,8 @@ def frame(number):
     return struct.pack(">III", 8 + len(BODY), 1, number & 0xFFFFFFFF) + BODY
 
 
-def rate(binary, kind, depth, count):
-    server = subprocess.Popen([binary, "serve-idle", kind], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def rate(binary, kind, depth, count, wrapper=()):
+    server = subprocess.Popen([*wrapper, binary, "serve-idle", kind], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         port = int(server.stdout.readline().split()[1])
         client = socket.create_connection(("127.0.0.1", port), timeout=30)
@@ -67,7 +74,30 @@ def cpu():
     return f"CPU: {model}, {os.cpu_count()} cores; load {' '.join(open('/proc/loadavg').read().split()[:3])}"
 
 
+def instructions(binary, kind, count):
+    """The instructions callgrind counts in the server process serving `count` requests."""
+    out = f"/tmp/server_echo.{os.getpid()}.callgrind"
+    try:
+        rate(binary, kind, 64, count, ("valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}"))
+        with open(out) as profile:
+            totals = next(line for line in profile if line.startswith("totals:") or line.startswith("summary:"))
+        return int(totals.split()[1])
+    finally:
+        if os.path.exists(out):
+            os.remove(out)
+
+
 def main():
+    if sys.argv[1] == "--instructions":
+        binary = sys.argv[2]
+        print(cpu())
+        print()
+        print("| server | instructions per request |")
+        print("| --- | ---: |")
+        for kind in sys.argv[3:]:
+            per = (instructions(binary, kind, 80_000) - instructions(binary, kind, 20_000)) / 60_000
+            print(f"| {kind} | {per:,.0f} |", flush=True)
+        return
     binary = sys.argv[1]
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     print(cpu())

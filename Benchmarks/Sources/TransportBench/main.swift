@@ -7,8 +7,8 @@
 //   TransportBench idle [runs] [count ...]    FrameServer beside a plain SwiftNIO server holding
 //                                             idle connections: memory per connection and time
 //                                             to accept them (make -C Benchmarks idle; Idle.swift)
-//   TransportBench serve-idle swiftframe|nio  the server `idle` measures, in a process of its own
-//                                             (IdleServer.swift)
+//   TransportBench serve-idle KIND            a server `idle` and `server` measure, in a process
+//                                             of its own (IdleServer.swift lists the kinds)
 //   TransportBench one ROW CLIENT COUNT        one client (swiftframe or SwiftNIO) on one row (the
 //                                             first whose name starts with ROW), COUNT operations
 //                                             twice, for a profiler (make transport-profile)
