@@ -207,19 +207,19 @@ public enum ErlangCommands: SwiftFrame.CommandTable {
     }
 
     /// Decodes a frame a client received.
-    public static func decode(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Inbound {
+    public static func decode(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
-        case 20001: return .sc20001(try Sc20001(serializedBytes: frame.payload))
+        case 20001: return .sc20001(try Sc20001(buffer: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }
 
     /// Decodes a frame a server received.
-    public static func decodeRequest(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Request {
+    public static func decodeRequest(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
-        case 20001: return .cs20001(try Cs20001(serializedBytes: frame.payload))
+        case 20001: return .cs20001(try Cs20001(buffer: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }

@@ -369,12 +369,12 @@ public enum GameCommands: SwiftFrame.CommandTable {
     }
 
     /// Decodes a frame a client received.
-    public static func decode(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Inbound {
+    public static func decode(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1: return .testRsp(try TestRsp(serializedBytes: frame.payload))
-        case 200: return .noticeNtf(try NoticeNtf(serializedBytes: frame.payload))
-        case 100000: return .errorRsp(try ErrorRsp(serializedBytes: frame.payload))
+        case 1: return .testRsp(try TestRsp(buffer: frame.payload))
+        case 200: return .noticeNtf(try NoticeNtf(buffer: frame.payload))
+        case 100000: return .errorRsp(try ErrorRsp(buffer: frame.payload))
         case 99900001: return .systemLogout(payload: Swift.Array(frame.payload))
         case 99900002: return .heartBeat(payload: Swift.Array(frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
@@ -382,14 +382,14 @@ public enum GameCommands: SwiftFrame.CommandTable {
     }
 
     /// Decodes a frame a server received.
-    public static func decodeRequest(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Request {
+    public static func decodeRequest(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1: return .testReq(try TestReq(serializedBytes: frame.payload))
+        case 1: return .testReq(try TestReq(buffer: frame.payload))
         case 200: return .notice(payload: Swift.Array(frame.payload))
         case 100000: return .error(payload: Swift.Array(frame.payload))
         case 99900001: return .systemLogout(payload: Swift.Array(frame.payload))
-        case 99900002: return .emptyReq(try EmptyReq(serializedBytes: frame.payload))
+        case 99900002: return .emptyReq(try EmptyReq(buffer: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }

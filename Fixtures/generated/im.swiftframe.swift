@@ -112,11 +112,11 @@ public enum ImCommands: SwiftFrame.CommandTable {
     }
 
     /// Decodes a frame a client received.
-    public static func decode(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Inbound {
+    public static func decode(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
         case 1: return .heartbeat(payload: Swift.Array(frame.payload))
-        case 2: return .commonRespon(try CommonRespon(serializedBytes: frame.payload))
+        case 2: return .commonRespon(try CommonRespon(buffer: frame.payload))
         case 3: return .chat(payload: Swift.Array(frame.payload))
         case 4: return .push(payload: Swift.Array(frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
@@ -124,11 +124,11 @@ public enum ImCommands: SwiftFrame.CommandTable {
     }
 
     /// Decodes a frame a server received.
-    public static func decodeRequest(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Request {
+    public static func decodeRequest(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
         case 1: return .heartbeat(payload: Swift.Array(frame.payload))
-        case 2: return .common(try Common(serializedBytes: frame.payload))
+        case 2: return .common(try Common(buffer: frame.payload))
         case 3: return .chat(payload: Swift.Array(frame.payload))
         case 4: return .push(payload: Swift.Array(frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))

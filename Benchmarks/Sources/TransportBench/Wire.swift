@@ -13,12 +13,12 @@ import SwiftFrameBenchMessages
 enum BenchCommands: CommandTable {
     static let layout = FrameLayout(checkedDescription: "length:u32:after cmd:u32 seq:u32")
 
-    static func decode(_ frame: Frame) throws(WireError) -> Bench_Flat {
-        try Bench_Flat(serializedBytes: frame.payload)
+    static func decode(_ frame: BorrowedFrame) throws(WireError) -> Bench_Flat {
+        try Bench_Flat(buffer: frame.payload)
     }
 
-    static func decodeRequest(_ frame: Frame) throws(WireError) -> Bench_Flat {
-        try Bench_Flat(serializedBytes: frame.payload)
+    static func decodeRequest(_ frame: BorrowedFrame) throws(WireError) -> Bench_Flat {
+        try Bench_Flat(buffer: frame.payload)
     }
 }
 

@@ -35,16 +35,25 @@ public protocol CommandTable: CommandTableMetatype {
     /// Nil when the table declares none.
     static var heartbeatCommand: UInt32? { get }
 
-    /// Decodes a frame a client received.
+    /// Decodes a frame a client received. The default decodes the payload where it lies,
+    /// through `decode(_: BorrowedFrame)`.
     static func decode(_ frame: Frame) throws(WireError) -> Inbound
 
     /// Decodes a frame a client received, from its payload where the bytes lie (valid for the
-    /// call only). The default copies the payload into a `Frame` for `decode(_:)`; a table that
-    /// decodes each message straight from the bytes (`M(buffer:)`) saves that copy.
+    /// call only): what the generated tables implement, each message decoded straight from the
+    /// bytes (`M(buffer:)`). The default copies the payload into a `Frame` for `decode(_:)`.
+    ///
+    /// A table implements at least one of the two (each default calls the other).
     static func decode(_ frame: BorrowedFrame) throws(WireError) -> Inbound
 
-    /// Decodes a frame a server received.
+    /// Decodes a frame a server received. The default decodes the payload where it lies,
+    /// through `decodeRequest(_: BorrowedFrame)`.
     static func decodeRequest(_ frame: Frame) throws(WireError) -> Request
+
+    /// Decodes a frame a server received, from its payload where the bytes lie (valid for the
+    /// call only), as the generated tables do. The default copies the payload into a `Frame`
+    /// for `decodeRequest(_: Frame)`. A table implements at least one of the two.
+    static func decodeRequest(_ frame: BorrowedFrame) throws(WireError) -> Request
 
     /// The name the .proto files give `command` (`CMD_TEST`), for logs and tools; nil for a
     /// command the table does not know.
@@ -86,10 +95,27 @@ extension CommandTable {
         try decode(frame.copy())
     }
 
+    public static func decode(_ frame: Frame) throws(WireError) -> Inbound {
+        try frame.borrowed { borrowed throws(WireError) in try decode(borrowed) }
+    }
+
+    public static func decodeRequest(_ frame: BorrowedFrame) throws(WireError) -> Request {
+        try decodeRequest(frame.copy())
+    }
+
+    public static func decodeRequest(_ frame: Frame) throws(WireError) -> Request {
+        try frame.borrowed { borrowed throws(WireError) in try decodeRequest(borrowed) }
+    }
+
     /// The command id of a frame: its command field, or its type field when the layout has
     /// no command field.
     public static func commandID(of frame: Frame) -> UInt32 {
         layout.commandID(of: frame)
+    }
+
+    /// The command id of a borrowed frame, as `commandID(of: Frame)` reads it.
+    public static func commandID(of frame: BorrowedFrame) -> UInt32 {
+        layout.commandID(of: frame.header)
     }
 
     /// A whole frame for a message of this table.

@@ -63,6 +63,21 @@ public struct Frame: Sendable, Hashable {
         self.payload = payload
         self.offset = offset
     }
+
+    /// Calls `body` with this frame as a `BorrowedFrame` over its payload's memory (no copy).
+    @inlinable
+    public func borrowed<Result>(_ body: (BorrowedFrame) throws(WireError) -> Result) throws(WireError) -> Result {
+        do {
+            return try payload.withUnsafeBytes { bytes in
+                try body(BorrowedFrame(header: header, payload: bytes, offset: offset))
+            }
+        } catch {
+            // `withUnsafeBytes` rethrows untyped; `body` throws nothing but `WireError`. (Not a
+            // `Result` carried out of the closure: in unspecialized generic code that is a type
+            // made at run time, a lookup at each call.)
+            throw error as! WireError
+        }
+    }
 }
 
 /// A frame as `FrameDecoder.withNextFrame(_:)` hands it over: its payload is the bytes where

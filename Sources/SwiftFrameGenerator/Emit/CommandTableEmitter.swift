@@ -73,14 +73,15 @@ struct CommandTableEmitter {
     private func emitDecode(_ function: String, _ type: String, _ documentation: String, _ cases: [CommandTable.Case],
                             to printer: Printer) {
         printer.line("/// \(documentation)")
-        let signature = "\(visibility)static func \(function)(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> \(type)"
+        // From the payload where it lies: `CommandTable` makes the `Frame` variant of it.
+        let signature = "\(visibility)static func \(function)(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> \(type)"
         printer.block(signature) {
             printer.line("let command = Self.commandID(of: frame)")
             printer.switchBlock("command") {
                 for item in cases {
                     let ids = item.ids.map(String.init).joined(separator: ", ")
                     if let message = item.message {
-                        printer.line("case \(ids): return .\(item.name)(try \(message.swiftPath)(serializedBytes: frame.payload))")
+                        printer.line("case \(ids): return .\(item.name)(try \(message.swiftPath)(buffer: frame.payload))")
                     } else {
                         printer.line("case \(ids): return .\(item.name)(payload: Swift.Array(frame.payload))")
                     }

@@ -48,4 +48,12 @@ extension CommandTable {
             try decode(BorrowedFrame(header: slice.header, payload: bytes, offset: slice.offset))
         }
     }
+
+    /// Decodes a frame a server received from its payload where it lies in the buffer, through
+    /// `decodeRequest(_: BorrowedFrame)`.
+    public static func decodeRequest(_ slice: FrameSlice) throws(WireError) -> Request {
+        try slice.payload.withUnsafeReadableBytes { bytes throws(WireError) in
+            try decodeRequest(BorrowedFrame(header: slice.header, payload: bytes, offset: slice.offset))
+        }
+    }
 }

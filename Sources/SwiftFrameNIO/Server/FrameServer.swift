@@ -340,18 +340,10 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         }
     }
 
-    /// The request `frame` carries. Throws, after logging it, when the frame does not decode:
-    /// the frame is skipped. (The callers hold the request in a variable assigned in a `do`,
-    /// not in a tuple or an optional: those are generic types, looked up at run time at each
-    /// request when the server is not specialized.)
-    private func decoded(_ frame: Frame, on connection: ServedConnection) throws(WireError) -> Table.Request {
-        do {
-            return try Table.decodeRequest(frame)
-        } catch {
-            connection.logger.warning("request does not decode; skipped", metadata: [
-                "peer": "\(connection.peer)", "command": "\(Table.commandID(of: frame))", "error": "\(error)"])
-            throw error
-        }
+    /// Logs a request that does not decode (the frame is skipped).
+    private func skipping(_ header: FrameHeader, on connection: ServedConnection, for error: WireError) {
+        connection.logger.warning("request does not decode; skipped", metadata: [
+            "peer": "\(connection.peer)", "command": "\(Table.layout.commandID(of: header))", "error": "\(error)"])
     }
 
     /// The frame carrying `reply` to the request that came with `header`.
@@ -372,10 +364,13 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     /// False when the connection must close.
     private func handle(_ received: Frame, on connection: ServedConnection, with handler: Handler) async -> Bool {
         guard let frame = intercepted(received, on: connection) else { return false }
+        // The request is held in a variable assigned in a `do`, not in a tuple or an optional:
+        // those are generic types, made at run time at each request in unspecialized code.
         let request: Table.Request
         do {
-            request = try decoded(frame, on: connection)
+            request = try Table.decodeRequest(frame)
         } catch {
+            skipping(frame.header, on: connection, for: error)
             return true
         }
         do {
@@ -397,20 +392,31 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     /// or nil, with `close` set when the connection must close.
     private func answer(_ slice: FrameSlice, on connection: ServedConnection, with handler: SynchronousHandler,
                         close: inout Bool) -> OutboundFrame? {
-        guard let frame = intercepted(slice.copy(), on: connection) else {
-            close = true
-            return nil
+        // Without inbound interceptors the request is decoded where it lies in the read.
+        var seen: Frame?
+        if !connection.writer.chain.inbound.isEmpty {
+            seen = intercepted(slice.copy(), on: connection)
+            if seen == nil {
+                close = true
+                return nil
+            }
         }
+        let header = seen?.header ?? slice.header
         let request: Table.Request
         do {
-            request = try decoded(frame, on: connection)
+            if let seen {
+                request = try Table.decodeRequest(seen)
+            } else {
+                request = try Table.decodeRequest(slice)
+            }
         } catch {
+            skipping(header, on: connection, for: error)
             return nil
         }
         do {
-            let context = RequestContext<Table>(connection: connection.id, header: frame.header, writer: connection.writer)
+            let context = RequestContext<Table>(connection: connection.id, header: header, writer: connection.writer)
             guard let reply = try handler(request, context) else { return nil }
-            return try connection.writer.chain.outbound(Self.frame(reply, answering: frame.header))
+            return try connection.writer.chain.outbound(Self.frame(reply, answering: header))
         } catch {
             closing(connection, for: error)
             close = true

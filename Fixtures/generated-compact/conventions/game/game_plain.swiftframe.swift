@@ -243,12 +243,12 @@ public enum PlainGame_GamePlainCommands: SwiftFrame.CommandTable {
     }
 
     /// Decodes a frame a client received.
-    public static func decode(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Inbound {
+    public static func decode(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1: return .testRsp(try PlainGame_TestRsp(serializedBytes: frame.payload))
-        case 200: return .noticeNtf(try PlainGame_NoticeNtf(serializedBytes: frame.payload))
-        case 100000: return .errorRsp(try PlainGame_ErrorRsp(serializedBytes: frame.payload))
+        case 1: return .testRsp(try PlainGame_TestRsp(buffer: frame.payload))
+        case 200: return .noticeNtf(try PlainGame_NoticeNtf(buffer: frame.payload))
+        case 100000: return .errorRsp(try PlainGame_ErrorRsp(buffer: frame.payload))
         case 99900001: return .systemLogout(payload: Swift.Array(frame.payload))
         case 99900002: return .heartBeat(payload: Swift.Array(frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
@@ -256,14 +256,14 @@ public enum PlainGame_GamePlainCommands: SwiftFrame.CommandTable {
     }
 
     /// Decodes a frame a server received.
-    public static func decodeRequest(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Request {
+    public static func decodeRequest(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1: return .testReq(try PlainGame_TestReq(serializedBytes: frame.payload))
+        case 1: return .testReq(try PlainGame_TestReq(buffer: frame.payload))
         case 200: return .notice(payload: Swift.Array(frame.payload))
         case 100000: return .error(payload: Swift.Array(frame.payload))
         case 99900001: return .systemLogout(payload: Swift.Array(frame.payload))
-        case 99900002: return .emptyReq(try PlainGame_EmptyReq(serializedBytes: frame.payload))
+        case 99900002: return .emptyReq(try PlainGame_EmptyReq(buffer: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }

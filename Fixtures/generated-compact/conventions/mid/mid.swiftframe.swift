@@ -368,25 +368,25 @@ public enum Midgame_MidCommands: SwiftFrame.CommandTable {
     }
 
     /// Decodes a frame a client received.
-    public static func decode(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Inbound {
+    public static func decode(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1002: return .loginRsp(try Midgame_LoginRsp(serializedBytes: frame.payload))
-        case 1003: return .heartBeat(try Midgame_HeartBeat(serializedBytes: frame.payload))
-        case 1102: return .enterRoomRsp(try Midgame_EnterRoomRsp(serializedBytes: frame.payload))
-        case 1103: return .roomBroadcastNtf(try Midgame_RoomBroadcastNtf(serializedBytes: frame.payload))
-        case 1999: return .errorNtf(try Midgame_ErrorNtf(serializedBytes: frame.payload))
+        case 1002: return .loginRsp(try Midgame_LoginRsp(buffer: frame.payload))
+        case 1003: return .heartBeat(try Midgame_HeartBeat(buffer: frame.payload))
+        case 1102: return .enterRoomRsp(try Midgame_EnterRoomRsp(buffer: frame.payload))
+        case 1103: return .roomBroadcastNtf(try Midgame_RoomBroadcastNtf(buffer: frame.payload))
+        case 1999: return .errorNtf(try Midgame_ErrorNtf(buffer: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }
 
     /// Decodes a frame a server received.
-    public static func decodeRequest(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Request {
+    public static func decodeRequest(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1001: return .loginReq(try Midgame_LoginReq(serializedBytes: frame.payload))
-        case 1003: return .heartBeat(try Midgame_HeartBeat(serializedBytes: frame.payload))
-        case 1101: return .enterRoomReq(try Midgame_EnterRoomReq(serializedBytes: frame.payload))
+        case 1001: return .loginReq(try Midgame_LoginReq(buffer: frame.payload))
+        case 1003: return .heartBeat(try Midgame_HeartBeat(buffer: frame.payload))
+        case 1101: return .enterRoomReq(try Midgame_EnterRoomReq(buffer: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }

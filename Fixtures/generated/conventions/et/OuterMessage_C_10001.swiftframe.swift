@@ -343,22 +343,22 @@ public enum ET_OuterMessageC10001Commands: SwiftFrame.CommandTable {
     }
 
     /// Decodes a frame a client received.
-    public static func decode(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Inbound {
+    public static func decode(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
-        case 10003: return .m2cTestResponse(try ET_M2CTestResponse(serializedBytes: frame.payload))
-        case 10005: return .g2cPing(try ET_G2CPing(serializedBytes: frame.payload))
-        case 10006: return .m2cNotice(try ET_M2CNotice(serializedBytes: frame.payload))
+        case 10003: return .m2cTestResponse(try ET_M2CTestResponse(buffer: frame.payload))
+        case 10005: return .g2cPing(try ET_G2CPing(buffer: frame.payload))
+        case 10006: return .m2cNotice(try ET_M2CNotice(buffer: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }
 
     /// Decodes a frame a server received.
-    public static func decodeRequest(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Request {
+    public static func decodeRequest(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
-        case 10002: return .c2mTestRequest(try ET_C2MTestRequest(serializedBytes: frame.payload))
-        case 10004: return .c2gPing(try ET_C2GPing(serializedBytes: frame.payload))
+        case 10002: return .c2mTestRequest(try ET_C2MTestRequest(buffer: frame.payload))
+        case 10004: return .c2gPing(try ET_C2GPing(buffer: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }

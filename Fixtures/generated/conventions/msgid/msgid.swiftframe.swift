@@ -310,22 +310,22 @@ public enum Msgid_MsgidCommands: SwiftFrame.CommandTable {
     }
 
     /// Decodes a frame a client received.
-    public static func decode(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Inbound {
+    public static func decode(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
-        case 10002: return .loginResponse(try Msgid_LoginResponse(serializedBytes: frame.payload))
-        case 10003: return .chatPush(try Msgid_ChatPush(serializedBytes: frame.payload))
-        case 10004: return .ping(try Msgid_Ping(serializedBytes: frame.payload))
+        case 10002: return .loginResponse(try Msgid_LoginResponse(buffer: frame.payload))
+        case 10003: return .chatPush(try Msgid_ChatPush(buffer: frame.payload))
+        case 10004: return .ping(try Msgid_Ping(buffer: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }
 
     /// Decodes a frame a server received.
-    public static func decodeRequest(_ frame: SwiftFrame.Frame) throws(SwiftFrame.WireError) -> Request {
+    public static func decodeRequest(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
-        case 10001: return .loginRequest(try Msgid_LoginRequest(serializedBytes: frame.payload))
-        case 10004: return .ping(try Msgid_Ping(serializedBytes: frame.payload))
+        case 10001: return .loginRequest(try Msgid_LoginRequest(buffer: frame.payload))
+        case 10004: return .ping(try Msgid_Ping(buffer: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }
