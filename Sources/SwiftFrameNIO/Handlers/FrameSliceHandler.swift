@@ -40,11 +40,16 @@ public final class FrameSliceHandler: ChannelInboundHandler {
     private var queued: [ByteBuffer] = []
     private var endPending = false
     /// An error has ended the stream (later reads report it again).
-    private var failed = false
-    private var inputEnded = false
+    private var failed = false {
+        didSet { receiver?.streamEnded = streamEnded }
+    }
+    private var inputEnded = false {
+        didSet { receiver?.streamEnded = streamEnded }
+    }
     /// Where `FrameServer`'s pipeline takes the slices: its handler after this one, called
-    /// directly. A slice fired as a read is boxed into an `NIOAny` (it is larger than the
-    /// existential's inline storage): an allocation and a dynamic cast per frame.
+    /// directly, and told when the stream has ended (before the error that ends it). A slice
+    /// fired as a read is boxed into an `NIOAny` (it is larger than the existential's inline
+    /// storage): an allocation and a dynamic cast per frame.
     var receiver: ServingHandler?
 
     public init(layout: FrameLayout) {
@@ -57,9 +62,9 @@ public final class FrameSliceHandler: ChannelInboundHandler {
         slicer = BoxedSlicer(recipe)
     }
 
-    /// Whether the stream has ended: input closed, or an error that ended it. Asked from a
-    /// later handler's `errorCaught`, it tells a bad header skipped under `resync` from an
-    /// error that ends the stream.
+    /// Whether the stream has ended: input closed, or an error that ended it. Known to a later
+    /// handler's `errorCaught`, it tells a bad header skipped under `resync` from an error that
+    /// ends the stream.
     var streamEnded: Bool { inputEnded || failed }
 
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {

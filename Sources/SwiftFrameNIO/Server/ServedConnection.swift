@@ -223,12 +223,13 @@ final class ServingHandler: ChannelDuplexHandler {
     typealias OutboundOut = ByteBuffer
 
     private let connection: ServedConnection
-    /// The handler before this one, which tells a bad header skipped from one that ends the
-    /// stream, and passes its slices to `received` (it holds this handler; this one does not
-    /// hold it back).
-    private weak var slices: FrameSliceHandler?
     /// This handler's place in the pipeline, from `handlerAdded` on.
     private var context: ChannelHandlerContext?
+    /// Set by the `FrameSliceHandler` before this one (which holds this handler and passes its
+    /// slices to `received`) once its stream has ended: an error after that ends the
+    /// connection, one before is a bad header skipped under the layout's `resync`. (No
+    /// reference back to it: a weak one would cost each connection a side table.)
+    var streamEnded = false
     private let encoder: FrameEncoder
     /// A read was held back while the queue was full, or the channel could not take replies.
     private var readHeldBack = false
@@ -239,7 +240,6 @@ final class ServingHandler: ChannelDuplexHandler {
 
     init(_ connection: ServedConnection, after slices: FrameSliceHandler, layout: FrameLayout) {
         self.connection = connection
-        self.slices = slices
         self.encoder = FrameEncoder(layout: layout)
         slices.receiver = self
     }
@@ -249,8 +249,9 @@ final class ServingHandler: ChannelDuplexHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        // The slice handler keeps this handler until it goes too; this one lets go of its
+        // context, which holds it.
         self.context = nil
-        slices?.receiver = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -304,7 +305,7 @@ final class ServingHandler: ChannelDuplexHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A bad header skipped under the layout's `resync`: the frames after it go on.
-        if error is FrameError, let slices, !slices.streamEnded {
+        if error is FrameError, !streamEnded {
             connection.logger.warning("skipping a bad header, decoding goes on from the next magic", metadata: [
                 "peer": "\(connection.peer)", "error": "\(error)"])
             return
