@@ -82,10 +82,10 @@ public struct RequestContext<Table: CommandTable>: Sendable {
 /// once the requests before it are handled; other connections go on.
 ///
 /// A connection holds no task while it is silent: one starts when a request arrives and ends
-/// when none is left (`ServedConnection`). `runOnEventLoop` takes a synchronous handler and
-/// calls it inside the event loop's read instead, with no task at all. While the handler is busy, a connection's frames
+/// when none is left (`ServedConnection`). While the handler is busy, a connection's frames
 /// queue up to a small limit, then the server stops reading from it until the handler
-/// catches up.
+/// catches up. `runOnEventLoop` takes a synchronous handler and calls it inside the event
+/// loop's read instead, with no task at all.
 ///
 ///     let server = FrameServer<GameCommands>(port: 9000)
 ///     try await server.run { request, context in

@@ -260,12 +260,13 @@ final class ServingHandler: ChannelDuplexHandler {
 
     /// A frame cut by the handler before this one.
     func received(_ slice: FrameSlice) {
-        guard let context else { return }
         guard case let .onEventLoop(answer) = connection.handling else {
             connection.enqueue(.frame(slice.copy()))
             return
         }
-        guard !closing else { return }
+        // The context is there from before the first read (the handler is added with the
+        // channel).
+        guard !closing, let context else { return }
         var close = false
         if let reply = answer(slice, connection, &close) {
             write(reply, context: context)
