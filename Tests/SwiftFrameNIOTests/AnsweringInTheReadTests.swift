@@ -154,3 +154,84 @@ private final class ByteCollector: ChannelInboundHandler, Sendable {
         received.withLockedValue { $0 += bytes }
     }
 }
+
+@Suite(.timeLimit(.minutes(1))) struct PushingFromTheReadTests {
+    /// A handler answering in the read pushes to its own connection and broadcasts to all,
+    /// without waiting: its push and the broadcast reach its peer before its reply, and the
+    /// broadcast reaches the other peer.
+    @Test func aHandlerPushesAndBroadcastsBeforeItsReply() async throws {
+        let server = FrameServer<GameCommands>(port: 0)
+        let running = Task {
+            try await server.runOnEventLoop { request, context in
+                guard case let .testReq(request) = request else { return nil }
+                try context.push(try ServerFrame(NoticeNtf(text: "to you: \(request.param1)")))
+                let taken = server.broadcast(try ServerFrame(NoticeNtf(text: "to all: \(request.param1)")))
+                return try ServerFrame(TestRsp(result1: request.param1, result2: Int64(taken)))
+            }
+        }
+        defer { running.cancel() }
+        let port = try await server.port()
+        let (mine, theirs) = (NIOLockedValueBox<[UInt8]>([]), NIOLockedValueBox<[UInt8]>([]))
+        let other = try await collectingConnection(port: port, into: theirs)
+        defer { other.close(promise: nil) }
+        #expect(await eventually { server.connectionIDs.count == 1 })
+        let peer = try await collectingConnection(port: port, into: mine)
+        defer { peer.close(promise: nil) }
+        #expect(await eventually { server.connectionIDs.count == 2 })
+        try await peer.writeAndFlush(ByteBuffer(bytes: try GameCommands.encode(TestReq(param1: "hi"))))
+
+        let expected: [GameCommands.Inbound] = [
+            .noticeNtf(NoticeNtf(text: "to you: hi")), .noticeNtf(NoticeNtf(text: "to all: hi")),
+            .testRsp(TestRsp(result1: "hi", result2: 2)),
+        ]
+        let expectedBytes = try GameCommands.encode(NoticeNtf(text: "to you: hi")).count
+            + GameCommands.encode(NoticeNtf(text: "to all: hi")).count
+            + GameCommands.encode(TestRsp(result1: "hi", result2: 2)).count
+        #expect(await eventually { mine.withLockedValue { $0.count } == expectedBytes })
+        #expect(try GameCommands.decodeAll(mine.withLockedValue { $0 }) == expected)
+        #expect(await eventually { theirs.withLockedValue { $0.count } > 0 })
+        #expect(try GameCommands.decodeAll(theirs.withLockedValue { $0 }) == [.noticeNtf(NoticeNtf(text: "to all: hi"))])
+    }
+
+    /// Pushes of 64 KiB from the handlers of one read are taken up to the channel's limit, then
+    /// refused with `FrameServerError.outboundFull` (the connection stays open); once the peer
+    /// reads, every push taken arrives.
+    @Test func aPushThatCannotWaitIsRefusedWhileThePeerReadsNothing() async throws {
+        let (taken, refused) = (NIOLockedValueBox(0), NIOLockedValueBox(0))
+        let body = [UInt8](repeating: 7, count: 64 * 1024)
+        let server = FrameServer<GameCommands>(port: 0)
+        let running = Task {
+            try await server.runOnEventLoop { _, context in
+                do {
+                    try context.push(ServerFrame(command: NoticeNtf.commandID, payload: body))
+                    taken.withLockedValue { $0 += 1 }
+                } catch FrameServerError.outboundFull {
+                    refused.withLockedValue { $0 += 1 }
+                }
+                return nil
+            }
+        }
+        defer { running.cancel() }
+        let received = NIOLockedValueBox(0)
+        let peer = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(.autoRead, value: false)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ByteCounter(received: received)) }
+            }
+            .connect(host: "127.0.0.1", port: try await server.port()).get()
+        defer { peer.close(promise: nil) }
+        // 400 requests in one write, answered in one read: the pushes fill the channel's buffer
+        // (its writes are flushed at the end of the read), and the rest are refused.
+        var requests: [UInt8] = []
+        for number in 0..<400 { requests += try GameCommands.encode(TestReq(param2: Int32(number))) }
+        try await peer.writeAndFlush(ByteBuffer(bytes: requests))
+        #expect(await eventually { taken.withLockedValue { $0 } + refused.withLockedValue { $0 } == 400 })
+        #expect(refused.withLockedValue { $0 } > 0, "every push was queued")
+        #expect(peer.isActive)
+
+        try await peer.setOption(.autoRead, value: true).get()
+        peer.read()
+        let frameSize = try FrameEncoder(layout: GameCommands.layout).headerSize(payloadCount: body.count) + body.count
+        #expect(await eventually(within: 20) { received.withLockedValue { $0 } == taken.withLockedValue { $0 } * frameSize })
+    }
+}

@@ -103,7 +103,7 @@ public struct Connection<Table: CommandTable>: Sendable {
     private func send(_ frame: OutboundFrame) async throws {
         _ = try FrameEncoder(layout: Table.layout).headerSize(payloadCount: frame.payload.count)
         do {
-            try await link.enqueue(ClientWrite(frame: frame, kind: .send), mayWait: true)?.get()
+            try await link.enqueue(ClientWrite(frame: frame, kind: .send), whenFull: .waits)?.get()
         } catch is ChannelError, is NotSent {
             throw FrameClientError.connectionLost(.closedByPeer)
         }
@@ -129,7 +129,7 @@ public struct Connection<Table: CommandTable>: Sendable {
         // Not written (the channel had closed, so the request never went out; the layout
         // cannot carry it; too many are pending): the handler fails it through `completion`.
         do {
-            _ = try link.enqueue(write, mayWait: false)
+            _ = try link.enqueue(write, whenFull: .queues)
         } catch {
             promise.fail(error)  // NotSent: the connection had closed
         }
@@ -154,11 +154,11 @@ struct Link: Sendable {
     let outbound: OutboundQueue<ClientWrite>
 
     /// Queues `write`, asking the handler to write the queue when it was empty. Returns the
-    /// write's future when it `mayWait` (a send) and the channel or the queue is full; throws
+    /// write's future when it waits (a send) and the channel or the queue is full; throws
     /// `NotSent` when the connection has closed.
-    func enqueue(_ write: ClientWrite, mayWait: Bool) throws -> EventLoopFuture<Void>? {
-        let (queued, written) = outbound.enqueue(write, on: channel, mayWait: mayWait)
-        guard queued else { throw NotSent() }
+    func enqueue(_ write: ClientWrite, whenFull: OutboundQueue<ClientWrite>.WhenFull) throws -> EventLoopFuture<Void>? {
+        let (enqueued, written) = outbound.enqueue(write, on: channel, whenFull: whenFull)
+        guard case .queued = enqueued else { throw NotSent() }
         return written
     }
 

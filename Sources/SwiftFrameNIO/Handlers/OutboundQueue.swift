@@ -38,6 +38,19 @@ final class OutboundQueue<Write: QueuedWrite>: Sendable {
         case queued(drain: Bool)
         /// The connection has closed; nothing was queued.
         case closed
+        /// The queue or the channel is full, and the frame `refuses` to wait: nothing was queued.
+        case full
+    }
+
+    /// What a frame does when the channel takes no more writes or more than `waitAbove` bytes
+    /// wait in the queue.
+    enum WhenFull {
+        /// Queued all the same (a request: its caller waits for the reply instead).
+        case queues
+        /// Queued, with its write's future to wait on (a send, a reply, a push).
+        case waits
+        /// Not queued (a push from a handler that cannot wait).
+        case refuses
     }
 
     /// Payload bytes queued beyond which a send waits for its write (as it does when the
@@ -46,16 +59,18 @@ final class OutboundQueue<Write: QueuedWrite>: Sendable {
 
     private let state = NIOLockedValueBox(State())
 
-    /// Queues `write`. A send passes whether the channel is writable, and gets a promise to
-    /// wait on (made on `eventLoop`) when it is not, or when more than `waitAbove` bytes are
-    /// queued; a request passes nil and never waits.
+    /// Queues `write`, unless it `refuses` to wait and the queue or the channel (`writable`) is
+    /// full. One that `waits` gets a promise to wait on then (made on `eventLoop`).
     func enqueue(
-        _ write: Write, channelWritable writable: Bool?, eventLoop: any EventLoop
+        _ write: Write, whenFull: WhenFull, channelWritable writable: Bool, eventLoop: any EventLoop
     ) -> (Enqueued, written: EventLoopFuture<Void>?) {
         state.withLockedValue { state in
             guard !state.closed else { return (.closed, nil) }
             var written: EventLoopPromise<Void>?
-            if let writable, !writable || state.bytes > Self.waitAbove { written = eventLoop.makePromise() }
+            if whenFull != .queues, !writable || state.bytes > Self.waitAbove {
+                guard whenFull == .waits else { return (.full, nil) }
+                written = eventLoop.makePromise()
+            }
             state.entries.append((write, written))
             state.bytes += write.payloadBytes
             let drain = !state.draining
@@ -65,19 +80,17 @@ final class OutboundQueue<Write: QueuedWrite>: Sendable {
     }
 
     /// Queues `write` for `channel`'s handler, posting `DrainOutbound` to its event loop when
-    /// the queue was empty. `queued` is false once the connection has closed; `written` is the write's
-    /// future when the caller `mayWait` and the channel or the queue is full.
-    func enqueue(_ write: Write, on channel: any Channel, mayWait: Bool) -> (queued: Bool, written: EventLoopFuture<Void>?) {
-        let (enqueued, written) = enqueue(write, channelWritable: mayWait ? channel.isWritable : nil, eventLoop: channel.eventLoop)
-        switch enqueued {
-        case .closed: return (false, nil)
-        case .queued(drain: true):
+    /// the queue was empty. `written` is the write's future when `write` waits and the channel
+    /// or the queue is full.
+    func enqueue(_ write: Write, on channel: any Channel, whenFull: WhenFull) -> (Enqueued, written: EventLoopFuture<Void>?) {
+        let writable = whenFull == .queues || channel.isWritable
+        let (enqueued, written) = enqueue(write, whenFull: whenFull, channelWritable: writable, eventLoop: channel.eventLoop)
+        if case .queued(drain: true) = enqueued {
             // Posted even from the event loop (a server's handlers may run there): the frames
             // queued in the rest of this turn of the loop go out with the same flush.
             channel.eventLoop.execute { channel.triggerUserOutboundEvent(DrainOutbound(), promise: nil) }
-        case .queued(drain: false): break
         }
-        return (true, written)
+        return (enqueued, written)
     }
 
     /// Whether no frame waits to be written.

@@ -34,12 +34,16 @@ public enum FrameServerError: Error, Sendable, Hashable, CustomStringConvertible
     case stopped
     /// `run` was called while it was already running (one server, one listener).
     case alreadyRunning
+    /// A push that cannot wait (from a synchronous handler) found the connection's unwritten
+    /// frames above the limit (its peer is not reading them): it was not queued.
+    case outboundFull
 
     public var description: String {
         switch self {
         case let .notListening(after): "the server did not listen within \(after)"
         case .stopped: "the server has stopped"
         case .alreadyRunning: "the server is already running"
+        case .outboundFull: "the connection's unwritten frames are above the limit: the push was not queued"
         }
     }
 }
@@ -71,7 +75,15 @@ public struct RequestContext<Table: CommandTable>: Sendable {
 
     /// Writes a push to this connection (sequence 0 where the layout numbers frames).
     public func push(_ frame: ServerFrame) async throws {
-        try await writer.write(OutboundFrame(header: FrameServer<Table>.header(frame.command, sequence: 0), payload: frame.payload))
+        try await writer.write(FrameServer<Table>.push(frame))
+    }
+
+    /// Queues a push to this connection without waiting, for a handler that cannot await
+    /// (`FrameServer.runOnEventLoop`). Throws `FrameServerError.outboundFull`, queueing
+    /// nothing, while the connection holds more unwritten frames than it takes (its peer is not
+    /// reading them), and `ChannelError.ioOnClosedChannel` once it has closed.
+    public func push(_ frame: ServerFrame) throws {
+        try writer.queueUnlessFull(FrameServer<Table>.push(frame))
     }
 }
 
@@ -435,12 +447,35 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     /// Writes a push to one connection (sequence 0 where the layout numbers frames).
     public func push(_ frame: ServerFrame, to connection: Int) async throws {
         guard let connection = connections.withLockedValue({ $0.byID[connection] }) else { return }
-        try await connection.writer.write(OutboundFrame(header: Self.header(frame.command, sequence: 0), payload: frame.payload))
+        try await connection.writer.write(Self.push(frame))
+    }
+
+    /// Queues a push to one connection without waiting, as `RequestContext.push(_:)` does
+    /// (for a handler that cannot await: `runOnEventLoop`).
+    public func push(_ frame: ServerFrame, to connection: Int) throws {
+        guard let connection = connections.withLockedValue({ $0.byID[connection] }) else { return }
+        try connection.writer.queueUnlessFull(Self.push(frame))
     }
 
     /// Writes a push to every connection; a connection that fails to take it is skipped.
     public func broadcast(_ frame: ServerFrame) async {
         for connection in connectionIDs { try? await push(frame, to: connection) }
+    }
+
+    /// Queues a push to every connection without waiting; a connection that does not take it
+    /// (full or closed) is skipped. Returns how many took it.
+    @discardableResult
+    public func broadcast(_ frame: ServerFrame) -> Int {
+        let open = connections.withLockedValue { Array($0.byID.values) }
+        let push = Self.push(frame)
+        return open.reduce(0) { taken, connection in
+            (try? connection.writer.queueUnlessFull(push)) == nil ? taken : taken + 1
+        }
+    }
+
+    /// The frame of a push: sequence 0 where the layout numbers frames.
+    static func push(_ frame: ServerFrame) -> OutboundFrame {
+        OutboundFrame(header: header(frame.command, sequence: 0), payload: frame.payload)
     }
 
     static func header(_ command: UInt32, sequence: UInt64?) -> FrameHeader {

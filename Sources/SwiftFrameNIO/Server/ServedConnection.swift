@@ -268,7 +268,10 @@ final class ServingHandler: ChannelDuplexHandler {
         // channel).
         guard !closing, let context else { return }
         var close = false
-        if let reply = answer(slice, connection, &close) {
+        let reply = answer(slice, connection, &close)
+        // Pushes the handler queued (or others did) go before its reply.
+        if !connection.writer.outbound.isEmpty, writeQueued(context: context) { flushPending = true }
+        if let reply {
             write(reply, context: context)
             flushPending = true
         }
@@ -335,10 +338,16 @@ final class ServingHandler: ChannelDuplexHandler {
             context.triggerUserOutboundEvent(event, promise: promise)
             return
         }
+        if writeQueued(context: context) { context.flush() }
+        promise?.succeed()
+    }
+
+    /// Writes the replies and pushes queued for the connection, unflushed; false when there
+    /// were none.
+    private func writeQueued(context: ChannelHandlerContext) -> Bool {
         let entries = connection.writer.outbound.take()
         for (frame, written) in entries { write(frame, context: context, promise: written) }
-        if !entries.isEmpty { context.flush() }
-        promise?.succeed()
+        return !entries.isEmpty
     }
 
     /// Frames `frame` into a buffer of its own and writes it, unflushed.
@@ -380,9 +389,22 @@ struct ServerWriter: Sendable {
     /// Queues `frame`; returns the future to wait on when the channel or the queue is full
     /// (the request path awaits only then: an `async` call it can skip is a task switch less).
     func queue(_ frame: OutboundFrame) throws -> EventLoopFuture<Void>? {
-        let (queued, written) = outbound.enqueue(try chain.outbound(frame), on: channel, mayWait: true)
-        guard queued else { throw ChannelError.ioOnClosedChannel }
-        return written
+        try queue(frame, whenFull: .waits)
+    }
+
+    /// Queues `frame` unless the channel or the queue is full: then it throws
+    /// `FrameServerError.outboundFull` and nothing is queued.
+    func queueUnlessFull(_ frame: OutboundFrame) throws {
+        _ = try queue(frame, whenFull: .refuses)
+    }
+
+    private func queue(_ frame: OutboundFrame, whenFull: OutboundQueue<OutboundFrame>.WhenFull) throws -> EventLoopFuture<Void>? {
+        let (enqueued, written) = outbound.enqueue(try chain.outbound(frame), on: channel, whenFull: whenFull)
+        switch enqueued {
+        case .queued: return written
+        case .closed: throw ChannelError.ioOnClosedChannel
+        case .full: throw FrameServerError.outboundFull
+        }
     }
 }
 

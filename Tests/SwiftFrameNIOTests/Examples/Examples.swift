@@ -351,6 +351,7 @@ fileprivate func print(_ items: Any..., separator: String = " ", terminator: Str
     let server = FrameServer<GameCommands>(port: port)
     try await server.runOnEventLoop { request, context in
         guard case let .testReq(request) = request else { return nil }
+        server.broadcast(try ServerFrame(NoticeNtf(text: "\(request.param1) is here")))
         return try ServerFrame(TestRsp(result1: request.param1))
     }
 }
