@@ -52,7 +52,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     private let heartbeat: Heartbeat?
     private let heartbeatCommand: UInt32?
     private let headerExtras: [String: UInt64]
-    private let push: @Sendable (Frame) -> Void
+    private let push: @Sendable (FrameSlicer.Piece) -> Void
     private let logger: Logger
     private let interceptors: [any FrameInterceptor]
     private var chain: InterceptorChain?
@@ -75,7 +75,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
 
     init(
         configuration: ClientConfiguration, eventLoop: EventLoop, metrics: ConnectionMetrics? = nil,
-        heartbeat shared: ClientHeartbeat? = nil, push: @escaping @Sendable (Frame) -> Void
+        heartbeat shared: ClientHeartbeat? = nil, push: @escaping @Sendable (FrameSlicer.Piece) -> Void
     ) {
         self.metrics = metrics
         let layout = Table.layout
@@ -362,7 +362,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             bodyKey = piece.withPayload { BodyID.read(field: number, in: $0) }
         }
         guard let (key, entry) = pending.match(header, command: command, bodyKey: bodyKey) else {
-            push(piece.frame)
+            push(piece)
             return
         }
         guard let entry else {

@@ -504,9 +504,16 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         #if Metrics
         let dropped = counters?.pushesDropped
         #endif
-        let push: @Sendable (Frame) -> Void = { frame in
+        let push: @Sendable (FrameSlicer.Piece) -> Void = { piece in
             do {
-                let full = pushFeed.yield(try Table.decode(frame))
+                // From the read's buffer where the payload still lies there (no interceptor
+                // made a copy of it).
+                let inbound: Table.Inbound
+                switch piece {
+                case let .slice(slice): inbound = try Table.decode(slice)
+                case let .frame(frame): inbound = try Table.decode(frame)
+                }
+                let full = pushFeed.yield(inbound)
                 #if Metrics
                 if full > 0 { dropped?.increment(by: full) }
                 #endif
@@ -517,7 +524,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                     }
                 }
             } catch {
-                logger.warning("a push does not decode; dropped", metadata: ["command": "\(Table.commandID(of: frame))", "error": "\(error)"])
+                logger.warning("a push does not decode; dropped", metadata: [
+                    "command": "\(Table.layout.commandID(of: piece.header))", "error": "\(error)"])
             }
         }
         // TLS: the handshake, with the checks of the server's chain, name and pin, is part of
