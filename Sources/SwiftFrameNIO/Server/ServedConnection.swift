@@ -299,7 +299,8 @@ final class ServingHandler: ChannelDuplexHandler {
         }
     }
 
-    /// Closes the connection once the replies written before have gone out.
+    /// Flushes the replies written before and closes the connection (what the socket does not
+    /// take at once goes with it, as when the task-run handlers' connection closes).
     private func closeAfterFlush(context: ChannelHandlerContext) {
         closing = true
         flushPending = false
