@@ -54,12 +54,7 @@ import Testing
         }
         defer { running.cancel() }
         let received = NIOLockedValueBox(0)
-        let peer = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelOption(.autoRead, value: false)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ByteCounter(received: received)) }
-            }
-            .connect(host: "127.0.0.1", port: try await server.port()).get()
+        let peer = try await nonReadingConnection(port: try await server.port(), counting: received)
         defer { peer.close(promise: nil) }
         let filler = String(repeating: "x", count: 1024)
         var bytes: [UInt8] = []
@@ -79,8 +74,7 @@ import Testing
         let held = answered.withLockedValue { $0 }
         #expect(held < 500, "the server read on while its replies waited: \(held) answered")
 
-        try await peer.setOption(.autoRead, value: true).get()
-        peer.read()
+        try await startReading(peer)
         let frameSize = try FrameEncoder(layout: GameCommands.layout).headerSize(payloadCount: reply.count) + reply.count
         #expect(await eventually(within: 20) { received.withLockedValue { $0 } == 1000 * frameSize })
         #expect(answered.withLockedValue { $0 } == 1000)
@@ -130,6 +124,22 @@ import Testing
             #expect(reply.result1 == "echo:other")
         }
     }
+}
+
+/// A bare connection that reads nothing until `startReading`, then counts the bytes it receives.
+private func nonReadingConnection(port: Int, counting received: NIOLockedValueBox<Int>) async throws -> any Channel {
+    try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .channelOption(.autoRead, value: false)
+        .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ByteCounter(received: received)) }
+        }
+        .connect(host: "127.0.0.1", port: port).get()
+}
+
+/// Lets a `nonReadingConnection` read.
+private func startReading(_ peer: any Channel) async throws {
+    try await peer.setOption(.autoRead, value: true).get()
+    peer.read()
 }
 
 /// A bare connection that keeps every byte it receives.
@@ -213,12 +223,7 @@ private final class ByteCollector: ChannelInboundHandler, Sendable {
         }
         defer { running.cancel() }
         let received = NIOLockedValueBox(0)
-        let peer = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .channelOption(.autoRead, value: false)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ByteCounter(received: received)) }
-            }
-            .connect(host: "127.0.0.1", port: try await server.port()).get()
+        let peer = try await nonReadingConnection(port: try await server.port(), counting: received)
         defer { peer.close(promise: nil) }
         // 400 requests in one write, answered in one read: the pushes fill the channel's buffer
         // (its writes are flushed at the end of the read), and the rest are refused.
@@ -229,8 +234,7 @@ private final class ByteCollector: ChannelInboundHandler, Sendable {
         #expect(refused.withLockedValue { $0 } > 0, "every push was queued")
         #expect(peer.isActive)
 
-        try await peer.setOption(.autoRead, value: true).get()
-        peer.read()
+        try await startReading(peer)
         let frameSize = try FrameEncoder(layout: GameCommands.layout).headerSize(payloadCount: body.count) + body.count
         #expect(await eventually(within: 20) { received.withLockedValue { $0 } == taken.withLockedValue { $0 } * frameSize })
     }
