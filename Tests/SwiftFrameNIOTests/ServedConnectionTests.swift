@@ -174,6 +174,47 @@ import Testing
         }
         #expect(ranOnEventLoop.withLockedValue { $0 } == Array(repeating: onEventLoop, count: 20))
     }
+
+    /// A client's caller that prefers `eventLoopExecutor` runs on its current connection's
+    /// event loop after every request, also after a reconnect has put the connection on another
+    /// loop of the client's group (whose loops take connections in turn); a caller without the
+    /// preference runs off the loops.
+    @Test func aCallerPreferringTheClientsExecutorRunsOnItsConnectionsLoop() async throws {
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        try await withServer(GameCommands.self, handler: gameHandler) { server, port in
+            let client = FrameClient<GameCommands>(host: "127.0.0.1", port: port, eventLoopGroup: loops)
+            try await client.running { client in
+                // Where the code after each request ran, and the loop of the connection it used.
+                func requests(_ count: Int) async throws -> [(ran: (any EventLoop)?, connection: any EventLoop)] {
+                    var places: [(ran: (any EventLoop)?, connection: any EventLoop)] = []
+                    for number in 0..<count {
+                        let reply = try await client.request(TestReq(param1: "\(number)"))
+                        #expect(reply.result1 == "echo:\(number)")
+                        let connection = try await client.connection(within: .seconds(5))
+                        places.append((MultiThreadedEventLoopGroup.currentEventLoop, connection.channel.eventLoop))
+                    }
+                    return places
+                }
+                #expect(try await requests(5).allSatisfy { $0.ran == nil })
+                try await withTaskExecutorPreference(client.eventLoopExecutor) {
+                    var loopsUsed: Set<ObjectIdentifier> = []
+                    for round in 0..<3 {
+                        if round > 0 {
+                            let before = server.connectionIDs
+                            client.reconnectNow()
+                            #expect(await eventually { server.connectionIDs.count == 1 && server.connectionIDs != before })
+                        }
+                        for place in try await requests(5) {
+                            #expect(place.ran === place.connection, "round \(round): not on the connection's loop")
+                            loopsUsed.insert(ObjectIdentifier(place.connection))
+                        }
+                    }
+                    #expect(loopsUsed.count == 2, "the reconnects did not move the connection to the other loop")
+                }
+            }
+        }
+        try await loops.shutdownGracefully()
+    }
 }
 
 /// Counts the bytes a bare connection receives.

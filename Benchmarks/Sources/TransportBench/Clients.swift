@@ -63,6 +63,8 @@ protocol BenchClient: Sendable {
     func request(_ message: Bench_Flat) async throws -> Bench_Flat
     func send(_ message: Bench_Flat) async throws
     func close() async
+    /// The client's event loop as a task executor, for callers that run there.
+    var eventLoopExecutor: any TaskExecutor { get }
 }
 
 // MARK: swiftframe
@@ -100,6 +102,8 @@ struct SwiftFrameBenchClient: BenchClient {
         running.cancel()
         _ = await running.result
     }
+
+    var eventLoopExecutor: any TaskExecutor { client.eventLoopExecutor }
 }
 
 // MARK: Plain SwiftNIO
@@ -204,5 +208,22 @@ struct NIOBenchClient: BenchClient {
 
     func close() async {
         try? await channel.close()
+    }
+
+    var eventLoopExecutor: any TaskExecutor { LoopExecutor(loop: channel.eventLoop) }
+}
+
+/// What a SwiftNIO user writes to run a task on a channel's event loop: each job posted to the
+/// loop and run there.
+final class LoopExecutor: TaskExecutor {
+    let loop: any EventLoop
+
+    init(loop: any EventLoop) {
+        self.loop = loop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -44,14 +44,16 @@ struct Servers: Sendable {
     }
 }
 
-/// `callers` tasks each make `count / callers` requests one after another.
-func roundTrips(callers: Int, size: Int) -> @Sendable (any BenchClient, Int, Servers) async throws -> Sample {
+/// `callers` tasks each make `count / callers` requests one after another; with `onEventLoop`,
+/// tasks that prefer the client's event loop as their executor (`BenchClient.eventLoopExecutor`).
+func roundTrips(callers: Int, size: Int, onEventLoop: Bool = false) -> @Sendable (any BenchClient, Int, Servers) async throws -> Sample {
     { client, count, _ in
+        let executor = onEventLoop ? client.eventLoopExecutor : nil
         let message = benchMessage(size: size)
         let start = now()
         let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
             for _ in 0..<callers {
-                group.addTask {
+                group.addTask(executorPreference: executor) {
                     var latencies: [Double] = []
                     latencies.reserveCapacity(count / callers)
                     for _ in 0..<(count / callers) {
@@ -91,6 +93,8 @@ func transportScenarios(tls: ClientTLSOptions) -> [Scenario] {
     return [
         Scenario(name: "round trips, 1 caller, 64 B", unit: "req/s", count: 10_000, bytes: 64, run: roundTrips(callers: 1, size: 64)),
         Scenario(name: "round trips, 64 callers, 64 B", unit: "req/s", count: 64_000, bytes: 64, run: roundTrips(callers: 64, size: 64)),
+        Scenario(name: "round trips, 1 caller on the event loop, 64 B", unit: "req/s", count: 10_000, bytes: 64,
+                 run: roundTrips(callers: 1, size: 64, onEventLoop: true)),
         Scenario(name: "one way, 64 B", unit: "frames/s", count: 200_000, bytes: 64, run: oneWay(size: 64)),
         Scenario(name: "one way, 1 KiB", unit: "frames/s", count: 50_000, bytes: 1024, run: oneWay(size: 1024)),
         Scenario(name: "TLS round trips, 1 caller, 64 B", unit: "req/s", count: 10_000, bytes: 64,

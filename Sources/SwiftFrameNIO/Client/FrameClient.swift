@@ -163,6 +163,21 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         }
     }
 
+    /// The client's event loop as a task executor: a task that prefers it
+    /// (`withTaskExecutorPreference(client.eventLoopExecutor) { ... }`, or
+    /// `Task(executorPreference:)`) runs on the loop of the current connection, so a request it
+    /// makes is written without waking the loop's thread, and the reply resumes it in the same
+    /// turn of the loop, without waking a thread of Swift's pool: a thread hop fewer each way.
+    /// For code that mostly awaits the connection (a loop of requests, a reader of pushes);
+    /// code that blocks or computes for long there holds up the connection's reads and writes,
+    /// and those of every other channel of that loop.
+    @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+    public var eventLoopExecutor: any TaskExecutor {
+        EventLoopTaskExecutor(following: { [machine, group] in
+            machine.withLockedValue { $0.connection?.channel.eventLoop } ?? group.any()
+        })
+    }
+
     /// Runs `body` on the current connection, or the next within `timeout`; again on the next
     /// one if the connection had closed before the request went out.
     private func onAConnection<T>(

@@ -20,7 +20,9 @@ public struct ServerConfiguration: Sendable {
     /// Runs each connection's request handler on the connection's event loop instead of
     /// Swift's global pool (default false). A request then costs no thread hop on its way in
     /// or out, but a handler that blocks or computes for long holds up every connection of
-    /// that event loop: turn it on for handlers that answer from memory or only await.
+    /// that event loop: turn it on for handlers that answer from memory or only await. (It
+    /// takes Swift's task executors: on Apple systems before macOS 15 and iOS 18, handlers stay
+    /// on the global pool.)
     public var handlersRunOnEventLoop = false
 
     public init() {}
@@ -269,7 +271,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
             let handling: ServedConnection.Handling = switch handlers {
             case let .inTasks(handler):
                 .inTasks(
-                    executor: configuration.handlersRunOnEventLoop ? EventLoopTaskExecutor(channel.eventLoop) : nil,
+                    onEventLoop: configuration.handlersRunOnEventLoop,
                     handle: { [self] in await handle($0, on: $1, with: handler) })
             case let .onEventLoop(handler):
                 .onEventLoop { [self] in answer($0, on: $1, with: handler, close: &$2) }

@@ -43,9 +43,9 @@ final class ServedConnection: Sendable {
 
     /// How the connection's frames are handled.
     enum Handling: Sendable {
-        /// By a task started when frames wait, on Swift's global pool or on `executor`;
-        /// `handle` returns false when the connection must close.
-        case inTasks(executor: EventLoopTaskExecutor?, handle: @Sendable (Frame, ServedConnection) async -> Bool)
+        /// By a task started when frames wait, on Swift's global pool or on the connection's
+        /// event loop (`onEventLoop`); `handle` returns false when the connection must close.
+        case inTasks(onEventLoop: Bool, handle: @Sendable (Frame, ServedConnection) async -> Bool)
         /// On the event loop, inside the read: returns the reply to write, if any, and sets
         /// its flag when the connection must close.
         case onEventLoop(@Sendable (FrameSlice, ServedConnection, inout Bool) -> OutboundFrame?)
@@ -129,8 +129,10 @@ final class ServedConnection: Sendable {
     }
 
     private func startHandling() {
-        guard case let .inTasks(executor, handle) = handling else { return }
-        let task = Task(executorPreference: executor) { await self.handleQueued(with: handle) }
+        guard case let .inTasks(onEventLoop, handle) = handling else { return }
+        let task = startTask(on: onEventLoop ? channel.eventLoop : nil) {
+            await self.handleQueued(with: handle)
+        }
         let stopped = state.withLockedValue { state in
             if state.handling { state.task = task }
             return state.finished
@@ -190,21 +192,6 @@ final class ServedConnection: Sendable {
         }
         channel.close(promise: nil)
         if closed { done(self) }
-    }
-}
-
-/// Runs a task's jobs on an event loop (`ServerConfiguration.handlersRunOnEventLoop`): a job
-/// enqueued from the loop itself runs in the same turn of the loop, with no thread woken.
-final class EventLoopTaskExecutor: TaskExecutor {
-    private let loop: any EventLoop
-
-    init(_ loop: any EventLoop) {
-        self.loop = loop
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
 

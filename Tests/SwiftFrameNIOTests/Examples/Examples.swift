@@ -288,6 +288,19 @@ fileprivate func print(_ items: Any..., separator: String = " ", terminator: Str
     }
 }
 
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `caller-on-event-loop`.
+@Sendable func example_caller_on_event_loop(port: Int) async throws {
+
+    try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port) { client in
+        try await withTaskExecutorPreference(client.eventLoopExecutor) {
+            for turn in 1...3 {
+                let reply = try await client.request(TestReq(param1: "turn \(turn)"))
+                print(reply.result1)                          // echo:turn 1, echo:turn 2, echo:turn 3
+            }
+        }
+    }
+}
+
 /// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `states-endpoint`.
 @Sendable func example_states_endpoint(port: Int) async throws {
 
@@ -410,6 +423,7 @@ let runnableExamples: [(name: String, peer: [String], prints: [String], run: @Se
     examples.append(("adaptive-heartbeat", ["game"], ["30.0 seconds"], example_adaptive_heartbeat))
     examples.append(("short-link", ["game"], ["echo:hello", "long link"], example_short_link))
     examples.append(("idempotent", ["game"], ["echo:hello 0"], example_idempotent))
+    examples.append(("caller-on-event-loop", ["game"], ["echo:turn 3"], example_caller_on_event_loop))
     examples.append(("states-endpoint", ["game"], ["connected to 127.0.0.1"], example_states_endpoint))
     examples.append(("http-client", ["http"], ["web:7:9"], example_http_client))
     return examples
