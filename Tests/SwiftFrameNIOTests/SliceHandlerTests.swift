@@ -332,25 +332,24 @@ enum Seen: Equatable {
         _ = try channel.finish()
     }
 
-    /// The client's reply path: a reply that lies within a read reaches the request's
-    /// completion as a slice of that read, and decodes from there.
-    @Test func aReplyReachesItsCallerAsASliceOfTheRead() throws {
+    /// The client's reply path: a reply that lies within a read reaches the request's waiter
+    /// as a slice of that read (kept until the caller waits), and decodes from there.
+    @Test func aReplyReachesItsCallerAsASliceOfTheRead() async throws {
         let channel = EmbeddedChannel()
         let handler = ConnectionHandler<GameCommands>(configuration: ClientConfiguration(), eventLoop: channel.eventLoop, push: { _ in })
         try channel.pipeline.syncOperations.addHandler(handler)
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
-        let reply = NIOLockedValueBox<FrameSlice?>(nil)
+        try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).get()
+        let waiter = ReplyWaiter()
         let frame = try OutboundFrame(TestReq(param1: "hi"), layout: GameCommands.layout)
-        let token = ObjectIdentifier(channel)
         try channel.writeOutbound(ClientWrite(
             frame: frame,
-            kind: .request(replyCommand: TestRsp.commandID, deadline: .now() + .seconds(60), timeout: .seconds(60), token: token,
-                           completion: { result in reply.withLockedValue { $0 = try? result.get() } })))
+            kind: .request(replyCommand: TestRsp.commandID, deadline: .now() + .seconds(60), timeout: .seconds(60),
+                           token: ObjectIdentifier(waiter), waiter: waiter)))
         #expect(try channel.readOutbound(as: ByteBuffer.self) != nil)
         let bytes = try GameCommands.encode(TestRsp(result1: "echo:hi", result2: 2))
         let read = ByteBuffer(bytes: bytes)
         try channel.writeInbound(read)
-        let slice = try #require(reply.withLockedValue { $0 })
+        let slice = try await waiter.reply()
         let readStart = read.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) }
         #expect(slice.payload.withUnsafeReadableBytes { UInt(bitPattern: $0.baseAddress) } == readStart + 12)
         #expect(try slice.decode(TestRsp.self) == TestRsp(result1: "echo:hi", result2: 2))

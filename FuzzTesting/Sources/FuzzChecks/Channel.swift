@@ -91,7 +91,6 @@ private func exerciseClient<Table: CommandTable>(_: Table.Type, requests: Int, _
     guard let seed = data.first else { return }
     let stream = Array(data.dropFirst())
     let input = StreamInput(layout: Table.layout, seed: seed, stream: stream)
-    let completions = NIOLockedValueBox<[Int]>(Array(repeating: 0, count: requests))
     let pushes = NIOLockedValueBox(0)
     let channel = EmbeddedChannel()
     let handler = ConnectionHandler<Table>(configuration: quiet, eventLoop: channel.eventLoop) { _ in
@@ -99,7 +98,7 @@ private func exerciseClient<Table: CommandTable>(_: Table.Type, requests: Int, _
     }
     try! channel.pipeline.syncOperations.addHandler(handler)
     try! channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
-    let tokens = (0..<requests).map { _ in Token() }
+    let waiters = (0..<requests).map { _ in ReplyWaiter() }
     // Due at once: the deadline timer runs when the embedded loop's clock is moved past it,
     // after the stream, and the handler compares deadlines with the real clock.
     let deadline = NIODeadline.now()
@@ -108,8 +107,7 @@ private func exerciseClient<Table: CommandTable>(_: Table.Type, requests: Int, _
         let write = ClientWrite(
             frame: OutboundFrame(header: Table.layout.header(command: command), payload: [UInt8(index)]),
             kind: .request(replyCommand: command, deadline: deadline, timeout: .seconds(1),
-                           token: ObjectIdentifier(tokens[index]),
-                           completion: { _ in completions.withLockedValue { $0[index] += 1 } }))
+                           token: ObjectIdentifier(waiters[index]), waiter: waiters[index]))
         channel.write(write, promise: nil)
     }
     channel.flush()
@@ -124,13 +122,10 @@ private func exerciseClient<Table: CommandTable>(_: Table.Type, requests: Int, _
     }
     channel.embeddedEventLoop.advanceTime(to: .now() + .milliseconds(1))
     _ = try? channel.finish(acceptAlreadyClosed: true)
-    let counts = completions.withLockedValue { $0 }
+    let counts = waiters.map(\.completions)
     precondition(counts.allSatisfy { $0 == 1 }, "requests completed \(counts) times")
     precondition(pushes.withLockedValue { $0 } <= frameCount, "more pushes than frames in the stream")
-    withExtendedLifetime(tokens) {}
 }
-
-private final class Token {}
 
 /// The two command tables the client check runs: frames in, frames out; a frame whose body
 /// starts with 0xFF does not decode (an error reply that is not one).

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import SwiftFrame
 
@@ -5,8 +6,8 @@ import SwiftFrame
 /// its `onConnect` hook gets to log in with before any other request is sent.
 public struct Connection<Table: CommandTable>: Sendable {
     let link: Link
-    /// What requests read of the client's configuration (made for each request, so not the
-    /// whole configuration, whose copy retains every reference it holds).
+    /// What requests read of the client's configuration (not the whole configuration, whose
+    /// copy retains every reference it holds).
     private let requestTimeout: Duration
     private let headerExtras: [String: UInt64]
 
@@ -28,21 +29,8 @@ public struct Connection<Table: CommandTable>: Sendable {
     public func request<M: RequestMessage & CommandMessage>(
         _ message: M, timeout: Duration? = nil
     ) async throws -> M.Response where M.Response: CommandMessage {
-        try await NotSent.asConnectionLost { try await unsentRequest(message, timeout: timeout) }
-    }
-
-    /// `request(_:timeout:)`, throwing `NotSent` when the connection had closed before the
-    /// request could be written (the client then tries the next connection).
-    func unsentRequest<M: RequestMessage & CommandMessage>(
-        _ message: M, timeout: Duration?
-    ) async throws -> M.Response where M.Response: CommandMessage {
-        let frame = try OutboundFrame(message, layout: Table.layout, extras: headerExtras)
-        return try await exchange(frame, replyCommand: M.Response.commandID, timeout: timeout) { reply in
-            do throws(WireError) {
-                return try reply.decode(M.Response.self)
-            } catch {
-                throw FrameClientError.badReply(command: M.Response.commandID, error)
-            }
+        try await NotSent.asConnectionLost {
+            try await link.unsentRequest(message, of: Table.self, extras: headerExtras, timeout: timeout ?? requestTimeout)
         }
     }
 
@@ -53,20 +41,8 @@ public struct Connection<Table: CommandTable>: Sendable {
         command: UInt32, payload: [UInt8] = [], replyCommand: UInt32? = nil, timeout: Duration? = nil
     ) async throws -> Table.Inbound {
         try await NotSent.asConnectionLost {
-            try await unsentRequest(command: command, payload: payload, replyCommand: replyCommand, timeout: timeout)
-        }
-    }
-
-    func unsentRequest(
-        command: UInt32, payload: [UInt8], replyCommand: UInt32?, timeout: Duration?
-    ) async throws -> Table.Inbound {
-        let frame = OutboundFrame(header: header(command), payload: payload)
-        return try await exchange(frame, replyCommand: replyCommand ?? command, timeout: timeout) { reply in
-            do throws(WireError) {
-                return try Table.decode(reply)
-            } catch {
-                throw FrameClientError.badReply(command: command, error)
-            }
+            try await link.unsentRequest(command: command, payload: payload, replyCommand: replyCommand, of: Table.self,
+                                         extras: headerExtras, timeout: timeout ?? requestTimeout)
         }
     }
 
@@ -108,39 +84,6 @@ public struct Connection<Table: CommandTable>: Sendable {
             throw FrameClientError.connectionLost(.closedByPeer)
         }
     }
-
-    private func exchange<Reply: Sendable>(
-        _ frame: OutboundFrame, replyCommand: UInt32, timeout: Duration?,
-        decode: @escaping @Sendable (FrameSlice) throws -> Reply
-    ) async throws -> Reply {
-        let timeout = timeout ?? requestTimeout
-        // Before the promise exists: a promise dropped without being completed is a leak.
-        try Task.checkCancellation()
-        let promise = channel.eventLoop.makePromise(of: FrameSlice.self)
-        let token = ObjectIdentifier(promise.futureResult)
-        // The reply comes as a slice of the buffer it was read into (no copy) and is decoded
-        // by `decode` here, in the caller's task, from where its bytes lie: the event loop,
-        // which all of one connection's frames go through, does only the framing.
-        let write = ClientWrite(
-            frame: frame,
-            kind: .request(
-                replyCommand: replyCommand, deadline: .now() + TimeAmount(timeout), timeout: timeout, token: token,
-                completion: { result in promise.completeWith(result) }))
-        // Not written (the channel had closed, so the request never went out; the layout
-        // cannot carry it; too many are pending): the handler fails it through `completion`.
-        do {
-            _ = try link.enqueue(write, whenFull: .queues)
-        } catch {
-            promise.fail(error)  // NotSent: the connection had closed
-        }
-        let reply = try await withTaskCancellationHandler {
-            try await promise.futureResult.get()
-        } onCancel: { [channel] in
-            channel.triggerUserOutboundEvent(CancelRequest(token: token), promise: nil)
-            promise.fail(CancellationError())
-        }
-        return try decode(reply)
-    }
 }
 
 /// A connection's channel and the endpoint it goes to, whatever its command table: what the
@@ -165,6 +108,126 @@ struct Link: Sendable {
     /// Closes the connection, reporting `DisconnectReason.closedByClient`.
     func close() {
         channel.triggerUserOutboundEvent(CloseRequest(), promise: nil)
+    }
+}
+
+// The request path. On `Link` rather than the generic `Connection`: the client's code is not
+// specialised for the app's table, so each call of a `Connection<Table>` method there looks up
+// that type's metadata at run time (about 330 instructions).
+extension Link {
+    /// `Connection.request(_:timeout:)`, throwing `NotSent` when the connection had closed
+    /// before the request could be written (the client then tries the next connection).
+    func unsentRequest<Table: CommandTable, M: RequestMessage & CommandMessage>(
+        _ message: M, of table: Table.Type, extras: [String: UInt64], timeout: Duration
+    ) async throws -> M.Response where M.Response: CommandMessage {
+        let frame = try OutboundFrame(message, layout: Table.layout, extras: extras)
+        return try await exchange(frame, replyCommand: M.Response.commandID, timeout: timeout) { reply in
+            do throws(WireError) {
+                return try reply.decode(M.Response.self)
+            } catch {
+                throw FrameClientError.badReply(command: M.Response.commandID, error)
+            }
+        }
+    }
+
+    /// `Connection.request(command:payload:replyCommand:timeout:)`, throwing `NotSent` as
+    /// above.
+    func unsentRequest<Table: CommandTable>(
+        command: UInt32, payload: [UInt8], replyCommand: UInt32?, of table: Table.Type, extras: [String: UInt64],
+        timeout: Duration
+    ) async throws -> Table.Inbound {
+        let frame = OutboundFrame(header: Table.layout.header(command: command, extras: extras), payload: payload)
+        return try await exchange(frame, replyCommand: replyCommand ?? command, timeout: timeout) { reply in
+            do throws(WireError) {
+                return try Table.decode(reply)
+            } catch {
+                throw FrameClientError.badReply(command: command, error)
+            }
+        }
+    }
+
+    private func exchange<Reply: Sendable>(
+        _ frame: OutboundFrame, replyCommand: UInt32, timeout: Duration, decode: (FrameSlice) throws -> Reply
+    ) async throws -> Reply {
+        try Task.checkCancellation()
+        let waiter = ReplyWaiter()
+        let token = ObjectIdentifier(waiter)
+        // The reply comes as a slice of the buffer it was read into (no copy) and is decoded
+        // by `decode` here, in the caller's task, from where its bytes lie: the event loop,
+        // which all of one connection's frames go through, does only the framing.
+        let write = ClientWrite(
+            frame: frame,
+            kind: .request(replyCommand: replyCommand, deadline: .now() + TimeAmount(timeout), timeout: timeout,
+                           token: token, waiter: waiter))
+        // Not written (the channel had closed, so the request never went out; the layout
+        // cannot carry it; too many are pending): the handler fails it through the waiter.
+        do {
+            _ = try enqueue(write, whenFull: .queues)
+        } catch {
+            waiter.complete(.failure(error))  // NotSent: the connection had closed
+        }
+        let reply = try await withTaskCancellationHandler {
+            try await waiter.reply()
+        } onCancel: { [channel] in
+            channel.triggerUserOutboundEvent(CancelRequest(token: token), promise: nil)
+            waiter.complete(.failure(CancellationError()))
+        }
+        return try decode(reply)
+    }
+}
+
+/// A caller waiting for its reply: completed once, by the reply or by the first failure (the
+/// handler's, or the caller's cancellation), before or after the caller starts to wait; later
+/// completions are dropped. (An `EventLoopPromise` did this before: its future's generic
+/// metadata, looked up at run time as it was made and freed, cost about 1,000 instructions a
+/// request.)
+final class ReplyWaiter: Sendable {
+    private enum Phase {
+        case pending
+        case waiting(UnsafeContinuation<FrameSlice, any Error>)
+        case completed(Result<FrameSlice, any Error>)
+        case done
+    }
+
+    private let state = NIOLockedValueBox((phase: Phase.pending, completions: 0))
+
+    /// How many times `complete` was called (the first one counts): for checks.
+    var completions: Int { state.withLockedValue { $0.completions } }
+
+    func complete(_ result: Result<FrameSlice, any Error>) {
+        let waiting = state.withLockedValue { state -> UnsafeContinuation<FrameSlice, any Error>? in
+            state.completions += 1
+            switch state.phase {
+            case .pending:
+                state.phase = .completed(result)
+                return nil
+            case let .waiting(continuation):
+                state.phase = .done
+                return continuation
+            case .completed, .done:
+                return nil
+            }
+        }
+        waiting?.resume(with: result)
+    }
+
+    /// The reply, once `complete` has been called (once only).
+    func reply() async throws -> FrameSlice {
+        try await withUnsafeThrowingContinuation { continuation in
+            let result = state.withLockedValue { state -> Result<FrameSlice, any Error>? in
+                switch state.phase {
+                case .pending:
+                    state.phase = .waiting(continuation)
+                    return nil
+                case let .completed(result):
+                    state.phase = .done
+                    return result
+                case .waiting, .done:
+                    preconditionFailure("a reply is awaited once")
+                }
+            }
+            if let result { continuation.resume(with: result) }
+        }
     }
 }
 

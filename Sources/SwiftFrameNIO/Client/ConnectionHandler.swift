@@ -7,7 +7,7 @@ struct ClientWrite: Sendable {
     enum Kind: Sendable {
         /// A request awaiting a reply on `replyCommand`, due by `deadline`.
         case request(replyCommand: UInt32, deadline: NIODeadline, timeout: Duration, token: ObjectIdentifier,
-                     completion: @Sendable (Result<FrameSlice, any Error>) -> Void)
+                     waiter: ReplyWaiter)
         /// Fire and forget.
         case send
     }
@@ -120,7 +120,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         let reason = closeReason ?? .closedByPeer
         for entry in pending.removeAll() {
             record(entry.command, failure: "connection_lost")
-            if case let .caller(complete) = entry.completion { complete(.failure(FrameClientError.connectionLost(reason))) }
+            if case let .caller(waiter) = entry.completion { waiter.complete(.failure(FrameClientError.connectionLost(reason))) }
         }
         closed.succeed(reason)
         context.fireChannelInactive()
@@ -154,10 +154,10 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             promise?.succeed()
         } else if let cancel = event as? CancelRequest {
             if let key = pending.key(of: cancel.token), let entry = pending.abandon(key),
-               case let .caller(complete) = entry.completion {
+               case let .caller(waiter) = entry.completion {
                 logger.debug("request cancelled; a late reply will be dropped", metadata: ["key": "\(key)"])
                 record(entry.command, failure: "cancelled")
-                complete(.failure(CancellationError()))
+                waiter.complete(.failure(CancellationError()))
             }
             promise?.succeed()
         } else if let request = event as? HeartbeatRequest {
@@ -209,10 +209,10 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             lastWrite = .now()
             recordSent(nil, bytes: buffer.readableBytes)
             context.write(wrapOutboundOut(buffer), promise: written)
-        case let .request(replyCommand, deadline, timeout, token, complete):
+        case let .request(replyCommand, deadline, timeout, token, waiter):
             let command = Table.layout.commandID(of: write.frame.header)
             startRequest(write.frame, command: command, replyCommand: replyCommand, deadline: deadline,
-                         timeout: timeout, token: token, completion: .caller(complete), context: context, written: written)
+                         timeout: timeout, token: token, completion: .caller(waiter), context: context, written: written)
         }
     }
 
@@ -220,7 +220,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     /// a closed channel), a waiting send with the error itself.
     private func fail(_ write: ClientWrite, written: EventLoopPromise<Void>?, _ error: any Error) {
         written?.fail(error)
-        if case let .request(_, _, _, _, complete) = write.kind { complete(.failure(error is ChannelError ? NotSent() : error)) }
+        if case let .request(_, _, _, _, waiter) = write.kind { waiter.complete(.failure(error is ChannelError ? NotSent() : error)) }
     }
 
     /// Takes a request into the table and writes its frame, without a flush.
@@ -231,7 +231,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     ) {
         func fail(_ error: any Error) {
             written?.fail(error)
-            if case let .caller(complete) = completion { complete(.failure(error)) }
+            if case let .caller(waiter) = completion { waiter.complete(.failure(error)) }
         }
         guard pending.entries.count < pending.limit, let key = pending.newKey() else {
             record(command, failure: "too_many_pending", wasPending: false)
@@ -308,9 +308,9 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         for (key, entry) in pending.expire(now: .now()) {
             record(entry.command, failure: "timed_out")
             switch entry.completion {
-            case let .caller(complete):
+            case let .caller(waiter):
                 logger.debug("request timed out", metadata: ["command": "\(entry.command)", "key": "\(key)"])
-                complete(.failure(FrameClientError.timedOut(command: entry.command, after: entry.timeout)))
+                waiter.complete(.failure(FrameClientError.timedOut(command: entry.command, after: entry.timeout)))
             case let .heartbeat(attempt):
                 heartbeatMissed(attempt: attempt, context: context)
             case .check:
@@ -370,18 +370,18 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             return
         }
         switch entry.completion {
-        case let .caller(complete):
+        case let .caller(waiter):
             if command == pending.errorCommand && entry.replyCommand != command {
                 do {
-                    complete(.failure(ErrorReply<Table>(reply: try Table.decode(piece.frame), header: header)))
+                    waiter.complete(.failure(ErrorReply<Table>(reply: try Table.decode(piece.frame), header: header)))
                     record(entry.command, failure: "error_reply")
                 } catch {
-                    complete(.failure(FrameClientError.badReply(command: command, error)))
+                    waiter.complete(.failure(FrameClientError.badReply(command: command, error)))
                     record(entry.command, failure: "bad_reply")
                 }
             } else {
                 recordAnswer(entry)
-                complete(.success(piece.slice))
+                waiter.complete(.success(piece.slice))
             }
         case .heartbeat:
             recordAnswer(entry)

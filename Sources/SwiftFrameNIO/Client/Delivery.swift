@@ -12,8 +12,8 @@ extension FrameClient {
     public func request<M: RequestMessage & CommandMessage>(
         _ message: M, options: RequestOptions
     ) async throws -> DeliveredReply<M.Response> where M.Response: CommandMessage {
-        try await deliver(options: options, command: M.commandID, replyCommand: M.Response.commandID) { connection, remaining in
-            try await connection.unsentRequest(message, timeout: remaining)
+        try await deliver(options: options, command: M.commandID, replyCommand: M.Response.commandID) { [configuration] link, remaining in
+            try await link.unsentRequest(message, of: Table.self, extras: configuration.headerExtras, timeout: remaining)
         } overShortLink: { link, remaining in
             try await link.exchange(command: M.commandID, payload: message.serializedBytes(), timeout: remaining)
         } decode: { frame in
@@ -25,9 +25,9 @@ extension FrameClient {
     public func request(
         command: UInt32, payload: [UInt8] = [], replyCommand: UInt32? = nil, options: RequestOptions
     ) async throws -> DeliveredReply<Table.Inbound> {
-        try await deliver(options: options, command: command, replyCommand: replyCommand ?? command) { connection, remaining in
-            try await connection.unsentRequest(command: command, payload: payload, replyCommand: replyCommand,
-                                               timeout: remaining)
+        try await deliver(options: options, command: command, replyCommand: replyCommand ?? command) { [configuration] link, remaining in
+            try await link.unsentRequest(command: command, payload: payload, replyCommand: replyCommand, of: Table.self,
+                                         extras: configuration.headerExtras, timeout: remaining)
         } overShortLink: { link, remaining in
             try await link.exchange(command: command, payload: payload, timeout: remaining)
         } decode: { frame in
@@ -38,7 +38,7 @@ extension FrameClient {
     /// The long connection first (sent again after drops when idempotent), then the short link.
     private func deliver<Reply: Sendable>(
         options: RequestOptions, command: UInt32, replyCommand: UInt32,
-        overLongLink: (Connection<Table>, Duration) async throws -> Reply,
+        overLongLink: (Link, Duration) async throws -> Reply,
         overShortLink: @escaping @Sendable (any ShortLink, Duration) async throws -> [Frame],
         decode: (Frame) throws -> Reply
     ) async throws -> DeliveredReply<Reply> {
@@ -57,9 +57,9 @@ extension FrameClient {
             let reply = try await self.overLongLink(
                 command: command, timeout: timeout, until: longDeadline, fallsBack: shortLink != nil,
                 idempotent: options.idempotent, retries: &retries
-            ) { connection, remaining in
-                endpoint = connection.endpoint
-                return try await overLongLink(connection, remaining)
+            ) { link, remaining in
+                endpoint = link.endpoint
+                return try await overLongLink(link, remaining)
             }
             return DeliveredReply(reply: reply, link: .long(endpoint), retries: retries)
         } catch is LongLinkDown {}
@@ -103,15 +103,15 @@ extension FrameClient {
     /// such type is looked up at run time, about 1,900 instructions a request.
     func overLongLink<T>(
         command: UInt32, timeout: Duration, until deadline: ContinuousClock.Instant, fallsBack: Bool,
-        idempotent: Bool, retries: inout Int, _ body: (Connection<Table>, Duration) async throws -> T
+        idempotent: Bool, retries: inout Int, _ body: (Link, Duration) async throws -> T
     ) async throws -> T {
         while true {
-            let connection: Connection<Table>
+            let link: Link
             if let ready = machine.withLockedValue({ $0.connection }) {
-                connection = Connection(ready, configuration: configuration)  // the usual case, without a call that may suspend
+                link = ready  // the usual case, without a call that may suspend
             } else {
                 do {
-                    connection = try await self.connection(within: deadline - .now, unlessDown: fallsBack)
+                    link = try await self.link(within: deadline - .now, unlessDown: fallsBack)
                 } catch FrameClientError.noConnection {
                     if fallsBack { throw LongLinkDown() }
                     throw FrameClientError.noConnection(after: timeout)
@@ -122,13 +122,13 @@ extension FrameClient {
                 }
             }
             do {
-                return try await body(connection, deadline - .now)
+                return try await body(link, deadline - .now)
             } catch FrameClientError.timedOut {
                 // The late reply, if it comes, is dropped (the request was given up).
                 if fallsBack { throw LongLinkDown() }
                 throw FrameClientError.timedOut(command: command, after: timeout)
             } catch is NotSent {
-                machine.withLockedValue { $0.retire { $0.channel === connection.channel } }
+                machine.withLockedValue { $0.retire { $0.channel === link.channel } }
                 if ContinuousClock.now >= deadline {
                     if fallsBack { throw LongLinkDown() }
                     throw FrameClientError.noConnection(after: timeout)

@@ -148,8 +148,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     public func request<M: RequestMessage & CommandMessage>(
         _ message: M, timeout: Duration? = nil
     ) async throws -> M.Response where M.Response: CommandMessage {
-        try await onAConnection(command: M.commandID, timeout: timeout) { connection, remaining in
-            try await connection.unsentRequest(message, timeout: remaining)
+        try await onAConnection(command: M.commandID, timeout: timeout) { [configuration] link, remaining in
+            try await link.unsentRequest(message, of: Table.self, extras: configuration.headerExtras, timeout: remaining)
         }
     }
 
@@ -157,9 +157,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     public func request(
         command: UInt32, payload: [UInt8] = [], replyCommand: UInt32? = nil, timeout: Duration? = nil
     ) async throws -> Table.Inbound {
-        try await onAConnection(command: command, timeout: timeout) { connection, remaining in
-            try await connection.unsentRequest(command: command, payload: payload, replyCommand: replyCommand,
-                                               timeout: remaining)
+        try await onAConnection(command: command, timeout: timeout) { [configuration] link, remaining in
+            try await link.unsentRequest(command: command, payload: payload, replyCommand: replyCommand, of: Table.self,
+                                         extras: configuration.headerExtras, timeout: remaining)
         }
     }
 
@@ -181,7 +181,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// Runs `body` on the current connection, or the next within `timeout`; again on the next
     /// one if the connection had closed before the request went out.
     private func onAConnection<T>(
-        command: UInt32, timeout: Duration?, _ body: (Connection<Table>, Duration) async throws -> T
+        command: UInt32, timeout: Duration?, _ body: (Link, Duration) async throws -> T
     ) async throws -> T {
         let timeout = timeout ?? configuration.requestTimeout
         var retries = 0
@@ -254,13 +254,13 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// `FrameClientError.noConnection` after `timeout`, `.stopped` (or the error `run()` ended
     /// with) once the client has stopped, and `CancellationError`.
     public func connection(within timeout: Duration) async throws -> Connection<Table> {
-        try await connection(within: timeout, unlessDown: false)
+        Connection(try await link(within: timeout, unlessDown: false), configuration: configuration)
     }
 
-    /// `connection(within:)`; with `unlessDown`, throws `LongLinkDown` at once, or once it
+    /// `connection(within:)`'s link; with `unlessDown`, throws `LongLinkDown` at once, or once it
     /// happens, when the long connection is down (`ClientStateMachine.longLinkDown`).
-    func connection(within timeout: Duration, unlessDown: Bool) async throws -> Connection<Table> {
-        if let link = machine.withLockedValue({ $0.connection }) { return Connection(link, configuration: configuration) }
+    func link(within timeout: Duration, unlessDown: Bool) async throws -> Link {
+        if let link = machine.withLockedValue({ $0.connection }) { return link }
         let id = nextWaiter.withLockedValue { id in
             id += 1
             return id
@@ -288,7 +288,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         } onCancel: {
             machine.withLockedValue { $0.removeWaiter(id: id) }?.resume(with: .failure(CancellationError()))
         }
-        return Connection(link, configuration: configuration)
+        return link
     }
 
     // MARK: Running

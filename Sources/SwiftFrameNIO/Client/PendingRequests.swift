@@ -19,9 +19,9 @@ struct PendingRequests {
     }
 
     enum Completion {
-        /// A caller's request: hands the reply frame to the caller's promise (the caller's task
-        /// decodes it, from the payload where it lies).
-        case caller(@Sendable (Result<FrameSlice, any Error>) -> Void)
+        /// A caller's request: hands the reply frame to the caller waiting for it (the caller's
+        /// task decodes it, from the payload where it lies).
+        case caller(ReplyWaiter)
         /// The connection's own heartbeat, attempt n.
         case heartbeat(attempt: Int)
         /// A heartbeat sent to check the connection (after a network change, or on resuming):
