@@ -10,6 +10,7 @@ import SwiftFrameConformanceMessagesCompact
 import SwiftFrameConformanceMessages
 #endif
 import Testing
+import TestSupport
 
 @Suite("JSON numbers")
 struct JSONNumberTests {
@@ -123,20 +124,5 @@ struct JSONNumberTests {
         #expect(try any.jsonString(options: options)
             == #"{"@type":"type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3","#
             + #""repeatedInt32":[1,2,3,4],"repeatedDouble":[1.5]}"#)
-    }
-}
-
-/// A small seeded generator, so that a failure can be run again.
-private struct SplitMix {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

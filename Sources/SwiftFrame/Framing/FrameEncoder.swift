@@ -5,11 +5,18 @@
 public struct FrameEncoder: Sendable {
     public let layout: FrameLayout
     @usableFromInline let plan: FramePlan
+    /// The layout's header in the form written with no reference counted, when it has one.
+    let quick: QuickHeader?
+    /// The most bytes a header of this layout takes: its fixed fields, and 10 for a varint
+    /// length (a transport reserves this much before `writeHeader(_:payloadCount:into:)`).
+    public let largestHeaderSize: Int
 
     /// Traps if `layout` breaks a rule (possible only after its properties were changed).
     public init(layout: FrameLayout) {
         self.layout = layout
         self.plan = layout.checkedPlan
+        self.quick = QuickHeader(plan)
+        self.largestHeaderSize = plan.fixedHeaderSize + (plan.fields[plan.lengthIndex].width == 0 ? 10 : 0)
     }
 
     /// A frame with `payload` as its body.
@@ -78,12 +85,15 @@ public struct FrameEncoder: Sendable {
     }
 
     /// Writes the header of a frame with `payloadCount` bytes of body at the start of
-    /// `memory`, which must hold `headerSize(payloadCount:)` bytes, and returns its size: for a
-    /// transport that writes into its own buffers (the body goes right after it). On error
-    /// nothing counts as written.
+    /// `memory`, which must hold `headerSize(payloadCount:)` bytes (`largestHeaderSize` always
+    /// does), and returns its size: for a transport that writes into its own buffers (the body
+    /// goes right after it). On error nothing counts as written.
     public func writeHeader(
         _ header: FrameHeader, payloadCount: Int, into memory: UnsafeMutableRawBufferPointer
     ) throws(FrameError) -> Int {
+        if let quick, memory.count >= quick.size, quick.write(header, payloadCount: payloadCount, to: memory.baseAddress!) {
+            return quick.size
+        }
         let (wire, headerSize) = try checkedLength(payloadCount: payloadCount)
         precondition(memory.count >= headerSize, "room for \(memory.count) bytes, the header takes \(headerSize)")
         var sink = MemorySink(memory: memory)

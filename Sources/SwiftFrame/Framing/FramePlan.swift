@@ -108,6 +108,24 @@ struct FramePlan: Sendable {
         return Int64(bitPattern: value &<< shift) &>> shift
     }
 
+    /// Stores the low `width` bytes (1, 2, 4 or 8) of `value` at `address`.
+    @inline(__always)
+    static func storeUnchecked(_ value: UInt64, at address: UnsafeMutableRawPointer, width: Int, byteOrder: FrameLayout.ByteOrder) {
+        let bigEndian = byteOrder == .bigEndian
+        switch width {
+        case 1:
+            address.storeBytes(of: UInt8(truncatingIfNeeded: value), as: UInt8.self)
+        case 2:
+            let raw = UInt16(truncatingIfNeeded: value)
+            address.storeBytes(of: bigEndian ? raw.bigEndian : raw.littleEndian, toByteOffset: 0, as: UInt16.self)
+        case 4:
+            let raw = UInt32(truncatingIfNeeded: value)
+            address.storeBytes(of: bigEndian ? raw.bigEndian : raw.littleEndian, toByteOffset: 0, as: UInt32.self)
+        default:
+            address.storeBytes(of: bigEndian ? value.bigEndian : value.littleEndian, toByteOffset: 0, as: UInt64.self)
+        }
+    }
+
     @inlinable
     static func store<Sink: ByteSink>(_ value: UInt64, width: Int, byteOrder: FrameLayout.ByteOrder, into bytes: inout Sink) {
         if byteOrder == .bigEndian {

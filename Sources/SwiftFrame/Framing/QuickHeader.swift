@@ -1,8 +1,9 @@
 /// The header of a layout whose fields are all plain fixed-width integers (magic, length,
 /// command, sequence, a type without a list of known values), at most `capacity` of them, in
-/// a form the decoder reads with no reference counted along the way: one byte per field, packed
-/// into an integer. Frames of such a layout that lie wholly in the buffer are cut by `read`;
-/// everything else (an incomplete frame, a header to report on) goes the general way.
+/// a form read and written with no reference counted along the way: one byte per field, packed
+/// into an integer. Frames of such a layout that lie wholly in the buffer are cut by `read`, and
+/// headers are written by `write`; everything else (an incomplete frame, a header to report
+/// on, a value that does not fit) goes the general way.
 struct QuickHeader: Sendable {
     static let capacity = 8
 
@@ -19,6 +20,8 @@ struct QuickHeader: Sendable {
     private let minimum: Int
     /// The largest payload `maxFrameSize` allows.
     private let largestPayload: Int
+    /// The largest value the length field holds.
+    private let lengthCapacity: UInt64
     private let magic: UInt64
     /// The length is the only field (`length:u32:body`, the commonest layout): `read` skips the
     /// loop over the fields.
@@ -51,6 +54,7 @@ struct QuickHeader: Sendable {
         self.size = plan.fixedHeaderSize
         self.minimum = plan.spanOverhead + plan.adjustment
         self.largestPayload = plan.maxFrameSize - plan.fixedHeaderSize
+        self.lengthCapacity = plan.lengthCapacity
         self.magic = plan.magic?.value ?? 0
         self.lengthOnly = count == 1 && roles == UInt32(Role.length.rawValue)
     }
@@ -103,6 +107,43 @@ struct QuickHeader: Sendable {
             }
         }
         return payload
+    }
+
+    /// Writes `header` for a body of `payloadCount` bytes at `address` (`size` bytes are there)
+    /// and returns true; returns false when the general path must write it, to say what is
+    /// wrong (a value missing or too wide for its field, a payload too large or too small).
+    @inline(__always)
+    func write(_ header: FrameHeader, payloadCount: Int, to address: UnsafeMutableRawPointer) -> Bool {
+        guard payloadCount >= 0, payloadCount <= largestPayload else { return false }
+        let length = payloadCount &+ minimum
+        guard length >= 0, UInt64(length) <= lengthCapacity else { return false }
+        var address = address
+        for index in 0..<count {
+            let code = codes &>> UInt64(8 &* index)
+            let width = Int(code & 0x0F)
+            let value: UInt64
+            switch Role(rawValue: UInt8(truncatingIfNeeded: roles &>> UInt32(4 &* index)) & 0x0F) {
+            case .magic?:
+                value = magic
+            case .length?:
+                value = UInt64(length)
+            case .command?:
+                guard let command = header.command else { return false }
+                value = UInt64(command)
+            case .sequence?:
+                guard let sequence = header.sequence else { return false }
+                value = sequence
+            case .type?:
+                guard let type = header.type else { return false }
+                value = type
+            case nil:
+                return false
+            }
+            guard width >= 8 || value &>> UInt64(8 &* width) == 0 else { return false }
+            FramePlan.storeUnchecked(value, at: address, width: width, byteOrder: Self.byteOrder(code))
+            address += width
+        }
+        return true
     }
 
     /// The byte order of the field whose code is in the low byte of `code`.

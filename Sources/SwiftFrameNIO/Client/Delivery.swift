@@ -12,8 +12,8 @@ extension FrameClient {
     public func request<M: RequestMessage & CommandMessage>(
         _ message: M, options: RequestOptions
     ) async throws -> DeliveredReply<M.Response> where M.Response: CommandMessage {
-        try await deliver(options: options, command: M.commandID, replyCommand: M.Response.commandID) { [configuration] link, remaining in
-            try await link.unsentRequest(message, of: Table.self, extras: configuration.headerExtras, timeout: remaining)
+        try await deliver(options: options, command: M.commandID, replyCommand: M.Response.commandID) { [extras = configuration.headerExtras] link, remaining in
+            try await link.unsentRequest(message, of: Table.self, extras: extras, timeout: remaining)
         } overShortLink: { link, remaining in
             try await link.exchange(command: M.commandID, payload: message.serializedBytes(), timeout: remaining)
         } decode: { frame in
@@ -25,9 +25,9 @@ extension FrameClient {
     public func request(
         command: UInt32, payload: [UInt8] = [], replyCommand: UInt32? = nil, options: RequestOptions
     ) async throws -> DeliveredReply<Table.Inbound> {
-        try await deliver(options: options, command: command, replyCommand: replyCommand ?? command) { [configuration] link, remaining in
+        try await deliver(options: options, command: command, replyCommand: replyCommand ?? command) { [extras = configuration.headerExtras] link, remaining in
             try await link.unsentRequest(command: command, payload: payload, replyCommand: replyCommand, of: Table.self,
-                                         extras: configuration.headerExtras, timeout: remaining)
+                                         extras: extras, timeout: remaining)
         } overShortLink: { link, remaining in
             try await link.exchange(command: command, payload: payload, timeout: remaining)
         } decode: { frame in

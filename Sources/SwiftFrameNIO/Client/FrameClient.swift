@@ -148,8 +148,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     public func request<M: RequestMessage & CommandMessage>(
         _ message: M, timeout: Duration? = nil
     ) async throws -> M.Response where M.Response: CommandMessage {
-        try await onAConnection(command: M.commandID, timeout: timeout) { [configuration] link, remaining in
-            try await link.unsentRequest(message, of: Table.self, extras: configuration.headerExtras, timeout: remaining)
+        try await onAConnection(command: M.commandID, timeout: timeout) { [extras = configuration.headerExtras] link, remaining in
+            try await link.unsentRequest(message, of: Table.self, extras: extras, timeout: remaining)
         }
     }
 
@@ -157,9 +157,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     public func request(
         command: UInt32, payload: [UInt8] = [], replyCommand: UInt32? = nil, timeout: Duration? = nil
     ) async throws -> Table.Inbound {
-        try await onAConnection(command: command, timeout: timeout) { [configuration] link, remaining in
+        try await onAConnection(command: command, timeout: timeout) { [extras = configuration.headerExtras] link, remaining in
             try await link.unsentRequest(command: command, payload: payload, replyCommand: replyCommand, of: Table.self,
-                                         extras: configuration.headerExtras, timeout: remaining)
+                                         extras: extras, timeout: remaining)
         }
     }
 

@@ -33,7 +33,6 @@ struct PendingRequests {
     let errorCommand: UInt32?
     let limit: Int
     private(set) var entries: [UInt64: Entry] = [:]
-    private var tokens: [ObjectIdentifier: UInt64] = [:]
 
     // Sequence numbers and body ids.
     private var next: UInt64
@@ -83,7 +82,7 @@ struct PendingRequests {
         for _ in 0...(entries.count + abandoned.count) {
             let key = next
             next = key >= largest ? 1 : key + 1
-            if entries[key] == nil && !abandoned.contains(key) { return key }
+            if entries[key] == nil && (abandoned.isEmpty || !abandoned.contains(key)) { return key }
         }
         return nil
     }
@@ -94,7 +93,6 @@ struct PendingRequests {
         nextTicket += 1
         entry.ticket = nextTicket
         entries[key] = entry
-        if let token = entry.token { tokens[token] = key }
         if case .inOrder = correlation { queues[entry.replyCommand, default: OrdinalQueue()].append(key) }
         // Usually the latest deadline of all (one timeout for every request): appended.
         var index = deadlines.count
@@ -132,35 +130,53 @@ struct PendingRequests {
         deadlinesHead = 0
     }
 
-    /// The key of the request a frame with `header` answers, if any. Returns the entry removed;
-    /// for a reply to a request given up, returns the key with no entry (drop the frame).
-    mutating func match(_ header: FrameHeader, command: UInt32, bodyKey: UInt64?) -> (key: UInt64, entry: Entry?)? {
+    /// What a frame is to the requests awaiting replies.
+    ///
+    /// An enum rather than an optional tuple of the key and an optional entry: the compiler
+    /// destroyed that through the run-time tuple and optional witnesses, about 900 instructions
+    /// a reply.
+    enum Match {
+        /// Not a reply: a push.
+        case none
+        /// The reply to this request (removed).
+        case reply(Entry)
+        /// A late reply to the request of this key, given up: drop the frame.
+        case late(key: UInt64)
+    }
+
+    /// What the frame with `header` answers, if anything.
+    mutating func match(_ header: FrameHeader, command: UInt32, bodyKey: UInt64?) -> Match {
         switch correlation {
         case .sequence, .bodyField:
             let candidate: UInt64?
             if case .sequence = correlation { candidate = header.sequence } else { candidate = bodyKey }
-            guard let key = candidate else { return nil }
-            if let entry = entries[key], command == entry.replyCommand || command == errorCommand {
-                return (key, remove(key))
+            guard let key = candidate else { return .none }
+            if let index = entries.index(forKey: key),
+               command == entries.values[index].replyCommand || command == errorCommand {
+                return .reply(entries.remove(at: index).value)
             }
-            if abandoned.remove(key) != nil { return (key, nil) }
-            return nil
+            if !abandoned.isEmpty, abandoned.remove(key) != nil { return .late(key: key) }
+            return .none
         case .inOrder:
+            let key: UInt64
             if command == errorCommand, queues[command] == nil || queues[command]!.isEmpty {
                 // An error reply answers the oldest request of all.
-                guard let (replyCommand, key) = queues.compactMap({ item in item.value.first.map { (item.key, $0) } })
-                    .min(by: { $0.1 < $1.1 }) else { return nil }
+                guard let (replyCommand, oldest) = queues.compactMap({ item in item.value.first.map { (item.key, $0) } })
+                    .min(by: { $0.1 < $1.1 }) else { return .none }
                 _ = queues[replyCommand]!.popFirst()
-                return (key, remove(key))
+                key = oldest
+            } else {
+                guard let next = queues[command]?.popFirst() else { return .none }
+                key = next
             }
-            guard let key = queues[command]?.popFirst() else { return nil }
-            return (key, remove(key))
+            guard let entry = entries.removeValue(forKey: key) else { return .late(key: key) }
+            return .reply(entry)
         }
     }
 
     /// Removes a request given up (timed out or cancelled); its reply, if it comes, is dropped.
     mutating func abandon(_ key: UInt64) -> Entry? {
-        guard let entry = remove(key) else { return nil }
+        guard let entry = entries.removeValue(forKey: key) else { return nil }
         switch correlation {
         case .sequence, .bodyField:
             abandoned.insert(key)
@@ -179,24 +195,22 @@ struct PendingRequests {
         return entry
     }
 
-    func key(of token: ObjectIdentifier) -> UInt64? { tokens[token] }
+    /// The key of the request of `token`: a search, made only when a caller is cancelled (a
+    /// map of tokens would cost every request two more hashes).
+    func key(of token: ObjectIdentifier) -> UInt64? {
+        entries.first { $0.value.token == token }?.key
+    }
 
     /// Every outstanding request, removed.
     mutating func removeAll() -> [Entry] {
         let all = Array(entries.values)
         entries.removeAll()
-        tokens.removeAll()
         queues.removeAll()
         deadlines.removeAll()
         deadlinesHead = 0
         return all
     }
 
-    private mutating func remove(_ key: UInt64) -> Entry? {
-        guard let entry = entries.removeValue(forKey: key) else { return nil }
-        if let token = entry.token { tokens[token] = nil }
-        return entry
-    }
 }
 
 /// A queue of ordinals: an array read from `head`, compacted when half is consumed.

@@ -41,10 +41,9 @@ public struct FrameEncoderHandler: MessageToByteEncoder, Sendable {
 extension FrameEncoder {
     /// Writes a frame with `payload` as its body to a `ByteBuffer`.
     func write(_ header: FrameHeader, payload: [UInt8], to buffer: inout ByteBuffer) throws(FrameError) {
-        let headerSize = try headerSize(payloadCount: payload.count)
-        buffer.reserveCapacity(minimumWritableBytes: headerSize + payload.count)
+        buffer.reserveCapacity(minimumWritableBytes: largestHeaderSize + payload.count)
         var failure: FrameError?
-        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: headerSize) { memory in
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: largestHeaderSize) { memory in
             do throws(FrameError) {
                 return try writeHeader(header, payloadCount: payload.count, into: memory)
             } catch {

@@ -224,6 +224,43 @@ import Testing
         } == .payloadTooLarge(size: 0x1_0000, limit: 0xFFFF))
     }
 
+    /// Headers of fixed-width layouts are written by a path of their own (`QuickHeader`) when
+    /// written into memory; on 20,000 random layouts, headers and payload sizes (fields
+    /// missing, values one bit too wide, payloads at and past the limits), it writes what the
+    /// general path writes, and fails with the general path's error.
+    @Test func theQuickHeaderWritesWhatTheGeneralPathWrites() throws {
+        var random = SplitMix(seed: 0x5EED)
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
+        defer { memory.deallocate() }
+        var quick = 0
+        var refused = 0
+        for _ in 0..<20_000 {
+            guard let layout = randomFixedLayout(&random) else { continue }
+            let encoder = FrameEncoder(layout: layout)
+            if encoder.quick != nil { quick += 1 }
+            var header = FrameHeader()
+            func value(bits: Int) -> UInt64 {
+                // Mostly in range; one in four a bit too wide for a field of `bits`.
+                let top = min(bits + (random.next() % 4 == 0 ? 1 : 0), 64)
+                return top >= 64 ? random.next() : random.next() & ((1 << UInt64(top)) - 1)
+            }
+            if random.next() % 8 != 0 { header.command = UInt32(truncatingIfNeeded: value(bits: 8 * [1, 2, 4][Int(random.next() % 3)])) }
+            if random.next() % 8 != 0 { header.sequence = value(bits: 8 * [1, 2, 4, 8][Int(random.next() % 4)]) }
+            if random.next() % 8 != 0 { header.type = value(bits: 8 * [1, 2][Int(random.next() % 2)]) }
+            let limit = layout.maxFrameSize
+            let payloadCount = [0, 1, 200, 255, 256, 65_535, 65_536, limit - 20, limit - 8, limit, Int(random.next() % 70_000)][Int(random.next() % 11)]
+            let expected = Result { () throws(FrameError) in try encoder.header(header, payloadCount: payloadCount) }
+            let written = Result { () throws(FrameError) in
+                Array(memory[..<(try encoder.writeHeader(header, payloadCount: payloadCount, into: memory))])
+            }
+            #expect(written == expected, "\(layout) \(header) \(payloadCount) B")
+            if case .failure = expected { refused += 1 }
+        }
+        // Both paths and both outcomes were exercised.
+        #expect(quick > 5_000)
+        #expect(refused > 2_000)
+    }
+
     @Test func errorDescriptions() {
         #expect(FrameError.badMagic(offset: 12, found: 0xFE, expected: 0xFF).description == "bad magic 0xFE, expected 0xFF at offset 12")
         #expect(FrameError.truncated(offset: 3, buffered: 1).reason == "truncated frame: the stream ends after 1 byte of it")
@@ -264,4 +301,27 @@ struct CountingMessage: Message {
             writer.writeVarint(ProtoUInt32.self, value)
         }
     }
+}
+
+/// A fixed-width layout of random fields in a random order, or nil when the draw breaks a
+/// layout rule.
+private func randomFixedLayout(_ random: inout SplitMix) -> FrameLayout? {
+    let orders: [FrameLayout.ByteOrder] = [.bigEndian, .littleEndian]
+    func order() -> FrameLayout.ByteOrder { orders[Int(random.next() % 2)] }
+    let spans: [FrameLayout.LengthSpan] = [.body, .commandAndBody, .afterLength, .wholeFrame]
+    var fields: [FrameLayout.Field] = [
+        .length(width: [1, 2, 4, 8][Int(random.next() % 4)], span: spans[Int(random.next() % 4)],
+                adjustment: Int(random.next() % 7) - 3, byteOrder: order(), isSigned: random.next() % 4 == 0),
+    ]
+    if random.next() % 3 == 0 { fields.append(.magic(random.next() & 0xFF, width: 1)) }
+    if random.next() % 4 != 0 { fields.append(.command(width: [1, 2, 4][Int(random.next() % 3)], byteOrder: order())) }
+    if random.next() % 2 == 0 { fields.append(.sequence(width: [1, 2, 4, 8][Int(random.next() % 4)], byteOrder: order())) }
+    if random.next() % 3 == 0 {
+        fields.append(.type(width: [1, 2][Int(random.next() % 2)], known: random.next() % 3 == 0 ? [1, 2] : [], byteOrder: order()))
+    }
+    for index in fields.indices.reversed() where index > 0 {
+        fields.swapAt(index, Int(random.next() % UInt64(index + 1)))
+    }
+    let maxFrameSize = [64, 300, 70_000, FrameLayout.defaultMaxFrameSize][Int(random.next() % 4)]
+    return try? FrameLayout(fields: fields, maxFrameSize: maxFrameSize)
 }
