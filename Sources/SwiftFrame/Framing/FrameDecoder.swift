@@ -84,7 +84,7 @@ public struct FrameDecoder: Sendable {
         self.layout = layout
         self.plan = layout.checkedPlan
         self.fixedHeader = layout.fields.allSatisfy { $0.width > 0 }
-        self.quick = QuickHeader(plan)
+        self.quick = plan.quick
     }
 
     /// Bytes fed and not yet returned in a frame (or skipped).

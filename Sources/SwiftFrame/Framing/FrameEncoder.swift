@@ -5,19 +5,19 @@
 public struct FrameEncoder: Sendable {
     public let layout: FrameLayout
     @usableFromInline let plan: FramePlan
-    /// The layout's header in the form written with no reference counted, when it has one.
-    let quick: QuickHeader?
-    /// The most bytes a header of this layout takes: its fixed fields, and 10 for a varint
-    /// length (a transport reserves this much before `writeHeader(_:payloadCount:into:)`).
-    public let largestHeaderSize: Int
 
     /// Traps if `layout` breaks a rule (possible only after its properties were changed).
     public init(layout: FrameLayout) {
         self.layout = layout
         self.plan = layout.checkedPlan
-        self.quick = QuickHeader(plan)
-        self.largestHeaderSize = plan.fixedHeaderSize + (plan.fields[plan.lengthIndex].width == 0 ? 10 : 0)
     }
+
+    /// The layout's header in the form written with no reference counted, when it has one.
+    var quick: QuickHeader? { plan.quick }
+
+    /// The most bytes a header of this layout takes: its fixed fields, and 10 for a varint
+    /// length (a transport reserves this much before `writeHeader(_:payloadCount:into:)`).
+    public var largestHeaderSize: Int { plan.largestHeaderSize }
 
     /// A frame with `payload` as its body.
     public func encode(header: FrameHeader, payload: some Collection<UInt8>) throws(FrameError) -> [UInt8] {

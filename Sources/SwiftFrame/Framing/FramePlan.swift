@@ -16,6 +16,11 @@ struct FramePlan: Sendable {
     /// Magic value, width, byte order and offset in the frame, when the layout has one.
     @usableFromInline let magic: (value: UInt64, width: Int, byteOrder: FrameLayout.ByteOrder, offset: Int)?
     @usableFromInline let maxSkip: Int?
+    /// The most bytes a header takes: the fixed fields, and 10 for a varint length.
+    let largestHeaderSize: Int
+    /// The header in the packed form read and written with no reference counted, when the
+    /// layout has one (made here, once per layout, like the rest of the plan).
+    private(set) var quick: QuickHeader?
 
     /// The plan of a layout that follows every rule (`LayoutRules.check` found nothing).
     init(_ layout: FrameLayout) {
@@ -60,6 +65,8 @@ struct FramePlan: Sendable {
         } else {
             self.maxSkip = nil
         }
+        largestHeaderSize = fixed + (length.width == 0 ? 10 : 0)
+        quick = QuickHeader(self)
     }
 
     /// Bytes the length counts besides the payload. For a whole-frame span (never a varint)
