@@ -177,12 +177,20 @@ import Testing
 
     /// A client's caller that prefers `eventLoopExecutor` runs on its current connection's
     /// event loop after every request, also after a reconnect has put the connection on another
-    /// loop of the client's group (whose loops take connections in turn); a caller without the
-    /// preference runs off the loops.
+    /// loop (each connection here goes to the other loop of two, by its bootstrap); a caller
+    /// without the preference runs off the loops.
     @Test func aCallerPreferringTheClientsExecutorRunsOnItsConnectionsLoop() async throws {
         let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let both = Array(loops.makeIterator())
+        let connections = NIOLockedValueBox(0)
         try await withServer(GameCommands.self, handler: gameHandler) { server, port in
-            let client = FrameClient<GameCommands>(host: "127.0.0.1", port: port, eventLoopGroup: loops)
+            let client = FrameClient<GameCommands>(host: "127.0.0.1", port: port, eventLoopGroup: loops) { _ in
+                let loop = connections.withLockedValue { count in
+                    count += 1
+                    return both[count % 2]
+                }
+                return NIOClientTCPBootstrap(ClientBootstrap(group: loop), tls: NIOInsecureNoTLS())
+            }
             try await client.running { client in
                 // Where the code after each request ran, and the loop of the connection it used.
                 func requests(_ count: Int) async throws -> [(ran: (any EventLoop)?, connection: any EventLoop)] {
@@ -209,7 +217,7 @@ import Testing
                             loopsUsed.insert(ObjectIdentifier(place.connection))
                         }
                     }
-                    #expect(loopsUsed.count == 2, "the reconnects did not move the connection to the other loop")
+                    #expect(loopsUsed.count == 2, "the connections were not on both loops")
                 }
             }
         }
