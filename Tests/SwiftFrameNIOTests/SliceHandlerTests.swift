@@ -344,7 +344,7 @@ enum Seen: Equatable {
         try channel.writeOutbound(ClientWrite(
             frame: frame,
             kind: .request(replyCommand: TestRsp.commandID, deadline: .now() + .seconds(60), timeout: .seconds(60),
-                           token: ObjectIdentifier(waiter), waiter: waiter)))
+                           waiter: waiter)))
         #expect(try channel.readOutbound(as: ByteBuffer.self) != nil)
         let bytes = try GameCommands.encode(TestRsp(result1: "echo:hi", result2: 2))
         let read = ByteBuffer(bytes: bytes)

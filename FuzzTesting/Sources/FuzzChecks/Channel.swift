@@ -107,7 +107,7 @@ private func exerciseClient<Table: CommandTable>(_: Table.Type, requests: Int, _
         let write = ClientWrite(
             frame: OutboundFrame(header: Table.layout.header(command: command), payload: [UInt8(index)]),
             kind: .request(replyCommand: command, deadline: deadline, timeout: .seconds(1),
-                           token: ObjectIdentifier(waiters[index]), waiter: waiters[index]))
+                           waiter: waiters[index]))
         channel.write(write, promise: nil)
     }
     channel.flush()

@@ -151,14 +151,13 @@ extension Link {
     ) async throws -> Reply {
         try Task.checkCancellation()
         let waiter = ReplyWaiter()
-        let token = ObjectIdentifier(waiter)
         // The reply comes as a slice of the buffer it was read into (no copy) and is decoded
         // by `decode` here, in the caller's task, from where its bytes lie: the event loop,
         // which all of one connection's frames go through, does only the framing.
         let write = ClientWrite(
             frame: frame,
             kind: .request(replyCommand: replyCommand, deadline: .now() + TimeAmount(timeout), timeout: timeout,
-                           token: token, waiter: waiter))
+                           waiter: waiter))
         // Not written (the channel had closed, so the request never went out; the layout
         // cannot carry it; too many are pending): the handler fails it through the waiter.
         do {
@@ -169,7 +168,7 @@ extension Link {
         let reply = try await withTaskCancellationHandler {
             try await waiter.reply()
         } onCancel: { [channel] in
-            channel.triggerUserOutboundEvent(CancelRequest(token: token), promise: nil)
+            channel.triggerUserOutboundEvent(CancelRequest(waiter: waiter), promise: nil)
             waiter.complete(.failure(CancellationError()))
         }
         return try decode(reply)

@@ -6,8 +6,7 @@ import SwiftFrame
 struct ClientWrite: Sendable {
     enum Kind: Sendable {
         /// A request awaiting a reply on `replyCommand`, due by `deadline`.
-        case request(replyCommand: UInt32, deadline: NIODeadline, timeout: Duration, token: ObjectIdentifier,
-                     waiter: ReplyWaiter)
+        case request(replyCommand: UInt32, deadline: NIODeadline, timeout: Duration, waiter: ReplyWaiter)
         /// Fire and forget.
         case send
     }
@@ -18,7 +17,7 @@ struct ClientWrite: Sendable {
 
 /// Asks the handler to give up a request (its caller was cancelled).
 struct CancelRequest: Sendable {
-    let token: ObjectIdentifier
+    let waiter: ReplyWaiter
 }
 
 /// The client end of one connection, on its event loop: cuts the bytes read into frames,
@@ -154,7 +153,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             drainOutbound(context: context)
             promise?.succeed()
         } else if let cancel = event as? CancelRequest {
-            if let key = pending.key(of: cancel.token), let entry = pending.abandon(key),
+            if let key = pending.key(of: cancel.waiter), let entry = pending.abandon(key),
                case let .caller(waiter) = entry.completion {
                 logger.debug("request cancelled; a late reply will be dropped", metadata: ["key": "\(key)"])
                 record(entry.command, failure: "cancelled")
@@ -210,10 +209,10 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             lastWrite = .now()
             recordSent(nil, bytes: buffer.readableBytes)
             context.write(wrapOutboundOut(buffer), promise: written)
-        case let .request(replyCommand, deadline, timeout, token, waiter):
+        case let .request(replyCommand, deadline, timeout, waiter):
             let command = Table.layout.commandID(of: write.frame.header)
             startRequest(write.frame, command: command, replyCommand: replyCommand, deadline: deadline,
-                         timeout: timeout, token: token, completion: .caller(waiter), context: context, written: written)
+                         timeout: timeout, completion: .caller(waiter), context: context, written: written)
         }
     }
 
@@ -221,13 +220,13 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     /// a closed channel), a waiting send with the error itself.
     private func fail(_ write: ClientWrite, written: EventLoopPromise<Void>?, _ error: any Error) {
         written?.fail(error)
-        if case let .request(_, _, _, _, waiter) = write.kind { waiter.complete(.failure(error is ChannelError ? NotSent() : error)) }
+        if case let .request(_, _, _, waiter) = write.kind { waiter.complete(.failure(error is ChannelError ? NotSent() : error)) }
     }
 
     /// Takes a request into the table and writes its frame, without a flush.
     private func startRequest(
         _ frame: OutboundFrame, command: UInt32, replyCommand: UInt32, deadline: NIODeadline, timeout: Duration,
-        token: ObjectIdentifier?, completion: PendingRequests.Completion, context: ChannelHandlerContext,
+        completion: PendingRequests.Completion, context: ChannelHandlerContext,
         written: EventLoopPromise<Void>? = nil
     ) {
         func fail(_ error: any Error) {
@@ -253,7 +252,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             return
         }
         let soonest = pending.insert(
-            .init(command: command, replyCommand: replyCommand, token: token, completion: completion,
+            .init(command: command, replyCommand: replyCommand, completion: completion,
                   deadline: deadline, timeout: timeout),
             key: key)
         if soonest { armDeadlineTimer(context: context) }
@@ -457,7 +456,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         guard let heartbeat, let command = heartbeatCommand else { return }
         let frame = OutboundFrame(header: Table.layout.header(command: command, extras: headerExtras), payload: heartbeat.payload)
         startRequest(frame, command: command, replyCommand: command, deadline: .now() + TimeAmount(timeout),
-                     timeout: timeout, token: nil, completion: completion, context: context)
+                     timeout: timeout, completion: completion, context: context)
         context.flush()
     }
 

@@ -8,7 +8,6 @@ struct PendingRequests {
     struct Entry {
         let command: UInt32
         let replyCommand: UInt32
-        let token: ObjectIdentifier?
         let completion: Completion
         let deadline: NIODeadline
         let timeout: Duration
@@ -195,10 +194,12 @@ struct PendingRequests {
         return entry
     }
 
-    /// The key of the request of `token`: a search, made only when a caller is cancelled (a
-    /// map of tokens would cost every request two more hashes).
-    func key(of token: ObjectIdentifier) -> UInt64? {
-        entries.first { $0.value.token == token }?.key
+    /// The key of the request `waiter` waits for: a search, made only when a caller is
+    /// cancelled (a map of waiters would cost every request two more hashes).
+    func key(of waiter: ReplyWaiter) -> UInt64? {
+        entries.first { entry in
+            if case let .caller(waiting) = entry.value.completion { waiting === waiter } else { false }
+        }?.key
     }
 
     /// Every outstanding request, removed.
