@@ -42,7 +42,7 @@ struct JSONNumberTests {
 
     /// Short decimals (m / 10^k) and doubles of random bits, from a fixed seed.
     static func randomValues(count: Int) -> [Double] {
-        var generator = SplitMix(seed: 0x5EED_0D0B_1E00)
+        var generator = SeededGenerator(seed: 0x5EED_0D0B_1E00)
         var values: [Double] = []
         for index in 0..<count {
             switch index % 3 {

@@ -229,7 +229,7 @@ import Testing
     /// missing, values one bit too wide, payloads at and past the limits), it writes what the
     /// general path writes, and fails with the general path's error.
     @Test func theQuickHeaderWritesWhatTheGeneralPathWrites() throws {
-        var random = SplitMix(seed: 0x5EED)
+        var random = SeededGenerator(seed: 0x5EED)
         let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 1)
         defer { memory.deallocate() }
         var quick = 0
@@ -305,7 +305,7 @@ struct CountingMessage: Message {
 
 /// A fixed-width layout of random fields in a random order, or nil when the draw breaks a
 /// layout rule.
-private func randomFixedLayout(_ random: inout SplitMix) -> FrameLayout? {
+private func randomFixedLayout(_ random: inout SeededGenerator) -> FrameLayout? {
     let orders: [FrameLayout.ByteOrder] = [.bigEndian, .littleEndian]
     func order() -> FrameLayout.ByteOrder { orders[Int(random.next() % 2)] }
     let spans: [FrameLayout.LengthSpan] = [.body, .commandAndBody, .afterLength, .wholeFrame]
