@@ -3,8 +3,11 @@
 
 The servers are those the idle benchmark measures (`TransportBench serve-idle KIND`, each in a
 process of its own): FrameServer decoding each request as a Bench_Flat and encoding it back, with
-its handlers on Swift's global pool (the default) and on the event loop
-(`handlersRunOnEventLoop`), and a plain SwiftNIO server doing the same on its event loop. One client, written here
+its `async` handlers on Swift's global pool (the default) and on the event loop
+(`handlersRunOnEventLoop`), and answering in the event loop's read (`runOnEventLoop`); beside
+them plain SwiftNIO servers doing the same, one in a handler's channelRead and one under NIO's
+async API (NIOAsyncChannel, a task per connection). Each mode of FrameServer is compared with
+the plain server written the same way, and every server with the channelRead one. One client, written here
 with the socket module, sends 64-byte Bench_Flat requests (length, command, request id, body)
 with DEPTH of them in flight, and reads every echo. Runs rotate through the servers; each row
 gives the median rate, the spread and the per-run ratios. The client is the same for both, and
@@ -102,22 +105,32 @@ def main():
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     print(cpu())
     print()
-    kinds = (("swiftframe", "FrameServer"), ("swiftframe-loop", "FrameServer, handlers on the event loop"),
-             ("swiftframe-read", "FrameServer, answering in the read (runOnEventLoop)"), ("nio", "plain SwiftNIO"))
-    print("| requests in flight | server | rate (median) | spread (min–max) | ratio to plain SwiftNIO (medians) | per-run ratios |")
-    print("| ---: | --- | ---: | ---: | ---: | ---: |")
+    # Each of FrameServer's modes beside the plain server written the same way: `async` handlers
+    # beside NIO's async API, answering in the read beside a handler answering in channelRead.
+    kinds = (("swiftframe", "FrameServer, `async` handlers on the global pool", "nio-async"),
+             ("swiftframe-loop", "FrameServer, `async` handlers on the event loop", "nio-async"),
+             ("nio-async", "plain SwiftNIO, async API (`NIOAsyncChannel`)", None),
+             ("swiftframe-read", "FrameServer, answering in the read (`runOnEventLoop`)", "nio"),
+             ("nio", "plain SwiftNIO, answering in `channelRead`", None))
+    print("| requests in flight | server | rate (median) | spread (min–max) | ratio to its plain peer (medians) | per-run ratios | ratio to plain `channelRead` |")
+    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: |")
     for depth, count in ((1, 20_000), (64, 200_000)):
-        rates = {kind: [] for kind, _ in kinds}
+        rates = {kind: [] for kind, _, _ in kinds}
         for run in range(runs):
-            order = [kind for kind, _ in kinds]
+            order = [kind for kind, _, _ in kinds]
             for kind in order[run % len(order):] + order[: run % len(order)]:
                 rates[kind].append(rate(binary, kind, depth, count))
-        plain = rates["nio"]
-        for kind, name in kinds:
+
+        def ratio(kind, peer):
+            ours, theirs = rates[kind], rates[peer]
+            ratios = [a / b for a, b in zip(ours, theirs)]
+            return f"{statistics.median(ours) / statistics.median(theirs):.2f}×", f"{min(ratios):.2f}–{max(ratios):.2f}×"
+
+        for kind, name, peer in kinds:
             ours = rates[kind]
-            ratios = [a / b for a, b in zip(ours, plain)]
-            ratio = f"{statistics.median(ours) / statistics.median(plain):.2f}× | {min(ratios):.2f}–{max(ratios):.2f}×" if kind != "nio" else "| "
-            print(f"| {depth} | {name} | {statistics.median(ours):,.0f}/s | {min(ours):,.0f}–{max(ours):,.0f} | {ratio} |", flush=True)
+            against_peer = ratio(kind, peer) if peer else ("", "")
+            against_read = ratio(kind, "nio")[0] if kind != "nio" else ""
+            print(f"| {depth} | {name} | {statistics.median(ours):,.0f}/s | {min(ours):,.0f}–{max(ours):,.0f} | {against_peer[0]} | {against_peer[1]} | {against_read} |", flush=True)
     print()
     print(f"At the end: load {' '.join(open('/proc/loadavg').read().split()[:3])}.")
 

@@ -11,6 +11,11 @@
 //   nio         ServerBootstrap with NIO's length-field decoder and prepender around a handler
 //               that decodes each request and writes it back, flushing at the end of each read:
 //               what a SwiftNIO user writes for the same wire format
+//   nio-async   the same decoder and prepender under NIO's own async API: each connection an
+//               `NIOAsyncChannel` served by a task of its own that reads its frames with
+//               `for try await` and writes each reply through the outbound writer (the shape of
+//               NIO's async echo server example): what a SwiftNIO user writes with `async` code,
+//               the peer of FrameServer's `async` handlers
 
 import Foundation
 import NIOConcurrencyHelpers
@@ -46,8 +51,15 @@ func serveIdle(kind: String) async throws {
         let channel = try await within(10, "binding the SwiftNIO server") { try await startFrameEchoServer(open: open) }
         port = channel.localAddress!.port!
         count = { open.withLockedValue { $0 } }
+    case "nio-async":
+        let open = NIOLockedValueBox(0)
+        let server = try await within(10, "binding the SwiftNIO async server") { try await bindAsyncEchoServer() }
+        port = server.channel.localAddress!.port!
+        count = { open.withLockedValue { $0 } }
+        // Ends with the process.
+        Task { try await serveAsyncEcho(server, open: open) }
     default:
-        fail("serve-idle takes swiftframe, swiftframe-loop, swiftframe-read or nio, not '\(kind)'")
+        fail("serve-idle takes swiftframe, swiftframe-loop, swiftframe-read, nio or nio-async, not '\(kind)'")
     }
     guard let listener = listeningDescriptor(port: port) else { fail("no listening socket on port \(port)") }
     answer("port \(port) limit \(limit)")
@@ -159,6 +171,51 @@ func startFrameEchoServer(open: NIOLockedValueBox<Int>) async throws -> any Chan
         }
         .bind(host: "127.0.0.1", port: 0)
         .get()
+}
+
+/// The plain SwiftNIO server under NIO's async API: its listening channel, bound with the same
+/// options and handlers as `startFrameEchoServer`, handing out each connection as an
+/// `NIOAsyncChannel` of frames.
+func bindAsyncEchoServer() async throws -> NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never> {
+    try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        .bind(host: "127.0.0.1", port: 0) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandlers(
+                    ByteToMessageHandler(LengthFieldBasedFrameDecoder(lengthFieldBitLength: .fourBytes)),
+                    LengthFieldPrepender(lengthFieldBitLength: .fourBytes))
+                return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+            }
+        }
+}
+
+/// Serves each connection of `server` in a task of its own, answering its frames one by one as
+/// `FrameEchoHandler` does, until the process ends.
+func serveAsyncEcho(_ server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>, open: NIOLockedValueBox<Int>) async throws {
+    try await withThrowingDiscardingTaskGroup { group in
+        try await server.executeThenClose { connections in
+            for try await connection in connections {
+                group.addTask {
+                    open.withLockedValue { $0 += 1 }
+                    defer { open.withLockedValue { $0 -= 1 } }
+                    try? await connection.executeThenClose { frames, replies in
+                        for try await var frame in frames {
+                            guard let command = frame.readInteger(as: UInt32.self), let id = frame.readInteger(as: UInt32.self)
+                            else { return }
+                            let request = try Bench_Flat(serializedBytes: Array(frame.readableBytesView))
+                            let body: [UInt8] = try request.serializedBytes()
+                            var reply = connection.channel.allocator.buffer(capacity: 8 + body.count)
+                            reply.writeInteger(command)
+                            reply.writeInteger(id)
+                            reply.writeBytes(body)
+                            try await replies.write(reply)
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Raises this process's soft limit on open files to its hard limit (or to the kernel's
