@@ -69,9 +69,7 @@ extension FrameLayout {
 
     /// A header carrying `command` in this layout's command field, or in its type field.
     public func header(command: UInt32, sequence: UInt64? = nil, extras: [String: UInt64] = [:]) -> FrameHeader {
-        carriesCommandInType
-            ? FrameHeader(sequence: sequence, type: UInt64(command), extras: extras)
-            : FrameHeader(command: command, sequence: sequence, extras: extras)
+        FrameHeader(command: command, inTypeField: carriesCommandInType, sequence: sequence, extras: extras)
     }
 
     /// The command id of a frame of this layout (0 for a frame without one, which a decoder
@@ -82,7 +80,26 @@ extension FrameLayout {
 
     /// The command id a header carries, in its command field or its type field.
     public func commandID(of header: FrameHeader) -> UInt32 {
-        carriesCommandInType ? UInt32(truncatingIfNeeded: header.type ?? 0) : header.command ?? 0
+        header.commandID(inTypeField: carriesCommandInType)
+    }
+}
+
+extension FrameHeader {
+    /// A header carrying `command` in the type field when `inTypeField` (a layout without a
+    /// command field: `FrameLayout.carriesCommandInType`), else in the command field.
+    package init(command: UInt32, inTypeField: Bool, sequence: UInt64?, extras: [String: UInt64] = [:]) {
+        if inTypeField {
+            self.init(sequence: sequence, type: UInt64(command))
+        } else {
+            self.init(command: command, sequence: sequence)
+        }
+        if !extras.isEmpty { self.extras = extras }
+    }
+
+    /// The command id this header carries in the type field when `inTypeField`, else in the
+    /// command field (0 when absent).
+    package func commandID(inTypeField: Bool) -> UInt32 {
+        inTypeField ? UInt32(truncatingIfNeeded: type ?? 0) : command ?? 0
     }
 }
 

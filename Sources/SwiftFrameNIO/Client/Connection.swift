@@ -48,7 +48,7 @@ public struct Connection<Table: CommandTable>: Sendable {
 
     /// Sends `message` without waiting for a reply or for the write (see `send(_:)` below).
     public func send<M: CommandMessage>(_ message: M) async throws {
-        try await send(OutboundFrame(message, layout: Table.layout, extras: headerExtras))
+        try await send(OutboundFrame(header: header(M.commandID), payload: try message.serializedBytes()))
     }
 
     /// Sends a frame under any command with a raw body (an empty one for a bare command).
@@ -68,7 +68,7 @@ public struct Connection<Table: CommandTable>: Sendable {
     }
 
     private func header(_ command: UInt32) -> FrameHeader {
-        Table.layout.header(command: command, extras: headerExtras)
+        link.heading.header(command: command, extras: headerExtras)
     }
 
     /// Fire and forget: the size is checked against the layout here (too large a body throws), then
@@ -95,6 +95,8 @@ struct Link: Sendable {
     let endpoint: Endpoint
     /// The frames queued for the channel's handler.
     let outbound: OutboundQueue<ClientWrite>
+    /// Where the table's layout carries the command.
+    let heading: Heading
 
     /// Queues `write`, asking the handler to write the queue when it was empty. Returns the
     /// write's future when it waits (a send) and the channel or the queue is full; throws
@@ -120,7 +122,8 @@ extension Link {
     func unsentRequest<Table: CommandTable, M: RequestMessage & CommandMessage>(
         _ message: M, of table: Table.Type, extras: [String: UInt64], timeout: Duration
     ) async throws -> M.Response where M.Response: CommandMessage {
-        let frame = try OutboundFrame(message, layout: Table.layout, extras: extras)
+        let frame = OutboundFrame(header: heading.header(command: M.commandID, extras: extras),
+                                  payload: try message.serializedBytes())
         return try await exchange(frame, replyCommand: M.Response.commandID, timeout: timeout) { reply in
             do throws(WireError) {
                 return try reply.decode(M.Response.self)
@@ -136,7 +139,7 @@ extension Link {
         command: UInt32, payload: [UInt8], replyCommand: UInt32?, of table: Table.Type, extras: [String: UInt64],
         timeout: Duration
     ) async throws -> Table.Inbound {
-        let frame = OutboundFrame(header: Table.layout.header(command: command, extras: extras), payload: payload)
+        let frame = OutboundFrame(header: heading.header(command: command, extras: extras), payload: payload)
         return try await exchange(frame, replyCommand: replyCommand ?? command, timeout: timeout) { reply in
             do throws(WireError) {
                 return try Table.decode(reply)

@@ -41,6 +41,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     typealias OutboundOut = ByteBuffer
 
     private let encoder: FrameEncoder
+    private let heading: Heading
     private let allocator = ByteBufferAllocator()
     /// Frames queued by callers, written when a `DrainOutbound` reaches the handler.
     let outbound = OutboundQueue<ClientWrite>()
@@ -79,6 +80,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         self.metrics = metrics
         let layout = Table.layout
         encoder = FrameEncoder(layout: layout)
+        heading = Heading(layout)
         slicer = FrameSlicer(layout: layout, keepsPartialFrames: true)
         let sequenceField = layout.sequenceField
         let correlation = configuration.correlation ?? (sequenceField != nil ? .sequence : .inOrder)
@@ -185,6 +187,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         let entries = outbound.take()
         for entry in entries { handle(entry.write, written: entry.written, context: context) }
         if !entries.isEmpty { context.flush() }
+        outbound.recycle(entries)
     }
 
     /// Fails what callers queued after the connection closed: a request's caller sees
@@ -210,7 +213,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             recordSent(nil, bytes: buffer.readableBytes)
             context.write(wrapOutboundOut(buffer), promise: written)
         case let .request(replyCommand, deadline, timeout, waiter):
-            let command = Table.layout.commandID(of: write.frame.header)
+            let command = heading.commandID(of: write.frame.header)
             startRequest(write.frame, command: command, replyCommand: replyCommand, deadline: deadline,
                          timeout: timeout, completion: .caller(waiter), context: context, written: written)
         }
@@ -356,7 +359,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             }
         }
         let header = piece.header
-        let command = Table.layout.commandID(of: header)
+        let command = heading.commandID(of: header)
         var bodyKey: UInt64?
         if case let .bodyField(number) = pending.correlation {
             bodyKey = piece.withPayload { BodyID.read(field: number, in: $0) }
@@ -454,7 +457,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
 
     private func sendHeartbeatFrame(timeout: Duration, completion: PendingRequests.Completion, context: ChannelHandlerContext) {
         guard let heartbeat, let command = heartbeatCommand else { return }
-        let frame = OutboundFrame(header: Table.layout.header(command: command, extras: headerExtras), payload: heartbeat.payload)
+        let frame = OutboundFrame(header: heading.header(command: command, extras: headerExtras), payload: heartbeat.payload)
         startRequest(frame, command: command, replyCommand: command, deadline: .now() + TimeAmount(timeout),
                      timeout: timeout, completion: completion, context: context)
         context.flush()

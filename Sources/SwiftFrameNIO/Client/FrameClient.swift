@@ -479,7 +479,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
             }
             return .failed(index: index, .connectFailed(failure), final: nil)
         }
-        let connection = Connection<Table>(Link(channel: channel, endpoint: endpoint, outbound: outbound), configuration: configuration)
+        let connection = Connection<Table>(
+            Link(channel: channel, endpoint: endpoint, outbound: outbound, heading: Heading(Table.layout)),
+            configuration: configuration)
         if let onConnect {
             do {
                 try await onConnect(connection)

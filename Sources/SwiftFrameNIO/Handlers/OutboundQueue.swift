@@ -21,10 +21,16 @@ protocol QueuedWrite: Sendable {
 /// refuses frames, and the handler fails those it took back on the way out.
 final class OutboundQueue<Write: QueuedWrite>: Sendable {
     /// One frame, with the promise of its write when the caller waits for it.
-    typealias Entry = (write: Write, written: EventLoopPromise<Void>?)
+    struct Entry {
+        let write: Write
+        let written: EventLoopPromise<Void>?
+    }
 
     private struct State {
         var entries: [Entry] = []
+        /// The storage of the last batch taken, emptied and handed back (`recycle`), for the
+        /// next frames: a drain allocates nothing.
+        var spare: [Entry] = []
         /// Bytes of the payloads in `entries`.
         var bytes = 0
         /// A `DrainOutbound` was posted and has not taken the list yet.
@@ -71,7 +77,7 @@ final class OutboundQueue<Write: QueuedWrite>: Sendable {
                 guard whenFull == .waits else { return (.full, nil) }
                 written = eventLoop.makePromise()
             }
-            state.entries.append((write, written))
+            state.entries.append(Entry(write: write, written: written))
             state.bytes += write.payloadBytes
             let drain = !state.draining
             state.draining = true
@@ -96,15 +102,25 @@ final class OutboundQueue<Write: QueuedWrite>: Sendable {
     /// Whether no frame waits to be written.
     var isEmpty: Bool { state.withLockedValue { $0.entries.isEmpty } }
 
-    /// Every frame queued so far, for the handler to write; the next frame queued posts a new
-    /// `DrainOutbound`.
+    /// Every frame queued so far, for the handler to write (then to `recycle`); the next frame
+    /// queued posts a new `DrainOutbound`.
     func take() -> [Entry] {
         state.withLockedValue { state in
             state.draining = false
             state.bytes = 0
-            defer { state.entries = [] }
-            return state.entries
+            var taken = state.spare
+            state.spare = []
+            swap(&taken, &state.entries)
+            return taken
         }
+    }
+
+    /// Hands back a batch `take` returned, once written, so that its storage holds the next.
+    func recycle(_ batch: consuming [Entry]) {
+        batch.removeAll(keepingCapacity: true)
+        // A batch that grew large (a burst of frames) is let go of rather than kept.
+        guard batch.capacity <= 64 else { return }
+        state.withLockedValue { $0.spare = batch }
     }
 
     /// Refuses every later frame; returns those still queued, for the handler to fail.

@@ -74,10 +74,11 @@ public struct RequestContext<Table: CommandTable>: Sendable {
     /// The request's header; its sequence number is echoed in the reply.
     public let header: FrameHeader
     let writer: ServerWriter
+    let heading: Heading
 
     /// Writes a push to this connection (sequence 0 where the layout numbers frames).
     public func push(_ frame: ServerFrame) async throws {
-        try await writer.write(FrameServer<Table>.push(frame))
+        try await writer.write(heading.push(frame))
     }
 
     /// Queues a push to this connection without waiting, for a handler that cannot await
@@ -85,7 +86,25 @@ public struct RequestContext<Table: CommandTable>: Sendable {
     /// nothing, while the connection holds more unwritten frames than it takes (its peer is not
     /// reading them), and `ChannelError.ioOnClosedChannel` once it has closed.
     public func push(_ frame: ServerFrame) throws {
-        try writer.queueUnlessFull(FrameServer<Table>.push(frame))
+        try writer.queueUnlessFull(heading.push(frame))
+    }
+}
+
+/// A server's replies and pushes.
+extension Heading {
+    /// The frame carrying `reply` to the request that came with `header`.
+    func reply(_ reply: ServerFrame, answering header: FrameHeader) -> OutboundFrame {
+        frame(reply, sequence: header.sequence ?? 0)
+    }
+
+    /// The frame of a push: sequence 0 where the layout numbers frames.
+    func push(_ push: ServerFrame) -> OutboundFrame {
+        frame(push, sequence: 0)
+    }
+
+    private func frame(_ frame: ServerFrame, sequence: UInt64) -> OutboundFrame {
+        let sequence = numbersFrames ? sequence : nil
+        return OutboundFrame(header: header(command: frame.command, sequence: sequence), payload: frame.payload)
     }
 }
 
@@ -115,6 +134,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
 
     public let host: String
     public let configuration: ServerConfiguration
+    private let heading = Heading(Table.layout)
     private let requestedPort: Int
     private let group: any EventLoopGroup
     private let connections = NIOLockedValueBox(Connections())
@@ -357,12 +377,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     /// Logs a request that does not decode (the frame is skipped).
     private func skipping(_ header: FrameHeader, on connection: ServedConnection, for error: WireError) {
         connection.logger.warning("request does not decode; skipped", metadata: [
-            "peer": "\(connection.peer)", "command": "\(Table.layout.commandID(of: header))", "error": "\(error)"])
-    }
-
-    /// The frame carrying `reply` to the request that came with `header`.
-    private static func frame(_ reply: ServerFrame, answering header: FrameHeader) -> OutboundFrame {
-        OutboundFrame(header: Self.header(reply.command, sequence: header.sequence), payload: reply.payload)
+            "peer": "\(connection.peer)", "command": "\(heading.commandID(of: header))", "error": "\(error)"])
     }
 
     /// Logs why a handler's error closes its connection.
@@ -388,10 +403,11 @@ public final class FrameServer<Table: CommandTable>: Sendable {
             return true
         }
         do {
-            let context = RequestContext<Table>(connection: connection.id, header: frame.header, writer: connection.writer)
+            let context = RequestContext<Table>(
+                connection: connection.id, header: frame.header, writer: connection.writer, heading: heading)
             guard let reply = try await handler(request, context) else { return true }
             do {
-                try await connection.writer.queue(Self.frame(reply, answering: frame.header))?.get()
+                try await connection.writer.queue(heading.reply(reply, answering: frame.header))?.get()
             } catch where !connection.channel.isActive {
                 // The peer has gone: requests it sent before are still handled, unanswered.
             }
@@ -428,9 +444,10 @@ public final class FrameServer<Table: CommandTable>: Sendable {
             return nil
         }
         do {
-            let context = RequestContext<Table>(connection: connection.id, header: header, writer: connection.writer)
+            let context = RequestContext<Table>(
+                connection: connection.id, header: header, writer: connection.writer, heading: heading)
             guard let reply = try handler(request, context) else { return nil }
-            return try connection.writer.chain.outbound(Self.frame(reply, answering: header))
+            return try connection.writer.chain.outbound(heading.reply(reply, answering: header))
         } catch {
             closing(connection, for: error)
             close = true
@@ -449,14 +466,14 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     /// Writes a push to one connection (sequence 0 where the layout numbers frames).
     public func push(_ frame: ServerFrame, to connection: Int) async throws {
         guard let connection = connections.withLockedValue({ $0.byID[connection] }) else { return }
-        try await connection.writer.write(Self.push(frame))
+        try await connection.writer.write(heading.push(frame))
     }
 
     /// Queues a push to one connection without waiting, as `RequestContext.push(_:)` does
     /// (for a handler that cannot await: `runOnEventLoop`).
     public func push(_ frame: ServerFrame, to connection: Int) throws {
         guard let connection = connections.withLockedValue({ $0.byID[connection] }) else { return }
-        try connection.writer.queueUnlessFull(Self.push(frame))
+        try connection.writer.queueUnlessFull(heading.push(frame))
     }
 
     /// Writes a push to every connection; a connection that fails to take it is skipped.
@@ -469,19 +486,9 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     @discardableResult
     public func broadcast(_ frame: ServerFrame) -> Int {
         let open = connections.withLockedValue { Array($0.byID.values) }
-        let push = Self.push(frame)
+        let push = heading.push(frame)
         return open.reduce(0) { taken, connection in
             (try? connection.writer.queueUnlessFull(push)) == nil ? taken : taken + 1
         }
-    }
-
-    /// The frame of a push: sequence 0 where the layout numbers frames.
-    static func push(_ frame: ServerFrame) -> OutboundFrame {
-        OutboundFrame(header: header(frame.command, sequence: 0), payload: frame.payload)
-    }
-
-    static func header(_ command: UInt32, sequence: UInt64?) -> FrameHeader {
-        let hasSequence = Table.layout.sequenceField != nil
-        return Table.layout.header(command: command, sequence: hasSequence ? sequence ?? 0 : nil)
     }
 }

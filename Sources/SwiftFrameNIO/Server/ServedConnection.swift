@@ -17,16 +17,13 @@ import SwiftFrame
 /// (the peer's writes then wait in the kernel's buffers and its own), and it reads again when
 /// the task has brought the queue down to `resumeAt`.
 final class ServedConnection: Sendable {
-    /// What waits in the queue.
-    enum Inbound: Sendable {
-        case frame(Frame)
-        /// The pipeline failed (a bad frame): handled after the frames read before it, then
-        /// the connection is closed.
-        case failed(any Error)
-    }
-
     private struct State {
-        var queue = CircularBuffer<Inbound>(initialCapacity: 1)
+        var queue = CircularBuffer<Frame>(initialCapacity: 1)
+        /// The pipeline failed (a bad frame) after the frames queued: the connection closes
+        /// once they are handled, and frames read later are dropped. (Kept beside the queue
+        /// rather than in it: an enum of frame or error, and its optional as it left the
+        /// queue, were destroyed through the run-time's value witnesses at every request.)
+        var failure: (any Error)?
         /// A task is handling the queue.
         var handling = false
         /// The task is gone for good (the connection is refused or the server stops): frames
@@ -80,18 +77,34 @@ final class ServedConnection: Sendable {
 
     // MARK: On the event loop
 
-    /// Queues what the handler read, and starts a task to handle it when none is handling.
-    func enqueue(_ inbound: Inbound) {
+    /// Queues a frame the handler read, and starts a task to handle it when none is handling.
+    func enqueue(_ frame: Frame) {
         let start: Bool = state.withLockedValue { state in
-            guard !state.finished else { return false }
-            state.queue.append(inbound)
+            guard !state.finished, state.failure == nil else { return false }
+            state.queue.append(frame)
             state.mostQueued = max(state.mostQueued, state.queue.count)
             if state.queue.count >= Self.pauseAt { state.readingPaused = true }
-            guard !state.handling else { return false }
-            state.handling = true
-            return true
+            return Self.startsHandling(&state)
         }
         if start { startHandling() }
+    }
+
+    /// The pipeline failed (a bad frame): the connection closes once the frames read before
+    /// are handled.
+    func fail(_ error: any Error) {
+        let start: Bool = state.withLockedValue { state in
+            guard !state.finished, state.failure == nil else { return false }
+            state.failure = error
+            return Self.startsHandling(&state)
+        }
+        if start { startHandling() }
+    }
+
+    /// Whether a task must start to handle what was queued: none is handling.
+    private static func startsHandling(_ state: inout State) -> Bool {
+        guard !state.handling else { return false }
+        state.handling = true
+        return true
     }
 
     /// Items queued now, and the most queued at once so far.
@@ -140,41 +153,48 @@ final class ServedConnection: Sendable {
         if stopped { task.cancel() }
     }
 
-    /// The next queued item, or nil when the queue is empty (the task then ends: the next
-    /// frame starts another). Asks the handler to read again when the queue has come down.
-    private func next() -> Inbound? {
-        let (item, resume, idleAndClosed): (Inbound?, Bool, Bool) = state.withLockedValue { state in
-            guard !state.finished, let item = state.queue.popFirst() else {
-                state.handling = false
-                state.task = nil
-                return (nil, false, state.closed)
+    /// The next queued frame, or nil when none is left: the task then ends (the next frame
+    /// starts another), or, when the pipeline failed after the frames handled, the connection
+    /// closes. Asks the handler to read again when the queue has come down.
+    private func next() -> Frame? {
+        // Flags set in the closure rather than returned beside the frame: a tuple holding an
+        // optional is destroyed through the run-time's value witnesses.
+        var resume = false
+        var idleAndClosed = false
+        var failure: (any Error)?
+        let frame: Frame? = state.withLockedValue { state in
+            guard !state.finished, let frame = state.queue.popFirst() else {
+                if !state.finished, let error = state.failure {
+                    failure = error
+                } else {
+                    state.handling = false
+                    state.task = nil
+                    idleAndClosed = state.closed
+                }
+                return nil
             }
-            var resume = false
             if state.readingPaused && state.queue.count <= Self.resumeAt {
                 state.readingPaused = false
                 resume = true
             }
-            return (item, resume, false)
+            return frame
         }
         if resume {
             let loop = channel.eventLoop
             loop.execute { [channel] in channel.pipeline.fireUserInboundEventTriggered(ResumeReading()) }
         }
+        if let failure {
+            logger.warning("connection closed", metadata: ["peer": "\(peer)", "error": "\(failure)"])
+            finish()
+        }
         if idleAndClosed { done(self) }
-        return item
+        return frame
     }
 
     /// Handles queued frames until none is left, the connection must close, or the server stops.
     private func handleQueued(with handle: @Sendable (Frame, ServedConnection) async -> Bool) async {
-        while let item = next() {
-            let keepGoing: Bool
-            switch item {
-            case let .frame(frame): keepGoing = await handle(frame, self)
-            case let .failed(error):
-                logger.warning("connection closed", metadata: ["peer": "\(peer)", "error": "\(error)"])
-                keepGoing = false
-            }
-            if !keepGoing || Task.isCancelled {
+        while let frame = next() {
+            if await !handle(frame, self) || Task.isCancelled {
                 finish()
                 return
             }
@@ -248,7 +268,7 @@ final class ServingHandler: ChannelDuplexHandler {
     /// A frame cut by the handler before this one.
     func received(_ slice: FrameSlice) {
         guard case let .onEventLoop(answer) = connection.handling else {
-            connection.enqueue(.frame(slice.copy()))
+            connection.enqueue(slice.copy())
             return
         }
         // The context is there from before the first read (the handler is added with the
@@ -310,7 +330,7 @@ final class ServingHandler: ChannelDuplexHandler {
             return
         }
         // After the frames read before it.
-        connection.enqueue(.failed(error))
+        connection.fail(error)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -335,8 +355,10 @@ final class ServingHandler: ChannelDuplexHandler {
     /// were none.
     private func writeQueued(context: ChannelHandlerContext) -> Bool {
         let entries = connection.writer.outbound.take()
-        for (frame, written) in entries { write(frame, context: context, promise: written) }
-        return !entries.isEmpty
+        for entry in entries { write(entry.write, context: context, promise: entry.written) }
+        let wrote = !entries.isEmpty
+        connection.writer.outbound.recycle(entries)
+        return wrote
     }
 
     /// Frames `frame` into a buffer of its own and writes it, unflushed.
