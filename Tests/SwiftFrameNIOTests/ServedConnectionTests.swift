@@ -120,6 +120,35 @@ import Testing
         #expect(await closes(gamePeer, within: 5))
     }
 
+    /// A bad frame read while the handler is still at the frames before it waits behind them:
+    /// each is answered, then the connection closes, and nothing read after the bad frame is
+    /// handled.
+    @Test func aBadFrameClosesTheConnectionOnceTheFramesBeforeItAreAnswered() async throws {
+        let handled = NIOLockedValueBox<[String]>([])
+        let server = FrameServer<GameCommands>(port: 0)
+        let running = Task {
+            try await server.run { request, _ in
+                guard case let .testReq(request) = request else { return nil }
+                // Long enough for the bad frame to arrive while the first request is handled.
+                try await Task.sleep(for: .milliseconds(200))
+                handled.withLockedValue { $0.append(request.param1) }
+                return try ServerFrame(TestRsp(result1: "echo:" + request.param1))
+            }
+        }
+        defer { running.cancel() }
+        let peer = try await rawConnection(port: try await server.port())
+        let received = NIOLockedValueBox(0)
+        try await peer.pipeline.addHandler(ByteCounter(received: received))
+        let badMagic: [UInt8] = [0, 0, 0, 0xEE, 0, 0, 0, 4, 0, 0, 0, 1]
+        let bytes = try GameCommands.encode(TestReq(param1: "a")) + GameCommands.encode(TestReq(param1: "b"))
+            + badMagic + GameCommands.encode(TestReq(param1: "after"))
+        try await peer.writeAndFlush(ByteBuffer(bytes: bytes))
+        #expect(await closes(peer, within: 5))
+        #expect(handled.withLockedValue { $0 } == ["a", "b"])
+        let replies = try GameCommands.encode(TestRsp(result1: "echo:a")).count * 2
+        #expect(received.withLockedValue { $0 } == replies)
+    }
+
     /// Cancelling `run` while a handler is at work cancels that handler and closes its
     /// connection; `run` returns once the handler has.
     @Test func stoppingCancelsAHandlerAtWork() async throws {
