@@ -48,7 +48,7 @@ public struct Connection<Table: CommandTable>: Sendable {
 
     /// Sends `message` without waiting for a reply or for the write (see `send(_:)` below).
     public func send<M: CommandMessage>(_ message: M) async throws {
-        try await send(OutboundFrame(header: header(M.commandID), payload: try message.serializedBytes()))
+        try await send(OutboundFrame(message, heading: link.heading, extras: headerExtras))
     }
 
     /// Sends a frame under any command with a raw body (an empty one for a bare command).
@@ -122,8 +122,7 @@ extension Link {
     func unsentRequest<Table: CommandTable, M: RequestMessage & CommandMessage>(
         _ message: M, of table: Table.Type, extras: [String: UInt64], timeout: Duration
     ) async throws -> M.Response where M.Response: CommandMessage {
-        let frame = OutboundFrame(header: heading.header(command: M.commandID, extras: extras),
-                                  payload: try message.serializedBytes())
+        let frame = try OutboundFrame(message, heading: heading, extras: extras)
         return try await exchange(frame, replyCommand: M.Response.commandID, timeout: timeout) { reply in
             do throws(WireError) {
                 return try reply.decode(M.Response.self)

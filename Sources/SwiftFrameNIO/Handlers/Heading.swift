@@ -25,3 +25,10 @@ struct Heading: Sendable {
         header.commandID(inTypeField: commandInType)
     }
 }
+
+extension OutboundFrame {
+    /// `init(_:layout:sequence:extras:)`, headed by `heading` rather than the layout.
+    init<M: CommandMessage>(_ message: M, heading: Heading, extras: [String: UInt64]) throws {
+        self.init(header: heading.header(command: M.commandID, extras: extras), payload: try message.serializedBytes())
+    }
+}
