@@ -132,27 +132,34 @@ final class FrameEchoHandler: ChannelInboundHandler, Sendable {
         context.fireChannelInactive()
     }
 
-    /// A frame after its length: the command and the request id, then a `Bench_Flat`, decoded
-    /// and encoded back as FrameServer's handler does.
+    /// Answers each frame with `echo`, and closes the connection on one that does not decode.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var frame = unwrapInboundIn(data)
-        guard let command = frame.readInteger(as: UInt32.self), let id = frame.readInteger(as: UInt32.self),
-              let request = try? Bench_Flat(serializedBytes: Array(frame.readableBytesView)),
-              let body = try? request.serializedBytes()
-        else {
+        guard let reply = echo(unwrapInboundIn(data), allocator: context.channel.allocator) else {
             context.close(promise: nil)
             return
         }
-        var reply = context.channel.allocator.buffer(capacity: 8 + body.count)
-        reply.writeInteger(command)
-        reply.writeInteger(id)
-        reply.writeBytes(body)
         context.write(wrapOutboundOut(reply), promise: nil)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
         context.flush()
     }
+}
+
+/// The reply of both plain servers to a frame after its length (the command and the request
+/// id, then a `Bench_Flat`): command and id as they came, the request decoded and encoded back
+/// as FrameServer's handler does; nil for a frame that does not decode.
+func echo(_ frame: ByteBuffer, allocator: ByteBufferAllocator) -> ByteBuffer? {
+    var frame = frame
+    guard let command = frame.readInteger(as: UInt32.self), let id = frame.readInteger(as: UInt32.self),
+          let request = try? Bench_Flat(serializedBytes: Array(frame.readableBytesView)),
+          let body: [UInt8] = try? request.serializedBytes()
+    else { return nil }
+    var reply = allocator.buffer(capacity: 8 + body.count)
+    reply.writeInteger(command)
+    reply.writeInteger(id)
+    reply.writeBytes(body)
+    return reply
 }
 
 /// The plain SwiftNIO server of the idle benchmark, on a free loopback port, with the options
@@ -200,15 +207,8 @@ func serveAsyncEcho(_ server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBu
                     open.withLockedValue { $0 += 1 }
                     defer { open.withLockedValue { $0 -= 1 } }
                     try? await connection.executeThenClose { frames, replies in
-                        for try await var frame in frames {
-                            guard let command = frame.readInteger(as: UInt32.self), let id = frame.readInteger(as: UInt32.self)
-                            else { return }
-                            let request = try Bench_Flat(serializedBytes: Array(frame.readableBytesView))
-                            let body: [UInt8] = try request.serializedBytes()
-                            var reply = connection.channel.allocator.buffer(capacity: 8 + body.count)
-                            reply.writeInteger(command)
-                            reply.writeInteger(id)
-                            reply.writeBytes(body)
+                        for try await frame in frames {
+                            guard let reply = echo(frame, allocator: connection.channel.allocator) else { return }
                             try await replies.write(reply)
                         }
                     }
