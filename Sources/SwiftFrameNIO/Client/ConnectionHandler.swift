@@ -349,7 +349,10 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
 
     private func received(_ piece: FrameSlicer.Piece, context: ChannelHandlerContext) {
         var piece = piece
-        if let chain {
+        // Only a chain with interceptors for frames received takes the payload out of the
+        // buffer it was read into: the others (a token stamp, logging that is off) leave the
+        // reply where it lies.
+        if let chain, !chain.inbound.isEmpty {
             do {
                 piece = .frame(try chain.inbound(piece.frame))
             } catch {
