@@ -26,7 +26,7 @@ public struct Connection<Table: CommandTable>: Sendable {
     /// reply, `FrameClientError.timedOut` after `timeout` (default: the configuration's),
     /// `.connectionLost` at once if the connection drops first, and `CancellationError` if the
     /// calling task is cancelled (its slot is freed, and a late reply is dropped).
-    public func request<M: RequestMessage & CommandMessage>(
+    nonisolated(nonsending) public func request<M: RequestMessage & CommandMessage>(
         _ message: M, timeout: Duration? = nil
     ) async throws -> M.Response where M.Response: CommandMessage {
         try await NotSent.asConnectionLost {
@@ -37,7 +37,7 @@ public struct Connection<Table: CommandTable>: Sendable {
     /// A request under any command with a raw body, for commands without a typed message (the
     /// IM heartbeat): the reply on `replyCommand` (default: the same command), decoded as the
     /// table decodes what a client receives.
-    public func request(
+    nonisolated(nonsending) public func request(
         command: UInt32, payload: [UInt8] = [], replyCommand: UInt32? = nil, timeout: Duration? = nil
     ) async throws -> Table.Inbound {
         try await NotSent.asConnectionLost {
@@ -47,12 +47,12 @@ public struct Connection<Table: CommandTable>: Sendable {
     }
 
     /// Sends `message` without waiting for a reply or for the write (see `send(_:)` below).
-    public func send<M: CommandMessage>(_ message: M) async throws {
+    nonisolated(nonsending) public func send<M: CommandMessage>(_ message: M) async throws {
         try await send(OutboundFrame(message, heading: link.heading, extras: headerExtras))
     }
 
     /// Sends a frame under any command with a raw body (an empty one for a bare command).
-    public func send(command: UInt32, payload: [UInt8] = []) async throws {
+    nonisolated(nonsending) public func send(command: UInt32, payload: [UInt8] = []) async throws {
         try await send(OutboundFrame(header: header(command), payload: payload))
     }
 
@@ -76,7 +76,7 @@ public struct Connection<Table: CommandTable>: Sendable {
     /// full or the queue holds more than `OutboundQueue.waitAbove` bytes, in which case it waits
     /// for that write (back pressure). A write that fails later means the connection dropped,
     /// which `FrameClient.states` reports.
-    private func send(_ frame: OutboundFrame) async throws {
+    private nonisolated(nonsending) func send(_ frame: OutboundFrame) async throws {
         _ = try FrameEncoder(layout: Table.layout).headerSize(payloadCount: frame.payload.count)
         do {
             try await link.enqueue(ClientWrite(frame: frame, kind: .send), whenFull: .waits)?.get()
@@ -119,7 +119,7 @@ struct Link: Sendable {
 extension Link {
     /// `Connection.request(_:timeout:)`, throwing `NotSent` when the connection had closed
     /// before the request could be written (the client then tries the next connection).
-    func unsentRequest<Table: CommandTable, M: RequestMessage & CommandMessage>(
+    nonisolated(nonsending) func unsentRequest<Table: CommandTable, M: RequestMessage & CommandMessage>(
         _ message: M, of table: Table.Type, extras: [String: UInt64], timeout: Duration
     ) async throws -> M.Response where M.Response: CommandMessage {
         let frame = try OutboundFrame(message, heading: heading, extras: extras)
@@ -134,7 +134,7 @@ extension Link {
 
     /// `Connection.request(command:payload:replyCommand:timeout:)`, throwing `NotSent` as
     /// above.
-    func unsentRequest<Table: CommandTable>(
+    nonisolated(nonsending) func unsentRequest<Table: CommandTable>(
         command: UInt32, payload: [UInt8], replyCommand: UInt32?, of table: Table.Type, extras: [String: UInt64],
         timeout: Duration
     ) async throws -> Table.Inbound {
@@ -148,8 +148,12 @@ extension Link {
         }
     }
 
+    /// Runs on the caller's executor throughout (`isolation`, captured by the closure below, keeps
+    /// the cancellation handler's operation there too, where a closure of a `nonisolated(nonsending)`
+    /// function would leave for the global pool and come back: two thread hops a request).
     private func exchange<Reply: Sendable>(
-        _ frame: OutboundFrame, replyCommand: UInt32, timeout: Duration, decode: (FrameSlice) throws -> Reply
+        _ frame: OutboundFrame, replyCommand: UInt32, timeout: Duration, isolation: isolated (any Actor)? = #isolation,
+        decode: (FrameSlice) throws -> Reply
     ) async throws -> Reply {
         try Task.checkCancellation()
         let waiter = ReplyWaiter()
@@ -168,7 +172,8 @@ extension Link {
             waiter.complete(.failure(error))  // NotSent: the connection had closed
         }
         let reply = try await withTaskCancellationHandler {
-            try await waiter.reply()
+            _ = isolation
+            return try await waiter.reply()
         } onCancel: { [channel] in
             channel.triggerUserOutboundEvent(CancelRequest(waiter: waiter), promise: nil)
             waiter.complete(.failure(CancellationError()))
@@ -213,7 +218,7 @@ final class ReplyWaiter: Sendable {
     }
 
     /// The reply, once `complete` has been called (once only).
-    func reply() async throws -> FrameSlice {
+    nonisolated(nonsending) func reply() async throws -> FrameSlice {
         try await withUnsafeThrowingContinuation { continuation in
             let result = state.withLockedValue { state -> Result<FrameSlice, any Error>? in
                 switch state.phase {
@@ -248,7 +253,7 @@ struct LinkWaiter: Sendable {
 
 /// A request that was not written because its connection had closed: safe to send again.
 struct NotSent: Error {
-    static func asConnectionLost<T>(_ body: () async throws -> T) async throws -> T {
+    static nonisolated(nonsending) func asConnectionLost<T>(_ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch is NotSent {

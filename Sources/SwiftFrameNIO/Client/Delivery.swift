@@ -9,11 +9,11 @@ extension FrameClient {
     /// after a drop when it is idempotent; over the short link when it may fall back and the
     /// long connection is down or too slow (see `RequestOptions`). Throws as
     /// `request(_:timeout:)` does, and what the short link throws.
-    public func request<M: RequestMessage & CommandMessage>(
+    nonisolated(nonsending) public func request<M: RequestMessage & CommandMessage>(
         _ message: M, options: RequestOptions
     ) async throws -> DeliveredReply<M.Response> where M.Response: CommandMessage {
-        try await deliver(options: options, command: M.commandID, replyCommand: M.Response.commandID) { [extras = configuration.headerExtras] link, remaining in
-            try await link.unsentRequest(message, of: Table.self, extras: extras, timeout: remaining)
+        try await deliver(options: options, command: M.commandID, replyCommand: M.Response.commandID) { link, remaining in
+            try await link.unsentRequest(message, of: Table.self, extras: configuration.headerExtras, timeout: remaining)
         } overShortLink: { link, remaining in
             try await link.exchange(command: M.commandID, payload: message.serializedBytes(), timeout: remaining)
         } decode: { frame in
@@ -22,12 +22,12 @@ extension FrameClient {
     }
 
     /// `request(command:payload:replyCommand:timeout:)` as `options` say (see `request(_:options:)`).
-    public func request(
+    nonisolated(nonsending) public func request(
         command: UInt32, payload: [UInt8] = [], replyCommand: UInt32? = nil, options: RequestOptions
     ) async throws -> DeliveredReply<Table.Inbound> {
-        try await deliver(options: options, command: command, replyCommand: replyCommand ?? command) { [extras = configuration.headerExtras] link, remaining in
+        try await deliver(options: options, command: command, replyCommand: replyCommand ?? command) { link, remaining in
             try await link.unsentRequest(command: command, payload: payload, replyCommand: replyCommand, of: Table.self,
-                                         extras: extras, timeout: remaining)
+                                         extras: configuration.headerExtras, timeout: remaining)
         } overShortLink: { link, remaining in
             try await link.exchange(command: command, payload: payload, timeout: remaining)
         } decode: { frame in
@@ -36,9 +36,9 @@ extension FrameClient {
     }
 
     /// The long connection first (sent again after drops when idempotent), then the short link.
-    private func deliver<Reply: Sendable>(
+    private nonisolated(nonsending) func deliver<Reply: Sendable>(
         options: RequestOptions, command: UInt32, replyCommand: UInt32,
-        overLongLink: (Link, Duration) async throws -> Reply,
+        overLongLink: nonisolated(nonsending) (Link, Duration) async throws -> Reply,
         overShortLink: @escaping @Sendable (any ShortLink, Duration) async throws -> [Frame],
         decode: (Frame) throws -> Reply
     ) async throws -> DeliveredReply<Reply> {
@@ -101,9 +101,9 @@ extension FrameClient {
     ///
     /// The reply is returned alone, not in a tuple or an optional: in this generic code each
     /// such type is looked up at run time, about 1,900 instructions a request.
-    func overLongLink<T>(
+    nonisolated(nonsending) func overLongLink<T>(
         command: UInt32, timeout: Duration, until deadline: ContinuousClock.Instant, fallsBack: Bool,
-        idempotent: Bool, retries: inout Int, _ body: (Link, Duration) async throws -> T
+        idempotent: Bool, retries: inout Int, _ body: nonisolated(nonsending) (Link, Duration) async throws -> T
     ) async throws -> T {
         while true {
             let link: Link

@@ -145,21 +145,25 @@ public final class FrameClient<Table: CommandTable>: Sendable {
 
     /// `Connection.request(_:timeout:)` on the current connection, waiting for one (within the
     /// same deadline) while the client is connecting.
-    public func request<M: RequestMessage & CommandMessage>(
+    ///
+    /// Like every request and send, it runs on the caller's actor: called from the main actor,
+    /// the message is encoded there and the reply decoded there, with no hop to Swift's global
+    /// pool on either side of the round trip.
+    nonisolated(nonsending) public func request<M: RequestMessage & CommandMessage>(
         _ message: M, timeout: Duration? = nil
     ) async throws -> M.Response where M.Response: CommandMessage {
-        try await onAConnection(command: M.commandID, timeout: timeout) { [extras = configuration.headerExtras] link, remaining in
-            try await link.unsentRequest(message, of: Table.self, extras: extras, timeout: remaining)
+        try await onAConnection(command: M.commandID, timeout: timeout) { link, remaining in
+            try await link.unsentRequest(message, of: Table.self, extras: configuration.headerExtras, timeout: remaining)
         }
     }
 
     /// `Connection.request(command:payload:replyCommand:timeout:)` on the current connection.
-    public func request(
+    nonisolated(nonsending) public func request(
         command: UInt32, payload: [UInt8] = [], replyCommand: UInt32? = nil, timeout: Duration? = nil
     ) async throws -> Table.Inbound {
-        try await onAConnection(command: command, timeout: timeout) { [extras = configuration.headerExtras] link, remaining in
+        try await onAConnection(command: command, timeout: timeout) { link, remaining in
             try await link.unsentRequest(command: command, payload: payload, replyCommand: replyCommand, of: Table.self,
-                                         extras: extras, timeout: remaining)
+                                         extras: configuration.headerExtras, timeout: remaining)
         }
     }
 
@@ -180,8 +184,11 @@ public final class FrameClient<Table: CommandTable>: Sendable {
 
     /// Runs `body` on the current connection, or the next within `timeout`; again on the next
     /// one if the connection had closed before the request went out.
-    private func onAConnection<T>(
-        command: UInt32, timeout: Duration?, _ body: (Link, Duration) async throws -> T
+    ///
+    /// The closures passed here (and to `overLongLink` and `deliver`) take no capture list:
+    /// with one, Swift 6.3 makes the closure leave the caller's actor for the global pool.
+    private nonisolated(nonsending) func onAConnection<T>(
+        command: UInt32, timeout: Duration?, _ body: nonisolated(nonsending) (Link, Duration) async throws -> T
     ) async throws -> T {
         let timeout = timeout ?? configuration.requestTimeout
         var retries = 0
@@ -191,12 +198,12 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     }
 
     /// Sends without waiting for a reply, once connected (within the request timeout).
-    public func send<M: CommandMessage>(_ message: M) async throws {
+    nonisolated(nonsending) public func send<M: CommandMessage>(_ message: M) async throws {
         try await connection(within: configuration.requestTimeout).send(message)
     }
 
     /// Sends a frame under any command with a raw body, once connected.
-    public func send(command: UInt32, payload: [UInt8] = []) async throws {
+    nonisolated(nonsending) public func send(command: UInt32, payload: [UInt8] = []) async throws {
         try await connection(within: configuration.requestTimeout).send(command: command, payload: payload)
     }
 
@@ -253,13 +260,13 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// The current connection, or the next one within `timeout`. Throws
     /// `FrameClientError.noConnection` after `timeout`, `.stopped` (or the error `run()` ended
     /// with) once the client has stopped, and `CancellationError`.
-    public func connection(within timeout: Duration) async throws -> Connection<Table> {
+    nonisolated(nonsending) public func connection(within timeout: Duration) async throws -> Connection<Table> {
         Connection(try await link(within: timeout, unlessDown: false), configuration: configuration)
     }
 
     /// `connection(within:)`'s link; with `unlessDown`, throws `LongLinkDown` at once, or once it
     /// happens, when the long connection is down (`ClientStateMachine.longLinkDown`).
-    func link(within timeout: Duration, unlessDown: Bool) async throws -> Link {
+    nonisolated(nonsending) func link(within timeout: Duration, unlessDown: Bool) async throws -> Link {
         if let link = machine.withLockedValue({ $0.connection }) { return link }
         let id = nextWaiter.withLockedValue { id in
             id += 1

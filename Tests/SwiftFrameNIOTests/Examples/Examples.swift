@@ -288,6 +288,21 @@ fileprivate func print(_ items: Any..., separator: String = " ", terminator: Str
     }
 }
 
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `caller-on-main-actor`.
+@Sendable func example_caller_on_main_actor(port: Int) async throws {
+
+    @MainActor func play(_ client: FrameClient<GameCommands>) async throws {
+        for turn in 1...3 {
+            let reply = try await client.request(TestReq(param1: "turn \(turn)"))   // decoded on the main actor
+            print(reply.result1)                          // echo:turn 1, echo:turn 2, echo:turn 3
+        }
+    }
+
+    try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port) { client in
+        try await play(client)
+    }
+}
+
 /// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md, example `caller-on-event-loop`.
 @Sendable func example_caller_on_event_loop(port: Int) async throws {
 
@@ -423,6 +438,7 @@ let runnableExamples: [(name: String, peer: [String], prints: [String], run: @Se
     examples.append(("adaptive-heartbeat", ["game"], ["30.0 seconds"], example_adaptive_heartbeat))
     examples.append(("short-link", ["game"], ["echo:hello", "long link"], example_short_link))
     examples.append(("idempotent", ["game"], ["echo:hello 0"], example_idempotent))
+    examples.append(("caller-on-main-actor", ["game"], ["echo:turn 3"], example_caller_on_main_actor))
     examples.append(("caller-on-event-loop", ["game"], ["echo:turn 3"], example_caller_on_event_loop))
     examples.append(("states-endpoint", ["game"], ["connected to 127.0.0.1"], example_states_endpoint))
     examples.append(("http-client", ["http"], ["web:7:9"], example_http_client))
