@@ -60,7 +60,8 @@ func appendStamp(_ token: String, to body: inout [UInt8]) {
 
 /// What a benchmark does with a client.
 protocol BenchClient: Sendable {
-    func request(_ message: Bench_Flat) async throws -> Bench_Flat
+    /// On the caller's executor (an actor's, say), as far as the client lets it.
+    nonisolated(nonsending) func request(_ message: Bench_Flat) async throws -> Bench_Flat
     func send(_ message: Bench_Flat) async throws
     func close() async
     /// The client's event loop as a task executor, for callers that run there.
@@ -90,7 +91,7 @@ struct SwiftFrameBenchClient: BenchClient {
         return SwiftFrameBenchClient(client: client, running: running)
     }
 
-    func request(_ message: Bench_Flat) async throws -> Bench_Flat {
+    nonisolated(nonsending) func request(_ message: Bench_Flat) async throws -> Bench_Flat {
         try await client.request(message)
     }
 
@@ -150,31 +151,12 @@ struct NIOBenchClient: BenchClient {
     /// frames to send one way. With TLS, NIOSSLClientHandler goes first, and the client is
     /// returned once the handshake is done.
     static func connect(port: Int, requests: Bool, options: ClientOptions) async throws -> NIOBenchClient {
-        let handshake = NIOLockedValueBox<EventLoopFuture<Void>?>(nil)
-        let channel = try await ClientBootstrap(group: Loops.client)
-            .connectTimeout(.seconds(10))
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    if let tls = options.tls?.nio {
-                        let done = channel.eventLoop.makePromise(of: Void.self)
-                        handshake.withLockedValue { $0 = done.futureResult }
-                        try pipeline.addHandlers(
-                            try NIOSSLClientHandler(context: tls, serverHostname: BenchCertificates.serverName),
-                            HandshakeWaiter(done: done))
-                    }
-                    try pipeline.addHandlers(
-                        ByteToMessageHandler(LengthFieldBasedFrameDecoder(lengthFieldBitLength: .fourBytes)),
-                        LengthFieldPrepender(lengthFieldBitLength: .fourBytes),
-                        NIOFrameCodec())
-                    if requests { try pipeline.addHandler(NIORequestResponseWithIDHandler<NIOFrame, NIOFrame>()) }
-                }
-            }
-            .connect(host: "127.0.0.1", port: port)
-            .get()
-        if let done = handshake.withLockedValue({ $0 }) {
-            try await within(10, "the plain client's TLS handshake") { try await done.get() }
+        let channel = try await connectPlainNIO(port: port, options: options) { pipeline in
+            try pipeline.addHandlers(
+                ByteToMessageHandler(LengthFieldBasedFrameDecoder(lengthFieldBitLength: .fourBytes)),
+                LengthFieldPrepender(lengthFieldBitLength: .fourBytes),
+                NIOFrameCodec())
+            if requests { try pipeline.addHandler(NIORequestResponseWithIDHandler<NIOFrame, NIOFrame>()) }
         }
         return NIOBenchClient(channel: channel, nextID: NIOLockedValueBox(0), stamp: options.stamp)
     }
@@ -189,7 +171,7 @@ struct NIOBenchClient: BenchClient {
         return NIOFrame(requestID: id, command: 1, body: ByteBuffer(bytes: body))
     }
 
-    func request(_ message: Bench_Flat) async throws -> Bench_Flat {
+    nonisolated(nonsending) func request(_ message: Bench_Flat) async throws -> Bench_Flat {
         let promise = channel.eventLoop.makePromise(of: NIOFrame.self)
         channel.writeAndFlush((try frame(message), promise), promise: nil)
         let reply = try await promise.futureResult.get()
@@ -211,6 +193,38 @@ struct NIOBenchClient: BenchClient {
     }
 
     var eventLoopExecutor: any TaskExecutor { LoopExecutor(loop: channel.eventLoop) }
+}
+
+/// A channel to the server on `port` from the client's loop, with Nagle off, NIOSSLClientHandler
+/// first when `options` ask for TLS (returned once the handshake is done), then what
+/// `handlers` add: the plain client's pipeline, and the floor's.
+func connectPlainNIO(
+    port: Int, options: ClientOptions,
+    handlers: @escaping @Sendable (ChannelPipeline.SynchronousOperations) throws -> Void
+) async throws -> any Channel {
+    let handshake = NIOLockedValueBox<EventLoopFuture<Void>?>(nil)
+    let channel = try await ClientBootstrap(group: Loops.client)
+        .connectTimeout(.seconds(10))
+        .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                let pipeline = channel.pipeline.syncOperations
+                if let tls = options.tls?.nio {
+                    let done = channel.eventLoop.makePromise(of: Void.self)
+                    handshake.withLockedValue { $0 = done.futureResult }
+                    try pipeline.addHandlers(
+                        try NIOSSLClientHandler(context: tls, serverHostname: BenchCertificates.serverName),
+                        HandshakeWaiter(done: done))
+                }
+                try handlers(pipeline)
+            }
+        }
+        .connect(host: "127.0.0.1", port: port)
+        .get()
+    if let done = handshake.withLockedValue({ $0 }) {
+        try await within(10, "the TLS handshake") { try await done.get() }
+    }
+    return channel
 }
 
 /// What a SwiftNIO user writes to run a task on a channel's event loop: each job posted to the

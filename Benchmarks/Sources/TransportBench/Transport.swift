@@ -1,11 +1,13 @@
 // The transport table: swiftframe's FrameClient against a plain SwiftNIO client over loopback,
 // in one process and one run, both talking to the same server (a plain NIO echo or counting
 // handler, behind swift-nio-ssl in the TLS rows). Runs alternate between the two clients; each
-// row gives the median of the runs and their spread (min–max).
+// row gives the median of the runs and their spread (min–max). The rows of one caller also run
+// a floor client (Floor.swift), and a last table gives each client's time above it.
 
 import BenchMachine
 import Foundation
 import NIOCore
+import NIOPosix
 import SwiftFrameBenchMessages
 
 struct Sample: Sendable {
@@ -20,6 +22,9 @@ struct Scenario {
     /// Body bytes per frame (for MB/s; the header's 12 are added).
     let bytes: Int
     var options = ClientOptions.plain
+    /// Run beside the two clients: the floor client (`FloorBenchClient`), for the time each
+    /// spends above it.
+    var floor = false
     let run: @Sendable (any BenchClient, Int, Servers) async throws -> Sample
 
     var oneWay: Bool { unit == "frames/s" }
@@ -44,30 +49,68 @@ struct Servers: Sendable {
     }
 }
 
-/// `callers` tasks each make `count / callers` requests one after another; with `onEventLoop`,
-/// tasks that prefer the client's event loop as their executor (`BenchClient.eventLoopExecutor`).
-func roundTrips(callers: Int, size: Int, onEventLoop: Bool = false) -> @Sendable (any BenchClient, Int, Servers) async throws -> Sample {
+/// Where the callers of a round-trip row run.
+enum Callers {
+    /// Tasks on Swift's global pool.
+    case pool
+    /// Tasks that prefer the client's event loop as their executor (`BenchClient.eventLoopExecutor`).
+    case eventLoop
+    /// An actor with a thread of its own (`CallerActor`), as an app's main actor is.
+    case actor
+}
+
+/// `callers` tasks each make `count / callers` requests one after another, placed as `on` says.
+func roundTrips(callers: Int, size: Int, on place: Callers = .pool) -> @Sendable (any BenchClient, Int, Servers) async throws -> Sample {
     { client, count, _ in
-        let executor = onEventLoop ? client.eventLoopExecutor : nil
+        let executor = place == .eventLoop ? client.eventLoopExecutor : nil
         let message = benchMessage(size: size)
         let start = now()
         let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
             for _ in 0..<callers {
                 group.addTask(executorPreference: executor) {
-                    var latencies: [Double] = []
-                    latencies.reserveCapacity(count / callers)
-                    for _ in 0..<(count / callers) {
-                        let sent = now()
-                        let reply = try await client.request(message)
-                        precondition(reply.payload.count == message.payload.count)
-                        latencies.append(now() - sent)
-                    }
-                    return latencies
+                    place == .actor
+                        ? try await CallerActor.shared.requests(message, count: count / callers, on: client)
+                        : try await requests(message, count: count / callers, on: client)
                 }
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
         return Sample(seconds: now() - start, latencies: latencies)
+    }
+}
+
+/// `count` requests one after another, on the caller's executor; the latency of each.
+nonisolated(nonsending) func requests(_ message: Bench_Flat, count: Int, on client: some BenchClient) async throws -> [Double] {
+    var latencies: [Double] = []
+    latencies.reserveCapacity(count)
+    for _ in 0..<count {
+        let sent = now()
+        let reply = try await client.request(message)
+        precondition(reply.payload.count == message.payload.count)
+        latencies.append(now() - sent)
+    }
+    return latencies
+}
+
+/// An actor on a thread of its own, as an app's main actor is on the main thread: a caller
+/// that stays on it between its requests.
+actor CallerActor {
+    static let shared = CallerActor()
+
+    private let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
+
+    /// Each client by its own type: Swift 6.3.1 at -O starts a `nonisolated(nonsending)`
+    /// requirement called through an existential or unspecialised generic code off the caller's
+    /// actor (and comes back after), which would add two thread hops to every request.
+    func requests(_ message: Bench_Flat, count: Int, on client: any BenchClient) async throws -> [Double] {
+        switch client {
+        case let client as SwiftFrameBenchClient: try await TransportBench.requests(message, count: count, on: client)
+        case let client as NIOBenchClient: try await TransportBench.requests(message, count: count, on: client)
+        case let client as FloorBenchClient: try await TransportBench.requests(message, count: count, on: client)
+        default: fail("no such client: \(type(of: client))")
+        }
     }
 }
 
@@ -91,23 +134,40 @@ let token = "bench-token-0123456789abcdefghij"
 func transportScenarios(tls: ClientTLSOptions) -> [Scenario] {
     let stamped = 64 + 2 + token.utf8.count
     return [
-        Scenario(name: "round trips, 1 caller, 64 B", unit: "req/s", count: 10_000, bytes: 64, run: roundTrips(callers: 1, size: 64)),
+        Scenario(name: "round trips, 1 caller, 64 B", unit: "req/s", count: 10_000, bytes: 64, floor: true, run: roundTrips(callers: 1, size: 64)),
         Scenario(name: "round trips, 64 callers, 64 B", unit: "req/s", count: 64_000, bytes: 64, run: roundTrips(callers: 64, size: 64)),
-        Scenario(name: "round trips, 1 caller on the event loop, 64 B", unit: "req/s", count: 10_000, bytes: 64,
-                 run: roundTrips(callers: 1, size: 64, onEventLoop: true)),
+        Scenario(name: "round trips, 1 caller on the event loop, 64 B", unit: "req/s", count: 10_000, bytes: 64, floor: true,
+                 run: roundTrips(callers: 1, size: 64, on: .eventLoop)),
+        Scenario(name: "round trips, 1 caller on an actor of its own thread, 64 B", unit: "req/s", count: 10_000, bytes: 64,
+                 floor: true, run: roundTrips(callers: 1, size: 64, on: .actor)),
         Scenario(name: "one way, 64 B", unit: "frames/s", count: 200_000, bytes: 64, run: oneWay(size: 64)),
         Scenario(name: "one way, 1 KiB", unit: "frames/s", count: 50_000, bytes: 1024, run: oneWay(size: 1024)),
         Scenario(name: "TLS round trips, 1 caller, 64 B", unit: "req/s", count: 10_000, bytes: 64,
-                 options: ClientOptions(tls: tls), run: roundTrips(callers: 1, size: 64)),
+                 options: ClientOptions(tls: tls), floor: true, run: roundTrips(callers: 1, size: 64)),
         Scenario(name: "TLS round trips, 64 callers, 64 B", unit: "req/s", count: 64_000, bytes: 64,
                  options: ClientOptions(tls: tls), run: roundTrips(callers: 64, size: 64)),
         Scenario(name: "TLS one way, 1 KiB", unit: "frames/s", count: 50_000, bytes: 1024,
                  options: ClientOptions(tls: tls), run: oneWay(size: 1024)),
         Scenario(name: "interceptors, round trips, 1 caller, 64 B + token", unit: "req/s", count: 10_000, bytes: stamped,
-                 options: ClientOptions(stamp: token), run: roundTrips(callers: 1, size: 64)),
+                 options: ClientOptions(stamp: token), floor: true, run: roundTrips(callers: 1, size: 64)),
         Scenario(name: "interceptors, round trips, 64 callers, 64 B + token", unit: "req/s", count: 64_000, bytes: stamped,
                  options: ClientOptions(stamp: token), run: roundTrips(callers: 64, size: 64)),
     ]
+}
+
+/// The client called `name`, connected to `port`. The floor's frame is the 64 B message's.
+func connect(_ name: String, port: Int, options: ClientOptions, oneWay: Bool) async throws -> any BenchClient {
+    switch name {
+    case "swiftframe": try await SwiftFrameBenchClient.connect(port: port, options: options)
+    case "SwiftNIO": try await NIOBenchClient.connect(port: port, requests: !oneWay, options: options)
+    default: try await FloorBenchClient.connect(port: port, message: benchMessage(size: 64), options: options)
+    }
+}
+
+/// The clients in the order of run `run`: each goes first in turn (two alternate).
+func order(_ clients: [String], run: Int) -> [String] {
+    let first = run % clients.count
+    return Array(clients[first...] + clients[..<first])
 }
 
 /// The table, of every row or of those whose names start with one of `rows`.
@@ -128,21 +188,21 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
     print("| scenario | client | rate (median) | spread (min–max) | MB/s | p50 µs | p99 µs |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
     var ratios: [(String, Double, ClosedRange<Double>, Double?)] = []
+    var aboveFloor: [(String, floor: Double, swiftframe: Double, nio: Double)] = []
     let scenarios = transportScenarios(tls: clientTLS).filter { scenario in
         rows.isEmpty || rows.contains { scenario.name.hasPrefix($0) }
     }
     for scenario in scenarios {
+        let clients = ["swiftframe", "SwiftNIO"] + (scenario.floor ? ["floor"] : [])
         var rates: [String: [Double]] = [:]
         var p50: [String: [Double]] = [:]
         var p99: [String: [Double]] = [:]
         for run in 0...runs {
-            for name in run % 2 == 0 ? ["swiftframe", "SwiftNIO"] : ["SwiftNIO", "swiftframe"] {
+            for name in order(clients, run: run) {
                 let port = servers.port(oneWay: scenario.oneWay, tls: scenario.options.tls != nil)
                 let (options, oneWay) = (scenario.options, scenario.oneWay)
-                let client = try await within(20, "\(scenario.name): \(name) connecting") { () async throws -> any BenchClient in
-                    name == "swiftframe"
-                        ? try await SwiftFrameBenchClient.connect(port: port, options: options)
-                        : try await NIOBenchClient.connect(port: port, requests: !oneWay, options: options)
+                let client = try await within(20, "\(scenario.name): \(name) connecting") {
+                    try await connect(name, port: port, options: options, oneWay: oneWay)
                 }
                 note("\(scenario.name) \(name) run \(run)")
                 let (measure, count) = (scenario.run, scenario.count)
@@ -160,7 +220,7 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
                 }
             }
         }
-        for name in ["swiftframe", "SwiftNIO"] {
+        for name in clients {
             let values = rates[name]!
             let rate = median(values)
             let mb = rate * Double(scenario.bytes + 12) / 1e6
@@ -172,12 +232,25 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
         let perRun = zip(rates["swiftframe"]!, rates["SwiftNIO"]!).map { $0 / $1 }
         let p99Ratio = p99["swiftframe"].map { median($0) / median(p99["SwiftNIO"]!) }
         ratios.append((scenario.name, rateRatio, perRun.min()!...perRun.max()!, p99Ratio))
+        if let floor = rates["floor"] {
+            // Microseconds per round trip, from the median rates.
+            let time = { (rates: [Double]) in 1e6 / median(rates) }
+            aboveFloor.append((scenario.name, time(floor), time(rates["swiftframe"]!) - time(floor), time(rates["SwiftNIO"]!) - time(floor)))
+        }
     }
     print()
     print("| scenario | swiftframe / SwiftNIO (rate) | per-run ratios (min–max) | p99 swiftframe / SwiftNIO |")
     print("| --- | ---: | ---: | ---: |")
     for (name, rateRatio, perRun, p99Ratio) in ratios {
         print("| \(name) | \(ratio(rateRatio)) | \(ratio(perRun.lowerBound))–\(ratio(perRun.upperBound)) | \(p99Ratio.map(ratio) ?? "–") |")
+    }
+    if !aboveFloor.isEmpty {
+        print()
+        print("| scenario | floor µs per round trip | swiftframe above it | SwiftNIO above it | swiftframe / SwiftNIO above it |")
+        print("| --- | ---: | ---: | ---: | ---: |")
+        for row in aboveFloor {
+            print("| \(row.0) | \(format(row.floor)) | \(format(row.swiftframe)) | \(format(row.nio)) | \(ratio(row.swiftframe / row.nio)) |")
+        }
     }
     print()
     print("At the end: \(Machine.load).")
@@ -192,7 +265,7 @@ func runOne(scenario prefix: String, client name: String, count: Int) async thro
     guard let scenario = transportScenarios(tls: clientTLS).first(where: { $0.name.hasPrefix(prefix) }) else {
         fail("no row starts with '\(prefix)'")
     }
-    guard ["swiftframe", "SwiftNIO"].contains(name) else { fail("the client is swiftframe or SwiftNIO, not '\(name)'") }
+    guard ["swiftframe", "SwiftNIO", "floor"].contains(name) else { fail("the client is swiftframe, SwiftNIO or floor, not '\(name)'") }
     let counter = ByteCounter()
     let servers = try await within(120, "starting the servers") {
         Servers(
@@ -202,11 +275,7 @@ func runOne(scenario prefix: String, client name: String, count: Int) async thro
     }
     let port = servers.port(oneWay: scenario.oneWay, tls: scenario.options.tls != nil)
     let (options, oneWay, measure) = (scenario.options, scenario.oneWay, scenario.run)
-    let client = try await within(120, "connecting") { () async throws -> any BenchClient in
-        name == "swiftframe"
-            ? try await SwiftFrameBenchClient.connect(port: port, options: options)
-            : try await NIOBenchClient.connect(port: port, requests: !oneWay, options: options)
-    }
+    let client = try await within(120, "connecting") { try await connect(name, port: port, options: options, oneWay: oneWay) }
     for round in ["warm-up", "measured"] {
         let sample = try await within(600, "\(scenario.name): \(name), \(round)") { try await measure(client, count, servers) }
         print("\(scenario.name) \(name) \(round): \(count) in \(format(sample.seconds * 1000)) ms")
