@@ -102,8 +102,8 @@ actor CallerActor {
     nonisolated var unownedExecutor: UnownedSerialExecutor { loop.executor.asUnownedSerialExecutor() }
 
     /// Each client by its own type: Swift 6.3.1 at -O starts a `nonisolated(nonsending)`
-    /// requirement called through an existential or unspecialised generic code off the caller's
-    /// actor (and comes back after), which would add two thread hops to every request.
+    /// requirement called through an existential off the caller's actor (and comes back after),
+    /// which would add two thread hops to every request.
     func requests(_ message: Bench_Flat, count: Int, on client: any BenchClient) async throws -> [Double] {
         switch client {
         case let client as SwiftFrameBenchClient: try await TransportBench.requests(message, count: count, on: client)
