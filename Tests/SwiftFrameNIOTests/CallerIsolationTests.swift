@@ -56,11 +56,7 @@ final class EchoBytes: ChannelInboundHandler, Sendable {
 
 @Suite(.timeLimit(.minutes(1))) struct CallerIsolationTests {
     @Test func requestsFromAnActorAreEncodedAndDecodedOnIt() async throws {
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(EchoBytes()) }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
+        let server = try await plainServer { [EchoBytes()] }
         defer { server.close(promise: nil) }
         var configuration = ClientConfiguration()
         configuration.heartbeat = nil

@@ -183,11 +183,7 @@ import Testing
     }
 
     @Test func underResyncTheClientSkipsGarbageAndTakesTheReplyAfterIt() async throws {
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(GarbageThenEcho()) }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
+        let server = try await plainServer { [GarbageThenEcho()] }
         defer { server.close(promise: nil) }
         var configuration = ClientConfiguration()
         configuration.heartbeat = nil

@@ -2,6 +2,7 @@
 // replies, pushes, sequence numbers across their wrap, waiting for a connection.
 
 import NIOConcurrencyHelpers
+import NIOCore
 import NIOPosix
 import SwiftFrame
 import SwiftFrameFixtures
@@ -130,6 +131,16 @@ func withServerAndClient<Table: CommandTable, Result: Sendable>(
         #expect(ContinuousClock.now - start < .seconds(6))
         running.cancel()
     }
+}
+
+/// A plain SwiftNIO server on a free loopback port, each connection's pipeline made of what
+/// `handlers` returns: a peer written without FrameServer.
+func plainServer(_ handlers: @escaping @Sendable () -> [any ChannelHandler]) async throws -> any Channel {
+    try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .childChannelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandlers(handlers()) }
+        }
+        .bind(host: "127.0.0.1", port: 0).get()
 }
 
 /// A loopback port nothing listens on: bound by a socket that is closed again.

@@ -263,16 +263,10 @@ func quickReconnect() -> ClientConfiguration {
     /// from its slice, serving the Python game client, which splits its frames across writes
     /// (frames spanning reads) and ends with garbage (a bad header that ends the stream).
     @Test func frameSliceHandlerInAPipelineOfOnesOwnServesThePythonGameClient() async throws {
-        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers(
-                        FrameSliceHandler(layout: GameCommands.layout),
-                        MessageToByteHandler(FrameEncoderHandler(layout: GameCommands.layout)),
-                        GameOverSlices())
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0).get()
+        let listener = try await plainServer {
+            [FrameSliceHandler(layout: GameCommands.layout), MessageToByteHandler(FrameEncoderHandler(layout: GameCommands.layout)),
+             GameOverSlices()]
+        }
         defer { listener.close(promise: nil) }
         let port = try #require(listener.localAddress?.port)
         let result = try await offThePool {
