@@ -9,8 +9,10 @@ them plain SwiftNIO servers doing the same, one in a handler's channelRead and o
 async API (NIOAsyncChannel, a task per connection). Each mode of FrameServer is compared with
 the plain server written the same way, and every server with the channelRead one. One client, written here
 with the socket module, sends 64-byte Bench_Flat requests (length, command, request id, body)
-with DEPTH of them in flight, and reads every echo. Runs rotate through the servers; each row
-gives the median rate, the spread and the per-run ratios. The client is the same for both, and
+with DEPTH of them in flight, and reads every echo. Each run starts every server and connects
+to each, then takes turns in BLOCKS blocks (the order turning at each block), so that a slow
+moment of the machine falls on every server alike; each row gives the median rate, the spread
+and the per-run ratios. The client is the same for both, and
 at 64 in flight it may bound the plain server's rate: the ratio is then an upper bound.
 
     server_echo.py TRANSPORTBENCH [RUNS]
@@ -32,43 +34,52 @@ import time
 
 BODY = bytes([0x22, 62]) + b"x" * 62  # Bench_Flat field 4 (bytes): 64 bytes in all
 FRAME = 12 + len(BODY)
+BLOCKS = 10
 
 
 def frame(number):
     return struct.pack(">III", 8 + len(BODY), 1, number & 0xFFFFFFFF) + BODY
 
 
-def rate(binary, kind, depth, count, wrapper=()):
-    server = subprocess.Popen([*wrapper, binary, "serve-idle", kind], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        port = int(server.stdout.readline().split()[1])
-        client = socket.create_connection(("127.0.0.1", port), timeout=30)
-        client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+class Server:
+    """A server process (`TransportBench serve-idle KIND`) and the client's connection to it."""
+
+    def __init__(self, binary, kind, wrapper=()):
+        self.kind = kind
+        self.process = subprocess.Popen([*wrapper, binary, "serve-idle", kind], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            port = int(self.process.stdout.readline().split()[1])
+            self.client = socket.create_connection(("127.0.0.1", port), timeout=30)
+        except BaseException:
+            self.process.kill()
+            raise
+        self.client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.pending = bytearray()
+
+    def requests(self, depth, count):
+        """`count` requests (rounded down to a multiple of `depth`), `depth` in flight; the seconds
+        until every echo was read."""
         batch = b"".join(frame(n) for n in range(depth))
-        pending = bytearray()
-
-        def echoes(frames):
-            while len(pending) < frames * FRAME:
-                data = client.recv(1 << 20)
-                if not data:
-                    sys.exit(f"{kind}: the server closed the connection")
-                pending.extend(data)
-            del pending[: frames * FRAME]
-
-        for _ in range(max(1, 2000 // depth)):  # warm-up
-            client.sendall(batch)
-            echoes(depth)
         start = time.perf_counter()
         for _ in range(count // depth):
-            client.sendall(batch)
-            echoes(depth)
-        seconds = time.perf_counter() - start
-        client.close()
-        return count // depth * depth / seconds
-    finally:
-        server.stdin.write("quit\n")
-        server.stdin.flush()
-        server.wait(30)
+            self.client.sendall(batch)
+            while len(self.pending) < depth * FRAME:
+                data = self.client.recv(1 << 20)
+                if not data:
+                    sys.exit(f"{self.kind}: the server closed the connection")
+                self.pending.extend(data)
+            del self.pending[: depth * FRAME]
+        return time.perf_counter() - start
+
+    def stop(self):
+        self.client.close()
+        self.process.stdin.write("quit\n")
+        self.process.stdin.flush()
+        self.process.wait(30)
+
+
+def warm(server, depth):
+    server.requests(depth, max(1, 2000 // depth) * depth)
 
 
 def cpu():
@@ -81,7 +92,12 @@ def instructions(binary, kind, count):
     """The instructions callgrind counts in the server process serving `count` requests."""
     out = f"/tmp/server_echo.{os.getpid()}.callgrind"
     try:
-        rate(binary, kind, 64, count, ("valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}"))
+        server = Server(binary, kind, ("valgrind", "--tool=callgrind", "--quiet", f"--callgrind-out-file={out}"))
+        try:
+            warm(server, 64)
+            server.requests(64, count)
+        finally:
+            server.stop()
         with open(out) as profile:
             totals = next(line for line in profile if line.startswith("totals:") or line.startswith("summary:"))
         return int(totals.split()[1])
@@ -114,12 +130,27 @@ def main():
              ("nio", "plain SwiftNIO, answering in `channelRead`", None))
     print("| requests in flight | server | rate (median) | spread (min–max) | ratio to its plain peer (medians) | per-run ratios | ratio to plain `channelRead` |")
     print("| ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    order = [kind for kind, _, _ in kinds]
     for depth, count in ((1, 20_000), (64, 200_000)):
-        rates = {kind: [] for kind, _, _ in kinds}
+        rates = {kind: [] for kind in order}
+        share = count // BLOCKS // depth * depth
         for run in range(runs):
-            order = [kind for kind, _, _ in kinds]
-            for kind in order[run % len(order):] + order[: run % len(order)]:
-                rates[kind].append(rate(binary, kind, depth, count))
+            servers = []
+            try:
+                for kind in order:
+                    servers.append(Server(binary, kind))
+                seconds = dict.fromkeys(order, 0.0)
+                for server in servers:
+                    warm(server, depth)
+                for block in range(BLOCKS):
+                    turn = (run + block) % len(servers)
+                    for server in servers[turn:] + servers[:turn]:
+                        seconds[server.kind] += server.requests(depth, share)
+            finally:
+                for server in servers:
+                    server.stop()
+            for kind in order:
+                rates[kind].append(share * BLOCKS / seconds[kind])
 
         def ratio(kind, peer):
             ours, theirs = rates[kind], rates[peer]

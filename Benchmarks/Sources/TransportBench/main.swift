@@ -9,7 +9,7 @@
 //                                             to accept them (make -C Benchmarks idle; Idle.swift)
 //   TransportBench serve-idle KIND            a server `idle` and `server` measure, in a process
 //                                             of its own (IdleServer.swift lists the kinds)
-//   TransportBench one ROW CLIENT COUNT        one client (swiftframe or SwiftNIO) on one row (the
+//   TransportBench one ROW CLIENT COUNT        one client (swiftframe, SwiftNIO or floor) on one row (the
 //                                             first whose name starts with ROW), COUNT operations
 //                                             twice, for a profiler (make transport-profile)
 //
