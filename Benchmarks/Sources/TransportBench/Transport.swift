@@ -175,7 +175,8 @@ func order(_ clients: [String], run: Int) -> [String] {
 /// client makes `1/blocks` of the row's requests or sends, the next takes over, and so on, the
 /// order turning at each block. Whatever slows this machine for a moment (another guest on the
 /// host, a timer, a frequency change) then falls on every client alike, not on one client's run.
-let blocks = 10
+/// `BLOCKS=1` in the environment gives the earlier way, each client's run whole.
+let blocks = Int(ProcessInfo.processInfo.environment["BLOCKS"] ?? "") ?? 10
 
 /// The table, of every row or of those whose names start with one of `rows`.
 func runTransport(runs: Int, rows: [String] = []) async throws {
