@@ -1,8 +1,10 @@
 // Wall-clock times side by side, over several runs: `BenchProfile wall [RUNS] [ROW...]`.
 //
 // Each row is one operation done by two or more contenders (SwiftFrame against SwiftProtobuf,
-// or against NIO's frame decoder). A run times a batch of each contender in turn (the order
-// alternates from run to run), every batch sized once beforehand to take about 40 ms. The table
+// or against NIO's frame decoder). A run times about 40 ms of each contender (a batch sized
+// once beforehand), cut into ten blocks taken in turn, the order turning at each block: a moment
+// when this machine runs slower (virtual machines change speed within a second) then falls on
+// every contender of the run alike, not on one contender's batch. The table
 // gives, per contender, the median time per operation over the runs and its spread (lowest to
 // highest), and per row the ratio of the medians and the lowest and highest ratio of a single
 // run, so a lead that holds only in some runs shows as such.
@@ -184,12 +186,15 @@ func formatted(_ nanoseconds: Double) -> String {
     nanoseconds >= 10_000 ? String(format: "%.1f µs", nanoseconds / 1000) : String(format: "%.0f ns", nanoseconds)
 }
 
+/// Blocks each contender's batch of a run is cut into (see the top of this file).
+let blocks = 10
+
 func runWall(runs: Int, filters: [String]) {
     let rows = wallRows().filter { row in filters.isEmpty || filters.contains { row.name.contains($0) } }
     let clock = ContinuousClock()
     let hashing = ProcessInfo.processInfo.environment["SWIFT_DETERMINISTIC_HASHING"] == nil ? "seeded per process" : "deterministic"
     print(Machine.line)
-    print("\(runs) runs, batches of about 40 ms each, contenders alternating; hashing \(hashing).")
+    print("\(runs) runs, about 40 ms of each contender a run in \(blocks) blocks taken in turn; hashing \(hashing).")
     defer { print("\nAt the end: \(Machine.load).") }
     print("")
     print("| operation | contender | median per op | lowest – highest | ratio of medians | ratio, lowest – highest run |")
@@ -197,12 +202,19 @@ func runWall(runs: Int, filters: [String]) {
     for row in rows {
         let sizes = row.contenders.map { batchSize($0.batch) }
         var times = Array(repeating: [Double](), count: row.contenders.count)
+        let shares = sizes.map { max(1, $0 / blocks) }
+        let indices = Array(row.contenders.indices)
         for run in 0..<runs {
-            let order = run % 2 == 0 ? Array(row.contenders.indices) : row.contenders.indices.reversed()
-            for index in order {
-                let n = sizes[index]
-                let elapsed = nanoseconds(clock.measure { row.contenders[index].batch(n) })
-                times[index].append(elapsed / Double(n))
+            var elapsed = Array(repeating: 0.0, count: indices.count)
+            for block in 0..<blocks {
+                let first = (run + block) % indices.count
+                for index in indices[first...] + indices[..<first] {
+                    let n = shares[index]
+                    elapsed[index] += nanoseconds(clock.measure { row.contenders[index].batch(n) })
+                }
+            }
+            for index in indices {
+                times[index].append(elapsed[index] / Double(shares[index] * blocks))
             }
         }
         let medians = times.map(median)
