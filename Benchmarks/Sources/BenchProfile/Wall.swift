@@ -2,9 +2,8 @@
 //
 // Each row is one operation done by two or more contenders (SwiftFrame against SwiftProtobuf,
 // or against NIO's frame decoder). A run times about 40 ms of each contender (a batch sized
-// once beforehand), cut into ten blocks taken in turn, the order turning at each block: a moment
-// when this machine runs slower (virtual machines change speed within a second) then falls on
-// every contender of the run alike, not on one contender's batch. The table
+// once beforehand), cut into blocks taken in turn (`Turns`: this VM changes speed within a
+// second, and a slow moment then falls on every contender of the run alike). The table
 // gives, per contender, the median time per operation over the runs and its spread (lowest to
 // highest), and per row the ratio of the medians and the lowest and highest ratio of a single
 // run, so a lead that holds only in some runs shows as such.
@@ -186,15 +185,12 @@ func formatted(_ nanoseconds: Double) -> String {
     nanoseconds >= 10_000 ? String(format: "%.1f µs", nanoseconds / 1000) : String(format: "%.0f ns", nanoseconds)
 }
 
-/// Blocks each contender's batch of a run is cut into (see the top of this file).
-let blocks = 10
-
 func runWall(runs: Int, filters: [String]) {
     let rows = wallRows().filter { row in filters.isEmpty || filters.contains { row.name.contains($0) } }
     let clock = ContinuousClock()
     let hashing = ProcessInfo.processInfo.environment["SWIFT_DETERMINISTIC_HASHING"] == nil ? "seeded per process" : "deterministic"
     print(Machine.line)
-    print("\(runs) runs, about 40 ms of each contender a run in \(blocks) blocks taken in turn; hashing \(hashing).")
+    print("\(runs) runs, about 40 ms of each contender a run in \(Turns.blocks) blocks taken in turn; hashing \(hashing).")
     defer { print("\nAt the end: \(Machine.load).") }
     print("")
     print("| operation | contender | median per op | lowest – highest | ratio of medians | ratio, lowest – highest run |")
@@ -202,19 +198,18 @@ func runWall(runs: Int, filters: [String]) {
     for row in rows {
         let sizes = row.contenders.map { batchSize($0.batch) }
         var times = Array(repeating: [Double](), count: row.contenders.count)
-        let shares = sizes.map { max(1, $0 / blocks) }
+        let shares = sizes.map { max(1, $0 / Turns.blocks) }
         let indices = Array(row.contenders.indices)
         for run in 0..<runs {
             var elapsed = Array(repeating: 0.0, count: indices.count)
-            for block in 0..<blocks {
-                let first = (run + block) % indices.count
-                for index in indices[first...] + indices[..<first] {
+            for block in 0..<Turns.blocks {
+                for index in Turns.order(indices, turn: run + block) {
                     let n = shares[index]
                     elapsed[index] += nanoseconds(clock.measure { row.contenders[index].batch(n) })
                 }
             }
             for index in indices {
-                times[index].append(elapsed[index] / Double(shares[index] * blocks))
+                times[index].append(elapsed[index] / Double(shares[index] * Turns.blocks))
             }
         }
         let medians = times.map(median)

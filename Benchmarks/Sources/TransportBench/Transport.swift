@@ -1,7 +1,7 @@
 // The transport table: swiftframe's FrameClient against a plain SwiftNIO client over loopback,
 // in one process and one run, both talking to the same server (a plain NIO echo or counting
 // handler, behind swift-nio-ssl in the TLS rows). Within each run the clients take turns, a
-// block at a time (`blocks`); each row gives the median of the runs and their spread
+// block at a time (`Turns`); each row gives the median of the runs and their spread
 // (min–max). The rows of one caller also run a floor client (Floor.swift), and a last table
 // gives each client's time above it.
 
@@ -165,19 +165,6 @@ func connect(_ name: String, port: Int, options: ClientOptions, oneWay: Bool) as
     }
 }
 
-/// The clients in the order of run `run`: each goes first in turn (two alternate).
-func order(_ clients: [String], run: Int) -> [String] {
-    let first = run % clients.count
-    return Array(clients[first...] + clients[..<first])
-}
-
-/// Blocks a run is cut into. Each run connects every client of the row, then takes turns: each
-/// client makes `1/blocks` of the row's requests or sends, the next takes over, and so on, the
-/// order turning at each block. Whatever slows this machine for a moment (another guest on the
-/// host, a timer, a frequency change) then falls on every client alike, not on one client's run.
-/// `BLOCKS=1` in the environment gives the earlier way, each client's run whole.
-let blocks = Int(ProcessInfo.processInfo.environment["BLOCKS"] ?? "") ?? 10
-
 /// The table, of every row or of those whose names start with one of `rows`.
 func runTransport(runs: Int, rows: [String] = []) async throws {
     let certificates = try BenchCertificates.make()
@@ -205,11 +192,12 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
         var rates: [String: [Double]] = [:]
         var p50: [String: [Double]] = [:]
         var p99: [String: [Double]] = [:]
+        let port = servers.port(oneWay: scenario.oneWay, tls: scenario.options.tls != nil)
+        let (options, oneWay) = (scenario.options, scenario.oneWay)
+        let (measure, share) = (scenario.run, scenario.count / Turns.blocks)
         for run in 0...runs {
-            let port = servers.port(oneWay: scenario.oneWay, tls: scenario.options.tls != nil)
-            let (options, oneWay) = (scenario.options, scenario.oneWay)
             var connected: [String: any BenchClient] = [:]
-            for name in order(clients, run: run) {
+            for name in Turns.order(clients, turn: run) {
                 connected[name] = try await within(20, "\(scenario.name): \(name) connecting") {
                     try await connect(name, port: port, options: options, oneWay: oneWay)
                 }
@@ -217,9 +205,8 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
             note("\(scenario.name) run \(run)")
             var seconds: [String: Double] = [:]
             var latencies: [String: [Double]] = [:]
-            let (measure, share) = (scenario.run, scenario.count / blocks)
-            for block in 0..<blocks {
-                for name in order(clients, run: run + block) {
+            for block in 0..<Turns.blocks {
+                for name in Turns.order(clients, turn: run + block) {
                     let client = connected[name]!
                     // Every block takes a fraction of a second; two minutes means a server died or hangs.
                     let sample = try await within(120, "\(scenario.name): \(name), run \(run), block \(block)") {
@@ -234,7 +221,7 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
             }
             if run == 0 { continue }  // warm-up
             for name in clients {
-                rates[name, default: []].append(Double(share * blocks) / seconds[name]!)
+                rates[name, default: []].append(Double(share * Turns.blocks) / seconds[name]!)
                 let sorted = latencies[name]!.sorted()
                 if !sorted.isEmpty {
                     p50[name, default: []].append(percentile(sorted, 0.5) * 1e6)
