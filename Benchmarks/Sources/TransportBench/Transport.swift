@@ -63,15 +63,24 @@ enum Callers {
 /// `callers` tasks each make `count / callers` requests one after another, placed as `on` says.
 func roundTrips(callers: Int, size: Int, on place: Callers = .pool) -> @Sendable (any BenchClient, Int, Servers) async throws -> Sample {
     { client, count, _ in
-        let executor = place == .eventLoop ? client.eventLoopExecutor : nil
         let message = benchMessage(size: size)
         let start = now()
         let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
             for _ in 0..<callers {
-                group.addTask(executorPreference: executor) {
+                let caller: @Sendable () async throws -> [Double] = {
                     place == .actor
                         ? try await CallerActor.shared.requests(message, count: count / callers, on: client)
                         : try await requests(message, count: count / callers, on: client)
+                }
+                // Only the event-loop row gives an executor preference: Swift 6.3.1's
+                // `addTask(executorPreference: nil)` still gives the task a preference record,
+                // and a task with one takes a lock at every executor check (`swift_task_switch`:
+                // about 170 instructions each), which a caller made with `addTask {}` or
+                // `Task {}`, as an app's are, does not.
+                if place == .eventLoop {
+                    group.addTask(executorPreference: client.eventLoopExecutor, operation: caller)
+                } else {
+                    group.addTask(operation: caller)
                 }
             }
             return try await group.reduce(into: []) { $0 += $1 }
