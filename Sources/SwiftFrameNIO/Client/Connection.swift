@@ -119,6 +119,7 @@ struct Link: Sendable {
 extension Link {
     /// `Connection.request(_:timeout:)`, throwing `NotSent` when the connection had closed
     /// before the request could be written (the client then tries the next connection).
+    @inline(__always)
     nonisolated(nonsending) func unsentRequest<Table: CommandTable, M: RequestMessage & CommandMessage>(
         _ message: M, of table: Table.Type, extras: [String: UInt64], timeout: Duration
     ) async throws -> M.Response where M.Response: CommandMessage {
@@ -134,6 +135,7 @@ extension Link {
 
     /// `Connection.request(command:payload:replyCommand:timeout:)`, throwing `NotSent` as
     /// above.
+    @inline(__always)
     nonisolated(nonsending) func unsentRequest<Table: CommandTable>(
         command: UInt32, payload: [UInt8], replyCommand: UInt32?, of table: Table.Type, extras: [String: UInt64],
         timeout: Duration
@@ -151,6 +153,8 @@ extension Link {
     /// Runs on the caller's executor throughout (`isolation`, captured by the closure below, keeps
     /// the cancellation handler's operation there too, where a closure of a `nonisolated(nonsending)`
     /// function would leave for the global pool and come back: two thread hops a request).
+    /// Inlined, as `unsentRequest` is (see `FrameClient.onAConnection`).
+    @inline(__always)
     private func exchange<Reply: Sendable>(
         _ frame: OutboundFrame, replyCommand: UInt32, timeout: Duration, isolation: isolated (any Actor)? = #isolation,
         decode: (FrameSlice) throws -> Reply

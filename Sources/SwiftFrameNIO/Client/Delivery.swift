@@ -100,7 +100,9 @@ extension FrameClient {
     /// whole `timeout`.
     ///
     /// The reply is returned alone, not in a tuple or an optional: in this generic code each
-    /// such type is looked up at run time, about 1,900 instructions a request.
+    /// such type is looked up at run time, about 1,900 instructions a request. Inlined (see
+    /// `onAConnection`).
+    @inline(__always)
     nonisolated(nonsending) func overLongLink<T>(
         command: UInt32, timeout: Duration, until deadline: ContinuousClock.Instant, fallsBack: Bool,
         idempotent: Bool, retries: inout Int, _ body: nonisolated(nonsending) (Link, Duration) async throws -> T

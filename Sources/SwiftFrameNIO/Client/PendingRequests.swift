@@ -81,7 +81,8 @@ struct PendingRequests {
         for _ in 0...(entries.count + abandoned.count) {
             let key = next
             next = key >= largest ? 1 : key + 1
-            if entries[key] == nil && (abandoned.isEmpty || !abandoned.contains(key)) { return key }
+            // With nothing pending, no lookup (the one-caller case: a hash a request saved).
+            if (entries.isEmpty || entries[key] == nil) && (abandoned.isEmpty || !abandoned.contains(key)) { return key }
         }
         return nil
     }
@@ -152,7 +153,9 @@ struct PendingRequests {
             guard let key = candidate else { return .none }
             if let index = entries.index(forKey: key),
                command == entries.values[index].replyCommand || command == errorCommand {
-                return .reply(entries.remove(at: index).value)
+                let entry = entries.remove(at: index).value
+                dropLastDeadline(of: entry, key: key)
+                return .reply(entry)
             }
             if !abandoned.isEmpty, abandoned.remove(key) != nil { return .late(key: key) }
             return .none
@@ -169,7 +172,17 @@ struct PendingRequests {
                 key = next
             }
             guard let entry = entries.removeValue(forKey: key) else { return .late(key: key) }
+            dropLastDeadline(of: entry, key: key)
             return .reply(entry)
+        }
+    }
+
+    /// Forgets the deadline of a request just answered when it was the last one added and is
+    /// not the soonest (the one the timer is set for): with one request at a time the list
+    /// stays at two, where it would grow until the next sweep (a lookup a request).
+    private mutating func dropLastDeadline(of entry: Entry, key: UInt64) {
+        if deadlines.count - deadlinesHead > 1, let last = deadlines.last, last.key == key, last.ticket == entry.ticket {
+            deadlines.removeLast()
         }
     }
 
