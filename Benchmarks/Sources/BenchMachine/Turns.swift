@@ -7,9 +7,14 @@
 import Foundation
 
 public enum Turns {
-    /// Blocks a run is cut into: 10, or `BLOCKS` from the environment (`BLOCKS=1`: each
-    /// contender's run whole, as the benchmarks measured before blocks).
-    public static let blocks = Int(ProcessInfo.processInfo.environment["BLOCKS"] ?? "").map { max(1, $0) } ?? 10
+    /// Blocks a run is cut into: `usual` (10 unless a table says otherwise), or `BLOCKS` from
+    /// the environment for every table (`BLOCKS=1`: each contender's run whole, as the
+    /// benchmarks measured before blocks).
+    public static func blocks(usual: Int = 10) -> Int {
+        fromEnvironment ?? usual
+    }
+
+    private static let fromEnvironment = Int(ProcessInfo.processInfo.environment["BLOCKS"] ?? "").map { max(1, $0) }
 
     /// `items` in the order of turn `turn`: each goes first in turn, the others after it in
     /// their order.

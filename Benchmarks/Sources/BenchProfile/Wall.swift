@@ -190,7 +190,8 @@ func runWall(runs: Int, filters: [String]) {
     let clock = ContinuousClock()
     let hashing = ProcessInfo.processInfo.environment["SWIFT_DETERMINISTIC_HASHING"] == nil ? "seeded per process" : "deterministic"
     print(Machine.line)
-    print("\(runs) runs, about 40 ms of each contender a run in \(Turns.blocks) blocks taken in turn; hashing \(hashing).")
+    let blocks = Turns.blocks()
+    print("\(runs) runs, about 40 ms of each contender a run in \(blocks) blocks taken in turn; hashing \(hashing).")
     defer { print("\nAt the end: \(Machine.load).") }
     print("")
     print("| operation | contender | median per op | lowest – highest | ratio of medians | ratio, lowest – highest run |")
@@ -198,18 +199,18 @@ func runWall(runs: Int, filters: [String]) {
     for row in rows {
         let sizes = row.contenders.map { batchSize($0.batch) }
         var times = Array(repeating: [Double](), count: row.contenders.count)
-        let shares = sizes.map { max(1, $0 / Turns.blocks) }
+        let shares = sizes.map { max(1, $0 / blocks) }
         let indices = Array(row.contenders.indices)
         for run in 0..<runs {
             var elapsed = Array(repeating: 0.0, count: indices.count)
-            for block in 0..<Turns.blocks {
+            for block in 0..<blocks {
                 for index in Turns.order(indices, turn: run + block) {
                     let n = shares[index]
                     elapsed[index] += nanoseconds(clock.measure { row.contenders[index].batch(n) })
                 }
             }
             for index in indices {
-                times[index].append(elapsed[index] / Double(shares[index] * Turns.blocks))
+                times[index].append(elapsed[index] / Double(shares[index] * blocks))
             }
         }
         let medians = times.map(median)

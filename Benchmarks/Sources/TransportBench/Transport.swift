@@ -29,6 +29,15 @@ struct Scenario {
     let run: @Sendable (any BenchClient, Int, Servers) async throws -> Sample
 
     var oneWay: Bool { unit == "frames/s" }
+
+    /// Blocks a run is cut into (`Turns`): 40 for the rows of one caller (those with a floor),
+    /// 10 for the others. One caller's 10,000 round trips take about a second, and a tenth of
+    /// it is long enough for this VM to change speed within a block: the floor's lead over the
+    /// plain client, which no change to swiftframe moves, varied 1.10-1.23x run by run in
+    /// blocks of a tenth and 1.13-1.17x in blocks of a fortieth. Rows of many callers or of
+    /// one-way sends keep 10: cut finer, a block would be mostly the filling and draining of
+    /// the pipeline.
+    var blocks: Int { Turns.blocks(usual: floor ? 40 : 10) }
 }
 
 /// The servers both clients talk to, started once: echoing and counting, over plain TCP and TLS.
@@ -188,6 +197,7 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
     }
 
     print(Machine.line)
+    print("Each run in blocks taken in turn: \(Turns.blocks(usual: 40)) for the rows of one caller, \(Turns.blocks()) for the others.")
     print()
     print("| scenario | client | rate (median) | spread (min–max) | MB/s | p50 µs | p99 µs |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
@@ -203,7 +213,8 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
         var p99: [String: [Double]] = [:]
         let port = servers.port(oneWay: scenario.oneWay, tls: scenario.options.tls != nil)
         let (options, oneWay) = (scenario.options, scenario.oneWay)
-        let (measure, share) = (scenario.run, scenario.count / Turns.blocks)
+        let (measure, blocks) = (scenario.run, scenario.blocks)
+        let share = scenario.count / blocks
         for run in 0...runs {
             var connected: [String: any BenchClient] = [:]
             for name in Turns.order(clients, turn: run) {
@@ -214,7 +225,7 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
             note("\(scenario.name) run \(run)")
             var seconds: [String: Double] = [:]
             var latencies: [String: [Double]] = [:]
-            for block in 0..<Turns.blocks {
+            for block in 0..<blocks {
                 for name in Turns.order(clients, turn: run + block) {
                     let client = connected[name]!
                     // Every block takes a fraction of a second; two minutes means a server died or hangs.
@@ -230,7 +241,7 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
             }
             if run == 0 { continue }  // warm-up
             for name in clients {
-                rates[name, default: []].append(Double(share * Turns.blocks) / seconds[name]!)
+                rates[name, default: []].append(Double(share * blocks) / seconds[name]!)
                 let sorted = latencies[name]!.sorted()
                 if !sorted.isEmpty {
                     p50[name, default: []].append(percentile(sorted, 0.5) * 1e6)
