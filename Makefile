@@ -139,7 +139,8 @@ sanitize-address: python-protobuf
 sanitize-thread: export SWIFTFRAME_TEST_TARGETS = SwiftFrameNIOTests
 sanitize-thread: python-protobuf
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --no-parallel
+	TSAN_OPTIONS=suppressions=$(CURDIR)/Tests/tsan-suppressions.txt \
+		$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --no-parallel
 
 # A release build with the Swift runtime linked in (on Linux: it starts faster and runs where
 # Swift is not installed; on Apple platforms the runtime is part of the OS).
