@@ -34,7 +34,7 @@ import time
 
 BODY = bytes([0x22, 62]) + b"x" * 62  # Bench_Flat field 4 (bytes): 64 bytes in all
 FRAME = 12 + len(BODY)
-BLOCKS = 10
+BLOCKS = max(1, int(os.environ.get("BLOCKS") or 10))  # BLOCKS=1: each server's run whole
 
 
 def frame(number):
