@@ -37,7 +37,9 @@ struct Scenario {
     /// blocks of a tenth and 1.13-1.17x in blocks of a fortieth. Rows of many callers or of
     /// one-way sends keep 10: cut finer, a block would be mostly the filling and draining of
     /// the pipeline.
-    var blocks: Int { Turns.blocks(usual: floor ? 40 : 10) }
+    var blocks: Int { floor ? Turns.blocks(usual: Scenario.oneCallerBlocks) : Turns.blocks() }
+
+    static let oneCallerBlocks = 40
 }
 
 /// The servers both clients talk to, started once: echoing and counting, over plain TCP and TLS.
@@ -197,7 +199,7 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
     }
 
     print(Machine.line)
-    print("Each run in blocks taken in turn: \(Turns.blocks(usual: 40)) for the rows of one caller, \(Turns.blocks()) for the others.")
+    print("Each run in blocks taken in turn: \(Turns.blocks(usual: Scenario.oneCallerBlocks)) for the rows of one caller, \(Turns.blocks()) for the others.")
     print()
     print("| scenario | client | rate (median) | spread (min–max) | MB/s | p50 µs | p99 µs |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
