@@ -34,9 +34,10 @@ import SwiftFrame
 
     /// `writeString(_:tag:)` and `writeBytes(_:tag:)` check the room for all three parts once;
     /// they must write what the tag and the value written apart do, for every copy width
-    /// (0 to 3, 4 to 7, 8 to 15, 16 to 32 bytes, and longer), two-byte lengths and tags of
-    /// one to five bytes. The `UnlessEmpty` forms write nothing for an empty value.
-    @Test(arguments: [0, 1, 3, 4, 7, 8, 15, 16, 31, 32, 33, 127, 128, 300])
+    /// (0 to 3, 4 to 7, 8 to 15 as eight and the rest, 16 to 32 bytes, and longer), two-byte
+    /// lengths and tags of one to five bytes. The `UnlessEmpty` forms write nothing for an
+    /// empty value. Strings of up to 15 bytes are small (held inline), longer ones native.
+    @Test(arguments: [0, 1, 2, 3, 4, 5, 7, 8, 9, 11, 12, 13, 15, 16, 17, 31, 32, 33, 127, 128, 300])
     func tagAndValueInOneCall(count: Int) {
         let text = String((0..<count).map { Character(Unicode.Scalar(UInt8(0x61 + $0 % 26))) })
         let bytes = Array(text.utf8)
@@ -45,7 +46,7 @@ import SwiftFrame
                 writer.writeTag(tag)
                 writer.writeString(text)
             }
-            #expect(apart.count == Wire.varintSize(tag) + Wire.lengthDelimitedSize(count))
+            #expect(apart == varint(UInt64(tag)) + varint(UInt64(count)) + bytes)
             #expect(written(capacity: 320) { $0.writeString(text, tag: tag) } == apart)
             #expect(written(capacity: 320) { $0.writeBytes(bytes, tag: tag) } == apart)
             let unlessEmpty = count == 0 ? [] : apart
