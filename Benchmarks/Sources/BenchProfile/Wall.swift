@@ -186,12 +186,18 @@ func formatted(_ nanoseconds: Double) -> String {
 }
 
 func runWall(runs: Int, filters: [String]) {
+    // `HEAP_PAD=N`: N bytes allocated before anything else and kept, so that every value and
+    // output array of the table lies elsewhere in memory (and elsewhere within its page). A
+    // ratio that moves with N comes from where things fell, not from the code.
+    let pad = [UInt8](repeating: 1, count: Int(ProcessInfo.processInfo.environment["HEAP_PAD"] ?? "") ?? 0)
+    defer { withExtendedLifetime(pad) {} }
     let rows = wallRows().filter { row in filters.isEmpty || filters.contains { row.name.contains($0) } }
     let clock = ContinuousClock()
     let hashing = ProcessInfo.processInfo.environment["SWIFT_DETERMINISTIC_HASHING"] == nil ? "seeded per process" : "deterministic"
     print(Machine.line)
     let blocks = Turns.blocks()
-    print("\(runs) runs, about 40 ms of each contender a run in \(blocks) blocks taken in turn; hashing \(hashing).")
+    print("\(runs) runs, about 40 ms of each contender a run in \(blocks) blocks taken in turn; hashing \(hashing)"
+        + (pad.isEmpty ? "." : "; \(pad.count) bytes allocated first (HEAP_PAD)."))
     defer { print("\nAt the end: \(Machine.load).") }
     print("")
     print("| operation | contender | median per op | lowest – highest | ratio of medians | ratio, lowest – highest run |")
