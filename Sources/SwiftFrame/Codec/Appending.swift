@@ -16,9 +16,9 @@ extension Array where Element == UInt8 {
     /// Stores only. It was a copy from `zeroPage`, whose loads can wait behind stores just made
     /// to an address that matches theirs in its low 12 bits (the processor compares those
     /// first); in a loop that makes, fills and frees one 116-byte array, copies from some
-    /// source addresses took 40 % longer than from others. The login message's encode took
-    /// 63-66 ns with the copy and 59 ns with `memset` (`BenchProfile wall 9 "login, by hand"`),
-    /// and 35 fewer instructions.
+    /// source addresses took 30-40 % longer than from others. The login message's encode took
+    /// 63-66 ns with the copy and 58-59 ns with `memset` (`BenchProfile wall 9 "login, by
+    /// hand"`), and 35 fewer instructions.
     @usableFromInline
     static func zeros(_ count: Int) -> [UInt8] {
         [UInt8](repeatElement(0, count: count))

@@ -7,9 +7,10 @@
 /// across byte 8. Those are the lengths of a small string, whose bytes live in the string
 /// value itself: `withContiguousStorageIfAvailable` stores them to the stack as two words and
 /// hands out that address. A load that straddles two just-stored words cannot take its bytes
-/// from the stores and waits until both reach the cache; loads inside one word can. (The login
-/// message's encode, four of its six strings small, went from 1.16x to 1.08x the time of an
-/// encoder written by hand for it, `BenchProfile wall 9 "login, by hand"`.)
+/// from the stores and waits until both reach the cache; loads inside one word can. (Whether
+/// the wait shows depends on what else is in flight: in one benchmark program the login
+/// message's encode, four of its six strings that short, took 85 ns before and 70 ns after,
+/// in another it did not change.)
 @inlinable @inline(__always)
 func copyBytes(from source: UnsafeRawPointer, to target: UnsafeMutableRawPointer, count: Int) {
     switch count {
