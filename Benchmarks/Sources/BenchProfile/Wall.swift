@@ -189,7 +189,7 @@ func runWall(runs: Int, filters: [String]) {
     // `HEAP_PAD=N`: N bytes allocated before anything else and kept, so that every value and
     // output array of the table lies elsewhere in memory (and elsewhere within its page). A
     // ratio that moves with N comes from where things fell, not from the code.
-    let pad = [UInt8](repeating: 1, count: Int(ProcessInfo.processInfo.environment["HEAP_PAD"] ?? "") ?? 0)
+    let pad = [UInt8](repeating: 1, count: max(0, Int(ProcessInfo.processInfo.environment["HEAP_PAD"] ?? "") ?? 0))
     defer { withExtendedLifetime(pad) {} }
     let rows = wallRows().filter { row in filters.isEmpty || filters.contains { row.name.contains($0) } }
     let clock = ContinuousClock()
