@@ -4,9 +4,21 @@
 import Foundation
 
 public enum Machine {
-    /// `CPU: MODEL, N cores; load A B C` (the 1, 5 and 15 minute load averages now).
+    /// `CPU: MODEL, N cores; load A B C` (the 1, 5 and 15 minute load averages now), with
+    /// `; pinned to CPU 0` when the process may run on fewer CPUs than are online (`taskset`).
     public static var line: String {
-        "CPU: \(cpuModel), \(ProcessInfo.processInfo.activeProcessorCount) cores; \(load)"
+        "CPU: \(cpuModel), \(ProcessInfo.processInfo.activeProcessorCount) cores\(affinity.map { "; pinned to CPU \($0)" } ?? ""); \(load)"
+    }
+
+    /// The CPUs this process may run on (`Cpus_allowed_list` of /proc/self/status, "0" or
+    /// "0,2-3"), when they are not all the CPUs online; nil when they are, or unknown.
+    public static var affinity: String? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let online = try? String(contentsOfFile: "/sys/devices/system/cpu/online", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") })
+        else { return nil }
+        let allowed = line.dropFirst("Cpus_allowed_list:".count).trimmingCharacters(in: .whitespaces)
+        return allowed == online.trimmingCharacters(in: .whitespacesAndNewlines) ? nil : allowed
     }
 
     /// `load A B C` now, to print again when a run ends.
