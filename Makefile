@@ -168,9 +168,10 @@ bench: protoc
 bench-codesize: protoc
 	$(MAKE) -C Benchmarks codesize
 
-# swiftframe's client against a plain SwiftNIO client over loopback (a few minutes).
+# swiftframe's client against a plain SwiftNIO client over loopback, then the rows of one caller
+# again with the process on one CPU (a few minutes).
 bench-transport:
-	$(MAKE) -C Benchmarks transport
+	$(MAKE) -C Benchmarks transport transport-one-cpu
 
 # Regenerate both sides' benchmark messages from Benchmarks/Protos.
 bench-runtime-size: protoc
