@@ -3,7 +3,9 @@
 // handler, behind swift-nio-ssl in the TLS rows). Within each run the clients take turns, a
 // block at a time (`Turns`); each row gives the median of the runs and their spread
 // (min–max). The rows of one caller also run a floor client (Floor.swift), and a last table
-// gives each client's time above it.
+// gives each client's time above it. `make transport-one-cpu` runs those rows with the process
+// on one CPU (`taskset`), where a thread's wake-up is a task switch rather than a halted vCPU's
+// wake-up, and the header says so.
 
 import BenchMachine
 import Foundation
