@@ -187,7 +187,11 @@ func connect(_ name: String, port: Int, options: ClientOptions, oneWay: Bool) as
     }
 }
 
-/// The table, of every row or of those whose names start with one of `rows`.
+/// The argument of `runTransport` that picks the rows of one caller (those with a floor).
+let oneCallerRows = "rows-of-one-caller"
+
+/// The table, of every row or of those whose names start with one of `rows` (`oneCallerRows`:
+/// the rows of one caller).
 func runTransport(runs: Int, rows: [String] = []) async throws {
     let certificates = try BenchCertificates.make()
     let serverTLS = try certificates.serverContext()
@@ -208,7 +212,7 @@ func runTransport(runs: Int, rows: [String] = []) async throws {
     var ratios: [(String, Double, ClosedRange<Double>, Double?)] = []
     var aboveFloor: [(String, floor: Double, swiftframe: Double, nio: Double, floorRuns: ClosedRange<Double>)] = []
     let scenarios = transportScenarios(tls: clientTLS).filter { scenario in
-        rows.isEmpty || rows.contains { scenario.name.hasPrefix($0) }
+        rows.isEmpty || rows.contains { $0 == oneCallerRows ? scenario.floor : scenario.name.hasPrefix($0) }
     }
     for scenario in scenarios {
         let clients = ["swiftframe", "SwiftNIO"] + (scenario.floor ? ["floor"] : [])

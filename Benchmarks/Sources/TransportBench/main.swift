@@ -4,6 +4,7 @@
 //                                             client, plain TCP, TLS and with interceptors
 //                                             (make -C Benchmarks transport; Transport.swift),
 //                                             every row or those whose names start with a `row`
+//                                             (`rows-of-one-caller`: the rows with a floor)
 //   TransportBench idle [runs] [count ...]    FrameServer beside a plain SwiftNIO server holding
 //                                             idle connections: memory per connection and time
 //                                             to accept them (make -C Benchmarks idle; Idle.swift)
