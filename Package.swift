@@ -48,7 +48,8 @@ let package = Package(
         .trait(name: "Metrics", description: "FrameMetrics, the client's metrics through swift-metrics"),
         .trait(
             name: "TLS",
-            description: "TLS for SwiftFrameNIO's client and server: swift-nio-ssl, swift-crypto (key pins), and "
+            description: "TLS for SwiftFrameNIO's client and server: swift-nio-ssl, swift-certificates (the server's "
+                + "name), swift-crypto (key pins), and "
                 + "swift-nio-transport-services on Apple platforms (Network.framework's TLS)",
             enabledTraits: ["Transport"]),
         .default(enabledTraits: ["Transport", "CommandLineTool", "Compression", "Encryption", "Metrics", "TLS"]),
@@ -61,6 +62,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
+        // Only the tests name it: swift-certificates' own dependency.
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-nio-transport-services", from: "1.28.0"),
         // `swift package generate-documentation`; used by no target, so never resolved for
         // packages that depend on swiftframe.
@@ -134,6 +138,8 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["Encryption", "TLS"])),
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: metrics),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: tls),
+                // The server's name, checked against its certificate's SANs (TLS/ServerIdentity.swift).
+                .product(name: "X509", package: "swift-certificates", condition: tls),
                 .product(name: "NIOTLS", package: "swift-nio", condition: tls),
                 .product(name: "NIOTransportServices", package: "swift-nio-transport-services", condition: appleTLS),
             ]
@@ -190,6 +196,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: transport),
                 .product(name: "Crypto", package: "swift-crypto", condition: encryption),
                 .product(name: "MetricsTestKit", package: "swift-metrics", condition: metrics),
+                .product(name: "X509", package: "swift-certificates", condition: tls),
+                .product(name: "SwiftASN1", package: "swift-asn1", condition: tls),
             ]
         ),
         .testTarget(

@@ -118,7 +118,8 @@ struct IM: AsyncParsableCommand {
     @Option var password = "secret"
     @Option(help: "Keep the connection this many seconds, reporting drops and reconnects.") var watch: Double?
     @Option(help: "Seconds of idleness before a heartbeat (with --watch).") var heartbeatInterval: Double = 180
-    @Option(help: "Seconds a heartbeat answer may take before it is retried.") var heartbeatTimeout: Double = 10
+    @Option(help: "Seconds a heartbeat answer may take before it is retried (default: 10, or the interval when shorter).")
+    var heartbeatTimeout: Double?
 
     struct LoginFailed: Swift.Error {}
 
@@ -129,7 +130,7 @@ struct IM: AsyncParsableCommand {
     func chat() async throws {
         var configuration = clientConfiguration(endpoint, tls: tls, reconnect: watch != nil)
         configuration.heartbeat = Heartbeat(
-            interval: .seconds(heartbeatInterval), timeout: .seconds(heartbeatTimeout), retries: 3)
+            interval: .seconds(heartbeatInterval), timeout: heartbeatTimeout.map { .seconds($0) }, retries: 3)
         configuration.reconnect.initialDelay = .milliseconds(500)
         let login = try Common(.user(UserMsg(.login(LoginRequest(nickName: nick, pwd: password, deviceName: "demo")))))
         // The login runs on every new connection, before anything else is sent on it. A

@@ -134,8 +134,17 @@ import Testing
                 "\(pinned.stderr)")
         #expect(!pinned.stdoutText.contains("sent"), "nothing is sent before the server is accepted: \(pinned.stdoutText)")
 
-        // A certificate for other.example only (the one above also lists 127.0.0.1, which
-        // swift-nio-ssl accepts for a connection to that address whatever the name).
+        // The certificate above lists DNS:localhost and IP:127.0.0.1: a connection to that
+        // address naming another server is refused, the IP SAN being no match for a DNS name.
+        let wrongName = try await call(Self.game + tls + ["--server-name", "game.example.com"] + request)
+        #expect(wrongName.status == 2)
+        #expect(wrongName.stderr.contains("failed: hostname mismatch: the certificate is not for game.example.com"),
+                "\(wrongName.stderr)")
+        // Without --server-name the address is the name, which the IP SAN matches.
+        let byAddress = try await call(Self.game + tls + request)
+        #expect(byAddress.status == 0, "\(byAddress.stderr)")
+
+        // A certificate for other.example only.
         let other = try await offThePool {
             try Peer("game", ["--tls-cert", pki.otherName.certificate, "--tls-key", pki.otherName.key])
         }

@@ -114,6 +114,75 @@ struct LoginFailed: Error {}
         }
     }
 
+    /// What a scoped body is doing when the client stops for good.
+    enum BodyShape: String, CaseIterable, Sendable {
+        case makingRequests, readingPushes, readingStates, sleeping, awaitingItsOwnStream
+    }
+
+    /// The client stops for good (`onConnect` throws a `FinalFailure`, after one connection
+    /// that logged in, so the body is well under way): `withFrameClient` cancels its body,
+    /// whatever it awaits, and throws the app's error, at once rather than when the body would
+    /// have ended by itself (a minute).
+    @Test(arguments: BodyShape.allCases)
+    func aFinalFailureCancelsTheBodyAndIsThrown(_ shape: BodyShape) async throws {
+        try await withServer(GameCommands.self, handler: gameHandler) { server, port in
+            let logins = NIOLockedValueBox(0)
+            var configuration = ClientConfiguration()
+            configuration.reconnect = Backoff(initialDelay: .milliseconds(50), jitter: 0)
+            let start = ContinuousClock.now
+            let error = await #expect(throws: LoginFailed.self) {
+                try await withFrameClient(
+                    GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration,
+                    onConnect: { _ in
+                        // The first login succeeds; the body then drops the connection, and the
+                        // second login is refused for good.
+                        if logins.withLockedValue({ $0 += 1; return $0 }) > 1 { throw FinalFailure(LoginFailed()) }
+                    }
+                ) { client in
+                    _ = try await client.request(TestReq(param1: "first"))
+                    client.reconnectNow()
+                    switch shape {
+                    case .makingRequests:
+                        while true {
+                            _ = try? await client.request(TestReq(param1: "again"), timeout: .seconds(60))
+                            try Task.checkCancellation()
+                        }
+                    case .readingPushes:
+                        for await _ in client.pushes {}
+                    case .readingStates:
+                        for await _ in client.states {}
+                    case .sleeping:
+                        try await Task.sleep(for: .seconds(60))
+                    case .awaitingItsOwnStream:
+                        let (stream, continuation) = AsyncStream.makeStream(of: Int.self)
+                        defer { continuation.finish() }
+                        for await _ in stream {}
+                    }
+                }
+            }
+            #expect(error != nil)
+            #expect(ContinuousClock.now - start < .seconds(10), "\(shape): at the failure, not at the body's end")
+            #expect(logins.withLockedValue { $0 } == 2)
+            _ = server
+        }
+    }
+
+    /// A body that returns its value once the client has stopped (its push stream ended)
+    /// sees the failure thrown instead.
+    @Test func aBodyThatListensUntilThePushesEndSeesTheFinalFailure() async throws {
+        try await withServer(GameCommands.self, handler: gameHandler) { _, port in
+            _ = await #expect(throws: LoginFailed.self) {
+                try await withFrameClient(
+                    GameCommands.self, host: "127.0.0.1", port: port,
+                    onConnect: { _ in throw FinalFailure(LoginFailed()) }
+                ) { client in
+                    for await _ in client.pushes {}
+                    return "listened"
+                }
+            }
+        }
+    }
+
     @Test func aRefusedConnectIsTypedAndGivingUpSaysWhy() async throws {
         var configuration = quickReconnect()
         configuration.reconnect.maxAttempts = 1

@@ -53,6 +53,28 @@ struct LoginRejected: Error {}
         guard case .use("c") = machine.waitForConnection(id: 4, 40) else { Issue.record("ready: must use"); return }
     }
 
+    /// The reason the last attempt failed is kept for `noConnection`, until a connection is
+    /// ready again or `run()` starts again.
+    @Test func theLastFailureIsKeptUntilAConnectionIsReady() {
+        var machine = Machine(backoff: Self.noJitter)
+        _ = machine.start()
+        #expect(machine.lastFailure == nil, "the first attempt is under way")
+        _ = machine.ended(.connectFailed(.tls(.notTLS)))
+        guard case .connectFailed(.tls(.notTLS))? = machine.lastFailure else { Issue.record("\(String(describing: machine.lastFailure))"); return }
+        _ = machine.backoffEnded()
+        _ = machine.ended(.connectFailed(.refused))
+        guard case .connectFailed(.refused)? = machine.lastFailure else { Issue.record("\(String(describing: machine.lastFailure))"); return }
+        _ = machine.backoffEnded()
+        _ = machine.connected("c")
+        _ = machine.loggedIn()
+        #expect(machine.lastFailure == nil, "ready")
+        _ = machine.ended(.closedByPeer)
+        guard case .closedByPeer? = machine.lastFailure else { Issue.record("\(String(describing: machine.lastFailure))"); return }
+        _ = machine.cancel()
+        _ = machine.start()
+        #expect(machine.lastFailure == nil, "a new run")
+    }
+
     @Test func aWaiterTakenBackIsNotResumed() {
         var machine = Machine(backoff: Self.noJitter)
         _ = machine.start()

@@ -84,6 +84,25 @@ enum DemoProgram {
         #expect(lines.contains("reconnected"), "\(lines)")
     }
 
+    /// The command line, with a shorter watch: a heartbeat every 0.5 s of idleness, its
+    /// timeout the interval by default, so a server that never answers is found dead after
+    /// 0.5 + 4 × 0.5 s, and the connection made again 0.5 s later, all while the demo runs.
+    @Test func imWatchShowsADeadServerWithinSecondsAtTheDefaultHeartbeatTimeout() async throws {
+        let peer = try Peer("im", ["--split", "--no-heartbeat"])
+        let start = Date()
+        let result = try await DemoProgram.run(["im", "--port", "\(peer.port)", "--watch", "1", "--heartbeat-interval", "0.5"])
+        let took = Date().timeIntervalSince(start)
+        let lines = result.lines
+        #expect(result.status == 0, "\(lines)")
+        #expect(lines.contains("disconnected reason=no heartbeat answer after 4 attempts"), "\(lines)")
+        #expect(lines.contains("reconnecting attempt=1"), "\(lines)")
+        #expect(lines.contains("reconnected"), "\(lines)")
+        // Login, a second of pushes, the demo's own heartbeat failing with the drop (about 2.5 s
+        // in), the watch's second: not the 40 s a 10 s timeout took.
+        #expect(took < 8, "\(took) s")
+        print("demo im --heartbeat-interval 0.5 against a server that never answers: \(lines) in \(took) s")
+    }
+
     @Test func imWatchGoesOnWhenTheServerDropsTheHeartbeatsConnection() async throws {
         // The second frame of each connection, the demo's heartbeat, is dropped with its connection.
         let peer = try Peer("im", ["--split", "--drop-after", "2"])

@@ -193,7 +193,7 @@ import Testing
                 _ = try await client.request(
                     TestReq(param1: "x"), options: RequestOptions(timeout: .milliseconds(400), fallback: .shortLink(after: .milliseconds(100))))
                 Issue.record("answered")
-            } catch let FrameClientError.noConnection(after) {
+            } catch let FrameClientError.noConnection(after, _) {
                 #expect(after == .milliseconds(400))
             }
             #expect(clock.now - start >= .milliseconds(380))

@@ -66,13 +66,32 @@ func runUntilStopped(port: Int, _ configuration: ClientConfiguration) async -> (
 /// A refused server, and the failure the client must name.
 enum Refusal: String, CaseIterable, Sendable {
     case pinMismatch, hostnameMismatch, hostnameMismatchOnTheAddress, expired, selfSigned, notInTheSystemRoots
+    /// The client connects to 127.0.0.1 and names the server game.example.com.
+    case anAddressSANForAServerName, anAddressAndANameSANForAnotherName, anAddressSANForAServerNameWithItsPin
+    case aCommonNameOnly, aWildcardTwoLabelsDeep, aWildcardForTheBareDomain, aPartialWildcard
+    /// A DNS SAN that spells the address is no IP SAN.
+    case aNameSANThatSpellsTheAddress
 
     func setUp(_ pki: TestCertificates) -> (server: ServerConfiguration, client: ClientConfiguration) {
         switch self {
         case .pinMismatch: (pki.serverConfiguration(pki.server), pki.clientConfiguration(pins: [pki.otherPin]))
-        // swift-nio-ssl also accepts a certificate listing the address connected to, whatever the
-        // server name: this one lists other.example only.
         case .hostnameMismatch: (pki.serverConfiguration(pki.otherName), pki.clientConfiguration(serverName: "localhost"))
+        case .anAddressSANForAServerName:
+            (pki.serverConfiguration(pki.addressOnly), pki.clientConfiguration(serverName: "game.example.com"))
+        case .anAddressAndANameSANForAnotherName:
+            (pki.serverConfiguration(pki.server), pki.clientConfiguration(serverName: "game.example.com"))
+        case .anAddressSANForAServerNameWithItsPin:
+            (pki.serverConfiguration(pki.server),
+             pki.clientConfiguration(serverName: "game.example.com", pins: [pki.serverPin]))
+        case .aCommonNameOnly: (pki.serverConfiguration(pki.commonNameOnly), pki.clientConfiguration(serverName: "localhost"))
+        case .aWildcardTwoLabelsDeep:
+            (pki.serverConfiguration(pki.wildcard), pki.clientConfiguration(serverName: "a.game.example.com"))
+        case .aWildcardForTheBareDomain:
+            (pki.serverConfiguration(pki.wildcard), pki.clientConfiguration(serverName: "example.com"))
+        case .aPartialWildcard:
+            (pki.serverConfiguration(pki.partialWildcard), pki.clientConfiguration(serverName: "game.example.com"))
+        case .aNameSANThatSpellsTheAddress:
+            (pki.serverConfiguration(pki.otherName), pki.clientConfiguration(serverName: "127.0.0.1"))
         case .hostnameMismatchOnTheAddress: (pki.serverConfiguration(pki.otherName), pki.clientConfiguration())
         case .expired: (pki.serverConfiguration(pki.expired), pki.clientConfiguration(serverName: "localhost"))
         case .selfSigned: (pki.serverConfiguration(pki.selfSigned), pki.clientConfiguration(serverName: "localhost"))
@@ -88,7 +107,16 @@ enum Refusal: String, CaseIterable, Sendable {
     func matches(_ failure: TLSFailure, _ pki: TestCertificates) -> Bool {
         switch (self, failure) {
         case let (.pinMismatch, .pinMismatch(found)): found == pki.serverPin
-        case let (.hostnameMismatch, .hostnameMismatch(expected)): expected == "localhost"
+        case let (.hostnameMismatch, .hostnameMismatch(expected)), let (.aCommonNameOnly, .hostnameMismatch(expected)):
+            expected == "localhost"
+        case let (.anAddressSANForAServerName, .hostnameMismatch(expected)),
+             let (.anAddressAndANameSANForAnotherName, .hostnameMismatch(expected)),
+             let (.anAddressSANForAServerNameWithItsPin, .hostnameMismatch(expected)),
+             let (.aPartialWildcard, .hostnameMismatch(expected)):
+            expected == "game.example.com"
+        case let (.aWildcardTwoLabelsDeep, .hostnameMismatch(expected)): expected == "a.game.example.com"
+        case let (.aWildcardForTheBareDomain, .hostnameMismatch(expected)): expected == "example.com"
+        case let (.aNameSANThatSpellsTheAddress, .hostnameMismatch(expected)): expected == "127.0.0.1"
         case let (.hostnameMismatchOnTheAddress, .hostnameMismatch(expected)): expected == "127.0.0.1"
         case (.expired, .expiredCertificate): true
         case (.selfSigned, .untrustedChain), (.notInTheSystemRoots, .untrustedChain): true
@@ -116,6 +144,33 @@ enum Refusal: String, CaseIterable, Sendable {
                 }
                 #expect(reply == TestRsp(result1: "echo:tls", result2: 6), "server name \(serverName ?? "nil")")
             }
+        }
+    }
+
+    /// The names a certificate is accepted for, connecting to 127.0.0.1: the wildcard for one
+    /// left-most label (case and a trailing dot ignored), an IP SAN for the address when no name
+    /// is given, the right DNS name with and without its pin.
+    @Test(arguments: [
+        ("wildcard", "game.example.com", false), ("wildcard", "GAME.Example.COM.", false),
+        ("addressOnly", nil, false), ("addressOnly", "127.0.0.1", true),
+        ("server", "localhost", true), ("server", "localhost.", false),
+    ] as [(String, String?, Bool)])
+    func aCertificateForTheNameIsAccepted(certificate: String, serverName: String?, pinned: Bool) async throws {
+        let pki = pki
+        let pair = switch certificate {
+        case "wildcard": pki.wildcard
+        case "addressOnly": pki.addressOnly
+        default: pki.server
+        }
+        let pins = pinned ? [try ClientTLS.pin(ofCertificate: .file(pair.certificate))] : []
+        try await withGameServer(pki.serverConfiguration(pair)) { _, port in
+            let reply = try await withFrameClient(
+                GameCommands.self, host: "127.0.0.1", port: port,
+                configuration: pki.clientConfiguration(serverName: serverName, pins: pins, maxAttempts: 0)
+            ) { client in
+                try await client.request(TestReq(param1: "named"))
+            }
+            #expect(reply.result1 == "echo:named")
         }
     }
 
@@ -186,6 +241,52 @@ enum Refusal: String, CaseIterable, Sendable {
             }
             #expect(attempts == 2)
             #expect(took < .seconds(3))
+        }
+    }
+
+    /// A scoped body that only listens, or sleeps, is cancelled by a pin mismatch, which
+    /// `withFrameClient` throws.
+    @Test func aPinMismatchEndsABodyThatOnlyListensOrSleeps() async throws {
+        let pki = pki
+        try await withGameServer(pki.serverConfiguration(pki.server)) { _, port in
+            for listens in [true, false] {
+                let start = ContinuousClock.now
+                let error = await #expect(throws: TLSFailure.self) {
+                    try await withFrameClient(
+                        GameCommands.self, host: "127.0.0.1", port: port, configuration: pki.clientConfiguration(pins: [pki.otherPin])
+                    ) { client in
+                        if listens {
+                            for await _ in client.pushes {}
+                        } else {
+                            try await Task.sleep(for: .seconds(60))
+                        }
+                    }
+                }
+                guard case .pinMismatch? = error else {
+                    Issue.record("\(String(describing: error))")
+                    continue
+                }
+                #expect(ContinuousClock.now - start < .seconds(5))
+            }
+        }
+    }
+
+    /// A request's `noConnection` names why the attempts failed: the server speaks plain TCP.
+    @Test func aRequestAgainstAPlainTCPServerSaysItIsNotTLS() async throws {
+        let pki = pki
+        try await withGameServer(ServerConfiguration()) { _, port in
+            let error = await #expect(throws: FrameClientError.self) {
+                try await withFrameClient(
+                    GameCommands.self, host: "127.0.0.1", port: port, configuration: pki.clientConfiguration(maxAttempts: nil)
+                ) { client in
+                    _ = try await client.request(TestReq(param1: "plain"), timeout: .milliseconds(800))
+                }
+            }
+            guard case .noConnection(_, last: .connectFailed(.tls(.notTLS))?) = error else {
+                Issue.record("\(String(describing: error))")
+                return
+            }
+            #expect("\(error!)" == "no connection within 0.8 seconds (last attempt: not TLS: the peer does not speak TLS on this port)")
         }
     }
 

@@ -18,6 +18,14 @@ struct TestCertificates: Sendable {
     var expired: (certificate: String, key: String) { pair("expired") }
     /// For other.example only.
     var otherName: (certificate: String, key: String) { pair("other") }
+    /// For the IP address 127.0.0.1 only (no DNS name).
+    var addressOnly: (certificate: String, key: String) { pair("address-only") }
+    /// CN=localhost, without subject alternative names.
+    var commonNameOnly: (certificate: String, key: String) { pair("cn-only") }
+    /// For `*.example.com`.
+    var wildcard: (certificate: String, key: String) { pair("wildcard") }
+    /// For `g*.example.com`, a partial wildcard.
+    var partialWildcard: (certificate: String, key: String) { pair("partial-wildcard") }
     /// For localhost and 127.0.0.1, signed by its own key.
     var selfSigned: (certificate: String, key: String) { pair("self") }
     /// A client certificate (clientAuth).
@@ -72,6 +80,10 @@ struct TestCertificates: Sendable {
         try signed("expired", subject: "/CN=localhost", extensions: "server_ext",
                    dates: ("20200101000000Z", "20200201000000Z"))
         try signed("other", subject: "/CN=other.example", extensions: "other_ext")
+        try signed("address-only", subject: "/CN=game.example.com", extensions: "address_only_ext")
+        try signed("cn-only", subject: "/CN=localhost", extensions: "cn_only_ext")
+        try signed("wildcard", subject: "/CN=wildcard", extensions: "wildcard_ext")
+        try signed("partial-wildcard", subject: "/CN=partial wildcard", extensions: "partial_wildcard_ext")
         try signed("client", subject: "/CN=swiftframe test client", extensions: "client_ext")
         try selfSigned("self", subject: "/CN=localhost", extensions: "self_ext")
         try signed("example-server", subject: "/CN=game.example.com", extensions: "example_ext",
@@ -112,6 +124,25 @@ struct TestCertificates: Sendable {
         keyUsage = critical, digitalSignature
         extendedKeyUsage = serverAuth
         subjectAltName = DNS:other.example
+        [ address_only_ext ]
+        basicConstraints = CA:FALSE
+        keyUsage = critical, digitalSignature
+        extendedKeyUsage = serverAuth
+        subjectAltName = IP:127.0.0.1
+        [ cn_only_ext ]
+        basicConstraints = CA:FALSE
+        keyUsage = critical, digitalSignature
+        extendedKeyUsage = serverAuth
+        [ wildcard_ext ]
+        basicConstraints = CA:FALSE
+        keyUsage = critical, digitalSignature
+        extendedKeyUsage = serverAuth
+        subjectAltName = DNS:*.example.com
+        [ partial_wildcard_ext ]
+        basicConstraints = CA:FALSE
+        keyUsage = critical, digitalSignature
+        extendedKeyUsage = serverAuth
+        subjectAltName = DNS:g*.example.com
         [ example_ext ]
         basicConstraints = CA:FALSE
         keyUsage = critical, digitalSignature

@@ -19,12 +19,14 @@ public enum Correlation: Sendable, Hashable {
 }
 
 /// The keep-alive: a frame sent when the connection has been idle for `interval`, whose answer
-/// must come within `timeout`. A missed answer is retried `retries` times; then the connection
-/// is dropped (`DisconnectReason.heartbeatTimeout`) and, if reconnecting is on, made again.
-/// A dead peer is noticed at most `interval + (retries + 1) × timeout` after it went silent.
+/// must come within `timeout` (by default 10 s, or the interval when that is shorter). A missed
+/// answer is retried `retries` times; then the connection is dropped
+/// (`DisconnectReason.heartbeatTimeout`) and, if reconnecting is on, made again. A dead peer is
+/// noticed at most `interval + (retries + 1) × timeout` after it went silent.
 ///
 /// `mode` is `.fixed` unless set: `Heartbeat.adaptive(minimum:maximum:step:)` learns the
-/// longest interval the network's NAT boxes allow instead (see `Mode.adaptive`).
+/// longest interval the network's NAT boxes allow instead, and keeps a margin below it (see
+/// `Mode.adaptive`).
 public struct Heartbeat: Sendable, Hashable {
     /// How the interval is chosen.
     public enum Mode: Sendable, Hashable {
@@ -33,10 +35,14 @@ public struct Heartbeat: Sendable, Hashable {
         /// Learned, per client and across its connections: it starts at `interval` (kept
         /// between `minimum` and `maximum`), and each heartbeat answered after a whole interval
         /// of idleness lengthens it by `step`, up to `maximum`. When an idle connection dies
-        /// silently (its heartbeat goes unanswered and it is dropped), the interval goes back to
-        /// the longest one that was answered (or a step down, at least `minimum`, when none was)
-        /// and stays there: no more probing upwards. `FrameClient.networkChanged()` starts the
-        /// learning again from `interval`; `FrameClient.heartbeatInterval` tells where it is.
+        /// silently (its heartbeat goes unanswered and it is dropped), the interval settles at
+        /// the longest one that was answered less `margin` (one `step` unless set; at least
+        /// `minimum`), so that it keeps clear of the NAT's limit rather than sitting on it; when
+        /// none was answered, or the settled interval itself dies (a stricter network), a step
+        /// below the one that died. Settled, it stops probing upwards until `probeAgainAfter`
+        /// (30 minutes unless set) has passed without a drop, then probes again from there.
+        /// `FrameClient.networkChanged()` starts the learning again from `interval`;
+        /// `FrameClient.heartbeatInterval` tells where it is.
         case adaptive(minimum: Duration, maximum: Duration, step: Duration)
     }
 
@@ -55,29 +61,43 @@ public struct Heartbeat: Sendable, Hashable {
     /// `FrameClient.networkChanged()`, or by `FrameClient.resume()` after a long silence.
     /// Unanswered, the connection is dropped (`.heartbeatTimeout(attempts: 1)`) and made again.
     public var checkTimeout: Duration
+    /// Adaptive mode: how far below the longest answered interval it settles after a drop; nil
+    /// (the default): one step.
+    public var margin: Duration?
+    /// Adaptive mode: how long a settled interval is kept without a drop before it probes
+    /// upwards again (default 30 minutes).
+    public var probeAgainAfter: Duration
 
+    /// - Parameter timeout: nil (the default): 10 s, or `interval` when that is shorter.
     public init(
-        interval: Duration = .seconds(90), timeout: Duration = .seconds(10), retries: Int = 3,
-        command: UInt32? = nil, payload: [UInt8] = [], mode: Mode = .fixed, checkTimeout: Duration = .seconds(3)
+        interval: Duration = .seconds(90), timeout: Duration? = nil, retries: Int = 3,
+        command: UInt32? = nil, payload: [UInt8] = [], mode: Mode = .fixed, checkTimeout: Duration = .seconds(3),
+        margin: Duration? = nil, probeAgainAfter: Duration = .seconds(1800)
     ) {
         self.interval = interval
-        self.timeout = timeout
+        self.timeout = timeout ?? min(.seconds(10), interval)
         self.retries = retries
         self.command = command
         self.payload = payload
         self.mode = mode
         self.checkTimeout = checkTimeout
+        self.margin = margin
+        self.probeAgainAfter = probeAgainAfter
     }
 
     /// An adaptive heartbeat (`Mode.adaptive`) that starts at `minimum`. The defaults probe
-    /// from 30 s to 10 minutes in steps of 30 s; the other parameters are `init`'s.
+    /// from 30 s to 10 minutes in steps of 30 s, and settle a step below the longest answered
+    /// interval; `timeout` nil: 10 s, or `minimum` when that is shorter. The other parameters
+    /// are `init`'s.
     public static func adaptive(
         minimum: Duration = .seconds(30), maximum: Duration = .seconds(600), step: Duration = .seconds(30),
-        timeout: Duration = .seconds(10), retries: Int = 3, command: UInt32? = nil, payload: [UInt8] = [],
+        margin: Duration? = nil, probeAgainAfter: Duration = .seconds(1800),
+        timeout: Duration? = nil, retries: Int = 3, command: UInt32? = nil, payload: [UInt8] = [],
         checkTimeout: Duration = .seconds(3)
     ) -> Heartbeat {
-        Heartbeat(interval: minimum, timeout: timeout, retries: retries, command: command, payload: payload,
-                  mode: .adaptive(minimum: minimum, maximum: maximum, step: step), checkTimeout: checkTimeout)
+        Heartbeat(interval: minimum, timeout: timeout ?? min(.seconds(10), minimum), retries: retries, command: command,
+                  payload: payload, mode: .adaptive(minimum: minimum, maximum: maximum, step: step),
+                  checkTimeout: checkTimeout, margin: margin, probeAgainAfter: probeAgainAfter)
     }
 }
 

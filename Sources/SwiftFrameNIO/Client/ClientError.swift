@@ -37,6 +37,18 @@ public enum DisconnectReason: Sendable, CustomStringConvertible {
     }
 }
 
+extension DisconnectReason {
+    /// Why an attempt failed, said for `FrameClientError.noConnection`: a connect failure by
+    /// itself ("refused", "not TLS: ..."), other reasons as `description` says them.
+    var attemptDescription: String {
+        switch self {
+        case let .connectFailed(.tls(failure)): "\(failure)"
+        case let .connectFailed(failure): "connect \(failure)"
+        default: description
+        }
+    }
+}
+
 /// Why connecting failed.
 public enum ConnectFailure: Error, Sendable, CustomStringConvertible {
     /// Nothing listens at the address (every address the name resolved to refused).
@@ -139,8 +151,10 @@ public struct FinalFailure: Error, CustomStringConvertible {
 public enum FrameClientError: Error, Sendable, CustomStringConvertible {
     /// No reply to `command` within `after`.
     case timedOut(command: UInt32, after: Duration)
-    /// No connection came up within `after` (the request's deadline).
-    case noConnection(after: Duration)
+    /// No connection came up within `after` (the request's deadline); `last` is why the last
+    /// attempt failed, or the last connection ended (nil: none had, the first attempt was still
+    /// under way): `.connectFailed(.tls(.notTLS))`, `.connectFailed(.refused)`, ...
+    case noConnection(after: Duration, last: DisconnectReason?)
     /// The connection dropped while the request was outstanding (or being written).
     case connectionLost(DisconnectReason)
     /// `limit` requests are outstanding on the connection already.
@@ -158,7 +172,8 @@ public enum FrameClientError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .timedOut(command, after): "no reply to command \(command) within \(after)"
-        case let .noConnection(after): "no connection within \(after)"
+        case let .noConnection(after, last?): "no connection within \(after) (last attempt: \(last.attemptDescription))"
+        case let .noConnection(after, nil): "no connection within \(after) (the first attempt was still under way)"
         case let .connectionLost(reason): "connection lost: \(reason)"
         case let .tooManyPending(limit): "\(limit) requests are outstanding already"
         case let .badReply(command, error): "the reply on command \(command) does not decode: \(error)"

@@ -37,6 +37,9 @@ struct ClientStateMachine<Connection, Waiter, Sleeper> {
     private var waiters: [Int: Waiter] = [:]
     /// `reconnectNow()` closed the connection: the attempt after it ends starts without a wait.
     private var reconnectAtOnce = false
+    /// Why the last attempt failed, or the last connection ended, since `run()` began or a
+    /// connection was last ready: for `FrameClientError.noConnection`.
+    private(set) var lastFailure: DisconnectReason?
     private let backoff: SwiftFrameNIO.Backoff
 
     init(backoff: SwiftFrameNIO.Backoff) {
@@ -58,6 +61,7 @@ struct ClientStateMachine<Connection, Waiter, Sleeper> {
         switch state {
         case .idle, .stopped:
             state = .connecting(attempt: 0)
+            lastFailure = nil
             return true
         case .connecting, .loggingIn, .ready, .closing, .backingOff:
             return false
@@ -83,6 +87,7 @@ struct ClientStateMachine<Connection, Waiter, Sleeper> {
     mutating func loggedIn() -> (connection: Connection, waiters: [Waiter])? {
         guard case let .loggingIn(connection, _) = state else { return nil }
         state = .ready(connection)
+        lastFailure = nil
         defer { waiters.removeAll() }
         return (connection, Array(waiters.values))
     }
@@ -114,6 +119,7 @@ struct ClientStateMachine<Connection, Waiter, Sleeper> {
         case .idle, .backingOff, .stopped:
             return stopAction(error: nil)
         }
+        lastFailure = reason
         if let final { return stop(error: final) }
         if let limit = backoff.maxAttempts, attempt > limit {
             return stop(error: FrameClientError.gaveUp(attempts: attempt, last: reason))

@@ -397,7 +397,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             heartbeatOutstanding = false
             if let probe = sentProbe {
                 sentProbe = nil
-                updatePacer { $0.answered(probe) }
+                updatePacer { $0.answered(probe, at: .now) }
             }
             scheduleHeartbeat(context: context)
         case .check:
@@ -479,7 +479,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         } else {
             if let probe = sentProbe {
                 sentProbe = nil
-                updatePacer { $0.missed(probe) }
+                updatePacer { $0.missed(probe, at: .now) }
             }
             close(context: context, reason: .heartbeatTimeout(attempts: attempt))
         }

@@ -63,7 +63,7 @@ extension FrameClient {
             }
             return DeliveredReply(reply: reply, link: .long(endpoint), retries: retries)
         } catch is LongLinkDown {}
-        guard let shortLink else { throw FrameClientError.noConnection(after: timeout) }  // not reached
+        guard let shortLink else { throw FrameClientError.noConnection(after: timeout, last: nil) }  // not reached
         let frames = try await withDeadline(deadline, command: command, timeout: timeout) { remaining in
             try await overShortLink(shortLink, remaining)
         }
@@ -114,9 +114,9 @@ extension FrameClient {
             } else {
                 do {
                     link = try await self.link(within: deadline - .now, unlessDown: fallsBack)
-                } catch FrameClientError.noConnection {
+                } catch let FrameClientError.noConnection(_, last) {
                     if fallsBack { throw LongLinkDown() }
-                    throw FrameClientError.noConnection(after: timeout)
+                    throw FrameClientError.noConnection(after: timeout, last: last)
                 } catch FrameClientError.stopped where fallsBack {
                     throw LongLinkDown()
                 } catch FrameClientError.gaveUp where fallsBack {
@@ -133,7 +133,7 @@ extension FrameClient {
                 machine.withLockedValue { $0.retire { $0.channel === link.channel } }
                 if ContinuousClock.now >= deadline {
                     if fallsBack { throw LongLinkDown() }
-                    throw FrameClientError.noConnection(after: timeout)
+                    throw FrameClientError.noConnection(after: timeout, last: machine.withLockedValue { $0.lastFailure })
                 }
             } catch let FrameClientError.connectionLost(reason) where fallsBack || idempotent {
                 if fallsBack { throw LongLinkDown() }

@@ -290,8 +290,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                 case let .fail(error): continuation.resume(throwing: error)
                 case .wait:
                     let timer = group.any().scheduleTask(in: TimeAmount(timeout)) { [self] in
-                        let waiter = machine.withLockedValue { $0.removeWaiter(id: id) }
-                        waiter?.resume(with: .failure(FrameClientError.noConnection(after: timeout)))
+                        let (waiter, last) = machine.withLockedValue { ($0.removeWaiter(id: id), $0.lastFailure) }
+                        waiter?.resume(with: .failure(FrameClientError.noConnection(after: timeout, last: last)))
                     }
                     // Resumed meanwhile: the timer is not needed.
                     let kept = machine.withLockedValue { $0.updateWaiter(id: id) { $0.timer = timer } }

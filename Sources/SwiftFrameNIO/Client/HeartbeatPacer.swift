@@ -2,17 +2,19 @@ import NIOConcurrencyHelpers
 
 /// The heartbeat's interval over a client's life, across its connections: `Heartbeat.interval`
 /// in fixed mode; in adaptive mode, learned from what the connections' idle heartbeats came to.
-/// It does no I/O and reads no clock: a connection asks for the `probe` to wait before its next
-/// idle heartbeat, and reports the probe back as answered or missed; `FrameClient` keeps it
-/// under a lock, and the tests drive it without sockets.
+/// It does no I/O and reads no clock (the callers pass the time): a connection asks for the
+/// `probe` to wait before its next idle heartbeat, and reports the probe back as answered or
+/// missed; `FrameClient` keeps it under a lock, and the tests drive it without sockets.
 ///
 /// Adaptive mode starts at `Heartbeat.interval`, kept within the mode's minimum and maximum.
 /// A heartbeat sent after the connection had been idle for the whole interval, and answered,
 /// proves that interval; while probing, the next interval is a step longer (up to the
-/// maximum). A heartbeat that goes unanswered until the connection is dropped ends the probing
-/// for good: the interval goes back to the longest one proven, or a step below the failed one
-/// when none was proven (or when the proven one itself failed: the network got stricter), and
-/// stays there. `reset()` (a new network, whose NAT may be another) starts again.
+/// maximum). A heartbeat that goes unanswered until the connection is dropped ends the probing:
+/// the interval settles at the longest one proven less `Heartbeat.margin` (one step unless
+/// set), so that it does not sit at the edge of what the NAT allows; when none was proven, or
+/// the settled interval itself failed (the network got stricter), a step below the failed one.
+/// Settled, it probes upwards again once `Heartbeat.probeAgainAfter` has passed since the last
+/// drop. `reset()` (a new network, whose NAT may be another) starts again.
 struct HeartbeatPacer: Sendable {
     /// An interval handed to a connection, and the reset it belongs to: a report about one
     /// handed out before the last `reset()`, or since replaced, is ignored.
@@ -21,15 +23,18 @@ struct HeartbeatPacer: Sendable {
         let generation: Int
     }
 
-    /// The adaptive mode's bounds; nil in fixed mode.
-    private let bounds: (minimum: Duration, maximum: Duration, step: Duration)?
+    /// The adaptive mode's settings; nil in fixed mode.
+    private let bounds: (minimum: Duration, maximum: Duration, step: Duration, margin: Duration, probeAgainAfter: Duration)?
     private let start: Duration
     /// The interval the connections wait now.
     private(set) var interval: Duration
     /// The longest interval proven since the last reset, if it has not failed since.
     private(set) var proven: Duration?
-    /// True until an idle heartbeat fails: each answered one lengthens the interval a step.
+    /// True until an idle heartbeat fails, and again `probeAgainAfter` later: each answered
+    /// one lengthens the interval a step.
     private(set) var probing: Bool
+    /// When the last idle heartbeat failed, while settled.
+    private(set) var settledAt: ContinuousClock.Instant?
     private var generation = 0
 
     init(_ heartbeat: Heartbeat) {
@@ -39,7 +44,8 @@ struct HeartbeatPacer: Sendable {
             start = heartbeat.interval
         case let .adaptive(minimum, maximum, step):
             let maximum = max(minimum, maximum)
-            bounds = (minimum, maximum, max(step, .zero))
+            let step = max(step, .zero)
+            bounds = (minimum, maximum, step, max(heartbeat.margin ?? step, .zero), heartbeat.probeAgainAfter)
             start = min(max(heartbeat.interval, minimum), maximum)
         }
         interval = start
@@ -51,20 +57,26 @@ struct HeartbeatPacer: Sendable {
     /// What a connection waits before its next idle heartbeat.
     var probe: Probe { Probe(interval: interval, generation: generation) }
 
-    /// The heartbeat sent after `probe` of idleness was answered: the connection survived it.
-    mutating func answered(_ probe: Probe) {
+    /// The heartbeat sent after `probe` of idleness was answered at `now`: the connection
+    /// survived it.
+    mutating func answered(_ probe: Probe, at now: ContinuousClock.Instant) {
         guard let bounds, probe == self.probe else { return }
         proven = max(proven ?? interval, interval)
+        if !probing, let settledAt, now - settledAt >= bounds.probeAgainAfter {
+            probing = true  // long enough without a drop: try a longer interval again
+            self.settledAt = nil
+        }
         if probing { interval = min(interval + bounds.step, bounds.maximum) }
     }
 
     /// The heartbeat sent after `probe` of idleness went unanswered and the connection was
-    /// dropped: the network forgets idle connections sooner.
-    mutating func missed(_ probe: Probe) {
+    /// dropped at `now`: the network forgets idle connections sooner.
+    mutating func missed(_ probe: Probe, at now: ContinuousClock.Instant) {
         guard let bounds, probe == self.probe else { return }
         probing = false
+        settledAt = now
         if let proven, proven < interval {
-            interval = proven
+            interval = max(proven - bounds.margin, bounds.minimum)
         } else {
             interval = max(interval - bounds.step, bounds.minimum)
             proven = nil
@@ -77,6 +89,7 @@ struct HeartbeatPacer: Sendable {
         interval = start
         proven = nil
         probing = isAdaptive
+        settledAt = nil
         generation += 1
     }
 }

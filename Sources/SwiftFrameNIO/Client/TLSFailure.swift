@@ -10,8 +10,9 @@ public enum TLSFailure: Error, Sendable, CustomStringConvertible {
     /// The server's certificate chain does not lead to a trusted root: a self-signed
     /// certificate, an unknown certificate authority, a bad signature.
     case untrustedChain
-    /// The server's certificate is not valid for `expected`, the name the client checked
-    /// (`ClientTLS.serverName`, or the host connected to).
+    /// The server's certificate is not for `expected`, the name the client checked
+    /// (`ClientTLS.serverName`, or the host connected to): no DNS SAN matches it (for a DNS
+    /// name) or no IP SAN (for an IP address); see `ClientTLS.serverName`.
     case hostnameMismatch(expected: String)
     /// The server's key is none of `ClientTLS.pins`: `found` is its pin (`sha256/BASE64`).
     case pinMismatch(found: String)

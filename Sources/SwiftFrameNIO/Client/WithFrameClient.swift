@@ -11,10 +11,13 @@ import SwiftFrame
 ///         try await client.request(TestReq(param1: "hello", param2: 21))
 ///     }
 ///
-/// If the client stops on its own (out of attempts, `onConnect` threw a `FinalFailure`, or TLS
-/// refused the server with a final `TLSFailure`), requests waiting for a connection fail with
-/// that error, so `body` sees it. This throws what `body` throws; how the client stopped
-/// afterwards does not change it.
+/// If the client stops for good while `body` runs (out of attempts: `FrameClientError.gaveUp`;
+/// `onConnect` threw a `FinalFailure`: its error; TLS refused the server with a final
+/// `TLSFailure`), `body` is cancelled, whatever it awaits (a request, `pushes`, `states`,
+/// `Task.sleep`, anything of its own that ends on cancellation), and this throws that error once
+/// `body` has ended. Otherwise it returns what `body` returns or throws what `body` throws.
+/// `body` runs in a child task of the caller's (an actor-isolated closure still runs on its
+/// actor).
 public func withFrameClient<Table: CommandTable, Result>(
     _ table: Table.Type, host: String, port: Int, configuration: ClientConfiguration = ClientConfiguration(),
     onConnect: (@Sendable (Connection<Table>) async throws -> Void)? = nil,
@@ -48,19 +51,69 @@ extension FrameClient {
         // Begun here, so that a request `body` makes at once waits for this run's connection
         // rather than failing because an earlier run has stopped.
         try begin()
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.runBegun() }
-            let result: Result
-            do {
-                result = try await body(self)
-            } catch {
+        return try await withoutActuallyEscaping(body) { body in
+            let scoped = ScopedBody(call: body)
+            return try await withThrowingTaskGroup(of: ScopedOutcome<Result>.self) { group in
+                group.addTask {
+                    do {
+                        try await self.runBegun()
+                        return .clientEnded(nil)
+                    } catch {
+                        return .clientEnded(error)
+                    }
+                }
+                group.addTask {
+                    do {
+                        return .bodyEnded(.init(.success(try await scoped.call(self))))
+                    } catch {
+                        return .bodyEnded(.init(.failure(error)))
+                    }
+                }
+                // Whichever ends first, the other is cancelled and waited for.
+                // The children throw nothing: each reports how it ended.
+                let first = try await group.next()
                 group.cancelAll()
-                _ = try? await group.next()
-                throw error
+                let second = try await group.next()
+                var stopped: (any Error)?
+                var outcome: Swift.Result<Result, any Error>?
+                for ended in [first, second] {
+                    switch ended {
+                    case let .clientEnded(error)?: stopped = error
+                    case let .bodyEnded(box)?: outcome = box.result
+                    case nil: break
+                    }
+                }
+                // The client stopped for good (before `body` ended, or as `body` was ending):
+                // that is the error, whatever `body` made of it. Cancelled, `run()` throws nothing.
+                if let stopped { throw stopped }
+                guard let outcome else { throw FrameClientError.stopped }  // both children always report
+                return try outcome.get()
             }
-            group.cancelAll()
-            _ = try? await group.next()
-            return result
         }
+    }
+}
+
+/// What ended first in `running`: the client's run (with the error it stopped with), or `body`.
+private enum ScopedOutcome<Result>: Sendable {
+    case clientEnded((any Error)?)
+    case bodyEnded(ScopedResult<Result>)
+}
+
+/// `body`'s closure, called in a child task of `running`. `@unchecked Sendable`: it is called
+/// once, in that child, while the task that passed it is suspended in the task group until the
+/// child has ended, so nothing it captured is touched by two tasks at once; a closure isolated
+/// to an actor hops to that actor when called, as from any other task.
+private struct ScopedBody<Client, Result>: @unchecked Sendable {
+    let call: (Client) async throws -> Result
+}
+
+/// `body`'s result, handed from the child task to the task that waits for it.
+/// `@unchecked Sendable`: made in the child as it ends and read by the parent after
+/// `group.next()` has returned it, never by both at once.
+private struct ScopedResult<Result>: @unchecked Sendable {
+    let result: Swift.Result<Result, any Error>
+
+    init(_ result: Swift.Result<Result, any Error>) {
+        self.result = result
     }
 }

@@ -91,11 +91,11 @@ final class ClientTLSSetup: Sendable {
 /// The swift-nio-ssl handler for one connection and the handler that checks its handshake.
 struct ClientTLSHandlers: Sendable {
     let context: NIOSSLContext
-    /// Sent as SNI and checked by swift-nio-ssl; nil for an IP address, which swift-nio-ssl
-    /// checks against the address connected to.
+    /// Sent as SNI; nil for an IP address. swift-nio-ssl checks the chain only: the name is
+    /// `identity`'s to check.
     let serverHostname: String?
-    /// The name checked, for `TLSFailure.hostnameMismatch`.
-    let expectedName: String
+    /// The name the server's certificate must be for.
+    let identity: ServerIdentity
     let pins: Set<[UInt8]>
 
     init(_ tls: ClientTLS, host: String) throws(TLSFailure) {
@@ -107,8 +107,8 @@ struct ClientTLSHandlers: Sendable {
             throw .badConfiguration("\(error)")
         }
         let name = tls.serverName ?? host
-        expectedName = name
-        serverHostname = (try? SocketAddress(ipAddress: name, port: 0)) == nil ? name : nil
+        identity = ServerIdentity(name)
+        serverHostname = identity.isDNSName ? name : nil
         pins = try tls.pinDigests()
         // Checked now, as swift-nio-ssl would on every connection.
         do {
@@ -123,7 +123,7 @@ struct ClientTLSHandlers: Sendable {
     /// `TLSFailure` (or `ConnectFailure.timedOut` after `timeout`) otherwise.
     func add(to channel: any Channel, timeout: Duration) throws -> EventLoopFuture<Void> {
         let promise = channel.eventLoop.makePromise(of: Void.self)
-        let check = TLSHandshakeHandler(pins: pins, expectedName: expectedName, timeout: timeout, done: promise)
+        let check = TLSHandshakeHandler(pins: pins, identity: identity, timeout: timeout, done: promise)
         do {
             try channel.pipeline.syncOperations.addHandlers(
                 try NIOSSLClientHandler(context: context, serverHostname: serverHostname), check, position: .first)
@@ -159,21 +159,21 @@ public struct ClientTLSChannelHandlers: Sendable {
 }
 
 /// Behind the TLS handler on the client: holds the connection back until the handshake is done,
-/// checks the server key's pin, names why a handshake failed (`TLSFailure`), and fails at the
-/// deadline. After the handshake it passes everything on, but for the unclean shutdown a
+/// checks the server's name (`ServerIdentity`) and key pin, names why a handshake failed
+/// (`TLSFailure`), and fails at the deadline. After the handshake it passes everything on, but for the unclean shutdown a
 /// server that closes without TLS's goodbye causes, which is reported as the close it is.
 final class TLSHandshakeHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = NIOAny
 
     private let pins: Set<[UInt8]>
-    private let expectedName: String
+    private let identity: ServerIdentity
     private let timeout: Duration
     private var done: EventLoopPromise<Void>?
     private var timer: Scheduled<Void>?
 
-    init(pins: Set<[UInt8]>, expectedName: String, timeout: Duration, done: EventLoopPromise<Void>) {
+    init(pins: Set<[UInt8]>, identity: ServerIdentity, timeout: Duration, done: EventLoopPromise<Void>) {
         self.pins = pins
-        self.expectedName = expectedName
+        self.identity = identity
         self.timeout = timeout
         self.done = done
     }
@@ -197,9 +197,14 @@ final class TLSHandshakeHandler: ChannelInboundHandler, RemovableChannelHandler 
             context.fireUserInboundEventTriggered(event)
             return
         }
+        // The chain was checked in the handshake; then the name, then the pin.
+        let peer = try? context.pipeline.syncOperations.nioSSL_peerCertificate()
+        guard let der = try? peer?.toDERBytes(), identity.isMatched(byCertificate: der) else {
+            fail(TLSFailure.hostnameMismatch(expected: identity.name), context: context)
+            return
+        }
         if !pins.isEmpty {
-            let digest = (try? context.pipeline.syncOperations.nioSSL_peerCertificate())
-                .flatMap { try? keyDigest(of: $0) }
+            let digest = peer.flatMap { try? keyDigest(of: $0) }
             guard let digest, pins.contains(digest) else {
                 fail(TLSFailure.pinMismatch(found: digest.map(pinString) ?? "unreadable"), context: context)
                 return
@@ -214,7 +219,7 @@ final class TLSHandshakeHandler: ChannelInboundHandler, RemovableChannelHandler 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if done != nil {
             let peer = try? context.pipeline.syncOperations.nioSSL_peerCertificate()
-            fail(TLSFailure(error, peer: peer, expectedName: expectedName), context: context)
+            fail(TLSFailure(error, peer: peer, expectedName: identity.name), context: context)
         } else if let error = error as? NIOSSLError, error == .uncleanShutdown {
             return  // the peer closed the socket without TLS's close_notify: the channel is closing
         } else {

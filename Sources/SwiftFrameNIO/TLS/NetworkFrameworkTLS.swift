@@ -30,7 +30,7 @@ enum NetworkFrameworkTLS {
                 "a client certificate is not supported with Network.framework's TLS; "
                     + "pass a bootstrap on NIO's sockets (ClientBootstrap) to use swift-nio-ssl")
         }
-        let name = tls.serverName ?? host
+        let identity = ServerIdentity(tls.serverName ?? host)
         var anchors: [[UInt8]]?
         if case let .certificates(source) = tls.trustRoots {
             var ders: [[UInt8]] = []
@@ -47,13 +47,14 @@ enum NetworkFrameworkTLS {
         let options = NWProtocolTLS.Options()
         let security = options.securityProtocolOptions
         sec_protocol_options_set_min_tls_protocol_version(security, .TLSv12)
-        if (try? SocketAddress(ipAddress: name, port: 0)) == nil {
-            sec_protocol_options_set_tls_server_name(security, name)
+        if identity.isDNSName {
+            sec_protocol_options_set_tls_server_name(security, identity.name)
         }
         sec_protocol_options_set_verify_block(
             security,
             { _, trust, complete in
-                let failure = verify(sec_trust_copy_ref(trust).takeRetainedValue(), name: name, anchors: anchors, pins: pins)
+                let failure = verify(
+                    sec_trust_copy_ref(trust).takeRetainedValue(), identity: identity, anchors: anchors, pins: pins)
                 refusal.withLockedValue { $0 = failure }
                 complete(failure == nil)
             }, queue)
@@ -63,10 +64,13 @@ enum NetworkFrameworkTLS {
             tls: NIOInsecureNoTLS())
     }
 
-    /// The server's trust evaluated as the system would (with only the app's CAs, if given),
-    /// then the leaf key's pin: nil when accepted.
-    private static func verify(_ trust: SecTrust, name: String, anchors: [[UInt8]]?, pins: Set<[UInt8]>) -> TLSFailure? {
-        SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, name as CFString))
+    /// The server's chain evaluated as the system would (with only the app's CAs, if given),
+    /// then its name by swiftframe's own rule (`ServerIdentity`, as on swift-nio-ssl), then the
+    /// leaf key's pin: nil when accepted.
+    private static func verify(
+        _ trust: SecTrust, identity: ServerIdentity, anchors: [[UInt8]]?, pins: Set<[UInt8]>
+    ) -> TLSFailure? {
+        SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, nil))
         if let anchors {
             let certificates = anchors.compactMap { SecCertificateCreateWithData(nil, Data($0) as CFData) }
             SecTrustSetAnchorCertificates(trust, certificates as CFArray)
@@ -76,13 +80,16 @@ enum NetworkFrameworkTLS {
         guard SecTrustEvaluateWithError(trust, &error) else {
             switch error.map({ CFErrorGetCode($0) }) ?? 0 {
             case Int(errSecCertificateExpired), Int(errSecCertificateNotValidYet): return .expiredCertificate
-            case Int(errSecHostNameMismatch): return .hostnameMismatch(expected: name)
             default: return .untrustedChain
             }
         }
+        guard let chain = SecTrustCopyCertificateChain(trust) as? [SecCertificate], let leaf = chain.first else {
+            return .untrustedChain
+        }
+        let der = Array(SecCertificateCopyData(leaf) as Data)
+        guard identity.isMatched(byCertificate: der) else { return .hostnameMismatch(expected: identity.name) }
         guard !pins.isEmpty else { return nil }
-        guard let chain = SecTrustCopyCertificateChain(trust) as? [SecCertificate], let leaf = chain.first,
-              let certificate = try? NIOSSLCertificate(bytes: Array(SecCertificateCopyData(leaf) as Data), format: .der),
+        guard let certificate = try? NIOSSLCertificate(bytes: der, format: .der),
               let digest = try? keyDigest(of: certificate)
         else {
             return .pinMismatch(found: "unreadable")
