@@ -15,7 +15,9 @@ import SwiftFrame
 /// `onConnect` threw a `FinalFailure`: its error; TLS refused the server with a final
 /// `TLSFailure`), `body` is cancelled, whatever it awaits (a request, `pushes`, `states`,
 /// `Task.sleep`, anything of its own that ends on cancellation), and this throws that error once
-/// `body` has ended. Otherwise it returns what `body` returns or throws what `body` throws.
+/// `body` has ended, unless `body` threw an error of its own first (a request that failed
+/// with `connectionLost` before the client gave up), which is thrown instead. Otherwise it
+/// returns what `body` returns or throws what `body` throws.
 /// `body` runs in a child task of the caller's (an actor-isolated closure still runs on its
 /// actor).
 public func withFrameClient<Table: CommandTable, Result>(
@@ -83,10 +85,13 @@ extension FrameClient {
                     case nil: break
                     }
                 }
-                // The client stopped for good (before `body` ended, or as `body` was ending):
-                // that is the error, whatever `body` made of it. Cancelled, `run()` throws nothing.
-                if let stopped { throw stopped }
                 guard let outcome else { throw FrameClientError.stopped }  // both children always report
+                // An error of the body's own comes first (a request that failed, whether or not
+                // the client then stopped); then the error the client stopped with for good, if
+                // it did, when the body returned or was cancelled for it. Cancelled from outside,
+                // `run()` throws nothing and the body's outcome stands.
+                if case let .failure(error) = outcome, !(error is CancellationError) { throw error }
+                if let stopped { throw stopped }
                 return try outcome.get()
             }
         }
