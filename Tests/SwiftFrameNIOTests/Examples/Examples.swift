@@ -112,6 +112,28 @@ fileprivate func print(_ items: Any..., separator: String = " ", terminator: Str
     }
 }
 
+/// Sources/SwiftFrame/SwiftFrame.docc/CommandTablesAndEnvelopes.md, example `im-config-only`.
+@Sendable func example_im_config_only(port: Int) async throws {
+    struct LoginFailed: Error { let reply: Im_CommonRespon }
+
+    var configuration = ClientConfiguration()
+    configuration.heartbeat = Heartbeat(interval: .seconds(180), retries: 3)   // HEARTBEAT: type 1, empty
+    let login = try Im_Common(.user(Im_UserMsg(.login(Im_LoginRequest(nickName: "neo", pwd: "secret")))))
+    try await withFrameClient(ImServerCommands.self, host: "127.0.0.1", port: port, configuration: configuration,
+                              onConnect: { connection in   // on every connection, before anything else
+        let reply = try await connection.request(login)                // an Im_CommonRespon
+        guard reply.isSuc else { throw FinalFailure(LoginFailed(reply: reply)) }   // wrong password: do not retry
+    }) { client in
+        let pushes = client.pushes                      // subscribed before the login: none is missed
+        let reply = try await client.request(Im_Common(.user(Im_UserMsg(.userInfo(Im_UserInfoRequest(uid: 7))))))
+        let info = try Im_UserInfoRequest.Response(serializedBytes: reply.respon)   // an Im_UserInfoResponse
+        print(info.userInfo?.nickName ?? "")            // user7
+        for await push in pushes.prefix(2) {            // type 4, pushed after each login
+            if case let .push(payload) = push { print("push of \(payload.count) bytes") }   // push of 16 bytes
+        }
+    }
+}
+
 /// Sources/SwiftFrame/SwiftFrame.docc/DescribingYourPacketHeader.md, example `frame-decoder`.
 @Sendable func example_frame_decoder(port: Int, bytesFromTheSocket: [UInt8], httpBody: [UInt8]) async throws {
     var decoder = FrameDecoder(layout: .gameTCP)
@@ -432,6 +454,7 @@ let runnableExamples: [(name: String, peer: [String], prints: [String], run: @Se
     #if TLS
     examples.append(("tls-pinned", ["game", "--tls"], ["echo:hello"], example_tls_pinned))
     #endif
+    examples.append(("im-config-only", ["im", "--pushes", "2"], ["user7", "push of 16 bytes"], example_im_config_only))
     examples.append(("game-client", ["game", "--notices", "2"], ["echo:hello 42", "errorRsp(code: 401 message: \"logged out\")", "notice 2"], example_game_client))
     examples.append(("im-client", ["im", "--pushes", "2"], ["connected"], example_im_client))
     examples.append(("endpoints", ["game"], ["echo:hello"], example_endpoints))
