@@ -30,7 +30,8 @@ message Config {
 // The command table of one .proto file: its layout and where its ids come from. Any number
 // of the id sources below can be combined.
 message Table {
-  // The .proto file, as protoc names it ("game.proto", "proto/im.proto").
+  // The .proto file, as protoc names it ("game.proto", "proto/im.proto"). The table is
+  // emitted into that file's Swift file, and without table_name is named after it.
   string file = 1;
   // A layout preset ("game-tcp", "im", ...) or a layout description.
   string layout = 2;
@@ -58,6 +59,16 @@ message Table {
   // name ("CMD_ERROR"), a command's name, or the name of a message with an id ("ErrorRsp").
   string error_reply = 10;
   string heartbeat = 11;
+
+  // The Swift type of the generated command table ("ImCommands"), taken as written: no
+  // package prefix is added. Without it the table is named after the file: its package
+  // prefix, the file name's stem and "Commands" (common.proto in package im: Im_CommonCommands).
+  // Either way the table is emitted into the Swift file of `file` (common.swiftframe.swift).
+  // It must be an ASCII Swift identifier (letters, digits and underscores, not starting with a
+  // digit), no Swift keyword, no standard-library or Foundation type ("String", "Data"), and
+  // the name of no other top-level type of the protoc run (a message, an enum, another table,
+  // a file's extensions namespace); anything else fails generation, naming the file.
+  string table_name = 12;
 }
 
 // Every top-level message of the file gets an id, in declaration order, numbered as ET's

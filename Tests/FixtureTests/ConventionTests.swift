@@ -81,4 +81,21 @@ import Testing
         #expect(ET_C2MTestRequest.Response.self == ET_M2CTestResponse.self)
         #expect(ET_C2GPing.Response.self == ET_G2CPing.self)
     }
+
+    /// The IM server's files as its team keeps them, with a config file that lists the frame
+    /// types, names the table (`table_name`) and describes the envelopes: the frames of the
+    /// annotated fixture's ImCommands, from a table named as the config says.
+    @Test func theIMServersFilesWithANamedTable() throws {
+        let plain = try Im_Common(.user(Im_UserMsg(.login(Im_LoginRequest(nickName: "neo", pwd: "pw")))))
+        let annotated = try Common(.user(UserMsg(.login(LoginRequest(nickName: "neo", pwd: "pw")))))
+        #expect(try ImServerCommands.encode(plain, sequence: 7) == ImCommands.encode(annotated, sequence: 7))
+        #expect(ImServerCommands.layout == ImCommands.layout && ImServerCommands.heartbeatCommand == 1)
+        #expect(ImServerCommands.commandName(4) == "PUSH" && Im_Common.commandID == 2)
+        #expect(Im_LoginRequest.Response.self == Im_LoginResponse.self)
+        let reply = try ImCommands.encode(CommonRespon(isSuc: true, respon: [1, 2]), sequence: 7)
+        let frame = try FrameDecoder.decodeAll(reply, layout: ImServerCommands.layout)[0]
+        #expect(try ImServerCommands.decode(frame) == .commonRespon(Im_CommonRespon(isSuc: true, respon: [1, 2])))
+        let push = try FrameDecoder.decodeAll([0x81, 0, 0, 0, 0, 4, 0, 1, 0x70], layout: ImServerCommands.layout)[0]
+        #expect(try ImServerCommands.decode(push) == .push(payload: [0x70]))
+    }
 }

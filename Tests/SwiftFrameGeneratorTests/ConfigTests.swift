@@ -102,10 +102,107 @@ import Testing
         #expect(try Support.typecheck(generated) == [])
     }
 
+    /// The IM fixture's files as the server team keeps them, with its config file
+    /// (Fixtures/conventions/im): `table_name` names the table, which is emitted into the Swift
+    /// file of the .proto its `file` names; without the key the table is named after that file.
+    @Test func tableNameNamesTheTable() throws {
+        let directory = Self.conventions + "/im"
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".proto") }.sorted()
+        #expect(names == ["im_base.proto", "im_common.proto", "im_error.proto", "im_user.proto"])
+        var files: [String: String] = [:]
+        for name in names { files[name] = try String(contentsOfFile: directory + "/" + name, encoding: .utf8) }
+        let config = try String(contentsOfFile: directory + "/im.txtpb", encoding: .utf8)
+        #expect(config.contains(#"table_name: "ImServerCommands""#))
+
+        let (result, generated) = try Support.generate(files, parameter: "Config=\(try Self.writeConfig(config))")
+        #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
+        let common = try #require(generated["im_common.swiftframe.swift"])
+        #expect(common.contains("public enum ImServerCommands: SwiftFrame.CommandTable {"))
+        #expect(common.contains("case heartbeat = 1 // HEARTBEAT"))
+        #expect(!generated.values.contains { $0.contains("Im_ImCommonCommands") })
+        #expect(generated.filter { $0.value.contains(": SwiftFrame.CommandTable {") }.keys.sorted() == ["im_common.swiftframe.swift"])
+        // Compiled with code that names the table: the type is there under that name.
+        var sources = generated
+        sources["uses_the_table.swift"] = """
+            import SwiftFrame
+            func table() -> any SwiftFrame.CommandTable.Type { ImServerCommands.self }
+            func login() throws -> [Swift.UInt8] {
+                let login = try Im_Common(.user(Im_UserMsg(.login(Im_LoginRequest(nickName: "neo", pwd: "pw")))))
+                return try ImServerCommands.encode(login, sequence: 1)
+            }
+            """
+        #expect(try Support.typecheck(sources) == [])
+
+        // Without the key the table is named after the file it hangs on, package prefix first.
+        let unnamed = config.split(separator: "\n").filter { !$0.contains("table_name") }.joined(separator: "\n")
+        let (plain, byFile) = try Support.generate(files, parameter: "Config=\(try Self.writeConfig(unnamed))")
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(byFile["im_common.swiftframe.swift"]?.contains("public enum Im_ImCommonCommands: SwiftFrame.CommandTable {") == true)
+    }
+
+    /// A table whose ids come from annotations takes its name alone from the config file.
+    @Test func anAnnotatedTableNamedByTheConfigFile() throws {
+        var files: [String: String] = [:]
+        for name in ["im.proto", "common.proto", "error.proto", "user.proto", "base.proto"] {
+            files[name] = try String(contentsOfFile: Support.fixtureProtos + "/" + name, encoding: .utf8)
+        }
+        let path = try Self.writeConfig(#"table { file: "im.proto" table_name: "Chat" }"#)
+        let (result, generated) = try Support.generate(files, parameter: "Config=\(path)")
+        #expect(result.status == 0, "\(result.stderr)")
+        let im = try #require(generated["im.swiftframe.swift"])
+        #expect(im.contains("public enum Chat: SwiftFrame.CommandTable {"))
+        #expect(!im.contains("ImCommands"))
+        #expect(try Support.typecheck(generated) == [])
+    }
+
+    /// A table name that cannot name the table fails generation, naming the file and why.
+    @Test(arguments: [
+        ("Chat Commands", "p.proto: config table: table_name \"Chat Commands\" is not a Swift identifier: use ASCII letters, digits and underscores, not starting with a digit"),
+        ("2Commands", "p.proto: config table: table_name \"2Commands\" is not a Swift identifier"),
+        ("protocol", "p.proto: config table: table_name \"protocol\" is a Swift keyword"),
+        ("Protocol", "p.proto: config table: table_name \"Protocol\" is reserved"),
+        ("Data", "p.proto: config table: table_name \"Data\" would hide the standard library's or Foundation's Data"),
+        ("LoginReq", "p.proto: config table: table_name \"LoginReq\" is already the name of message Login_Req of p.proto; choose another"),
+        ("Cmd", "p.proto: config table: table_name \"Cmd\" is already the name of enum Cmd of p.proto; choose another"),
+        ("QCommands", "p.proto: config table: table_name \"QCommands\" is the name of the command table of q.proto; choose another"),
+        ("QTable", "q.proto: config table: table_name \"QTable\" is also the table_name of p.proto; each table needs a name of its own"),
+    ])
+    func badTableNamesFailGeneration(name: String, message: String) throws {
+        let files = [
+            "p.proto": "syntax = \"proto3\";\nenum Cmd { CMD_NONE = 0; CMD_LOGIN = 1; }\nmessage Login_Req {}\n",
+            "q.proto": "syntax = \"proto3\";\nenum Q { Q_NONE = 0; Q_BYE = 7; }\n",
+        ]
+        let qTable = name == "QTable" ? #" table_name: "QTable""# : ""
+        let path = try Self.writeConfig("""
+            table { file: "p.proto" layout: "u16-u16" id_enum: "Cmd" table_name: "\(name)" }
+            table { file: "q.proto" layout: "u16-u16" id_enum: "Q"\(qTable) }
+            """)
+        let (result, generated) = try Support.generate(files, parameter: "Config=\(path)")
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(generated.isEmpty)
+    }
+
+    /// A table has one name, and a name needs a table.
+    @Test func aTableNameNeedsOneTable() throws {
+        let files = ["p.proto": "syntax = \"proto3\";\nmessage Login_Req {}\n", "q.proto": "syntax = \"proto3\";\n"]
+        let path = try Self.writeConfig("""
+            table { file: "p.proto" layout: "u16-u16" command { id: 1 request: "Login_Req" } table_name: "A" }
+            table { file: "p.proto" table_name: "B" }
+            table { file: "q.proto" table_name: "C" }
+            """)
+        let (result, generated) = try Support.generate(files, parameter: "Config=\(path)")
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(#"p.proto: config table: table_name is given as "A" and "B"; a table has one name"#),
+                "\(result.stderr)")
+        #expect(result.stderr.contains(#"q.proto: config table: table_name "C" names no table: the file has no command ids"#))
+        #expect(generated.isEmpty)
+    }
+
     /// protoc reads every fixture config file as a swiftframe.Config: the schema users can
     /// check theirs against.
     @Test func fixtureConfigsMatchTheSchema() throws {
-        for convention in ["game", "mid", "msgid", "et"] {
+        for convention in ["game", "mid", "msgid", "et", "im"] {
             let directory = Self.conventions + "/" + convention
             let config = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".txtpb") })
             let text = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + config))

@@ -55,6 +55,9 @@ struct CommandTableDraft {
     let entries: [TableBuilder.Entry]
     let errorCommand: UInt32?
     let heartbeatCommand: UInt32?
+    /// The Swift name the config file gives the table (`table_name`), checked and claimed by
+    /// the resolver with the module's other top-level names; nil for the name of the file's.
+    let configuredName: String?
     var conformances: [(message: MessageRef, id: UInt32)] = []
 }
 
@@ -163,7 +166,18 @@ struct CommandResolver {
         addIDsInNames(file, configured: configured, to: &builder)
         for table in configured { addConfigured(table, file: file, to: &builder) }
         problems += builder.problems
-        guard !builder.entries.isEmpty else { return nil }
+        let names = configured.map(\.tableName).filter { !$0.isEmpty }.reduce(into: [String]()) { names, name in
+            if !names.contains(name) { names.append(name) }
+        }
+        if names.count > 1 {
+            problems.append("\(file.name): config table: table_name is given as \(names.map { "\"\($0)\"" }.joined(separator: " and ")); a table has one name")
+        }
+        guard !builder.entries.isEmpty else {
+            if let name = names.first {
+                problems.append("\(file.name): config table: table_name \"\(name)\" names no table: the file has no command ids")
+            }
+            return nil
+        }
 
         let place = "\(file.name): command table"
         let configuredLayout = configured.map(\.layout).first { !$0.isEmpty }.flatMap {
@@ -186,7 +200,7 @@ struct CommandResolver {
             }
         }
         return CommandTableDraft(layout: layout, entries: builder.entries, errorCommand: builder.errorCommand,
-                                 heartbeatCommand: builder.heartbeatCommand)
+                                 heartbeatCommand: builder.heartbeatCommand, configuredName: names.first)
     }
 
     private mutating func fileLayout(_ file: FileDraft, place: String) -> FrameLayout? {

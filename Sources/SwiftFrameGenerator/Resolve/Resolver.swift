@@ -30,6 +30,9 @@ final class Resolver {
     /// The module's namespace: top-level types of every file of the run, then the command
     /// tables and extension namespaces of the files to generate.
     private var topLevel = NameScope(reserved: Naming.reservedTypeNames)
+    /// What each top-level Swift name of the declared types names (`message im.Common in
+    /// common.proto`), for the errors of a configured table name that collides with one.
+    private var topLevelOwners: [String: String] = [:]
     private let config: Swiftframe_Config
 
     private init(config: Swiftframe_Config, extensions: ExtensionCatalog) {
@@ -81,6 +84,7 @@ final class Resolver {
                                        layoutOverride: layoutOverride, config: options.config)
         let resolved = commands.resolve(drafts)
         let helpers = resolver.nameHelpers(drafts, tables: resolved.map(\.table), linked: linked)
+        diagnostics.problems += helpers.problems
         let protoFiles = zip(drafts, resolved).map { file, commands in
             let extensions = linked.extensions[file.name] ?? []
             let table = helpers.tables[file.name]
@@ -125,29 +129,56 @@ final class Resolver {
     }
 
     /// The generator's own top-level types, after every declared one: command tables and
-    /// extension namespaces, in file-name order. Builds each file's table with its name.
+    /// extension namespaces, in file-name order. Builds each file's table with its name. A name
+    /// the config file gives a table (`table_name`) is claimed first, as written, and fails
+    /// generation when it is no Swift identifier or another top-level type has it.
     private func nameHelpers(_ files: [FileDraft], tables: [CommandTableDraft?], linked: Linked)
-        -> (tables: [String: CommandTable], namespaces: [String: String]) {
+        -> (tables: [String: CommandTable], namespaces: [String: String], problems: [String]) {
         enum Helper {
             case table(file: String, CommandTableDraft)
             case namespace(file: String)
         }
         var elements: [(natural: String, protoName: String)] = []
         var helpers: [Helper] = []
+        var owners: [String] = []
+        var configured: [(file: String, name: String, draft: CommandTableDraft)] = []
         let order = files.indices.sorted { files[$0].name.utf8.lexicographicallyPrecedes(files[$1].name.utf8) }
         for index in order {
             let file = files[index]
             let stem = Naming.typeName(Naming.stem(of: file.name), prefix: Naming.packagePrefix(file.package))
             if let table = tables[index] {
-                elements.append((stem + "Commands", file.name + " commands"))
-                helpers.append(.table(file: file.name, table))
+                if let name = table.configuredName {
+                    configured.append((file.name, name, table))
+                } else {
+                    elements.append((stem + "Commands", file.name + " commands"))
+                    helpers.append(.table(file: file.name, table))
+                    owners.append("command table of \(file.name)")
+                }
             }
             if linked.extensions[file.name]?.contains(where: { $0.scope == nil }) == true {
                 elements.append((stem + "Extensions", file.name + " extensions"))
                 helpers.append(.namespace(file: file.name))
+                owners.append("extensions namespace of \(file.name)")
             }
         }
-        var result: (tables: [String: CommandTable], namespaces: [String: String]) = ([:], [:])
+        var result: (tables: [String: CommandTable], namespaces: [String: String], problems: [String]) = ([:], [:], [])
+        let naturalOwners = Dictionary(zip(elements.map(\.natural), owners), uniquingKeysWith: { first, _ in first })
+        var claimedBy: [String: String] = [:]
+        for (file, name, draft) in configured {
+            let place = "\(file): config table: table_name \"\(name)\""
+            if let problem = Self.tableNameProblem(name) {
+                result.problems.append("\(place) \(problem)")
+            } else if let owner = topLevelOwners[name] {
+                result.problems.append("\(place) is already the name of \(owner); choose another")
+            } else if let other = claimedBy[name] {
+                result.problems.append("\(place) is also the table_name of \(other); each table needs a name of its own")
+            } else if let owner = naturalOwners[name] {
+                result.problems.append("\(place) is the name of the \(owner); choose another")
+            } else {
+                claimedBy[name] = file
+                result.tables[file] = CommandTable(swiftName: topLevel.claim(name), draft: draft)
+            }
+        }
         for (name, helper) in zip(topLevel.claim(elements), helpers) {
             switch helper {
             case let .table(file, draft): result.tables[file] = CommandTable(swiftName: name, draft: draft)
@@ -157,6 +188,24 @@ final class Resolver {
         return result
     }
 
+    /// Why a configured table name cannot name a top-level Swift type; nil when it can.
+    static func tableNameProblem(_ name: String) -> String? {
+        let bytes = Array(name.utf8)
+        func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F }
+        func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
+        guard let first = bytes.first, isLetter(first), bytes.allSatisfy({ isLetter($0) || isDigit($0) }) else {
+            return "is not a Swift identifier: use ASCII letters, digits and underscores, not starting with a digit"
+        }
+        if Naming.swiftKeywords.contains(name) { return "is a Swift keyword" }
+        if Naming.reservedTypeNames.contains(name) {
+            return "is reserved (Type and Protocol are members of every type; generated code names the modules Swift and SwiftFrame)"
+        }
+        if Naming.libraryTypeNames.contains(name) {
+            return "would hide the standard library's or Foundation's \(name) in every file that imports the module"
+        }
+        return nil
+    }
+
     // MARK: Declaring types
 
     /// Declares the top-level types of every file of the run, which share the module's
@@ -164,18 +213,23 @@ final class Resolver {
     private func declare(_ files: [SourceFile]) -> [FileDeclaration] {
         for file in files { syntaxes[file.name] = file.syntax }
         var elements: [(natural: String, protoName: String)] = []
+        var owners: [String] = []
         for file in files {
             let prefix = Naming.packagePrefix(file.package)
             let package = file.package.isEmpty ? "" : file.package + "."
             for descriptor in file.descriptor.messageType where !descriptor.isMapEntry {
                 elements.append((Naming.topLevelTypeName(descriptor.protoName, prefix: prefix), package + descriptor.protoName))
+                owners.append("message \(package + descriptor.protoName) of \(file.name)")
             }
             for descriptor in file.descriptor.enumType {
                 elements.append((Naming.topLevelTypeName(descriptor.protoName, prefix: prefix, isEnum: true),
                                  package + descriptor.protoName))
+                owners.append("enum \(package + descriptor.protoName) of \(file.name)")
             }
         }
-        var names = topLevel.claim(elements)[...]
+        let claimed = topLevel.claim(elements)
+        for (name, owner) in zip(claimed, owners) { topLevelOwners[name] = owner }
+        var names = claimed[...]
         return files.map { file in
             let scope = file.package
             var messages: [MessageDeclaration] = []

@@ -112,6 +112,28 @@ fileprivate func print(_ items: Any..., separator: String = " ", terminator: Str
     }
 }
 
+/// Sources/SwiftFrame/SwiftFrame.docc/CommandTablesAndEnvelopes.md, example `im-config-only`.
+@Sendable func example_im_config_only(port: Int) async throws {
+    struct LoginFailed: Error { let reply: Im_CommonRespon }
+
+    var configuration = ClientConfiguration()
+    configuration.heartbeat = Heartbeat(interval: .seconds(180), retries: 3)   // HEARTBEAT: type 1, empty
+    let login = try Im_Common(.user(Im_UserMsg(.login(Im_LoginRequest(nickName: "neo", pwd: "secret")))))
+    try await withFrameClient(ImServerCommands.self, host: "127.0.0.1", port: port, configuration: configuration,
+                              onConnect: { connection in   // on every connection, before anything else
+        let reply = try await connection.request(login)                // an Im_CommonRespon
+        guard reply.isSuc else { throw FinalFailure(LoginFailed(reply: reply)) }   // wrong password: do not retry
+    }) { client in
+        let pushes = client.pushes                      // subscribed before the login: none is missed
+        let reply = try await client.request(Im_Common(.user(Im_UserMsg(.userInfo(Im_UserInfoRequest(uid: 7))))))
+        let info = try Im_UserInfoRequest.Response(serializedBytes: reply.respon)   // an Im_UserInfoResponse
+        print(info.userInfo?.nickName ?? "")            // user7
+        for await push in pushes.prefix(2) {            // type 4, pushed after each login
+            if case let .push(payload) = push { print("push of \(payload.count) bytes") }   // push of 16 bytes
+        }
+    }
+}
+
 /// Sources/SwiftFrame/SwiftFrame.docc/DescribingYourPacketHeader.md, example `frame-decoder`.
 @Sendable func example_frame_decoder(port: Int, bytesFromTheSocket: [UInt8], httpBody: [UInt8]) async throws {
     var decoder = FrameDecoder(layout: .gameTCP)
@@ -348,6 +370,52 @@ fileprivate func print(_ items: Any..., separator: String = " ", terminator: Str
 }
 #endif
 
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Interceptors.md, example `custom-interceptor`.
+@Sendable func example_custom_interceptor(port: Int) async throws {
+    struct BodyTooLarge: Error, CustomStringConvertible { let description: String }
+
+    /// Refuses every frame, sent or received, whose body is over `limit` bytes.
+    struct BodyLimit: FrameInterceptor {
+        let limit: Int
+
+        func intercept(_ frame: inout InterceptedFrame) throws {
+            guard frame.payload.count > limit else { return }
+            let name = frame.connection.commandName(frame.command) ?? "command \(frame.command)"
+            throw BodyTooLarge(description: "\(frame.direction) \(name): \(frame.payload.count) bytes (limit \(limit))")
+        }
+    }
+
+    var configuration = ClientConfiguration()
+    configuration.interceptors = [BodyLimit(limit: 1024)]
+    try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) { client in
+        let reply = try await client.request(TestReq(param1: "hello", param2: 21))
+        print(reply.result1)                               // echo:hello
+        do {
+            _ = try await client.request(TestReq(param1: String(repeating: "x", count: 2000), param2: 1))
+        } catch let refused as BodyTooLarge {              // not sent: the request fails with the error
+            print(refused)                                 // out CMD_TEST: 2005 bytes (limit 1024)
+        }
+    }
+}
+
+/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Interceptors.md, example `custom-interceptor-stamp`.
+@Sendable func example_custom_interceptor_stamp(port: Int) async throws {
+    /// Writes the header's `extra.build` field on every frame sent.
+    struct BuildStamp: FrameInterceptor {
+        let build: UInt64
+        var directions: InterceptedFrame.Directions { .outbound }
+
+        func intercept(_ frame: inout InterceptedFrame) throws {
+            frame.header.extras["build"] = build
+        }
+    }
+
+    let layout = try FrameLayout(description: "magic:u32=0xFF extra.build:u16 length:u32:cmd+body cmd:u32")
+    var configuration = ClientConfiguration()
+    configuration.interceptors = [BuildStamp(build: 42)]
+    print(layout, configuration.interceptors.count)
+}
+
 #if TLS
 /// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/SecuringConnections.md, example `tls-system`.
 @Sendable func example_tls_system(port: Int) async throws {
@@ -432,6 +500,7 @@ let runnableExamples: [(name: String, peer: [String], prints: [String], run: @Se
     #if TLS
     examples.append(("tls-pinned", ["game", "--tls"], ["echo:hello"], example_tls_pinned))
     #endif
+    examples.append(("im-config-only", ["im", "--pushes", "2"], ["user7", "push of 16 bytes"], example_im_config_only))
     examples.append(("game-client", ["game", "--notices", "2"], ["echo:hello 42", "errorRsp(code: 401 message: \"logged out\")", "notice 2"], example_game_client))
     examples.append(("im-client", ["im", "--pushes", "2"], ["connected"], example_im_client))
     examples.append(("endpoints", ["game"], ["echo:hello"], example_endpoints))
@@ -441,6 +510,7 @@ let runnableExamples: [(name: String, peer: [String], prints: [String], run: @Se
     examples.append(("caller-on-main-actor", ["game"], ["echo:turn 3"], example_caller_on_main_actor))
     examples.append(("caller-on-event-loop", ["game"], ["echo:turn 3"], example_caller_on_event_loop))
     examples.append(("states-endpoint", ["game"], ["connected to 127.0.0.1"], example_states_endpoint))
+    examples.append(("custom-interceptor", ["game"], ["echo:hello", "out CMD_TEST: 2005 bytes (limit 1024)"], example_custom_interceptor))
     examples.append(("http-client", ["http"], ["web:7:9"], example_http_client))
     return examples
 }()

@@ -22,7 +22,8 @@ struct Swiftframe_Config: SwiftFrame.Message {
 /// The command table of one .proto file: its layout and where its ids come from. Any number
 /// of the id sources below can be combined.
 struct Swiftframe_Table: SwiftFrame.Message {
-    /// The .proto file, as protoc names it ("game.proto", "proto/im.proto").
+    /// The .proto file, as protoc names it ("game.proto", "proto/im.proto"). The table is
+    /// emitted into that file's Swift file, and without table_name is named after it.
     var file: Swift.String = ""
     /// A layout preset ("game-tcp", "im", ...) or a layout description.
     var layout: Swift.String = ""
@@ -52,6 +53,15 @@ struct Swiftframe_Table: SwiftFrame.Message {
     /// name ("CMD_ERROR"), a command's name, or the name of a message with an id ("ErrorRsp").
     var errorReply: Swift.String = ""
     var heartbeat: Swift.String = ""
+    /// The Swift type of the generated command table ("ImCommands"), taken as written: no
+    /// package prefix is added. Without it the table is named after the file: its package
+    /// prefix, the file name's stem and "Commands" (common.proto in package im: Im_CommonCommands).
+    /// Either way the table is emitted into the Swift file of `file` (common.swiftframe.swift).
+    /// It must be an ASCII Swift identifier (letters, digits and underscores, not starting with a
+    /// digit), no Swift keyword, no standard-library or Foundation type ("String", "Data"), and
+    /// the name of no other top-level type of the protoc run (a message, an enum, another table,
+    /// a file's extensions namespace); anything else fails generation, naming the file.
+    var tableName: Swift.String = ""
     var unknownFields = SwiftFrame.UnknownFields()
 
     init() {}
@@ -67,7 +77,8 @@ struct Swiftframe_Table: SwiftFrame.Message {
         responsePrefix: Swift.String = "",
         command: [Swiftframe_Command] = [],
         errorReply: Swift.String = "",
-        heartbeat: Swift.String = ""
+        heartbeat: Swift.String = "",
+        tableName: Swift.String = ""
     ) {
         self.file = file
         self.layout = layout
@@ -80,6 +91,7 @@ struct Swiftframe_Table: SwiftFrame.Message {
         self.command = command
         self.errorReply = errorReply
         self.heartbeat = heartbeat
+        self.tableName = tableName
     }
 }
 
@@ -242,6 +254,7 @@ extension Swiftframe_Table: SwiftFrame.FieldTableMessage {
             9 repeated message command
             10 string error_reply
             11 string heartbeat
+            12 string table_name
             unknown
             """,
         types: [
@@ -271,6 +284,7 @@ extension Swiftframe_Table: SwiftFrame.FieldTableMessage {
         case 74: try reader.readMessage(appendingTo: &self.command) // command = 9
         case 82: self.errorReply = try reader.readString() // error_reply = 10
         case 90: self.heartbeat = try reader.readString() // heartbeat = 11
+        case 98: self.tableName = try reader.readString() // table_name = 12
         default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
@@ -289,6 +303,7 @@ extension Swiftframe_Table: SwiftFrame.FieldTableMessage {
         size.add(cache.repeatedMessage(self.command, tagSize: 1))
         if !self.errorReply.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.errorReply.utf8.count)) }
         if !self.heartbeat.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.heartbeat.utf8.count)) }
+        if !self.tableName.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.tableName.utf8.count)) }
         return size.total
     }
 
@@ -308,6 +323,7 @@ extension Swiftframe_Table: SwiftFrame.FieldTableMessage {
         writer.writeRepeatedMessage(self.command, tag: 74)
         writer.writeStringUnlessEmpty(self.errorReply, tag: 82)
         writer.writeStringUnlessEmpty(self.heartbeat, tag: 90)
+        writer.writeStringUnlessEmpty(self.tableName, tag: 98)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
