@@ -68,7 +68,8 @@ public struct Heartbeat: Sendable, Hashable {
     /// upwards again (default 30 minutes).
     public var probeAgainAfter: Duration
 
-    /// - Parameter timeout: nil (the default): 10 s, or `interval` when that is shorter.
+    /// A heartbeat of these settings; `timeout` nil (the default) is 10 s, or `interval` when
+    /// that is shorter.
     public init(
         interval: Duration = .seconds(90), timeout: Duration? = nil, retries: Int = 3,
         command: UInt32? = nil, payload: [UInt8] = [], mode: Mode = .fixed, checkTimeout: Duration = .seconds(3),
