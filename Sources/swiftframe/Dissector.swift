@@ -10,12 +10,23 @@ struct Dissector: ParsableCommand {
             The dissector cuts the TCP stream on --port into frames with the table's layout, \
             shows the header fields and the command names, and hands each body to Wireshark's \
             protobuf dissector as the message its command carries in that direction (to the \
-            port: the request; from it: the response), unwrapping envelopes. Wireshark finds \
-            the messages in its "Protobuf search paths" preference: add the folders of the \
-            .proto files and their imports there.
+            port: the request; from it: the response), unwrapping envelopes as inspect does \
+            (a reply's response bytes are read as the response of the request it answers on \
+            the same connection). Wireshark finds the messages in its "Protobuf search paths" \
+            preference: add the folders of the .proto files and of their imports there \
+            (swiftframe's Protos folder for swiftframe/options.proto, and the one of \
+            google/protobuf). tshark takes them with -o, one folder each, as absolute paths \
+            (TRUE: load every .proto file in it); protobuf.preload_protos and \
+            protobuf.pbf_as_hf make the message fields display fields (pbf.<message>.<field>) \
+            for -T fields and -Y.
 
               swiftframe dissector --proto game.proto --port 9000 --output game.lua
               wireshark -X lua_script:game.lua capture.pcapng
+              tshark -r capture.pcapng -X lua_script:game.lua \\
+                  -o "uat:protobuf_search_paths:\\"$PWD\\",\\"TRUE\\"" \\
+                  -o 'uat:protobuf_search_paths:"/path/to/swiftframe/Protos","FALSE"' \\
+                  -o 'uat:protobuf_search_paths:"/usr/include","FALSE"' \\
+                  -o protobuf.preload_protos:TRUE -o protobuf.pbf_as_hf:TRUE -V
             """
     )
 

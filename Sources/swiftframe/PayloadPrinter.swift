@@ -1,5 +1,4 @@
 import SwiftFrame
-import SwiftFrameDescriptors
 import SwiftFrameGenerator
 import SwiftFrameReflection
 
@@ -23,10 +22,9 @@ struct PayloadPrinter {
     let description: ProtocolDescription
     /// The table `annotation(of:toServer:)` reads commands from: the one of the layout.
     let table: ProtocolDescription.Table?
-    /// Response messages that carry the response of the request they answer in a bytes field
-    /// (`CommonRespon.respon`), and that field's number: a response of the table whose only
-    /// bytes field it is, with some request's own response for it to hold.
-    let responseBodies: [String: (number: Int32, name: String)]
+    /// Reply messages that carry the response of the request they answer in a bytes field
+    /// (`CommonRespon.respon`): the description's, which the Wireshark dissector reads too.
+    var responseBodies: [String: ProtocolDescription.ResponseBody] { description.responseBodies }
 
     /// Prints every field by number: `protoc --decode_raw`.
     private static let raw = DynamicMessageSchema(TextFormatSchemaSet([.init(fullName: "", fields: [])]), index: 0)
@@ -40,28 +38,6 @@ struct PayloadPrinter {
             throw ToolFailure(status: .usage, message: "the descriptors: \(error)")
         }
         description = loaded.description
-        responseBodies = Self.responseBodies(loaded)
-    }
-
-    private static func responseBodies(_ loaded: LoadedProtocol) -> [String: (number: Int32, name: String)] {
-        let outer = Set(loaded.description.tables.flatMap(\.commands).compactMap(\.response))
-        let inner = Set(loaded.description.responses.values).subtracting(outer)
-        guard !inner.isEmpty else { return [:] }
-        var found: [String: (number: Int32, name: String)] = [:]
-        func visit(_ message: Google_Protobuf_DescriptorProto, scope: String) {
-            let name = scope + (message.name ?? "")
-            let bytes = message.field.filter { $0.type == .bytes && $0.label != .repeated }
-            if outer.contains(name), loaded.description.envelope(name) == nil, bytes.count == 1, let number = bytes[0].number,
-               let field = bytes[0].name {
-                found[name] = (number, field)
-            }
-            for nested in message.nestedType { visit(nested, scope: name + ".") }
-        }
-        for file in loaded.set.file {
-            let scope = file.package.map { $0.isEmpty ? "" : $0 + "." } ?? ""
-            for message in file.messageType { visit(message, scope: scope) }
-        }
-        return found
     }
 
     /// The wire bytes of message `name` written in text format.
@@ -117,7 +93,7 @@ struct PayloadPrinter {
             return Decoded(path: plain.path, text: plain.text, error: nil,
                            note: "no request seen that this reply answers (a capture that starts after it, or a stream of one direction): \(field.name) stays raw")
         }
-        guard let inner = request.reversed().lazy.compactMap({ description.responses[$0] }).first(where: { $0 != name }) else {
+        guard let inner = description.heldResponse(answering: request, in: name) else {
             return Decoded(path: plain.path, text: plain.text, error: nil,
                            note: "nothing in \(request.joined(separator: " > ")) declares a response of its own: \(field.name) stays raw")
         }
@@ -183,9 +159,11 @@ struct PayloadPrinter {
         return decode(payload, as: request, multiline: false).path
     }
 
-    /// Whether a frame from the server may be a reply `requestPath(of:)` kept a request for.
+    /// Whether a frame from the server may be a reply `requestPath(of:)` kept a request for:
+    /// a reply (never a push) whose message has a response body.
     func isPairedReply(_ frame: Frame) -> Bool {
-        guard let table, let response = table.command(table.layout.commandID(of: frame))?.response else { return false }
+        guard let table, let entry = table.command(table.layout.commandID(of: frame)), entry.isReply,
+              let response = entry.response else { return false }
         return responseBodies[response] != nil
     }
 
@@ -222,13 +200,15 @@ struct PayloadPrinter {
     }
 
     /// A frame's payload as its command's message in its direction; a reply's response bytes
-    /// read through the request it answers.
+    /// read through the request it answers. A push answers none: its bytes stay as they are,
+    /// with no note.
     private func decoded(_ frame: Frame, toServer: Bool?, answering: [String]?, multiline: Bool,
                          in table: ProtocolDescription.Table) -> Decoded? {
-        guard let message = message(command: table.layout.commandID(of: frame), toServer: toServer, in: table) else {
+        let command = table.layout.commandID(of: frame)
+        guard let message = message(command: command, toServer: toServer, in: table) else {
             return nil
         }
-        if toServer != true, responseBodies[message] != nil {
+        if toServer != true, table.command(command)?.isReply == true, responseBodies[message] != nil {
             return decodeReply(Array(frame.payload), as: message, answering: answering, multiline: multiline)
         }
         return decode(Array(frame.payload), as: message, multiline: multiline)

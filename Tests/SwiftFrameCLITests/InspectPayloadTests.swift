@@ -114,6 +114,94 @@ import Testing
             """), "\(replies[2])")
     }
 
+    /// An IM table whose pushes carry a bytes field: type 3 the replies' own message
+    /// (CommonRespon), type 4 a message of its own with one bytes field. A push answers no
+    /// request, so its bytes stay as they are with no note; a reply whose request the capture
+    /// does not hold still gets the note.
+    static let pushProto = """
+        syntax = "proto3";
+        import "common.proto";
+        import "swiftframe/options.proto";
+        option (swiftframe.layout) = "im";
+        enum Push_frame_type {
+          option (swiftframe.command_table) = true;
+          PUSH_FRAME_TYPE_UNSPECIFIED = 0;
+          PUSH_FRAME_TYPE_HEARTBEAT = 1 [(swiftframe.heartbeat) = true];
+          PUSH_FRAME_TYPE_REQUEST = 2 [(swiftframe.request) = "Common", (swiftframe.response) = "CommonRespon"];
+          PUSH_FRAME_TYPE_CHAT = 3 [(swiftframe.response) = "CommonRespon"];
+          PUSH_FRAME_TYPE_PUSH = 4 [(swiftframe.response) = "Server_push"];
+        }
+        message Server_push { bytes payload = 1; }
+        """
+
+    /// An IM frame: `0x81 | seq u32 | type u8 | length u16 | body`.
+    static func imFrame(sequence: UInt32, type: UInt8, _ body: [UInt8]) -> [UInt8] {
+        [0x81] + withUnsafeBytes(of: sequence.bigEndian, Array.init) + [type]
+            + withUnsafeBytes(of: UInt16(body.count).bigEndian, Array.init) + body
+    }
+
+    /// The segments of a capture of the push table: a login and its reply, a push of each
+    /// kind, and a reply (seq 5) to a request the capture does not hold.
+    static func pushSegments() throws -> [(toServer: Bool, bytes: [UInt8])] {
+        let login = try Common(.user(UserMsg(.login(LoginRequest(nickName: "neo"))))).serializedBytes()
+        let reply = try CommonRespon(isSuc: true, respon: try LoginResponse(uid: 9, token: "t").serializedBytes()).serializedBytes()
+        let chat = try CommonRespon(respon: Array("raw".utf8)).serializedBytes()
+        let push: [UInt8] = [0x0A, 5] + Array("hello".utf8)  // Server_push { payload: "hello" }
+        let orphan = try CommonRespon(isSuc: true, respon: try LoginResponse(uid: 5, token: "u").serializedBytes()).serializedBytes()
+        return [
+            (true, imFrame(sequence: 1, type: 2, login)),
+            (false, imFrame(sequence: 1, type: 2, reply)),
+            (false, imFrame(sequence: 0, type: 4, push) + imFrame(sequence: 0, type: 3, chat)),
+            (false, imFrame(sequence: 5, type: 2, orphan)),
+        ]
+    }
+
+    @Test func pushesGetNoNoteAndAReplyWithoutItsRequestDoes() throws {
+        let directory = try temporaryDirectory("swiftframe-inspect-push")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try Self.pushProto.write(to: directory.appendingPathComponent("push.proto"), atomically: true, encoding: .utf8)
+        let protos = ["--proto", directory.path + "/push.proto", "-I", directory.path, "-I", Repository.fixtureProtos]
+            + ["common.proto", "user.proto"].flatMap { ["--proto", Repository.fixtureProtos + "/" + $0] }
+        let capture = try Self.capture(try Self.pushSegments())
+        let result = try runInspect(protos + ["--port", "9000"], capture: capture)
+        #expect(result.status == 0, "\(result.stderr)")
+        let frames = result.stdoutText.components(separatedBy: "frame time=").dropFirst()
+        #expect(frames.count == 5, "\(result.stdoutText)")
+        guard frames.count == 5 else { return }
+        let (reply, push, chat, orphan) = (frames[frames.startIndex + 1], frames[frames.startIndex + 2],
+                                           frames[frames.startIndex + 3], frames[frames.startIndex + 4])
+        #expect(reply.hasSuffix("""
+            seq=1 type=2 length=9 payload=9 PUSH_FRAME_TYPE_REQUEST CommonRespon > login_response
+              isSuc: true
+              respon {
+                uid: 9
+                token: "t"
+              }
+
+            """), "\(reply)")
+        #expect(push.hasSuffix("""
+            seq=0 type=4 length=7 payload=7 PUSH_FRAME_TYPE_PUSH Server_push
+              payload: "hello"
+
+            """), "\(push)")
+        #expect(chat.hasSuffix("""
+            seq=0 type=3 length=5 payload=5 PUSH_FRAME_TYPE_CHAT CommonRespon
+              respon: "raw"
+
+            """), "\(chat)")
+        #expect(orphan.contains("seq=5 type=2 length=9 payload=9 PUSH_FRAME_TYPE_REQUEST CommonRespon\n"
+            + "  # no request seen that this reply answers"), "\(orphan)")
+        #expect(result.stdoutText.components(separatedBy: "# no request seen").count == 2, "one note: \(result.stdoutText)")
+
+        let json = try runInspect(protos + ["--port", "9000", "--json"], capture: capture)
+        let objects = try json.stdoutText.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(objects.count == 5, "\(json.stdoutText)")
+        #expect(objects.map { $0["note"] != nil } == [false, false, false, false, true], "\(json.stdoutText)")
+        #expect(objects.dropFirst(2).first?["message"] as? [String] == ["Server_push"], "\(json.stdoutText)")
+    }
+
     @Test func aPayloadThatDoesNotParseIsShownRaw() throws {
         // Test_Req whose field 1 (a string) claims 9 bytes where 2 remain, then a good frame.
         let broken: [UInt8] = [0, 0, 0, 0xFF, 0, 0, 0, 8, 0, 0, 0, 1, 0x0A, 0x09, 0x68, 0x69]

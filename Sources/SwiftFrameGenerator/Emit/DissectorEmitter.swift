@@ -4,7 +4,11 @@ import SwiftFrame
 /// into frames with the table's layout (asking Wireshark for more bytes when a frame is split
 /// across segments), shows the header fields and the command's name, and hands each body to
 /// Wireshark's own protobuf dissector with the message type the command carries in that
-/// direction, unwrapping envelopes to the innermost message.
+/// direction, unwrapping envelopes to the innermost message. A reply whose message carries the
+/// response of the request it answers in a bytes field (`ProtocolDescription.responseBodies`:
+/// `CommonRespon.respon`) is paired with its request on the same connection, by the layout's
+/// sequence field or else in order by command, and that field is handed over as the response
+/// the request declares (`heldResponse(answering:in:)`), as `swiftframe inspect` prints it.
 public struct DissectorEmitter {
     let description: ProtocolDescription
     let table: ProtocolDescription.Table
@@ -25,7 +29,11 @@ public struct DissectorEmitter {
         printer.line("-- Layout: \(table.layout.description)")
         printer.line("-- Frames on TCP port \(port): to the port, requests; from it, replies and pushes.")
         printer.line("-- Bodies go to Wireshark's protobuf dissector: add the folders of the .proto files and of")
-        printer.line("-- their imports under Preferences > Protocols > ProtoBuf > Protobuf search paths.")
+        printer.line("-- their imports under Preferences > Protocols > ProtoBuf > Protobuf search paths, or on")
+        printer.line("-- tshark's command line, one -o for each folder, its path absolute (TRUE: load every .proto")
+        printer.line("-- file in it); protobuf.preload_protos and protobuf.pbf_as_hf make the fields display fields:")
+        printer.line("--   tshark -r CAPTURE -X lua_script:THIS_FILE -o 'uat:protobuf_search_paths:\"/ABSOLUTE/DIR\",\"TRUE\"' \\")
+        printer.line("--       -o protobuf.preload_protos:TRUE -o protobuf.pbf_as_hf:TRUE -V")
         printer.line("-- Load with: wireshark -X lua_script:THIS_FILE (or put it in the personal Lua plugins folder).")
         printer.line()
         printer.line("local proto = Proto(\(lua(name)), \(lua("swiftframe: " + table.file)))")
@@ -56,6 +64,19 @@ public struct DissectorEmitter {
             return "[\(lua(envelope.message))] = { selector = \(envelope.selectorField), body = \(envelope.bodyField), "
                 + "holds = { \(holds.joined(separator: ", ")) } }"
         })
+        printer.line("-- Commands whose frames from the server answer a request (the others carry pushes).")
+        luaTable(printer, "replies", table.commands.filter(\.isReply).map { "[\($0.id)] = true" })
+        printer.line("-- Replies' bytes fields that hold the response of the request they answer.")
+        luaTable(printer, "response_bodies", description.responseBodies.sorted { $0.key < $1.key }.map { message, body in
+            "[\(lua(message))] = { number = \(body.number), name = \(lua(body.name)) }"
+        })
+        printer.line("-- The response each request (or what an envelope holds) declares.")
+        luaTable(printer, "declared_responses", description.responseBodies.isEmpty ? [] : description.responses.sorted {
+            $0.key < $1.key
+        }.map { "[\(lua($0.key))] = \(lua($0.value))" })
+        let sequence = table.layout.fields.first { $0.kind == .sequence }
+        printer.line("-- The header field replies are paired with their requests by; nil: in order by command.")
+        printer.line("local SEQUENCE = \(sequence.map { lua($0.name) } ?? "nil")")
         printer.line()
     }
 
@@ -113,8 +134,9 @@ public struct DissectorEmitter {
             printer.line("return nil")
         }, closing: "end")
         printer.line()
-        printer.line("-- The selector value and the body range of an envelope message, as far as they are found.")
-        printer.indented("local function envelope_parts(tvb, envelope)", {
+        printer.line("-- The varint field `selector` (0 when absent) and the range of the last length-delimited")
+        printer.line("-- field `body` of a message (nil when absent), as far as the message reads.")
+        printer.indented("local function message_parts(tvb, selector_number, body_number)", {
             printer.line("local offset, limit, selector, body = 0, tvb:len(), 0, nil")
             printer.indented("while offset < limit do", {
                 printer.line("local tag, size = varint(tvb, offset, limit)")
@@ -124,13 +146,13 @@ public struct DissectorEmitter {
                 printer.indented("if wire == 0 then", {
                     printer.line("local value, length = varint(tvb, offset, limit)")
                     printer.line("if value == nil then break end")
-                    printer.line("if number == envelope.selector then selector = value end")
+                    printer.line("if number == selector_number then selector = value end")
                     printer.line("offset = offset + length")
                 }, closing: nil)
                 printer.indented("elseif wire == 2 then", {
                     printer.line("local length, size2 = varint(tvb, offset, limit)")
                     printer.line("if length == nil or offset + size2 + length > limit then break end")
-                    printer.line("if number == envelope.body then body = tvb(offset + size2, length) end")
+                    printer.line("if number == body_number then body = tvb(offset + size2, length) end")
                     printer.line("offset = offset + size2 + length")
                 }, closing: nil)
                 printer.line("elseif wire == 1 then offset = offset + 8")
@@ -140,17 +162,120 @@ public struct DissectorEmitter {
             printer.line("return selector, body")
         }, closing: "end")
         printer.line()
-        printer.line("-- The body as `message`, then, for an envelope, what its body holds, to the innermost message.")
+        printer.line("-- The body as `message`, then, for an envelope, what its body holds, to the innermost message;")
+        printer.line("-- the path of messages, outermost first (`Common`, `User_msg`, `login_request`).")
         printer.indented("local function show_body(range, message, pinfo, tree, depth)", {
             printer.line("pinfo.private[\"pb_msg_type\"] = \"message,\" .. message")
             printer.line("pcall(Dissector.call, protobuf, range:tvb(), pinfo, tree)")
             printer.line("local envelope = envelopes[message]")
-            printer.line("if envelope == nil or depth > 8 then return message end")
-            printer.line("local selector, inner = envelope_parts(range:tvb(), envelope)")
+            printer.line("if envelope == nil or depth > 8 then return { message } end")
+            printer.line("local selector, inner = message_parts(range:tvb(), envelope.selector, envelope.body)")
             printer.line("local held = envelope.holds[selector]")
-            printer.line("if held == nil or inner == nil or inner:len() == 0 then return message end")
+            printer.line("if held == nil or inner == nil or inner:len() == 0 then return { message } end")
             printer.line("local subtree = tree:add(proto, inner, \"holds \" .. held)")
-            printer.line("return message .. \" > \" .. show_body(inner, held, pinfo, subtree, depth + 1)")
+            printer.line("local path = show_body(inner, held, pinfo, subtree, depth + 1)")
+            printer.line("table.insert(path, 1, message)")
+            printer.line("return path")
+        }, closing: "end")
+        printer.line()
+        emitPairing(printer)
+    }
+
+    // MARK: Replies read through their requests
+
+    private func emitPairing(_ printer: Printer) {
+        printer.line("-- The response a reply of `message` holds for the request whose path is `request`: the one the")
+        printer.line("-- innermost message of the path declares, other than `message` (`login_request`: `login_response`).")
+        printer.indented("local function held_response(request, message)", {
+            printer.indented("for i = #request, 1, -1 do", {
+                printer.line("local declared = declared_responses[request[i]]")
+                printer.line("if declared ~= nil and declared ~= message then return declared end")
+            }, closing: "end")
+            printer.line("return nil")
+        }, closing: "end")
+        printer.line()
+        printer.line("-- Requests awaiting their replies, per client (address and port): by SEQUENCE, or in order by")
+        printer.line("-- command (the server answers in order). Filled on the first pass over the capture, which")
+        printer.line("-- goes in order; what each reply was paired with is kept by packet and offset, since Wireshark")
+        printer.line("-- dissects packets again in any order.")
+        printer.line("local AWAITING_LIMIT = 4096")
+        printer.line("local awaiting = {}")
+        printer.line("local paired = {}")
+        printer.indented("function proto.init()", {
+            printer.line("awaiting = {}")
+            printer.line("paired = {}")
+        }, closing: "end")
+        printer.line()
+        printer.indented("local function remember(client, h, path)", {
+            printer.line("local queue = awaiting[client]")
+            printer.indented("if queue == nil then", {
+                printer.line("queue = { by_sequence = {}, count = 0, in_order = {} }")
+                printer.line("awaiting[client] = queue")
+            }, closing: "end")
+            printer.indented("if SEQUENCE ~= nil then", {
+                printer.indented("if queue.count >= AWAITING_LIMIT then", {
+                    printer.line("queue.by_sequence = {}")
+                    printer.line("queue.count = 0")
+                }, closing: "end")
+                printer.line("if queue.by_sequence[h.values[SEQUENCE]] == nil then queue.count = queue.count + 1 end")
+                printer.line("queue.by_sequence[h.values[SEQUENCE]] = path")
+            }, closing: nil)
+            printer.indented("else", {
+                printer.line("if #queue.in_order >= AWAITING_LIMIT then table.remove(queue.in_order, 1) end")
+                printer.line("table.insert(queue.in_order, { command = h.command, path = path })")
+            }, closing: "end")
+        }, closing: "end")
+        printer.line()
+        printer.line("-- The path of the request a reply answers, taken off the list; nil when none was seen.")
+        printer.indented("local function answered(client, h)", {
+            printer.line("local queue = awaiting[client]")
+            printer.line("if queue == nil then return nil end")
+            printer.indented("if SEQUENCE ~= nil then", {
+                printer.line("local path = queue.by_sequence[h.values[SEQUENCE]]")
+                printer.indented("if path ~= nil then", {
+                    printer.line("queue.by_sequence[h.values[SEQUENCE]] = nil")
+                    printer.line("queue.count = queue.count - 1")
+                }, closing: "end")
+                printer.line("return path")
+            }, closing: "end")
+            printer.indented("for i, entry in ipairs(queue.in_order) do", {
+                printer.indented("if entry.command == h.command then", {
+                    printer.line("table.remove(queue.in_order, i)")
+                    printer.line("return entry.path")
+                }, closing: "end")
+            }, closing: "end")
+            printer.line("return nil")
+        }, closing: "end")
+        printer.line()
+        printer.line("-- A reply as `message`, then its response body as the response of the request it answers")
+        printer.line("-- (`request`, a path; nil when none was seen); the path of messages shown.")
+        printer.indented("local function show_reply(range, message, body, request, pinfo, tree)", {
+            printer.line("pinfo.private[\"pb_msg_type\"] = \"message,\" .. message")
+            printer.line("pcall(Dissector.call, protobuf, range:tvb(), pinfo, tree)")
+            printer.line("local _, inner = message_parts(range:tvb(), nil, body.number)")
+            printer.line("-- Absent (an error reply may carry none): nothing to read through the request.")
+            printer.line("if inner == nil then return { message } end")
+            printer.indented("if request == nil then", {
+                printer.line("tree:add(proto, inner, \"no request seen that this reply answers (a capture that starts after it): \" ..")
+                printer.line("    body.name .. \" stays raw\")")
+                printer.line("return { message }")
+            }, closing: "end")
+            printer.line("local held = held_response(request, message)")
+            printer.indented("if held == nil then", {
+                printer.line("tree:add(proto, inner, \"nothing in \" .. table.concat(request, \" > \") ..")
+                printer.line("    \" declares a response of its own: \" .. body.name .. \" stays raw\")")
+                printer.line("return { message }")
+            }, closing: "end")
+            printer.line("local subtree = tree:add(proto, inner, body.name .. \" holds \" .. held)")
+            printer.line("local path = { message }")
+            printer.indented("if inner:len() > 0 then", {
+                printer.line("path = show_body(inner, held, pinfo, subtree, 0)")
+                printer.line("table.insert(path, 1, message)")
+            }, closing: nil)
+            printer.indented("else", {
+                printer.line("table.insert(path, held)")
+            }, closing: "end")
+            printer.line("return path")
         }, closing: "end")
         printer.line()
     }
@@ -243,7 +368,24 @@ public struct DissectorEmitter {
             printer.line("local summary = command")
             printer.line("local body_size = h.total - h.header_size")
             printer.indented("if message ~= nil and body_size > 0 then", {
-                printer.line("summary = command .. \" \" .. show_body(tvb(offset + h.header_size, body_size), message, pinfo, subtree, 0)")
+                printer.line("local body = tvb(offset + h.header_size, body_size)")
+                printer.line("local path")
+                printer.line("-- The client's end of the connection: what pairs replies with requests.")
+                printer.line("local client = to_server and (tostring(pinfo.src) .. \":\" .. pinfo.src_port)")
+                printer.line("    or (tostring(pinfo.dst) .. \":\" .. pinfo.dst_port)")
+                printer.indented("if not to_server and replies[h.command] and response_bodies[message] ~= nil then", {
+                    printer.line("local key = pinfo.number .. \":\" .. offset")
+                    printer.line("if not pinfo.visited then paired[key] = answered(client, h) or false end")
+                    printer.line("path = show_reply(body, message, response_bodies[message], paired[key] or nil, pinfo, subtree)")
+                }, closing: nil)
+                printer.indented("else", {
+                    printer.line("path = show_body(body, message, pinfo, subtree, 0)")
+                    printer.line("local response = responses[h.command]")
+                    printer.indented("if to_server and not pinfo.visited and response ~= nil and response_bodies[response] ~= nil then", {
+                        printer.line("remember(client, h, path)")
+                    }, closing: "end")
+                }, closing: "end")
+                printer.line("summary = command .. \" \" .. table.concat(path, \" > \")")
                 printer.line("subtree:add(f_message, message)")
             }, closing: nil)
             printer.indented("elseif message ~= nil then", {

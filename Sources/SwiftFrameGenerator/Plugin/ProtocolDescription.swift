@@ -1,4 +1,5 @@
 import SwiftFrame
+import SwiftFrameDescriptors
 
 /// What a run's command tables and envelopes say, as plain values: for the tools that read
 /// traffic instead of generating code (`swiftframe inspect`, the Wireshark dissector). It comes
@@ -12,6 +13,11 @@ public struct ProtocolDescription: Sendable {
         /// Full proto names (`game.Test_Req`) of what a client sends and what it receives.
         public let request: String?
         public let response: String?
+        /// What the server sends under it answers a request: the command has a request, is
+        /// the table's error reply, or (in a convention that gives each message an id of its
+        /// own, `LoginRsp` 1002) its message is some request's response. Otherwise what it
+        /// carries is a push.
+        public let isReply: Bool
     }
 
     public struct Table: Sendable {
@@ -34,16 +40,38 @@ public struct ProtocolDescription: Sendable {
         public let holds: [Int32: String]
     }
 
+    /// A reply's bytes field that holds the response of the request it answers
+    /// (`CommonRespon.respon`, field 2).
+    public struct ResponseBody: Sendable, Hashable {
+        public let number: Int32
+        public let name: String
+    }
+
     public let tables: [Table]
     public let envelopes: [Envelope]
     /// Request → response, by full name: what the generated code's `RequestMessage.Response`
     /// says, from the tables and from `(swiftframe.response)` on envelope choices
     /// (`login_request` → `login_response`, `Common` → `CommonRespon`).
     public let responses: [String: String]
+    /// Reply messages that carry the response of the request they answer in a bytes field, by
+    /// full name: a message that replies carry (never one that only pushes carry), not an
+    /// envelope, whose only singular bytes field it is, in a run where some request declares a
+    /// response of its own (`(swiftframe.response)` on an envelope's choice) for it to hold.
+    /// `swiftframe inspect` and `call` print that field as the response the request declares
+    /// (`heldResponse(answering:in:)`), and so does the Wireshark dissector.
+    public let responseBodies: [String: ResponseBody]
     /// What the plugin prints on stderr (a command that matches no message).
     public let warnings: [String]
 
     public func envelope(_ message: String) -> Envelope? { envelopes.first { $0.message == message } }
+
+    /// The response that a reply of message `reply` holds in its response body when it
+    /// answers the request whose path is `request` (the request and what its envelopes hold:
+    /// `Common`, `User_msg`, `login_request`): the one declared by the innermost message of the
+    /// path that declares a response other than `reply` (`login_response`); nil when none does.
+    public func heldResponse(answering request: [String], in reply: String) -> String? {
+        request.reversed().lazy.compactMap { responses[$0] }.first { $0 != reply }
+    }
 }
 
 extension Generator {
@@ -53,13 +81,19 @@ extension Generator {
         let options = try GeneratorOptions(parameter: request.parameter ?? "")
         let resolution = try Resolver.resolve(request, options: options)
         do {
+            let responses = Dictionary(
+                resolution.files.flatMap(\.responsePairs).map { ($0.request.fullName, $0.response.fullName) },
+                uniquingKeysWith: { first, _ in first })
+            let paired = Set(responses.values)
             let tables = resolution.files.compactMap { file in
                 file.commandTable.map { table in
                     ProtocolDescription.Table(
                         file: file.name, layout: table.layout,
                         commands: table.entries.map { entry in
                             .init(id: entry.id, name: entry.origin,
-                                  request: entry.request?.fullName, response: entry.response?.fullName)
+                                  request: entry.request?.fullName, response: entry.response?.fullName,
+                                  isReply: entry.request != nil || entry.id == table.errorCommand
+                                      || (entry.isMessageID && entry.response.map { paired.contains($0.fullName) } == true))
                         },
                         errorCommand: table.errorCommand, heartbeatCommand: table.heartbeatCommand)
                 }
@@ -72,10 +106,37 @@ extension Generator {
                         choice.holds.map { (choice.enumCase.number, $0.fullName) }
                     }, uniquingKeysWith: { first, _ in first }))
             }
-            let responses = Dictionary(
-                resolution.files.flatMap(\.responsePairs).map { ($0.request.fullName, $0.response.fullName) },
-                uniquingKeysWith: { first, _ in first })
-            return ProtocolDescription(tables: tables, envelopes: envelopes, responses: responses, warnings: resolution.warnings)
+            return ProtocolDescription(
+                tables: tables, envelopes: envelopes, responses: responses,
+                responseBodies: responseBodies(request.protoFile, tables: tables, envelopes: envelopes, responses: responses),
+                warnings: resolution.warnings)
         }
+    }
+
+    /// `ProtocolDescription.responseBodies`, from the descriptors of every file of the request
+    /// (a reply's message may be declared in a file that is only imported).
+    private static func responseBodies(_ files: [FileDescriptor], tables: [ProtocolDescription.Table],
+                                       envelopes: [ProtocolDescription.Envelope],
+                                       responses: [String: String]) -> [String: ProtocolDescription.ResponseBody] {
+        let commands = tables.flatMap(\.commands)
+        // Responses that no table command carries: what a response body may hold.
+        let held = Set(responses.values).subtracting(commands.compactMap(\.response))
+        let replies = Set(commands.filter(\.isReply).compactMap(\.response))
+            .subtracting(envelopes.map(\.message))
+        guard !held.isEmpty, !replies.isEmpty else { return [:] }
+        var found: [String: ProtocolDescription.ResponseBody] = [:]
+        func visit(_ message: MessageDescriptor, scope: String) {
+            let name = scope + (message.name ?? "")
+            let bytes = message.field.filter { $0.type == .bytes && $0.label != .repeated }
+            if replies.contains(name), bytes.count == 1, let number = bytes[0].number, let field = bytes[0].name {
+                found[name] = .init(number: number, name: field)
+            }
+            for nested in message.nestedType { visit(nested, scope: name + ".") }
+        }
+        for file in files {
+            let scope = file.package.map { $0.isEmpty ? "" : $0 + "." } ?? ""
+            for message in file.messageType { visit(message, scope: scope) }
+        }
+        return found
     }
 }
