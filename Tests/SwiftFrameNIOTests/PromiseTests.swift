@@ -253,7 +253,8 @@ import FoundationNetworking
             case .connecting: "connecting"
             case .disconnected(.connectFailed(.tls(.other))): "other"
             case .reconnecting(attempt: 1, _): "reconnecting"
-            case .stopped(_ as FrameClientError): "stopped"
+            case let .stopped(stopped as FrameClientError):
+                if case .gaveUp(attempts: 2, last: .connectFailed(.tls(.other))) = stopped { "stopped" } else { "\(state)" }
             default: "\(state)"
             }
         }
