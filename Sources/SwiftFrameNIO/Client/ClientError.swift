@@ -18,7 +18,8 @@ public enum DisconnectReason: Sendable, CustomStringConvertible {
     /// The client's `onConnect` hook (its login) threw this error, so the connection was
     /// dropped. Wrapped in `FinalFailure` it also ended `run()`.
     case loginFailed(any Error)
-    /// The client closed it: `run()` was cancelled, or `reconnectNow()` was called.
+    /// The client closed it: `run()` was cancelled, `reconnectNow()` was called, or
+    /// `networkChanged()` found no heartbeat to check the connection with.
     case closedByClient
     /// An interceptor refused a frame the peer sent (a body that does not decrypt).
     case rejectedFrame(any Error)

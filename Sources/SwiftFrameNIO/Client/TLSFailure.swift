@@ -25,8 +25,10 @@ public enum TLSFailure: Error, Sendable, CustomStringConvertible {
     /// The TLS configuration does not load: a certificate, key or CA that is missing or not
     /// PEM, or a pin that is not a base64 SHA-256.
     case badConfiguration(String)
-    /// Any other TLS failure, as the TLS library reported it (an alert from the server, such as
-    /// one refusing the client's certificate; no common protocol version).
+    /// Any other TLS failure, as the TLS library reported it: an alert from the server during
+    /// the handshake (no common protocol version or cipher). Under TLS 1.3 a server that refuses
+    /// the client's certificate does so after the client's side of the handshake is done: that
+    /// connection comes up and then drops with `DisconnectReason.transportError`.
     case other(any Error)
 
     /// True when retrying cannot heal it: the client stops instead of reconnecting.
