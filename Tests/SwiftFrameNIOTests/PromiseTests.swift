@@ -57,7 +57,8 @@ import FoundationNetworking
                 Issue.record("\(String(describing: error))")
                 return
             }
-            #expect(ContinuousClock.now - start < .milliseconds(500), "at once, not at a deadline")
+            // At once, not at the 10 s deadline (room for a busy machine's scheduling).
+            #expect(ContinuousClock.now - start < .seconds(3), "at once, not at a deadline")
             for (index, task) in slow.enumerated() { #expect(try await task.value.result1 == "echo:slow\(index + 1)") }
             #expect(try await client.request(TestReq(param1: "after")).result1 == "echo:after")
             #expect(handled.withLockedValue { $0 } == ["slow1", "slow2", "after"], "the refused request was never sent")
@@ -397,7 +398,9 @@ import FoundationNetworking
                     if case let .reconnecting(attempt: 1, delay) = $0 { abs((delay - .milliseconds(400)).inSeconds) < 0.001 } else { false }
                 }
                 let connected = try await log.first(after: dropped, within: .seconds(3), "the next connection") { $0.isConnected }
-                #expect(dropped - changed < .milliseconds(500), "at once: \(dropped - changed)")
+                // At once: not after a check's 3 s `checkTimeout` (the state log is polled, and
+                // a loaded CI machine has taken 0.9 s to see it).
+                #expect(dropped - changed < .milliseconds(2500), "at once: \(dropped - changed)")
                 #expect(connected - dropped >= .milliseconds(390), "after the backoff delay: \(connected - dropped)")
                 #expect(try await client.request(TestReq(param1: "after")).result1 == "echo:after")
             }
