@@ -136,6 +136,27 @@ extension Maps: SwiftFrame.CompactMessage {
             18 map string_self
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.int32Int32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.int64Int64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.uint32Uint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.uint64Uint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.sint32Sint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.sint64Sint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fixed32Fixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fixed64Fixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.sfixed32Sfixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.sfixed64Sfixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.int32Float)!,
+            Swift.MemoryLayout<Self>.offset(of: \.int32Double)!,
+            Swift.MemoryLayout<Self>.offset(of: \.boolBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.stringString)!,
+            Swift.MemoryLayout<Self>.offset(of: \.stringBytes)!,
+            Swift.MemoryLayout<Self>.offset(of: \.stringMessage)!,
+            Swift.MemoryLayout<Self>.offset(of: \.stringEnum)!,
+            Swift.MemoryLayout<Self>.offset(of: \.stringSelf)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         maps: [
             .map(SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self),
             .map(SwiftFrame.ProtoInt64.self, SwiftFrame.ProtoInt64.self),
@@ -170,6 +191,12 @@ extension Choices: SwiftFrame.CompactMessage {
             custom second
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.kind)!,
+            Swift.MemoryLayout<Self>.offset(of: \.note)!,
+            Swift.MemoryLayout<Self>.offset(of: \.second)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Choices.Kind?.self,
             Choices.Second?.self,

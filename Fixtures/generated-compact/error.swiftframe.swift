@@ -65,6 +65,11 @@ extension ErrorMsg: SwiftFrame.CompactMessage {
             2 string msg
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.type)!,
+            Swift.MemoryLayout<Self>.offset(of: \.msg)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             ErrorType.self,
         ]

@@ -445,6 +445,55 @@ extension Everything: SwiftFrame.CompactMessage {
             536870911 int32 max_field
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.fDouble)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fFloat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fInt64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fUint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fFixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fFixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fString)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fBytes)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fUint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fSfixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fSfixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fSint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fSint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rDouble)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rFloat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rInt64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rUint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rFixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rFixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rString)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rBytes)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rUint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rSfixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rSfixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rSint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rSint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \._nested)!,
+            Swift.MemoryLayout<Self>.offset(of: \.nestedList)!,
+            Swift.MemoryLayout<Self>.offset(of: \.sign)!,
+            Swift.MemoryLayout<Self>.offset(of: \.signs)!,
+            Swift.MemoryLayout<Self>.offset(of: \._owner)!,
+            Swift.MemoryLayout<Self>.offset(of: \._deepest)!,
+            Swift.MemoryLayout<Self>.offset(of: \.oInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.oString)!,
+            Swift.MemoryLayout<Self>.offset(of: \.oSign)!,
+            Swift.MemoryLayout<Self>.offset(of: \.oDouble)!,
+            Swift.MemoryLayout<Self>.offset(of: \.oBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedFixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedSigns)!,
+            Swift.MemoryLayout<Self>.offset(of: \.field2048)!,
+            Swift.MemoryLayout<Self>.offset(of: \.maxField)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Everything.Level1.self,
             Everything.Level1.self,
@@ -468,6 +517,11 @@ extension Everything.Level1: SwiftFrame.CompactMessage {
             2 optional message child
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \._child)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Everything.Level1.Level2.self,
         ]
@@ -484,6 +538,11 @@ extension Everything.Level1.Level2: SwiftFrame.CompactMessage {
             2 optional message child
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
+            Swift.MemoryLayout<Self>.offset(of: \._child)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Everything.Level1.Level2.Level3.self,
         ]
@@ -501,6 +560,12 @@ extension Everything.Level1.Level2.Level3: SwiftFrame.CompactMessage {
             3 enum kind
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.tags)!,
+            Swift.MemoryLayout<Self>.offset(of: \.sign)!,
+            Swift.MemoryLayout<Self>.offset(of: \.kind)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Sign.self,
             Everything.Level1.Level2.Level3.Kind.self,
@@ -517,7 +582,12 @@ extension EverythingSubset: SwiftFrame.CompactMessage {
             5 int32 f_int32
             9 string f_string
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.fInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fString)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -533,6 +603,13 @@ extension TreeNode: SwiftFrame.CompactMessage {
             4 repeated message children
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.label)!,
+            Swift.MemoryLayout<Self>.offset(of: \._left)!,
+            Swift.MemoryLayout<Self>.offset(of: \._right)!,
+            Swift.MemoryLayout<Self>.offset(of: \.children)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             TreeNode.self,
             TreeNode.self,
@@ -551,6 +628,11 @@ extension Ping: SwiftFrame.CompactMessage {
             2 int32 count
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \._pong)!,
+            Swift.MemoryLayout<Self>.offset(of: \.count)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Pong.self,
         ]
@@ -566,6 +648,10 @@ extension Pong: SwiftFrame.CompactMessage {
             1 optional message ping
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \._ping)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Ping.self,
         ]

@@ -80,6 +80,19 @@ extension Contact: SwiftFrame.CompactMessage {
             custom extra
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.displayName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.level)!,
+            Swift.MemoryLayout<Self>.offset(of: \.motto)!,
+            Swift.MemoryLayout<Self>.offset(of: \.tags)!,
+            Swift.MemoryLayout<Self>.offset(of: \.scores)!,
+            Swift.MemoryLayout<Self>.offset(of: \.reach)!,
+            Swift.MemoryLayout<Self>.offset(of: \.userId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.odd)!,
+            Swift.MemoryLayout<Self>.offset(of: \.sameName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extra)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Contact.Reach?.self,
             Contact.Extra?.self,

@@ -195,7 +195,11 @@ extension ErrorMessage: SwiftFrame.CompactMessage {
         layout: """
             1 int32 code
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.code)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -223,6 +227,25 @@ extension NamingEdgeCases: SwiftFrame.CompactMessage {
             16 int32 decode_field
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.type)!,
+            Swift.MemoryLayout<Self>.offset(of: \.default_)!,
+            Swift.MemoryLayout<Self>.offset(of: \.self_)!,
+            Swift.MemoryLayout<Self>.offset(of: \.description_)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields_)!,
+            Swift.MemoryLayout<Self>.offset(of: \.size)!,
+            Swift.MemoryLayout<Self>.offset(of: \.tag)!,
+            Swift.MemoryLayout<Self>.offset(of: \.reader)!,
+            Swift.MemoryLayout<Self>.offset(of: \.writer)!,
+            Swift.MemoryLayout<Self>.offset(of: \.cache)!,
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
+            Swift.MemoryLayout<Self>.offset(of: \.httpStatus)!,
+            Swift.MemoryLayout<Self>.offset(of: \.urlPath)!,
+            Swift.MemoryLayout<Self>.offset(of: \._error)!,
+            Swift.MemoryLayout<Self>.offset(of: \._protocol_)!,
+            Swift.MemoryLayout<Self>.offset(of: \.decodeField_)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             ErrorMessage.self,
             NamingEdgeCases.Protocol_.self,
@@ -238,6 +261,10 @@ extension NamingEdgeCases.Protocol_: SwiftFrame.CompactMessage {
         layout: """
             1 int32 version
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.version)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }

@@ -183,6 +183,11 @@ extension UserMsg: SwiftFrame.CompactMessage {
             2 bytes body
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.cmd)!,
+            Swift.MemoryLayout<Self>.offset(of: \.body)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             UserCmd.self,
         ]
@@ -198,7 +203,12 @@ extension SigninRequest: SwiftFrame.CompactMessage {
             1 string nick_name
             2 string pwd
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.nickName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.pwd)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -216,7 +226,17 @@ extension LoginRequest: SwiftFrame.CompactMessage {
             6 string device_id
             7 string version
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.nickName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.pwd)!,
+            Swift.MemoryLayout<Self>.offset(of: \.ip)!,
+            Swift.MemoryLayout<Self>.offset(of: \.port)!,
+            Swift.MemoryLayout<Self>.offset(of: \.deviceName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.deviceId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.version)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -228,7 +248,11 @@ extension LogoutRequest: SwiftFrame.CompactMessage {
         layout: """
             1 int32 uid
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.uid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -241,7 +265,12 @@ extension SiginResponse: SwiftFrame.CompactMessage {
             1 uint32 uid
             2 string token
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.uid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.token)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -254,7 +283,12 @@ extension LoginResponse: SwiftFrame.CompactMessage {
             1 uint32 uid
             2 string token
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.uid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.token)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -266,7 +300,11 @@ extension UserInfoRequest: SwiftFrame.CompactMessage {
         layout: """
             1 uint32 uid
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.uid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -279,6 +317,10 @@ extension UserInfoResponse: SwiftFrame.CompactMessage {
             1 optional message user_info
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \._userInfo)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             UserInfo.self,
         ]

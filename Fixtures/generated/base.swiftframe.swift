@@ -39,7 +39,14 @@ extension UserInfo: SwiftFrame.FieldTableMessage {
             3 string avatar
             4 int64 last_login
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.uid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.nickName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.avatar)!,
+            Swift.MemoryLayout<Self>.offset(of: \.lastLogin)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

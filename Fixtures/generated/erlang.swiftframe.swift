@@ -68,7 +68,13 @@ extension Cs20001: SwiftFrame.FieldTableMessage {
             2 uint32 line
             3 string message
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.sceneId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.line)!,
+            Swift.MemoryLayout<Self>.offset(of: \.message)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -118,7 +124,17 @@ extension Sc20001: SwiftFrame.FieldTableMessage {
             6 uint32 default_combat
             7 string message
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.res)!,
+            Swift.MemoryLayout<Self>.offset(of: \.sceneId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.pos)!,
+            Swift.MemoryLayout<Self>.offset(of: \.status)!,
+            Swift.MemoryLayout<Self>.offset(of: \.type)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultCombat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.message)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

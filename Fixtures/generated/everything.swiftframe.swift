@@ -445,6 +445,55 @@ extension Everything: SwiftFrame.FieldTableMessage {
             536870911 int32 max_field
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.fDouble)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fFloat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fInt64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fUint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fFixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fFixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fString)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fBytes)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fUint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fSfixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fSfixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fSint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fSint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rDouble)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rFloat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rInt64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rUint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rFixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rFixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rString)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rBytes)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rUint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rSfixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rSfixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rSint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rSint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \._nested)!,
+            Swift.MemoryLayout<Self>.offset(of: \.nestedList)!,
+            Swift.MemoryLayout<Self>.offset(of: \.sign)!,
+            Swift.MemoryLayout<Self>.offset(of: \.signs)!,
+            Swift.MemoryLayout<Self>.offset(of: \._owner)!,
+            Swift.MemoryLayout<Self>.offset(of: \._deepest)!,
+            Swift.MemoryLayout<Self>.offset(of: \.oInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.oString)!,
+            Swift.MemoryLayout<Self>.offset(of: \.oSign)!,
+            Swift.MemoryLayout<Self>.offset(of: \.oDouble)!,
+            Swift.MemoryLayout<Self>.offset(of: \.oBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedFixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedSigns)!,
+            Swift.MemoryLayout<Self>.offset(of: \.field2048)!,
+            Swift.MemoryLayout<Self>.offset(of: \.maxField)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Everything.Level1.self,
             Everything.Level1.self,
@@ -747,6 +796,11 @@ extension Everything.Level1: SwiftFrame.FieldTableMessage {
             2 optional message child
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \._child)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Everything.Level1.Level2.self,
         ]
@@ -791,6 +845,11 @@ extension Everything.Level1.Level2: SwiftFrame.FieldTableMessage {
             2 optional message child
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
+            Swift.MemoryLayout<Self>.offset(of: \._child)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Everything.Level1.Level2.Level3.self,
         ]
@@ -838,6 +897,12 @@ extension Everything.Level1.Level2.Level3: SwiftFrame.FieldTableMessage {
             3 enum kind
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.tags)!,
+            Swift.MemoryLayout<Self>.offset(of: \.sign)!,
+            Swift.MemoryLayout<Self>.offset(of: \.kind)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Sign.self,
             Everything.Level1.Level2.Level3.Kind.self,
@@ -886,7 +951,12 @@ extension EverythingSubset: SwiftFrame.FieldTableMessage {
             5 int32 f_int32
             9 string f_string
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.fInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fString)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -929,6 +999,13 @@ extension TreeNode: SwiftFrame.FieldTableMessage {
             4 repeated message children
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.label)!,
+            Swift.MemoryLayout<Self>.offset(of: \._left)!,
+            Swift.MemoryLayout<Self>.offset(of: \._right)!,
+            Swift.MemoryLayout<Self>.offset(of: \.children)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             TreeNode.self,
             TreeNode.self,
@@ -984,6 +1061,11 @@ extension Ping: SwiftFrame.FieldTableMessage {
             2 int32 count
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \._pong)!,
+            Swift.MemoryLayout<Self>.offset(of: \.count)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Pong.self,
         ]
@@ -1029,6 +1111,10 @@ extension Pong: SwiftFrame.FieldTableMessage {
             1 optional message ping
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \._ping)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Ping.self,
         ]

@@ -133,7 +133,12 @@ extension TestReq: SwiftFrame.FieldTableMessage {
             1 string param1
             2 int32 param2
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.param1)!,
+            Swift.MemoryLayout<Self>.offset(of: \.param2)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -173,7 +178,12 @@ extension TestRsp: SwiftFrame.FieldTableMessage {
             1 string result1
             2 int64 result2
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.result1)!,
+            Swift.MemoryLayout<Self>.offset(of: \.result2)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -213,7 +223,12 @@ extension ErrorRsp: SwiftFrame.FieldTableMessage {
             1 int32 code
             2 string message
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.code)!,
+            Swift.MemoryLayout<Self>.offset(of: \.message)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -251,7 +266,10 @@ extension EmptyReq: SwiftFrame.FieldTableMessage {
         of: EmptyReq.self,
         layout: """
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -282,7 +300,12 @@ extension NoticeNtf: SwiftFrame.FieldTableMessage {
             1 string text
             2 int64 serial
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.text)!,
+            Swift.MemoryLayout<Self>.offset(of: \.serial)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

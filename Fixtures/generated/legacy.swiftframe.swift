@@ -222,6 +222,23 @@ extension Legacy_Account: SwiftFrame.FieldTableMessage {
             unknown
             extensions
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.id)!,
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.level)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mood)!,
+            Swift.MemoryLayout<Self>.offset(of: \.history)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedHistory)!,
+            Swift.MemoryLayout<Self>.offset(of: \.scores)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedScores)!,
+            Swift.MemoryLayout<Self>.offset(of: \._profile)!,
+            Swift.MemoryLayout<Self>.offset(of: \.visit)!,
+            Swift.MemoryLayout<Self>.offset(of: \._referrer)!,
+            Swift.MemoryLayout<Self>.offset(of: \.moods)!,
+            Swift.MemoryLayout<Self>.offset(of: \.contact)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
         types: [
             Legacy_Mood.self,
             Legacy_Mood.self,
@@ -382,7 +399,12 @@ extension Legacy_Account.Profile: SwiftFrame.FieldTableMessage {
             10 optional string bio
             11 repeated string tags
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.bio)!,
+            Swift.MemoryLayout<Self>.offset(of: \.tags)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -421,7 +443,11 @@ extension Legacy_Account.Visit: SwiftFrame.FieldTableMessage {
         layout: """
             13 required uint32 day
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.day)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -477,6 +503,24 @@ extension Legacy_Defaults: SwiftFrame.FieldTableMessage {
             15 optional closed_enum mood
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.i32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.i64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.u32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.u64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.s32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.f64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.f)!,
+            Swift.MemoryLayout<Self>.offset(of: \.d)!,
+            Swift.MemoryLayout<Self>.offset(of: \.inf)!,
+            Swift.MemoryLayout<Self>.offset(of: \.negInf)!,
+            Swift.MemoryLayout<Self>.offset(of: \.notANumber)!,
+            Swift.MemoryLayout<Self>.offset(of: \.flag)!,
+            Swift.MemoryLayout<Self>.offset(of: \.text)!,
+            Swift.MemoryLayout<Self>.offset(of: \.data)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mood)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Legacy_Mood.self,
         ]
@@ -590,7 +634,10 @@ extension Legacy_Holder: SwiftFrame.FieldTableMessage {
         of: Legacy_Holder.self,
         layout: """
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

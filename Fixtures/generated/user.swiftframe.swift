@@ -183,6 +183,11 @@ extension UserMsg: SwiftFrame.FieldTableMessage {
             2 bytes body
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.cmd)!,
+            Swift.MemoryLayout<Self>.offset(of: \.body)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             UserCmd.self,
         ]
@@ -225,7 +230,12 @@ extension SigninRequest: SwiftFrame.FieldTableMessage {
             1 string nick_name
             2 string pwd
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.nickName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.pwd)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -268,7 +278,17 @@ extension LoginRequest: SwiftFrame.FieldTableMessage {
             6 string device_id
             7 string version
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.nickName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.pwd)!,
+            Swift.MemoryLayout<Self>.offset(of: \.ip)!,
+            Swift.MemoryLayout<Self>.offset(of: \.port)!,
+            Swift.MemoryLayout<Self>.offset(of: \.deviceName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.deviceId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.version)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -322,7 +342,11 @@ extension LogoutRequest: SwiftFrame.FieldTableMessage {
         layout: """
             1 int32 uid
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.uid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -359,7 +383,12 @@ extension SiginResponse: SwiftFrame.FieldTableMessage {
             1 uint32 uid
             2 string token
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.uid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.token)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -399,7 +428,12 @@ extension LoginResponse: SwiftFrame.FieldTableMessage {
             1 uint32 uid
             2 string token
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.uid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.token)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -438,7 +472,11 @@ extension UserInfoRequest: SwiftFrame.FieldTableMessage {
         layout: """
             1 uint32 uid
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.uid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -475,6 +513,10 @@ extension UserInfoResponse: SwiftFrame.FieldTableMessage {
             1 optional message user_info
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \._userInfo)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             UserInfo.self,
         ]

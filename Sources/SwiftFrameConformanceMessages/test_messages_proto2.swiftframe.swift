@@ -785,6 +785,135 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
             unknown
             extensions
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.optionalInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalInt64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalUint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalUint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalSint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalSint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalFixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalFixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalSfixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalSfixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalFloat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalDouble)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalString)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalBytes)!,
+            Swift.MemoryLayout<Self>.offset(of: \._optionalNestedMessage)!,
+            Swift.MemoryLayout<Self>.offset(of: \._optionalForeignMessage)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalNestedEnum)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalForeignEnum)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalStringPiece)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalCord)!,
+            Swift.MemoryLayout<Self>.offset(of: \._recursiveMessage)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedInt64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedUint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedUint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedSint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedSint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedFixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedFixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedSfixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedSfixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedFloat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedDouble)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedString)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedBytes)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedNestedMessage)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedForeignMessage)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedNestedEnum)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedForeignEnum)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedStringPiece)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedCord)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedInt64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedUint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedUint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedSint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedSint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedFixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedFixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedSfixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedSfixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedFloat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedDouble)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packedNestedEnum)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedInt64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedUint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedUint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedSint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedSint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedFixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedFixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedSfixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedSfixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedFloat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedDouble)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unpackedNestedEnum)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapInt32Int32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapInt64Int64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapUint32Uint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapUint64Uint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapSint32Sint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapSint64Sint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapFixed32Fixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapFixed64Fixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapSfixed32Sfixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapSfixed64Sfixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapInt32Float)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapInt32Double)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapBoolBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapStringString)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapStringBytes)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapStringNestedMessage)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapStringForeignMessage)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapStringNestedEnum)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapStringForeignEnum)!,
+            Swift.MemoryLayout<Self>.offset(of: \.oneofField)!,
+            Swift.MemoryLayout<Self>.offset(of: \._data)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultInt64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultUint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultUint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultSint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultSint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultFixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultFixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultSfixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultSfixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultFloat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultDouble)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultString)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultBytes)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldname1)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldName2)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldName3)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldName4)!,
+            Swift.MemoryLayout<Self>.offset(of: \.field0name5)!,
+            Swift.MemoryLayout<Self>.offset(of: \.field0Name6)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldName7)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldName8)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldName9)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldName10)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldName11)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldName12)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldName13)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldName14)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldName15)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldName16)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldName17)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fieldName18)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
         types: [
             ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self,
             ProtobufTestMessages_Proto2_ForeignMessageProto2.self,
@@ -1609,6 +1738,11 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage: SwiftFra
             2 optional message corecursive
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.a)!,
+            Swift.MemoryLayout<Self>.offset(of: \._corecursive)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             ProtobufTestMessages_Proto2_TestAllTypesProto2.self,
         ]
@@ -1654,7 +1788,12 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.Data: SwiftFrame.FieldT
             202 optional int32 group_int32
             203 optional uint32 group_uint32
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.groupInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.groupUint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -1696,6 +1835,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect: Swif
             unknown
             extensions
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
         extensionRanges: [4...2147483646]
     )
 
@@ -1735,7 +1878,11 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
         layout: """
             25 optional string str
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.str)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -1771,7 +1918,11 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
         layout: """
             9 optional int32 i
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.i)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -1807,7 +1958,11 @@ extension ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.FieldTabl
         layout: """
             1 optional int32 c
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.c)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -1849,6 +2004,15 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes: SwiftFrame.FieldTab
             1011 repeated int32 repeated_int32
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.optionalInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalString)!,
+            Swift.MemoryLayout<Self>.offset(of: \._nestedMessage)!,
+            Swift.MemoryLayout<Self>.offset(of: \._optionalgroup)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionalBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             ProtobufTestMessages_Proto2_ForeignMessageProto2.self,
             SwiftFrame.Boxed<ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup>?.self,
@@ -1927,7 +2091,11 @@ extension ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup: Swift
         layout: """
             1 optional int32 a
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.a)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -1962,7 +2130,10 @@ extension ProtobufTestMessages_Proto2_NullHypothesisProto2: SwiftFrame.FieldTabl
         of: ProtobufTestMessages_Proto2_NullHypothesisProto2.self,
         layout: """
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -1991,7 +2162,10 @@ extension ProtobufTestMessages_Proto2_EnumOnlyProto2: SwiftFrame.FieldTableMessa
         of: ProtobufTestMessages_Proto2_EnumOnlyProto2.self,
         layout: """
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -2021,7 +2195,11 @@ extension ProtobufTestMessages_Proto2_OneStringProto2: SwiftFrame.FieldTableMess
         layout: """
             1 optional string data
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.data)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

@@ -270,7 +270,11 @@ extension Conformance_FailureSet: SwiftFrame.CompactMessage {
         layout: """
             1 repeated string failure
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.failure)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -288,6 +292,15 @@ extension Conformance_ConformanceRequest: SwiftFrame.CompactMessage {
             9 bool print_unknown_fields
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.payload)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requestedOutputFormat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.messageType)!,
+            Swift.MemoryLayout<Self>.offset(of: \.testCategory)!,
+            Swift.MemoryLayout<Self>.offset(of: \._jspbEncodingOptions)!,
+            Swift.MemoryLayout<Self>.offset(of: \.printUnknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Conformance_ConformanceRequest.Payload?.self,
             Conformance_WireFormat.self,
@@ -370,6 +383,10 @@ extension Conformance_ConformanceResponse: SwiftFrame.CompactMessage {
             custom result
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.result)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Conformance_ConformanceResponse.Result?.self,
         ],
@@ -480,6 +497,10 @@ extension Conformance_JspbEncodingConfig: SwiftFrame.CompactMessage {
         layout: """
             1 bool use_jspb_array_any_format
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.useJspbArrayAnyFormat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }

@@ -1,9 +1,9 @@
 import Testing
 @testable import SwiftFrame
 
-/// A compact message's table finds its fields by the offsets it works out from its layout
-/// lines, as Swift lays out a struct. These check those offsets against the compiler's own
-/// (`MemoryLayout.offset(of:)`), and that a layout that does not describe its struct traps.
+/// A field table finds its fields at the offsets the compiler gives (`MemoryLayout.offset(of:)`,
+/// one per layout line). These check that each line gets its own offset, and that a table whose
+/// offsets cannot hold the properties its lines describe traps.
 @Suite struct FieldTableLayoutTests {
     /// Properties of every shape, in an order that leaves padding between them.
     struct Mixed {
@@ -38,9 +38,14 @@ import Testing
         extensions
         """
 
-    @Test func offsetsAreTheCompilers() throws {
+    static let offsets: [Int] = [
+        \Mixed.flag, \.stamp, \.small, \.name, \.color, \.choice, \.numbers, \.active, \._child, \.ratio, \.scores,
+        \.unknownFields, \.extensionFields,
+    ].map { MemoryLayout<Mixed>.offset(of: $0)! }
+
+    @Test func eachLineTakesItsOffset() throws {
         let table = FieldTable(
-            of: Mixed.self, layout: Self.layout, types: [Color.self, [String: Int32].self, Node.self], maps: [.map(ProtoFixed32.self, ProtoMessage<Node>.self)],
+            of: Mixed.self, layout: Self.layout, offsets: Self.offsets, types: [Color.self, [String: Int32].self, Node.self], maps: [.map(ProtoFixed32.self, ProtoMessage<Node>.self)],
             custom: [.init(6, "choice", .map(key: .string, value: .int32))], extensionRanges: [100...200]
         )
         let paths: [Int32: PartialKeyPath<Mixed>] = [
@@ -54,6 +59,7 @@ import Testing
         }
         #expect(table.unknownFieldsOffset == MemoryLayout<Mixed>.offset(of: \.unknownFields))
         #expect(table.extensionFieldsOffset == MemoryLayout<Mixed>.offset(of: \.extensionFields))
+        #expect(table.storedTypes.map(ObjectIdentifier.init) == Mirror(reflecting: Mixed()).children.map { ObjectIdentifier(type(of: $0.value)) })
         #expect(table.textFormatFields.map(\.name) == ["flag", "stamp", "small", "name", "color", "choice", "numbers", "active", "child", "ratio", "scores"])
         guard case .map(key: .fixed32, value: .message) = table.textFormatFields[10].kind else {
             Issue.record("scores: \(table.textFormatFields[10].kind)")
@@ -63,8 +69,8 @@ import Testing
 
     @Test func labelsAndJSONNamesReachTheTextFormatRows() {
         let table = FieldTable(
-            of: Mixed.self, layout: Self.layout, types: [Color.self, [String: Int32].self, Node.self], maps: [.map(ProtoFixed32.self, ProtoMessage<Node>.self)],
-            custom: [.init(6, "choice", .map(key: .string, value: .int32), .oneof(2))], jsonNames: [2: "when", 6: "pick"],
+            of: Mixed.self, layout: Self.layout, offsets: Self.offsets, types: [Color.self, [String: Int32].self, Node.self],
+            maps: [.map(ProtoFixed32.self, ProtoMessage<Node>.self)], custom: [.init(6, "choice", .map(key: .string, value: .int32), .oneof(2))], jsonNames: [2: "when", 6: "pick"],
             extensionRanges: [100...200]
         )
         let rows = table.textFormatFields
@@ -76,42 +82,50 @@ import Testing
     }
 
     @Test func aLayoutWithoutNamesPrintsByNumber() {
-        struct Plain {
-            var id: UInt32 = 0
-            var unknownFields = UnknownFields()
-        }
-        let table = FieldTable(of: Plain.self, layout: "1 uint32\nunknown")
-        #expect(table.fields.map(\.offset) == [0] && table.unknownFieldsOffset == 8)
+        let table = FieldTable(of: Plain.self, layout: "1 uint32\nunknown", offsets: Plain.offsets)
+        #expect(table.fields.map(\.offset) == [Plain.offsets[0]] && table.unknownFieldsOffset == Plain.offsets[1])
         #expect(table.textFormatFields.isEmpty)
     }
 
-    @Test func aLayoutThatIsNotTheStructsTraps() async {
-        struct Plain {
-            var id: UInt32 = 0
-            var unknownFields = UnknownFields()
-        }
-        // A field of another size, a property left out, a type too many, a map too many, a map
-        // line with no map codec, no unknown fields, a word that is not a kind, a number twice.
-        // (An `int64` would pass: it fills the padding after the `UInt32`. Only the struct's
-        // size and alignment are checked.)
-        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 string id\nunknown") }
-        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "unknown") }
+    struct Plain {
+        var id: UInt32 = 0
+        var unknownFields = UnknownFields()
+        static let offsets = [MemoryLayout<Self>.offset(of: \.id)!, MemoryLayout<Self>.offset(of: \.unknownFields)!]
+    }
+
+    struct Counted {
+        var counts: [Int32: Int32] = [:]
+        var unknownFields = UnknownFields()
+        static let offsets = [MemoryLayout<Self>.offset(of: \.counts)!, MemoryLayout<Self>.offset(of: \.unknownFields)!]
+    }
+
+    @Test func aTableThatIsNotTheStructsTraps() async {
+        _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: Plain.offsets)
+        // A string where the UInt32 is (it runs into the unknown fields), a property at an
+        // offset past the struct, one misaligned, an offset too few, an offset too many, a type
+        // too many, a map too many, a map line with no map codec, no unknown fields, a word that
+        // is not a kind, a number twice.
+        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 string id\nunknown", offsets: Plain.offsets) }
+        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: [0, 64]) }
+        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: [2, 8]) }
+        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: [0]) }
+        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "unknown", offsets: Plain.offsets) }
         await #expect(processExitsWith: .failure) {
-            _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", types: [Node.self])
+            _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: Plain.offsets, types: [Node.self])
         }
         await #expect(processExitsWith: .failure) {
-            _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", maps: [.map(ProtoInt32.self, ProtoInt32.self)])
+            _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: Plain.offsets, maps: [.map(ProtoInt32.self, ProtoInt32.self)])
         }
-        struct Counted {
-            var counts: [Int32: Int32] = [:]
-            var unknownFields = UnknownFields()
-        }
-        _ = FieldTable(of: Counted.self, layout: "1 map counts\nunknown", maps: [.map(ProtoInt32.self, ProtoInt32.self)])
-        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Counted.self, layout: "1 map counts\nunknown") }
-        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nextensions") }
-        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint23 id\nunknown") }
+        _ = FieldTable(of: Counted.self, layout: "1 map counts\nunknown", offsets: Counted.offsets, maps: [.map(ProtoInt32.self, ProtoInt32.self)])
+        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Counted.self, layout: "1 map counts\nunknown", offsets: Counted.offsets) }
+        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nextensions", offsets: Plain.offsets) }
+        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint23 id\nunknown", offsets: Plain.offsets) }
         await #expect(processExitsWith: .failure) {
-            _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", custom: [.init(1)])
+            _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: Plain.offsets, custom: [.init(1)])
+        }
+        // Two lines at one offset.
+        await #expect(processExitsWith: .failure) {
+            _ = FieldTable(of: Counted.self, layout: "1 uint32 a\n2 uint32 b\nunknown", offsets: [0, 0, 8])
         }
     }
 }

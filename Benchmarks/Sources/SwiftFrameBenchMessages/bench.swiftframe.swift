@@ -137,7 +137,15 @@ extension Bench_Flat: SwiftFrame.FieldTableMessage {
             4 bytes payload
             5 packed int32 samples
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.id)!,
+            Swift.MemoryLayout<Self>.offset(of: \.timestamp)!,
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.payload)!,
+            Swift.MemoryLayout<Self>.offset(of: \.samples)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -197,7 +205,17 @@ extension Bench_LoginRequest: SwiftFrame.FieldTableMessage {
             6 string device_id
             7 string version
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.nickName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.pwd)!,
+            Swift.MemoryLayout<Self>.offset(of: \.ip)!,
+            Swift.MemoryLayout<Self>.offset(of: \.port)!,
+            Swift.MemoryLayout<Self>.offset(of: \.deviceName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.deviceId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.version)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -253,7 +271,13 @@ extension Bench_RepeatedHeavy: SwiftFrame.FieldTableMessage {
             2 packed double doubles
             3 repeated string names
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.ints)!,
+            Swift.MemoryLayout<Self>.offset(of: \.doubles)!,
+            Swift.MemoryLayout<Self>.offset(of: \.names)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -303,7 +327,13 @@ extension Bench_Leaf: SwiftFrame.FieldTableMessage {
             2 string label
             3 double weight
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.id)!,
+            Swift.MemoryLayout<Self>.offset(of: \.label)!,
+            Swift.MemoryLayout<Self>.offset(of: \.weight)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -350,6 +380,12 @@ extension Bench_Node: SwiftFrame.FieldTableMessage {
             3 repeated message children
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.depth)!,
+            Swift.MemoryLayout<Self>.offset(of: \.leaves)!,
+            Swift.MemoryLayout<Self>.offset(of: \.children)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Bench_Leaf.self,
             Bench_Node.self,

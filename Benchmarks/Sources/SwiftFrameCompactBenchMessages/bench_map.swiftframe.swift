@@ -26,6 +26,10 @@ extension Bench_MapHeavy: SwiftFrame.CompactMessage {
             1 map counts
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.counts)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         maps: [
             .map(SwiftFrame.ProtoString.self, SwiftFrame.ProtoInt32.self),
         ]

@@ -1,8 +1,8 @@
 /// A message that carries a table of its stored fields (`FieldTable`): every generated
 /// message, in both modes. The table gives the message its `==`, `hash(into:)` and text-format
 /// names through one generic walk in the runtime (`TableEquality`), where the compiler would
-/// otherwise synthesize a comparison and a hash of every stored property for each message:
-/// a third of compiling a compact file at -O, an eighth of a default-mode one.
+/// otherwise synthesize a comparison and a hash of every stored property for each message,
+/// which is a large part of compiling a generated file.
 public protocol FieldTableMessage: Message {
     /// The message's fields in number order, and where the struct stores them.
     @_documentation(visibility: internal)
@@ -69,7 +69,7 @@ extension CompactMessage {
     }
 
     // Inlinable, so that each message's witness takes its own address without a call to the
-    // unspecialised `withUnsafePointer` (about 27 instructions each time).
+    // unspecialised `withUnsafePointer`.
     @inlinable
     public func computeSize(into cache: inout SizeCache) -> Int {
         withUnsafePointer(to: self) { TableCodec.size(ofFields: $0, cache: &cache) }
@@ -134,7 +134,7 @@ struct FieldEntry: Sendable {
 extension FieldKind {
     /// The case without its type, one byte. A switch on `FieldKind` itself finds the case in two
     /// steps (the cases that carry a type apart from the others, then which), where a switch on
-    /// this byte takes one: seven instructions a field and pass less.
+    /// this byte takes one.
     enum Case: UInt8 {
         case int32, int64, uint32, uint64, sint32, sint64
         case fixed32, fixed64, sfixed32, sfixed64, float, double, bool, string, bytes
@@ -236,6 +236,8 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         /// An array, so that `textFormatFields` hands it out without a copy; the codec's
         /// reads never touch it.
         let textFormatFields: [TextFormatField]
+        /// The type of each stored property the layout describes, in its order.
+        let storedTypes: [Any.Type]
     }
 
     var fields: UnsafeBufferPointer<FieldEntry> { parts.pointee.fields }
@@ -248,6 +250,8 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     var slots: UnsafeBufferPointer<UInt16> { parts.pointee.slots }
     /// The fields' text-format names, kinds, labels and JSON names (`FieldTableMessage.textFormatFields`).
     var textFormatFields: [TextFormatField] { parts.pointee.textFormatFields }
+    /// The type of each stored property, in declaration order, as the layout describes it.
+    var storedTypes: [Any.Type] { parts.pointee.storedTypes }
 
     /// A field the table leaves to generated code (a oneof member, a group): its number,
     /// the name and kind the text format reads and prints it with (none when the message
@@ -284,30 +288,30 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     /// `jsonNames` holds the JSON name of each field, by number, whose `json_name` is not the one
     /// protoc derives from its proto name.
     ///
-    /// A string costs no code per field, where a list of rows with key paths cost about a
-    /// hundred bytes each. The offsets follow from the properties' types, as Swift lays out a
-    /// struct (in declaration order, each property at the next multiple of its alignment). That
-    /// the layout accounts for exactly `Root`'s size and alignment is checked here, so a table
-    /// that leaves out a property or gets a size wrong traps when it is made, naming the
-    /// message. (A property swapped for one of the same size, or one that fits the padding
-    /// before the next, is not caught: the generator's round-trip tests are what check those.)
+    /// `offsets` gives each line's property its offset in `Root`, in the same order, as the
+    /// compiler reports it: the generated table writes `Swift.MemoryLayout<Self>.offset(of: \.name)!`
+    /// for each, which an optimized build folds to a constant. The table never works a layout
+    /// out for itself, since Swift does not promise one. Each property's type, as its line
+    /// implies it, must fit at its offset inside `Root`, aligned, overlapping no other; a table
+    /// that breaks this, or has a type, map or offset left over, traps when it is made, naming
+    /// the message. (That each line's type is its property's own is checked by the tests,
+    /// against the declared types of every generated message: `storedTypes`.)
     ///
-    /// The defaults are `.init()` rather than `[]` and `[:]`: a literal's code is copied into
-    /// every message's table initializer, about 10 M compiler instructions per message at -O.
+    /// A string costs no code per field, where a list of rows with key paths would cost code
+    /// for each. The defaults are `.init()` rather than `[]` and `[:]`: a literal's code would
+    /// be copied into every message's table initializer.
     public init<Root>(
-        of root: Root.Type, layout: String, types: [Any.Type] = .init(), maps: [MapFieldCodec] = .init(),
+        of root: Root.Type, layout: String, offsets: [Int], types: [Any.Type] = .init(), maps: [MapFieldCodec] = .init(),
         custom: [CustomField] = .init(), jsonNames: [Int32: String] = .init(), extensionRanges: [ClosedRange<Int>] = .init()
     ) {
-        var parser = LayoutParser(message: Root.self, types: types, maps: maps)
+        var parser = LayoutParser(message: Root.self, types: types, maps: maps, offsets: offsets)
         for line in layout.split(separator: "\n") {
             parser.parse(line.split(separator: " "))
         }
         parser.add(custom)
-        let (size, alignment) = (MemoryLayout<Root>.size, MemoryLayout<Root>.alignment)
-        precondition(parser.end == size && parser.alignment == alignment,
-                     "\(Root.self): the layout takes \(parser.end) bytes aligned to \(parser.alignment), the struct \(size) aligned to \(alignment)")
         precondition(parser.nextType == types.count, "\(Root.self): \(types.count - parser.nextType) types left over")
         precondition(parser.nextMap == maps.count, "\(Root.self): \(maps.count - parser.nextMap) maps left over")
+        precondition(parser.nextOffset == offsets.count, "\(Root.self): \(offsets.count - parser.nextOffset) offsets left over")
         guard let unknownFieldsOffset = parser.unknownFieldsOffset else { preconditionFailure("\(Root.self): no unknown fields in the layout") }
         precondition(extensionRanges.isEmpty == (parser.extensionFieldsOffset == nil), "\(Root.self): extension ranges without extension fields")
         let fields = parser.fields.sorted { $0.number < $1.number }
@@ -328,7 +332,8 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         parts.initialize(to: Parts(
             fields: permanent(fields), unknownFieldsOffset: unknownFieldsOffset,
             extensionFieldsOffset: parser.extensionFieldsOffset, extensionRanges: permanent(extensionRanges),
-            slots: permanent(slots), textFormatFields: parser.textFormatFields(jsonNames: jsonNames)
+            slots: permanent(slots), textFormatFields: parser.textFormatFields(jsonNames: jsonNames),
+            storedTypes: parser.stored.map(\.type)
         ))
         self.parts = UnsafePointer(parts)
     }

@@ -1,36 +1,42 @@
-/// Reads the layout description of a `FieldTable` (see its initializer), line by line: places
-/// each stored property after the previous one, as Swift lays out a struct, and collects the
-/// table's fields and their text-format names. A line it cannot read is a mistake in generated
-/// code, so it traps, naming the message and the line.
+/// Reads the layout description of a `FieldTable` (see its initializer), line by line: gives
+/// each stored property the offset the compiler reported for it (`MemoryLayout.offset(of:)` in
+/// the generated table), checks that the property's type fits there, and collects the table's
+/// fields and their text-format names. A line it cannot read, or an offset that cannot hold
+/// its property, is a mistake in generated code, so it traps, naming the message and the line.
 struct LayoutParser {
     let message: Any.Type
     let types: [Any.Type]
     let maps: [MapFieldCodec]
-    /// The next of `types` and of `maps` to take.
+    let offsets: [Int]
+    /// `message`'s size and alignment.
+    let size: Int
+    let alignment: Int
+    /// The next of `types`, `maps` and `offsets` to take.
     private(set) var nextType = 0
     private(set) var nextMap = 0
-    /// Where the last property placed ends, and the largest alignment so far: the struct's
-    /// size and alignment once every property is placed.
-    private(set) var end = 0
-    private(set) var alignment = 1
+    private(set) var nextOffset = 0
+    /// The bytes each property takes, and its type, in layout order.
+    private(set) var stored: [(range: Range<Int>, type: Any.Type)] = []
     private(set) var fields: [FieldEntry] = []
     private(set) var unknownFieldsOffset: Int?
     private(set) var extensionFieldsOffset: Int?
     /// Each field's number, its text-format name and kind when the layout names it, and its label.
     private var names: [(number: Int32, name: Substring?, kind: TextFormatKind?, label: TextFormatField.Label)] = []
 
-    init(message: Any.Type, types: [Any.Type], maps: [MapFieldCodec]) {
+    init<Root>(message: Root.Type, types: [Any.Type], maps: [MapFieldCodec], offsets: [Int]) {
         self.message = message
         self.types = types
         self.maps = maps
+        self.offsets = offsets
+        (size, alignment) = (MemoryLayout<Root>.size, MemoryLayout<Root>.alignment)
     }
 
     mutating func parse(_ words: [Substring]) {
         guard let first = words.first else { return }
         switch first {
-        case "unknown": unknownFieldsOffset = place(UnknownFields.self)
-        case "extensions": extensionFieldsOffset = place(UnknownFields.self)
-        case "custom": _ = place(takeType(for: words))
+        case "unknown": unknownFieldsOffset = place(UnknownFields.self, line: words)
+        case "extensions": extensionFieldsOffset = place(UnknownFields.self, line: words)
+        case "custom": _ = place(takeType(for: words), line: words)
         default:
             var rest = words.dropFirst()
             var storage = FieldStorage.implicit
@@ -52,7 +58,7 @@ struct LayoutParser {
             }
             var measure = Measure()
             _ = FieldEntry.visitStoredType(kind, storage, &measure)
-            let offset = place(size: measure.size, alignment: measure.alignment)
+            let offset = place(measure.type, line: words)
             fields.append(FieldEntry(
                 number: number, kind: kind, storage: storage, offset: offset,
                 isRequired: isRequired, checksValues: checksValues
@@ -82,17 +88,22 @@ struct LayoutParser {
         }
     }
 
-    private mutating func place(_ type: Any.Type) -> Int {
+    /// The offset of the next property, of `type`: the next of `offsets`, where a value of
+    /// `type` must fit inside the struct, aligned, overlapping no property placed before.
+    private mutating func place(_ type: Any.Type, line: [Substring]) -> Int {
         func measure<T>(_: T.Type) -> (Int, Int) { (MemoryLayout<T>.size, MemoryLayout<T>.alignment) }
         let (size, alignment) = measure(type)
-        return place(size: size, alignment: alignment)
-    }
-
-    /// The offset of a property of `size` bytes placed after the last one.
-    private mutating func place(size: Int, alignment: Int) -> Int {
-        let offset = (end + alignment - 1) / alignment * alignment
-        end = offset + size
-        self.alignment = max(self.alignment, alignment)
+        guard nextOffset < offsets.count else { fail(line, "has no offset left in the list") }
+        let offset = offsets[nextOffset]
+        nextOffset += 1
+        let range = offset..<(offset + size)
+        guard offset >= 0, range.upperBound <= self.size, offset % alignment == 0, alignment <= self.alignment else {
+            fail(line, "cannot hold a \(type) at offset \(offset) of a struct of \(self.size) bytes aligned to \(self.alignment)")
+        }
+        if let other = stored.first(where: { $0.range.overlaps(range) }) {
+            fail(line, "puts a \(type) at \(range), over the \(other.type) at \(other.range)")
+        }
+        stored.append((range, type))
         return offset
     }
 
@@ -140,11 +151,11 @@ struct LayoutParser {
         preconditionFailure("\(message): layout line '\(line.joined(separator: " "))' \(problem)")
     }
 
-    /// The size and alignment of a field's stored property.
+    /// The type of a field's stored property.
     private struct Measure: StoredPropertyVisitor {
-        var size = 0, alignment = 1
+        var type: Any.Type = Void.self
         mutating func visit<V: Hashable & Sendable>(_: V.Type) {
-            (size, alignment) = (MemoryLayout<V>.size, MemoryLayout<V>.alignment)
+            type = V.self
         }
     }
 }

@@ -155,12 +155,13 @@ struct MessageEmitter {
     private func emitFieldTable(_ fields: [FieldCode], to printer: Printer) {
         printer.line()
         let withNames = printsNames
-        // One layout line per stored property, in declaration order.
-        var lines: [String] = [], types: [String] = [], maps: [String] = []
+        // One layout line per stored property, in declaration order, and the property's name.
+        var lines: [String] = [], storedProperties: [String] = [], types: [String] = [], maps: [String] = []
         for member in message.members {
             switch member {
             case let .field(field):
                 let code = FieldCode(field: field)
+                storedProperties.append(code.storedProperty)
                 switch code.tableEntry(withNames: withNames) {
                 case let .custom(property, type):
                     lines.append("custom \(property)")
@@ -174,17 +175,24 @@ struct MessageEmitter {
                 }
             case let .oneof(oneof):
                 lines.append("custom \(oneof.swiftName)")
+                storedProperties.append(oneof.swiftName)
                 types.append("\(message.swiftPath).\(oneof.typeName)?")
             }
         }
         lines.append("unknown")
-        if !ranges.isEmpty { lines.append("extensions") }
+        storedProperties.append("unknownFields")
+        if !ranges.isEmpty {
+            lines.append("extensions")
+            storedProperties.append("extensionFields")
+        }
         let custom = fields.filter(\.isCustomInTable)
         // Each argument: its first line, the lines one level deeper, and its last line, which
         // for the layout's string is as deep as the lines (the string's indentation).
         var arguments: [(opening: String, body: [String], closing: String?, deep: Bool)] = []
         arguments.append(("of: \(message.swiftPath).self", [], nil, false))
         arguments.append(("layout: \"\"\"", lines, "\"\"\"", true))
+        // The compiler's offsets, never worked out here: an optimized build folds each to a constant.
+        arguments.append(("offsets: [", storedProperties.map { "Swift.MemoryLayout<Self>.offset(of: \\.\($0))!," }, "]", false))
         if !types.isEmpty { arguments.append(("types: [", types.map { $0 + ".self," }, "]", false)) }
         if !maps.isEmpty { arguments.append(("maps: [", maps.map { $0 + "," }, "]", false)) }
         if !custom.isEmpty { arguments.append(("custom: [", custom.map { $0.customFieldRow(withNames: withNames) + "," }, "]", false)) }

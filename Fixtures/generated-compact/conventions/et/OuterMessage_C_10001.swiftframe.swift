@@ -96,7 +96,12 @@ extension ET_C2MTestRequest: SwiftFrame.CompactMessage {
             90 int32 RpcId
             1 string request
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.rpcId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.request)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -111,7 +116,14 @@ extension ET_M2CTestResponse: SwiftFrame.CompactMessage {
             92 string Message
             1 string response
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.rpcId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.error)!,
+            Swift.MemoryLayout<Self>.offset(of: \.message)!,
+            Swift.MemoryLayout<Self>.offset(of: \.response)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -123,7 +135,11 @@ extension ET_C2GPing: SwiftFrame.CompactMessage {
         layout: """
             90 int32 RpcId
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.rpcId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -138,7 +154,14 @@ extension ET_G2CPing: SwiftFrame.CompactMessage {
             92 string Message
             1 int64 Time
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.rpcId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.error)!,
+            Swift.MemoryLayout<Self>.offset(of: \.message)!,
+            Swift.MemoryLayout<Self>.offset(of: \.time)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -150,7 +173,11 @@ extension ET_M2CNotice: SwiftFrame.CompactMessage {
         layout: """
             1 string Text
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.text)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 

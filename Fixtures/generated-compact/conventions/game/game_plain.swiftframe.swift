@@ -133,7 +133,12 @@ extension PlainGame_TestReq: SwiftFrame.CompactMessage {
             1 string param1
             2 int32 param2
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.param1)!,
+            Swift.MemoryLayout<Self>.offset(of: \.param2)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -146,7 +151,12 @@ extension PlainGame_TestRsp: SwiftFrame.CompactMessage {
             1 string result1
             2 int64 result2
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.result1)!,
+            Swift.MemoryLayout<Self>.offset(of: \.result2)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -159,7 +169,12 @@ extension PlainGame_ErrorRsp: SwiftFrame.CompactMessage {
             1 int32 code
             2 string message
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.code)!,
+            Swift.MemoryLayout<Self>.offset(of: \.message)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -170,7 +185,10 @@ extension PlainGame_EmptyReq: SwiftFrame.CompactMessage {
         of: PlainGame_EmptyReq.self,
         layout: """
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -183,7 +201,12 @@ extension PlainGame_NoticeNtf: SwiftFrame.CompactMessage {
             1 string text
             2 int64 serial
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.text)!,
+            Swift.MemoryLayout<Self>.offset(of: \.serial)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 

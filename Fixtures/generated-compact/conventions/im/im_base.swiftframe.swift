@@ -39,6 +39,13 @@ extension Im_UserInfo: SwiftFrame.CompactMessage {
             3 string avatar
             4 int64 last_login
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.uid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.nickName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.avatar)!,
+            Swift.MemoryLayout<Self>.offset(of: \.lastLogin)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }

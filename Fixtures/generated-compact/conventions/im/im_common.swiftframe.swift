@@ -107,6 +107,11 @@ extension Im_Common: SwiftFrame.CompactMessage {
             2 bytes body
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.method)!,
+            Swift.MemoryLayout<Self>.offset(of: \.body)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Im_CommonMethod.self,
         ]
@@ -124,6 +129,12 @@ extension Im_CommonRespon: SwiftFrame.CompactMessage {
             3 optional message error
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.isSuc)!,
+            Swift.MemoryLayout<Self>.offset(of: \.respon)!,
+            Swift.MemoryLayout<Self>.offset(of: \._error)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Im_ErrorMsg.self,
         ]

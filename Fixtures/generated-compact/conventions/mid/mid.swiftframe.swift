@@ -195,7 +195,10 @@ extension Midgame_MsgId: SwiftFrame.CompactMessage {
         of: Midgame_MsgId.self,
         layout: """
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -210,6 +213,12 @@ extension Midgame_LoginReq: SwiftFrame.CompactMessage {
             3 optional string token
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.mid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.account)!,
+            Swift.MemoryLayout<Self>.offset(of: \.token)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Midgame_MsgId.MID.self,
         ]
@@ -227,6 +236,12 @@ extension Midgame_LoginRsp: SwiftFrame.CompactMessage {
             3 optional uint64 player_id
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.mid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.result)!,
+            Swift.MemoryLayout<Self>.offset(of: \.playerId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Midgame_MsgId.MID.self,
         ]
@@ -243,6 +258,11 @@ extension Midgame_HeartBeat: SwiftFrame.CompactMessage {
             2 optional int64 client_time
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.mid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.clientTime)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Midgame_MsgId.MID.self,
         ]
@@ -259,6 +279,11 @@ extension Midgame_EnterRoomReq: SwiftFrame.CompactMessage {
             2 optional uint32 room_id
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.mid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.roomId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Midgame_MsgId.MID.self,
         ]
@@ -276,6 +301,12 @@ extension Midgame_EnterRoomRsp: SwiftFrame.CompactMessage {
             3 repeated uint64 players
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.mid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.result)!,
+            Swift.MemoryLayout<Self>.offset(of: \.players)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Midgame_MsgId.MID.self,
         ]
@@ -292,6 +323,11 @@ extension Midgame_RoomBroadcastNtf: SwiftFrame.CompactMessage {
             2 optional string text
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.mid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.text)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Midgame_MsgId.MID.self,
         ]
@@ -309,6 +345,12 @@ extension Midgame_ErrorNtf: SwiftFrame.CompactMessage {
             3 optional string text
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.mid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.code)!,
+            Swift.MemoryLayout<Self>.offset(of: \.text)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Midgame_MsgId.MID.self,
         ]

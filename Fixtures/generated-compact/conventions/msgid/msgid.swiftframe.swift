@@ -119,7 +119,12 @@ extension Msgid_LoginRequest: SwiftFrame.CompactMessage {
             1 string account
             2 string password
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.account)!,
+            Swift.MemoryLayout<Self>.offset(of: \.password)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -132,7 +137,12 @@ extension Msgid_LoginResponse: SwiftFrame.CompactMessage {
             1 int32 code
             2 string session
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.code)!,
+            Swift.MemoryLayout<Self>.offset(of: \.session)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -145,7 +155,12 @@ extension Msgid_ChatPush: SwiftFrame.CompactMessage {
             1 string from
             2 string text
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.from)!,
+            Swift.MemoryLayout<Self>.offset(of: \.text)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 
@@ -157,7 +172,11 @@ extension Msgid_Ping: SwiftFrame.CompactMessage {
         layout: """
             1 int64 time
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.time)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 }
 

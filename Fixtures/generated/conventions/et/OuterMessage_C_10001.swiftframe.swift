@@ -96,7 +96,12 @@ extension ET_C2MTestRequest: SwiftFrame.FieldTableMessage {
             90 int32 RpcId
             1 string request
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.rpcId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.request)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -138,7 +143,14 @@ extension ET_M2CTestResponse: SwiftFrame.FieldTableMessage {
             92 string Message
             1 string response
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.rpcId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.error)!,
+            Swift.MemoryLayout<Self>.offset(of: \.message)!,
+            Swift.MemoryLayout<Self>.offset(of: \.response)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -185,7 +197,11 @@ extension ET_C2GPing: SwiftFrame.FieldTableMessage {
         layout: """
             90 int32 RpcId
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.rpcId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -224,7 +240,14 @@ extension ET_G2CPing: SwiftFrame.FieldTableMessage {
             92 string Message
             1 int64 Time
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.rpcId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.error)!,
+            Swift.MemoryLayout<Self>.offset(of: \.message)!,
+            Swift.MemoryLayout<Self>.offset(of: \.time)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -273,7 +296,11 @@ extension ET_M2CNotice: SwiftFrame.FieldTableMessage {
         layout: """
             1 string Text
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.text)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

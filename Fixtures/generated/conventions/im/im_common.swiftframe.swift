@@ -107,6 +107,11 @@ extension Im_Common: SwiftFrame.FieldTableMessage {
             2 bytes body
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.method)!,
+            Swift.MemoryLayout<Self>.offset(of: \.body)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Im_CommonMethod.self,
         ]
@@ -151,6 +156,12 @@ extension Im_CommonRespon: SwiftFrame.FieldTableMessage {
             3 optional message error
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.isSuc)!,
+            Swift.MemoryLayout<Self>.offset(of: \.respon)!,
+            Swift.MemoryLayout<Self>.offset(of: \._error)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Im_ErrorMsg.self,
         ]

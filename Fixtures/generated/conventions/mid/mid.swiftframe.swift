@@ -195,7 +195,10 @@ extension Midgame_MsgId: SwiftFrame.FieldTableMessage {
         of: Midgame_MsgId.self,
         layout: """
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -228,6 +231,12 @@ extension Midgame_LoginReq: SwiftFrame.FieldTableMessage {
             3 optional string token
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.mid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.account)!,
+            Swift.MemoryLayout<Self>.offset(of: \.token)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Midgame_MsgId.MID.self,
         ]
@@ -279,6 +288,12 @@ extension Midgame_LoginRsp: SwiftFrame.FieldTableMessage {
             3 optional uint64 player_id
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.mid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.result)!,
+            Swift.MemoryLayout<Self>.offset(of: \.playerId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Midgame_MsgId.MID.self,
         ]
@@ -329,6 +344,11 @@ extension Midgame_HeartBeat: SwiftFrame.FieldTableMessage {
             2 optional int64 client_time
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.mid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.clientTime)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Midgame_MsgId.MID.self,
         ]
@@ -374,6 +394,11 @@ extension Midgame_EnterRoomReq: SwiftFrame.FieldTableMessage {
             2 optional uint32 room_id
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.mid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.roomId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Midgame_MsgId.MID.self,
         ]
@@ -420,6 +445,12 @@ extension Midgame_EnterRoomRsp: SwiftFrame.FieldTableMessage {
             3 repeated uint64 players
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.mid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.result)!,
+            Swift.MemoryLayout<Self>.offset(of: \.players)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Midgame_MsgId.MID.self,
         ]
@@ -471,6 +502,11 @@ extension Midgame_RoomBroadcastNtf: SwiftFrame.FieldTableMessage {
             2 optional string text
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.mid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.text)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Midgame_MsgId.MID.self,
         ]
@@ -517,6 +553,12 @@ extension Midgame_ErrorNtf: SwiftFrame.FieldTableMessage {
             3 optional string text
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.mid)!,
+            Swift.MemoryLayout<Self>.offset(of: \.code)!,
+            Swift.MemoryLayout<Self>.offset(of: \.text)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Midgame_MsgId.MID.self,
         ]

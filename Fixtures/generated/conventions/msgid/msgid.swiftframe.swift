@@ -119,7 +119,12 @@ extension Msgid_LoginRequest: SwiftFrame.FieldTableMessage {
             1 string account
             2 string password
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.account)!,
+            Swift.MemoryLayout<Self>.offset(of: \.password)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -157,7 +162,12 @@ extension Msgid_LoginResponse: SwiftFrame.FieldTableMessage {
             1 int32 code
             2 string session
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.code)!,
+            Swift.MemoryLayout<Self>.offset(of: \.session)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -197,7 +207,12 @@ extension Msgid_ChatPush: SwiftFrame.FieldTableMessage {
             1 string from
             2 string text
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.from)!,
+            Swift.MemoryLayout<Self>.offset(of: \.text)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -234,7 +249,11 @@ extension Msgid_Ping: SwiftFrame.FieldTableMessage {
         layout: """
             1 int64 time
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.time)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

@@ -1344,6 +1344,10 @@ extension Google_Protobuf_FileDescriptorSet: SwiftFrame.FieldTableMessage {
             1 repeated checked message file
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.file)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_FileDescriptorProto.self,
         ]
@@ -1397,6 +1401,21 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
             12 optional string syntax
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.package)!,
+            Swift.MemoryLayout<Self>.offset(of: \.dependency)!,
+            Swift.MemoryLayout<Self>.offset(of: \.publicDependency)!,
+            Swift.MemoryLayout<Self>.offset(of: \.weakDependency)!,
+            Swift.MemoryLayout<Self>.offset(of: \.messageType)!,
+            Swift.MemoryLayout<Self>.offset(of: \.enumType)!,
+            Swift.MemoryLayout<Self>.offset(of: \.service)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extension_)!,
+            Swift.MemoryLayout<Self>.offset(of: \._options)!,
+            Swift.MemoryLayout<Self>.offset(of: \._sourceCodeInfo)!,
+            Swift.MemoryLayout<Self>.offset(of: \.syntax)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_DescriptorProto.self,
             Google_Protobuf_EnumDescriptorProto.self,
@@ -1510,6 +1529,19 @@ extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
             10 repeated string reserved_name
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.field)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extension_)!,
+            Swift.MemoryLayout<Self>.offset(of: \.nestedType)!,
+            Swift.MemoryLayout<Self>.offset(of: \.enumType)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionRange)!,
+            Swift.MemoryLayout<Self>.offset(of: \.oneofDecl)!,
+            Swift.MemoryLayout<Self>.offset(of: \._options)!,
+            Swift.MemoryLayout<Self>.offset(of: \.reservedRange)!,
+            Swift.MemoryLayout<Self>.offset(of: \.reservedName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_FieldDescriptorProto.self,
             Google_Protobuf_FieldDescriptorProto.self,
@@ -1599,6 +1631,12 @@ extension Google_Protobuf_DescriptorProto.ExtensionRange: SwiftFrame.FieldTableM
             3 optional checked message options
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.start)!,
+            Swift.MemoryLayout<Self>.offset(of: \.end)!,
+            Swift.MemoryLayout<Self>.offset(of: \._options)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_ExtensionRangeOptions.self,
         ]
@@ -1654,7 +1692,12 @@ extension Google_Protobuf_DescriptorProto.ReservedRange: SwiftFrame.FieldTableMe
             1 optional int32 start
             2 optional int32 end
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.start)!,
+            Swift.MemoryLayout<Self>.offset(of: \.end)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -1697,6 +1740,11 @@ extension Google_Protobuf_ExtensionRangeOptions: SwiftFrame.FieldTableMessage {
             unknown
             extensions
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
         types: [
             Google_Protobuf_UninterpretedOption.self,
         ],
@@ -1758,6 +1806,20 @@ extension Google_Protobuf_FieldDescriptorProto: SwiftFrame.FieldTableMessage {
             17 optional bool proto3_optional
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.number)!,
+            Swift.MemoryLayout<Self>.offset(of: \.label)!,
+            Swift.MemoryLayout<Self>.offset(of: \.type)!,
+            Swift.MemoryLayout<Self>.offset(of: \.typeName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extendee)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultValue)!,
+            Swift.MemoryLayout<Self>.offset(of: \.oneofIndex)!,
+            Swift.MemoryLayout<Self>.offset(of: \.jsonName)!,
+            Swift.MemoryLayout<Self>.offset(of: \._options)!,
+            Swift.MemoryLayout<Self>.offset(of: \.proto3Optional)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_FieldDescriptorProto.Label.self,
             Google_Protobuf_FieldDescriptorProto.Type_.self,
@@ -1862,6 +1924,11 @@ extension Google_Protobuf_OneofDescriptorProto: SwiftFrame.FieldTableMessage {
             2 optional checked message options
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \._options)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_OneofOptions.self,
         ]
@@ -1916,6 +1983,14 @@ extension Google_Protobuf_EnumDescriptorProto: SwiftFrame.FieldTableMessage {
             5 repeated string reserved_name
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
+            Swift.MemoryLayout<Self>.offset(of: \._options)!,
+            Swift.MemoryLayout<Self>.offset(of: \.reservedRange)!,
+            Swift.MemoryLayout<Self>.offset(of: \.reservedName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_EnumValueDescriptorProto.self,
             Google_Protobuf_EnumOptions.self,
@@ -1977,7 +2052,12 @@ extension Google_Protobuf_EnumDescriptorProto.EnumReservedRange: SwiftFrame.Fiel
             1 optional int32 start
             2 optional int32 end
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.start)!,
+            Swift.MemoryLayout<Self>.offset(of: \.end)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -2021,6 +2101,12 @@ extension Google_Protobuf_EnumValueDescriptorProto: SwiftFrame.FieldTableMessage
             3 optional checked message options
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.number)!,
+            Swift.MemoryLayout<Self>.offset(of: \._options)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_EnumValueOptions.self,
         ]
@@ -2078,6 +2164,12 @@ extension Google_Protobuf_ServiceDescriptorProto: SwiftFrame.FieldTableMessage {
             3 optional checked message options
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.method)!,
+            Swift.MemoryLayout<Self>.offset(of: \._options)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_MethodDescriptorProto.self,
             Google_Protobuf_ServiceOptions.self,
@@ -2137,6 +2229,15 @@ extension Google_Protobuf_MethodDescriptorProto: SwiftFrame.FieldTableMessage {
             6 optional bool server_streaming
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.inputType)!,
+            Swift.MemoryLayout<Self>.offset(of: \.outputType)!,
+            Swift.MemoryLayout<Self>.offset(of: \._options)!,
+            Swift.MemoryLayout<Self>.offset(of: \.clientStreaming)!,
+            Swift.MemoryLayout<Self>.offset(of: \.serverStreaming)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_MethodOptions.self,
         ]
@@ -2228,6 +2329,31 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
             unknown
             extensions
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.javaPackage)!,
+            Swift.MemoryLayout<Self>.offset(of: \.javaOuterClassname)!,
+            Swift.MemoryLayout<Self>.offset(of: \.javaMultipleFiles)!,
+            Swift.MemoryLayout<Self>.offset(of: \.javaGenerateEqualsAndHash)!,
+            Swift.MemoryLayout<Self>.offset(of: \.javaStringCheckUtf8)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optimizeFor)!,
+            Swift.MemoryLayout<Self>.offset(of: \.goPackage)!,
+            Swift.MemoryLayout<Self>.offset(of: \.ccGenericServices)!,
+            Swift.MemoryLayout<Self>.offset(of: \.javaGenericServices)!,
+            Swift.MemoryLayout<Self>.offset(of: \.pyGenericServices)!,
+            Swift.MemoryLayout<Self>.offset(of: \.phpGenericServices)!,
+            Swift.MemoryLayout<Self>.offset(of: \.deprecated)!,
+            Swift.MemoryLayout<Self>.offset(of: \.ccEnableArenas)!,
+            Swift.MemoryLayout<Self>.offset(of: \.objcClassPrefix)!,
+            Swift.MemoryLayout<Self>.offset(of: \.csharpNamespace)!,
+            Swift.MemoryLayout<Self>.offset(of: \.swiftPrefix)!,
+            Swift.MemoryLayout<Self>.offset(of: \.phpClassPrefix)!,
+            Swift.MemoryLayout<Self>.offset(of: \.phpNamespace)!,
+            Swift.MemoryLayout<Self>.offset(of: \.phpMetadataNamespace)!,
+            Swift.MemoryLayout<Self>.offset(of: \.rubyPackage)!,
+            Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
         types: [
             Google_Protobuf_FileOptions.OptimizeMode.self,
             Google_Protobuf_UninterpretedOption.self,
@@ -2391,6 +2517,15 @@ extension Google_Protobuf_MessageOptions: SwiftFrame.FieldTableMessage {
             unknown
             extensions
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.messageSetWireFormat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.noStandardDescriptorAccessor)!,
+            Swift.MemoryLayout<Self>.offset(of: \.deprecated)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapEntry)!,
+            Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
         types: [
             Google_Protobuf_UninterpretedOption.self,
         ],
@@ -2470,6 +2605,18 @@ extension Google_Protobuf_FieldOptions: SwiftFrame.FieldTableMessage {
             unknown
             extensions
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.ctype)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packed)!,
+            Swift.MemoryLayout<Self>.offset(of: \.jstype)!,
+            Swift.MemoryLayout<Self>.offset(of: \.lazy)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unverifiedLazy)!,
+            Swift.MemoryLayout<Self>.offset(of: \.deprecated)!,
+            Swift.MemoryLayout<Self>.offset(of: \.weak)!,
+            Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
         types: [
             Google_Protobuf_FieldOptions.CType.self,
             Google_Protobuf_FieldOptions.JSType.self,
@@ -2559,6 +2706,11 @@ extension Google_Protobuf_OneofOptions: SwiftFrame.FieldTableMessage {
             unknown
             extensions
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
         types: [
             Google_Protobuf_UninterpretedOption.self,
         ],
@@ -2613,6 +2765,13 @@ extension Google_Protobuf_EnumOptions: SwiftFrame.FieldTableMessage {
             unknown
             extensions
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.allowAlias)!,
+            Swift.MemoryLayout<Self>.offset(of: \.deprecated)!,
+            Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
         types: [
             Google_Protobuf_UninterpretedOption.self,
         ],
@@ -2676,6 +2835,12 @@ extension Google_Protobuf_EnumValueOptions: SwiftFrame.FieldTableMessage {
             unknown
             extensions
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.deprecated)!,
+            Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
         types: [
             Google_Protobuf_UninterpretedOption.self,
         ],
@@ -2734,6 +2899,12 @@ extension Google_Protobuf_ServiceOptions: SwiftFrame.FieldTableMessage {
             unknown
             extensions
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.deprecated)!,
+            Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
         types: [
             Google_Protobuf_UninterpretedOption.self,
         ],
@@ -2793,6 +2964,13 @@ extension Google_Protobuf_MethodOptions: SwiftFrame.FieldTableMessage {
             unknown
             extensions
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.deprecated)!,
+            Swift.MemoryLayout<Self>.offset(of: \.idempotencyLevel)!,
+            Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
         types: [
             Google_Protobuf_MethodOptions.IdempotencyLevel.self,
             Google_Protobuf_UninterpretedOption.self,
@@ -2861,6 +3039,16 @@ extension Google_Protobuf_UninterpretedOption: SwiftFrame.FieldTableMessage {
             8 optional string aggregate_value
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.identifierValue)!,
+            Swift.MemoryLayout<Self>.offset(of: \.positiveIntValue)!,
+            Swift.MemoryLayout<Self>.offset(of: \.negativeIntValue)!,
+            Swift.MemoryLayout<Self>.offset(of: \.doubleValue)!,
+            Swift.MemoryLayout<Self>.offset(of: \.stringValue)!,
+            Swift.MemoryLayout<Self>.offset(of: \.aggregateValue)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_UninterpretedOption.NamePart.self,
         ]
@@ -2933,7 +3121,12 @@ extension Google_Protobuf_UninterpretedOption.NamePart: SwiftFrame.FieldTableMes
             1 required string name_part
             2 required bool is_extension
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.namePart)!,
+            Swift.MemoryLayout<Self>.offset(of: \.isExtension)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -2980,6 +3173,10 @@ extension Google_Protobuf_SourceCodeInfo: SwiftFrame.FieldTableMessage {
             1 repeated message location
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.location)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_SourceCodeInfo.Location.self,
         ]
@@ -3020,7 +3217,15 @@ extension Google_Protobuf_SourceCodeInfo.Location: SwiftFrame.FieldTableMessage 
             4 optional string trailing_comments
             6 repeated string leading_detached_comments
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.path)!,
+            Swift.MemoryLayout<Self>.offset(of: \.span)!,
+            Swift.MemoryLayout<Self>.offset(of: \.leadingComments)!,
+            Swift.MemoryLayout<Self>.offset(of: \.trailingComments)!,
+            Swift.MemoryLayout<Self>.offset(of: \.leadingDetachedComments)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -3079,6 +3284,10 @@ extension Google_Protobuf_GeneratedCodeInfo: SwiftFrame.FieldTableMessage {
             1 repeated message annotation
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.annotation)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_GeneratedCodeInfo.Annotation.self,
         ]
@@ -3118,7 +3327,14 @@ extension Google_Protobuf_GeneratedCodeInfo.Annotation: SwiftFrame.FieldTableMes
             3 optional int32 begin
             4 optional int32 end
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.path)!,
+            Swift.MemoryLayout<Self>.offset(of: \.sourceFile)!,
+            Swift.MemoryLayout<Self>.offset(of: \.begin)!,
+            Swift.MemoryLayout<Self>.offset(of: \.end)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

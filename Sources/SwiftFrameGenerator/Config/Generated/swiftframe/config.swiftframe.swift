@@ -205,6 +205,11 @@ extension Swiftframe_Config: SwiftFrame.FieldTableMessage {
             2 repeated message envelope
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.table)!,
+            Swift.MemoryLayout<Self>.offset(of: \.envelope)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Swiftframe_Table.self,
             Swiftframe_Envelope.self,
@@ -257,6 +262,21 @@ extension Swiftframe_Table: SwiftFrame.FieldTableMessage {
             12 string table_name
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.file)!,
+            Swift.MemoryLayout<Self>.offset(of: \.layout)!,
+            Swift.MemoryLayout<Self>.offset(of: \.idEnum)!,
+            Swift.MemoryLayout<Self>.offset(of: \.messageOption)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultField)!,
+            Swift.MemoryLayout<Self>.offset(of: \._comments)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requestPrefix)!,
+            Swift.MemoryLayout<Self>.offset(of: \.responsePrefix)!,
+            Swift.MemoryLayout<Self>.offset(of: \.command)!,
+            Swift.MemoryLayout<Self>.offset(of: \.errorReply)!,
+            Swift.MemoryLayout<Self>.offset(of: \.heartbeat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.tableName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Swiftframe_Comments.self,
             Swiftframe_Command.self,
@@ -338,7 +358,13 @@ extension Swiftframe_Comments: SwiftFrame.FieldTableMessage {
             2 uint32 start
             3 bool start_from_file_name
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.keyword)!,
+            Swift.MemoryLayout<Self>.offset(of: \.start)!,
+            Swift.MemoryLayout<Self>.offset(of: \.startFromFileName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -385,7 +411,14 @@ extension Swiftframe_Command: SwiftFrame.FieldTableMessage {
             3 string response
             4 string name
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.id)!,
+            Swift.MemoryLayout<Self>.offset(of: \.request)!,
+            Swift.MemoryLayout<Self>.offset(of: \.response)!,
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -434,6 +467,13 @@ extension Swiftframe_Envelope: SwiftFrame.FieldTableMessage {
             4 repeated message choice
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.message)!,
+            Swift.MemoryLayout<Self>.offset(of: \.body)!,
+            Swift.MemoryLayout<Self>.offset(of: \.selectedBy)!,
+            Swift.MemoryLayout<Self>.offset(of: \.choice)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Swiftframe_Choice.self,
         ]
@@ -481,7 +521,13 @@ extension Swiftframe_Choice: SwiftFrame.FieldTableMessage {
             2 string holds
             3 string response
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
+            Swift.MemoryLayout<Self>.offset(of: \.holds)!,
+            Swift.MemoryLayout<Self>.offset(of: \.response)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

@@ -138,7 +138,12 @@ extension Google_Protobuf_Any: SwiftFrame.FieldTableMessage {
             1 string type_url
             2 bytes value
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.typeUrl)!,
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

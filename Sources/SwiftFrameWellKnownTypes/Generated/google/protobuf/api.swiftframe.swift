@@ -225,6 +225,16 @@ extension Google_Protobuf_Api: SwiftFrame.FieldTableMessage {
             7 enum syntax
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.methods)!,
+            Swift.MemoryLayout<Self>.offset(of: \.options)!,
+            Swift.MemoryLayout<Self>.offset(of: \.version)!,
+            Swift.MemoryLayout<Self>.offset(of: \._sourceContext)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mixins)!,
+            Swift.MemoryLayout<Self>.offset(of: \.syntax)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_Method.self,
             Google_Protobuf_Option.self,
@@ -295,6 +305,16 @@ extension Google_Protobuf_Method: SwiftFrame.FieldTableMessage {
             7 enum syntax
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requestTypeUrl)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requestStreaming)!,
+            Swift.MemoryLayout<Self>.offset(of: \.responseTypeUrl)!,
+            Swift.MemoryLayout<Self>.offset(of: \.responseStreaming)!,
+            Swift.MemoryLayout<Self>.offset(of: \.options)!,
+            Swift.MemoryLayout<Self>.offset(of: \.syntax)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_Option.self,
             Google_Protobuf_Syntax.self,
@@ -357,7 +377,12 @@ extension Google_Protobuf_Mixin: SwiftFrame.FieldTableMessage {
             1 string name
             2 string root
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.root)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

@@ -26,7 +26,10 @@ extension Google_Protobuf_Empty: SwiftFrame.FieldTableMessage {
         of: Google_Protobuf_Empty.self,
         layout: """
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

@@ -225,7 +225,11 @@ extension Google_Protobuf_FieldMask: SwiftFrame.FieldTableMessage {
         layout: """
             1 repeated string paths
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.paths)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

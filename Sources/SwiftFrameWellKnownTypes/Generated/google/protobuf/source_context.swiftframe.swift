@@ -29,7 +29,11 @@ extension Google_Protobuf_SourceContext: SwiftFrame.FieldTableMessage {
         layout: """
             1 string file_name
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.fileName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

@@ -119,6 +119,10 @@ extension Google_Protobuf_Struct: SwiftFrame.FieldTableMessage {
             1 map fields
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.fields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         maps: [
             .map(SwiftFrame.ProtoString.self, SwiftFrame.ProtoMessage<Google_Protobuf_Value>.self),
         ]
@@ -158,6 +162,10 @@ extension Google_Protobuf_Value: SwiftFrame.FieldTableMessage {
             custom kind
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.kind)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_Value.Kind?.self,
         ],
@@ -249,6 +257,10 @@ extension Google_Protobuf_ListValue: SwiftFrame.FieldTableMessage {
             1 repeated message values
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.values)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_Value.self,
         ]

@@ -126,7 +126,12 @@ extension Google_Protobuf_Timestamp: SwiftFrame.FieldTableMessage {
             1 int64 seconds
             2 int32 nanos
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.seconds)!,
+            Swift.MemoryLayout<Self>.offset(of: \.nanos)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

@@ -423,6 +423,15 @@ extension Google_Protobuf_Type: SwiftFrame.FieldTableMessage {
             6 enum syntax
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.oneofs)!,
+            Swift.MemoryLayout<Self>.offset(of: \.options)!,
+            Swift.MemoryLayout<Self>.offset(of: \._sourceContext)!,
+            Swift.MemoryLayout<Self>.offset(of: \.syntax)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_Field.self,
             Google_Protobuf_Option.self,
@@ -492,6 +501,19 @@ extension Google_Protobuf_Field: SwiftFrame.FieldTableMessage {
             11 string default_value
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.kind)!,
+            Swift.MemoryLayout<Self>.offset(of: \.cardinality)!,
+            Swift.MemoryLayout<Self>.offset(of: \.number)!,
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.typeUrl)!,
+            Swift.MemoryLayout<Self>.offset(of: \.oneofIndex)!,
+            Swift.MemoryLayout<Self>.offset(of: \.packed)!,
+            Swift.MemoryLayout<Self>.offset(of: \.options)!,
+            Swift.MemoryLayout<Self>.offset(of: \.jsonName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultValue)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_Field.Kind.self,
             Google_Protobuf_Field.Cardinality.self,
@@ -578,6 +600,14 @@ extension Google_Protobuf_Enum: SwiftFrame.FieldTableMessage {
             5 enum syntax
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.enumvalue)!,
+            Swift.MemoryLayout<Self>.offset(of: \.options)!,
+            Swift.MemoryLayout<Self>.offset(of: \._sourceContext)!,
+            Swift.MemoryLayout<Self>.offset(of: \.syntax)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_EnumValue.self,
             Google_Protobuf_Option.self,
@@ -637,6 +667,12 @@ extension Google_Protobuf_EnumValue: SwiftFrame.FieldTableMessage {
             3 repeated message options
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.number)!,
+            Swift.MemoryLayout<Self>.offset(of: \.options)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_Option.self,
         ]
@@ -683,6 +719,11 @@ extension Google_Protobuf_Option: SwiftFrame.FieldTableMessage {
             2 optional message value
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \._value)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_Any.self,
         ]

@@ -149,7 +149,11 @@ extension Google_Protobuf_DoubleValue: SwiftFrame.FieldTableMessage {
         layout: """
             1 double value
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -185,7 +189,11 @@ extension Google_Protobuf_FloatValue: SwiftFrame.FieldTableMessage {
         layout: """
             1 float value
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -221,7 +229,11 @@ extension Google_Protobuf_Int64Value: SwiftFrame.FieldTableMessage {
         layout: """
             1 int64 value
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -257,7 +269,11 @@ extension Google_Protobuf_UInt64Value: SwiftFrame.FieldTableMessage {
         layout: """
             1 uint64 value
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -293,7 +309,11 @@ extension Google_Protobuf_Int32Value: SwiftFrame.FieldTableMessage {
         layout: """
             1 int32 value
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -329,7 +349,11 @@ extension Google_Protobuf_UInt32Value: SwiftFrame.FieldTableMessage {
         layout: """
             1 uint32 value
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -365,7 +389,11 @@ extension Google_Protobuf_BoolValue: SwiftFrame.FieldTableMessage {
         layout: """
             1 bool value
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -401,7 +429,11 @@ extension Google_Protobuf_StringValue: SwiftFrame.FieldTableMessage {
         layout: """
             1 string value
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -435,7 +467,11 @@ extension Google_Protobuf_BytesValue: SwiftFrame.FieldTableMessage {
         layout: """
             1 bytes value
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

@@ -48,7 +48,13 @@ extension Game_LoginRequest: SwiftFrame.FieldTableMessage {
             2 string token
             3 uint32 version
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.account)!,
+            Swift.MemoryLayout<Self>.offset(of: \.token)!,
+            Swift.MemoryLayout<Self>.offset(of: \.version)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -91,7 +97,12 @@ extension Game_LoginReply: SwiftFrame.FieldTableMessage {
             1 int32 code
             2 uint64 player_id
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.code)!,
+            Swift.MemoryLayout<Self>.offset(of: \.playerId)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)

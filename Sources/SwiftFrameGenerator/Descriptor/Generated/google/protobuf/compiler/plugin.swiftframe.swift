@@ -213,7 +213,14 @@ extension Google_Protobuf_Compiler_Version: SwiftFrame.FieldTableMessage {
             3 optional int32 patch
             4 optional string suffix
             unknown
-            """
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.major)!,
+            Swift.MemoryLayout<Self>.offset(of: \.minor)!,
+            Swift.MemoryLayout<Self>.offset(of: \.patch)!,
+            Swift.MemoryLayout<Self>.offset(of: \.suffix)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     )
 
     @inline(never)
@@ -268,6 +275,13 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.FieldTableMe
             3 optional message compiler_version
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.fileToGenerate)!,
+            Swift.MemoryLayout<Self>.offset(of: \.parameter)!,
+            Swift.MemoryLayout<Self>.offset(of: \.protoFile)!,
+            Swift.MemoryLayout<Self>.offset(of: \._compilerVersion)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_FileDescriptorProto.self,
             Google_Protobuf_Compiler_Version.self,
@@ -327,6 +341,12 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.FieldTableM
             15 repeated message file
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.error)!,
+            Swift.MemoryLayout<Self>.offset(of: \.supportedFeatures)!,
+            Swift.MemoryLayout<Self>.offset(of: \.file)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_Compiler_CodeGeneratorResponse.File.self,
         ]
@@ -377,6 +397,13 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse.File: SwiftFrame.FieldT
             16 optional message generated_code_info
             unknown
             """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.insertionPoint)!,
+            Swift.MemoryLayout<Self>.offset(of: \.content)!,
+            Swift.MemoryLayout<Self>.offset(of: \._generatedCodeInfo)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
         types: [
             Google_Protobuf_GeneratedCodeInfo.self,
         ]

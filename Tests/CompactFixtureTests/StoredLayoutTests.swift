@@ -1,0 +1,1 @@
+../FixtureTests/StoredLayoutTests.swift
