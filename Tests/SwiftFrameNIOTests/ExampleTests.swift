@@ -22,7 +22,7 @@ import Testing
     }
 
     /// The marker's arguments for peer.py, with `--tls` standing for the certificate and key of
-    /// game.example.com that the TLS examples (SecuringConnections.md) trust and pin.
+    /// game.example.com that the README's TLS example trusts and pins.
     static func peerArguments(_ arguments: [String]) async throws -> [String] {
         guard let index = arguments.firstIndex(of: "--tls") else { return arguments }
         #if TLS

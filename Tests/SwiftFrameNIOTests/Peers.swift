@@ -7,7 +7,7 @@ import Testing
 
 extension Repository {
     static let peerScript = root.appendingPathComponent("Tests/Peers/peer.py").path
-    /// The server key of the TLS examples in SecuringConnections.md (its pin is printed there); test data, so
+    /// The server key of the README's TLS example (its pin is printed there); test data, so
     /// checked in. Its certificate is made per test run (TestCertificates.example).
     static let exampleServerKey = root.appendingPathComponent("Tests/Peers/tls/example-server.key").path
 }

@@ -31,7 +31,7 @@ struct TestCertificates: Sendable {
     /// A client certificate (clientAuth).
     var client: (certificate: String, key: String) { pair("client") }
     /// For game.example.com, with the key checked in as Tests/Peers/tls/example-server.key,
-    /// whose pin the TLS examples of SecuringConnections.md print.
+    /// whose pin the README's TLS example prints.
     var example: (certificate: String, key: String) { (path("example-server.pem"), Repository.exampleServerKey) }
     /// `server`'s key pin (sha256/BASE64), computed by openssl.
     let serverPin: String

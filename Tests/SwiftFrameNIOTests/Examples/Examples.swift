@@ -60,6 +60,27 @@ fileprivate func print(_ items: Any..., separator: String = " ", terminator: Str
     print(info.isSuc)                                       // true
 }
 
+#if TLS
+/// README.md, example `tls-pinned`.
+@Sendable func example_tls_pinned(port: Int) async throws {
+    var configuration = ClientConfiguration()
+    configuration.tls = ClientTLS(
+        serverName: "game.example.com",               // checked against the certificate, sent as SNI
+        trustRoots: .certificates(.file(exampleFile("ca.pem"))),   // or .system
+        pins: ["sha256/uCT2Cma9ZK2kXeacIR4S5EBRxTDTGn7qxjCD6PmMFsA=",   // the server key's
+               "sha256/jvIzxAWsc6+fXUHLnDKhp9ky6EyvrMRkMK8WRnsbWXU="])  // and a spare key's
+    do {
+        let reply = try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port,
+                                              configuration: configuration) { client in
+            try await client.request(TestReq(param1: "hello", param2: 21))
+        }
+        print(reply.result1)                          // echo:hello
+    } catch let failure as TLSFailure {   // refused: .untrustedChain, .hostnameMismatch, .pinMismatch, ...
+        print("tls failed reason=\(failure)")
+    }
+}
+#endif
+
 /// Sources/SwiftFrame/SwiftFrame.docc/CommandTablesAndEnvelopes.md, example `command-table`.
 @Sendable func example_command_table(port: Int, bytesJustRead: [UInt8], httpResponseBody: [UInt8]) async throws {
     let request = try GameCommands.encode(TestReq(param1: "hi", param2: 1))   // a whole frame to write
@@ -396,27 +417,6 @@ fileprivate func print(_ items: Any..., separator: String = " ", terminator: Str
 }
 
 #if TLS
-/// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/SecuringConnections.md, example `tls-pinned`.
-@Sendable func example_tls_pinned(port: Int) async throws {
-    var configuration = ClientConfiguration()
-    configuration.tls = ClientTLS(
-        serverName: "game.example.com",               // checked against the certificate, sent as SNI
-        trustRoots: .certificates(.file(exampleFile("ca.pem"))),   // or .system
-        pins: ["sha256/uCT2Cma9ZK2kXeacIR4S5EBRxTDTGn7qxjCD6PmMFsA=",   // the server key's
-               "sha256/jvIzxAWsc6+fXUHLnDKhp9ky6EyvrMRkMK8WRnsbWXU="])  // and a spare key's
-    do {
-        let reply = try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port,
-                                              configuration: configuration) { client in
-            try await client.request(TestReq(param1: "hello", param2: 21))
-        }
-        print(reply.result1)                          // echo:hello
-    } catch let failure as TLSFailure {   // refused: .untrustedChain, .hostnameMismatch, .pinMismatch, ...
-        print("tls failed reason=\(failure)")
-    }
-}
-#endif
-
-#if TLS
 /// Sources/SwiftFrameNIO/SwiftFrameNIO.docc/SecuringConnections.md, example `tls-system`.
 @Sendable func example_tls_system(port: Int) async throws {
     var configuration = ClientConfiguration()
@@ -497,6 +497,9 @@ let runnableExamples: [(name: String, peer: [String], prints: [String], run: @Se
     examples.append(("game-quick", ["game"], ["result1: \"echo:hello\" result2: 42"], example_game_quick))
     examples.append(("erlang-quick", ["erlang"], ["entered 42"], example_erlang_quick))
     examples.append(("im-quick", ["im"], ["true"], example_im_quick))
+    #if TLS
+    examples.append(("tls-pinned", ["game", "--tls"], ["echo:hello"], example_tls_pinned))
+    #endif
     examples.append(("im-config-only", ["im", "--pushes", "2"], ["user7", "push of 16 bytes"], example_im_config_only))
     examples.append(("game-client", ["game", "--notices", "2"], ["echo:hello 42", "errorRsp(code: 401 message: \"logged out\")", "notice 2"], example_game_client))
     examples.append(("im-client", ["im", "--pushes", "2"], ["connected"], example_im_client))
@@ -508,9 +511,6 @@ let runnableExamples: [(name: String, peer: [String], prints: [String], run: @Se
     examples.append(("caller-on-event-loop", ["game"], ["echo:turn 3"], example_caller_on_event_loop))
     examples.append(("states-endpoint", ["game"], ["connected to 127.0.0.1"], example_states_endpoint))
     examples.append(("custom-interceptor", ["game"], ["echo:hello", "out CMD_TEST: 2005 bytes (limit 1024)"], example_custom_interceptor))
-    #if TLS
-    examples.append(("tls-pinned", ["game", "--tls"], ["echo:hello"], example_tls_pinned))
-    #endif
     examples.append(("http-client", ["http"], ["web:7:9"], example_http_client))
     return examples
 }()
