@@ -87,9 +87,8 @@ func roundTrips(callers: Int, size: Int, on place: Callers = .pool) -> @Sendable
                 }
                 // Only the event-loop row gives an executor preference: Swift 6.3.1's
                 // `addTask(executorPreference: nil)` still gives the task a preference record,
-                // and a task with one takes a lock at every executor check (`swift_task_switch`:
-                // about 170 instructions each), which a caller made with `addTask {}` or
-                // `Task {}`, as an app's are, does not.
+                // and a task with one takes a lock at every executor check (`swift_task_switch`),
+                // which a caller made with `addTask {}` or `Task {}`, as an app's are, does not.
                 if place == .eventLoop {
                     group.addTask(executorPreference: client.eventLoopExecutor, operation: caller)
                 } else {
