@@ -26,7 +26,8 @@ MEASUREMENT = re.compile("|".join([
     rf"\b{NUMBER}\s*ms\b(?!\s+by default)",                            # 250 ms (not a default)
     rf"\b{NUMBER}\s*s\s+(?:instead|against|with)\b",                 # took 23 s instead of
     rf"\b{NUMBER}\s*(?:seconds|minutes)\s+(?:instead|against)\b",
-    rf"{NUMBER}\s*×",                                                  # 1.6× (not a backoff factor, see below)
+    rf"{NUMBER}\s*×",                                                  # 1.6×
+    r"\b(?:[1-9][0-9]*|0\.[0-9]+)(?:\.[0-9]+)?x\b",                    # 1.4x (not 0x81, not `0x`)
     rf"\b{NUMBER}\s*%\s+(?:of|longer|shorter|faster|slower|more|less|fewer|dearer|cheaper)\b",
     rf"\b{NUMBER}\s*%\s+(?:of\s+)?(?:a|the)\s+run\b",
     rf"\b{NUMBER}\s*G\b",                                              # 21.3 G
