@@ -39,6 +39,7 @@ MEASUREMENT = re.compile("|".join([
     rf"(?:took|cost|costs|saved|saves)\s+(?:\w+\s+){{0,4}}{NUMBER}\s*(?:ns|µs|ms|s|%|instructions|bytes|M|G)\b",
     rf"benchmark[^.]*\b{NUMBER}\s*%",                                 # the encode benchmark 6 %
     r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|a hundred) instructions",
+    r"\b(?:two|three|four|five|six|ten|twenty|a hundred) times (?:the|as)\b",
 ]))
 # Not measurements: configuration defaults and documented limits.
 EXCEPTIONS = re.compile(r"Default:|[Bb]y default|[Tt]he default|default \d|\(default")
