@@ -35,8 +35,8 @@ struct Scenario {
     /// Blocks a run is cut into (`Turns`): 40 for the rows of one caller (those with a floor),
     /// 10 for the others. One caller's 10,000 round trips take about a second, and a tenth of
     /// it is long enough for this VM to change speed within a block: the floor's lead over the
-    /// plain client, which no change to swiftframe moves, varied 1.10-1.23x run by run in
-    /// blocks of a tenth and 1.13-1.17x in blocks of a fortieth. Rows of many callers or of
+    /// plain client, which no change to swiftframe moves, varied less from run to run in
+    /// blocks of a fortieth than of a tenth. Rows of many callers or of
     /// one-way sends keep 10: cut finer, a block would be mostly the filling and draining of
     /// the pipeline.
     var blocks: Int { floor ? Turns.blocks(usual: Scenario.oneCallerBlocks) : Turns.blocks() }
