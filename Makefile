@@ -1,4 +1,6 @@
 # swiftframe: `make generate` then `make test` on a fresh machine; `make check` for a quick one.
+# Every target is named, with what it does, in CONTRIBUTING.md's table of make targets
+# (scripts/check-make-targets.py checks both ways; `make check-docs` runs it).
 SWIFT ?= swift
 PROTOC ?= protoc
 BIN_PATH = $(shell $(SWIFT) build --show-bin-path)
@@ -6,9 +8,20 @@ PLUGIN = $(BIN_PATH)/protoc-gen-swiftframe
 FIXTURE_PROTOS = $(sort $(wildcard Fixtures/protos/*.proto))
 PREFIX ?= /usr/local
 
-.PHONY: all generate golden check check-golden check-plugins check-protos docs test peers python-protobuf install protoc plugin clean bench bench-codesize bench-runtime-size bench-regenerate bench-transport fuzz fuzz-smoke differential differential-json differential-text differential-smoke soak sanitize-address sanitize-thread bench-inspect
+.PHONY: all protoc plugin python-protobuf peers install clean \
+	generate golden \
+	test check check-golden check-docs check-plugins check-protos differential differential-json differential-text \
+	differential-smoke soak \
+	bench bench-codesize bench-transport bench-runtime-size bench-regenerate bench-inspect \
+	fuzz fuzz-smoke \
+	sanitize-address sanitize-thread \
+	docs format-check format
 
 all: generate
+
+# ---------------------------------------------------------------------------------------------
+# Set-up
+# ---------------------------------------------------------------------------------------------
 
 # protoc, descriptor.proto and the well-known types, plugin.proto (Debian packages).
 protoc:
@@ -16,6 +29,31 @@ protoc:
 
 plugin: protoc
 	@$(SWIFT) build --quiet --product protoc-gen-swiftframe
+
+# Google's protobuf runtime for python3 (PyPI), which the reference peers and the differential
+# run use.
+python-protobuf: protoc
+	@scripts/ensure-peers.sh
+
+# The Python reference peers the transport tests talk to, and their own self-test.
+peers: python-protobuf
+	python3 Tests/Peers/selftest.py
+
+# A release build with the Swift runtime linked in (on Linux: it starts faster and runs where
+# Swift is not installed; on Apple platforms the runtime is part of the OS).
+STATIC_STDLIB = $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib,)
+
+install: plugin
+	$(SWIFT) build -c release $(STATIC_STDLIB) --product protoc-gen-swiftframe
+	install -d "$(PREFIX)/bin"
+	install "$$($(SWIFT) build -c release $(STATIC_STDLIB) --show-bin-path)/protoc-gen-swiftframe" "$(PREFIX)/bin/"
+
+clean:
+	rm -rf .build
+
+# ---------------------------------------------------------------------------------------------
+# Generation
+# ---------------------------------------------------------------------------------------------
 
 # Regenerate every generated source (fixtures, well-known types, conformance messages). Prints
 # one summary line; fails, showing them, on protoc warnings other than those expected
@@ -26,6 +64,30 @@ generate: plugin
 	@scripts/bundled_protos.py
 
 golden: generate
+
+# ---------------------------------------------------------------------------------------------
+# Tests
+# ---------------------------------------------------------------------------------------------
+
+# The transport tests (SwiftFrameNIOTests) run after the rest, on their own: beside the
+# synchronous suites they waited seconds for a thread of Swift's task pool, which every deadline
+# in them then had to allow for. Fuzzing is not part of it (`make fuzz-smoke`, `make fuzz`: the
+# fuzz targets are a release build of their own); the tests replay every input that once broke a
+# fuzz target, through the same check functions. `check-docs` checks what the documents name.
+test: check-golden check-docs peers
+	$(SWIFT) test --skip SwiftFrameNIOTests
+	$(SWIFT) test --skip-build --filter SwiftFrameNIOTests
+	$(MAKE) check-plugins
+	$(MAKE) docs
+	$(MAKE) differential-smoke
+
+# The quick check of a change, beside the full CI run `test`: the goldens, a build, and the unit
+# tests, the transport tests on their own as in `test`; no fuzzing, differential run, sanitizers,
+# docs or plugin package.
+check: check-golden python-protobuf
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --skip SwiftFrameNIOTests
+	$(SWIFT) test --skip-build --filter SwiftFrameNIOTests
 
 # Fail on any difference between a fresh generation and the checked-in goldens, or on protoc
 # warnings other than the expected ones.
@@ -44,55 +106,16 @@ check-protos: plugin
 # and check-swiftframe and generate-swiftframe on checked-in sources. Then a fresh package
 # that depends on a tagged copy of this tree by URL (file://), with a target of .proto files
 # and the build-tool plugin, builds and runs the README's game example against the Python
-# game peer (about 2 minutes more, most of it building SwiftNIO).
+# game peer (most of that time is building SwiftNIO).
 check-plugins: python-protobuf
 	scripts/check-plugins.sh
 
-# The DocC catalogs of SwiftFrame and SwiftFrameNIO (.build/plugins/Swift-DocC/outputs);
-# fails on any DocC warning.
-docs:
-	scripts/docs.sh
-
-# Google's protobuf runtime for python3 (PyPI), which the reference peers and the differential
-# run use.
-python-protobuf: protoc
-	@scripts/ensure-peers.sh
-
-# The Python reference peers the transport tests talk to, and their own self-test.
-peers: python-protobuf
-	python3 Tests/Peers/selftest.py
-
-# The transport tests (SwiftFrameNIOTests) run after the rest, on their own: beside the
-# synchronous suites they waited seconds for a thread of Swift's task pool, which every deadline
-# in them then had to allow for. Fuzzing is not part of it (`make fuzz-smoke`, `make fuzz`: the
-# fuzz targets are a release build of their own, 12 minutes on 2 slow cores); the tests replay
-# every input that once broke a fuzz target, through the same check functions.
-test: check-golden peers
-	$(SWIFT) test --skip SwiftFrameNIOTests
-	$(SWIFT) test --skip-build --filter SwiftFrameNIOTests
-	$(MAKE) check-plugins
-	$(MAKE) docs
-	$(MAKE) differential-smoke
-
-# The quick check of a change, beside the full CI run `test`: the goldens, a build, and the unit
-# tests, the transport tests on their own as in `test`; no fuzzing, differential run, sanitizers,
-# docs or plugin package. `time make check` took 2 min 16 s on a 2-core machine busy with another
-# build (load 6), after a change to one generator file (588 tests); a first build adds 4-6 minutes.
-check: check-golden python-protobuf
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip SwiftFrameNIOTests
-	$(SWIFT) test --skip-build --filter SwiftFrameNIOTests
-
-# Coverage-guided fuzzing of every decoder (FuzzTesting/, a package of its own that `swift
-# test` never builds): FUZZ_RUNS executions per target, or FUZZ_SECONDS each when given.
-FUZZ_RUNS ?= 10000000
-FUZZ_SECONDS ?= 0
-fuzz: protoc
-	scripts/fuzz.sh $(FUZZ_RUNS) $(FUZZ_SECONDS)
-
-# Every target for a few seconds.
-fuzz-smoke: protoc
-	scripts/fuzz.sh -1 8
+# What the documents promise of the tree: every file, folder, type and make target
+# ARCHITECTURE.md names exists (scripts/check-architecture.py), and every make target is in
+# CONTRIBUTING.md's table and every target it names is here (scripts/check-make-targets.py).
+check-docs:
+	scripts/check-architecture.py
+	scripts/check-make-targets.py
 
 # Differential decoding against protobuf's C++ runtime (the arbiter) and its Python package:
 # DIFFERENTIAL_CASES inputs to the conformance messages from DIFFERENTIAL_SEED.
@@ -125,35 +148,9 @@ SOAK_FRAMES ?= 1000000
 soak: python-protobuf
 	SWIFTFRAME_SOAK_FRAMES=$(SOAK_FRAMES) $(SWIFT) test --filter SoakTests
 
-# The whole test suite under AddressSanitizer (leaks inside Foundation and libcurl are not
-# reported: Tests/lsan-suppressions.txt; HeartbeatMarginTests, a minute of idle connections
-# that `test` runs, is left out of it), and the transport tests under ThreadSanitizer, each
-# in a build directory of its own (.build-asan, .build-tsan). The ThreadSanitizer build declares
-# only the transport tests and what they need (SWIFTFRAME_TEST_TARGETS, read by Package.swift).
-ASAN_TEST = LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt:print_suppressions=0 \
-	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
-sanitize-address: python-protobuf
-	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
-	$(ASAN_TEST) --skip SwiftFrameNIOTests
-	$(ASAN_TEST) --filter SwiftFrameNIOTests --skip HeartbeatMarginTests --no-parallel
-
-sanitize-thread: export SWIFTFRAME_TEST_TARGETS = SwiftFrameNIOTests
-sanitize-thread: python-protobuf
-	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	TSAN_OPTIONS=suppressions=$(CURDIR)/Tests/tsan-suppressions.txt \
-		$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --no-parallel
-
-# A release build with the Swift runtime linked in (on Linux: it starts faster and runs where
-# Swift is not installed; on Apple platforms the runtime is part of the OS).
-STATIC_STDLIB = $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib,)
-
-install: plugin
-	$(SWIFT) build -c release $(STATIC_STDLIB) --product protoc-gen-swiftframe
-	install -d "$(PREFIX)/bin"
-	install "$$($(SWIFT) build -c release $(STATIC_STDLIB) --show-bin-path)/protoc-gen-swiftframe" "$(PREFIX)/bin/"
-
-clean:
-	rm -rf .build
+# ---------------------------------------------------------------------------------------------
+# Benchmarks
+# ---------------------------------------------------------------------------------------------
 
 # `swiftframe inspect` on a made-up capture of small frames (CAPTURE_MB, default 100): MB/s
 # and peak memory, beside `tshark -r` on the same file (not part of `test`).
@@ -180,3 +177,60 @@ bench-runtime-size: protoc
 
 bench-regenerate: protoc
 	$(MAKE) -C Benchmarks regenerate
+
+# ---------------------------------------------------------------------------------------------
+# Fuzzing
+# ---------------------------------------------------------------------------------------------
+
+# Coverage-guided fuzzing of every decoder (FuzzTesting/, a package of its own that `swift
+# test` never builds): FUZZ_RUNS executions per target, or FUZZ_SECONDS each when given.
+FUZZ_RUNS ?= 10000000
+FUZZ_SECONDS ?= 0
+fuzz: protoc
+	scripts/fuzz.sh $(FUZZ_RUNS) $(FUZZ_SECONDS)
+
+# Every target for a few seconds.
+fuzz-smoke: protoc
+	scripts/fuzz.sh -1 8
+
+# ---------------------------------------------------------------------------------------------
+# Sanitizers
+# ---------------------------------------------------------------------------------------------
+
+# The whole test suite under AddressSanitizer (leaks inside Foundation and libcurl are not
+# reported: Tests/lsan-suppressions.txt; HeartbeatMarginTests, a minute of idle connections
+# that `test` runs, is left out of it), and the transport tests under ThreadSanitizer, each
+# in a build directory of its own (.build-asan, .build-tsan). The ThreadSanitizer build declares
+# only the transport tests and what they need (SWIFTFRAME_TEST_TARGETS, read by Package.swift).
+ASAN_TEST = LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt:print_suppressions=0 \
+	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
+sanitize-address: python-protobuf
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build-asan
+	$(ASAN_TEST) --skip SwiftFrameNIOTests
+	$(ASAN_TEST) --filter SwiftFrameNIOTests --skip HeartbeatMarginTests --no-parallel
+
+sanitize-thread: export SWIFTFRAME_TEST_TARGETS = SwiftFrameNIOTests
+sanitize-thread: python-protobuf
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS=suppressions=$(CURDIR)/Tests/tsan-suppressions.txt \
+		$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --no-parallel
+
+# ---------------------------------------------------------------------------------------------
+# Docs and formatting
+# ---------------------------------------------------------------------------------------------
+
+# The DocC catalogs of SwiftFrame and SwiftFrameNIO (.build/plugins/Swift-DocC/outputs);
+# fails on any DocC warning.
+docs:
+	scripts/docs.sh
+
+# swift-format over the hand-written Swift (scripts/swift-sources.sh: Sources, Tests and Plugins
+# without generated files and symlinks), with the house style of .swift-format (4 spaces, lines
+# of 120 columns): `format-check` fails on any finding; `format` rewrites the files in place.
+# Neither is part of `test`.
+SWIFT_SOURCES = $(shell scripts/swift-sources.sh)
+format-check:
+	$(SWIFT) format lint --strict --parallel --configuration .swift-format $(SWIFT_SOURCES)
+
+format:
+	$(SWIFT) format format --in-place --parallel --configuration .swift-format $(SWIFT_SOURCES)

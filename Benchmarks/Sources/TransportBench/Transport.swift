@@ -35,8 +35,8 @@ struct Scenario {
     /// Blocks a run is cut into (`Turns`): 40 for the rows of one caller (those with a floor),
     /// 10 for the others. One caller's 10,000 round trips take about a second, and a tenth of
     /// it is long enough for this VM to change speed within a block: the floor's lead over the
-    /// plain client, which no change to swiftframe moves, varied 1.10-1.23x run by run in
-    /// blocks of a tenth and 1.13-1.17x in blocks of a fortieth. Rows of many callers or of
+    /// plain client, which no change to swiftframe moves, varied less from run to run in
+    /// blocks of a fortieth than of a tenth. Rows of many callers or of
     /// one-way sends keep 10: cut finer, a block would be mostly the filling and draining of
     /// the pipeline.
     var blocks: Int { floor ? Turns.blocks(usual: Scenario.oneCallerBlocks) : Turns.blocks() }
@@ -87,9 +87,8 @@ func roundTrips(callers: Int, size: Int, on place: Callers = .pool) -> @Sendable
                 }
                 // Only the event-loop row gives an executor preference: Swift 6.3.1's
                 // `addTask(executorPreference: nil)` still gives the task a preference record,
-                // and a task with one takes a lock at every executor check (`swift_task_switch`:
-                // about 170 instructions each), which a caller made with `addTask {}` or
-                // `Task {}`, as an app's are, does not.
+                // and a task with one takes a lock at every executor check (`swift_task_switch`),
+                // which a caller made with `addTask {}` or `Task {}`, as an app's are, does not.
                 if place == .eventLoop {
                     group.addTask(executorPreference: client.eventLoopExecutor, operation: caller)
                 } else {

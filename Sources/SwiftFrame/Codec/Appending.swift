@@ -15,10 +15,8 @@ extension Array where Element == UInt8 {
     ///
     /// Stores only. It was a copy from `zeroPage`, whose loads can wait behind stores just made
     /// to an address that matches theirs in its low 12 bits (the processor compares those
-    /// first); in a loop that makes, fills and frees one 116-byte array, copies from some
-    /// source addresses took 30-40 % longer than from others. The login message's encode took
-    /// 63-66 ns with the copy and 58-59 ns with `memset` (`BenchProfile wall 9 "login, by
-    /// hand"`), and 35 fewer instructions.
+    /// first), so that how long a copy took depended on where the source and the output fell;
+    /// `memset` has no loads to wait (Benchmarks/README.md has the encode rows).
     @usableFromInline
     static func zeros(_ count: Int) -> [UInt8] {
         [UInt8](repeatElement(0, count: count))
@@ -29,11 +27,10 @@ extension Array where Element == UInt8 {
     ///
     /// Encoders size their output first, so the array is grown once per call, and then by at
     /// least double its capacity: an exact `reserveCapacity` would reallocate on nearly every
-    /// call when messages or frames are appended one after another to one array (1,353
-    /// reallocations for 10,000 appends of 120 bytes, against 15).
+    /// call when messages or frames are appended one after another to one array.
     /// (Not `Array(unsafeUninitializedCapacity:)`: the standard library does not specialise its
-    /// allocation and looks up the array's metadata on every call, about 500 instructions,
-    /// more than encoding a small message; growing an array of bytes is specialised.)
+    /// allocation and looks up the array's metadata on every call, which costs more than
+    /// encoding a small message; growing an array of bytes is specialised.)
     @inlinable
     mutating func appendZeros(_ count: Int) {
         let needed = self.count + count

@@ -271,7 +271,7 @@ enum StringOrder {
     }
 
     /// A merge sort by prefix (runs of eight sorted by insertion first): the standard library's
-    /// sort through a comparing closure took about three times the instructions.
+    /// sort through a comparing closure does more work per comparison.
     private static func sortByPrefix(_ keyed: UnsafeMutableBufferPointer<Keyed>) {
         let count = keyed.count
         let run = 8

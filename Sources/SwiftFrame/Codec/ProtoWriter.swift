@@ -123,8 +123,8 @@ public struct ProtoWriter: ~Copyable {
     // through the string and bytes writers below): the tag and the value after one bounds
     // check, where `writeTag` and a value's write would make two. The conversion to the wire
     // value is inlined, the write is a call kept out of line: inlined into every field of a
-    // message's encode, the write cost the compiler about 11 M instructions per field at -O
-    // (see `ProtoReader.readVarint(_:)`). The table codec stores with the inlined
+    // message's encode, the write made the compiler's -O work per field grow (see
+    // `ProtoReader.readVarint(_:)`). The table codec stores with the inlined
     // `storeVarintField` and `storeFixed`.
 
     /// A varint field: `tag`, then `value`.
@@ -249,8 +249,8 @@ public struct ProtoWriter: ~Copyable {
     }
 
     // The writers of a string or bytes field are not inlinable, unlike the scalar writers:
-    // every module of generated code compiled its own copy of their bodies (110 M of the
-    // compiler's instructions), for 2-4 % of the encode benchmark's flat row.
+    // every module of generated code compiled its own copy of their bodies, for little of the
+    // encode's time.
 
     /// A `bytes` field: `tag`, then the length and the bytes.
     public mutating func writeBytes(_ bytes: [UInt8], tag: UInt32) {
@@ -349,9 +349,8 @@ public struct ProtoWriter: ~Copyable {
     }
 
     /// An element's tag and the length the size pass recorded for it: one function for the
-    /// loops of every message type, which would otherwise each carry a copy. With `takeSlot`,
-    /// the copies were 4 % of compiling descriptor.proto at -O; the calls cost the nested
-    /// encode benchmark 6 %.
+    /// loops of every message type, which would otherwise each carry a copy, compiled again for
+    /// each; the call costs nested encoding a little time.
     @usableFromInline @inline(never)
     mutating func writeTagAndRecordedLength(_ tag: UInt32) {
         writeTag(tag)
@@ -433,7 +432,7 @@ public struct SizeCache: ~Copyable, @unchecked Sendable {  // unchecked for `pri
     /// size pass keeps the maps of scalars it printed as JSON objects (`JSONMapText`), for the
     /// write pass to copy. `jsonString()` owns the list and keeps it for both passes; a plain
     /// pointer, so that the binary encoding's cache costs nothing more to make and destroy
-    /// (an optional array here added 18 instructions to every encode). The cache stays
+    /// (an optional array here was made and destroyed on every encode). The cache stays
     /// Sendable: a cache that holds the pointer is made, used and consumed inside that one
     /// call, and never leaves it.
     @usableFromInline var printedMaps: UnsafeMutablePointer<[[UInt8]]>?
@@ -512,8 +511,8 @@ public struct SizeCache: ~Copyable, @unchecked Sendable {  // unchecked for `pri
 /// The list of sizes in a `SizeCache`: the first eight in the struct itself, so that encoding
 /// a message with few nested messages and packed fields allocates nothing but its output; the
 /// rest in memory the list allocates and frees itself. Not an array: destroying an empty
-/// array still releases the shared empty storage, about 35 instructions with the outlined
-/// destroy around it, on every encode of a message whose list stays inline.
+/// array still releases the shared empty storage, through an outlined destroy, on every
+/// encode of a message whose list stays inline.
 ///
 /// Noncopyable, so the storage has one owner, which frees it; that is also why it may cross
 /// tasks (`@unchecked Sendable`): a list is moved, never shared.

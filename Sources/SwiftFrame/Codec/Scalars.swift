@@ -45,7 +45,7 @@ extension VarintCodec {
 
 /// Packed sizes of 32-bit values, four at a time in vector registers: a value's size is one
 /// plus the number of thresholds it is above (and five more for a negative int32). Counted value
-/// by value from the bit length, sizing took about a third of encoding a packed run.
+/// by value from the bit length, sizing was a large part of encoding a packed run.
 @usableFromInline
 enum PackedSize32 {
     /// How each value becomes the unsigned number whose varint is sized.

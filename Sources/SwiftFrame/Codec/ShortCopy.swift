@@ -8,9 +8,8 @@
 /// value itself: `withContiguousStorageIfAvailable` stores them to the stack as two words and
 /// hands out that address. A load that straddles two just-stored words cannot take its bytes
 /// from the stores and waits until both reach the cache; loads inside one word can. (Whether
-/// the wait shows depends on what else is in flight: in one benchmark program the login
-/// message's encode, four of its six strings that short, took 85 ns before and 70 ns after,
-/// in another it did not change.)
+/// the wait shows depends on what else is in flight: it showed in one benchmark program's
+/// login encode, four of whose six strings are that short, and not in another.)
 @inlinable @inline(__always)
 func copyBytes(from source: UnsafeRawPointer, to target: UnsafeMutableRawPointer, count: Int) {
     switch count {

@@ -5,8 +5,8 @@
 /// Reading an entry, sizing the dictionary and writing it are closures made here, in inlinable
 /// code, so the module that names the key and value codecs compiles them for those types: one
 /// copy per key and value pair in the module, which the default mode's map code shares. The
-/// runtime's generic map code, unspecialised, took twice the time to encode and two and a half
-/// times to decode (every entry copied through its types' value witnesses). `==`, hashing and
+/// runtime's generic map code, unspecialised, was much slower to encode and decode (every
+/// entry copied through its types' value witnesses). `==`, hashing and
 /// the text format stay generic.
 ///
 /// `@unchecked Sendable`: the closures capture nothing but the key and value codecs' types
@@ -75,8 +75,8 @@ public struct MapFieldCodec: @unchecked Sendable {
 
 /// Where a field table keeps a map field's codec: in memory allocated when the table is made and
 /// kept for the program's life, like the table's other lists. A field's kind then holds one word
-/// (the closures inline made every field's kind several words larger, and sizing and writing a
-/// message with no map 40 % dearer), and reading it costs no reference counting.
+/// (the closures inline made every field's kind several words larger, and sizing and writing
+/// even a message with no map dearer), and reading it costs no reference counting.
 ///
 /// `@unchecked Sendable`: the codec is written once, before the table is published, and only
 /// read after.

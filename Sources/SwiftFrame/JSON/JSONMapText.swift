@@ -6,8 +6,8 @@
 /// values are scalars goes into that encoding as one length-delimited value holding its JSON
 /// object, keys in the order the binary encoding sorts them, and the printer copies the object
 /// as it is. Printing the map from its wire entries instead would cost sorting and writing
-/// them, then reading each back (about 1,900 instructions an entry where this costs a few
-/// hundred). Maps of messages and enums stay in wire form: their values need the printer.
+/// them, then reading each back, several times the work of this. Maps of messages and enums
+/// stay in wire form: their values need the printer.
 @_documentation(visibility: internal)
 public struct JSONMapText: ~Copyable {
     var printer: JSONPrinter

@@ -1,7 +1,7 @@
 /// The shortest decimal of a double that has few digits after its point (a price, a
-/// coordinate, a score, `1.25`), found with a few multiplications and divisions, where the
-/// standard library's shortest-form formatter and the writing of its text take some 540
-/// instructions for any double.
+/// coordinate, a score, `1.25`), found with a few multiplications and divisions: less work
+/// than the standard library's shortest-form formatter and the writing of its text, whose cost
+/// is the same for any double.
 ///
 /// For k = 0, 1, 2, ... it rounds `value × 10^k` to an integer m and checks that m / 10^k
 /// (both exact, the quotient correctly rounded, as reading the text back rounds it) is
@@ -44,7 +44,7 @@ enum ShortDecimal {
     /// 2^50: see the type's comment.
     private static let limit = 1_125_899_906_842_624.0
     /// How far it looks: a double with more digits after its point (one worked out, such as
-    /// 0.1 + 0.2) takes the long way after ten tries, which cost it about 180 instructions
-    /// on top of the standard library's 540 (a third more); a short one saves some 400.
+    /// 0.1 + 0.2) takes the long way after ten tries, which adds the tries to the standard
+    /// library's work; a short one saves most of that work.
     private static let maxFractionDigits = 9
 }

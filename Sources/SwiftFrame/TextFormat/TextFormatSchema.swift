@@ -49,8 +49,8 @@ public struct TextFormatField: Sendable {
     }
 
     // Three initializers rather than one with defaulted parameters: unoptimized code calls a
-    // function for each default argument of each row, which cost a debug build about 50 bytes
-    // of code per row (optimized code is the same either way).
+    // function for each default argument of each row, which made a debug build's code grow
+    // with every row (optimized code is the same either way).
 
     @inlinable
     public init(_ number: Int32, _ name: String, _ kind: TextFormatKind) {
