@@ -36,7 +36,7 @@ NAME = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*(?:\((?:[
 
 
 def swift_sources():
-    for folder in ("Sources", "Plugins"):
+    for folder in ("Sources", "Plugins", "Tests/TestSupport"):
         for path in (ROOT / folder).rglob("*.swift"):
             if ".build" not in path.parts:
                 yield path.read_text(encoding="utf-8", errors="replace")
@@ -78,7 +78,7 @@ def check_path(text, context_folders):
 
 # Names from Swift, its standard library and the packages swiftframe uses, which this check
 # cannot look up: a name of swiftframe's own must never go here.
-EXTERNAL = {"Foundation", "Hashable", "ByteBuffer", "MessageOptions", "Network.framework", "withUnsafeBytes",
+EXTERNAL = {"Foundation", "Hashable", "Mirror", "ByteBuffer", "MessageOptions", "Network.framework", "withUnsafeBytes",
             "rethrows", "SwiftProtobuf", "SwiftNIO", "SwiftPM", "ByteToMessageHandler", "EventLoopFuture"}
 
 
@@ -92,14 +92,14 @@ def check_name(text):
     for index, part in enumerate(parts):
         if re.fullmatch(r"[A-Z][A-Z0-9_]+", part):
             if part not in DECLARED_MEMBERS:
-                return f"no case {part} is declared under Sources/ or Plugins/"
+                return f"no case {part} is declared under Sources/, Plugins/ or Tests/TestSupport/"
         elif TYPE.fullmatch(part):
             if index == 0 and part in SWIFT_FILES and part not in DECLARED_TYPES:
                 continue  # a file's name (Client/ClientMetrics.swift)
             if part not in DECLARED_TYPES and (index > 0 or part not in PACKAGE_NAMES):
-                return f"no type {part} is declared under Sources/ or Plugins/"
+                return f"no type {part} is declared under Sources/, Plugins/ or Tests/TestSupport/"
         elif part not in DECLARED_MEMBERS:
-            return f"no func, var, let or case {part} is declared under Sources/ or Plugins/"
+            return f"no func, var, let or case {part} is declared under Sources/, Plugins/ or Tests/TestSupport/"
     return None
 
 
