@@ -15,7 +15,7 @@ PREFIX ?= /usr/local
 	bench bench-codesize bench-transport bench-runtime-size bench-regenerate bench-inspect \
 	fuzz fuzz-smoke \
 	sanitize-address sanitize-thread \
-	docs format-check format
+	docs format-check format check-traits check-traits-none
 
 all: generate
 
@@ -101,6 +101,18 @@ check-golden: plugin
 check-protos: plugin
 	swift build --target SwiftFrameWellKnownTypes
 	scripts/check-protos.sh "$(PLUGIN)"
+
+# Every trait set a user can choose, each in a package that depends on this tree with exactly
+# those traits and uses every library they make usable (scripts/check-traits.sh): none,
+# Transport alone, each optional trait alone, the defaults and all of them. Run before landing a
+# change to the manifest or to code fenced by a trait. CI builds the two extremes: all traits
+# are the root package's defaults, which `test` builds; `check-traits-none` builds the other.
+check-traits:
+	scripts/check-traits.sh none Transport CommandLineTool Compression Encryption Metrics TLS default \
+		Transport+CommandLineTool+Compression+Encryption+Metrics+TLS
+
+check-traits-none:
+	scripts/check-traits.sh none
 
 # The SwiftPM plugins in a package that uses them (Fixtures/PluginPackage): build-tool plugin,
 # and check-swiftframe and generate-swiftframe on checked-in sources. Then a fresh package
@@ -200,8 +212,7 @@ fuzz-smoke: protoc
 # The whole test suite under AddressSanitizer (leaks inside Foundation and libcurl are not
 # reported: Tests/lsan-suppressions.txt; HeartbeatMarginTests, a minute of idle connections
 # that `test` runs, is left out of it), and the transport tests under ThreadSanitizer, each
-# in a build directory of its own (.build-asan, .build-tsan). The ThreadSanitizer build declares
-# only the transport tests and what they need (SWIFTFRAME_TEST_TARGETS, read by Package.swift).
+# in a build directory of its own (.build-asan, .build-tsan).
 ASAN_TEST = LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt:print_suppressions=0 \
 	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build-asan
 sanitize-address: python-protobuf
@@ -209,11 +220,10 @@ sanitize-address: python-protobuf
 	$(ASAN_TEST) --skip SwiftFrameNIOTests
 	$(ASAN_TEST) --filter SwiftFrameNIOTests --skip HeartbeatMarginTests --no-parallel
 
-sanitize-thread: export SWIFTFRAME_TEST_TARGETS = SwiftFrameNIOTests
 sanitize-thread: python-protobuf
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	TSAN_OPTIONS=suppressions=$(CURDIR)/Tests/tsan-suppressions.txt \
-		$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --no-parallel
+		$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan --filter SwiftFrameNIOTests --no-parallel
 
 # ---------------------------------------------------------------------------------------------
 # Docs and formatting

@@ -247,26 +247,3 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
-
-/// `SWIFTFRAME_TEST_TARGETS=SwiftFrameNIOTests` (a comma-separated list) declares only those test
-/// targets, the products and what they depend on, so that a build for one suite compiles nothing
-/// else: the ThreadSanitizer run of the transport tests (`make sanitize-thread`) skips the
-/// conformance messages and the other suites. Unset, the package is as declared above.
-if let tests = Context.environment["SWIFTFRAME_TEST_TARGETS"] {
-    var pending = tests.split(separator: ",").map(String.init)
-    for product in package.products {
-        pending += (product as? Product.Library)?.targets ?? (product as? Product.Executable)?.targets
-            ?? (product as? Product.Plugin)?.targets ?? []
-    }
-    var kept = Set(pending)
-    while let name = pending.popLast() {
-        for dependency in package.targets.first(where: { $0.name == name })?.dependencies ?? [] {
-            switch dependency {
-            case .targetItem(let name, _), .byNameItem(let name, _):
-                if kept.insert(name).inserted { pending.append(name) }
-            default: continue
-            }
-        }
-    }
-    package.targets.removeAll { !kept.contains($0.name) }
-}
