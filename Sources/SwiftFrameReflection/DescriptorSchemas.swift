@@ -46,8 +46,13 @@ public struct DescriptorSchemas: Sendable {
 
     /// The schemas of every message of `set`; throws when a field's type is not in the set.
     public init(_ set: Google_Protobuf_FileDescriptorSet) throws(ReflectionError) {
+        try self.init(DescriptorIndex(set.file))
+    }
+
+    /// The schemas of every message of the files `index` holds.
+    package init(_ index: DescriptorIndex) throws(ReflectionError) {
         var builder = Builder()
-        builder.declare(set)
+        builder.declare(index)
         let messages = try builder.build()
         schemas = TextFormatSchemaSet(messages)
         indices = builder.indices
@@ -95,8 +100,7 @@ private struct Builder {
     var indices: [String: Int] = [:]
     var enums: [String: EnumInfo] = [:]
 
-    mutating func declare(_ set: Google_Protobuf_FileDescriptorSet) {
-        let index = DescriptorIndex(set.file)
+    mutating func declare(_ index: DescriptorIndex) {
         // A proto2 file's enums are closed, a proto3 file's open (whichever file uses them).
         func isProto3(_ file: Int) -> Bool { index.files[file].syntax == "proto3" }
         // A file given twice declares its types once.

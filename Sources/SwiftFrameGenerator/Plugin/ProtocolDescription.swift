@@ -78,8 +78,14 @@ extension Generator {
     /// The command tables and envelopes of the files `request` names, resolved as for
     /// generation (its `parameter` takes the same options, `Config=` and `Layout=` among them).
     public static func describe(_ request: CodeGeneratorRequest) throws(GenerationError) -> ProtocolDescription {
+        try describe(request, index: DescriptorIndex(request.protoFile))
+    }
+
+    /// The same, reading the request's files through `index`, which indexes them.
+    package static func describe(_ request: CodeGeneratorRequest,
+                                 index: DescriptorIndex) throws(GenerationError) -> ProtocolDescription {
         let options = try GeneratorOptions(parameter: request.parameter ?? "")
-        let resolution = try Resolver.resolve(request, options: options)
+        let resolution = try Resolver.resolve(request, options: options, index: index)
         do {
             let responses = Dictionary(
                 resolution.files.flatMap(\.responsePairs).map { ($0.request.fullName, $0.response.fullName) },

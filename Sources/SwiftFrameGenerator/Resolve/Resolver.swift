@@ -23,8 +23,10 @@ enum Resolver {
         let index: DescriptorIndex
     }
 
-    static func resolve(_ request: CodeGeneratorRequest, options: GeneratorOptions) throws(GenerationError) -> Resolution {
-        let index = DescriptorIndex(request.protoFile)
+    /// `index` indexes `request.protoFile`; without one, they are indexed here.
+    static func resolve(_ request: CodeGeneratorRequest, options: GeneratorOptions,
+                        index: DescriptorIndex? = nil) throws(GenerationError) -> Resolution {
+        let index = index ?? DescriptorIndex(request.protoFile)
         func failure(_ problems: [Diagnostic]) -> GenerationError { GenerationError(problems.map { $0.located(in: index) }) }
         let malformations = RequestCheck.problems(in: index)
         guard malformations.isEmpty else { throw failure(malformations) }
