@@ -88,6 +88,40 @@ import Testing
             == "p.proto:10:5: warning: command table Cmd: CMD_LOGOUT (2) matches no message; it gets a case without a typed payload")
     }
 
+    /// Two requests that claim one id: the second is the one reported, where it is declared.
+    @Test func twoRequestsOfOneIDAreADuplicateCommand() throws {
+        var login = Proto.message("Login", [])
+        login.options = Google_Protobuf_MessageOptions()
+        login.options?[extension: Swiftframe_OptionsExtensions.requestId] = 5
+        var logout = login
+        logout.name = "Logout"
+        var file = Proto.file("p.proto", package: "im", messages: [login, logout])
+        file.options = Google_Protobuf_FileOptions()
+        file.options?[extension: Swiftframe_OptionsExtensions.layout] = "u16-u16"
+        file.locate(.message(1), line: 11, column: 0)
+        let diagnostics = try Proto.problems(Proto.request([file]))
+        #expect(diagnostics.map(\.code) == [.duplicateCommand])
+        #expect(diagnostics.first?.element == "im.Logout")
+        #expect(diagnostics.first?.description == "p.proto:12:1: error: command 5: requests Login and Logout both claim it")
+    }
+
+    /// A field may not name a type of a file this generator cannot generate.
+    @Test func aTypeFromAnEditionsFileIsUngeneratable() throws {
+        let editions = Proto.file("e.proto", syntax: "editions", messages: [Proto.message("E", [])])
+        var file = Proto.file("p.proto", messages: [Proto.message("M", [Proto.field("e", 1, .message, typeName: ".E")])])
+        file.dependency = ["e.proto"]
+        var request = Proto.request([editions, file])
+        request.fileToGenerate = ["p.proto"]
+        let diagnostics = try Proto.problems(request)
+        #expect(diagnostics.map(\.code) == [.ungeneratableType])
+        #expect(diagnostics.first?.element == "M.e")
+        #expect(diagnostics.first?.message
+            == "message M: field e: type E comes from e.proto (editions), which cannot be generated yet")
+        // Generating the editions file itself is what fails then.
+        request.fileToGenerate = ["e.proto"]
+        #expect(try Proto.problems(request).map(\.code) == [.unsupportedSyntax])
+    }
+
     // MARK: The model
 
     /// Messages named a prefix and a number are commands of that id; the request and the

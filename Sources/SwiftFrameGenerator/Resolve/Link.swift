@@ -197,7 +197,7 @@ private struct Linker {
         guard syntax != "proto3" && syntax != "proto2" else { return true }
         diagnostics.report(place.error(
             .ungeneratableType,
-            "\(place): type \(field.typeFullName.dropFirst()) comes from \(fileName), a \(syntax) file, which cannot be generated yet"))
+            "\(place): type \(field.typeFullName.dropFirst()) comes from \(fileName) (\(syntax)), which cannot be generated yet"))
         return false
     }
 
