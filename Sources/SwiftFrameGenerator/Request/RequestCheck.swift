@@ -14,7 +14,9 @@ enum RequestCheck {
         for file in index.files {
             let name = file.name ?? ""
             let place = Place(file: name, "malformed request")
-            if !fileNames.insert(name).inserted { problems.append(place.error(.malformedRequest, "malformed request: file \(name) is sent twice")) }
+            if !fileNames.insert(name).inserted {
+                problems.append(place.error(.malformedRequest, "malformed request: file \(name) is sent twice"))
+            }
             unique(file.messageType.map(\.protoName) + file.enumType.map(\.protoName), "type", place, &problems)
         }
         for message in index.messages {

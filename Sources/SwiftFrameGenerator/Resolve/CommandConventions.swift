@@ -103,7 +103,9 @@ extension CommandResolver {
                         isMessageID: true)
         }
         // Requests answer with the response of the same command word, unless a comment names it.
-        for (request, response) in explicitPairs { pair(request, response, place: place.appending(request.protoName, element: request.fullName)) }
+        for (request, response) in explicitPairs {
+            pair(request, response, place: place.appending(request.protoName, element: request.fullName))
+        }
         let paired = Set(explicitPairs.map { $0.0.fullName })
         let withIDs = ids.map(\.message)
         for request in withIDs where roles[request.fullName] == .request && !paired.contains(request.fullName) {
@@ -209,7 +211,8 @@ extension CommandResolver {
             let stem = Naming.stem(of: file.name)
             let digits = stem.reversed().drop { !$0.isNumber }.prefix { $0.isNumber }
             guard let number = UInt32(String(digits.reversed())) else {
-                problems.append(place.error(.invalidConvention, "\(place): start_from_file_name, but \(file.name) has no number in its name"))
+                problems.append(place.error(
+                    .invalidConvention, "\(place): start_from_file_name, but \(file.name) has no number in its name"))
                 return ([], [])
             }
             start = number
@@ -228,7 +231,8 @@ extension CommandResolver {
             let lines = (message.comments ?? "").split(separator: "\n").map { $0.drop(while: \.isWhitespace) }
             guard let line = lines.first(where: { $0.hasPrefix(keyword) }) else { continue }
             let name = line.dropFirst(keyword.count).drop(while: \.isWhitespace).prefix { !$0.isWhitespace }
-            if let response = self.message(named: String(name), from: file, place: place.appending("message \(message.fullName)", element: message.fullName)) {
+            let messagePlace = place.appending("message \(message.fullName)", element: message.fullName)
+            if let response = self.message(named: String(name), from: file, place: messagePlace) {
                 pairs.append((MessageRef(message), response))
             }
         }

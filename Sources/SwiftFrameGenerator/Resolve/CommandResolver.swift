@@ -213,7 +213,9 @@ struct CommandResolver {
 
     private mutating func fileLayout(_ file: FileDraft, place: Place) -> FrameLayout? {
         guard let text = file.source.layoutOption else {
-            problems.append(place.error(.invalidLayout, "\(place) needs a frame layout: add option (swiftframe.layout) = \"<preset or description>\" or pass --swiftframe_opt=Layout=<preset>"))
+            problems.append(place.error(
+                .invalidLayout,
+                "\(place) needs a frame layout: add option (swiftframe.layout) = \"<preset or description>\" or pass --swiftframe_opt=Layout=<preset>"))
             return nil
         }
         return Self.parseLayout(text, place: Place(file: file.name, "option (swiftframe.layout)"), problems: &problems)
