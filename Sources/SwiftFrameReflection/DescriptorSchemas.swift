@@ -46,8 +46,13 @@ public struct DescriptorSchemas: Sendable {
 
     /// The schemas of every message of `set`; throws when a field's type is not in the set.
     public init(_ set: Google_Protobuf_FileDescriptorSet) throws(ReflectionError) {
+        try self.init(DescriptorIndex(set.file))
+    }
+
+    /// The schemas of every message of the files `index` holds.
+    package init(_ index: DescriptorIndex) throws(ReflectionError) {
         var builder = Builder()
-        builder.declare(set)
+        builder.declare(index)
         let messages = try builder.build()
         schemas = TextFormatSchemaSet(messages)
         indices = builder.indices
@@ -76,7 +81,7 @@ public struct DescriptorSchemas: Sendable {
 }
 
 /// Turns descriptors into `TextFormatSchemaSet.Message`s: first every message and enum of the
-/// set gets its full name (and each message its index), then each message's fields are read
+/// set gets its full name (and each message its index) from the set's `DescriptorIndex`, then each message's fields are read
 /// with every type they name known.
 private struct Builder {
     struct Declared {
@@ -95,29 +100,19 @@ private struct Builder {
     var indices: [String: Int] = [:]
     var enums: [String: EnumInfo] = [:]
 
-    mutating func declare(_ set: Google_Protobuf_FileDescriptorSet) {
-        for file in set.file {
-            let isProto3 = file.syntax == "proto3"
-            let scope = file.package.map { $0.isEmpty ? "" : $0 + "." } ?? ""
-            for message in file.messageType { declare(message, scope: scope, isProto3: isProto3) }
-            for enumeration in file.enumType { declare(enumeration, scope: scope, isProto3: isProto3) }
-        }
-    }
-
-    private mutating func declare(_ message: Google_Protobuf_DescriptorProto, scope: String, isProto3: Bool) {
-        let fullName = scope + (message.name ?? "")
-        if indices[fullName] == nil {  // a file given twice declares its types once
-            indices[fullName] = declared.count
-            declared.append(Declared(fullName: fullName, descriptor: message, isProto3: isProto3))
-        }
-        for nested in message.nestedType { declare(nested, scope: fullName + ".", isProto3: isProto3) }
-        for enumeration in message.enumType { declare(enumeration, scope: fullName + ".", isProto3: isProto3) }
-    }
-
-    private mutating func declare(_ enumeration: Google_Protobuf_EnumDescriptorProto, scope: String, isProto3: Bool) {
-        let names = enumeration.value.map { (number: $0.number ?? 0, name: $0.name ?? "") }
+    mutating func declare(_ index: DescriptorIndex) {
         // A proto2 file's enums are closed, a proto3 file's open (whichever file uses them).
-        enums[scope + (enumeration.name ?? "")] = EnumInfo(names: names, isClosed: !isProto3)
+        func isProto3(_ file: Int) -> Bool { index.files[file].syntax == "proto3" }
+        // A file given twice declares its types once.
+        for message in index.messages where indices[message.fullName] == nil {
+            indices[message.fullName] = declared.count
+            declared.append(Declared(fullName: message.fullName, descriptor: message.descriptor,
+                                     isProto3: isProto3(message.file)))
+        }
+        for enumeration in index.enums {
+            let names = enumeration.descriptor.value.map { (number: $0.number ?? 0, name: $0.name ?? "") }
+            enums[enumeration.fullName] = EnumInfo(names: names, isClosed: !isProto3(enumeration.file))
+        }
     }
 
     func build() throws(ReflectionError) -> [TextFormatSchemaSet.Message] {

@@ -12,9 +12,11 @@ import SwiftFrameGenerator
 /// Writes all of `bytes` to a file descriptor; false on failure.
 func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
     bytes.withUnsafeBytes { buffer in
+        // An empty buffer has no address, and nothing to write.
+        guard let base = buffer.baseAddress else { return true }
         var offset = 0
         while offset < buffer.count {
-            let count = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            let count = write(descriptor, base + offset, buffer.count - offset)
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { return false }
             offset += count
@@ -62,7 +64,7 @@ while true {
 do {
     let (output, warnings) = try Generator.run(requestBytes: input)
     for warning in warnings {
-        _ = writeAll(Array("protoc-gen-swiftframe: warning: \(warning)\n".utf8), to: 2)
+        _ = writeAll(Array("\(warning)\n".utf8), to: 2)
     }
     guard writeAll(output, to: 1) else { fail("cannot write the response to stdout") }
 } catch {

@@ -33,7 +33,7 @@ struct PayloadPrinter {
         let tables = loaded.description.tables
         table = tables.first { $0.layout.fields == layout?.fields } ?? tables.first
         do {
-            schemas = try DescriptorSchemas(loaded.set)
+            schemas = try DescriptorSchemas(loaded.index)
         } catch {
             throw ToolFailure(status: .usage, message: "the descriptors: \(error)")
         }

@@ -35,7 +35,8 @@ struct ProtocolOptions: ParsableArguments {
         request.fileToGenerate = filesToDescribe(in: set)
         request.parameter = config.map { "Config=" + $0 }
         do {
-            return LoadedProtocol(set: set, description: try Generator.describe(request))
+            let index = DescriptorIndex(set.file)
+            return LoadedProtocol(set: set, index: index, description: try Generator.describe(request, index: index))
         } catch {
             throw ToolFailure(status: .usage, message: error.description)
         }
@@ -103,6 +104,8 @@ struct ProtocolOptions: ParsableArguments {
 /// The descriptors and command tables a command works with.
 struct LoadedProtocol {
     let set: Google_Protobuf_FileDescriptorSet
+    /// The set's files indexed once, for the description and the schemas.
+    let index: DescriptorIndex
     let description: ProtocolDescription
 
     /// The one layout all tables share, for a command given no --layout.

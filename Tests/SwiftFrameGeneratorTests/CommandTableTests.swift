@@ -19,7 +19,7 @@ import Testing
             message Logout { option (swiftframe.request_id) = 5; }
             """)
         #expect(result.status != 0)
-        #expect(result.stderr.contains("p.proto: command 5: requests Login and Logout both claim it"), "\(result.stderr)")
+        #expect(result.stderr.contains("error: command 5: requests Login and Logout both claim it"), "\(result.stderr)")
         #expect(output == nil)
     }
 
@@ -48,7 +48,7 @@ import Testing
             message Ping_Rsp {}
             """)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("warning: p.proto: command table Cmd: CMD_LOGOUT (2) matches no message"),
+        #expect(result.stderr.contains("warning: command table Cmd: CMD_LOGOUT (2) matches no message"),
                 "\(result.stderr)")
         let source = try #require(output)
         #expect(source.contains("case logout = 2 // CMD_LOGOUT"))
@@ -101,7 +101,7 @@ import Testing
     @Test func aTableNeedsALayout() throws {
         let (result, _) = try Self.generate("message A { option (swiftframe.request_id) = 1; }\n")
         #expect(result.status != 0)
-        #expect(result.stderr.contains("p.proto: command table needs a frame layout"), "\(result.stderr)")
+        #expect(result.stderr.contains("p.proto: error: command table needs a frame layout"), "\(result.stderr)")
     }
 
     @Test func aBadLayoutNamesTheOptionAndThePresets() throws {
@@ -110,7 +110,7 @@ import Testing
             message A { option (swiftframe.request_id) = 1; }
             """)
         #expect(result.status != 0)
-        #expect(result.stderr.contains("p.proto: option (swiftframe.layout): \"game-tcpp\" is neither a preset (game-tcp,"),
+        #expect(result.stderr.contains("p.proto: error: option (swiftframe.layout): \"game-tcpp\" is neither a preset (game-tcp,"),
                 "\(result.stderr)")
     }
 
@@ -144,7 +144,7 @@ import Testing
             message Box { Kind kind = 1; string body = 2 [(swiftframe.selected_by) = "kind"]; }
             """)
         #expect(notBytes.status != 0)
-        #expect(notBytes.stderr.contains("p.proto: message Box: field body: (swiftframe.selected_by) needs a singular bytes field"),
+        #expect(notBytes.stderr.contains("error: message Box: field body: (swiftframe.selected_by) needs a singular bytes field"),
                 "\(notBytes.stderr)")
         let (notEnum, _) = try Self.generate("""
             message Box { int32 kind = 1; bytes body = 2 [(swiftframe.selected_by) = "kind"]; }
@@ -154,7 +154,7 @@ import Testing
             enum Kind { KIND_A = 0 [(swiftframe.holds) = "Nope"]; }
             message Box { Kind kind = 1; bytes body = 2 [(swiftframe.selected_by) = "kind"]; }
             """)
-        #expect(missing.stderr.contains("p.proto: message Box: field body: Kind.KIND_A: no message Nope in this protoc run"),
+        #expect(missing.stderr.contains("error: message Box: field body: Kind.KIND_A: no message Nope in this protoc run"),
                 "\(missing.stderr)")
     }
 

@@ -157,15 +157,15 @@ import Testing
 
     /// A table name that cannot name the table fails generation, naming the file and why.
     @Test(arguments: [
-        ("Chat Commands", "p.proto: config table: table_name \"Chat Commands\" is not a Swift identifier: use ASCII letters, digits and underscores, not starting with a digit"),
-        ("2Commands", "p.proto: config table: table_name \"2Commands\" is not a Swift identifier"),
-        ("protocol", "p.proto: config table: table_name \"protocol\" is a Swift keyword"),
-        ("Protocol", "p.proto: config table: table_name \"Protocol\" is reserved"),
-        ("Data", "p.proto: config table: table_name \"Data\" would hide the standard library's or Foundation's Data"),
-        ("LoginReq", "p.proto: config table: table_name \"LoginReq\" is already the name of message Login_Req of p.proto; choose another"),
-        ("Cmd", "p.proto: config table: table_name \"Cmd\" is already the name of enum Cmd of p.proto; choose another"),
-        ("QCommands", "p.proto: config table: table_name \"QCommands\" is the name of the command table of q.proto; choose another"),
-        ("QTable", "q.proto: config table: table_name \"QTable\" is also the table_name of p.proto; each table needs a name of its own"),
+        ("Chat Commands", "p.proto: error: config table: table_name \"Chat Commands\" is not a Swift identifier: use ASCII letters, digits and underscores, not starting with a digit"),
+        ("2Commands", "p.proto: error: config table: table_name \"2Commands\" is not a Swift identifier"),
+        ("protocol", "p.proto: error: config table: table_name \"protocol\" is a Swift keyword"),
+        ("Protocol", "p.proto: error: config table: table_name \"Protocol\" is reserved"),
+        ("Data", "p.proto: error: config table: table_name \"Data\" would hide the standard library's or Foundation's Data"),
+        ("LoginReq", "p.proto: error: config table: table_name \"LoginReq\" is already the name of message Login_Req of p.proto; choose another"),
+        ("Cmd", "p.proto: error: config table: table_name \"Cmd\" is already the name of enum Cmd of p.proto; choose another"),
+        ("QCommands", "p.proto: error: config table: table_name \"QCommands\" is the name of the command table of q.proto; choose another"),
+        ("QTable", "q.proto: error: config table: table_name \"QTable\" is also the table_name of p.proto; each table needs a name of its own"),
     ])
     func badTableNamesFailGeneration(name: String, message: String) throws {
         let files = [
@@ -193,9 +193,9 @@ import Testing
             """)
         let (result, generated) = try Support.generate(files, parameter: "Config=\(path)")
         #expect(result.status != 0)
-        #expect(result.stderr.contains(#"p.proto: config table: table_name is given as "A" and "B"; a table has one name"#),
+        #expect(result.stderr.contains(#"p.proto: error: config table: table_name is given as "A" and "B"; a table has one name"#),
                 "\(result.stderr)")
-        #expect(result.stderr.contains(#"q.proto: config table: table_name "C" names no table: the file has no command ids"#))
+        #expect(result.stderr.contains(#"q.proto: error: config table: table_name "C" names no table: the file has no command ids"#))
         #expect(generated.isEmpty)
     }
 
@@ -242,17 +242,17 @@ import Testing
             table { file: "p.proto" layout: "u16-u16" id_enum: "Cmd" command { id: 1 request: "Logout_Req" } }
             """)
         let (result, _) = try Support.generate(["p.proto": proto], parameter: "Config=\(path)")
-        #expect(result.stderr.contains("p.proto: command 1: requests Login_Req and Logout_Req both claim it"), "\(result.stderr)")
+        #expect(result.stderr.contains("error: command 1: requests Login_Req and Logout_Req both claim it"), "\(result.stderr)")
 
         let misnamed = try Self.writeConfig("table { file: \"q.proto\" } table { file: \"p.proto\" id_enum: \"Cmds\" }")
         let (unknown, _) = try Support.generate(["p.proto": proto], parameter: "Config=\(misnamed)")
         #expect(unknown.stderr.contains("config table: file \"q.proto\" is not among the files to generate (p.proto)"),
                 "\(unknown.stderr)")
-        #expect(unknown.stderr.contains("p.proto: config table: id_enum \"Cmds\" is no enum of this file"))
+        #expect(unknown.stderr.contains("p.proto: error: config table: id_enum \"Cmds\" is no enum of this file"))
 
         let wide = try Self.writeConfig("table { file: \"p.proto\" layout: \"u16-u16\" command { id: 70000 request: \"Big_Req\" } }")
         let (tooWide, _) = try Support.generate(["p.proto": proto], parameter: "Config=\(wide)")
-        #expect(tooWide.stderr.contains("p.proto: command table: command Big_Req = 70000 does not fit the layout's 2-byte field"),
+        #expect(tooWide.stderr.contains("p.proto: error: command table: command Big_Req = 70000 does not fit the layout's 2-byte field"),
                 "\(tooWide.stderr)")
     }
 

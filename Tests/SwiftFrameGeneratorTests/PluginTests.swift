@@ -164,8 +164,8 @@ import Testing
         request.fileToGenerate = ["twice.proto"]
         request.protoFile = [file]
         let error = Generator.generate(request).error ?? ""
-        #expect(error.contains("malformed request: twice.proto: message Twice: field or oneof id is declared twice"), "\(error)")
+        #expect(error.contains("twice.proto: error: malformed request: message Twice: field or oneof id is declared twice"), "\(error)")
         #expect(error.contains("field id names oneof 3 of 0"), "\(error)")
-        #expect(error.contains("malformed request: twice.proto: enum Nothing has no values"), "\(error)")
+        #expect(error.contains("twice.proto: error: malformed request: enum Nothing has no values"), "\(error)")
     }
 }

@@ -10,7 +10,7 @@ public enum Generator {
 
     /// Like `generate`, also returning warnings (commands that match no message), which
     /// the plugin prints on stderr for protoc to show.
-    public static func generateWithWarnings(_ request: CodeGeneratorRequest) -> (response: CodeGeneratorResponse, warnings: [String]) {
+    public static func generateWithWarnings(_ request: CodeGeneratorRequest) -> (response: CodeGeneratorResponse, warnings: [Diagnostic]) {
         var response = CodeGeneratorResponse()
         response.supportedFeatures = CodeGeneratorResponse.featureProto3Optional
         do throws(GenerationError) {
@@ -20,7 +20,8 @@ public enum Generator {
             for file in resolution.files {
                 let output = file.outputName(options.fileNaming)
                 if let other = outputs[output] {
-                    throw GenerationError(problems: ["\(other) and \(file.name) would both be written to \(output); use FileNaming=FullPath"])
+                    throw GenerationError([Place(file: file.name).error(
+                        .outputCollision, "\(other) and \(file.name) would both be written to \(output); use FileNaming=FullPath")])
                 }
                 outputs[output] = file.name
             }
@@ -36,7 +37,7 @@ public enum Generator {
 
     /// Decodes a serialized CodeGeneratorRequest and returns the serialized response and
     /// the warnings. Throws only when the request itself cannot be decoded.
-    public static func run(requestBytes: [UInt8]) throws(WireError) -> (response: [UInt8], warnings: [String]) {
+    public static func run(requestBytes: [UInt8]) throws(WireError) -> (response: [UInt8], warnings: [Diagnostic]) {
         let request = try CodeGeneratorRequest(serializedBytes: requestBytes, partial: true)
         let (response, warnings) = generateWithWarnings(request)
         return (try response.serializedBytes(), warnings)

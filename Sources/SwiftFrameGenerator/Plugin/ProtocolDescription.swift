@@ -61,7 +61,7 @@ public struct ProtocolDescription: Sendable {
     /// (`heldResponse(answering:in:)`), and so does the Wireshark dissector.
     public let responseBodies: [String: ResponseBody]
     /// What the plugin prints on stderr (a command that matches no message).
-    public let warnings: [String]
+    public let warnings: [Diagnostic]
 
     public func envelope(_ message: String) -> Envelope? { envelopes.first { $0.message == message } }
 
@@ -78,8 +78,14 @@ extension Generator {
     /// The command tables and envelopes of the files `request` names, resolved as for
     /// generation (its `parameter` takes the same options, `Config=` and `Layout=` among them).
     public static func describe(_ request: CodeGeneratorRequest) throws(GenerationError) -> ProtocolDescription {
+        try describe(request, index: DescriptorIndex(request.protoFile))
+    }
+
+    /// The same, reading the request's files through `index`, which indexes them.
+    package static func describe(_ request: CodeGeneratorRequest,
+                                 index: DescriptorIndex) throws(GenerationError) -> ProtocolDescription {
         let options = try GeneratorOptions(parameter: request.parameter ?? "")
-        let resolution = try Resolver.resolve(request, options: options)
+        let resolution = try Resolver.resolve(request, options: options, index: index)
         do {
             let responses = Dictionary(
                 resolution.files.flatMap(\.responsePairs).map { ($0.request.fullName, $0.response.fullName) },
@@ -108,14 +114,14 @@ extension Generator {
             }
             return ProtocolDescription(
                 tables: tables, envelopes: envelopes, responses: responses,
-                responseBodies: responseBodies(request.protoFile, tables: tables, envelopes: envelopes, responses: responses),
+                responseBodies: responseBodies(resolution.index, tables: tables, envelopes: envelopes, responses: responses),
                 warnings: resolution.warnings)
         }
     }
 
     /// `ProtocolDescription.responseBodies`, from the descriptors of every file of the request
     /// (a reply's message may be declared in a file that is only imported).
-    private static func responseBodies(_ files: [FileDescriptor], tables: [ProtocolDescription.Table],
+    private static func responseBodies(_ index: DescriptorIndex, tables: [ProtocolDescription.Table],
                                        envelopes: [ProtocolDescription.Envelope],
                                        responses: [String: String]) -> [String: ProtocolDescription.ResponseBody] {
         let commands = tables.flatMap(\.commands)
@@ -125,17 +131,11 @@ extension Generator {
             .subtracting(envelopes.map(\.message))
         guard !held.isEmpty, !replies.isEmpty else { return [:] }
         var found: [String: ProtocolDescription.ResponseBody] = [:]
-        func visit(_ message: MessageDescriptor, scope: String) {
-            let name = scope + (message.name ?? "")
-            let bytes = message.field.filter { $0.type == .bytes && $0.label != .repeated }
-            if replies.contains(name), bytes.count == 1, let number = bytes[0].number, let field = bytes[0].name {
-                found[name] = .init(number: number, name: field)
+        for message in index.messages where replies.contains(message.fullName) {
+            let bytes = message.descriptor.field.filter { $0.type == .bytes && $0.label != .repeated }
+            if bytes.count == 1, let number = bytes[0].number, let field = bytes[0].name {
+                found[message.fullName] = .init(number: number, name: field)
             }
-            for nested in message.nestedType { visit(nested, scope: name + ".") }
-        }
-        for file in files {
-            let scope = file.package.map { $0.isEmpty ? "" : $0 + "." } ?? ""
-            for message in file.messageType { visit(message, scope: scope) }
         }
         return found
     }

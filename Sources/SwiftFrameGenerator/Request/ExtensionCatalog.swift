@@ -14,7 +14,7 @@ struct ExtensionCatalog {
     /// By full name without the leading dot (`game.MsgID`).
     let byName: [String: Declared]
 
-    init(_ files: [FileDescriptor]) {
+    init(_ index: DescriptorIndex) {
         var extensions: [String: Declared] = [:]
         func add(_ fields: [FieldDescriptor], scope: String) {
             for field in fields {
@@ -22,15 +22,8 @@ struct ExtensionCatalog {
                     Declared(extendee: field.extendee ?? "", type: field.type, number: field.fieldNumber)
             }
         }
-        func walk(_ message: MessageDescriptor, scope: String) {
-            let name = scope.isEmpty ? message.protoName : scope + "." + message.protoName
-            add(message.extension_, scope: name)
-            message.nestedType.forEach { walk($0, scope: name) }
-        }
-        for file in files {
-            add(file.extension_, scope: file.packageName)
-            file.messageType.forEach { walk($0, scope: file.packageName) }
-        }
+        for file in index.files { add(file.extension_, scope: file.packageName) }
+        for message in index.messages { add(message.descriptor.extension_, scope: message.fullName) }
         byName = extensions
     }
 

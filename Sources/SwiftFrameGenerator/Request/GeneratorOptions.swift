@@ -76,7 +76,7 @@ public struct GeneratorOptions: Equatable, Sendable {
             let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = parts[0].trimmingWhitespace
             guard parts.count == 2 else {
-                throw GenerationError(problems: ["option '\(item)' needs a value: write \(key)=VALUE"])
+                throw .option("option '\(item)' needs a value: write \(key)=VALUE")
             }
             let value = parts[1].trimmingWhitespace
             switch key {
@@ -93,7 +93,7 @@ public struct GeneratorOptions: Equatable, Sendable {
             case "Config":
                 config = try Self.readConfig(Self.readTextFile(value), path: value)
             default:
-                throw GenerationError(problems: ["unknown option '\(key)' (known options: Visibility, FileNaming, TextFormat, OptimizeFor, Layout, LayoutFile, ModuleMap, Config)"])
+                throw .option("unknown option '\(key)' (known options: Visibility, FileNaming, TextFormat, OptimizeFor, Layout, LayoutFile, ModuleMap, Config)")
             }
         }
     }
@@ -105,7 +105,7 @@ extension GeneratorOptions {
     where Choice.RawValue == String {
         guard let choice = Choice(rawValue: value) else {
             let allowed = Choice.allCases.map(\.rawValue).joined(separator: ", ")
-            throw GenerationError(problems: ["option \(key)=\(value): expected one of \(allowed)"])
+            throw .option("option \(key)=\(value): expected one of \(allowed)")
         }
         return choice
     }
@@ -117,7 +117,7 @@ extension GeneratorOptions {
             guard !line.isEmpty else { continue }
             let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace }
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-                throw GenerationError(problems: ["option ModuleMap=\(path): line \(number + 1): expected file.proto = ModuleName"])
+                throw .option("option ModuleMap=\(path): line \(number + 1): expected file.proto = ModuleName")
             }
             moduleMap[parts[0]] = parts[1]
         }
@@ -128,14 +128,14 @@ extension GeneratorOptions {
         do {
             return try Swiftframe_Config(textFormat: text)
         } catch {
-            throw GenerationError(problems: ["option Config=\(path): \(error)"])
+            throw .option("option Config=\(path): \(error)")
         }
     }
 
     /// A small text file (a layout description, a module map), relative to where protoc runs.
     static func readTextFile(_ path: String) throws(GenerationError) -> String {
         guard let file = fopen(path, "r") else {
-            throw GenerationError(problems: ["cannot open \(path)"])
+            throw .option("cannot open \(path)")
         }
         defer { fclose(file) }
         var bytes: [UInt8] = []

@@ -1,48 +1,58 @@
 import SwiftFrameDescriptors
 
 /// What protoc guarantees of every request it sends, checked before anything is resolved:
-/// names and numbers unique in their scopes, oneof indexes in range, enums with values. A request that breaks
-/// them did not come from protoc (a hand-made or corrupted one), and is refused with a
-/// problem naming the place instead of being trusted.
+/// names and numbers unique in their scopes, field numbers in range, oneof indexes in range,
+/// enums with values. A request that breaks them did not come from protoc (a hand-made or
+/// corrupted one), and is refused with a problem naming the place instead of being trusted.
 enum RequestCheck {
-    static func problems(in files: [FileDescriptor]) -> [String] {
-        var problems: [String] = []
+    /// The largest field number protobuf allows.
+    static let maxFieldNumber: Int32 = (1 << 29) - 1
+
+    static func problems(in index: DescriptorIndex) -> [Diagnostic] {
+        var problems: [Diagnostic] = []
         var fileNames: Set<String> = []
-        for file in files {
+        for file in index.files {
             let name = file.name ?? ""
-            if !fileNames.insert(name).inserted { problems.append("malformed request: file \(name) is sent twice") }
-            let place = "malformed request: \(name)"
+            let place = Place(file: name, "malformed request")
+            if !fileNames.insert(name).inserted {
+                problems.append(place.error(.malformedRequest, "malformed request: file \(name) is sent twice"))
+            }
             unique(file.messageType.map(\.protoName) + file.enumType.map(\.protoName), "type", place, &problems)
-            file.messageType.forEach { check($0, place: place + ": message " + $0.protoName, &problems) }
-            file.enumType.forEach { check($0, place: place + ": enum " + $0.protoName, &problems) }
+        }
+        for message in index.messages {
+            let place = Place(file: index.files[message.file].name ?? "", element: message.fullName,
+                              "malformed request: message \(message.fullName)")
+            let descriptor = message.descriptor
+            let fields = descriptor.field
+            let oneofs = descriptor.oneofDecl.map(\.protoName)
+            unique(fields.map(\.protoName) + oneofs, "field or oneof", place, &problems)
+            unique(fields.map { String($0.fieldNumber) }, "field number", place, &problems)
+            unique(descriptor.nestedType.map(\.protoName) + descriptor.enumType.map(\.protoName), "nested type", place,
+                   &problems)
+            for field in fields {
+                let fieldPlace = place.appending("field \(field.protoName)", element: message.fullName + "." + field.protoName)
+                if let oneof = field.oneofIndex, !oneofs.indices.contains(Int(oneof)) {
+                    problems.append(fieldPlace.error(.malformedRequest, "\(fieldPlace) names oneof \(oneof) of \(oneofs.count)"))
+                }
+                if !(1...maxFieldNumber).contains(field.fieldNumber) {
+                    problems.append(fieldPlace.error(
+                        .malformedRequest, "\(fieldPlace): number \(field.fieldNumber) is out of range 1...\(maxFieldNumber)"))
+                }
+            }
+        }
+        for enumType in index.enums {
+            let place = Place(file: index.files[enumType.file].name ?? "", element: enumType.fullName,
+                              "malformed request: enum \(enumType.fullName)")
+            if enumType.descriptor.value.isEmpty { problems.append(place.error(.malformedRequest, "\(place) has no values")) }
+            unique(enumType.descriptor.value.map(\.protoName), "value", place, &problems)
         }
         return problems
     }
 
-    private static func check(_ message: MessageDescriptor, place: String, _ problems: inout [String]) {
-        let fields = message.field
-        let oneofs = message.oneofDecl.map(\.protoName)
-        unique(fields.map(\.protoName) + oneofs, "field or oneof", place, &problems)
-        unique(fields.map { String($0.fieldNumber) }, "field number", place, &problems)
-        unique(message.nestedType.map(\.protoName) + message.enumType.map(\.protoName), "nested type", place, &problems)
-        for field in fields {
-            if let index = field.oneofIndex, !oneofs.indices.contains(Int(index)) {
-                problems.append("\(place): field \(field.protoName) names oneof \(index) of \(oneofs.count)")
-            }
-        }
-        message.nestedType.forEach { check($0, place: place + "." + $0.protoName, &problems) }
-        message.enumType.forEach { check($0, place: place + ": enum " + $0.protoName, &problems) }
-    }
-
-    private static func check(_ enumType: EnumDescriptor, place: String, _ problems: inout [String]) {
-        if enumType.value.isEmpty { problems.append("\(place) has no values") }
-        unique(enumType.value.map(\.protoName), "value", place, &problems)
-    }
-
-    private static func unique(_ names: [String], _ kind: String, _ place: String, _ problems: inout [String]) {
+    private static func unique(_ names: [String], _ kind: String, _ place: Place, _ problems: inout [Diagnostic]) {
         var seen: Set<String> = []
         for name in names where !seen.insert(name).inserted {
-            problems.append("\(place): \(kind) \(name) is declared twice")
+            problems.append(place.error(.malformedRequest, "\(place): \(kind) \(name) is declared twice"))
         }
     }
 }

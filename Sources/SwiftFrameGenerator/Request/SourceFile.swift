@@ -12,7 +12,7 @@ struct SourceFile {
     let syntax: String
     var isProto2: Bool { syntax == "proto2" }
     /// Comments by SourceCodeInfo path.
-    let comments: [[Int32]: String]
+    let comments: [SourcePath: String]
     /// `option (swiftframe.layout)`: the frame layout of the file's command table.
     let layoutOption: String?
     /// `option (swiftframe.request_prefix)` and `(swiftframe.response_prefix)`: messages named
@@ -24,13 +24,13 @@ struct SourceFile {
 
     init(_ descriptor: FileDescriptor) {
         self.descriptor = descriptor
-        var comments: [[Int32]: String] = [:]
+        var comments: [SourcePath: String] = [:]
         for location in descriptor.sourceCodeInfo?.location ?? [] {
             let text = [location.leadingComments, location.trailingComments]
                 .compactMap { $0 }
                 .filter { !$0.allSatisfy(\.isWhitespace) }
                 .joined(separator: "\n")
-            if !text.isEmpty { comments[location.path] = text }
+            if !text.isEmpty { comments[SourcePath(location.path)] = text }
         }
         self.comments = comments
         self.name = descriptor.name ?? ""

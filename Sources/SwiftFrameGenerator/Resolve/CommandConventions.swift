@@ -74,7 +74,7 @@ extension CommandResolver {
 
     /// Adds what one config table says about a file.
     mutating func addConfigured(_ table: Swiftframe_Table, file: FileDraft, to builder: inout TableBuilder) {
-        let place = "\(file.name): config table"
+        let place = Place(file: file.name, "config table")
         var ids: [(message: MessageRef, id: UInt32)] = []
         var explicitPairs: [(MessageRef, MessageRef)] = []
         if let option = table.messageOption.nonEmpty {
@@ -103,16 +103,18 @@ extension CommandResolver {
                         isMessageID: true)
         }
         // Requests answer with the response of the same command word, unless a comment names it.
-        for (request, response) in explicitPairs { pair(request, response, place: "\(place): \(request.protoName)") }
+        for (request, response) in explicitPairs {
+            pair(request, response, place: place.appending(request.protoName, element: request.fullName))
+        }
         let paired = Set(explicitPairs.map { $0.0.fullName })
         let withIDs = ids.map(\.message)
         for request in withIDs where roles[request.fullName] == .request && !paired.contains(request.fullName) {
             let word = Self.commandWord(of: request.protoName)
             let matches = withIDs.filter { roles[$0.fullName] == .response && Self.commandWord(of: $0.protoName) == word }
-            if matches.count == 1 { pair(request, matches[0], place: "\(place): \(request.protoName)") }
+            if matches.count == 1 { pair(request, matches[0], place: place.appending(request.protoName, element: request.fullName)) }
         }
         for command in table.command {
-            let commandPlace = "\(place): command \(command.id)"
+            let commandPlace = place.appending("command \(command.id)", element: nil)
             let request = command.request.nonEmpty.flatMap { message(named: $0, from: file, place: commandPlace) }
             let response = command.response.nonEmpty.flatMap { message(named: $0, from: file, place: commandPlace) }
             // Named by `name`, else by its message; a command with no message (a heartbeat, a
@@ -136,7 +138,8 @@ extension CommandResolver {
                     || entry.request?.fullName == name || entry.response?.fullName == name
             }
             guard let entry = matches.first, matches.count == 1 else {
-                problems.append("\(place): \(role) \"\(name)\" \(matches.isEmpty ? "names no command of the table" : "names several commands")")
+                let problem = matches.isEmpty ? "names no command of the table" : "names several commands"
+                problems.append(place.error(.invalidConfigTable, "\(place): \(role) \"\(name)\" \(problem)"))
                 continue
             }
             builder.mark(keyPath, entry.id, role: role, origin: name)
@@ -144,7 +147,7 @@ extension CommandResolver {
     }
 
     /// `option (MsgID) = MSG_LOGIN_REQUEST;`: the option's value on each message of the file.
-    private mutating func optionIDs(_ option: String, file: FileDraft, place: String) -> [(message: MessageRef, id: UInt32)] {
+    private mutating func optionIDs(_ option: String, file: FileDraft, place: Place) -> [(message: MessageRef, id: UInt32)] {
         let trimmed = option.hasPrefix(".") ? String(option.dropFirst()) : option
         let package = file.package
         let candidates = extensions.byName.filter { name, field in
@@ -153,18 +156,26 @@ extension CommandResolver {
         }
         guard candidates.count == 1, let field = candidates.first?.value else {
             let found = candidates.keys.sorted().joined(separator: ", ")
-            problems.append("\(place): message_option \"\(option)\" \(candidates.isEmpty ? "is no extension of google.protobuf.MessageOptions in this protoc run" : "is ambiguous: \(found)")")
+            if candidates.isEmpty {
+                problems.append(place.error(
+                    .unknownType,
+                    "\(place): message_option \"\(option)\" is no extension of google.protobuf.MessageOptions in this protoc run"))
+            } else {
+                problems.append(place.error(.ambiguousName, "\(place): message_option \"\(option)\" is ambiguous: \(found)"))
+            }
             return []
         }
         guard let type = field.type, ExtensionCatalog.integerTypes.contains(type) else {
-            problems.append("\(place): message_option \"\(option)\" is not an integer or enum option")
+            problems.append(place.error(.invalidConvention, "\(place): message_option \"\(option)\" is not an integer or enum option"))
             return []
         }
         // The project's own extension, read while declaring as the varint it is.
         return file.allMessages.compactMap { message in
             guard let value = message.integerOptions[field.number] else { return nil }
             guard let id = UInt32(exactly: value) else {
-                problems.append("\(place): message \(message.fullName): (\(option)) = \(Int64(bitPattern: value)) is no command id")
+                let messagePlace = place.appending("message \(message.fullName)", element: message.fullName)
+                problems.append(messagePlace.error(
+                    .commandIDOutOfRange, "\(messagePlace): (\(option)) = \(Int64(bitPattern: value)) is no command id"))
                 return nil
             }
             return (MessageRef(message), id)
@@ -172,7 +183,7 @@ extension CommandResolver {
     }
 
     /// `optional MID mid = 1 [default = LoginReq];`: the number of the enum value the default names.
-    private mutating func defaultFieldIDs(_ fieldName: String, file: FileDraft, place: String) -> [(message: MessageRef, id: UInt32)] {
+    private mutating func defaultFieldIDs(_ fieldName: String, file: FileDraft, place: Place) -> [(message: MessageRef, id: UInt32)] {
         var found: [(message: MessageRef, id: UInt32)] = []
         for message in file.allMessages {
             guard let field = message.fields.first(where: { $0.protoName == fieldName }),
@@ -180,7 +191,9 @@ extension CommandResolver {
             guard case let .plain(.enumeration(enumType))? = field.shape.value,
                   let number = enumType.cases.first(where: { $0.protoName == name })?.number
                     ?? enumType.aliases.first(where: { $0.protoName == name })?.target.number else {
-                problems.append("\(place): message \(message.fullName): field \(fieldName) needs an enum default naming the id")
+                let fieldPlace = place.appending("message \(message.fullName): field \(fieldName)",
+                                                 element: message.fullName + "." + fieldName)
+                problems.append(fieldPlace.error(.invalidConvention, "\(fieldPlace) needs an enum default naming the id"))
                 continue
             }
             found.append((MessageRef(message), UInt32(bitPattern: number)))
@@ -192,13 +205,14 @@ extension CommandResolver {
     /// (`Opcode = ++startOpcode`): start + 1 for the first. `//ResponseType X` above a request
     /// names its response.
     private mutating func commentConvention(_ comments: Swiftframe_Comments, file: FileDraft,
-                                            place: String) -> ([(message: MessageRef, id: UInt32)], [(MessageRef, MessageRef)]) {
+                                            place: Place) -> ([(message: MessageRef, id: UInt32)], [(MessageRef, MessageRef)]) {
         var start = comments.start
         if comments.startFromFileName {
             let stem = Naming.stem(of: file.name)
             let digits = stem.reversed().drop { !$0.isNumber }.prefix { $0.isNumber }
             guard let number = UInt32(String(digits.reversed())) else {
-                problems.append("\(place): start_from_file_name, but \(file.name) has no number in its name")
+                problems.append(place.error(
+                    .invalidConvention, "\(place): start_from_file_name, but \(file.name) has no number in its name"))
                 return ([], [])
             }
             start = number
@@ -209,14 +223,16 @@ extension CommandResolver {
         for (index, message) in file.messages.enumerated() {
             let number = UInt64(start) + UInt64(index) + 1
             guard let id = UInt32(exactly: number) else {
-                problems.append("\(place): message \(message.fullName): id \(number) is over 32 bits")
+                let messagePlace = place.appending("message \(message.fullName)", element: message.fullName)
+                problems.append(messagePlace.error(.commandIDOutOfRange, "\(messagePlace): id \(number) is over 32 bits"))
                 continue
             }
             ids.append((MessageRef(message), id))
             let lines = (message.comments ?? "").split(separator: "\n").map { $0.drop(while: \.isWhitespace) }
             guard let line = lines.first(where: { $0.hasPrefix(keyword) }) else { continue }
             let name = line.dropFirst(keyword.count).drop(while: \.isWhitespace).prefix { !$0.isWhitespace }
-            if let response = self.message(named: String(name), from: file, place: "\(place): message \(message.fullName)") {
+            let messagePlace = place.appending("message \(message.fullName)", element: message.fullName)
+            if let response = self.message(named: String(name), from: file, place: messagePlace) {
                 pairs.append((MessageRef(message), response))
             }
         }

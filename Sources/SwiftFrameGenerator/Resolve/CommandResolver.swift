@@ -72,8 +72,8 @@ struct FileCommands {
 /// envelopes and request → response pairs, reporting conflicts as problems and commands
 /// that match no message as warnings.
 struct CommandResolver {
-    var problems: [String] = []
-    var warnings: [String] = []
+    var problems: [Diagnostic] = []
+    var warnings: [Diagnostic] = []
     /// Request types and their responses, from tables and envelope options.
     var responses: [String: (request: MessageRef, response: MessageRef)] = [:]
 
@@ -96,7 +96,9 @@ struct CommandResolver {
     mutating func resolve(_ generated: [FileDraft]) -> [FileCommands] {
         let names = Set(generated.map(\.name))
         for table in config.table where !names.contains(table.file) {
-            problems.append("config table: file \"\(table.file)\" is not among the files to generate (\(generated.map(\.name).joined(separator: ", ")))")
+            let names = generated.map(\.name).joined(separator: ", ")
+            problems.append(Diagnostic(.error, .invalidConfigTable,
+                                       message: "config table: file \"\(table.file)\" is not among the files to generate (\(names))"))
         }
         var tables = generated.map { self.table(for: $0) }
         let envelopes = generated.map { self.envelopes(in: $0) }
@@ -118,7 +120,7 @@ struct CommandResolver {
 
     /// A message that travels under one id in the whole run carries it as `commandID`;
     /// one that travels under several ids is framed with an explicit id instead.
-    private static func assignCommandIDs(_ tables: inout [CommandTableDraft?], warnings: inout [String]) {
+    private static func assignCommandIDs(_ tables: inout [CommandTableDraft?], warnings: inout [Diagnostic]) {
         var ids: [String: Set<UInt32>] = [:]
         for case let table? in tables {
             for entry in table.entries {
@@ -139,7 +141,9 @@ struct CommandResolver {
                         conformances.append((message, entry.id))
                     } else if ids.removeValue(forKey: key) != nil {
                         let list = all.sorted().map(String.init).joined(separator: ", ")
-                        warnings.append("\(message.fileName): \(message.protoName) travels under commands \(list); frame it with encode(_:command:)")
+                        let place = Place(file: message.fileName, element: message.fullName)
+                        warnings.append(place.warning(
+                            .sharedMessage, "\(message.protoName) travels under commands \(list); frame it with encode(_:command:)"))
                     }
                 }
             }
@@ -159,8 +163,9 @@ struct CommandResolver {
             unmatched.subtract([enumType.fullName, enumType.protoName])
             addEnumTable(enumType, file: file, configured: configured, to: &builder)
         }
+        let configPlace = Place(file: file.name, "config table")
         for name in unmatched.sorted() {
-            problems.append("\(file.name): config table: id_enum \"\(name)\" is no enum of this file")
+            problems.append(configPlace.error(.invalidConfigTable, "\(configPlace): id_enum \"\(name)\" is no enum of this file"))
         }
         addExplicitIDs(file, to: &builder)
         addIDsInNames(file, configured: configured, to: &builder)
@@ -170,55 +175,60 @@ struct CommandResolver {
             if !names.contains(name) { names.append(name) }
         }
         if names.count > 1 {
-            problems.append("\(file.name): config table: table_name is given as \(names.map { "\"\($0)\"" }.joined(separator: " and ")); a table has one name")
+            let given = names.map { "\"\($0)\"" }.joined(separator: " and ")
+            problems.append(configPlace.error(.invalidConfigTable, "\(configPlace): table_name is given as \(given); a table has one name"))
         }
         guard !builder.entries.isEmpty else {
             if let name = names.first {
-                problems.append("\(file.name): config table: table_name \"\(name)\" names no table: the file has no command ids")
+                problems.append(configPlace.error(
+                    .invalidConfigTable, "\(configPlace): table_name \"\(name)\" names no table: the file has no command ids"))
             }
             return nil
         }
 
-        let place = "\(file.name): command table"
+        let place = Place(file: file.name, "command table")
         let configuredLayout = configured.map(\.layout).first { !$0.isEmpty }.flatMap {
-            Self.parseLayout($0, place: "\(file.name): config layout", problems: &problems)
+            Self.parseLayout($0, place: Place(file: file.name, "config layout"), problems: &problems)
         }
         guard let layout = layoutOverride ?? configuredLayout ?? fileLayout(file, place: place) else { return nil }
         let commandField = layout.fields.first { $0.kind == .command }
         let typeField = layout.fields.first { if case .type = $0.kind { return true } else { return false } }
         guard let keyField = commandField ?? typeField else {
-            problems.append("\(place): layout \(layout) has no command or type field to carry command ids")
+            problems.append(place.error(.invalidLayout, "\(place): layout \(layout) has no command or type field to carry command ids"))
             return nil
         }
         let maxID: UInt64 = keyField.width >= 4 ? UInt64(UInt32.max) : (1 << (8 * UInt64(keyField.width))) - 1
         for entry in builder.entries where UInt64(entry.id) > maxID {
-            problems.append("\(place): command \(entry.origin) = \(entry.id) does not fit the layout's \(keyField.width)-byte field")
+            problems.append(place.error(
+                .commandIDOutOfRange, "\(place): command \(entry.origin) = \(entry.id) does not fit the layout's \(keyField.width)-byte field"))
         }
         for entry in builder.entries {
             if let request = entry.request, let response = entry.response {
-                pair(request, response, place: "\(place): \(entry.origin)")
+                pair(request, response, place: place.appending(entry.origin, element: nil))
             }
         }
         return CommandTableDraft(layout: layout, entries: builder.entries, errorCommand: builder.errorCommand,
                                  heartbeatCommand: builder.heartbeatCommand, configuredName: names.first)
     }
 
-    private mutating func fileLayout(_ file: FileDraft, place: String) -> FrameLayout? {
+    private mutating func fileLayout(_ file: FileDraft, place: Place) -> FrameLayout? {
         guard let text = file.source.layoutOption else {
-            problems.append("\(place) needs a frame layout: add option (swiftframe.layout) = \"<preset or description>\" or pass --swiftframe_opt=Layout=<preset>")
+            problems.append(place.error(
+                .invalidLayout,
+                "\(place) needs a frame layout: add option (swiftframe.layout) = \"<preset or description>\" or pass --swiftframe_opt=Layout=<preset>"))
             return nil
         }
-        return Self.parseLayout(text, place: "\(file.name): option (swiftframe.layout)", problems: &problems)
+        return Self.parseLayout(text, place: Place(file: file.name, "option (swiftframe.layout)"), problems: &problems)
     }
 
     /// A preset name or a layout description.
-    static func parseLayout(_ text: String, place: String, problems: inout [String]) -> FrameLayout? {
+    static func parseLayout(_ text: String, place: Place, problems: inout [Diagnostic]) -> FrameLayout? {
         if let preset = FrameLayout.preset(named: text) { return preset }
         do throws(FrameLayoutError) {
             return try FrameLayout(description: text)
         } catch {
             let presets = FrameLayout.presetNames.joined(separator: ", ")
-            problems.append("\(place): \"\(text)\" is neither a preset (\(presets)) nor a valid layout: \(error)")
+            problems.append(place.error(.invalidLayout, "\(place): \"\(text)\" is neither a preset (\(presets)) nor a valid layout: \(error)"))
             return nil
         }
     }
@@ -233,7 +243,8 @@ struct CommandResolver {
             if value.number == 0, ["DEFAULT", "UNSPECIFIED", "UNKNOWN", "NONE"].contains(word.uppercased()) {
                 continue
             }
-            let place = "\(file.name): command table \(enumType.fullName): \(value.protoName)"
+            let place = Place(file: file.name, element: enumType.fullName + "." + value.protoName,
+                              "command table \(enumType.fullName): \(value.protoName)")
             let options = value.options
             var request: MessageRef?
             var response: MessageRef?
@@ -250,7 +261,8 @@ struct CommandResolver {
             }
             let configuredCommand = configured.contains { $0.command.contains { $0.id == UInt32(bitPattern: value.number) } }
             if request == nil && response == nil && !configuredCommand {
-                warnings.append("\(place) (\(value.number)) matches no message; it gets a case without a typed payload")
+                warnings.append(place.warning(
+                    .commandWithoutMessage, "\(place) (\(value.number)) matches no message; it gets a case without a typed payload"))
             }
             let id = UInt32(bitPattern: value.number)
             builder.add(id: id, swiftName: Naming.caseName(word, enumName: ""),
@@ -288,7 +300,7 @@ struct CommandResolver {
 
     /// `Test_Req` / `Test_Rsp` for the word `TEST`: names compared without case and underscores.
     private mutating func messagesNamed(after word: String, in file: FileDraft,
-                                        place: String) -> (MessageRef?, MessageRef?) {
+                                        place: Place) -> (MessageRef?, MessageRef?) {
         let key = Self.normalized(word)
         let candidates = types.messages(inPackage: file.package)
         func find(_ suffixes: [String]) -> MessageRef? {
@@ -296,7 +308,9 @@ struct CommandResolver {
                 suffixes.contains { Self.normalized(message.protoName) == key + $0 }
             }
             if found.count > 1 {
-                problems.append("\(place): \(found.map(\.protoName).joined(separator: " and ")) both match; name one with (swiftframe.request) or (swiftframe.response)")
+                let names = found.map(\.protoName).joined(separator: " and ")
+                problems.append(place.error(
+                    .ambiguousName, "\(place): \(names) both match; name one with (swiftframe.request) or (swiftframe.response)"))
             }
             return found.first
         }
@@ -327,19 +341,22 @@ struct CommandResolver {
                 guard let names = container.envelopeBodies[body.number] else { continue }
                 let selectorName = names.selector
                 let configured = config.envelope(message: container.fullName, body: body.protoName)
-                let place = "\(file.name): message \(container.fullName): field \(body.protoName)"
+                let place = Place(file: file.name, element: container.fullName + "." + body.protoName,
+                                  "message \(container.fullName): field \(body.protoName)")
                 guard case .implicit(.scalar(.bytes)) = body.shape else {
-                    problems.append("\(place): (swiftframe.selected_by) needs a singular bytes field")
+                    problems.append(place.error(.invalidEnvelope, "\(place): (swiftframe.selected_by) needs a singular bytes field"))
                     continue
                 }
                 guard let selector = container.fields.first(where: { $0.protoName == selectorName }),
                       let selectorType = selector.singularEnum else {
-                    problems.append("\(place): selected_by names \"\(selectorName)\", which is not an enum field of \(container.protoName)")
+                    problems.append(place.error(
+                        .invalidEnvelope,
+                        "\(place): selected_by names \"\(selectorName)\", which is not an enum field of \(container.protoName)"))
                     continue
                 }
                 var choices: [Envelope.Choice] = []
                 for enumCase in selectorType.cases {
-                    let valuePlace = "\(place): \(selectorType.protoName).\(enumCase.protoName)"
+                    let valuePlace = place.appending("\(selectorType.protoName).\(enumCase.protoName)", element: nil)
                     let choice = configured?.choice.first { $0.value == enumCase.protoName }
                     var holds: MessageRef?
                     if let name = enumCase.options.holds ?? choice?.holds.nonEmpty {
@@ -361,22 +378,24 @@ struct CommandResolver {
 
     // MARK: Helpers
 
-    mutating func pair(_ request: MessageRef, _ response: MessageRef, place: String) {
+    mutating func pair(_ request: MessageRef, _ response: MessageRef, place: Place) {
         let key = request.fullName
         if let existing = responses[key], existing.response.fullName != response.fullName {
-            problems.append("\(place): \(request.protoName) already answers with \(existing.response.protoName), not \(response.protoName)")
+            problems.append(place.error(
+                .conflictingResponse,
+                "\(place): \(request.protoName) already answers with \(existing.response.protoName), not \(response.protoName)"))
             return
         }
         responses[key] = (request, response)
     }
 
     /// A message named in an option: relative to the file's package, or fully qualified.
-    mutating func message(named name: String, from file: FileDraft, place: String) -> MessageRef? {
+    mutating func message(named name: String, from file: FileDraft, place: Place) -> MessageRef? {
         let trimmed = name.hasPrefix(".") ? String(name.dropFirst()) : name
         let package = file.package
         if !package.isEmpty, let found = types.message(package + "." + trimmed) { return found }
         if let found = types.message(trimmed) { return found }
-        problems.append("\(place): no message \(name) in this protoc run")
+        problems.append(place.error(.unknownMessage, "\(place): no message \(name) in this protoc run"))
         return nil
     }
 
@@ -397,7 +416,7 @@ struct TableBuilder {
 
     let file: FileDraft
     var entries: [Entry] = []
-    var problems: [String] = []
+    var problems: [Diagnostic] = []
     var errorCommand: UInt32?
     var heartbeatCommand: UInt32?
     var marked: [String: String] = [:]  // role -> the value that has it
@@ -405,7 +424,8 @@ struct TableBuilder {
     /// Sets the error or heartbeat command, reporting a second value that claims the role.
     mutating func mark(_ field: WritableKeyPath<TableBuilder, UInt32?>, _ id: UInt32, role name: String, origin: String) {
         if let existing = marked[name] {
-            problems.append("\(file.name): (swiftframe.\(name)) is on both \(existing) and \(origin); a table has one")
+            problems.append(Place(file: file.name).error(
+                .duplicateRole, "(swiftframe.\(name)) is on both \(existing) and \(origin); a table has one"))
             return
         }
         marked[name] = origin
@@ -419,16 +439,17 @@ struct TableBuilder {
                                  isMessageID: isMessageID))
             return
         }
-        let place = "\(file.name): command \(id)"
         if let request {
             if let existing = entries[index].request, existing.fullName != request.fullName {
-                problems.append("\(place): requests \(existing.protoName) and \(request.protoName) both claim it")
+                let place = Place(file: file.name, element: request.fullName, "command \(id)")
+                problems.append(place.error(.duplicateCommand, "\(place): requests \(existing.protoName) and \(request.protoName) both claim it"))
             }
             entries[index].request = request
         }
         if let response {
             if let existing = entries[index].response, existing.fullName != response.fullName {
-                problems.append("\(place): responses \(existing.protoName) and \(response.protoName) both claim it")
+                let place = Place(file: file.name, element: response.fullName, "command \(id)")
+                problems.append(place.error(.duplicateCommand, "\(place): responses \(existing.protoName) and \(response.protoName) both claim it"))
             }
             entries[index].response = response
         }

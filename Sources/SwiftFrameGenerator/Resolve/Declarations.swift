@@ -18,11 +18,12 @@ struct OneofDeclaration {
 
 /// Every name a message's struct declares, decided before its fields are linked.
 struct MemberNames {
-    /// Nested messages and enums, by proto name.
-    let nested: [String: String]
+    /// The nested messages (map entries left out) and the nested enums, in declaration order.
+    let nestedMessages: [String]
+    let nestedEnums: [String]
     let oneofs: [OneofDeclaration]
-    /// Each property by proto name.
-    let properties: [String: String]
+    /// Each field's property, or its case when it is in a oneof, in declaration order.
+    let fieldNames: [String]
     /// Each envelope body's selecting field (proto name), enum type and decoding method, by
     /// field number.
     let envelopeBodies: [Int32: (selector: String, type: String, accessor: String)]
@@ -34,7 +35,7 @@ struct MemberNames {
 struct MessageDeclaration {
     let descriptor: MessageDescriptor
     /// Its SourceCodeInfo path.
-    let path: [Int32]
+    let path: SourcePath
     /// How fields name it, before it is known whether it checks required fields.
     let ref: MessageRef
     let swiftName: String

@@ -1,0 +1,225 @@
+import SwiftFrame
+import SwiftFrameDescriptors
+
+/// The first stage: every message and enum of every file of the run, declared with its Swift
+/// names and its options read into typed values, so that references across files link. The
+/// declared top-level types are the first to claim names in the module's namespace; the
+/// helpers (`HelperNames`) claim theirs after them.
+struct Declarations {
+    let files: [FileDeclaration]
+    /// Every message and enum of the run, by full name.
+    let types: TypeIndex
+    /// Each file's syntax (`proto2`, `proto3`, `editions`) by name.
+    let syntaxes: [String: String]
+    /// Messages with `message_set_wire_format`, by full name.
+    let messageSets: Set<String>
+    /// The module's namespace with the declared top-level types' names claimed.
+    let topLevel: NameScope
+    /// What each top-level Swift name of the declared types names (`message im.Common of
+    /// common.proto`), for the errors of a configured table name that collides with one.
+    let topLevelOwners: [String: String]
+
+    /// Declares `files`, reading every message's integer options of `integerOptions`.
+    init(_ files: [SourceFile], config: Swiftframe_Config, integerOptions: [Int32]) {
+        var declarer = Declarer(config: config, integerOptions: integerOptions)
+        self.files = declarer.declare(files)
+        types = declarer.types
+        syntaxes = Dictionary(files.map { ($0.name, $0.syntax) }, uniquingKeysWith: { _, last in last })
+        messageSets = declarer.messageSets
+        topLevel = declarer.topLevel
+        topLevelOwners = declarer.topLevelOwners
+    }
+}
+
+/// Declares as it walks: each type is added to `types` as it is named.
+private struct Declarer {
+    var types = TypeIndex()
+    var messageSets: Set<String> = []
+    var topLevel = NameScope(reserved: Naming.reservedTypeNames)
+    var topLevelOwners: [String: String] = [:]
+    let config: Swiftframe_Config
+    /// The options every message's integer custom options are read for.
+    let integerOptions: [Int32]
+
+    init(config: Swiftframe_Config, integerOptions: [Int32]) {
+        self.config = config
+        self.integerOptions = integerOptions
+    }
+
+    /// Declares the top-level types of every file of the run, which share the module's
+    /// namespace, then everything nested in them.
+    mutating func declare(_ files: [SourceFile]) -> [FileDeclaration] {
+        var elements: [(natural: String, protoName: String)] = []
+        var owners: [String] = []
+        for file in files {
+            let prefix = Naming.packagePrefix(file.package)
+            let package = file.package.isEmpty ? "" : file.package + "."
+            for descriptor in file.descriptor.messageType where !descriptor.isMapEntry {
+                elements.append((Naming.topLevelTypeName(descriptor.protoName, prefix: prefix), package + descriptor.protoName))
+                owners.append("message \(package + descriptor.protoName) of \(file.name)")
+            }
+            for descriptor in file.descriptor.enumType {
+                elements.append((Naming.topLevelTypeName(descriptor.protoName, prefix: prefix, isEnum: true),
+                                 package + descriptor.protoName))
+                owners.append("enum \(package + descriptor.protoName) of \(file.name)")
+            }
+        }
+        let claimed = topLevel.claim(elements)
+        for (name, owner) in zip(claimed, owners) { topLevelOwners[name] = owner }
+        var names = claimed[...]
+        return files.map { file in
+            let scope = file.package
+            var messages: [MessageDeclaration] = []
+            var enums: [EnumType] = []
+            for (index, descriptor) in file.descriptor.messageType.enumerated() where !descriptor.isMapEntry {
+                messages.append(declare(descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
+                                        path: .message(index), file: file))
+            }
+            for (index, descriptor) in file.descriptor.enumType.enumerated() {
+                enums.append(declare(descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
+                                     path: .enumType(index), file: file))
+            }
+            return FileDeclaration(source: file, messages: messages, enums: enums)
+        }
+    }
+
+    private mutating func declare(_ descriptor: MessageDescriptor, scope: String, swiftName: String, swiftParent: String?,
+                         path: SourcePath, file: SourceFile) -> MessageDeclaration {
+        let fullName = scope.isEmpty ? descriptor.protoName : scope + "." + descriptor.protoName
+        let swiftPath = swiftParent.map { $0 + "." + swiftName } ?? swiftName
+        let ref = MessageRef(protoName: descriptor.protoName, fullName: fullName, swiftPath: swiftPath,
+                             fileName: file.name, package: file.package, needsInitializationCheck: false)
+        types.add(.message(ref))
+        let options = descriptor.options ?? .init()
+        if options.messageSetWireFormat == true { messageSets.insert(fullName) }
+        var integerValues: [Int32: UInt64] = [:]
+        for number in integerOptions {
+            // Read as the varint it is, whatever integer or enum type declares it.
+            let option = SwiftFrame.Extension<Google_Protobuf_MessageOptions, SwiftFrame.ProtoUInt64>(
+                fieldNumber: Int(number), protoName: String(number))
+            if let value = options[extension: option] { integerValues[number] = value }
+        }
+        let names = nameMembers(of: descriptor, fullName: fullName, path: path, file: file)
+        let nestedMessages = descriptor.nestedType.enumerated().filter { !$0.element.isMapEntry }
+        let nested = zip(nestedMessages, names.nestedMessages).map { item, swiftName in
+            declare(item.element, scope: fullName, swiftName: swiftName, swiftParent: swiftPath,
+                    path: path.nestedMessage(item.offset), file: file)
+        }
+        let enums = zip(descriptor.enumType.enumerated(), names.nestedEnums).map { item, swiftName in
+            declare(item.element, scope: fullName, swiftName: swiftName, swiftParent: swiftPath,
+                    path: path.nestedEnum(item.offset), file: file)
+        }
+        return MessageDeclaration(
+            descriptor: descriptor, path: path, ref: ref, swiftName: swiftName, comments: file.comments[path],
+            names: names, nested: nested, enums: enums,
+            extensionRanges: descriptor.extensionRange
+                .map { range in
+                    let start = Int(range.start ?? 0)
+                    return start...max(start, Int(range.end ?? 0) - 1)
+                }
+                .sorted { $0.lowerBound < $1.lowerBound },
+            requestID: options[extension: Swiftframe_OptionsExtensions.requestId],
+            responseID: options[extension: Swiftframe_OptionsExtensions.responseId],
+            isMessageSet: options.messageSetWireFormat == true, integerOptions: integerValues)
+    }
+
+    /// Names everything a message's struct declares: its nested types, oneof enums and
+    /// helper types in one scope, its properties and helper methods in another, and each
+    /// oneof's cases. Returns the names of the nested messages and enums by proto name.
+    private func nameMembers(of descriptor: MessageDescriptor, fullName: String, path: SourcePath,
+                             file: SourceFile) -> MemberNames {
+        let realOneofs = descriptor.oneofDecl.indices.filter { index in
+            !descriptor.field.contains { $0.oneofIndex == Int32(index) && $0.isProto3Optional }
+        }
+        let oneofNames = descriptor.oneofDecl.map(\.protoName)
+        let envelopeBodies = descriptor.field.compactMap { field in
+            config.selector(of: field, in: fullName).map { (field: field, selector: $0) }
+        }
+
+        // Nested types: declared, then the oneofs' enums, then helpers.
+        var types = NameScope(reserved: Naming.reservedTypeNames)
+        let nestedMessages = descriptor.nestedType.filter { !$0.isMapEntry }.map(\.protoName)
+        let nested = nestedMessages + descriptor.enumType.map(\.protoName)
+        let nestedNames = types.claim(nested.map { (Naming.typeName($0), $0) })
+        let oneofTypes = types.claim(realOneofs.map { (Naming.typeName(oneofNames[$0]), oneofNames[$0]) })
+        let envelopeTypes = types.claim(envelopeBodies.map { (Naming.typeName($0.field.protoName), $0.field.protoName) })
+        let defaultsName = descriptor.field.contains(where: { $0.defaultValue != nil && $0.oneofIndex == nil })
+            ? types.claim("Defaults") : nil
+
+        // Properties: fields outside real oneofs and the oneofs themselves, then helpers.
+        var members = NameScope(reserved: Naming.reservedFieldNames.union(["extensionFields"]))
+        let inOneof = { (field: FieldDescriptor) in field.oneofIndex.map { realOneofs.contains(Int($0)) } ?? false }
+        let plainFields = descriptor.field.filter { !inOneof($0) }.map(\.protoName)
+        let properties = plainFields + realOneofs.map { oneofNames[$0] }
+        let propertyNames = members.claim(properties.map { (Naming.fieldName($0), $0) })
+        let fieldProperties = Dictionary(uniqueKeysWithValues: zip(plainFields, propertyNames))
+        let oneofProperties = Array(propertyNames.dropFirst(plainFields.count))
+        let accessors = members.claim(envelopeTypes.enumerated().map { ("decoded" + $0.element, envelopeBodies[$0.offset].field.protoName) })
+        var bodies: [Int32: (selector: String, type: String, accessor: String)] = [:]
+        for (index, body) in envelopeBodies.enumerated() {
+            bodies[body.field.fieldNumber] = (body.selector, envelopeTypes[index], accessors[index])
+        }
+
+        let oneofs = realOneofs.enumerated().map { position, index in
+            let name = oneofNames[index]
+            var cases = NameScope(reserved: Naming.reservedFieldNames)
+            let fields = descriptor.field.filter { $0.oneofIndex == Int32(index) }.map(\.protoName)
+            let caseNames = Dictionary(uniqueKeysWithValues: zip(fields, cases.claim(fields.map { (Naming.fieldName($0), $0) })))
+            return OneofDeclaration(protoName: name, index: Int32(index), swiftName: oneofProperties[position],
+                                    typeName: oneofTypes[position], comments: file.comments[path.oneof(index)],
+                                    caseNames: caseNames)
+        }
+        // Each field's name: its oneof's case, or its property.
+        let fieldNames = descriptor.field.map { field in
+            field.oneofIndex.flatMap { index in oneofs.first { $0.index == index }?.caseNames[field.protoName] }
+                ?? fieldProperties[field.protoName] ?? Naming.fieldName(field.protoName)
+        }
+        return MemberNames(nestedMessages: Array(nestedNames.prefix(nestedMessages.count)),
+                           nestedEnums: Array(nestedNames.dropFirst(nestedMessages.count)), oneofs: oneofs,
+                           fieldNames: fieldNames, envelopeBodies: bodies, defaultsName: defaultsName)
+    }
+
+    private mutating func declare(_ descriptor: EnumDescriptor, scope: String, swiftName: String, swiftParent: String?,
+                         path: SourcePath, file: SourceFile) -> EnumType {
+        let fullName = scope.isEmpty ? descriptor.protoName : scope + "." + descriptor.protoName
+        // Drop the enum's name from its values unless that makes two names collide.
+        let values = descriptor.value
+        var natural = values.map { Naming.caseName($0.protoName, enumName: descriptor.protoName) }
+        if Set(natural).count != natural.count {
+            natural = values.map { Naming.unstrippedCaseName($0.protoName) }
+        }
+        // An alias spelled like another name of the same number (MOO, moo) means the same.
+        var firstNumber: [String: Int32] = [:]
+        let kept = values.indices.filter { index in
+            let number = values[index].valueNumber
+            if firstNumber[natural[index]] == number { return false }
+            firstNumber[natural[index]] = firstNumber[natural[index]] ?? number
+            return true
+        }
+        var scope = NameScope(reserved: Naming.reservedCaseNames)
+        let names = scope.claim(kept.map { (natural[$0], values[$0].protoName) })
+        var byNumber: [Int32: EnumType.Case] = [:]
+        var cases: [EnumType.Case] = [], aliases: [EnumType.Alias] = []
+        for (index, swiftName) in zip(kept, names) {
+            let value = values[index]
+            if let target = byNumber[value.valueNumber] {
+                aliases.append(.init(protoName: value.protoName, swiftName: swiftName, target: target))
+            } else {
+                let enumCase = EnumType.Case(protoName: value.protoName, number: value.valueNumber, swiftName: swiftName,
+                                             comments: file.comments[path.enumValue(index)], options: .init(value.options))
+                byNumber[value.valueNumber] = enumCase
+                cases.append(enumCase)
+            }
+        }
+        let enumType = EnumType(
+            protoName: descriptor.protoName, fullName: fullName, swiftName: swiftName,
+            swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
+            comments: file.comments[path], cases: cases, aliases: aliases,
+            spellings: values.indices.filter { !kept.contains($0) }.map { (values[$0].protoName, values[$0].valueNumber) },
+            fileName: file.name, isClosed: file.isProto2,
+            isCommandTable: descriptor.options?[extension: Swiftframe_OptionsExtensions.commandTable] == true)
+        types.add(.enumeration(enumType))
+        return enumType
+    }
+
+}
