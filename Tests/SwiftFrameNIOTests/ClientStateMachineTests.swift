@@ -16,9 +16,9 @@ struct LoginRejected: Error {}
         var machine = Machine(backoff: backoff)
         let result1 = machine.start()
         #expect(result1)
-        let result2 = machine.connected("c")
+        let result2 = machine.connected(index: 0, "c")
         #expect(result2 == .logIn)
-        let result3 = machine.loggedIn()
+        let result3 = machine.loggedIn(index: 0)
         #expect(result3?.connection == "c")
         return machine
     }
@@ -28,7 +28,7 @@ struct LoginRejected: Error {}
         guard case .idle = machine.state else { Issue.record("\(machine.state)"); return }
         let result4 = machine.start()
         #expect(result4)
-        guard case .connecting(attempt: 0) = machine.state else { Issue.record("\(machine.state)"); return }
+        guard case .connecting(attempt: 0, _, _) = machine.state else { Issue.record("\(machine.state)"); return }
         let result5 = machine.start()
         #expect(!result5, "a second run() while connecting")
         _ = machine.cancel()
@@ -42,11 +42,11 @@ struct LoginRejected: Error {}
         let result7 = machine.start()
         #expect(result7)
         guard case .wait = machine.waitForConnection(id: 2, 20) else { Issue.record("connecting: must wait"); return }
-        let result8 = machine.connected("c")
+        let result8 = machine.connected(index: 0, "c")
         #expect(result8 == .logIn)
         guard case .wait = machine.waitForConnection(id: 3, 30) else { Issue.record("logging in: must wait"); return }
         #expect(machine.connection == nil, "not handed out before the login")
-        let ready = machine.loggedIn()
+        let ready = machine.loggedIn(index: 0)
         #expect(ready?.connection == "c")
         #expect(ready.map { Set($0.waiters) } == [10, 20, 30])
         #expect(machine.waiterCount == 0)
@@ -65,8 +65,8 @@ struct LoginRejected: Error {}
         _ = machine.ended(.connectFailed(.refused))
         guard case .connectFailed(.refused)? = machine.lastFailure else { Issue.record("\(String(describing: machine.lastFailure))"); return }
         _ = machine.backoffEnded()
-        _ = machine.connected("c")
-        _ = machine.loggedIn()
+        _ = machine.connected(index: 0, "c")
+        _ = machine.loggedIn(index: 0)
         #expect(machine.lastFailure == nil, "ready")
         _ = machine.ended(.closedByPeer)
         guard case .closedByPeer? = machine.lastFailure else { Issue.record("\(String(describing: machine.lastFailure))"); return }
@@ -87,28 +87,28 @@ struct LoginRejected: Error {}
         #expect(result10 == nil)
         let gone = machine.updateWaiter(id: 1) { $0 = 12 }
         #expect(!gone)
-        _ = machine.connected("c")
-        let result11 = machine.loggedIn()
+        _ = machine.connected(index: 0, "c")
+        let result11 = machine.loggedIn(index: 0)
         #expect(result11?.waiters == [])
     }
 
     @Test func dropsBackOffWithGrowingDelaysAndASuccessResetsTheCount() {
         var machine = Self.ready()
         guard case .backOff(attempt: 1, delay: .seconds(1)) = machine.ended(.closedByPeer) else { Issue.record("\(machine.state)"); return }
-        let result12 = machine.sleep(7)
+        let result12 = machine.backoffStarted(7)
         #expect(result12)
         let result13 = machine.backoffEnded()
-        #expect(result13?.attempt == 1)
+        #expect(result13 == 1)
         guard case .backOff(attempt: 2, delay: .seconds(2)) = machine.ended(.connectFailed(.refused)) else { Issue.record("\(machine.state)"); return }
         _ = machine.backoffEnded()
-        _ = machine.connected("d")
+        _ = machine.connected(index: 0, "d")
         // A failed login counts as a failed attempt.
         guard case .backOff(attempt: 3, delay: .seconds(4)) = machine.ended(.loginFailed(LoginRejected())) else { Issue.record("\(machine.state)"); return }
         _ = machine.backoffEnded()
         guard case .backOff(attempt: 4, delay: .seconds(5)) = machine.ended(.connectFailed(.refused)) else { Issue.record("capped"); return }
         _ = machine.backoffEnded()
-        _ = machine.connected("e")
-        _ = machine.loggedIn()
+        _ = machine.connected(index: 0, "e")
+        _ = machine.loggedIn(index: 0)
         guard case .backOff(attempt: 1, _) = machine.ended(.heartbeatTimeout(attempts: 4)) else { Issue.record("reset"); return }
     }
 
@@ -133,80 +133,80 @@ struct LoginRejected: Error {}
     @Test func aFinalFailureStopsAtOnceWithItsError() {
         var machine = Machine(backoff: Self.noJitter)
         _ = machine.start()
-        _ = machine.connected("c")
+        _ = machine.connected(index: 0, "c")
         _ = machine.waitForConnection(id: 1, 10)
         guard case let .stop(error, waiters, failure) = machine.ended(.loginFailed(LoginRejected()), final: LoginRejected()) else {
             Issue.record("must stop"); return
         }
         #expect(error is LoginRejected && failure is LoginRejected)
         #expect(waiters == [10])
-        guard case .stopped(error: let stored) = machine.state, stored is LoginRejected else { Issue.record("\(machine.state)"); return }
+        guard case .stopped(error: let stored, _) = machine.state, stored is LoginRejected else { Issue.record("\(machine.state)"); return }
     }
 
     @Test func reconnectNowClosesTheConnectionOrEndsTheWait() {
         var machine = Self.ready()
-        guard case .close("c") = machine.reconnectNow() else { Issue.record("ready: close"); return }
+        guard case .close(["c"], cancel: nil) = machine.reconnectNow() else { Issue.record("ready: close"); return }
         // The connection it closed ends: the next attempt starts without the backoff delay.
         guard case .backOff(attempt: 1, delay: .zero) = machine.ended(.closedByClient) else { Issue.record("no delay"); return }
         // Asked for before the wait began: the wait does not begin.
-        guard case .none = machine.reconnectNow() else { Issue.record("pending: nothing to wake"); return }
-        let result14 = machine.sleep(7)
+        guard case .nothing = machine.reconnectNow() else { Issue.record("pending: nothing to wake"); return }
+        let result14 = machine.backoffStarted(7)
         #expect(!result14)
         _ = machine.backoffEnded()
-        _ = machine.connected("d")
-        _ = machine.loggedIn()
+        _ = machine.connected(index: 0, "d")
+        _ = machine.loggedIn(index: 0)
         // A drop the app did not ask for waits the delay.
         guard case .backOff(attempt: 1, delay: Self.noJitter.initialDelay) = machine.ended(.closedByPeer) else {
             Issue.record("the backoff delay")
             return
         }
-        let result15 = machine.sleep(7)
+        let result15 = machine.backoffStarted(7)
         #expect(result15)
-        guard case .wake(7) = machine.reconnectNow() else { Issue.record("sleeping: wake"); return }
-        guard case .none = machine.reconnectNow() else { Issue.record("woken: once"); return }
+        guard case .cancel(7) = machine.reconnectNow() else { Issue.record("sleeping: wake"); return }
+        guard case .nothing = machine.reconnectNow() else { Issue.record("woken: once"); return }
         let result16 = machine.backoffEnded()
-        #expect(result16?.attempt == 1)
-        guard case .none = machine.reconnectNow() else { Issue.record("connecting: nothing"); return }
-        _ = machine.connected("e")
-        guard case .close("e") = machine.reconnectNow() else { Issue.record("logging in: close"); return }
+        #expect(result16 == 1)
+        guard case .nothing = machine.reconnectNow() else { Issue.record("connecting: nothing"); return }
+        _ = machine.connected(index: 0, "e")
+        guard case .close(["e"], cancel: nil) = machine.reconnectNow() else { Issue.record("logging in: close"); return }
     }
 
     @Test func cancellingStopsFromEveryState() {
         // Ready: close the connection, fail nobody (no waiters while ready).
         var machine = Self.ready()
         var action = machine.cancel()
-        #expect(action.close == "c" && action.sleeper == nil && action.waiters.isEmpty)
+        #expect(action.close == ["c"] && action.cancel == nil && action.waiters.isEmpty)
         guard case .stop(error: nil, waiters: [], _) = machine.ended(.closedByClient) else { Issue.record("after cancel"); return }
         // Backing off: wake the sleeper, fail the waiters with .stopped.
         machine = Self.ready()
         _ = machine.ended(.closedByPeer)
-        _ = machine.sleep(7)
+        _ = machine.backoffStarted(7)
         _ = machine.waitForConnection(id: 1, 10)
         action = machine.cancel()
-        #expect(action.close == nil && action.sleeper == 7 && action.waiters == [10])
+        #expect(action.close.isEmpty && action.cancel == 7 && action.waiters == [10])
         let result17 = machine.backoffEnded()
         #expect(result17 == nil, "no attempt after a cancel")
         // Connecting: a connection that comes up afterwards is closed.
         machine = Machine(backoff: Self.noJitter)
         _ = machine.start()
         action = machine.cancel()
-        #expect(action.close == nil)
-        let result18 = machine.connected("late")
+        #expect(action.close.isEmpty)
+        let result18 = machine.connected(index: 0, "late")
         #expect(result18 == .close)
         // Logging in: close it, and the login's end does not publish it.
         machine = Machine(backoff: Self.noJitter)
         _ = machine.start()
-        _ = machine.connected("c")
+        _ = machine.connected(index: 0, "c")
         let result19 = machine.cancel()
-        #expect(result19.close == "c")
-        let result20 = machine.loggedIn()
+        #expect(result19.close == ["c"])
+        let result20 = machine.loggedIn(index: 0)
         #expect(result20 == nil)
         // A waiter after the stop fails with .stopped; cancelling twice does nothing.
         guard case let .fail(error) = machine.waitForConnection(id: 5, 50), case .stopped? = error as? FrameClientError else {
             Issue.record("after cancel"); return
         }
         let result21 = machine.cancel()
-        #expect(result21.close == nil)
+        #expect(result21.close.isEmpty)
     }
 
     @Test func aConnectionFoundClosedIsRetiredUntilRunSeesItEnd() {

@@ -68,9 +68,9 @@ import Testing
         #expect(machine.longLinkDown, "backing off")
         _ = machine.backoffEnded()
         #expect(machine.longLinkDown, "attempt 1 after a failure")
-        _ = machine.connected("c")
+        _ = machine.connected(index: 0, "c")
         #expect(machine.longLinkDown, "logging in after a failure")
-        _ = machine.loggedIn()
+        _ = machine.loggedIn(index: 0)
         #expect(!machine.longLinkDown, "ready")
         machine.retire { $0 == "c" }
         #expect(machine.longLinkDown, "found closed")
@@ -85,8 +85,8 @@ import Testing
         let taken = machine.removeWaiters { $0 % 20 == 0 }
         #expect(Set(taken) == [20, 40])
         #expect(machine.waiterCount == 2)
-        _ = machine.connected("c")
-        let ready = machine.loggedIn()
+        _ = machine.connected(index: 0, "c")
+        let ready = machine.loggedIn(index: 0)
         #expect(ready.map { Set($0.waiters) } == [10, 30])
     }
 }

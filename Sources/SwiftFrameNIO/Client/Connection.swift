@@ -188,9 +188,8 @@ extension Link {
 
 /// A caller waiting for its reply: completed once, by the reply or by the first failure (the
 /// handler's, or the caller's cancellation), before or after the caller starts to wait; later
-/// completions are dropped. (An `EventLoopPromise` did this before: its future's generic
-/// metadata, looked up at run time as it was made and freed, cost about 1,000 instructions a
-/// request.)
+/// completions are dropped. (Not an `EventLoopPromise`: its future's generic metadata is
+/// looked up at run time as it is made and freed, on every request.)
 final class ReplyWaiter: Sendable {
     private enum Phase {
         case pending
@@ -241,18 +240,22 @@ final class ReplyWaiter: Sendable {
     }
 }
 
-/// A task waiting for a connection, and the timer of its deadline.
+/// A task waiting for a connection, up to its deadline.
 struct LinkWaiter: Sendable {
-    let continuation: CheckedContinuation<Link, any Error>
-    var timer: Scheduled<Void>?
+    var deadline: DeadlineWaiter<Link>
     /// A request that takes the short link when the long one goes down: failed with
     /// `LongLinkDown` then rather than kept waiting.
     var fallsBack = false
 
     func resume(with result: Result<Link, any Error>) {
-        timer?.cancel()
-        continuation.resume(with: result)
+        deadline.resume(with: result)
     }
+}
+
+/// Something of the client's that runs and can be called off: the race of connect attempts,
+/// or the backoff wait.
+struct ClientJob: Sendable {
+    let cancel: @Sendable () -> Void
 }
 
 /// A request that was not written because its connection had closed: safe to send again.

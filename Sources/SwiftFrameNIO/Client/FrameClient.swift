@@ -38,9 +38,6 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     let retryBudget: NIOLockedValueBox<RetryBudget>
     /// One per endpoint (the server name checked is the endpoint's host unless set).
     private let tls: [ClientTLSSetup]
-    /// The index of the endpoint of the last connection that logged in: tried first next time.
-    private let lastGood = NIOLockedValueBox<Int?>(nil)
-    private let nextWaiter = NIOLockedValueBox(0)
     /// The heartbeat's interval, shared by the connections; nil without a heartbeat.
     private let heartbeat: ClientHeartbeat?
     #if Metrics
@@ -48,7 +45,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     #endif
 
     /// Of types that do not depend on `Table` (see `Link`).
-    typealias Machine = ClientStateMachine<Link, LinkWaiter, Task<Void, Never>>
+    typealias Machine = ClientStateMachine<Link, LinkWaiter, ClientJob>
 
     /// A client of the server at `host`:`port`; `run()` connects it.
     /// - Parameters:
@@ -190,8 +187,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     ///
     /// Inlined, as are `overLongLink`, `Link.unsentRequest` and `Link.exchange`: each async call
     /// costs a frame taken from the task's allocator and given back, and an executor check on
-    /// return, about 150 instructions on the caller's side of every round trip; a request makes
-    /// 9 such calls where it made 16.
+    /// return, on the caller's side of every round trip.
     @inline(__always)
     private nonisolated(nonsending) func onAConnection<T>(
         command: UInt32, timeout: Duration?, _ body: nonisolated(nonsending) (Link, Duration) async throws -> T
@@ -215,11 +211,25 @@ public final class FrameClient<Table: CommandTable>: Sendable {
 
     /// Drops the current connection, or ends the backoff wait, so that the client connects
     /// again at once (after the app comes back to the foreground, or the network changed).
+    /// A login under way is called off (its connection closed) and the race starts again at once.
     public func reconnectNow() {
-        switch machine.withLockedValue({ $0.reconnectNow() }) {
-        case let .close(connection): connection.close()
-        case let .wake(sleeper): sleeper.cancel()
-        case .none: break
+        perform(machine.withLockedValue { $0.reconnectNow() })
+    }
+
+    /// Carries out what the machine said to do on the app's call.
+    private func perform(_ action: Machine.Action) {
+        switch action {
+        case let .close(connections, job):
+            for connection in connections { connection.close() }
+            job?.cancel()
+        case let .cancel(job):
+            job.cancel()
+        case let .check(connection):
+            connection.channel.triggerUserOutboundEvent(HeartbeatRequest.check, promise: nil)
+        case let .resumeHeartbeat(connection):
+            connection.channel.triggerUserOutboundEvent(HeartbeatRequest.resume, promise: nil)
+        case .nothing:
+            break
         }
     }
 
@@ -241,26 +251,22 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// An attempt to connect already under way goes on, within its deadlines.
     public func networkChanged() {
         heartbeat?.pacer.withLockedValue { $0.reset() }
-        switch machine.withLockedValue({ $0.networkChanged() }) {
-        case let .check(connection): connection.channel.triggerUserOutboundEvent(HeartbeatRequest.check, promise: nil)
-        case let .wake(sleeper): sleeper.cancel()
-        case .none: break
-        }
+        perform(machine.withLockedValue { $0.networkChanged() })
     }
 
     /// The app goes to the background: no heartbeat is sent until `resume()`. The connection
     /// stays open (iOS freezes a suspended app's sockets anyway, and may let them live), requests
     /// still go out, and a drop is still reconnected.
     public func suspend() {
-        _ = machine.withLockedValue { $0.suspend() }
+        perform(machine.withLockedValue { $0.suspend() })
     }
 
     /// The app is back in the foreground: if the connection has been silent (nothing sent or
     /// received) for longer than the heartbeat's interval, it is checked at once, as by
     /// `networkChanged()`, rather than at the next heartbeat; otherwise the heartbeat goes on.
+    /// A backoff wait ends at once: the client connects now.
     public func resume() {
-        guard let connection = machine.withLockedValue({ $0.resume() }) else { return }
-        connection.channel.triggerUserOutboundEvent(HeartbeatRequest.resume, promise: nil)
+        perform(machine.withLockedValue { $0.resume() })
     }
 
     /// The current connection, or the next one within `timeout`. Throws
@@ -274,34 +280,25 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// happens, when the long connection is down (`ClientStateMachine.longLinkDown`).
     nonisolated(nonsending) func link(within timeout: Duration, unlessDown: Bool) async throws -> Link {
         if let link = machine.withLockedValue({ $0.connection }) { return link }
-        let id = nextWaiter.withLockedValue { id in
-            id += 1
-            return id
-        }
-        let link = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Link, any Error>) in
+        let id = machine.withLockedValue { $0.newWaiterID() }
+        return try await DeadlineWaiter<Link>.wait(
+            within: timeout, on: group.any(),
+            enroll: { waiter in
                 let action = machine.withLockedValue { machine -> Machine.WaitAction in
-                    if Task.isCancelled { return .fail(CancellationError()) }
                     if unlessDown && machine.longLinkDown { return .fail(LongLinkDown()) }
-                    return machine.waitForConnection(id: id, LinkWaiter(continuation: continuation, fallsBack: unlessDown))
+                    return machine.waitForConnection(id: id, LinkWaiter(deadline: waiter, fallsBack: unlessDown))
                 }
                 switch action {
-                case let .use(link): continuation.resume(returning: link)
-                case let .fail(error): continuation.resume(throwing: error)
-                case .wait:
-                    let timer = group.any().scheduleTask(in: TimeAmount(timeout)) { [self] in
-                        let (waiter, last) = machine.withLockedValue { ($0.removeWaiter(id: id), $0.lastFailure) }
-                        waiter?.resume(with: .failure(FrameClientError.noConnection(after: timeout, last: last)))
-                    }
-                    // Resumed meanwhile: the timer is not needed.
-                    let kept = machine.withLockedValue { $0.updateWaiter(id: id) { $0.timer = timer } }
-                    if !kept { timer.cancel() }
+                case let .use(link): return .success(link)
+                case let .fail(error): return .failure(error)
+                case .wait: return nil
                 }
-            }
-        } onCancel: {
-            machine.withLockedValue { $0.removeWaiter(id: id) }?.resume(with: .failure(CancellationError()))
-        }
-        return link
+            },
+            arm: { timer in machine.withLockedValue { $0.updateWaiter(id: id) { $0.deadline.arm(timer) } } },
+            takeBack: { [machine] in machine.withLockedValue { $0.removeWaiter(id: id) }?.deadline },
+            timeoutError: { [machine] in
+                FrameClientError.noConnection(after: timeout, last: machine.withLockedValue { $0.lastFailure })
+            })
     }
 
     // MARK: Running
@@ -338,8 +335,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                 try await connectUntilStopped()
             } onCancel: {
                 let action = machine.withLockedValue { $0.cancel() }
-                action.close?.close()
-                action.sleeper?.cancel()
+                for connection in action.close { connection.close() }
+                action.cancel?.cancel()
                 for waiter in action.waiters { waiter.resume(with: .failure(FrameClientError.stopped)) }
             }
         } catch {
@@ -367,14 +364,32 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                 counters?.reconnects.increment()
                 #endif
                 stateFeed.yield(.reconnecting(attempt: attempt, delay: delay))
-                let sleeper = Task { _ = try? await Task.sleep(for: delay) }
-                if machine.withLockedValue({ $0.sleep(sleeper) }) {
-                    await sleeper.value  // cancelled early by `reconnectNow()` or by cancellation
-                } else {
-                    sleeper.cancel()
-                }
+                await backOff(for: delay)
                 guard machine.withLockedValue({ $0.backoffEnded() }) != nil else { return }
             }
+        }
+    }
+
+    /// Waits out `delay`, or less when the machine ends the wait early (the app's calls,
+    /// cancellation). A timer on an event loop, as the deadlines of waiters are (see
+    /// `DeadlineWaiter`).
+    private func backOff(for delay: Duration) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waiting = NIOLockedValueBox<CheckedContinuation<Void, Never>?>(continuation)
+            let end: @Sendable () -> Void = {
+                waiting.withLockedValue { waiting in
+                    defer { waiting = nil }
+                    return waiting
+                }?.resume()
+            }
+            let timer = group.any().scheduleTask(in: TimeAmount(delay)) {}
+            // Run, cancelled, or failed by its event loop's shutdown: the wait is over.
+            timer.futureResult.whenComplete { _ in end() }
+            let wait = ClientJob {
+                timer.cancel()
+                end()
+            }
+            if !machine.withLockedValue({ $0.backoffStarted(wait) }) { wait.cancel() }
         }
     }
 
@@ -382,25 +397,18 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// `onConnect` failed for good.
     private func connectAndServe() async -> (DisconnectReason, (any Error)?) {
         if Task.isCancelled { return (.closedByClient, nil) }
-        let won: Attempt.Won
-        switch await race() {
-        case let .won(winner): won = winner
-        case let .failed(_, reason, final): return (reason, final)
-        case .staggerElapsed: return (.closedByClient, nil)  // not returned by race()
-        }
-        let connection = won.connection
-        guard case .logIn = machine.withLockedValue({ $0.connected(connection.link) }),
-              let (_, waiters) = machine.withLockedValue({ $0.loggedIn() }) else {
-            connection.close()
+        // A task of its own, so that the machine can call it off (`reconnectNow()` during a
+        // login) without cancelling `run()`; `run()`'s cancellation reaches it through the machine.
+        let race = Task { await self.race() }
+        if !machine.withLockedValue({ $0.raceStarted(ClientJob { race.cancel() }) }) { race.cancel() }
+        switch await race.value {
+        case let .won(won):
             return (await Self.reason(won.closed), nil)
+        case let .failed(_, reason, final):
+            return (race.isCancelled ? .closedByClient : reason, final)
+        case .staggerElapsed:
+            return (.closedByClient, nil)  // not returned by race()
         }
-        lastGood.withLockedValue { $0 = won.index }
-        #if Metrics
-        counters?.connects.increment()
-        #endif
-        stateFeed.yield(.connected(connection.endpoint))
-        for waiter in waiters { waiter.resume(with: .success(connection.link)) }
-        return (await Self.reason(won.closed), nil)
     }
 
     /// What one attempt, or the race of them, came to.
@@ -421,7 +429,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// Races the endpoints (see `init(endpoints:...)`): the winner, or the last failure (the
     /// first final one, which stops the race).
     private func race() async -> Attempt {
-        let first = lastGood.withLockedValue { $0 }
+        let first = machine.withLockedValue { $0.lastGood }
         let order = first.map { [$0] + endpoints.indices.filter { $0 != first } } ?? Array(endpoints.indices)
         let stagger = configuration.connectStagger
         return await withTaskGroup(of: Attempt.self) { group in
@@ -459,12 +467,13 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                         startNext()
                     }
                 case let .won(winner):
+                    // One a race at most (the machine hands out one connection).
                     running -= 1
                     if outcome == nil {
                         outcome = event
                         group.cancelAll()
                     } else {
-                        winner.connection.close()  // finished after another had won
+                        winner.connection.close()  // after a final failure at another endpoint
                     }
                 }
             }
@@ -495,10 +504,16 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         let connection = Connection<Table>(
             Link(channel: channel, endpoint: endpoint, outbound: outbound, heading: Heading(Table.layout)),
             configuration: configuration)
+        // The machine is logging in from here until the login's end.
+        guard case .logIn = machine.withLockedValue({ $0.connected(index: index, connection.link) }) else {
+            connection.close()
+            return .failed(index: index, .closedByClient, final: nil)
+        }
         if let onConnect {
             do {
                 try await onConnect(connection)
             } catch {
+                machine.withLockedValue { $0.loginFailed(index: index) }
                 connection.close()
                 let reason = await Self.reason(closed)
                 if let final = error as? FinalFailure { return .failed(index: index, .loginFailed(final.error), final: final.error) }
@@ -507,6 +522,16 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                 return .failed(index: index, reason, final: nil)
             }
         }
+        // Called off meanwhile (`reconnectNow()`, cancellation), or another endpoint won.
+        guard let (_, waiters) = machine.withLockedValue({ $0.loggedIn(index: index) }) else {
+            connection.close()
+            return .failed(index: index, .closedByClient, final: nil)
+        }
+        #if Metrics
+        counters?.connects.increment()
+        #endif
+        stateFeed.yield(.connected(endpoint))
+        for waiter in waiters { waiter.resume(with: .success(connection.link)) }
         return .won(.init(index: index, connection: connection, closed: closed))
     }
 

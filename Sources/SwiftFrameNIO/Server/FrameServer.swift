@@ -140,14 +140,92 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     private let connections = NIOLockedValueBox(Connections())
     private let listening = NIOLockedValueBox(Listening())
 
+    /// Where `run` is, as `port()` and a second `run` see it; each event a method.
     private struct Listening {
-        var port: Int?
-        /// Why `port()` cannot answer: binding failed, or `run` has returned.
-        var failure: (any Error)?
-        /// `run` is under way.
-        var running = false
+        enum Phase {
+            /// `run` has not been called: `port()` waits for it.
+            case notStarted(waiters: [Int: DeadlineWaiter<Int>])
+            /// `run` is binding: `port()` waits for this run's port.
+            case binding(waiters: [Int: DeadlineWaiter<Int>])
+            case listening(port: Int)
+            /// Binding failed, or `run` has returned: `port()` fails with the error.
+            case stopped(any Error)
+        }
+
+        var phase = Phase.notStarted(waiters: [:])
         var nextWaiter = 0
-        var waiters: [Int: (continuation: CheckedContinuation<Int, any Error>, timer: Scheduled<Void>?)] = [:]
+
+        /// `run` starts: false when it runs already.
+        mutating func start() -> Bool {
+            switch phase {
+            case let .notStarted(waiters):
+                phase = .binding(waiters: waiters)
+            case .stopped:
+                phase = .binding(waiters: [:])
+            case .binding, .listening:
+                return false
+            }
+            return true
+        }
+
+        /// Bound to a port, or not (binding failed, or `run` returned): the waiters to answer.
+        mutating func settle(_ result: Result<Int, any Error>) -> [DeadlineWaiter<Int>] {
+            var answered: [DeadlineWaiter<Int>] = []
+            if case let .binding(waiters) = phase { answered = Array(waiters.values) }
+            switch result {
+            case let .success(port): phase = .listening(port: port)
+            case let .failure(error): phase = .stopped(error)
+            }
+            return answered
+        }
+
+        /// `port()`: the answer now, or nil when `waiter` is kept as `id`.
+        mutating func wait(id: Int, _ waiter: DeadlineWaiter<Int>) -> Result<Int, any Error>? {
+            switch phase {
+            case let .listening(port): return .success(port)
+            case let .stopped(error): return .failure(error)
+            case var .notStarted(waiters):
+                waiters[id] = waiter
+                phase = .notStarted(waiters: waiters)
+            case var .binding(waiters):
+                waiters[id] = waiter
+                phase = .binding(waiters: waiters)
+            }
+            return nil
+        }
+
+        /// Changes waiter `id` in place; false when it is no longer waiting.
+        mutating func update(id: Int, _ change: (inout DeadlineWaiter<Int>) -> Void) -> Bool {
+            switch phase {
+            case var .notStarted(waiters):
+                guard var waiter = waiters[id] else { return false }
+                change(&waiter)
+                waiters[id] = waiter
+                phase = .notStarted(waiters: waiters)
+            case var .binding(waiters):
+                guard var waiter = waiters[id] else { return false }
+                change(&waiter)
+                waiters[id] = waiter
+                phase = .binding(waiters: waiters)
+            case .listening, .stopped:
+                return false
+            }
+            return true
+        }
+
+        /// Takes waiter `id` back; nil when it has been answered.
+        mutating func removeWaiter(id: Int) -> DeadlineWaiter<Int>? {
+            switch phase {
+            case var .notStarted(waiters):
+                defer { phase = .notStarted(waiters: waiters) }
+                return waiters.removeValue(forKey: id)
+            case var .binding(waiters):
+                defer { phase = .binding(waiters: waiters) }
+                return waiters.removeValue(forKey: id)
+            case .listening, .stopped:
+                return nil
+            }
+        }
     }
 
     /// The connections open, or closing and still handling a request.
@@ -180,37 +258,12 @@ public final class FrameServer<Table: CommandTable>: Sendable {
             state.nextWaiter += 1
             return state.nextWaiter
         }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let ready: Result<Int, any Error>? = listening.withLockedValue { state in
-                    if let port = state.port { return .success(port) }
-                    if let failure = state.failure { return .failure(failure) }
-                    if Task.isCancelled { return .failure(CancellationError()) }
-                    state.waiters[id] = (continuation, nil)
-                    return nil
-                }
-                if let ready {
-                    continuation.resume(with: ready)
-                    return
-                }
-                let timer = group.any().scheduleTask(in: TimeAmount(timeout)) { [self] in
-                    resumeWaiter(id, with: .failure(FrameServerError.notListening(after: timeout)))
-                }
-                let waiting = listening.withLockedValue { state in
-                    state.waiters[id]?.timer = timer
-                    return state.waiters[id] != nil
-                }
-                if !waiting { timer.cancel() }
-            }
-        } onCancel: {
-            resumeWaiter(id, with: .failure(CancellationError()))
-        }
-    }
-
-    private func resumeWaiter(_ id: Int, with result: Result<Int, any Error>) {
-        let waiter = listening.withLockedValue { $0.waiters.removeValue(forKey: id) }
-        waiter?.timer?.cancel()
-        waiter?.continuation.resume(with: result)
+        return try await DeadlineWaiter<Int>.wait(
+            within: timeout, on: group.any(),
+            enroll: { waiter in listening.withLockedValue { $0.wait(id: id, waiter) } },
+            arm: { timer in listening.withLockedValue { $0.update(id: id) { $0.arm(timer) } } },
+            takeBack: { [listening] in listening.withLockedValue { $0.removeWaiter(id: id) } },
+            timeoutError: { FrameServerError.notListening(after: timeout) })
     }
 
     /// Listens, then accepts connections and serves them with `handler` until the task is
@@ -240,14 +293,8 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     }
 
     private func serve(_ handlers: Handlers) async throws {
-        let started = listening.withLockedValue { state in
-            guard !state.running else { return false }
-            // `port()` waits for this run's port, not the last run's end.
-            (state.running, state.port, state.failure) = (true, nil, nil)
-            return true
-        }
-        guard started else { throw FrameServerError.alreadyRunning }
-        defer { listening.withLockedValue { $0.running = false } }
+        // From here, `port()` waits for this run's port, not the last run's end.
+        guard listening.withLockedValue({ $0.start() }) else { throw FrameServerError.alreadyRunning }
         connections.withLockedValue { $0.stopping = false }
         let listener: any Channel
         do {
@@ -321,18 +368,8 @@ public final class FrameServer<Table: CommandTable>: Sendable {
 
     /// Listening on a port, or not (binding failed, or `run` returned): answers `port()`.
     private func settle(_ result: Result<Int, any Error>) {
-        let waiters = listening.withLockedValue { state in
-            switch result {
-            case let .success(port): (state.port, state.failure) = (port, nil)
-            case let .failure(error): (state.port, state.failure) = (nil, error)
-            }
-            defer { state.waiters.removeAll() }
-            return state.waiters.values
-        }
-        for waiter in waiters {
-            waiter.timer?.cancel()
-            waiter.continuation.resume(with: result)
-        }
+        let waiters = listening.withLockedValue { $0.settle(result) }
+        for waiter in waiters { waiter.resume(with: result) }
     }
 
     private func bind(_ handlers: Handlers) async throws -> any Channel {
