@@ -124,10 +124,13 @@ check-plugins: python-protobuf
 
 # What the documents promise of the tree: every file, folder, type and make target
 # ARCHITECTURE.md names exists (scripts/check-architecture.py), and every make target is in
-# CONTRIBUTING.md's table and every target it names is here (scripts/check-make-targets.py).
+# CONTRIBUTING.md's table and every target it names is here (scripts/check-make-targets.py), and
+# no comment in Sources/ or Plugins/ quotes a measurement (scripts/measurements-in-comments.py:
+# numbers belong in Benchmarks/README.md, where they are dated and can be re-measured).
 check-docs:
 	scripts/check-architecture.py
 	scripts/check-make-targets.py
+	scripts/measurements-in-comments.py Sources Plugins
 
 # Differential decoding against protobuf's C++ runtime (the arbiter) and its Python package:
 # DIFFERENTIAL_CASES inputs to the conformance messages from DIFFERENTIAL_SEED.

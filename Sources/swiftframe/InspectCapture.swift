@@ -122,8 +122,8 @@ struct CaptureInspection {
         var hadErrors = false
         var time: [UInt8] = []
         Output.appendTime(delivery.time, to: &time)
-        // Made only for a new stream or an error: formatting addresses for every segment cost
-        // 5 % of a run.
+        // Made only for a new stream or an error: formatting addresses for every segment was a
+        // noticeable part of a run.
         func place() -> InspectJSON.Place { [("from", "\(delivery.from)"), ("to", "\(delivery.to)"), ("dir", role)] }
         if delivery.afterGap {
             hadErrors = true

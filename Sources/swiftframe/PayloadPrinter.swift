@@ -229,7 +229,7 @@ struct PayloadPrinter {
 
     /// The lines of `decoded`, each after a newline and two spaces, with the error (when it is
     /// raw) and the note first. One pass over the text's bytes: splitting it into lines and
-    /// joining them again took a quarter of a run of `inspect --proto`.
+    /// joining them again was a large part of a run of `inspect --proto`.
     static func indented(_ decoded: Decoded) -> String {
         var out = decoded.error.map { "\n  # not a \($0); raw:" } ?? ""
         if let note = decoded.note { out += "\n  # " + note }

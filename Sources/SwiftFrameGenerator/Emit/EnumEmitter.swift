@@ -43,8 +43,8 @@ struct EnumEmitter {
         let names = enumType.cases.map { ($0.number, $0.protoName) } + enumType.aliases.map { ($0.target.number, $0.protoName) }
             + enumType.spellings.map { ($0.number, $0.protoName) }
         printer.line()
-        // One string for the names, read when first used: a literal per name cost the
-        // compiler about 11 M instructions at -O (see `SwiftFrame.protoNames(lines:)`).
+        // One string for the names, read when first used: a literal per name is far slower to
+        // compile (see `SwiftFrame.protoNames(lines:)`).
         printer.indented("\(visibility)static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: \"\"\"", {
             names.forEach { printer.line("\($0.0) \($0.1)") }
             printer.line("\"\"\")")

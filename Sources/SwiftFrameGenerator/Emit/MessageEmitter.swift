@@ -282,10 +282,9 @@ struct MessageEmitter {
     /// A message whose decode switch has more than `splitDecodeCases` cases (a repeated scalar
     /// has two) decodes each field in `decodeField`, kept out of line. With the switch inside
     /// the loop, the -O optimiser's loop and load passes weigh every case's memory accesses
-    /// against every other's, so the loop's compile cost grows faster than its field count:
-    /// 24 M compiler instructions per field at 6 fields, 47 M at 24; out of line, 17 M and
-    /// 29 M. The call costs 2-3 ns per field read, which small messages, cheap to compile
-    /// either way, are spared.
+    /// against every other's, so the loop's compile cost grows faster than its field count.
+    /// The call costs a little per field read, which small messages, cheap to compile either
+    /// way, are spared.
     private static let splitDecodeCases = 8
 
     /// `decodeMessage` is kept out of line: the runtime's `readMessage`, specialised for each
@@ -347,8 +346,8 @@ struct MessageEmitter {
 
     /// Whether `tag` is that of a field numbered in `range`, tested on the tag itself: a
     /// `UInt32` compared with literals. The field number's test it replaced,
-    /// `1000...536870911 ~= Swift.Int(tag >> 3)`, is generic integer code, which cost the
-    /// compiler's mandatory passes (run at -Onone too) about 100 M instructions per message.
+    /// `1000...536870911 ~= Swift.Int(tag >> 3)`, is generic integer code, which is slow for
+    /// the compiler's mandatory passes (run at -Onone too).
     static func tagTest(_ range: ClosedRange<Int>) -> String {
         let low = UInt64(range.lowerBound) << 3
         let high = UInt64(range.upperBound) << 3 | 7
@@ -358,11 +357,10 @@ struct MessageEmitter {
     /// A message with more than `inlinedEncodeFields` fields sizes and encodes out of line.
     /// The runtime's writers of a message field, specialised for each message type used as
     /// one, would otherwise carry a copy of its `computeSize` and `encodeMessage` (twice for a
-    /// type used both singly and repeated), which the compiler optimises again: in protobuf's
-    /// descriptor messages, 0.95 G of 21.3 G compiler instructions at -O. A small message
-    /// keeps them inlinable: copied into the loop of a repeated field, its encode ran 1.4x as
-    /// fast in the nested encode benchmark; a large one spends far longer on its fields than
-    /// on the call.
+    /// type used both singly and repeated), which the compiler optimises again. A small message
+    /// keeps them inlinable: copied into the loop of a repeated field its encode is faster
+    /// (the nested encode benchmark); a large one spends far longer on its fields than on the
+    /// call.
     private static let inlinedEncodeFields = 8
 
     private var encodesOutOfLine: Bool { message.fields.count > Self.inlinedEncodeFields }
@@ -386,8 +384,7 @@ struct MessageEmitter {
     /// Required fields are set, here and in every nested message that can hold them. The
     /// message's table checks the fields it holds (its `required` and `checked` lines), so
     /// only oneof members and groups are checked here: a loop per repeated field and a copy of
-    /// each nested message's optional cost the optimiser about 40 M instructions per message
-    /// in protobuf's descriptor messages. Emitted only for a message that can hold required
+    /// each nested message's optional are costly for the optimiser. Emitted only for a message that can hold required
     /// fields, so encoding any other message checks nothing. Kept out of line: otherwise the
     /// optimiser copies each nested message's check into its parent's.
     private func emitInitializationCheck(to printer: Printer) {

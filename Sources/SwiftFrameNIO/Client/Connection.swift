@@ -88,8 +88,7 @@ public struct Connection<Table: CommandTable>: Sendable {
 
 /// A connection's channel and the endpoint it goes to, whatever its command table: what the
 /// client's state machine holds. Not generic, so the lock taken on every request reaches it
-/// without looking up the metadata of generic types at run time (about 330 instructions for
-/// each type, several types a request).
+/// without looking up the metadata of generic types at run time (several types a request).
 struct Link: Sendable {
     let channel: any Channel
     let endpoint: Endpoint
@@ -115,7 +114,7 @@ struct Link: Sendable {
 
 // The request path. On `Link` rather than the generic `Connection`: the client's code is not
 // specialised for the app's table, so each call of a `Connection<Table>` method there looks up
-// that type's metadata at run time (about 330 instructions).
+// that type's metadata at run time.
 extension Link {
     /// `Connection.request(_:timeout:)`, throwing `NotSent` when the connection had closed
     /// before the request could be written (the client then tries the next connection).

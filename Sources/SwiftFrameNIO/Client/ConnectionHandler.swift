@@ -28,7 +28,7 @@ struct CancelRequest: Sendable {
 ///
 /// It reads bytes rather than frames from a decoder handler in front of it: a frame passed
 /// between handlers is boxed in an existential and cast back for every frame, which with the
-/// `ByteToMessageHandler` around the decoder cost about 4,500 instructions per reply.
+/// `ByteToMessageHandler` around the decoder was much of the cost of a reply.
 ///
 /// A frame that lies wholly in a read is cut from the read's `ByteBuffer` where it lies, and a
 /// reply travels to its caller as a slice of that buffer, to be decoded from there in the
@@ -150,7 +150,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     }
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
-        // A type comparison: `is` would go through the run-time cast (about 250 instructions).
+        // A type comparison: `is` would go through the run-time cast.
         if type(of: event) == DrainOutbound.self {
             drainOutbound(context: context)
             promise?.succeed()

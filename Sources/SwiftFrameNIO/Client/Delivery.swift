@@ -100,7 +100,7 @@ extension FrameClient {
     /// whole `timeout`.
     ///
     /// The reply is returned alone, not in a tuple or an optional: in this generic code each
-    /// such type is looked up at run time, about 1,900 instructions a request. Inlined (see
+    /// such type is looked up at run time, on every request. Inlined (see
     /// `onAConnection`).
     @inline(__always)
     nonisolated(nonsending) func overLongLink<T>(

@@ -133,8 +133,7 @@ struct PendingRequests {
     /// What a frame is to the requests awaiting replies.
     ///
     /// An enum rather than an optional tuple of the key and an optional entry: the compiler
-    /// destroyed that through the run-time tuple and optional witnesses, about 900 instructions
-    /// a reply.
+    /// destroyed that through the run-time tuple and optional witnesses, on every reply.
     enum Match {
         /// Not a reply: a push.
         case none

@@ -11,8 +11,8 @@ import SwiftFrame
 /// It passes on what `FrameSliceDecoderHandler` passes on, cut the same way (a frame that lies
 /// wholly in a read is a slice of it; one that spans reads is copied once into a buffer of its
 /// own), for less work per read: every read is consumed whole, so it needs none of the
-/// accumulation a `ByteToMessageHandler` keeps for decoders that leave bytes behind (about
-/// 2,800 of the 6,000 instructions a 4 KiB read of a 64 KiB frame costs in the benchmarks).
+/// accumulation a `ByteToMessageHandler` keeps for decoders that leave bytes behind, which is
+/// a large part of a read's cost when a frame spans many reads.
 ///
 /// - A bad header is a `FrameError` fired down the pipeline. Under the layout's default policy
 ///   it ends the stream: each read after it is dropped, and the same error fired again for it

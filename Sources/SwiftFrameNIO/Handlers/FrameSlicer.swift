@@ -187,9 +187,9 @@ struct FrameSlicer: Sendable {
 /// the first read.
 ///
 /// `ByteToMessageHandler` moves its decoder out of an optional and back around every read
-/// (two `swap`s through the decoder's value witnesses, six moves). A slicer is about 600
-/// bytes, most of them its `FrameDecoder`'s layout and state, so a handler holding one inline
-/// copied some 3.6 KB per read; held here, the handler is two words. Until the first read it
+/// (two `swap`s through the decoder's value witnesses, six moves). A slicer is large, most of
+/// it its `FrameDecoder`'s layout and state, so a handler holding one inline copied it several
+/// times per read; held here, the handler is two words. Until the first read it
 /// holds only what to make the slicer from, which handlers can share: a connection that never
 /// sends (a server holds thousands) never makes one.
 struct BoxedSlicer: Sendable {

@@ -334,7 +334,7 @@ final class ServingHandler: ChannelDuplexHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // A type comparison: `is` would go through the run-time cast (about 250 instructions).
+        // A type comparison: `is` would go through the run-time cast.
         guard type(of: event) == ResumeReading.self else {
             context.fireUserInboundEventTriggered(event)
             return
