@@ -74,7 +74,7 @@ golden: generate
 # in them then had to allow for. Fuzzing is not part of it (`make fuzz-smoke`, `make fuzz`: the
 # fuzz targets are a release build of their own); the tests replay every input that once broke a
 # fuzz target, through the same check functions. `check-docs` checks what the documents name.
-test: check-golden check-docs peers
+test: check-golden check-docs format-check peers
 	$(SWIFT) test --skip SwiftFrameNIOTests
 	$(SWIFT) test --skip-build --filter SwiftFrameNIOTests
 	$(MAKE) check-plugins
@@ -243,7 +243,7 @@ docs:
 # Neither is part of `test`.
 SWIFT_SOURCES = $(shell scripts/swift-sources.sh)
 format-check:
-	$(SWIFT) format lint --strict --parallel --configuration .swift-format $(SWIFT_SOURCES)
+	@$(SWIFT) format lint --strict --parallel --configuration .swift-format $(SWIFT_SOURCES)
 
 format:
-	$(SWIFT) format format --in-place --parallel --configuration .swift-format $(SWIFT_SOURCES)
+	@$(SWIFT) format format --in-place --parallel --configuration .swift-format $(SWIFT_SOURCES)

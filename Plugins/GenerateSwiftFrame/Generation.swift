@@ -29,8 +29,9 @@ struct Regeneration {
         for (name, directory) in folders() where only.isEmpty || only.contains(name) {
             guard let settings = try PluginSettings.read(in: directory), let output = settings.output else { continue }
             jobs += 1
-            let job = Job(name: name, directory: directory, settings: settings,
-                          output: settings.resolve(output, in: directory))
+            let job = Job(
+                name: name, directory: directory, settings: settings,
+                output: settings.resolve(output, in: directory))
             let scratch = context.pluginWorkDirectoryURL.appending(path: name)
             try? FileManager.default.removeItem(at: scratch)
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -39,16 +40,20 @@ struct Regeneration {
                 stale += try job.differences(between: scratch, and: job.output)
             } else {
                 try job.replace(job.output, with: scratch)
-                print("\(name): \(job.output.relativePath(from: context.package.directoryURL) ?? job.output.path) regenerated")
+                print(
+                    "\(name): \(job.output.relativePath(from: context.package.directoryURL) ?? job.output.path) regenerated"
+                )
             }
         }
         guard jobs > 0 else {
-            throw PluginFailure("no target has a \(PluginSettings.fileName) with an \"output\" folder"
-                                + (only.isEmpty ? "" : " among \(only.sorted().joined(separator: ", "))"))
+            throw PluginFailure(
+                "no target has a \(PluginSettings.fileName) with an \"output\" folder"
+                    + (only.isEmpty ? "" : " among \(only.sorted().joined(separator: ", "))"))
         }
         if !stale.isEmpty {
-            throw PluginFailure("generated sources are stale; run `swift package --allow-writing-to-package-directory "
-                                + "generate-swiftframe`:\n" + stale.map { "  " + $0 }.joined(separator: "\n"))
+            throw PluginFailure(
+                "generated sources are stale; run `swift package --allow-writing-to-package-directory "
+                    + "generate-swiftframe`:\n" + stale.map { "  " + $0 }.joined(separator: "\n"))
         }
         if check { print("generated sources are up to date") }
     }
@@ -68,7 +73,8 @@ struct Regeneration {
             for name in (try? manager.contentsOfDirectory(atPath: parent.path))?.sorted() ?? [] {
                 let directory = parent.appending(path: name)
                 if !known.contains(directory.standardizedFileURL.path),
-                   manager.fileExists(atPath: directory.appending(path: PluginSettings.fileName).path) {
+                    manager.fileExists(atPath: directory.appending(path: PluginSettings.fileName).path)
+                {
                     folders.append((name: name, directory: directory))
                 }
             }
@@ -87,15 +93,17 @@ struct Job {
 
     func generate(into scratch: URL, plugin: URL, schemas: SwiftFrameSchemas, tool: (String) throws -> URL) throws {
         guard let rootPath = settings.protoRoot else {
-            throw PluginFailure("\(name): \(PluginSettings.fileName) needs \"protoRoot\", the folder of the .proto files")
+            throw PluginFailure(
+                "\(name): \(PluginSettings.fileName) needs \"protoRoot\", the folder of the .proto files")
         }
         let root = settings.resolve(rootPath, in: directory)
         let protos = try settings.protos ?? Self.protos(under: root)
         guard !protos.isEmpty else { throw PluginFailure("\(name): no .proto files under \(root.path)") }
         let process = Process()
         process.executableURL = try settings.protocURL(tool: tool)
-        process.arguments = settings.protocArguments(plugin: plugin, output: scratch, root: root, files: protos,
-                                                     directory: directory, schemas: schemas)
+        process.arguments = settings.protocArguments(
+            plugin: plugin, output: scratch, root: root, files: protos,
+            directory: directory, schemas: schemas)
         // SwiftPM closes a plugin's own standard input, and protoc started without one can hand
         // the plugin a closed stdin too (its pipe for the plugin's input takes descriptor 0,
         // which it then closes in the child): "cannot read stdin (errno 9)".

@@ -68,8 +68,9 @@ struct PluginSettings: Decodable {
         do {
             return try tool("protoc")
         } catch {
-            throw PluginFailure("protoc not found: install it (apt install protobuf-compiler, brew install protobuf), "
-                                + "set PROTOC, or name it in \(Self.fileName) as \"protoc\"")
+            throw PluginFailure(
+                "protoc not found: install it (apt install protobuf-compiler, brew install protobuf), "
+                    + "set PROTOC, or name it in \(Self.fileName) as \"protoc\"")
         }
     }
 
@@ -90,8 +91,10 @@ struct PluginSettings: Decodable {
     /// files (relative to `root`). Output files are named after the .proto paths. `schemas`
     /// (swiftframe's own `Protos/`, see ``SwiftFrameSchemas``) comes last, so that
     /// `import "swiftframe/options.proto"` works without an `importPaths` entry.
-    func protocArguments(plugin: URL, output: URL, root: URL, files: [String], directory: URL,
-                         schemas: SwiftFrameSchemas) -> [String] {
+    func protocArguments(
+        plugin: URL, output: URL, root: URL, files: [String], directory: URL,
+        schemas: SwiftFrameSchemas
+    ) -> [String] {
         var arguments = ["--plugin=protoc-gen-swiftframe=\(plugin.path)", "--swiftframe_out=\(output.path)"]
         if let parameter = pluginOptions(relativeTo: directory).parameter {
             arguments.append("--swiftframe_opt=\(parameter)")
@@ -143,9 +146,11 @@ struct SwiftFrameSchemas {
                 return
             }
         }
-        throw PluginFailure("cannot find swiftframe's Protos/swiftframe/options.proto: looked in "
-                            + (candidates.isEmpty ? "no package (none declares protoc-gen-swiftframe)"
-                                : candidates.map { $0.directoryURL.path }.joined(separator: ", ")))
+        throw PluginFailure(
+            "cannot find swiftframe's Protos/swiftframe/options.proto: looked in "
+                + (candidates.isEmpty
+                    ? "no package (none declares protoc-gen-swiftframe)"
+                    : candidates.map { $0.directoryURL.path }.joined(separator: ", ")))
     }
 }
 

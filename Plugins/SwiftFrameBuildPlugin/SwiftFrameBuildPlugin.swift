@@ -10,8 +10,9 @@ struct SwiftFrameBuildPlugin: BuildToolPlugin {
         let directory = target.directoryURL
         let settings = try PluginSettings.read(in: directory) ?? PluginSettings()
         if settings.options?["FileNaming"] != nil {
-            throw PluginFailure("\(target.name): the build-tool plugin names each output after its .proto path; "
-                                + "remove FileNaming from \(PluginSettings.fileName)")
+            throw PluginFailure(
+                "\(target.name): the build-tool plugin names each output after its .proto path; "
+                    + "remove FileNaming from \(PluginSettings.fileName)")
         }
         let root = settings.protoRoot.map { settings.resolve($0, in: directory) } ?? directory
         let protos = target.sourceFiles(withSuffix: "proto").compactMap { $0.url.relativePath(from: root) }.sorted()
@@ -25,12 +26,13 @@ struct SwiftFrameBuildPlugin: BuildToolPlugin {
             .buildCommand(
                 displayName: "Generating Swift for \(protos.count) .proto file(s) of \(target.name)",
                 executable: protoc,
-                arguments: settings.protocArguments(plugin: plugin, output: output, root: root, files: protos,
-                                                    directory: directory, schemas: schemas),
+                arguments: settings.protocArguments(
+                    plugin: plugin, output: output, root: root, files: protos,
+                    directory: directory, schemas: schemas),
                 inputFiles: protos.map { root.appending(path: $0) }
                     + settings.pluginOptions(relativeTo: directory).files + schemas.files + [plugin],
                 outputFiles: protos.map { output.appending(path: PluginSettings.outputName(of: $0)) }
-            ),
+            )
         ]
     }
 }

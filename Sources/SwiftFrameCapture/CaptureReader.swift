@@ -20,8 +20,10 @@ public enum CaptureFormat: Sendable, Hashable {
         let first = Array(bytes.prefix(4))
         if first == [0x0A, 0x0D, 0x0D, 0x0A] {
             self = .pcapng
-        } else if [[0xD4, 0xC3, 0xB2, 0xA1], [0xA1, 0xB2, 0xC3, 0xD4], [0x4D, 0x3C, 0xB2, 0xA1], [0xA1, 0xB2, 0x3C, 0x4D]]
-            .contains(first) {
+        } else if [
+            [0xD4, 0xC3, 0xB2, 0xA1], [0xA1, 0xB2, 0xC3, 0xD4], [0x4D, 0x3C, 0xB2, 0xA1], [0xA1, 0xB2, 0x3C, 0x4D],
+        ]
+        .contains(first) {
             self = .pcap
         } else {
             return nil
@@ -148,7 +150,9 @@ public struct CaptureReader: Sendable {
         }
         throw CaptureError(
             offset: base + start,
-            reason: "a \(format == .pcap ? "record" : "block") of \(claimed) bytes, past the end of the file (\(left) bytes left)")
+            reason:
+                "a \(format == .pcap ? "record" : "block") of \(claimed) bytes, past the end of the file (\(left) bytes left)"
+        )
     }
 
     private mutating func readPacket() throws(CaptureError) -> CapturedPacket? {
@@ -175,13 +179,15 @@ public struct CaptureReader: Sendable {
         guard buffer.count - start >= 16 else { return nil }
         let length = Int(read32(start + 8))
         guard length <= Self.maxBlockSize else {
-            throw CaptureError(offset: base + start, reason: "a record of \(length) bytes exceeds the limit of \(Self.maxBlockSize)")
+            throw CaptureError(
+                offset: base + start, reason: "a record of \(length) bytes exceeds the limit of \(Self.maxBlockSize)")
         }
         guard buffer.count - start - 16 >= length else { return nil }
         let seconds = Double(read32(start))
         let fraction = Double(read32(start + 4)) / (pcapNanoseconds ? 1e9 : 1e6)
         let packet = CapturedPacket(
-            time: seconds + fraction, linkType: pcapLinkType ?? 0, data: buffer[start + 16..<start + 16 + length], offset: base + start)
+            time: seconds + fraction, linkType: pcapLinkType ?? 0, data: buffer[start + 16..<start + 16 + length],
+            offset: base + start)
         start += 16 + length
         return packet
     }
@@ -200,46 +206,66 @@ public struct CaptureReader: Sendable {
                 default: throw CaptureError(offset: at + 8, reason: "bad byte-order magic in a section header")
                 }
             } else if !sectionStarted {
-                throw CaptureError(offset: at, reason: "a block of type 0x\(String(type, radix: 16)) before any section header")
+                throw CaptureError(
+                    offset: at, reason: "a block of type 0x\(String(type, radix: 16)) before any section header")
             }
             let length = Int(read32(start + 4))
             guard length >= 12, length % 4 == 0 else {
-                throw CaptureError(offset: at + 4, reason: "block length \(length) is not a multiple of 4 of at least 12")
+                throw CaptureError(
+                    offset: at + 4, reason: "block length \(length) is not a multiple of 4 of at least 12")
             }
             guard length <= Self.maxBlockSize else {
-                throw CaptureError(offset: at + 4, reason: "a block of \(length) bytes exceeds the limit of \(Self.maxBlockSize)")
+                throw CaptureError(
+                    offset: at + 4, reason: "a block of \(length) bytes exceeds the limit of \(Self.maxBlockSize)")
             }
             guard buffer.count - start >= length else { return nil }
             guard Int(read32(start + length - 4)) == length else {
-                throw CaptureError(offset: at + length - 4, reason: "the block's trailing length \(read32(start + length - 4)) differs from its length \(length)")
+                throw CaptureError(
+                    offset: at + length - 4,
+                    reason:
+                        "the block's trailing length \(read32(start + length - 4)) differs from its length \(length)")
             }
             let body = start + 8  // index of the body
             let bodyEnd = start + length - 4
             start += length
             switch type {
             case 0x0A0D_0D0A:
-                guard length >= 28 else { throw CaptureError(offset: at + 4, reason: "a section header of \(length) bytes") }
+                guard length >= 28 else {
+                    throw CaptureError(offset: at + 4, reason: "a section header of \(length) bytes")
+                }
                 let major = read16(body + 4)
-                guard major == 1 else { throw CaptureError(offset: at + 12, reason: "pcapng version \(major) is not 1") }
+                guard major == 1 else {
+                    throw CaptureError(offset: at + 12, reason: "pcapng version \(major) is not 1")
+                }
                 sectionStarted = true
                 interfaces = []
             case 1:  // Interface Description Block
-                guard bodyEnd - body >= 8 else { throw CaptureError(offset: at, reason: "an interface description of \(length) bytes") }
+                guard bodyEnd - body >= 8 else {
+                    throw CaptureError(offset: at, reason: "an interface description of \(length) bytes")
+                }
                 var interface = Interface(linkType: UInt32(read16(body)), snapshotLength: read32(body + 4))
                 try readOptions(from: body + 8, to: bodyEnd) { code, value, offset throws(CaptureError) in
                     switch code {
                     case 9:  // if_tsresol
-                        guard value.count >= 1 else { throw CaptureError(offset: offset, reason: "an empty if_tsresol") }
+                        guard value.count >= 1 else {
+                            throw CaptureError(offset: offset, reason: "an empty if_tsresol")
+                        }
                         let exponent = Int(value.first! & 0x7F)
                         if value.first! & 0x80 == 0 {
-                            guard exponent <= 19 else { throw CaptureError(offset: offset, reason: "if_tsresol 10^-\(exponent) is too fine") }
+                            guard exponent <= 19 else {
+                                throw CaptureError(offset: offset, reason: "if_tsresol 10^-\(exponent) is too fine")
+                            }
                             interface.unitsPerSecond = (0..<exponent).reduce(1) { value, _ in value * 10 }
                         } else {
-                            guard exponent <= 63 else { throw CaptureError(offset: offset, reason: "if_tsresol 2^-\(exponent) is too fine") }
+                            guard exponent <= 63 else {
+                                throw CaptureError(offset: offset, reason: "if_tsresol 2^-\(exponent) is too fine")
+                            }
                             interface.unitsPerSecond = 1 << UInt64(exponent)
                         }
                     case 14:  // if_tsoffset
-                        guard value.count == 8 else { throw CaptureError(offset: offset, reason: "an if_tsoffset of \(value.count) bytes") }
+                        guard value.count == 8 else {
+                            throw CaptureError(offset: offset, reason: "an if_tsoffset of \(value.count) bytes")
+                        }
                         let raw = value.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
                         interface.offsetSeconds = Int64(bitPattern: bigEndian ? raw.byteSwapped : raw)
                     default:
@@ -248,10 +274,14 @@ public struct CaptureReader: Sendable {
                 }
                 interfaces.append(interface)
             case 6, 2:  // Enhanced Packet Block; Packet Block (obsolete: a 16-bit interface id)
-                guard bodyEnd - body >= 20 else { throw CaptureError(offset: at, reason: "a packet block of \(length) bytes") }
+                guard bodyEnd - body >= 20 else {
+                    throw CaptureError(offset: at, reason: "a packet block of \(length) bytes")
+                }
                 let id = type == 6 ? Int(read32(body)) : Int(read16(body))
                 guard id < interfaces.count else {
-                    throw CaptureError(offset: at + 8, reason: "a packet on interface \(id), but the section describes \(interfaces.count)")
+                    throw CaptureError(
+                        offset: at + 8,
+                        reason: "a packet on interface \(id), but the section describes \(interfaces.count)")
                 }
                 let captured = Int(read32(body + 12))
                 guard captured <= bodyEnd - body - 20 else {
@@ -259,19 +289,27 @@ public struct CaptureReader: Sendable {
                 }
                 let interface = interfaces[id]
                 let stamp = UInt64(read32(body + 4)) << 32 | UInt64(read32(body + 8))
-                let time = Double(interface.offsetSeconds) + Double(stamp / interface.unitsPerSecond)
+                let time =
+                    Double(interface.offsetSeconds) + Double(stamp / interface.unitsPerSecond)
                     + Double(stamp % interface.unitsPerSecond) / Double(interface.unitsPerSecond)
                 lastTime = time
-                return CapturedPacket(time: time, linkType: interface.linkType, data: buffer[body + 20..<body + 20 + captured], offset: at)
+                return CapturedPacket(
+                    time: time, linkType: interface.linkType, data: buffer[body + 20..<body + 20 + captured], offset: at
+                )
             case 3:  // Simple Packet Block: interface 0, no time
                 guard !interfaces.isEmpty else {
-                    throw CaptureError(offset: at, reason: "a simple packet block, but the section describes no interface")
+                    throw CaptureError(
+                        offset: at, reason: "a simple packet block, but the section describes no interface")
                 }
-                guard bodyEnd - body >= 4 else { throw CaptureError(offset: at, reason: "a simple packet block of \(length) bytes") }
+                guard bodyEnd - body >= 4 else {
+                    throw CaptureError(offset: at, reason: "a simple packet block of \(length) bytes")
+                }
                 let original = Int(read32(body))
                 var captured = min(original, bodyEnd - body - 4)
                 if interfaces[0].snapshotLength > 0 { captured = min(captured, Int(interfaces[0].snapshotLength)) }
-                return CapturedPacket(time: lastTime, linkType: interfaces[0].linkType, data: buffer[body + 4..<body + 4 + captured], offset: at)
+                return CapturedPacket(
+                    time: lastTime, linkType: interfaces[0].linkType, data: buffer[body + 4..<body + 4 + captured],
+                    offset: at)
             default:
                 break  // a block this reader does not need (statistics, name resolution, custom...)
             }
@@ -288,7 +326,8 @@ public struct CaptureReader: Sendable {
             let length = Int(read16(index + 2))
             if code == 0 { return }
             guard length <= end - index - 4 else {
-                throw CaptureError(offset: base + index, reason: "an option of \(length) bytes past the end of its block")
+                throw CaptureError(
+                    offset: base + index, reason: "an option of \(length) bytes past the end of its block")
             }
             try body(code, buffer[index + 4..<index + 4 + length], base + index)
             index += 4 + (length + 3) & ~3
@@ -303,7 +342,9 @@ public struct CaptureReader: Sendable {
 
     @inline(__always)
     private func read32(_ index: Int) -> UInt32 {
-        let value = UInt32(buffer[index]) | UInt32(buffer[index + 1]) << 8 | UInt32(buffer[index + 2]) << 16 | UInt32(buffer[index + 3]) << 24
+        let value =
+            UInt32(buffer[index]) | UInt32(buffer[index + 1]) << 8 | UInt32(buffer[index + 2]) << 16 | UInt32(
+                buffer[index + 3]) << 24
         return bigEndian ? value.byteSwapped : value
     }
 }

@@ -16,7 +16,11 @@ public struct CaptureEndpoint: Sendable, Hashable, Comparable, CustomStringConve
         precondition(address.count == 4 || address.count == 16, "an IPv4 or IPv6 address")
         var high: UInt64 = 0, low: UInt64 = 0
         for (index, byte) in address.enumerated() {
-            if address.count == 16 && index < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
+            if address.count == 16 && index < 8 {
+                high = high << 8 | UInt64(byte)
+            } else {
+                low = low << 8 | UInt64(byte)
+            }
         }
         self.init(high: high, low: low, isIPv6: address.count == 16, port: port)
     }
@@ -122,12 +126,15 @@ public struct CaptureWriter: Sendable {
         sequences[Flow(from: client, to: server)] = 1
         sequences[Flow(from: server, to: client)] = 1
         var bytes: [UInt8] = []
-        bytes += record(seconds: seconds, nanoseconds: nanoseconds,
-                        packet: Self.packet(from: client, to: server, sequence: 0, acknowledged: 0, flags: 0x02, payload: [][...]))
-        bytes += record(seconds: seconds, nanoseconds: nanoseconds,
-                        packet: Self.packet(from: server, to: client, sequence: 0, acknowledged: 1, flags: 0x12, payload: [][...]))
-        bytes += record(seconds: seconds, nanoseconds: nanoseconds,
-                        packet: Self.packet(from: client, to: server, sequence: 1, acknowledged: 1, flags: 0x10, payload: [][...]))
+        bytes += record(
+            seconds: seconds, nanoseconds: nanoseconds,
+            packet: Self.packet(from: client, to: server, sequence: 0, acknowledged: 0, flags: 0x02, payload: [][...]))
+        bytes += record(
+            seconds: seconds, nanoseconds: nanoseconds,
+            packet: Self.packet(from: server, to: client, sequence: 0, acknowledged: 1, flags: 0x12, payload: [][...]))
+        bytes += record(
+            seconds: seconds, nanoseconds: nanoseconds,
+            packet: Self.packet(from: client, to: server, sequence: 1, acknowledged: 1, flags: 0x10, payload: [][...]))
         return bytes
     }
 
@@ -144,7 +151,9 @@ public struct CaptureWriter: Sendable {
         var start = 0
         repeat {
             let end = min(start + Self.segmentSize, payload.count)
-            let packet = Self.packet(from: from, to: to, sequence: sequence, acknowledged: acknowledged, flags: 0x18, payload: payload[start..<end])
+            let packet = Self.packet(
+                from: from, to: to, sequence: sequence, acknowledged: acknowledged, flags: 0x18,
+                payload: payload[start..<end])
             bytes += record(seconds: seconds, nanoseconds: nanoseconds, packet: packet)
             sequence &+= UInt32(end - start)
             start = end
@@ -196,7 +205,8 @@ public struct CaptureWriter: Sendable {
     }
 
     static func packet(
-        from: CaptureEndpoint, to: CaptureEndpoint, sequence: UInt32, acknowledged: UInt32, flags: UInt8, payload: ArraySlice<UInt8>
+        from: CaptureEndpoint, to: CaptureEndpoint, sequence: UInt32, acknowledged: UInt32, flags: UInt8,
+        payload: ArraySlice<UInt8>
     ) -> [UInt8] {
         var tcp: [UInt8] = []
         tcp.appendBigEndian(from.port)

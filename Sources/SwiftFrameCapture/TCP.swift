@@ -10,8 +10,10 @@ public struct TCPSegment: Sendable, Hashable {
     public var flags: UInt8
     public var payload: ArraySlice<UInt8>
 
-    public init(time: Double, from: CaptureEndpoint, to: CaptureEndpoint, sequence: UInt32, acknowledged: UInt32 = 0,
-                flags: UInt8 = 0x18, payload: ArraySlice<UInt8>) {
+    public init(
+        time: Double, from: CaptureEndpoint, to: CaptureEndpoint, sequence: UInt32, acknowledged: UInt32 = 0,
+        flags: UInt8 = 0x18, payload: ArraySlice<UInt8>
+    ) {
         self.time = time
         self.from = from
         self.to = to
@@ -32,11 +34,14 @@ public struct TCPSegment: Sendable, Hashable {
     /// The TCP segment in `packet` (IPv4 or IPv6, past its link-layer header); nil for
     /// anything else, a fragment, or a packet cut short before its TCP header ends.
     public init?(packet: CapturedPacket) {
-        guard let segment = packet.data.withUnsafeBufferPointer({ Self.parse($0, linkType: packet.linkType) }) else { return nil }
+        guard let segment = packet.data.withUnsafeBufferPointer({ Self.parse($0, linkType: packet.linkType) }) else {
+            return nil
+        }
         let base = packet.data.startIndex
-        self.init(time: packet.time, from: segment.from, to: segment.to, sequence: segment.sequence,
-                  acknowledged: segment.acknowledged, flags: segment.flags,
-                  payload: packet.data[base + segment.payload.lowerBound..<base + segment.payload.upperBound])
+        self.init(
+            time: packet.time, from: segment.from, to: segment.to, sequence: segment.sequence,
+            acknowledged: segment.acknowledged, flags: segment.flags,
+            payload: packet.data[base + segment.payload.lowerBound..<base + segment.payload.upperBound])
     }
 
     private struct Parsed {
@@ -53,7 +58,10 @@ public struct TCPSegment: Sendable, Hashable {
         switch linkType {
         case 1:  // Ethernet, with up to two VLAN tags
             var typeAt = 12
-            while bytes.count >= typeAt + 2, bytes[typeAt] == 0x81 && bytes[typeAt + 1] == 0x00 || bytes[typeAt] == 0x88 && bytes[typeAt + 1] == 0xA8, typeAt < 20 {
+            while bytes.count >= typeAt + 2,
+                bytes[typeAt] == 0x81 && bytes[typeAt + 1] == 0x00
+                    || bytes[typeAt] == 0x88 && bytes[typeAt + 1] == 0xA8, typeAt < 20
+            {
                 typeAt += 4
             }
             ip = typeAt + 2
@@ -95,8 +103,9 @@ public struct TCPSegment: Sendable, Hashable {
         var source = from, destination = to
         source.port = be16(tcp)
         destination.port = be16(tcp + 2)
-        return Parsed(from: source, to: destination, sequence: be32(tcp + 4), acknowledged: be32(tcp + 8), flags: bytes[tcp + 13],
-                      payload: tcp + dataOffset..<end)
+        return Parsed(
+            from: source, to: destination, sequence: be32(tcp + 4), acknowledged: be32(tcp + 8), flags: bytes[tcp + 13],
+            payload: tcp + dataOffset..<end)
     }
 }
 
@@ -186,7 +195,9 @@ public struct TCPFollower: Sendable {
         if segment.isSYN {
             connections[index].directions[direction].synSeen = true
             connections[index].directions[direction].next = segment.sequence &+ 1
-            if connections[index].client == nil { connections[index].client = segment.isACK ? segment.to : segment.from }
+            if connections[index].client == nil {
+                connections[index].client = segment.isACK ? segment.to : segment.from
+            }
         }
         guard !segment.payload.isEmpty, segment.flags & 0x04 == 0 else { return }  // no data, or a reset
         let role: Role
@@ -200,11 +211,14 @@ public struct TCPFollower: Sendable {
         let delivery = Delivery(
             connection: connections[index].number, direction: direction, from: segment.from, to: segment.to, role: role,
             time: segment.time, bytes: [][...], midStream: false, afterGap: false)
-        try Self.follow(segment, in: &connections[index].directions[direction], delivery: delivery, maxHeld: maxHeld, deliver: deliver)
+        try Self.follow(
+            segment, in: &connections[index].directions[direction], delivery: delivery, maxHeld: maxHeld,
+            deliver: deliver)
     }
 
     private static func follow(
-        _ segment: TCPSegment, in state: inout Direction, delivery template: Delivery, maxHeld: Int, deliver: (Delivery) throws -> Void
+        _ segment: TCPSegment, in state: inout Direction, delivery template: Delivery, maxHeld: Int,
+        deliver: (Delivery) throws -> Void
     ) rethrows {
         var delivery = template
         let payloadStart = segment.isSYN ? segment.sequence &+ 1 : segment.sequence

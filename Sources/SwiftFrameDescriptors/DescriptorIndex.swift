@@ -57,8 +57,10 @@ package struct DescriptorIndex: Sendable {
         func qualified(_ scope: String, _ name: String?) -> String {
             scope.isEmpty ? name ?? "" : scope + "." + (name ?? "")
         }
-        func declare(_ enumType: Google_Protobuf_EnumDescriptorProto, scope: String, file: Int, path: SourcePath,
-                     into nested: inout [Enum]) {
+        func declare(
+            _ enumType: Google_Protobuf_EnumDescriptorProto, scope: String, file: Int, path: SourcePath,
+            into nested: inout [Enum]
+        ) {
             let fullName = qualified(scope, enumType.name)
             nested.append(Enum(fullName: fullName, descriptor: enumType, file: file, path: path, scope: scope))
             add(fullName, .enumeration, file: file, path: path)
@@ -82,8 +84,10 @@ package struct DescriptorIndex: Sendable {
             }
             while let (message, scope, path) = pending.popLast() {
                 let fullName = qualified(scope, message.name)
-                messages.append(Message(fullName: fullName, descriptor: message, file: fileIndex, path: path,
-                                        scope: scope))
+                messages.append(
+                    Message(
+                        fullName: fullName, descriptor: message, file: fileIndex, path: path,
+                        scope: scope))
                 add(fullName, .message, file: fileIndex, path: path)
                 for (index, field) in message.field.enumerated() {
                     add(qualified(fullName, field.name), .field, file: fileIndex, path: path.field(index))
@@ -92,10 +96,13 @@ package struct DescriptorIndex: Sendable {
                     add(qualified(fullName, oneof.name), .oneof, file: fileIndex, path: path.oneof(index))
                 }
                 for (index, field) in message.extension_.enumerated() {
-                    add(qualified(fullName, field.name), .extension_, file: fileIndex, path: path.messageExtension(index))
+                    add(
+                        qualified(fullName, field.name), .extension_, file: fileIndex,
+                        path: path.messageExtension(index))
                 }
                 for (index, enumType) in message.enumType.enumerated() {
-                    declare(enumType, scope: fullName, file: fileIndex, path: path.nestedEnum(index), into: &nestedEnums)
+                    declare(
+                        enumType, scope: fullName, file: fileIndex, path: path.nestedEnum(index), into: &nestedEnums)
                 }
                 pending += message.nestedType.enumerated().reversed().map { index, nested in
                     (message: nested, scope: fullName, path: path.nestedMessage(index))

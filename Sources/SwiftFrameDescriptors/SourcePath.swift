@@ -33,7 +33,9 @@ package struct SourcePath: Hashable, Sendable {
 
     package static func message(_ index: Int) -> SourcePath { SourcePath([]).appending(FileField.messageType, index) }
     package static func enumType(_ index: Int) -> SourcePath { SourcePath([]).appending(FileField.enumType, index) }
-    package static func fileExtension(_ index: Int) -> SourcePath { SourcePath([]).appending(FileField.extension_, index) }
+    package static func fileExtension(_ index: Int) -> SourcePath {
+        SourcePath([]).appending(FileField.extension_, index)
+    }
 
     // What a message's path leads on to.
 

@@ -106,8 +106,10 @@ private struct Builder {
         // A file given twice declares its types once.
         for message in index.messages where indices[message.fullName] == nil {
             indices[message.fullName] = declared.count
-            declared.append(Declared(fullName: message.fullName, descriptor: message.descriptor,
-                                     isProto3: isProto3(message.file)))
+            declared.append(
+                Declared(
+                    fullName: message.fullName, descriptor: message.descriptor,
+                    isProto3: isProto3(message.file)))
         }
         for enumeration in index.enums {
             let names = enumeration.descriptor.value.map { (number: $0.number ?? 0, name: $0.name ?? "") }
@@ -128,10 +130,12 @@ private struct Builder {
                 let (name, kind) = try self.kind(of: field, place: place)
                 let repeated = field.label == .repeated
                 let isScalar = kind.isPackable
-                if repeated, isScalar, message.isProto3 ? field.options?.packed != false : field.options?.packed == true {
+                if repeated, isScalar, message.isProto3 ? field.options?.packed != false : field.options?.packed == true
+                {
                     packed.insert(number)
                 }
-                let implicit = message.isProto3 && !repeated && (isScalar || kind.isStringOrBytes)
+                let implicit =
+                    message.isProto3 && !repeated && (isScalar || kind.isStringOrBytes)
                     && field.oneofIndex == nil && field.proto3Optional != true
                 if implicit { implicitPresence.insert(number) }
                 // The label, as generated tables give it (the text reader refuses a singular
@@ -146,15 +150,19 @@ private struct Builder {
                 }
                 fields.append(TextFormatField(number, name, kind, label))
             }
-            messages.append(TextFormatSchemaSet.Message(fullName: message.fullName, fields: fields, packed: packed,
-                                                        implicitPresence: implicitPresence))
+            messages.append(
+                TextFormatSchemaSet.Message(
+                    fullName: message.fullName, fields: fields, packed: packed,
+                    implicitPresence: implicitPresence))
         }
         return messages
     }
 
     /// The field's text-format name and kind.
-    private func kind(of field: Google_Protobuf_FieldDescriptorProto,
-                      place: String) throws(ReflectionError) -> (String, TextFormatKind) {
+    private func kind(
+        of field: Google_Protobuf_FieldDescriptorProto,
+        place: String
+    ) throws(ReflectionError) -> (String, TextFormatKind) {
         let name = field.name ?? ""
         switch field.type {
         case .double: return (name, .double)
@@ -187,12 +195,17 @@ private struct Builder {
             if entry.isMapEntry, field.label == .repeated {
                 let entryFields = entry.descriptor.field
                 guard let key = entryFields.first(where: { $0.number == 1 }),
-                      let value = entryFields.first(where: { $0.number == 2 }) else {
+                    let value = entryFields.first(where: { $0.number == 2 })
+                else {
                     return (name, .schemaMessage(index))  // not a well-formed entry: its fields as they are
                 }
                 let entryPlace = entry.fullName
-                return (name, .map(key: try kind(of: key, place: entryPlace + ".key").1,
-                                   value: try kind(of: value, place: entryPlace + ".value").1))
+                return (
+                    name,
+                    .map(
+                        key: try kind(of: key, place: entryPlace + ".key").1,
+                        value: try kind(of: value, place: entryPlace + ".value").1)
+                )
             }
             return (name, .schemaMessage(index))
         }
@@ -223,7 +236,7 @@ extension TextFormatKind {
     fileprivate var isPackable: Bool {
         switch self {
         case .int32, .int64, .uint32, .uint64, .sint32, .sint64, .fixed32, .fixed64, .sfixed32, .sfixed64,
-             .float, .double, .bool, .enumeration, .closedEnumeration:
+            .float, .double, .bool, .enumeration, .closedEnumeration:
             return true
         case .string, .bytes, .message, .group, .schemaMessage, .schemaGroup, .map:
             return false

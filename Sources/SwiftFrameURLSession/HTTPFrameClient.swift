@@ -37,7 +37,8 @@ public struct HTTPFrameClient<Table: CommandTable>: Sendable {
     public func post<M: RequestMessage & CommandMessage>(
         _ message: M
     ) async throws -> ShortReply<Table, M.Response> where M.Response: CommandMessage {
-        let body = try await post(body: Table.requestBody(message, layout: requestLayout, extras: extras), timeout: timeout)
+        let body = try await post(
+            body: Table.requestBody(message, layout: requestLayout, extras: extras), timeout: timeout)
         return try Table.decodeReply(to: M.self, body: body)
     }
 

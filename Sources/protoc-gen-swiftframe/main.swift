@@ -36,7 +36,8 @@ if CommandLine.arguments.dropFirst() == ["--version"] {
 }
 
 if CommandLine.arguments.count > 1 || isatty(0) != 0 {
-    print("""
+    print(
+        """
         protoc-gen-swiftframe is a protoc plugin; run it through protoc:
           protoc --plugin=protoc-gen-swiftframe=PATH --swiftframe_out=DIR [--swiftframe_opt=Visibility=internal] FILE.proto
           protoc-gen-swiftframe --version
@@ -54,7 +55,9 @@ while true {
     }
     if count < 0 && error == EINTR { continue }
     if count < 0 && error == EBADF {
-        fail("cannot read stdin (errno \(error)): it is closed. protoc gives a plugin a closed stdin when protoc itself was started with its standard input closed; start protoc with one (for example < /dev/null)")
+        fail(
+            "cannot read stdin (errno \(error)): it is closed. protoc gives a plugin a closed stdin when protoc itself was started with its standard input closed; start protoc with one (for example < /dev/null)"
+        )
     }
     if count < 0 { fail("cannot read stdin (errno \(error))") }
     if count == 0 { break }

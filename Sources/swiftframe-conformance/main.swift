@@ -46,7 +46,8 @@ func littleEndian32(_ bytes: [UInt8]) -> Int {
 let types: [any Message.Type] = [
     ProtobufTestMessages_Proto3_TestAllTypesProto3.self, ProtobufTestMessages_Proto2_TestAllTypesProto2.self,
     Google_Protobuf_Any.self, Google_Protobuf_Duration.self, Google_Protobuf_Empty.self, Google_Protobuf_FieldMask.self,
-    Google_Protobuf_Struct.self, Google_Protobuf_Value.self, Google_Protobuf_ListValue.self, Google_Protobuf_Timestamp.self,
+    Google_Protobuf_Struct.self, Google_Protobuf_Value.self, Google_Protobuf_ListValue.self,
+    Google_Protobuf_Timestamp.self,
     Google_Protobuf_DoubleValue.self, Google_Protobuf_FloatValue.self, Google_Protobuf_Int64Value.self,
     Google_Protobuf_UInt64Value.self, Google_Protobuf_Int32Value.self, Google_Protobuf_UInt32Value.self,
     Google_Protobuf_BoolValue.self, Google_Protobuf_StringValue.self, Google_Protobuf_BytesValue.self,
@@ -60,7 +61,9 @@ let registry = {
 }()
 
 /// Reads the request's payload as `M` and writes it in the requested format, or says why not.
-func roundTrip<M: Message>(_ type: M.Type, _ request: Conformance_ConformanceRequest) -> Conformance_ConformanceResponse.Result {
+func roundTrip<M: Message>(_ type: M.Type, _ request: Conformance_ConformanceRequest)
+    -> Conformance_ConformanceResponse.Result
+{
     let message: M
     switch request.payload {
     case .protobufPayload(let payload)?:
@@ -76,8 +79,9 @@ func roundTrip<M: Message>(_ type: M.Type, _ request: Conformance_ConformanceReq
             return .parseError("\(error)")
         }
     case .jsonPayload(let json)?:
-        let options = JSONOptions(ignoreUnknownFields: request.testCategory == .jsonIgnoreUnknownParsingTest,
-                                  registry: registry)
+        let options = JSONOptions(
+            ignoreUnknownFields: request.testCategory == .jsonIgnoreUnknownParsingTest,
+            registry: registry)
         do {
             message = try M(jsonString: json, options: options)
         } catch {

@@ -26,7 +26,8 @@ struct TLSOptions: ParsableArguments {
     @Flag(help: "Speak TLS.") var tls = false
     @Option(help: "With --tls: trust only this CA (PEM); default: the system's roots.") var caFile: String?
     @Option(help: "With --tls: the name the server's certificate must carry (default: --host).") var serverName: String?
-    @Option(help: "With --tls: a pin of the server's key, sha256/BASE64 (repeat it for spare pins).") var pin: [String] = []
+    @Option(help: "With --tls: a pin of the server's key, sha256/BASE64 (repeat it for spare pins).") var pin:
+        [String] = []
 
     func validate() throws {
         if !tls && (caFile != nil || serverName != nil || !pin.isEmpty) {
@@ -46,7 +47,8 @@ func clientConfiguration(_ endpoint: Endpoint, tls: TLSOptions? = nil, reconnect
     #if TLS
     if let tls, tls.tls {
         configuration.tls = ClientTLS(
-            serverName: tls.serverName, trustRoots: tls.caFile.map { .certificates(.file($0)) } ?? .system, pins: tls.pin)
+            serverName: tls.serverName, trustRoots: tls.caFile.map { .certificates(.file($0)) } ?? .system,
+            pins: tls.pin)
     }
     #endif
     return configuration
@@ -77,7 +79,8 @@ struct Game: AsyncParsableCommand {
 
     func play() async throws {
         try await withFrameClient(
-            GameCommands.self, host: endpoint.host, port: endpoint.port, configuration: clientConfiguration(endpoint, tls: tls)
+            GameCommands.self, host: endpoint.host, port: endpoint.port,
+            configuration: clientConfiguration(endpoint, tls: tls)
         ) { client in
             let reply = try await client.request(TestReq(param1: "hello", param2: 21))
             print("Test_Rsp result1=\(reply.result1) result2=\(reply.result2)")
@@ -118,7 +121,8 @@ struct IM: AsyncParsableCommand {
     @Option var password = "secret"
     @Option(help: "Keep the connection this many seconds, reporting drops and reconnects.") var watch: Double?
     @Option(help: "Seconds of idleness before a heartbeat (with --watch).") var heartbeatInterval: Double = 180
-    @Option(help: "Seconds a heartbeat answer may take before it is retried (default: 10, or the interval when shorter).")
+    @Option(
+        help: "Seconds a heartbeat answer may take before it is retried (default: 10, or the interval when shorter).")
     var heartbeatTimeout: Double?
 
     struct LoginFailed: Swift.Error {}

@@ -61,12 +61,17 @@ struct Call: AsyncParsableCommand {
     @Option(name: .customLong("http-layout"), help: "The layout of the HTTP request body (default: the table's).")
     var httpLayout: String?
 
-    @Option(name: .long, parsing: .singleValue, help: ArgumentHelp(
-        "A header field of the request: NAME=VALUE, for the layout's extra fields (repeatable).", valueName: "name=value"))
+    @Option(
+        name: .long, parsing: .singleValue,
+        help: ArgumentHelp(
+            "A header field of the request: NAME=VALUE, for the layout's extra fields (repeatable).",
+            valueName: "name=value"))
     var extra: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp(
-        "A request sent first, on the same connection: 'MESSAGE TEXT' (a login).", valueName: "request"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A request sent first, on the same connection: 'MESSAGE TEXT' (a login).", valueName: "request"))
     var login: String?
 
     @Option(name: .long, help: "Seconds to wait for each reply.")
@@ -77,19 +82,26 @@ struct Call: AsyncParsableCommand {
 
     @OptionGroup(title: "TLS (the long connection)") var tls: CallTLSOptions
 
-    @Argument(help: "The request: a message (`Test_Req`, or `game.Test_Req`; one an envelope holds is wrapped in it), or a command (`CMD_SYSTEM_LOGOUT`, or its id).")
+    @Argument(
+        help:
+            "The request: a message (`Test_Req`, or `game.Test_Req`; one an envelope holds is wrapped in it), or a command (`CMD_SYSTEM_LOGOUT`, or its id)."
+    )
     var message: String
 
     @Argument(help: "The request in protobuf text format.")
     var text: String = ""
 
     func validate() throws {
-        guard !protocolOptions.isEmpty else { throw ValidationError("give the .proto files (--proto) or --descriptor-set") }
+        guard !protocolOptions.isEmpty else {
+            throw ValidationError("give the .proto files (--proto) or --descriptor-set")
+        }
         guard (http == nil) != (host == nil || port == nil) else {
             throw ValidationError("give --host and --port for a long connection, or --http URL")
         }
         if let port, !(1...65_535).contains(port) { throw ValidationError("--port must be 1 through 65535") }
-        guard timeout > 0, watch >= 0 else { throw ValidationError("--timeout must be positive and --watch not negative") }
+        guard timeout > 0, watch >= 0 else {
+            throw ValidationError("--timeout must be positive and --watch not negative")
+        }
         _ = try extras()
         try tls.check(http: http != nil)
     }
@@ -97,19 +109,23 @@ struct Call: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let loaded = try protocolOptions.load()
-            let session = try CallSession(loaded: loaded, layout: layout.map(layoutNamed) ?? loaded.layout(),
-                                          extras: try extras(), timeout: .milliseconds(Int64(timeout * 1000)))
+            let session = try CallSession(
+                loaded: loaded, layout: layout.map(layoutNamed) ?? loaded.layout(),
+                extras: try extras(), timeout: .milliseconds(Int64(timeout * 1000)))
             var requests = [try session.request(message, text)]
             if let login {
                 let parts = login.split(separator: " ", maxSplits: 1).map(String.init)
-                guard let name = parts.first else { throw ToolFailure(status: .usage, message: "--login: give 'MESSAGE TEXT'") }
+                guard let name = parts.first else {
+                    throw ToolFailure(status: .usage, message: "--login: give 'MESSAGE TEXT'")
+                }
                 requests.insert(try session.request(name, parts.count > 1 ? parts[1] : ""), at: 0)
             }
             if let http {
                 try await session.post(requests, to: http, layout: httpLayout.map(layoutNamed))
             } else if let host, let port {
-                try await session.exchange(requests, host: host, port: port, watch: .milliseconds(Int64(watch * 1000)),
-                                           tls: try tls.settings(host: host))
+                try await session.exchange(
+                    requests, host: host, port: port, watch: .milliseconds(Int64(watch * 1000)),
+                    tls: try tls.settings(host: host))
             }
         }
     }
@@ -158,25 +174,30 @@ struct CallSession {
     func request(_ name: String, _ text: String) throws -> Request {
         func named(_ message: String) -> Bool { message == name || message.hasSuffix("." + name) }
         let isRequest = { (message: String) in table.commands.contains { $0.request == message } }
-        if let command = table.commands.first(where: { $0.request.map(named) ?? false }), let message = command.request {
+        if let command = table.commands.first(where: { $0.request.map(named) ?? false }), let message = command.request
+        {
             return Request(command: command, message: message, payload: try encode(text, as: message))
         }
         if let inner = payloads.schemas.messageNames.first(where: named) {
             let bytes = try encode(text, as: inner)
             if let (outer, wrapped) = try payloads.wrapped(inner, bytes, until: isRequest),
-               let command = table.commands.first(where: { $0.request == outer }) {
+                let command = table.commands.first(where: { $0.request == outer })
+            {
                 return Request(command: command, message: "\(outer) > ... > \(inner)", payload: wrapped)
             }
         }
         if let command = table.commands.first(where: { $0.name == name || String($0.id) == name }) {
             guard let message = command.request else {
-                guard text.isEmpty else { throw ToolFailure(status: .usage, message: "\(command.name) carries no message: give no text") }
+                guard text.isEmpty else {
+                    throw ToolFailure(status: .usage, message: "\(command.name) carries no message: give no text")
+                }
                 return Request(command: command, message: "(no body)", payload: [])
             }
             return Request(command: command, message: message, payload: try encode(text, as: message))
         }
         let known = table.commands.compactMap(\.request).sorted().joined(separator: ", ")
-        throw ToolFailure(status: .usage, message: "\(name) is neither a request nor a command of \(table.file) (requests: \(known))")
+        throw ToolFailure(
+            status: .usage, message: "\(name) is neither a request nor a command of \(table.file) (requests: \(known))")
     }
 
     private func encode(_ text: String, as message: String) throws -> [UInt8] {
@@ -190,7 +211,9 @@ struct CallSession {
     // MARK: Long connection
 
     /// Sends each request in turn on one connection and prints its reply; then pushes for `watch`.
-    func exchange(_ requests: [Request], host: String, port: Int, watch: TimeAmount, tls: CallTLSOptions.Settings?) async throws {
+    func exchange(_ requests: [Request], host: String, port: Int, watch: TimeAmount, tls: CallTLSOptions.Settings?)
+        async throws
+    {
         let group = MultiThreadedEventLoopGroup.singleton
         let channel: NIOAsyncChannel<Frame, OutboundFrame>
         let handshake: EventLoopFuture<Void>?
@@ -204,7 +227,9 @@ struct CallSession {
                         try channel.pipeline.syncOperations.addHandlers(
                             ByteToMessageHandler(FrameDecoderHandler(layout: layout)),
                             MessageToByteHandler(FrameEncoderHandler(layout: layout)))
-                        return (try NIOAsyncChannel<Frame, OutboundFrame>(wrappingChannelSynchronously: channel), handshake)
+                        return (
+                            try NIOAsyncChannel<Frame, OutboundFrame>(wrappingChannelSynchronously: channel), handshake
+                        )
                     }
                 }
         } catch {
@@ -225,9 +250,10 @@ struct CallSession {
             var failed = false
             for request in requests {
                 sequence += 1
-                let header = layout.header(command: request.command.id,
-                                           sequence: layout.sequenceField != nil ? sequence : nil,
-                                           extras: extras)
+                let header = layout.header(
+                    command: request.command.id,
+                    sequence: layout.sequenceField != nil ? sequence : nil,
+                    extras: extras)
                 try await outbound.write(OutboundFrame(header: header, payload: request.payload))
                 print("sent \(request.command.name) \(request.message)")
                 // Every wait has a deadline: when it passes, the connection is closed, which ends
@@ -236,20 +262,25 @@ struct CallSession {
                 defer { deadline.cancel() }
                 while true {
                     guard let frame = try await nextFrame(&frames) else {
-                        throw ToolFailure(status: .transport, message: deadline.passed
-                            ? "no reply to \(request.command.name) within \(timeout.seconds) s"
-                            : "the server closed the connection before replying to \(request.command.name)")
+                        throw ToolFailure(
+                            status: .transport,
+                            message: deadline.passed
+                                ? "no reply to \(request.command.name) within \(timeout.seconds) s"
+                                : "the server closed the connection before replying to \(request.command.name)")
                     }
                     let command = layout.commandID(of: frame)
-                    let isReply = frame.header.sequence.map { $0 == sequence }
+                    let isReply =
+                        frame.header.sequence.map { $0 == sequence }
                         ?? (command == request.command.id || command == table.errorCommand)
                     guard isReply else {
                         print(payloads.describe(frame, label: "push"))
                         continue
                     }
                     let isError = command == table.errorCommand
-                    print(payloads.describe(frame, label: isError ? "error" : "reply",
-                                            answering: payloads.requestPath(command: request.command.id, payload: request.payload)))
+                    print(
+                        payloads.describe(
+                            frame, label: isError ? "error" : "reply",
+                            answering: payloads.requestPath(command: request.command.id, payload: request.payload)))
                     failed = isError
                     break
                 }
@@ -281,7 +312,9 @@ struct CallSession {
 
     /// Posts each request; prints the reply and the frames after it.
     func post(_ requests: [Request], to url: String, layout requestLayout: FrameLayout?) async throws {
-        guard let endpoint = URL(string: url) else { throw ToolFailure(status: .usage, message: "--http: '\(url)' is no URL") }
+        guard let endpoint = URL(string: url) else {
+            throw ToolFailure(status: .usage, message: "--http: '\(url)' is no URL")
+        }
         let bodyLayout = requestLayout ?? layout
         for request in requests {
             let body: [UInt8]
@@ -311,12 +344,18 @@ struct CallSession {
             } catch {
                 throw ToolFailure(status: .transport, message: "the reply body: \(error)")
             }
-            guard let first = frames.first else { throw ToolFailure(status: .transport, message: "the reply body holds no frame") }
+            guard let first = frames.first else {
+                throw ToolFailure(status: .transport, message: "the reply body holds no frame")
+            }
             let isError = layout.commandID(of: first) == table.errorCommand
             for (index, frame) in frames.enumerated() {
                 let label = index > 0 ? "event" : isError ? "error" : "reply"
-                print(payloads.describe(frame, label: label, answering: index > 0 ? nil
-                    : payloads.requestPath(command: request.command.id, payload: request.payload)))
+                print(
+                    payloads.describe(
+                        frame, label: label,
+                        answering: index > 0
+                            ? nil
+                            : payloads.requestPath(command: request.command.id, payload: request.payload)))
             }
             if isError { throw ToolFailure(status: .failed, message: "the server answered with an error") }
         }
@@ -330,17 +369,24 @@ struct CallTLSOptions: ParsableArguments {
     @Flag(help: "Speak TLS on the long connection.")
     var tls = false
 
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp(
-        "With --tls: trust only this CA (PEM); default: the system's roots.", valueName: "file"))
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp(
+            "With --tls: trust only this CA (PEM); default: the system's roots.", valueName: "file"))
     var caFile: String?
 
-    @Option(name: .customLong("server-name"), help: ArgumentHelp(
-        "With --tls: the name the server's certificate must carry, sent as SNI (default: --host).", valueName: "name"))
+    @Option(
+        name: .customLong("server-name"),
+        help: ArgumentHelp(
+            "With --tls: the name the server's certificate must carry, sent as SNI (default: --host).",
+            valueName: "name"))
     var serverName: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "With --tls: a pin of the server's key, sha256/BASE64 (repeatable: the key must be one of them).",
-        valueName: "sha256/base64"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --tls: a pin of the server's key, sha256/BASE64 (repeatable: the key must be one of them).",
+            valueName: "sha256/base64"))
     var pin: [String] = []
 
     func check(http: Bool) throws {
@@ -361,7 +407,8 @@ struct CallTLSOptions: ParsableArguments {
     func settings(host: String) throws -> Settings? {
         guard tls else { return nil }
         #if TLS
-        let tls = ClientTLS(serverName: serverName, trustRoots: caFile.map { .certificates(.file($0)) } ?? .system, pins: pin)
+        let tls = ClientTLS(
+            serverName: serverName, trustRoots: caFile.map { .certificates(.file($0)) } ?? .system, pins: pin)
         do {
             return Settings(handlers: try ClientTLSChannelHandlers(tls, host: host))
         } catch {

@@ -35,8 +35,10 @@ struct Dissector: ParsableCommand {
     @Option(name: .long, help: "The TCP port the server listens on.")
     var port: Int
 
-    @Option(name: .long, help: ArgumentHelp(
-        "With several command tables, the .proto file of the one to dissect.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With several command tables, the .proto file of the one to dissect.", valueName: "file"))
     var table: String?
 
     @Option(name: .long, help: "The protocol's name in Wireshark's display filters (default: swiftframe_<file>).")
@@ -46,7 +48,9 @@ struct Dissector: ParsableCommand {
     var output: String?
 
     func validate() throws {
-        guard !protocolOptions.isEmpty else { throw ValidationError("give the .proto files (--proto) or --descriptor-set") }
+        guard !protocolOptions.isEmpty else {
+            throw ValidationError("give the .proto files (--proto) or --descriptor-set")
+        }
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1 through 65535") }
     }
 
@@ -58,9 +62,11 @@ struct Dissector: ParsableCommand {
             }
             guard tables.count == 1, let chosen = tables.first else {
                 let files = loaded.description.tables.map(\.file).joined(separator: ", ")
-                throw ToolFailure(status: .usage, message: tables.isEmpty
-                    ? "no command table\(self.table.map { " in \($0)" } ?? "") (tables: \(files.isEmpty ? "none" : files))"
-                    : "several command tables (\(files)): choose one with --table")
+                throw ToolFailure(
+                    status: .usage,
+                    message: tables.isEmpty
+                        ? "no command table\(self.table.map { " in \($0)" } ?? "") (tables: \(files.isEmpty ? "none" : files))"
+                        : "several command tables (\(files)): choose one with --table")
             }
             let lua = DissectorEmitter(description: loaded.description, table: chosen, port: port, name: name).emit()
             if let output {

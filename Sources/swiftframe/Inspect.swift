@@ -27,7 +27,11 @@ struct Inspect: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "A preset name, or the path of a file holding a layout description (default: the command table's, with --proto).")
+    @Option(
+        name: .long,
+        help:
+            "A preset name, or the path of a file holding a layout description (default: the command table's, with --proto)."
+    )
     var layout: String?
 
     @OptionGroup(title: "Payloads") var protocolOptions: ProtocolOptions
@@ -36,9 +40,11 @@ struct Inspect: ParsableCommand {
         case client, server
     }
 
-    @Option(name: .customLong("sent-by"), help: ArgumentHelp(
-        "Who sent a raw stream, for its payloads: client (requests) or server (replies and pushes; the default).",
-        valueName: "side"))
+    @Option(
+        name: .customLong("sent-by"),
+        help: ArgumentHelp(
+            "Who sent a raw stream, for its payloads: client (requests) or server (replies and pushes; the default).",
+            valueName: "side"))
     var sentBy: Side = .server
 
     @Option(name: .long, help: "After a bad header, skip at most this many bytes looking for the magic and go on.")
@@ -87,7 +93,9 @@ struct Inspect: ParsableCommand {
 
         let start = try input.read(upToCount: 4) ?? Data()
         if CaptureFormat(magic: start) != nil {
-            if try CaptureInspection(layout: frameLayout, port: port, payloads: payloads, json: json).run(head: start, input: input) {
+            if try CaptureInspection(layout: frameLayout, port: port, payloads: payloads, json: json).run(
+                head: start, input: input)
+            {
                 throw ExitCode.failure
             }
             return
@@ -99,7 +107,9 @@ struct Inspect: ParsableCommand {
 
         func report(_ error: FrameError) {
             hadErrors = true
-            output += json ? InspectJSON.event("error", place: [], offset: error.offset ?? 0, reason: error.reason)
+            output +=
+                json
+                ? InspectJSON.event("error", place: [], offset: error.offset ?? 0, reason: error.reason)
                 : "error offset=\(error.offset ?? 0) \(error.reason)\n"
         }
 
@@ -107,7 +117,8 @@ struct Inspect: ParsableCommand {
         var chunk = start
         while usable, !chunk.isEmpty {
             decoder.feed([UInt8](chunk))
-            if Self.printFrames(of: &decoder, payloads: payloads, toServer: sentBy == .client, json: json, to: &output) {
+            if Self.printFrames(of: &decoder, payloads: payloads, toServer: sentBy == .client, json: json, to: &output)
+            {
                 hadErrors = true
             }
             usable = decoder.failure == nil
@@ -128,14 +139,17 @@ struct Inspect: ParsableCommand {
     /// Prints a line for each complete frame `decoder` holds (with its payload, given the
     /// .proto files), and for each error (JSON objects with `json`); true if there was an
     /// error. It stops at an error that ends the stream (`decoder.failure`).
-    static func printFrames(of decoder: inout FrameDecoder, payloads: PayloadPrinter? = nil,
-                            toServer: Bool? = nil, json: Bool = false, to output: inout String) -> Bool {
+    static func printFrames(
+        of decoder: inout FrameDecoder, payloads: PayloadPrinter? = nil,
+        toServer: Bool? = nil, json: Bool = false, to output: inout String
+    ) -> Bool {
         var hadErrors = false
         while true {
             do throws(FrameError) {
                 guard let frame = try decoder.nextFrame() else { return hadErrors }
                 if json {
-                    output += InspectJSON.frame(frame, layout: decoder.layout, place: [], payloads: payloads, toServer: toServer)
+                    output += InspectJSON.frame(
+                        frame, layout: decoder.layout, place: [], payloads: payloads, toServer: toServer)
                     continue
                 }
                 output += "frame offset=\(frame.offset)"
@@ -145,7 +159,9 @@ struct Inspect: ParsableCommand {
                 output += "\n"
             } catch {
                 hadErrors = true
-                output += json ? InspectJSON.event("error", place: [], offset: error.offset ?? 0, reason: error.reason)
+                output +=
+                    json
+                    ? InspectJSON.event("error", place: [], offset: error.offset ?? 0, reason: error.reason)
                     : "error offset=\(error.offset ?? 0) \(error.reason)\n"
                 if decoder.failure != nil { return hadErrors }
             }

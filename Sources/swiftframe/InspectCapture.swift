@@ -84,8 +84,11 @@ struct CaptureInspection {
                     guard let segment = TCPSegment(packet: packet) else { continue }
                     if let port, Int(segment.from.port) != port && Int(segment.to.port) != port { continue }
                     follower.add(segment) { delivery in
-                        if take(delivery, streams: &streams, awaiting: &awaiting[delivery.connection, default: AwaitingReplies()],
-                                output: &output) {
+                        if take(
+                            delivery, streams: &streams,
+                            awaiting: &awaiting[delivery.connection, default: AwaitingReplies()],
+                            output: &output)
+                        {
                             hadErrors = true
                         }
                     }
@@ -110,15 +113,18 @@ struct CaptureInspection {
     }
 
     /// Feeds one delivery to its direction's decoder and prints what completes; true on an error.
-    private func take(_ delivery: TCPFollower.Delivery, streams: inout [Stream?], awaiting: inout AwaitingReplies,
-                      output: inout Output) -> Bool {
+    private func take(
+        _ delivery: TCPFollower.Delivery, streams: inout [Stream?], awaiting: inout AwaitingReplies,
+        output: inout Output
+    ) -> Bool {
         let id = delivery.connection * 2 + delivery.direction
         if streams.count <= id { streams += [Stream?](repeating: nil, count: id + 1 - streams.count) }
-        let role = switch delivery.role {
-        case .clientToServer: "client->server"
-        case .serverToClient: "server->client"
-        case .unknown: "unknown"
-        }
+        let role =
+            switch delivery.role {
+            case .clientToServer: "client->server"
+            case .serverToClient: "server->client"
+            case .unknown: "unknown"
+            }
         var hadErrors = false
         var time: [UInt8] = []
         Output.appendTime(delivery.time, to: &time)
@@ -127,19 +133,24 @@ struct CaptureInspection {
         func place() -> InspectJSON.Place { [("from", "\(delivery.from)"), ("to", "\(delivery.to)"), ("dir", role)] }
         if delivery.afterGap {
             hadErrors = true
-            let reason = "bytes missing from the capture; "
+            let reason =
+                "bytes missing from the capture; "
                 + (resyncLayout == nil ? "this direction is not decoded further" : "looking for the magic")
             if json {
-                output.bytes += InspectJSON.event("error", place: [("time", Self.time(delivery.time))] + place(),
-                                                  offset: 0, reason: reason).utf8
+                output.bytes +=
+                    InspectJSON.event(
+                        "error", place: [("time", Self.time(delivery.time))] + place(),
+                        offset: 0, reason: reason
+                    ).utf8
             } else {
                 output.bytes += Array("error time=".utf8) + time
                 output.bytes += Array(" from=\(delivery.from) to=\(delivery.to) dir=\(role) \(reason)\n".utf8)
             }
             streams[id] = nil
             if resyncLayout == nil {
-                streams[id] = Stream(decoder: FrameDecoder(layout: layout), expectingResync: false, ends: [], stopped: true,
-                                     toServer: nil)
+                streams[id] = Stream(
+                    decoder: FrameDecoder(layout: layout), expectingResync: false, ends: [], stopped: true,
+                    toServer: nil)
                 return true
             }
         }
@@ -153,8 +164,9 @@ struct CaptureInspection {
                 place: place())
         }
         let json: InspectJSON.Place? = self.json ? [("time", Self.time(delivery.time))] : nil
-        return streams[id]!.print(delivery.bytes, time: time, payloads: payloads, json: json, awaiting: &awaiting,
-                                  output: &output) || hadErrors
+        return streams[id]!.print(
+            delivery.bytes, time: time, payloads: payloads, json: json, awaiting: &awaiting,
+            output: &output) || hadErrors
     }
 }
 
@@ -163,8 +175,10 @@ extension CaptureInspection.Stream {
     /// `json`: the time, when the lines are JSON objects.
     /// `awaiting`: the requests of the connection that await replies, which a reply's response
     /// bytes are read through.
-    mutating func print(_ bytes: ArraySlice<UInt8>, time: [UInt8], payloads: PayloadPrinter?, json: InspectJSON.Place?,
-                        awaiting: inout AwaitingReplies, output: inout Output) -> Bool {
+    mutating func print(
+        _ bytes: ArraySlice<UInt8>, time: [UInt8], payloads: PayloadPrinter?, json: InspectJSON.Place?,
+        awaiting: inout AwaitingReplies, output: inout Output
+    ) -> Bool {
         guard !stopped, decoder.failure == nil else { return false }
         decoder.feed(bytes)
         var hadErrors = false
@@ -181,8 +195,11 @@ extension CaptureInspection.Stream {
                     }
                 }
                 if let json {
-                    output.bytes += InspectJSON.frame(frame, layout: decoder.layout, place: json + place, payloads: payloads,
-                                                      toServer: toServer, answering: answering).utf8
+                    output.bytes +=
+                        InspectJSON.frame(
+                            frame, layout: decoder.layout, place: json + place, payloads: payloads,
+                            toServer: toServer, answering: answering
+                        ).utf8
                     continue
                 }
                 output.place("frame", time: time, ends: ends)
@@ -196,14 +213,18 @@ extension CaptureInspection.Stream {
                 }
                 output.bytes += " payload=".utf8
                 output.appendDecimal(UInt64(frame.payload.count))
-                if let payloads { output.bytes += payloads.annotation(of: frame, toServer: toServer, answering: answering).utf8 }
+                if let payloads {
+                    output.bytes += payloads.annotation(of: frame, toServer: toServer, answering: answering).utf8
+                }
                 output.bytes.append(UInt8(ascii: "\n"))
             } catch {
                 if expectingResync && decoder.failure == nil {
                     expectingResync = false
                     let reason = "the capture starts inside a frame (\(error.reason)); looking for the magic"
                     if let json {
-                        output.bytes += InspectJSON.event("note", place: json + place, offset: error.offset ?? 0, reason: reason).utf8
+                        output.bytes +=
+                            InspectJSON.event("note", place: json + place, offset: error.offset ?? 0, reason: reason)
+                            .utf8
                     } else {
                         output.place("note", time: time, ends: ends)
                         output.bytes += "offset=\(error.offset ?? 0) \(reason)\n".utf8
@@ -212,7 +233,9 @@ extension CaptureInspection.Stream {
                 }
                 hadErrors = true
                 if let json {
-                    output.bytes += InspectJSON.event("error", place: json + place, offset: error.offset ?? 0, reason: error.reason).utf8
+                    output.bytes +=
+                        InspectJSON.event("error", place: json + place, offset: error.offset ?? 0, reason: error.reason)
+                        .utf8
                 } else {
                     output.place("error", time: time, ends: ends)
                     output.bytes += "offset=\(error.offset ?? 0) \(error.reason)\n".utf8

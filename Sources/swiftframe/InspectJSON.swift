@@ -17,8 +17,10 @@ enum InspectJSON {
     /// Where a line happened: `time`, `from`, `to`, `dir` in a capture; nothing in a raw stream.
     typealias Place = [(key: String, value: String)]
 
-    static func frame(_ frame: Frame, layout: FrameLayout, place: Place, payloads: PayloadPrinter?, toServer: Bool?,
-                      answering: [String]? = nil) -> String {
+    static func frame(
+        _ frame: Frame, layout: FrameLayout, place: Place, payloads: PayloadPrinter?, toServer: Bool?,
+        answering: [String]? = nil
+    ) -> String {
         var line = Line(kind: "frame", place: place, offset: frame.offset)
         line.key("header")
         line.raw("{")
@@ -107,8 +109,10 @@ enum InspectJSON {
                 case UInt8(ascii: "\t"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
                 case ..<0x20:
                     let hex = Array("0123456789abcdef".utf8)
-                    bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                              hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+                    bytes += [
+                        UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                        hex[Int(byte >> 4)], hex[Int(byte & 15)],
+                    ]
                 default:
                     bytes.append(byte)
                 }

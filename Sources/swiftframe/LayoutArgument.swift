@@ -8,7 +8,7 @@ func layoutNamed(_ name: String) throws -> FrameLayout {
     if let preset = FrameLayout.preset(named: name) { return preset }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: name, isDirectory: &isDirectory), !isDirectory.boolValue,
-          let data = FileManager.default.contents(atPath: name)
+        let data = FileManager.default.contents(atPath: name)
     else {
         throw ValidationError(
             "'\(name)' is neither a preset nor a readable layout file. Presets: "

@@ -65,11 +65,12 @@ struct PayloadPrinter {
             do {
                 text = try schemas.message(named: current).checkedTextFormatString(of: bytes, multiline: multiline)
             } catch {
-                return Decoded(path: path, text: Self.raw.textFormatString(of: bytes, multiline: multiline),
-                               error: "\(current): \(error)")
+                return Decoded(
+                    path: path, text: Self.raw.textFormatString(of: bytes, multiline: multiline),
+                    error: "\(current): \(error)")
             }
             guard path.count < 16, let envelope = description.envelope(current),
-                  let (selector, body) = Self.parts(of: bytes, envelope), let held = envelope.holds[selector]
+                let (selector, body) = Self.parts(of: bytes, envelope), let held = envelope.holds[selector]
             else {
                 return Decoded(path: path, text: text, error: nil)
             }
@@ -84,23 +85,32 @@ struct PayloadPrinter {
     /// `login_request`) that declares one, in its place among the fields
     /// (`isSuc: true respon { uid: 7 } error { ... }`). With no request, or one that declares
     /// no response, the field stays bytes and `note` says why.
-    func decodeReply(_ payload: [UInt8], as name: String, answering request: [String]?, multiline: Bool = true) -> Decoded {
+    func decodeReply(_ payload: [UInt8], as name: String, answering request: [String]?, multiline: Bool = true)
+        -> Decoded
+    {
         let plain = decode(payload, as: name, multiline: multiline)
         guard let field = responseBodies[name], plain.error == nil else { return plain }
         // Absent (an error reply may carry none): nothing to read through the request.
         guard let (before, body, after) = Self.split(payload, at: field.number), let body else { return plain }
         guard let request else {
-            return Decoded(path: plain.path, text: plain.text, error: nil,
-                           note: "no request seen that this reply answers (a capture that starts after it, or a stream of one direction): \(field.name) stays raw")
+            return Decoded(
+                path: plain.path, text: plain.text, error: nil,
+                note:
+                    "no request seen that this reply answers (a capture that starts after it, or a stream of one direction): \(field.name) stays raw"
+            )
         }
         guard let inner = description.heldResponse(answering: request, in: name) else {
-            return Decoded(path: plain.path, text: plain.text, error: nil,
-                           note: "nothing in \(request.joined(separator: " > ")) declares a response of its own: \(field.name) stays raw")
+            return Decoded(
+                path: plain.path, text: plain.text, error: nil,
+                note:
+                    "nothing in \(request.joined(separator: " > ")) declares a response of its own: \(field.name) stays raw"
+            )
         }
         let innerDecoded = decode(body, as: inner, multiline: multiline)
         if let error = innerDecoded.error {
-            return Decoded(path: plain.path, text: plain.text, error: nil,
-                           note: "\(field.name) is not a \(error) (the response of \(request.last ?? name)): it stays raw")
+            return Decoded(
+                path: plain.path, text: plain.text, error: nil,
+                note: "\(field.name) is not a \(error) (the response of \(request.last ?? name)): it stays raw")
         }
         let fieldName = field.name
         // Each part's text, on its own: the fields before the bytes field, then it, then the rest.
@@ -112,7 +122,10 @@ struct PayloadPrinter {
             let lines = innerDecoded.text.split(separator: "\n", omittingEmptySubsequences: true).map { "  " + $0 }
             parts = [text(before), ([fieldName + " {"] + lines + ["}"]).joined(separator: "\n") + "\n", text(after)]
         } else {
-            parts = [text(before), fieldName + " { " + innerDecoded.text + (innerDecoded.text.isEmpty ? "}" : " }"), text(after)]
+            parts = [
+                text(before), fieldName + " { " + innerDecoded.text + (innerDecoded.text.isEmpty ? "}" : " }"),
+                text(after),
+            ]
         }
         let joined = parts.filter { !$0.isEmpty }.joined(separator: multiline ? "" : " ")
         return Decoded(path: [name] + innerDecoded.path, text: joined, error: nil)
@@ -155,7 +168,8 @@ struct PayloadPrinter {
     /// `requestPath(of:)` of a request of `command` with `payload`.
     func requestPath(command: UInt32, payload: [UInt8]) -> [String]? {
         guard let table, let entry = table.command(command), let request = entry.request,
-              let response = entry.response, responseBodies[response] != nil else { return nil }
+            let response = entry.response, responseBodies[response] != nil
+        else { return nil }
         return decode(payload, as: request, multiline: false).path
     }
 
@@ -163,7 +177,8 @@ struct PayloadPrinter {
     /// a reply (never a push) whose message has a response body.
     func isPairedReply(_ frame: Frame) -> Bool {
         guard let table, let entry = table.command(table.layout.commandID(of: frame)), entry.isReply,
-              let response = entry.response else { return false }
+            let response = entry.response
+        else { return false }
         return responseBodies[response] != nil
     }
 
@@ -175,22 +190,25 @@ struct PayloadPrinter {
         for field in table.layout.headerFields(of: frame) where field.name != "magic" && field.name != "length" {
             text += " \(field.name)=\(field.value)"
         }
-        return text + (payload(of: frame, toServer: toServer, answering: answering, in: table)
-            ?? (frame.payload.isEmpty ? "" : " (\(frame.payload.count) bytes, no message)"))
+        return text
+            + (payload(of: frame, toServer: toServer, answering: answering, in: table)
+                ?? (frame.payload.isEmpty ? "" : " (\(frame.payload.count) bytes, no message)"))
     }
 
     /// For `inspect`, after a frame's line: ` NAME MESSAGE > HELD` and the message's fields,
     /// two spaces in, on the lines after it. `answering`: the path of the request a reply answers.
     func annotation(of frame: Frame, toServer: Bool?, answering: [String]? = nil) -> String {
         guard let table else { return "" }
-        return " " + commandName(of: frame, in: table) + (payload(of: frame, toServer: toServer, answering: answering, in: table) ?? "")
+        return " " + commandName(of: frame, in: table)
+            + (payload(of: frame, toServer: toServer, answering: answering, in: table) ?? "")
     }
 
     /// For `inspect --json`: the command's name; the message and what its envelopes hold, the
     /// innermost on one line of text format, and why it is raw (nil when the command carries
     /// no message), and why a reply's response bytes stay raw.
     func summary(of frame: Frame, toServer: Bool?, answering: [String]? = nil)
-        -> (command: String, path: [String]?, text: String?, error: String?, note: String?)? {
+        -> (command: String, path: [String]?, text: String?, error: String?, note: String?)?
+    {
         guard let table else { return nil }
         let name = commandName(of: frame, in: table)
         guard let decoded = decoded(frame, toServer: toServer, answering: answering, multiline: false, in: table) else {
@@ -202,8 +220,10 @@ struct PayloadPrinter {
     /// A frame's payload as its command's message in its direction; a reply's response bytes
     /// read through the request it answers. A push answers none: its bytes stay as they are,
     /// with no note.
-    private func decoded(_ frame: Frame, toServer: Bool?, answering: [String]?, multiline: Bool,
-                         in table: ProtocolDescription.Table) -> Decoded? {
+    private func decoded(
+        _ frame: Frame, toServer: Bool?, answering: [String]?, multiline: Bool,
+        in table: ProtocolDescription.Table
+    ) -> Decoded? {
         let command = table.layout.commandID(of: frame)
         guard let message = message(command: command, toServer: toServer, in: table) else {
             return nil
@@ -220,7 +240,9 @@ struct PayloadPrinter {
     }
 
     /// ` MESSAGE > HELD` and the lines of the message; nil when the command carries none.
-    private func payload(of frame: Frame, toServer: Bool?, answering: [String]?, in table: ProtocolDescription.Table) -> String? {
+    private func payload(of frame: Frame, toServer: Bool?, answering: [String]?, in table: ProtocolDescription.Table)
+        -> String?
+    {
         guard let decoded = decoded(frame, toServer: toServer, answering: answering, multiline: true, in: table) else {
             return nil
         }
@@ -252,9 +274,11 @@ struct PayloadPrinter {
         var current = (name, bytes)
         var depth = 0
         while !isOuter(current.0) {
-            guard depth < 16, let (envelope, selector) = description.envelopes.lazy.compactMap({ envelope in
-                envelope.holds.first { $0.value == current.0 }.map { (envelope, $0.key) }
-            }).first else {
+            guard depth < 16,
+                let (envelope, selector) = description.envelopes.lazy.compactMap({ envelope in
+                    envelope.holds.first { $0.value == current.0 }.map { (envelope, $0.key) }
+                }).first
+            else {
                 return depth == 0 ? nil : current
             }
             // The envelope in text format, by field number: `1: 2 2: "\n\003neo..."`.

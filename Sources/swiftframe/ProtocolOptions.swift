@@ -7,22 +7,30 @@ import SwiftFrameGenerator
 /// The .proto files a command reads, given as to protoc-gen-swiftframe: the files with their
 /// `-I` folders and the config file (protoc runs here), or a descriptor set protoc wrote.
 struct ProtocolOptions: ParsableArguments {
-    @Option(name: .customLong("proto"), help: ArgumentHelp(
-        "A .proto file whose command table and messages to use (repeatable).", valueName: "file"))
+    @Option(
+        name: .customLong("proto"),
+        help: ArgumentHelp(
+            "A .proto file whose command table and messages to use (repeatable).", valueName: "file"))
     var protos: [String] = []
 
-    @Option(name: .customShort("I"), help: ArgumentHelp(
-        "A folder imports are found in, as protoc's -I (repeatable; default: the current folder).",
-        valueName: "dir"))
+    @Option(
+        name: .customShort("I"),
+        help: ArgumentHelp(
+            "A folder imports are found in, as protoc's -I (repeatable; default: the current folder).",
+            valueName: "dir"))
     var importPaths: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp(
-        "A command configuration file, as the plugin's Config= option.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A command configuration file, as the plugin's Config= option.", valueName: "file"))
     var config: String?
 
-    @Option(name: .customLong("descriptor-set"), help: ArgumentHelp(
-        "A FileDescriptorSet (protoc --descriptor_set_out --include_imports --include_source_info) instead of running protoc.",
-        valueName: "file"))
+    @Option(
+        name: .customLong("descriptor-set"),
+        help: ArgumentHelp(
+            "A FileDescriptorSet (protoc --descriptor_set_out --include_imports --include_source_info) instead of running protoc.",
+            valueName: "file"))
     var descriptorSet: String?
 
     var isEmpty: Bool { protos.isEmpty && descriptorSet == nil }
@@ -74,12 +82,14 @@ struct ProtocolOptions: ParsableArguments {
         let bundled = scratch.appendingPathComponent("include")
         for (name, text) in bundledProtos {
             let file = bundled.appendingPathComponent(name)
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try (text + "\n").write(to: file, atomically: true, encoding: .utf8)
         }
         let output = scratch.appendingPathComponent("set.pb")
         let includes = (importPaths.isEmpty ? ["."] : importPaths) + [bundled.path]
-        let arguments = ["--descriptor_set_out=" + output.path, "--include_imports", "--include_source_info"]
+        let arguments =
+            ["--descriptor_set_out=" + output.path, "--include_imports", "--include_source_info"]
             + includes.map { "-I" + $0 } + protos
         let process = Process()
         let protoc = ProcessInfo.processInfo.environment["PROTOC"]
@@ -95,7 +105,8 @@ struct ProtocolOptions: ParsableArguments {
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw ToolFailure(status: .usage, message: "protoc failed:\n" + message.trimmingCharacters(in: .whitespacesAndNewlines))
+            throw ToolFailure(
+                status: .usage, message: "protoc failed:\n" + message.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         return try Self.readSet(output.path)
     }

@@ -30,20 +30,25 @@ func check(_ outcome: Outcome, _ wireCase: WireCase, via: String, sourceLocation
     let context = "\(via) \(wireCase.testDescription)\n  input:    \(hex(wireCase.input))"
     switch (wireCase.expectation, outcome) {
     case let (.output(expected), .output(actual)):
-        #expect(actual == expected, "\(context)\n  expected: \(hex(expected))\n  got:      \(hex(actual))", sourceLocation: sourceLocation)
+        #expect(
+            actual == expected, "\(context)\n  expected: \(hex(expected))\n  got:      \(hex(actual))",
+            sourceLocation: sourceLocation)
     case let (.equivalent(expected), .output(actual)):
         let want = RawField.parse(expected), got = RawField.parse(actual)
-        #expect(want != nil && want == got,
-                "\(context)\n  expected fields: \(want?.description ?? "-")\n  got:             \(hex(actual))",
-                sourceLocation: sourceLocation)
+        #expect(
+            want != nil && want == got,
+            "\(context)\n  expected fields: \(want?.description ?? "-")\n  got:             \(hex(actual))",
+            sourceLocation: sourceLocation)
     case let (.parseError(expectedName), .parseError(name, text)):
         #expect(!text.isEmpty, "\(context): parse_error without text", sourceLocation: sourceLocation)
         if let expectedName, let name {
-            #expect(name == expectedName, "\(context)\n  expected \(expectedName), got \(name): \(text)",
-                    sourceLocation: sourceLocation)
+            #expect(
+                name == expectedName, "\(context)\n  expected \(expectedName), got \(name): \(text)",
+                sourceLocation: sourceLocation)
         }
     default:
-        Issue.record("\(context)\n  expected: \(wireCase.expectation)\n  got:      \(outcome)", sourceLocation: sourceLocation)
+        Issue.record(
+            "\(context)\n  expected: \(wireCase.expectation)\n  got:      \(outcome)", sourceLocation: sourceLocation)
     }
 }
 
@@ -66,13 +71,14 @@ struct CorpusTests {
         let requests = Corpus.all.map { Testee.request($0.input, type: $0.syntax.messageType) }
         do {
             let responses = try Testee.exchange(requests)
-            return .success(responses.map { response in
-                switch response.result {
-                case let .protobufPayload(bytes)?: return .output(bytes)
-                case let .parseError(text)?: return .parseError(name: nil, text: text)
-                default: return .other(String(describing: response.result))
-                }
-            })
+            return .success(
+                responses.map { response in
+                    switch response.result {
+                    case let .protobufPayload(bytes)?: return .output(bytes)
+                    case let .parseError(text)?: return .parseError(name: nil, text: text)
+                    default: return .other(String(describing: response.result))
+                    }
+                })
         } catch {
             return .failure(ProcessFailure(command: "swiftframe-conformance", status: -1, stderr: "\(error)"))
         }
@@ -91,7 +97,9 @@ struct CorpusTests {
     /// The corpus covers what it claims (and no two cases share a name).
     @Test func corpusShape() {
         let names = Corpus.all.map(\.testDescription)
-        #expect(Set(names).count == names.count, "duplicate names: \(Dictionary(grouping: names) { $0 }.filter { $0.value.count > 1 }.keys.sorted())")
+        #expect(
+            Set(names).count == names.count,
+            "duplicate names: \(Dictionary(grouping: names) { $0 }.filter { $0.value.count > 1 }.keys.sorted())")
         for syntax in Syntax.allCases {
             let cases = Corpus.all.filter { $0.syntax == syntax }
             let errors = cases.filter { if case .parseError = $0.expectation { return true } else { return false } }

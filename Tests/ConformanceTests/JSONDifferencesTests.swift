@@ -17,11 +17,16 @@ import Testing
 struct JSONDifferencesTests {
     typealias Proto3 = ProtobufTestMessages_Proto3_TestAllTypesProto3
 
-    static let options = JSONOptions(registry: MessageTypeRegistry([Proto3.self, Google_Protobuf_ListValue.self,
-                                                                     Google_Protobuf_Int64Value.self]))
+    static let options = JSONOptions(
+        registry: MessageTypeRegistry([
+            Proto3.self, Google_Protobuf_ListValue.self,
+            Google_Protobuf_Int64Value.self,
+        ]))
 
-    func refusal(_ json: String, _ kind: JSONError.Kind, containing words: String,
-                 sourceLocation: SourceLocation = #_sourceLocation) {
+    func refusal(
+        _ json: String, _ kind: JSONError.Kind, containing words: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         do {
             let message = try Proto3(jsonString: json, options: Self.options)
             Issue.record("read \(message)", sourceLocation: sourceLocation)
@@ -76,9 +81,12 @@ struct JSONDifferencesTests {
         refusal(#"{"repeatedStringWrapper": [[]]}"#, .badValue, containing: "string")
         refusal(#"{"repeatedListValue": [{}]}"#, .badValue, containing: "ListValue")
         refusal(#"{"repeatedStruct": [[]]}"#, .badValue, containing: "Struct")
-        let options = JSONOptions(registry: MessageTypeRegistry([Google_Protobuf_BoolValue.self, Google_Protobuf_FieldMask.self]))
-        for json in [#"{"optionalAny": {"@type": "type.googleapis.com/google.protobuf.BoolValue", "value": {"value": false}}}"#,
-                     #"{"optionalAny": {"@type": "type.googleapis.com/google.protobuf.FieldMask", "value": {"paths": ["a"]}}}"#] {
+        let options = JSONOptions(
+            registry: MessageTypeRegistry([Google_Protobuf_BoolValue.self, Google_Protobuf_FieldMask.self]))
+        for json in [
+            #"{"optionalAny": {"@type": "type.googleapis.com/google.protobuf.BoolValue", "value": {"value": false}}}"#,
+            #"{"optionalAny": {"@type": "type.googleapis.com/google.protobuf.FieldMask", "value": {"paths": ["a"]}}}"#,
+        ] {
             #expect(throws: JSONError.self, "\(json)") { try Proto3(jsonString: json, options: options) }
         }
     }
@@ -164,8 +172,10 @@ struct JSONDifferencesTests {
         refusal(#"{"optionalTimestamp": "0001-01-01T00:00:00+0:00"}"#, .badValue, containing: "RFC 3339")
         let options = JSONOptions(registry: MessageTypeRegistry([Google_Protobuf_Timestamp.self]))
         #expect(throws: JSONError.self) {
-            try Proto3(jsonString: #"{"optionalAny": {"@type": "type.googleapis.com/google.protobuf.Timestamp", "value": null}}"#,
-                       options: options)
+            try Proto3(
+                jsonString:
+                    #"{"optionalAny": {"@type": "type.googleapis.com/google.protobuf.Timestamp", "value": null}}"#,
+                options: options)
         }
     }
 
@@ -184,12 +194,14 @@ struct JSONDifferencesTests {
         // C++ 3.21 refuses "value" before "@type" for a well-known type, a URL without a host,
         // with an empty segment or non-ASCII, and one written with escapes; the mapping puts no
         // order on members, and an Any's type is what follows the URL's last "/".
-        for json in [#"{"optionalAny": {"value": [1], "@type": "type.googleapis.com/google.protobuf.ListValue"}}"#,
-                     #"{"optionalAny": {"@type": "/google.protobuf.Int64Value", "value": "1"}}"#,
-                     #"{"optionalAny": {"@type": "type.googleapis.com//google.protobuf.ListValue", "value": []}}"#,
-                     #"{"optionalAny": {"@type": "type.googleapis.com/\u0067oogle.protobuf.ListValue", "value": []}}"#,
-                     #"{"optionalAny": {"@type": "t\u00e9pe.example/google.protobuf.Int64Value", "value": "1"}}"#,
-                     #"{"optionalAny": {"@type": "example.com/x/google.protobuf.ListValue", "value": []}}"#] {
+        for json in [
+            #"{"optionalAny": {"value": [1], "@type": "type.googleapis.com/google.protobuf.ListValue"}}"#,
+            #"{"optionalAny": {"@type": "/google.protobuf.Int64Value", "value": "1"}}"#,
+            #"{"optionalAny": {"@type": "type.googleapis.com//google.protobuf.ListValue", "value": []}}"#,
+            #"{"optionalAny": {"@type": "type.googleapis.com/\u0067oogle.protobuf.ListValue", "value": []}}"#,
+            #"{"optionalAny": {"@type": "t\u00e9pe.example/google.protobuf.Int64Value", "value": "1"}}"#,
+            #"{"optionalAny": {"@type": "example.com/x/google.protobuf.ListValue", "value": []}}"#,
+        ] {
             let message = try Proto3(jsonString: json, options: Self.options)
             #expect(message.optionalAny != nil, "\(json)")
             #expect(try Proto3(jsonString: message.jsonString(options: Self.options), options: Self.options) == message)
@@ -213,7 +225,8 @@ struct JSONDifferencesTests {
     func exactIntegers() throws {
         // C++ and Python read 3.978201228937259536E18 through a double (3978201228937259520);
         // swiftframe reads the decimal exactly, as it reads 3978201228937259536.
-        let message = try Proto3(jsonString: #"{"optionalUint64": 3.978201228937259536E18, "optionalInt64": 9007199254740993.0}"#)
+        let message = try Proto3(
+            jsonString: #"{"optionalUint64": 3.978201228937259536E18, "optionalInt64": 9007199254740993.0}"#)
         #expect(message.optionalUint64 == 3_978_201_228_937_259_536)
         #expect(message.optionalInt64 == 9_007_199_254_740_993)
         // And a fraction a double would round away is still a fraction: not an integer.

@@ -25,11 +25,13 @@ struct JSONNumberTests {
 
     /// Doubles around every place where the quick way starts, stops or could go wrong.
     static var edges: [Double] {
-        var values: [Double] = [0.0001, 0.0001.nextDown, 0.0001.nextUp, 0.001, 0.1, 0.2, 0.3, 0.1 + 0.2, 1.1, 2.675,
-                                1, 9, 10, 99.99, 100, 1e15, 1e15 + 1, 1e16, 123_456.75, 4_503_599_627_370_497.5,
-                                1_125_899_906_842_624, 1_125_899_906_842_623, 1_125_899_906_842_625,
-                                1_125_899_906_842_623.5, 562_949_953_421_311.75, 9_007_199_254_740_991,
-                                .pi, .ulpOfOne, .leastNormalMagnitude, .greatestFiniteMagnitude, .leastNonzeroMagnitude]
+        var values: [Double] = [
+            0.0001, 0.0001.nextDown, 0.0001.nextUp, 0.001, 0.1, 0.2, 0.3, 0.1 + 0.2, 1.1, 2.675,
+            1, 9, 10, 99.99, 100, 1e15, 1e15 + 1, 1e16, 123_456.75, 4_503_599_627_370_497.5,
+            1_125_899_906_842_624, 1_125_899_906_842_623, 1_125_899_906_842_625,
+            1_125_899_906_842_623.5, 562_949_953_421_311.75, 9_007_199_254_740_991,
+            .pi, .ulpOfOne, .leastNormalMagnitude, .greatestFiniteMagnitude, .leastNonzeroMagnitude,
+        ]
         for exponent in -20...20 { values.append(pow10(exponent)) }
         for bits in 0...60 { values.append(Double(UInt64(1) << bits)) }
         values += values.map { -$0 }
@@ -74,7 +76,9 @@ struct JSONNumberTests {
             for value in values {
                 var single = Proto3()
                 single.repeatedDouble = [value]
-                #expect(try single.jsonString() == #"{"repeatedDouble":["# + Self.shortest(value) + "]}", "\(value.bitPattern)")
+                #expect(
+                    try single.jsonString() == #"{"repeatedDouble":["# + Self.shortest(value) + "]}",
+                    "\(value.bitPattern)")
             }
         }
         #expect(printed == expected)
@@ -106,7 +110,8 @@ struct JSONNumberTests {
         message.repeatedDouble = [2.5]
         message.repeatedBool = [true, false]
         message.repeatedNestedEnum = [.foo, .baz]
-        let expected = #"{"repeatedInt32":[0,-1,2147483647,-2147483648,7],"repeatedInt64":["-1","9000000000"],"#
+        let expected =
+            #"{"repeatedInt32":[0,-1,2147483647,-2147483648,7],"repeatedInt64":["-1","9000000000"],"#
             + #""repeatedUint32":[4294967295],"repeatedSint32":[-3],"repeatedFixed32":[12],"repeatedSfixed64":["-9"],"#
             + #""repeatedFloat":[1.5,-0.25],"repeatedDouble":[2.5],"repeatedBool":[true,false],"#
             + #""repeatedNestedEnum":["FOO","BAZ"]}"#
@@ -115,14 +120,17 @@ struct JSONNumberTests {
         // Inside an Any the printer reads the bytes as they were given: repeated_int32 (field
         // 31) as two packed runs with a plain value and an empty run between them, and
         // repeated_double (field 42) after them, is one array each.
-        let split: [UInt8] = [0xFA, 0x01, 0x02, 0x01, 0x02, 0xF8, 0x01, 0x03, 0xFA, 0x01, 0x00, 0xFA, 0x01, 0x01, 0x04,
-                              0xD2, 0x02, 0x08, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F]
+        let split: [UInt8] = [
+            0xFA, 0x01, 0x02, 0x01, 0x02, 0xF8, 0x01, 0x03, 0xFA, 0x01, 0x00, 0xFA, 0x01, 0x01, 0x04,
+            0xD2, 0x02, 0x08, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F,
+        ]
         var any = Google_Protobuf_Any()
         any.typeUrl = "type.googleapis.com/" + Proto3.protoMessageName
         any.value = split
         let options = JSONOptions(registry: MessageTypeRegistry([Proto3.self]))
-        #expect(try any.jsonString(options: options)
-            == #"{"@type":"type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3","#
-            + #""repeatedInt32":[1,2,3,4],"repeatedDouble":[1.5]}"#)
+        #expect(
+            try any.jsonString(options: options)
+                == #"{"@type":"type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3","#
+                + #""repeatedInt32":[1,2,3,4],"repeatedDouble":[1.5]}"#)
     }
 }

@@ -21,7 +21,8 @@ struct JSONStreamTests {
     func longBodies() throws {
         let long = String(repeating: "x", count: 300)
         let ints = (0..<200).map { Int32($0 * 1000) }
-        let text = #"{"optionalNestedMessage":{"a":7,"corecursive":{"optionalString":""# + long + #"","repeatedInt32":["#
+        let text =
+            #"{"optionalNestedMessage":{"a":7,"corecursive":{"optionalString":""# + long + #"","repeatedInt32":["#
             + ints.map(String.init).joined(separator: ",") + #"]}},"optionalInt32":1}"#
         let message = try Proto3(jsonString: text)
         #expect(message.optionalNestedMessage?.a == 7)
@@ -33,8 +34,9 @@ struct JSONStreamTests {
 
     @Test("Names and strings with escapes")
     func escapes() throws {
-        let message = try Proto3(jsonString: #"{"optional\u0049nt32":5,"optionalString":"a\"b\\c\n\u00e9\ud83d\ude00","#
-                                 + #""mapStringString":{"k\u0031":"v"}}"#)
+        let message = try Proto3(
+            jsonString: #"{"optional\u0049nt32":5,"optionalString":"a\"b\\c\n\u00e9\ud83d\ude00","#
+                + #""mapStringString":{"k\u0031":"v"}}"#)
         #expect(message.optionalInt32 == 5)
         #expect(message.optionalString == "a\"b\\c\né😀")
         #expect(message.mapStringString == ["k1": "v"])
@@ -42,10 +44,13 @@ struct JSONStreamTests {
 
     @Test("Doubles read as Double(String) reads them, on and off the exact fast path")
     func doubles() throws {
-        for text in ["0.1", "1e22", "1e23", "-0.0", "0.000001", "123456789.123456789", "9007199254740993",
-                     "123456789012345678901234567890", "2.2250738585072014e-308", "4.9e-324", "1.7976931348623157e308",
-                     "1E-5", "0e400", "3.14159265358979323846264338327950288"] {
-            let message = try Proto3(jsonString: #"{"optionalDouble":"# + text + #","repeatedDouble":[""# + text + #""]}"#)
+        for text in [
+            "0.1", "1e22", "1e23", "-0.0", "0.000001", "123456789.123456789", "9007199254740993",
+            "123456789012345678901234567890", "2.2250738585072014e-308", "4.9e-324", "1.7976931348623157e308",
+            "1E-5", "0e400", "3.14159265358979323846264338327950288",
+        ] {
+            let message = try Proto3(
+                jsonString: #"{"optionalDouble":"# + text + #","repeatedDouble":[""# + text + #""]}"#)
             let expected = try #require(Double(text))
             #expect(message.optionalDouble.bitPattern == expected.bitPattern, "\(text)")
             #expect(message.repeatedDouble.map(\.bitPattern) == [expected.bitPattern], "\(text)")
@@ -55,15 +60,18 @@ struct JSONStreamTests {
 
     @Test("Integers from numbers and strings, with exponents and fractions of zeros")
     func integers() throws {
-        let message = try Proto3(jsonString: #"{"optionalInt32":1e2,"optionalInt64":"-9223372036854775808","#
-                                 + #""optionalUint64":"18446744073709551615","optionalSint32":"-2.000","repeatedInt64":["1",2,"3e0"]}"#)
+        let message = try Proto3(
+            jsonString: #"{"optionalInt32":1e2,"optionalInt64":"-9223372036854775808","#
+                + #""optionalUint64":"18446744073709551615","optionalSint32":"-2.000","repeatedInt64":["1",2,"3e0"]}"#)
         #expect(message.optionalInt32 == 100)
         #expect(message.optionalInt64 == .min)
         #expect(message.optionalUint64 == .max)
         #expect(message.optionalSint32 == -2)
         #expect(message.repeatedInt64 == [1, 2, 3])
-        for bad in [#"{"optionalInt32":2147483648}"#, #"{"optionalInt32":"01"}"#, #"{"optionalInt32":1.5}"#,
-                    #"{"optionalUint32":-1}"#, #"{"optionalInt64":" 1"}"#] {
+        for bad in [
+            #"{"optionalInt32":2147483648}"#, #"{"optionalInt32":"01"}"#, #"{"optionalInt32":1.5}"#,
+            #"{"optionalUint32":-1}"#, #"{"optionalInt64":" 1"}"#,
+        ] {
             #expect(throws: JSONError.self, "\(bad)") { try Proto3(jsonString: bad) }
         }
     }
@@ -84,8 +92,9 @@ struct JSONStreamTests {
 
     @Test("Well-known types in the middle of a stream, and errors inside nested messages")
     func wellKnownTypesAndErrors() throws {
-        let message = try Proto3(jsonString: #"{"optionalInt32":1,"optionalTimestamp":"1970-01-01T00:00:01Z","#
-                                 + #""optionalValue":[1,"a",null],"optionalNestedMessage":{"a":2},"optionalInt32Wrapper":null}"#)
+        let message = try Proto3(
+            jsonString: #"{"optionalInt32":1,"optionalTimestamp":"1970-01-01T00:00:01Z","#
+                + #""optionalValue":[1,"a",null],"optionalNestedMessage":{"a":2},"optionalInt32Wrapper":null}"#)
         #expect(message.optionalInt32 == 1)
         #expect(message.optionalTimestamp?.seconds == 1)
         #expect(message.optionalNestedMessage?.a == 2)

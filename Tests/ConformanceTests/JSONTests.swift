@@ -43,18 +43,21 @@ struct JSONTests {
         message.repeatedInt32 = [1, -1]
         message.repeatedDouble = [.nan]
         let json = try message.jsonString()
-        #expect(json == #"{"optionalInt32":-5,"optionalInt64":"-9000000000","optionalUint64":"18000000000000000000","#
-            + #""optionalFloat":1.5,"optionalDouble":"Infinity","optionalBool":true,"optionalString":"a\"\\\n\u0001é","#
-            + #""optionalBytes":"+/8A","optionalNestedEnum":"BAZ","repeatedInt32":[1,-1],"repeatedDouble":["NaN"]}"#)
+        #expect(
+            json == #"{"optionalInt32":-5,"optionalInt64":"-9000000000","optionalUint64":"18000000000000000000","#
+                + #""optionalFloat":1.5,"optionalDouble":"Infinity","optionalBool":true,"optionalString":"a\"\\\n\u0001é","#
+                + #""optionalBytes":"+/8A","optionalNestedEnum":"BAZ","repeatedInt32":[1,-1],"repeatedDouble":["NaN"]}"#
+        )
         #expect(try Proto3(jsonString: json).jsonString() == json)
     }
 
     @Test("Numbers read as numbers or strings, exponents included, and enums by number")
     func lenientInput() throws {
-        let message = try Proto3(jsonString: """
-            {"optional_int32": "12", "optionalInt64": 1e5, "optionalUint32": 100.000, "optionalSint64": "-9223372036854775808",
-             "optionalNestedEnum": 2, "optionalBytes": "-_8", "optionalFloat": "-Infinity", "optionalString": "\\ud83d\\ude00"}
-            """)
+        let message = try Proto3(
+            jsonString: """
+                {"optional_int32": "12", "optionalInt64": 1e5, "optionalUint32": 100.000, "optionalSint64": "-9223372036854775808",
+                 "optionalNestedEnum": 2, "optionalBytes": "-_8", "optionalFloat": "-Infinity", "optionalString": "\\ud83d\\ude00"}
+                """)
         #expect(message.optionalInt32 == 12)
         #expect(message.optionalInt64 == 100_000)
         #expect(message.optionalUint32 == 100)
@@ -67,10 +70,11 @@ struct JSONTests {
 
     @Test("Maps, nested messages, null and the options")
     func structure() throws {
-        let message = try Proto3(jsonString: """
-            {"mapInt32Int32": {"-1": 2}, "mapBoolBool": {"true": false}, "mapStringNestedMessage": {"k": {"a": 7}},
-             "optionalNestedMessage": {"a": 3, "corecursive": {"optionalInt32": 4}}, "optionalInt32": null}
-            """)
+        let message = try Proto3(
+            jsonString: """
+                {"mapInt32Int32": {"-1": 2}, "mapBoolBool": {"true": false}, "mapStringNestedMessage": {"k": {"a": 7}},
+                 "optionalNestedMessage": {"a": 3, "corecursive": {"optionalInt32": 4}}, "optionalInt32": null}
+                """)
         #expect(message.mapInt32Int32 == [-1: 2])
         #expect(message.mapBoolBool == [true: false])
         #expect(message.mapStringNestedMessage["k"]?.a == 7)
@@ -83,15 +87,18 @@ struct JSONTests {
         small.optionalInt32 = 1
         #expect(try small.jsonString(options: JSONOptions(useProtoFieldNames: true)) == #"{"optional_int32":1}"#)
         let defaults = try small.jsonString(options: JSONOptions(emitDefaultValues: true))
-        #expect(defaults.contains(#""optionalInt64":"0""#) && defaults.contains(#""repeatedInt32":[]"#)
-            && defaults.contains(#""mapInt32Int32":{}"#))
+        #expect(
+            defaults.contains(#""optionalInt64":"0""#) && defaults.contains(#""repeatedInt32":[]"#)
+                && defaults.contains(#""mapInt32Int32":{}"#))
         // Fields with presence stay out: proto3 optional-less messages, oneof members.
         #expect(!defaults.contains("optionalNestedMessage") && !defaults.contains("oneofUint32"))
         #expect(try Proto3(jsonString: defaults) == small)
 
         #expect(throws: JSONError.self) { try Proto3(jsonString: #"{"noSuchField": 1}"#) }
-        #expect(try Proto3(jsonString: #"{"noSuchField": {"x": [1]}, "optionalNestedEnum": "NOPE"}"#,
-                           options: JSONOptions(ignoreUnknownFields: true)) == Proto3())
+        #expect(
+            try Proto3(
+                jsonString: #"{"noSuchField": {"x": [1]}, "optionalNestedEnum": "NOPE"}"#,
+                options: JSONOptions(ignoreUnknownFields: true)) == Proto3())
     }
 
     @Test("Well-known types in their own forms")
@@ -114,7 +121,10 @@ struct JSONTests {
         #expect(printed.contains(#""optionalFieldMask":"fooBar,baz""#))
         #expect(printed.contains(#""optionalStruct":{"a":[1,"x",null,{"b":true}]}"#))
         #expect(printed.contains(#""optionalValue":null"#))
-        #expect(printed.contains(#""optionalAny":{"@type":"type.googleapis.com/google.protobuf.Timestamp","value":"2000-02-29T22:59:59Z"}"#))
+        #expect(
+            printed.contains(
+                #""optionalAny":{"@type":"type.googleapis.com/google.protobuf.Timestamp","value":"2000-02-29T22:59:59Z"}"#
+            ))
         #expect(try Proto3(jsonString: printed, options: JSONOptions(registry: Self.registry)) == message)
         // Out of range: not printable, not readable.
         var late = Proto3()
@@ -149,31 +159,33 @@ struct JSONTests {
         #expect(try message.jsonString() == "{}")
     }
 
-    @Test("Errors name the path and the byte offset", arguments: [
-        (#"{"optionalInt32": 2147483648}"#, JSONError.Kind.badValue, "$.optionalInt32", 18),
-        (#"{"optionalUint32": -1}"#, .badValue, "$.optionalUint32", 19),
-        (#"{"optionalInt32": 1.5}"#, .badValue, "$.optionalInt32", 18),
-        (#"{"optionalDouble": 1e400}"#, .badValue, "$.optionalDouble", 19),
-        (#"{"optionalFloat": 3.5e38}"#, .badValue, "$.optionalFloat", 18),
-        (#"{"optionalInt32": 01}"#, .syntax, "$", 18),
-        (#"{"optionalString": "\x"}"#, .syntax, "$", 20),
-        (#"{"optionalString": "\ud800"}"#, .syntax, "$", 20),
-        (#"{"optionalString": "abc"#, .syntax, "$", 19),
-        (#"{"optionalInt32": 1,}"#, .syntax, "$", 20),
-        (#"{"optionalInt32": 1"#, .syntax, "$", 19),
-        (#"{"repeatedInt32": [1, "x"]}"#, .badValue, "$.repeatedInt32[1]", 22),
-        (#"{"repeatedInt32": [1, null]}"#, .badValue, "$.repeatedInt32[1]", 22),
-        (#"{"optionalNestedMessage": {"a": true}}"#, .badValue, "$.optionalNestedMessage.a", 32),
-        (#"{"mapInt32Int32": {"x": 1}}"#, .badValue, "$.mapInt32Int32[\"x\"]", 19),
-        (#"{"optionalBytes": "a"}"#, .badValue, "$.optionalBytes", 18),
-        (#"{"optionalInt32": 1, "optional_int32": 2}"#, .duplicateField, "$.optional_int32", 21),
-        (#"{"oneofUint32": 1, "oneofString": "x"}"#, .duplicateField, "$.oneofString", 19),
-        (#"{"nope": 1}"#, .unknownField, "$.nope", 1),
-        (#"{"optionalInt32": 1e-9223372036854775808}"#, .badValue, "$.optionalInt32", 18),
-        (#"{"optionalInt64": "1e9999"}"#, .badValue, "$.optionalInt64", 18),
-        ("", .syntax, "$", 0),
-        ("{} x", .syntax, "$", 3),
-    ])
+    @Test(
+        "Errors name the path and the byte offset",
+        arguments: [
+            (#"{"optionalInt32": 2147483648}"#, JSONError.Kind.badValue, "$.optionalInt32", 18),
+            (#"{"optionalUint32": -1}"#, .badValue, "$.optionalUint32", 19),
+            (#"{"optionalInt32": 1.5}"#, .badValue, "$.optionalInt32", 18),
+            (#"{"optionalDouble": 1e400}"#, .badValue, "$.optionalDouble", 19),
+            (#"{"optionalFloat": 3.5e38}"#, .badValue, "$.optionalFloat", 18),
+            (#"{"optionalInt32": 01}"#, .syntax, "$", 18),
+            (#"{"optionalString": "\x"}"#, .syntax, "$", 20),
+            (#"{"optionalString": "\ud800"}"#, .syntax, "$", 20),
+            (#"{"optionalString": "abc"#, .syntax, "$", 19),
+            (#"{"optionalInt32": 1,}"#, .syntax, "$", 20),
+            (#"{"optionalInt32": 1"#, .syntax, "$", 19),
+            (#"{"repeatedInt32": [1, "x"]}"#, .badValue, "$.repeatedInt32[1]", 22),
+            (#"{"repeatedInt32": [1, null]}"#, .badValue, "$.repeatedInt32[1]", 22),
+            (#"{"optionalNestedMessage": {"a": true}}"#, .badValue, "$.optionalNestedMessage.a", 32),
+            (#"{"mapInt32Int32": {"x": 1}}"#, .badValue, "$.mapInt32Int32[\"x\"]", 19),
+            (#"{"optionalBytes": "a"}"#, .badValue, "$.optionalBytes", 18),
+            (#"{"optionalInt32": 1, "optional_int32": 2}"#, .duplicateField, "$.optional_int32", 21),
+            (#"{"oneofUint32": 1, "oneofString": "x"}"#, .duplicateField, "$.oneofString", 19),
+            (#"{"nope": 1}"#, .unknownField, "$.nope", 1),
+            (#"{"optionalInt32": 1e-9223372036854775808}"#, .badValue, "$.optionalInt32", 18),
+            (#"{"optionalInt64": "1e9999"}"#, .badValue, "$.optionalInt64", 18),
+            ("", .syntax, "$", 0),
+            ("{} x", .syntax, "$", 3),
+        ])
     func errors(_ json: String, _ kind: JSONError.Kind, _ path: String, _ offset: Int) {
         do {
             _ = try Proto3(jsonString: json)
@@ -208,7 +220,8 @@ struct JSONTests {
         // (k, j, k) keeps its place and its last value, and a string that is not UTF-8 prints
         // repaired.
         let entry = { (key: String, value: String) -> [UInt8] in
-            let body = [0x0A, UInt8(key.utf8.count)] + Array(key.utf8) + [0x12, UInt8(value.utf8.count)] + Array(value.utf8)
+            let body =
+                [0x0A, UInt8(key.utf8.count)] + Array(key.utf8) + [0x12, UInt8(value.utf8.count)] + Array(value.utf8)
             return [0xAA, 0x04, UInt8(body.count)] + body  // map_string_string = 69
         }
         var any = Google_Protobuf_Any()
@@ -216,10 +229,11 @@ struct JSONTests {
         any.value = [0x72, 0x01, 0xFF] + entry("k", "a") + entry("j", "x") + entry("k", "b")  // optional_string = 14
         var holder = Proto3()
         holder.optionalAny = any
-        #expect(try holder.jsonString(options: JSONOptions(registry: Self.registry)) == """
-            {"optionalAny":{"@type":"type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3",\
-            "optionalString":"\u{FFFD}","mapStringString":{"k":"b","j":"x"}}}
-            """)
+        #expect(
+            try holder.jsonString(options: JSONOptions(registry: Self.registry)) == """
+                {"optionalAny":{"@type":"type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3",\
+                "optionalString":"\u{FFFD}","mapStringString":{"k":"b","j":"x"}}}
+                """)
     }
 
     @Test("Every map kind prints in key order (numbers as numbers, strings by their bytes), as inside an Any")
@@ -267,7 +281,8 @@ struct JSONTests {
             let prefix = #"{"@type":"type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3","#
             #expect(fromEncoding.hasPrefix(prefix))
             #expect("{" + fromEncoding.dropFirst(prefix.count) == direct, "\(direct)")
-            #expect(try Proto3(jsonString: direct, options: withRegistry).serializedBytes() == message.serializedBytes())
+            #expect(
+                try Proto3(jsonString: direct, options: withRegistry).serializedBytes() == message.serializedBytes())
         }
         let json = try message.jsonString()
         #expect(json.contains(#""mapStringString":{"":"","a\"q\n":"é😀","aa":"x","ab":"\u0001","b":"2"}"#))
@@ -277,16 +292,23 @@ struct JSONTests {
         #expect(json.contains(#""mapBoolBool":{"false":true,"true":false}"#))
     }
 
-    @Test("An encoding out of field order prints as the same message in order", arguments: [
-        // optional_string "z", repeated_int32 5, optional_int32 7, repeated_int32 6, optional_int32 9:
-        // printing as the bytes come stops at the third field and starts again from the values sorted.
-        ([0x72, 0x01, 0x7A, 0xF8, 0x01, 0x05, 0x08, 0x07, 0xF8, 0x01, 0x06, 0x08, 0x09] as [UInt8],
-         #""optionalInt32":9,"optionalString":"z","repeatedInt32":[5,6]"#),
-        // In order, but optional_int32 twice: the last wins.
-        ([0x08, 0x01, 0x08, 0x02, 0xF8, 0x01, 0x05], #""optionalInt32":2,"repeatedInt32":[5]"#),
-        // In order: printed as the bytes come, a packed run and a lone value of one field together.
-        ([0x08, 0x01, 0xFA, 0x01, 0x02, 0x05, 0x06, 0xF8, 0x01, 0x07], #""optionalInt32":1,"repeatedInt32":[5,6,7]"#),
-    ])
+    @Test(
+        "An encoding out of field order prints as the same message in order",
+        arguments: [
+            // optional_string "z", repeated_int32 5, optional_int32 7, repeated_int32 6, optional_int32 9:
+            // printing as the bytes come stops at the third field and starts again from the values sorted.
+            (
+                [0x72, 0x01, 0x7A, 0xF8, 0x01, 0x05, 0x08, 0x07, 0xF8, 0x01, 0x06, 0x08, 0x09] as [UInt8],
+                #""optionalInt32":9,"optionalString":"z","repeatedInt32":[5,6]"#
+            ),
+            // In order, but optional_int32 twice: the last wins.
+            ([0x08, 0x01, 0x08, 0x02, 0xF8, 0x01, 0x05], #""optionalInt32":2,"repeatedInt32":[5]"#),
+            // In order: printed as the bytes come, a packed run and a lone value of one field together.
+            (
+                [0x08, 0x01, 0xFA, 0x01, 0x02, 0x05, 0x06, 0xF8, 0x01, 0x07],
+                #""optionalInt32":1,"repeatedInt32":[5,6,7]"#
+            ),
+        ])
     func outOfOrder(value: [UInt8], members: String) throws {
         // An Any's value is printed from its bytes as they are: the one way to give the printer
         // an encoding this runtime would not write.
@@ -295,10 +317,11 @@ struct JSONTests {
         any.value = value
         var holder = Proto3()
         holder.optionalAny = any
-        #expect(try holder.jsonString(options: JSONOptions(registry: Self.registry)) == """
-            {"optionalAny":{"@type":"type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3",\
-            \(members)}}
-            """)
+        #expect(
+            try holder.jsonString(options: JSONOptions(registry: Self.registry)) == """
+                {"optionalAny":{"@type":"type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3",\
+                \(members)}}
+                """)
     }
 
     @Test("A message generated with TextFormat=Numbers has no JSON form: a typed error both ways")
@@ -333,9 +356,11 @@ struct JSONTests {
         #expect(throws: JSONError.self) { try Proto3(jsonString: #"{"optionalFloat": -3.5e38}"#) }
         // A key twice in a map or a Struct is an error, as it is for a field (protobuf's C++ and
         // Python runtimes refuse it too); so are two "@type"s in an Any.
-        for json in [#"{"mapInt32Float": {"4": 1, "4": 2}}"#, #"{"mapStringString": {"k": "a", "k": "a"}}"#,
-                     #"{"mapBoolBool": {"true": true, "true": false}}"#, #"{"optionalStruct": {"a": 1, "a": 1}}"#,
-                     #"{"optionalValue": {"a": {"b": null, "b": null}}}"#] {
+        for json in [
+            #"{"mapInt32Float": {"4": 1, "4": 2}}"#, #"{"mapStringString": {"k": "a", "k": "a"}}"#,
+            #"{"mapBoolBool": {"true": true, "true": false}}"#, #"{"optionalStruct": {"a": 1, "a": 1}}"#,
+            #"{"optionalValue": {"a": {"b": null, "b": null}}}"#,
+        ] {
             do {
                 _ = try Proto3(jsonString: json)
                 Issue.record("read \(json)")
@@ -344,12 +369,16 @@ struct JSONTests {
             }
         }
         // An enum's number in a string reads as the number (as protobuf's C++ and Python read it).
-        let enums = try Proto3(jsonString: #"{"optionalNestedEnum": "2", "repeatedForeignEnum": ["0", "-7"], "mapStringNestedEnum": {"k": "1"}}"#)
+        let enums = try Proto3(
+            jsonString:
+                #"{"optionalNestedEnum": "2", "repeatedForeignEnum": ["0", "-7"], "mapStringNestedEnum": {"k": "1"}}"#)
         #expect(enums.optionalNestedEnum == .baz)
         #expect(enums.repeatedForeignEnum == [.foreignFoo, .unrecognized(-7)])
         #expect(enums.mapStringNestedEnum == ["k": .bar])
-        for json in [#"{"optionalNestedEnum": "+1"}"#, #"{"optionalNestedEnum": "1.0"}"#, #"{"optionalNestedEnum": " 1"}"#,
-                     #"{"optionalNestedEnum": "2147483648"}"#, #"{"optionalNestedEnum": "-"}"#] {
+        for json in [
+            #"{"optionalNestedEnum": "+1"}"#, #"{"optionalNestedEnum": "1.0"}"#, #"{"optionalNestedEnum": " 1"}"#,
+            #"{"optionalNestedEnum": "2147483648"}"#, #"{"optionalNestedEnum": "-"}"#,
+        ] {
             #expect(throws: JSONError.self, "\(json)") { try Proto3(jsonString: json) }
         }
     }

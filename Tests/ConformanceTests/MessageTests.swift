@@ -59,7 +59,8 @@ struct MessageTests {
         #endif
     }
 
-    @Test("Every kind of field, encoded by protoc, decodes and re-encodes to the same bytes", arguments: Syntax.allCases)
+    @Test(
+        "Every kind of field, encoded by protoc, decodes and re-encodes to the same bytes", arguments: Syntax.allCases)
     func everyField(_ syntax: Syntax) throws {
         let bytes = try Protoc.encode(everyFieldText, as: syntax.messageType)
         #expect(try syntax.roundTrip(bytes) == bytes)
@@ -71,16 +72,22 @@ struct MessageTests {
             #expect(message.optionalSint64 == -8_000_000_000 && message.optionalSfixed32 == -9)
             #expect(message.optionalFloat == 1.5 && message.optionalDouble == -2.75 && message.optionalBool)
             #expect(message.optionalString == "héllo" && message.optionalBytes == [0, 255])
-            #expect(message.optionalNestedMessage?.a == 11 && message.optionalNestedMessage?.corecursive?.optionalInt32 == 12)
+            #expect(
+                message.optionalNestedMessage?.a == 11
+                    && message.optionalNestedMessage?.corecursive?.optionalInt32 == 12)
             #expect(message.optionalNestedEnum == .baz && message.optionalForeignEnum == .foreignBar)
             #expect(message.recursiveMessage?.recursiveMessage?.optionalString == "deep")
-            #expect(message.repeatedInt32 == [1, -1] && message.repeatedUint32 == [3, 0] && message.repeatedBool == [true, false, true])
+            #expect(
+                message.repeatedInt32 == [1, -1] && message.repeatedUint32 == [3, 0]
+                    && message.repeatedBool == [true, false, true])
             #expect(message.repeatedNestedEnum.map(\.rawValue) == [0, -1, 1])
             #expect(message.packedNestedEnum.map(\.rawValue) == [2, -1] && message.unpackedInt64 == [1, -1])
             #expect(message.mapInt32Int32 == [-1: -2] && message.mapStringNestedMessage["m"]?.a == 3)
             #expect(message.mapStringForeignEnum["e"] == .foreignBaz && message.mapBoolBool == [true: false])
             #expect(message.oneofField == .oneofString("one"))
-            #expect(message.fieldname1 == 1 && message.fieldName3 == 3 && message.fieldName11 == 11 && message.fieldName18 == 18)
+            #expect(
+                message.fieldname1 == 1 && message.fieldName3 == 3 && message.fieldName11 == 11
+                    && message.fieldName18 == 18)
         case .proto2:
             let message = try Proto2(serializedBytes: bytes)
             #expect(message.unknownFields.isEmpty)
@@ -161,11 +168,15 @@ struct MessageTests {
         built.defaultInt32 = D.defaultInt32
         built.defaultString = D.defaultString
         built.optionalBool = false
-        #expect(try built.serializedBytes()
-                == (try Protoc.encode("optional_bool: false default_int32: -123456789 default_string: \"Rosebud\"", as: Syntax.proto2.messageType)))
+        #expect(
+            try built.serializedBytes()
+                == (try Protoc.encode(
+                    "optional_bool: false default_int32: -123456789 default_string: \"Rosebud\"",
+                    as: Syntax.proto2.messageType)))
         // And the same values in proto3 are defaults: nothing is written.
-        let proto3 = try Protoc.encode("optional_int32: 0 optional_bool: false optional_string: \"\" optional_nested_enum: FOO",
-                                       as: Syntax.proto3.messageType)
+        let proto3 = try Protoc.encode(
+            "optional_int32: 0 optional_bool: false optional_string: \"\" optional_nested_enum: FOO",
+            as: Syntax.proto3.messageType)
         #expect(proto3.isEmpty)
         var zero = Proto3()
         zero.optionalInt32 = 0
@@ -201,7 +212,8 @@ struct MessageTests {
     func extensionInt32() throws {
         #expect(Extensions2.extensionInt32.fieldNumber == 120)
         #expect(Extensions2.extensionInt32.protoName == "protobuf_test_messages.proto2.extension_int32")
-        let bytes = try Protoc.encode("[protobuf_test_messages.proto2.extension_int32]: 120", as: Syntax.proto2.messageType)
+        let bytes = try Protoc.encode(
+            "[protobuf_test_messages.proto2.extension_int32]: 120", as: Syntax.proto2.messageType)
         #expect(bytes == tag(120, .varint) + [120])
         let decoded = try Proto2(serializedBytes: bytes)
         #expect(decoded[extension: Extensions2.extensionInt32] == 120)
@@ -213,8 +225,11 @@ struct MessageTests {
         built[extension: Extensions2.extensionInt32] = 120
         #expect(try built.serializedBytes() == bytes)
         built[extension: Extensions2.extensionInt32] = -1
-        #expect(try built.serializedBytes() == (try Protoc.encode("[protobuf_test_messages.proto2.extension_int32]: -1",
-                                                                as: Syntax.proto2.messageType)))
+        #expect(
+            try built.serializedBytes()
+                == (try Protoc.encode(
+                    "[protobuf_test_messages.proto2.extension_int32]: -1",
+                    as: Syntax.proto2.messageType)))
         built[extension: Extensions2.extensionInt32] = nil
         #expect(try built.serializedBytes().isEmpty)
 
@@ -232,18 +247,30 @@ struct MessageTests {
     /// protobuf's C++ runtime does, so the bytes are protoc's.
     @Test("extension_int32 among other fields: protoc's bytes")
     func extensionAmongFields() throws {
-        let text = "optional_int32: 1 [protobuf_test_messages.proto2.extension_int32]: 120 Data { group_int32: 2 } default_int32: 3"
+        let text =
+            "optional_int32: 1 [protobuf_test_messages.proto2.extension_int32]: 120 Data { group_int32: 2 } default_int32: 3"
         let protocBytes = try Protoc.encode(text, as: Syntax.proto2.messageType)
         let decoded = try Proto2(serializedBytes: protocBytes)
-        #expect(decoded[extension: Extensions2.extensionInt32] == 120 && decoded.data?.groupInt32 == 2 && decoded.defaultInt32 == 3)
+        #expect(
+            decoded[extension: Extensions2.extensionInt32] == 120 && decoded.data?.groupInt32 == 2
+                && decoded.defaultInt32 == 3)
         let ours = try decoded.serializedBytes()
-        #expect(ours == tag(1, .varint) + [1] + tag(120, .varint) + [120] + group(201, tag(202, .varint) + [2]) + tag(241, .varint) + [3])
+        #expect(
+            ours == tag(1, .varint) + [1] + tag(120, .varint) + [120] + group(201, tag(202, .varint) + [2])
+                + tag(241, .varint) + [3])
         #expect(ours == protocBytes)
         // protoc reads both as the same message (text format prints fields in number order).
-        #expect(try Protoc.run(["-I", conformanceProtos, "-I", Protoc.include, "test_messages_proto2.proto",
-                                "--decode=\(Syntax.proto2.messageType)"], input: ours)
-                == Protoc.run(["-I", conformanceProtos, "-I", Protoc.include, "test_messages_proto2.proto",
-                               "--decode=\(Syntax.proto2.messageType)"], input: protocBytes))
+        #expect(
+            try Protoc.run(
+                [
+                    "-I", conformanceProtos, "-I", Protoc.include, "test_messages_proto2.proto",
+                    "--decode=\(Syntax.proto2.messageType)",
+                ], input: ours)
+                == Protoc.run(
+                    [
+                        "-I", conformanceProtos, "-I", Protoc.include, "test_messages_proto2.proto",
+                        "--decode=\(Syntax.proto2.messageType)",
+                    ], input: protocBytes))
     }
 
     /// MessageSet wire format: each item is a group 1 holding type_id (2) and message (3).
@@ -262,7 +289,8 @@ struct MessageTests {
         #expect(decoded.unknownFields.bytes == bytes)
         #expect(try decoded.serializedBytes() == bytes)
         // Items with their fields in another order, or with unknown fields, are kept as read.
-        let reordered = group(1, delimited(3, tag(9, .varint) + [1]) + tag(2, .varint) + varint(4_135_312) + tag(5, .varint) + [1])
+        let reordered = group(
+            1, delimited(3, tag(9, .varint) + [1]) + tag(2, .varint) + varint(4_135_312) + tag(5, .varint) + [1])
         #expect(try MessageSetCorrect(serializedBytes: reordered).serializedBytes() == reordered)
         // An unterminated item is an error.
         #expect(throws: WireError.self) { try MessageSetCorrect(serializedBytes: Array(bytes.dropLast())) }
@@ -276,8 +304,11 @@ struct MessageTests {
 
     @Test("The Data group against protoc")
     func dataGroup() throws {
-        let bytes = try Protoc.encode("Data { group_int32: -1 group_uint32: 2 } optional_int32: 3", as: Syntax.proto2.messageType)
-        #expect(bytes == tag(1, .varint) + [3] + group(201, tag(202, .varint) + varint(signed: -1) + tag(203, .varint) + [2]))
+        let bytes = try Protoc.encode(
+            "Data { group_int32: -1 group_uint32: 2 } optional_int32: 3", as: Syntax.proto2.messageType)
+        #expect(
+            bytes == tag(1, .varint) + [3]
+                + group(201, tag(202, .varint) + varint(signed: -1) + tag(203, .varint) + [2]))
         let decoded = try Proto2(serializedBytes: bytes)
         #expect(decoded.data == .init(groupInt32: -1, groupUint32: 2))
         #expect(try decoded.serializedBytes() == bytes)
@@ -297,14 +328,20 @@ struct MessageTests {
         let proto2 = try Proto2(serializedBytes: bytes)
         #expect(proto2.optionalNestedEnum == nil && proto2.optionalForeignEnum == nil)
         #expect(proto2.repeatedNestedEnum == [.bar, .baz])
-        #expect(proto2.unknownFields.bytes == tag(21, .varint) + [5] + tag(51, .varint) + [5] + tag(22, .varint) + varint(signed: -7))
-        #expect(try proto2.serializedBytes() == tag(51, .varint) + [1] + tag(51, .varint) + [2] + proto2.unknownFields.bytes)
+        #expect(
+            proto2.unknownFields.bytes == tag(21, .varint) + [5] + tag(51, .varint) + [5] + tag(22, .varint)
+                + varint(signed: -7))
+        #expect(
+            try proto2.serializedBytes() == tag(51, .varint) + [1] + tag(51, .varint) + [2] + proto2.unknownFields.bytes
+        )
 
         let proto3 = try Proto3(serializedBytes: bytes)
         #expect(proto3.optionalNestedEnum.rawValue == 5 && proto3.optionalForeignEnum.rawValue == -7)
         #expect(proto3.repeatedNestedEnum.map(\.rawValue) == [1, 5, 2])
         #expect(proto3.unknownFields.isEmpty)
-        #expect(try proto3.serializedBytes() == tag(21, .varint) + [5] + tag(22, .varint) + varint(signed: -7) + delimited(51, [1, 5, 2]))
+        #expect(
+            try proto3.serializedBytes() == tag(21, .varint) + [5] + tag(22, .varint) + varint(signed: -7)
+                + delimited(51, [1, 5, 2]))
     }
 
     /// A closed enum whose first (default) value is not 0: a map entry without a value holds
@@ -324,7 +361,8 @@ struct MessageTests {
                 var reader = ProtoReader(buffer: buffer)
                 do throws(WireError) {
                     _ = try reader.readTag()
-                    try reader.readMapEntry(into: &map, ProtoInt32.self, ProtoClosedEnum<StartsAtThree>.self, unknownFields: &unknown)
+                    try reader.readMapEntry(
+                        into: &map, ProtoInt32.self, ProtoClosedEnum<StartsAtThree>.self, unknownFields: &unknown)
                     return nil
                 } catch {
                     return error
@@ -385,21 +423,26 @@ struct MessageTests {
 /// rejects them in proto2 as in proto3. These tests pin that behaviour down.
 @Suite("proto2 strings and invalid UTF-8")
 struct Proto2UTF8Tests {
-    @Test("Invalid UTF-8 in a proto2 string field is a parse error", arguments: [
-        ("optional_string", delimited(14, [0xFF])),
-        ("repeated_string", delimited(44, [0xC0, 0x80])),
-        ("oneof_string", delimited(113, [0xED, 0xA0, 0x80])),
-        ("map_string_string key", delimited(69, delimited(1, [0xFE]))),
-        ("default_string", delimited(254, [0x80])),
-        ("nested", delimited(27, delimited(14, [0xF4, 0x90, 0x80, 0x80]))),
-    ])
+    @Test(
+        "Invalid UTF-8 in a proto2 string field is a parse error",
+        arguments: [
+            ("optional_string", delimited(14, [0xFF])),
+            ("repeated_string", delimited(44, [0xC0, 0x80])),
+            ("oneof_string", delimited(113, [0xED, 0xA0, 0x80])),
+            ("map_string_string key", delimited(69, delimited(1, [0xFE]))),
+            ("default_string", delimited(254, [0x80])),
+            ("nested", delimited(27, delimited(14, [0xF4, 0x90, 0x80, 0x80]))),
+        ])
     func rejected(_ name: String, _ input: [UInt8]) throws {
         let error = #expect(throws: WireError.self, "\(name)") { try Proto2(serializedBytes: input) }
         #expect(error.map(caseName) == "invalidUTF8", "\(name): \(String(describing: error))")
         // protoc (C++) accepts the same bytes for proto2.
         #expect(throws: Never.self) {
-            _ = try Protoc.run(["-I", conformanceProtos, "-I", Protoc.include, "test_messages_proto2.proto",
-                                "--decode=\(Syntax.proto2.messageType)"], input: input)
+            _ = try Protoc.run(
+                [
+                    "-I", conformanceProtos, "-I", Protoc.include, "test_messages_proto2.proto",
+                    "--decode=\(Syntax.proto2.messageType)",
+                ], input: input)
         }
     }
 
@@ -409,7 +452,10 @@ struct Proto2UTF8Tests {
             Testee.request(delimited(14, [0xFF]), type: Syntax.proto2.messageType),
             Testee.request(delimited(15, [0xFF]), type: Syntax.proto2.messageType),
         ])
-        if case .parseError? = responses[0].result {} else { Issue.record("got \(String(describing: responses[0].result))") }
+        if case .parseError? = responses[0].result {
+        } else {
+            Issue.record("got \(String(describing: responses[0].result))")
+        }
         #expect(responses[1].result == .protobufPayload(delimited(15, [0xFF])))
     }
 }
@@ -432,9 +478,13 @@ struct IntendedDifferenceTests {
         #expect(try Proto2(serializedBytes: Self.wideBoolEntry).mapBoolBool == [true: true])
         #expect(try Proto3(serializedBytes: Self.wideBoolEntry).mapBoolBool == [true: true])
         #expect(try Proto3(serializedBytes: tag(13, .varint) + varint(1 << 32)).optionalBool)
-        let decoded = String(decoding: try Protoc.run(["-I", conformanceProtos, "-I", Protoc.include, "test_messages_proto3.proto",
-                                                        "--decode=\(Syntax.proto3.messageType)"], input: Self.wideBoolEntry),
-                             as: UTF8.self)
+        let decoded = String(
+            decoding: try Protoc.run(
+                [
+                    "-I", conformanceProtos, "-I", Protoc.include, "test_messages_proto3.proto",
+                    "--decode=\(Syntax.proto3.messageType)",
+                ], input: Self.wideBoolEntry),
+            as: UTF8.self)
         #expect(decoded.contains("key: true") && decoded.contains("value: true"), "\(decoded)")
     }
 

@@ -128,17 +128,20 @@ struct ProtocolTests {
             Testee.request(tag(1, .varint) + [0x80], type: Syntax.proto3.messageType),
             Testee.request(tag(1, 6), type: Syntax.proto2.messageType),
         ])
-        #expect(responses.map(\.result) == [
-            .parseError(WireError.truncated(offset: 1).description),
-            .parseError(WireError.invalidWireType(offset: 0, wireType: 6).description),
-        ])
+        #expect(
+            responses.map(\.result) == [
+                .parseError(WireError.truncated(offset: 1).description),
+                .parseError(WireError.invalidWireType(offset: 0, wireType: 6).description),
+            ])
     }
 
-    @Test("EOF on stdin ends the process with status 0", arguments: [
-        ("no input", [UInt8]()),
-        ("inside a length", [3, 0]),
-        ("inside a body", [10, 0, 0, 0, 0x22, 0x03]),
-    ])
+    @Test(
+        "EOF on stdin ends the process with status 0",
+        arguments: [
+            ("no input", [UInt8]()),
+            ("inside a length", [3, 0]),
+            ("inside a body", [10, 0, 0, 0, 0x22, 0x03]),
+        ])
     func endOfInput(_ name: String, _ tail: [UInt8]) throws {
         let complete = Testee.frame(try Testee.request([8, 1], type: Syntax.proto3.messageType).serializedBytes())
         for prefix in [[], complete] {
@@ -153,13 +156,18 @@ struct ProtocolTests {
     /// process goes on with the next request.
     @Test("A request that is not a ConformanceRequest is answered and the loop goes on")
     func badRequest() throws {
-        let input = Testee.frame([0x0A, 0x7F]) + Testee.frame(try Testee.request([8, 1], type: Syntax.proto3.messageType).serializedBytes())
+        let input =
+            Testee.frame([0x0A, 0x7F])
+            + Testee.frame(try Testee.request([8, 1], type: Syntax.proto3.messageType).serializedBytes())
         let result = try Testee.run(input)
         #expect(result.status == 0)
         let frames = try #require(Testee.frames(result.stdout))
         try #require(frames.count == 2)
         let first = try Conformance_ConformanceResponse(serializedBytes: frames[0])
-        if case .runtimeError? = first.result {} else { Issue.record("expected runtime_error, got \(String(describing: first.result))") }
+        if case .runtimeError? = first.result {
+        } else {
+            Issue.record("expected runtime_error, got \(String(describing: first.result))")
+        }
         #expect(try Conformance_ConformanceResponse(serializedBytes: frames[1]).result == .protobufPayload([8, 1]))
     }
 
@@ -170,7 +178,8 @@ struct ProtocolTests {
         var requests: [Conformance_ConformanceRequest] = [Self.failureSetRequest()]
         var expected: [[UInt8]] = [[]]
         for index in 0..<300 {
-            let payload = tag(1, .varint) + varint(UInt64(index + 1)) + delimited(14, String(repeating: "x", count: index + 1))
+            let payload =
+                tag(1, .varint) + varint(UInt64(index + 1)) + delimited(14, String(repeating: "x", count: index + 1))
             let syntax: Syntax = index.isMultiple(of: 2) ? .proto3 : .proto2
             requests.append(Testee.request(payload, type: syntax.messageType))
             expected.append(payload)

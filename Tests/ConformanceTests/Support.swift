@@ -55,7 +55,8 @@ enum Testee {
         var index = 0
         while index < stdout.count {
             guard stdout.count - index >= 4 else { return nil }
-            let length = Int(stdout[index]) | Int(stdout[index + 1]) << 8 | Int(stdout[index + 2]) << 16
+            let length =
+                Int(stdout[index]) | Int(stdout[index + 1]) << 8 | Int(stdout[index + 2]) << 16
                 | Int(stdout[index + 3]) << 24
             index += 4
             guard stdout.count - index >= length else { return nil }
@@ -73,17 +74,22 @@ enum Testee {
 
     /// Sends every request in one process and returns the responses, checking the protocol
     /// on the way: status 0 at end of input, nothing on stdout but one frame per request.
-    static func exchange(_ requests: [Conformance_ConformanceRequest],
-                         sourceLocation: SourceLocation = #_sourceLocation) throws -> [Conformance_ConformanceResponse] {
+    static func exchange(
+        _ requests: [Conformance_ConformanceRequest],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [Conformance_ConformanceResponse] {
         var input: [UInt8] = []
         for request in requests { input += frame(try request.serializedBytes()) }
         let result = try run(input)
-        #expect(result.reason == .exit && result.status == 0, "testee status \(result.status): \(result.stderr)",
-                sourceLocation: sourceLocation)
-        let frames = try #require(Self.frames(result.stdout), "stdout is not a sequence of frames: \(hex(Array(result.stdout.prefix(64))))",
-                                  sourceLocation: sourceLocation)
-        try #require(frames.count == requests.count, "\(requests.count) requests, \(frames.count) responses",
-                     sourceLocation: sourceLocation)
+        #expect(
+            result.reason == .exit && result.status == 0, "testee status \(result.status): \(result.stderr)",
+            sourceLocation: sourceLocation)
+        let frames = try #require(
+            Self.frames(result.stdout), "stdout is not a sequence of frames: \(hex(Array(result.stdout.prefix(64))))",
+            sourceLocation: sourceLocation)
+        try #require(
+            frames.count == requests.count, "\(requests.count) requests, \(frames.count) responses",
+            sourceLocation: sourceLocation)
         return try frames.map { try Conformance_ConformanceResponse(serializedBytes: $0) }
     }
 

@@ -30,7 +30,7 @@ struct TextFormatAgreementTests {
         refused(Proto3.self, "optional_int32: 1 optional_int32: 0")
         refused(Proto3.self, "optional_nested_message {} optional_nested_message {}")
         refused(Proto2.self, "optional_int32: 0 optional_int32: 1")  // proto2 fields have presence
-        refused(Proto3.self, "map_int32_int32 { key: 0 key: 2 }")    // so have a map entry's
+        refused(Proto3.self, "map_int32_int32 { key: 0 key: 2 }")  // so have a map entry's
         refused(Proto3.self, "optional_double: -0 optional_double: 1")  // -0.0 is not the default
         // protobuf's parser asks HasField, which a proto3 field at its default does not have.
         #expect(try Proto3(textFormat: "optional_int32: 0 optional_int32: 5").optionalInt32 == 5)
@@ -52,9 +52,11 @@ struct TextFormatAgreementTests {
         #expect(try Proto3(textFormat: "repeated_int32: [1, 2]").repeatedInt32 == [1, 2])
     }
 
-    @Test("An escape protobuf does not have is refused", arguments: [
-        #"\q"#, #"\X41"#, #"\8"#, #"\e"#, #"\x"#, #"\xg"#, #"\u12"#, #"\u12g4"#, #"\U1234"#, #"\U0001F60"#,
-    ])
+    @Test(
+        "An escape protobuf does not have is refused",
+        arguments: [
+            #"\q"#, #"\X41"#, #"\8"#, #"\e"#, #"\x"#, #"\xg"#, #"\u12"#, #"\u12g4"#, #"\U1234"#, #"\U0001F60"#,
+        ])
     func badEscapes(_ escape: String) {
         refused(Proto3.self, "optional_bytes: \"\(escape)\"")
     }
@@ -62,8 +64,9 @@ struct TextFormatAgreementTests {
     @Test("The escapes protobuf has")
     func goodEscapes() throws {
         let message = try Proto3(textFormat: #"optional_bytes: "\?\'\"\\\a\b\f\v\x4\x414\101\0\u00e9\U0001F600""#)
-        #expect(message.optionalBytes == Array("?'\"\\".utf8) + [0x07, 0x08, 0x0C, 0x0B, 0x04, 0x41, 0x34, 0x41, 0x00]
-            + Array("é😀".utf8))
+        #expect(
+            message.optionalBytes == Array("?'\"\\".utf8) + [0x07, 0x08, 0x0C, 0x0B, 0x04, 0x41, 0x34, 0x41, 0x00]
+                + Array("é😀".utf8))
     }
 
     @Test("A minus sign may stand apart from its number")
@@ -83,8 +86,9 @@ struct TextFormatAgreementTests {
         refused(Proto3.self, "optional_double: .")
     }
 
-    @Test("A float is decimal: no hexadecimal, no leading zero, no suffix on a word",
-          arguments: ["0x10", "010", "08", "00", "00.5", "-0x1", "inff", "nanf", "infinityf"])
+    @Test(
+        "A float is decimal: no hexadecimal, no leading zero, no suffix on a word",
+        arguments: ["0x10", "010", "08", "00", "00.5", "-0x1", "inff", "nanf", "infinityf"])
     func floatForms(_ text: String) {
         refused(Proto3.self, "optional_double: \(text)")
         refused(Proto3.self, "optional_float: \(text)")
@@ -92,7 +96,9 @@ struct TextFormatAgreementTests {
 
     @Test("Decimal floats in their forms")
     func decimalFloats() throws {
-        for (text, value) in [("0", 0.0), ("0.5", 0.5), ("0e5", 0), ("1f", 1), ("1.f", 1), ("1.5e+2F", 150), ("-0", -0.0)] {
+        for (text, value) in [
+            ("0", 0.0), ("0.5", 0.5), ("0e5", 0), ("1f", 1), ("1.f", 1), ("1.5e+2F", 150), ("-0", -0.0),
+        ] {
             #expect(try Proto3(textFormat: "optional_double: \(text)").optionalDouble == value, "\(text)")
         }
     }
@@ -110,7 +116,9 @@ struct TextFormatAgreementTests {
 
     @Test("A bool may be 0 or 1 in any integer form")
     func boolForms() throws {
-        for (text, value) in [("01", true), ("0x1", true), ("0x0", false), ("00", false), ("t", true), ("False", false)] {
+        for (text, value) in [
+            ("01", true), ("0x1", true), ("0x0", false), ("00", false), ("t", true), ("False", false),
+        ] {
             #expect(try Proto3(textFormat: "optional_bool: \(text)").optionalBool == value, "\(text)")
         }
         for text in ["2", "-0", "-1", "0x2", "TRUE", "1.0"] {
@@ -154,14 +162,19 @@ struct TextFormatAgreementTests {
     @Test("An Any's type URL is tokens, and its prefix type.googleapis.com/ or type.googleprod.com/")
     func anyURL() throws {
         let type = "protobuf_test_messages.proto3.TestAllTypesProto3"
-        for url in ["type.googleapis.com/\(type)", " type.googleapis.com / \(type) ", "type.googleprod.com/\(type)",
-                    "type . googleapis . com # a comment\n /\(type)"] {
-            let message = try Proto3(textFormat: "optional_any { [\(url)] { optional_int32: 1 } }", registry: Self.registry)
+        for url in [
+            "type.googleapis.com/\(type)", " type.googleapis.com / \(type) ", "type.googleprod.com/\(type)",
+            "type . googleapis . com # a comment\n /\(type)",
+        ] {
+            let message = try Proto3(
+                textFormat: "optional_any { [\(url)] { optional_int32: 1 } }", registry: Self.registry)
             #expect(message.optionalAny?.typeUrl.hasSuffix("/" + type) == true, "\(url)")
             #expect(message.optionalAny?.typeUrl.contains(" ") == false, "\(url)")
         }
-        for url in ["example.com/\(type)", "type.googleapis.com/a/\(type)", "type.googleapis.com//\(type)",
-                    "/\(type)", "type.googleapis.com/\(type).", "type.googleapis.com/\(type) x"] {
+        for url in [
+            "example.com/\(type)", "type.googleapis.com/a/\(type)", "type.googleapis.com//\(type)",
+            "/\(type)", "type.googleapis.com/\(type).", "type.googleapis.com/\(type) x",
+        ] {
             refused(Proto3.self, "optional_any { [\(url)] { optional_int32: 1 } }")
         }
     }
@@ -200,8 +213,12 @@ struct TextFormatAgreementTests {
     @Test("An unknown closed-enum map entry after the map's entries prints apart from them")
     func closedEnumEntryAfterMap() throws {
         // The known entry "" -> BAR, then the unknown entry "a" -> 7 (kept in the unknown fields).
-        let message = try Proto2(serializedBytes: [0xCA, 0x04, 0x04, 0x0A, 0x00, 0x10, 0x01,
-                                                   0xCA, 0x04, 0x05, 0x0A, 0x01, 0x61, 0x10, 0x07])
-        #expect(message.textFormatString() == "map_string_nested_enum {\n  key: \"\"\n  value: BAR\n}\n73 {\n  1: \"a\"\n  2: 7\n}\n")
+        let message = try Proto2(serializedBytes: [
+            0xCA, 0x04, 0x04, 0x0A, 0x00, 0x10, 0x01,
+            0xCA, 0x04, 0x05, 0x0A, 0x01, 0x61, 0x10, 0x07,
+        ])
+        #expect(
+            message.textFormatString()
+                == "map_string_nested_enum {\n  key: \"\"\n  value: BAR\n}\n73 {\n  1: \"a\"\n  2: 7\n}\n")
     }
 }

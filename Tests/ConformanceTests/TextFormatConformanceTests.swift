@@ -14,10 +14,12 @@ import Testing
 struct TextFormatConformanceTests {
     typealias Proto3 = ProtobufTestMessages_Proto3_TestAllTypesProto3
 
-    @Test("A \\u or \\U escape that is no Unicode scalar is an error, in strings and bytes", arguments: [
-        #"'\U00110000'"#, #"'\ud800'"#, #"'\udc00'"#, #"'\ud801\udc37'"#, #"'\U0000d800'"#,
-        #"'\U0000d801\udc37'"#, #"'\ud801\U0000dc37'"#,
-    ])
+    @Test(
+        "A \\u or \\U escape that is no Unicode scalar is an error, in strings and bytes",
+        arguments: [
+            #"'\U00110000'"#, #"'\ud800'"#, #"'\udc00'"#, #"'\ud801\udc37'"#, #"'\U0000d800'"#,
+            #"'\U0000d801\udc37'"#, #"'\ud801\U0000dc37'"#,
+        ])
     func nonScalarEscapes(_ literal: String) {
         for field in ["optional_string", "optional_bytes"] {
             #expect(throws: TextFormatError.self, "\(field): \(literal)") {
@@ -52,13 +54,15 @@ struct TextFormatConformanceTests {
         // Without the type registered, or with no '/' in the URL, the text is refused.
         #expect(throws: TextFormatError.self) { try Proto3(textFormat: text) }
         #expect(throws: TextFormatError.self) {
-            try Proto3(textFormat: "optional_any { [protobuf_test_messages.proto3.TestAllTypesProto3] {} }",
-                       registry: registry)
+            try Proto3(
+                textFormat: "optional_any { [protobuf_test_messages.proto3.TestAllTypesProto3] {} }",
+                registry: registry)
         }
         // Only an Any has the expanded form: elsewhere '[' starts an extension, which is not read.
         #expect(throws: TextFormatError.self) {
-            try Proto3(textFormat: "[type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3] {}",
-                       registry: registry)
+            try Proto3(
+                textFormat: "[type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3] {}",
+                registry: registry)
         }
     }
 

@@ -18,8 +18,10 @@ struct TextFormatDifferencesTests {
     typealias Proto3 = ProtobufTestMessages_Proto3_TestAllTypesProto3
     typealias Proto2 = ProtobufTestMessages_Proto2_TestAllTypesProto2
 
-    func refusal<M: Message>(_ type: M.Type, _ text: String, containing words: String,
-                             sourceLocation: SourceLocation = #_sourceLocation) {
+    func refusal<M: Message>(
+        _ type: M.Type, _ text: String, containing words: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         do {
             let message = try M(textFormat: text)
             Issue.record("read \(message)", sourceLocation: sourceLocation)
@@ -43,8 +45,9 @@ struct TextFormatDifferencesTests {
     func extensionByName() throws {
         // swiftframe's text reader does not read extensions; by number, the field is read as
         // an unknown field (field 120 is TestAllTypesProto2's extension_int32).
-        refusal(Proto2.self, "[protobuf_test_messages.proto2.extension_int32]: 1",
-                containing: "extensions ([name]) are not read")
+        refusal(
+            Proto2.self, "[protobuf_test_messages.proto2.extension_int32]: 1",
+            containing: "extensions ([name]) are not read")
         #expect(try Proto2(textFormat: "120: 1").serializedBytes() == [0xC0, 0x07, 0x01])
     }
 
@@ -75,7 +78,10 @@ struct TextFormatDifferencesTests {
         // refuses it, as swiftframe does everywhere.
         let registry = MessageTypeRegistry([Proto3.self])
         let inner = "map_int64_int64 { key: 0 value: 1 key: 0 }"
-        for text in [inner, "optional_any { [type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3] { \(inner) } }"] {
+        for text in [
+            inner,
+            "optional_any { [type.googleapis.com/protobuf_test_messages.proto3.TestAllTypesProto3] { \(inner) } }",
+        ] {
             do {
                 let message = try Proto3(textFormat: text, registry: registry)
                 Issue.record("read \(message)")

@@ -54,10 +54,11 @@ import Testing
             var reader = ProtoReader(buffer: buffer)
             while reader.hasRemaining {
                 #expect(try reader.readTag() == 14 << 3 | 2)
-                written.append(try reader.readLengthDelimited { (entry: inout ProtoReader) throws(WireError) in
-                    _ = try entry.readTag()
-                    return try entry.readString()
-                })
+                written.append(
+                    try reader.readLengthDelimited { (entry: inout ProtoReader) throws(WireError) in
+                        _ = try entry.readTag()
+                        return try entry.readString()
+                    })
             }
         }
         #expect(written == keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
@@ -66,7 +67,9 @@ import Testing
 
     @Test func mapEntriesWithMissingKeyOrValueDecodeToDefaults() throws {
         // field 1 entries: {value: 5} (no key), {key: 7} (no value), {} and an unknown field 3 inside.
-        let bytes: [UInt8] = [0x0A, 0x02, 0x10, 0x05, 0x0A, 0x02, 0x08, 0x07, 0x0A, 0x00, 0x0A, 0x04, 0x08, 0x09, 0x18, 0x01]
+        let bytes: [UInt8] = [
+            0x0A, 0x02, 0x10, 0x05, 0x0A, 0x02, 0x08, 0x07, 0x0A, 0x00, 0x0A, 0x04, 0x08, 0x09, 0x18, 0x01,
+        ]
         let maps = try Maps(serializedBytes: bytes)
         #expect(maps.int32Int32 == [0: 0, 7: 0, 9: 0])
         // A key seen again replaces the earlier value.
@@ -85,7 +88,10 @@ import Testing
         (Choices(kind: .sign(.min)), "sign: SIGN_MIN"),
         (Choices(kind: .ratio(-0.0)), "ratio: -0"),
         (Choices(kind: .flag(false)), "flag: false"),
-        (Choices(kind: .nested(Choices(kind: .nested(Choices(kind: .flag(true)))))), "nested { nested { flag: true } }"),
+        (
+            Choices(kind: .nested(Choices(kind: .nested(Choices(kind: .flag(true)))))),
+            "nested { nested { flag: true } }"
+        ),
         (Choices(kind: .text("t"), note: "n", second: .id(9)), "text: \"t\" note: \"n\" id: 9"),
         (Choices(note: "only", second: .name("x")), "note: \"only\" name: \"x\""),
     ])
@@ -103,8 +109,9 @@ import Testing
         let b = try Protoc.encode("level { child { value: 1 } }", as: "Choices", file: "collections.proto")
         #expect(try Choices(serializedBytes: a + b).kind == .level(.init(name: "a", child: .init(value: 1))))
         let merged = try Protoc.decode(a + b, as: "Choices", file: "collections.proto")
-        let ours = try Protoc.decode(try Choices(serializedBytes: a + b).serializedBytes(), as: "Choices",
-                                     file: "collections.proto")
+        let ours = try Protoc.decode(
+            try Choices(serializedBytes: a + b).serializedBytes(), as: "Choices",
+            file: "collections.proto")
         #expect(merged == ours)
     }
 }

@@ -28,9 +28,10 @@ import Testing
     /// A game server's MID enum, read through `optional MID mid = 1 [default = LoginReq]`.
     @Test func idsFromFieldDefaults() throws {
         let request = Midgame_LoginReq(account: "neo", token: "t0k")
-        let body = try Self.encode("account: \"neo\" token: \"t0k\"", as: "midgame.LoginReq", file: "mid.proto", in: "mid")
+        let body = try Self.encode(
+            "account: \"neo\" token: \"t0k\"", as: "midgame.LoginReq", file: "mid.proto", in: "mid")
         let frame = try Midgame_MidCommands.encode(request)
-        #expect(frame == Self.u16(body.count) + Self.u16(1001) + body)   // length:u16:body cmd:u16
+        #expect(frame == Self.u16(body.count) + Self.u16(1001) + body)  // length:u16:body cmd:u16
         let frames = try FrameDecoder.decodeAll(frame, layout: Midgame_MidCommands.layout)
         #expect(try Midgame_MidCommands.decodeRequest(frames[0]) == .loginReq(request))
         #expect(Midgame_LoginReq.Response.self == Midgame_LoginRsp.self)
@@ -47,22 +48,27 @@ import Testing
     /// `option (MsgID) = MSG_LOGIN_REQUEST;`, a custom option of the project's own.
     @Test func idsFromACustomMessageOption() throws {
         let request = Msgid_LoginRequest(account: "neo", password: "pw")
-        let body = try Self.encode("account: \"neo\" password: \"pw\"", as: "msgid.LoginRequest", file: "msgid.proto",
-                                   in: "msgid")
+        let body = try Self.encode(
+            "account: \"neo\" password: \"pw\"", as: "msgid.LoginRequest", file: "msgid.proto",
+            in: "msgid")
         let frame = try Msgid_MsgidCommands.encode(request)
-        #expect(Array(frame.dropFirst(8).prefix(4)) == [0, 0, 0x27, 0x11])   // cmd:u32 = 10001
+        #expect(Array(frame.dropFirst(8).prefix(4)) == [0, 0, 0x27, 0x11])  // cmd:u32 = 10001
         #expect(Array(frame.dropFirst(12)) == body)
         #expect(Msgid_LoginRequest.Response.self == Msgid_LoginResponse.self)
         #expect(Msgid_ChatPush.commandID == 10003 && Msgid_MsgidCommands.heartbeatCommand == 10004)
         let reply = try Msgid_MsgidCommands.encode(Msgid_LoginResponse(code: 0, session: "s"))
         let replyFrame = try FrameDecoder.decodeAll(reply, layout: Msgid_MsgidCommands.layout)[0]
-        #expect(try Msgid_MsgidCommands.decode(replyFrame) == .loginResponse(Msgid_LoginResponse(code: 0, session: "s")))
+        #expect(
+            try Msgid_MsgidCommands.decode(replyFrame) == .loginResponse(Msgid_LoginResponse(code: 0, session: "s")))
     }
 
     /// The option itself is a typed extension of the shipped descriptor types.
     @Test func theCustomOptionReadsFromADescriptorSet() throws {
-        let set = try Protoc.run(["-I", Self.conventions + "/msgid", "-I", "/usr/include", "msgid.proto",
-                                  "--descriptor_set_out=/dev/stdout"], input: [])
+        let set = try Protoc.run(
+            [
+                "-I", Self.conventions + "/msgid", "-I", "/usr/include", "msgid.proto",
+                "--descriptor_set_out=/dev/stdout",
+            ], input: [])
         let file = try #require(try Google_Protobuf_FileDescriptorSet(serializedBytes: set).file.first)
         let options = try #require(file.messageType.first { $0.name == "LoginRequest" }?.options)
         #expect(options[extension: Msgid_MsgidExtensions.msgID] == .msgLoginRequest)
@@ -72,8 +78,9 @@ import Testing
     /// them (10001 in the name: the first message is 10002); `//ResponseType` comments.
     @Test func idsFromCommentsAndTheFileName() throws {
         let request = ET_C2MTestRequest(rpcId: 7, request: "hi")
-        let body = try Self.encode("RpcId: 7 request: \"hi\"", as: "ET.C2M_TestRequest",
-                                   file: "OuterMessage_C_10001.proto", in: "et")
+        let body = try Self.encode(
+            "RpcId: 7 request: \"hi\"", as: "ET.C2M_TestRequest",
+            file: "OuterMessage_C_10001.proto", in: "et")
         let frame = try ET_OuterMessageC10001Commands.encode(request)
         #expect(frame == Self.u16(body.count, littleEndian: true) + Self.u16(10002, littleEndian: true) + body)
         #expect(ET_M2CTestResponse.commandID == 10003 && ET_C2GPing.commandID == 10004)

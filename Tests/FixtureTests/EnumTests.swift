@@ -26,7 +26,8 @@ struct EnumValueCase: Sendable, CustomTestStringConvertible {
             #expect(value.rawValue == number, sourceLocation: sourceLocation)
             #expect(sameCase(E(rawValue: number), value), sourceLocation: sourceLocation)
             let message = make(value)
-            try expectRoundTrip(message, text: text, file: file, expectEmpty: number == 0, sourceLocation: sourceLocation)
+            try expectRoundTrip(
+                message, text: text, file: file, expectEmpty: number == 0, sourceLocation: sourceLocation)
             let decoded = try M(serializedBytes: try Protoc.encode(text, as: M.protoMessageName, file: file))
             #expect(sameCase(read(decoded), value), "decoded \(read(decoded))", sourceLocation: sourceLocation)
         }
@@ -36,24 +37,53 @@ struct EnumValueCase: Sendable, CustomTestStringConvertible {
 @Suite("Enums")
 struct EnumTests {
     static let fieldCases: [EnumValueCase] = [
-        EnumValueCase("sign: SIGN_ZERO", Sign.zero, number: 0, file: "everything.proto", { Everything(sign: $0) }, read: \.sign),
-        EnumValueCase("sign: SIGN_NEGATIVE", Sign.negative, number: -1, file: "everything.proto", { Everything(sign: $0) }, read: \.sign),
-        EnumValueCase("sign: SIGN_MIN", Sign.min, number: .min, file: "everything.proto", { Everything(sign: $0) }, read: \.sign),
-        EnumValueCase("sign: SIGN_MAX", Sign.max, number: .max, file: "everything.proto", { Everything(sign: $0) }, read: \.sign),
-        EnumValueCase("sign: SIGN_MILLION", Sign.million, number: 1_000_000, file: "everything.proto", { Everything(sign: $0) }, read: \.sign),
-        EnumValueCase("kind: KIND_UNSPECIFIED", Level3.Kind.unspecified, number: 0, file: "everything.proto", { Level3(kind: $0) }, read: \.kind),
-        EnumValueCase("kind: KIND_LEAF", Level3.Kind.leaf, number: 1, file: "everything.proto", { Level3(kind: $0) }, read: \.kind),
-        EnumValueCase("method: common_method_user", CommonMethod.user, number: 0, file: "common.proto", { Common(method: $0) }, read: \.method),
-        EnumValueCase("method: common_method_message", CommonMethod.message, number: 1, file: "common.proto", { Common(method: $0) }, read: \.method),
-        EnumValueCase("method: common_method_friend", CommonMethod.friend, number: 2, file: "common.proto", { Common(method: $0) }, read: \.method),
-        EnumValueCase("method: common_method_p2p_connect", CommonMethod.p2pConnect, number: 3, file: "common.proto", { Common(method: $0) }, read: \.method),
-        EnumValueCase("method: common_method_respond", CommonMethod.respond, number: 4, file: "common.proto", { Common(method: $0) }, read: \.method),
-        EnumValueCase("type: comom_err", ErrorType.comomErr, number: 0, file: "error.proto", { ErrorMsg(type: $0) }, read: \.type),
-        EnumValueCase("type: invalid_params", ErrorType.invalidParams, number: 2, file: "error.proto", { ErrorMsg(type: $0) }, read: \.type),
-        EnumValueCase("cmd: User_cmd_sign_in", UserCmd.signIn, number: 0, file: "user.proto", { UserMsg(cmd: $0) }, read: \.cmd),
-        EnumValueCase("cmd: User_cmd_login", UserCmd.login, number: 2, file: "user.proto", { UserMsg(cmd: $0) }, read: \.cmd),
-        EnumValueCase("cmd: User_cmd_logout", UserCmd.logout, number: 3, file: "user.proto", { UserMsg(cmd: $0) }, read: \.cmd),
-        EnumValueCase("cmd: User_cmd_user_info", UserCmd.userInfo, number: 4, file: "user.proto", { UserMsg(cmd: $0) }, read: \.cmd),
+        EnumValueCase(
+            "sign: SIGN_ZERO", Sign.zero, number: 0, file: "everything.proto", { Everything(sign: $0) }, read: \.sign),
+        EnumValueCase(
+            "sign: SIGN_NEGATIVE", Sign.negative, number: -1, file: "everything.proto", { Everything(sign: $0) },
+            read: \.sign),
+        EnumValueCase(
+            "sign: SIGN_MIN", Sign.min, number: .min, file: "everything.proto", { Everything(sign: $0) }, read: \.sign),
+        EnumValueCase(
+            "sign: SIGN_MAX", Sign.max, number: .max, file: "everything.proto", { Everything(sign: $0) }, read: \.sign),
+        EnumValueCase(
+            "sign: SIGN_MILLION", Sign.million, number: 1_000_000, file: "everything.proto", { Everything(sign: $0) },
+            read: \.sign),
+        EnumValueCase(
+            "kind: KIND_UNSPECIFIED", Level3.Kind.unspecified, number: 0, file: "everything.proto",
+            { Level3(kind: $0) }, read: \.kind),
+        EnumValueCase(
+            "kind: KIND_LEAF", Level3.Kind.leaf, number: 1, file: "everything.proto", { Level3(kind: $0) }, read: \.kind
+        ),
+        EnumValueCase(
+            "method: common_method_user", CommonMethod.user, number: 0, file: "common.proto", { Common(method: $0) },
+            read: \.method),
+        EnumValueCase(
+            "method: common_method_message", CommonMethod.message, number: 1, file: "common.proto",
+            { Common(method: $0) }, read: \.method),
+        EnumValueCase(
+            "method: common_method_friend", CommonMethod.friend, number: 2, file: "common.proto",
+            { Common(method: $0) }, read: \.method),
+        EnumValueCase(
+            "method: common_method_p2p_connect", CommonMethod.p2pConnect, number: 3, file: "common.proto",
+            { Common(method: $0) }, read: \.method),
+        EnumValueCase(
+            "method: common_method_respond", CommonMethod.respond, number: 4, file: "common.proto",
+            { Common(method: $0) }, read: \.method),
+        EnumValueCase(
+            "type: comom_err", ErrorType.comomErr, number: 0, file: "error.proto", { ErrorMsg(type: $0) }, read: \.type),
+        EnumValueCase(
+            "type: invalid_params", ErrorType.invalidParams, number: 2, file: "error.proto", { ErrorMsg(type: $0) },
+            read: \.type),
+        EnumValueCase(
+            "cmd: User_cmd_sign_in", UserCmd.signIn, number: 0, file: "user.proto", { UserMsg(cmd: $0) }, read: \.cmd),
+        EnumValueCase(
+            "cmd: User_cmd_login", UserCmd.login, number: 2, file: "user.proto", { UserMsg(cmd: $0) }, read: \.cmd),
+        EnumValueCase(
+            "cmd: User_cmd_logout", UserCmd.logout, number: 3, file: "user.proto", { UserMsg(cmd: $0) }, read: \.cmd),
+        EnumValueCase(
+            "cmd: User_cmd_user_info", UserCmd.userInfo, number: 4, file: "user.proto", { UserMsg(cmd: $0) },
+            read: \.cmd),
     ]
 
     @Test("Every named value of every enum a field uses", arguments: fieldCases)
@@ -73,7 +103,8 @@ struct EnumTests {
         #expect(CommonMethod.allCases == [.user, .message, .friend, .p2pConnect, .respond])
         #expect(ErrorType.allCases == [.comomErr, .invalidParams])
         #expect(UserCmd.allCases == [.signIn, .login, .logout, .userInfo])
-        #expect(CommandEnum.allCases == [.cmdDefault, .cmdTest, .cmdNotice, .cmdError, .cmdSystemLogout, .cmdHeartBeat])
+        #expect(
+            CommandEnum.allCases == [.cmdDefault, .cmdTest, .cmdNotice, .cmdError, .cmdSystemLogout, .cmdHeartBeat])
         #expect(KeywordCases.allCases == [.default_, .self_, .unrecognized_, .keywordCases1st, .httpOk])
         #expect(Aliased.allCases == [.first, .one])
         // Defaults are the first declared value.

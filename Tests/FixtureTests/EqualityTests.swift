@@ -14,13 +14,15 @@ import Testing
 
 struct EqualityTests {
     @Test func everything() throws {
-        try expectEveryFieldCounts(Everything.self, Samples.otherText + "\n" + """
-            f_float: 1.5 f_int64: -3 f_uint64: 4 f_fixed64: 5 f_fixed32: 6 f_bool: true f_bytes: "\\001"
-            f_uint32: 7 f_sfixed32: -8 f_sfixed64: -9 f_sint32: -10 f_sint64: -11
-            r_double: 1.5 r_float: 2.5 r_int64: -1 r_uint64: 2 r_fixed64: 3 r_fixed32: 4 r_bool: true
-            r_bytes: "b" r_uint32: 5 r_sfixed32: -6 r_sfixed64: -7 r_sint32: -8 r_sint64: -9
-            o_sign: SIGN_NEGATIVE o_double: 0.5 unpacked_fixed32: 9 unpacked_signs: SIGN_MAX field_2048: 1
-            """, file: "everything.proto")
+        try expectEveryFieldCounts(
+            Everything.self,
+            Samples.otherText + "\n" + """
+                f_float: 1.5 f_int64: -3 f_uint64: 4 f_fixed64: 5 f_fixed32: 6 f_bool: true f_bytes: "\\001"
+                f_uint32: 7 f_sfixed32: -8 f_sfixed64: -9 f_sint32: -10 f_sint64: -11
+                r_double: 1.5 r_float: 2.5 r_int64: -1 r_uint64: 2 r_fixed64: 3 r_fixed32: 4 r_bool: true
+                r_bytes: "b" r_uint32: 5 r_sfixed32: -6 r_sfixed64: -7 r_sint32: -8 r_sint64: -9
+                o_sign: SIGN_NEGATIVE o_double: 0.5 unpacked_fixed32: 9 unpacked_signs: SIGN_MAX field_2048: 1
+                """, file: "everything.proto")
     }
 
     @Test func tree() throws {
@@ -28,7 +30,9 @@ struct EqualityTests {
     }
 
     @Test func maps() throws {
-        try expectEveryFieldCounts(Maps.self, """
+        try expectEveryFieldCounts(
+            Maps.self,
+            """
             int32_int32 { key: 1 value: 2 } int64_int64 { key: 3 value: 4 } uint32_uint32 { key: 5 value: 6 }
             uint64_uint64 { key: 7 value: 8 } sint32_sint32 { key: -1 value: -2 } sint64_sint64 { key: -3 value: -4 }
             fixed32_fixed32 { key: 9 value: 10 } fixed64_fixed64 { key: 11 value: 12 }
@@ -41,14 +45,18 @@ struct EqualityTests {
     }
 
     @Test func choices() throws {
-        for kind in ["number: 1", "text: \"t\"", "data: \"d\"", "level { name: \"l\" }", "sign: SIGN_MAX",
-                     "ratio: 0.5", "flag: true", "nested { note: \"inner\" }"] {
+        for kind in [
+            "number: 1", "text: \"t\"", "data: \"d\"", "level { name: \"l\" }", "sign: SIGN_MAX",
+            "ratio: 0.5", "flag: true", "nested { note: \"inner\" }",
+        ] {
             try expectEveryFieldCounts(Choices.self, kind + " note: \"n\" name: \"second\"", file: "collections.proto")
         }
     }
 
     @Test func account() throws {
-        try expectEveryFieldCounts(Legacy_Account.self, """
+        try expectEveryFieldCounts(
+            Legacy_Account.self,
+            """
             id: 1 name: "n" level: 3 mood: MOOD_ANGRY history: MOOD_CALM packed_history: MOOD_HAPPY
             scores: 4 packed_scores: -5 Profile { bio: "b" tags: "t" } Visit { day: 6 } Visit { day: 7 }
             referrer { id: 2 name: "r" } moods { key: "k" value: MOOD_HAPPY } phone: 8

@@ -70,7 +70,9 @@ struct EverythingTests {
         ),
         everything(
             "ones and varint boundaries",
-            Everything(fInt64: 128, fUint64: 1 << 63, fInt32: 127, fFixed64: 1, fFixed32: 1, fUint32: 16_384, fSint32: 64, fSint64: -65),
+            Everything(
+                fInt64: 128, fUint64: 1 << 63, fInt32: 127, fFixed64: 1, fFixed32: 1, fUint32: 16_384, fSint32: 64,
+                fSint64: -65),
             "f_int64: 128 f_uint64: 9223372036854775808 f_int32: 127 f_fixed64: 1 f_fixed32: 1 f_uint32: 16384 f_sint32: 64 f_sint64: -65"
         ),
         everything(
@@ -83,8 +85,10 @@ struct EverythingTests {
             Everything(fDouble: -0.0, fFloat: -0.0),
             "f_double: -0 f_float: -0"
         ),
-        everything("positive infinity", Everything(fDouble: .infinity, fFloat: .infinity), "f_double: inf f_float: inf"),
-        everything("negative infinity", Everything(fDouble: -.infinity, fFloat: -.infinity), "f_double: -inf f_float: -inf"),
+        everything(
+            "positive infinity", Everything(fDouble: .infinity, fFloat: .infinity), "f_double: inf f_float: inf"),
+        everything(
+            "negative infinity", Everything(fDouble: -.infinity, fFloat: -.infinity), "f_double: -inf f_float: -inf"),
         everything("NaN", Everything(fDouble: .nan, fFloat: .nan), "f_double: nan f_float: nan"),
         everything(
             "strings and bytes",
@@ -104,7 +108,9 @@ struct EverythingTests {
         ),
         everything(
             "zeros are not written",
-            Everything(fDouble: 0, fFloat: 0, fInt64: 0, fInt32: 0, fBool: false, fString: "", fBytes: [], sign: .zero, field2048: 0, maxField: 0),
+            Everything(
+                fDouble: 0, fFloat: 0, fInt64: 0, fInt32: 0, fBool: false, fString: "", fBytes: [], sign: .zero,
+                field2048: 0, maxField: 0),
             "f_double: 0 f_float: 0 f_int64: 0 f_int32: 0 f_bool: false f_string: \"\" f_bytes: \"\" sign: SIGN_ZERO field_2048: 0 max_field: 0",
             expectEmpty: true
         ),
@@ -121,7 +127,9 @@ struct EverythingTests {
         everything(
             "every repeated field",
             Everything(
-                rDouble: [0, -0.0, 1.5, -2.25, .infinity, -.infinity, .nan, .greatestFiniteMagnitude, .leastNonzeroMagnitude],
+                rDouble: [
+                    0, -0.0, 1.5, -2.25, .infinity, -.infinity, .nan, .greatestFiniteMagnitude, .leastNonzeroMagnitude,
+                ],
                 rFloat: [0, -0.0, 1.5, .infinity, -.infinity, .nan, .greatestFiniteMagnitude, .leastNonzeroMagnitude],
                 rInt64: [0, 1, -1, .min, .max, 300],
                 rUint64: [0, 1, 127, 128, .max],
@@ -232,7 +240,8 @@ struct EverythingTests {
         everything("optional double NaN", Everything(oDouble: .nan), "o_double: nan"),
         everything(
             "unpacked fields",
-            Everything(unpackedInt32: [0, -1, .min, .max, 1], unpackedFixed32: [0, 1, .max], unpackedSigns: [.zero, .min]),
+            Everything(
+                unpackedInt32: [0, -1, .min, .max, 1], unpackedFixed32: [0, 1, .max], unpackedSigns: [.zero, .min]),
             "unpacked_int32: [0, -1, -2147483648, 2147483647, 1] unpacked_fixed32: [0, 1, 4294967295] unpacked_signs: [SIGN_ZERO, SIGN_MIN]"
         ),
         everything("three- and five-byte tags", Everything(field2048: 1, maxField: -1), "field_2048: 1 max_field: -1"),
@@ -365,8 +374,9 @@ struct EverythingTests {
     @Test("NaN payloads and negative NaNs keep their bits")
     func nanPayloads() throws {
         let doubleBits: UInt64 = 0xFFF8_0000_0000_0001  // negative quiet NaN with a payload
-        let floatBits: UInt32 = 0x7FC0_1234              // quiet NaN with a payload
-        let bytes = tag(1, 1) + le64(doubleBits) + tag(2, 5) + le32(floatBits)
+        let floatBits: UInt32 = 0x7FC0_1234  // quiet NaN with a payload
+        let bytes =
+            tag(1, 1) + le64(doubleBits) + tag(2, 5) + le32(floatBits)
             + delimited(21, le64(doubleBits) + le64(0x8000_0000_0000_0000))
         let decoded = try Everything(serializedBytes: bytes)
         #expect(decoded.fDouble.bitPattern == doubleBits)
@@ -444,10 +454,11 @@ func chainText(depth: Int) -> String {
 /// that mixes the lengths (and the signs), with lengths not a multiple of four.
 private enum PackedRuns {
     /// Each power of two up to 2^63 and its neighbours.
-    static let edges: [UInt64] = (0..<64).flatMap { bit -> [UInt64] in
-        let power = UInt64(1) << UInt64(bit)
-        return [power - 1, power, power + 1]
-    } + [.max]
+    static let edges: [UInt64] =
+        (0..<64).flatMap { bit -> [UInt64] in
+            let power = UInt64(1) << UInt64(bit)
+            return [power - 1, power, power + 1]
+        } + [.max]
 
     static func mixed<T>(_ convert: (UInt64) -> T) -> [T] {
         (0..<301).map { index in convert(edges[(index &* 37) % edges.count]) }

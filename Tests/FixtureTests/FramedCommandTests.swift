@@ -50,11 +50,15 @@ import Testing
 
         let reply = TestRsp(result1: "ok", result2: Int64.max)
         let failure = ErrorRsp(code: 3, message: "bad param")
-        let stream = try GameCommands.encode(reply) + GameCommands.encode(failure)
+        let stream =
+            try GameCommands.encode(reply) + GameCommands.encode(failure)
             + GameCommands.encode(TestRsp(), command: 99_900_001) + GameCommands.encode(TestRsp(), command: 4242)
         let inbound = try Self.frames(stream, layout: GameCommands.layout).map(GameCommands.decode)
-        #expect(inbound == [.testRsp(reply), .errorRsp(failure), .systemLogout(payload: []),
-                            .unknown(command: 4242, payload: [])])
+        #expect(
+            inbound == [
+                .testRsp(reply), .errorRsp(failure), .systemLogout(payload: []),
+                .unknown(command: 4242, payload: []),
+            ])
         // The request knows its response type.
         #expect(TestReq.Response.self == TestRsp.self)
     }
@@ -69,11 +73,13 @@ import Testing
     @Test func httpRequestsUseTheHTTPHeaderOfTheSameCommands() throws {
         let request = TestReq(param1: "p", param2: 1)
         let body = try request.serializedBytes()
-        let frame = try GameCommands.encode(request, layout: .gameHTTPRequest,
-                                            extras: ["playerId": 0x0102_0304_0506_0708, "sessionId": 9])
+        let frame = try GameCommands.encode(
+            request, layout: .gameHTTPRequest,
+            extras: ["playerId": 0x0102_0304_0506_0708, "sessionId": 9])
         // magic | playerId u64 | sessionId u64 | size (command + body) | command | body
-        #expect(frame == Self.bigEndian32(0xFF) + [1, 2, 3, 4, 5, 6, 7, 8] + [0, 0, 0, 0, 0, 0, 0, 9]
-            + Self.bigEndian32(UInt32(body.count + 4)) + Self.bigEndian32(1) + body)
+        #expect(
+            frame == Self.bigEndian32(0xFF) + [1, 2, 3, 4, 5, 6, 7, 8] + [0, 0, 0, 0, 0, 0, 0, 9]
+                + Self.bigEndian32(UInt32(body.count + 4)) + Self.bigEndian32(1) + body)
         let received = try Self.frames(frame, layout: .gameHTTPRequest)
         #expect(received.first?.header.extras == ["playerId": 0x0102_0304_0506_0708, "sessionId": 9])
         #expect(try received.map(GameCommands.decodeRequest) == [.testReq(request)])
@@ -111,8 +117,9 @@ import Testing
         let received = try Self.frames(frame, layout: ImCommands.layout)
         #expect(received.first?.header.sequence == 7)
         guard case let .common(common)? = try received.map(ImCommands.decodeRequest).first,
-              case let .user(userMessage) = try common.decodedBody(),
-              case let .login(decoded) = try userMessage.decodedBody() else {
+            case let .user(userMessage) = try common.decodedBody(),
+            case let .login(decoded) = try userMessage.decodedBody()
+        else {
             Issue.record("the request did not unwrap to a login request")
             return
         }
@@ -137,7 +144,8 @@ import Testing
         let user = try UserMsg(.login(login))
         #expect(user.cmd == .login && user.body == loginBytes)
         let escaped = loginBytes.map { "\\" + String($0, radix: 8) }.joined()
-        let userBytes = try Protoc.encode("cmd: User_cmd_login body: \"\(escaped)\"", as: "User_msg", file: "user.proto")
+        let userBytes = try Protoc.encode(
+            "cmd: User_cmd_login body: \"\(escaped)\"", as: "User_msg", file: "user.proto")
         #expect(try user.serializedBytes() == userBytes)
     }
 

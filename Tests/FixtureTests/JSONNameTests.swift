@@ -17,7 +17,8 @@ struct JSONNameTests {
     static let full = Contact(
         displayName: "Ann", level: 0, motto: "", tags: ["a", "b"], scores: ["x": 1], reach: .email("a@b.c"), userId: 5,
         odd: "o", sameName: "s", extra: .flag(false))
-    static let fullJSON = #"{"name":"Ann","level":0,"motto_text":"","tags":["a","b"],"points":{"x":1},"mail":"a@b.c","#
+    static let fullJSON =
+        #"{"name":"Ann","level":0,"motto_text":"","tags":["a","b"],"points":{"x":1},"mail":"a@b.c","#
         + #""userId":"5","a b\"c\\é":"o","sameName":"s","flag":false}"#
 
     @Test("The table states each label, and a json_name only where it is not protoc's own")
@@ -44,7 +45,9 @@ struct JSONNameTests {
             """
         #expect(try Contact(jsonString: byProtoNames) == Self.full)
         let printed = try Self.full.jsonString(options: JSONOptions(useProtoFieldNames: true))
-        #expect(printed.hasPrefix(#"{"display_name":"Ann","level":0,"motto":"","tags":["a","b"],"scores":{"x":1},"email":"#))
+        #expect(
+            printed.hasPrefix(#"{"display_name":"Ann","level":0,"motto":"","tags":["a","b"],"scores":{"x":1},"email":"#)
+        )
         // The name protoc would have derived is not a name of a field that has a json_name.
         for json in [#"{"displayName": "Ann"}"#, #"{"mottoText": "m"}"#] {
             do {
@@ -56,11 +59,13 @@ struct JSONNameTests {
         }
     }
 
-    @Test("Two members of one oneof are an error naming both; members of two oneofs are not", arguments: [
-        (#"{"mail": "a@b.c", "phoneNumber": "7"}"#, "$.phoneNumber", 18, "'phoneNumber' and 'mail'"),
-        (#"{"referrer": {}, "email": "a@b.c"}"#, "$.email", 17, "'email' and 'referrer'"),
-        (#"{"flag": true, "name": "x", "note": "n"}"#, "$.note", 28, "'note' and 'flag'"),
-    ])
+    @Test(
+        "Two members of one oneof are an error naming both; members of two oneofs are not",
+        arguments: [
+            (#"{"mail": "a@b.c", "phoneNumber": "7"}"#, "$.phoneNumber", 18, "'phoneNumber' and 'mail'"),
+            (#"{"referrer": {}, "email": "a@b.c"}"#, "$.email", 17, "'email' and 'referrer'"),
+            (#"{"flag": true, "name": "x", "note": "n"}"#, "$.note", 28, "'note' and 'flag'"),
+        ])
     func oneofs(_ json: String, _ path: String, _ offset: Int, _ names: String) {
         do {
             _ = try Contact(jsonString: json)
@@ -88,17 +93,22 @@ struct JSONNameTests {
         let defaults = JSONOptions(emitDefaultValues: true)
         // Fields without presence print at their default; repeated fields and maps empty; oneof
         // members and the optional fields do not print.
-        #expect(try Contact().jsonString(options: defaults)
-            == #"{"name":"","tags":[],"points":{},"userId":"0","a b\"c\\é":"","sameName":""}"#)
-        #expect(try zero.jsonString(options: defaults)
-            == #"{"name":"","level":0,"motto_text":"","tags":[],"points":{},"userId":"0","a b\"c\\é":"","sameName":""}"#)
+        #expect(
+            try Contact().jsonString(options: defaults)
+                == #"{"name":"","tags":[],"points":{},"userId":"0","a b\"c\\é":"","sameName":""}"#)
+        #expect(
+            try zero.jsonString(options: defaults)
+                == #"{"name":"","level":0,"motto_text":"","tags":[],"points":{},"userId":"0","a b\"c\\é":"","sameName":""}"#
+        )
         #expect(try Contact(jsonString: zero.jsonString(options: defaults)) == zero)
     }
 
-    @Test("A repeated field reads from an array, a map from an object", arguments: [
-        (#"{"tags": "a"}"#, "$.tags"), (#"{"points": [1]}"#, "$.points"), (#"{"tags": [null]}"#, "$.tags[0]"),
-        (#"{"points": {"x": null}}"#, "$.points[\"x\"]"), (#"{"name": ["a"]}"#, "$.name"),
-    ])
+    @Test(
+        "A repeated field reads from an array, a map from an object",
+        arguments: [
+            (#"{"tags": "a"}"#, "$.tags"), (#"{"points": [1]}"#, "$.points"), (#"{"tags": [null]}"#, "$.tags[0]"),
+            (#"{"points": {"x": null}}"#, "$.points[\"x\"]"), (#"{"name": ["a"]}"#, "$.name"),
+        ])
     func shapes(_ json: String, _ path: String) {
         do {
             _ = try Contact(jsonString: json)
@@ -113,10 +123,13 @@ struct JSONNameTests {
     /// rejects the same two-member oneofs; SwiftFrame reads what Python prints.
     @Test("Python's json_format agrees")
     func python() throws {
-        var referred = Contact(level: 3, tags: ["x"], reach: .referrer(Contact(displayName: "Bob", reach: .phoneNumber(7))))
+        var referred = Contact(
+            level: 3, tags: ["x"], reach: .referrer(Contact(displayName: "Bob", reach: .phoneNumber(7))))
         referred.extra = .note("n")
-        let messages = [Self.full, Contact(), Contact(level: 0, motto: ""), referred,
-                        Contact(scores: ["a": 1, "b": -2, "": 0], reach: .phoneNumber(.max), userId: .min)]
+        let messages = [
+            Self.full, Contact(), Contact(level: 0, motto: ""), referred,
+            Contact(scores: ["a": 1, "b": -2, "": 0], reach: .phoneNumber(.max), userId: .min),
+        ]
         let options: [(name: String, options: JSONOptions)] = [
             ("plain", JSONOptions()), ("defaults", JSONOptions(emitDefaultValues: true)),
             ("protoNames", JSONOptions(useProtoFieldNames: true)),
@@ -125,9 +138,13 @@ struct JSONNameTests {
         for message in messages {
             var printed: [String: String] = [:]
             for (name, option) in options { printed[name] = try message.jsonString(options: option) }
-            cases.append(["bytes": try message.serializedBytes().map { String(format: "%02x", $0) }.joined(), "printed": printed])
+            cases.append([
+                "bytes": try message.serializedBytes().map { String(format: "%02x", $0) }.joined(), "printed": printed,
+            ])
         }
-        let rejected = [#"{"mail": "a", "phoneNumber": "7"}"#, #"{"referrer": {}, "email": "a"}"#, #"{"flag": true, "note": "n"}"#]
+        let rejected = [
+            #"{"mail": "a", "phoneNumber": "7"}"#, #"{"referrer": {}, "email": "a"}"#, #"{"flag": true, "note": "n"}"#,
+        ]
         for json in rejected {
             #expect(throws: JSONError.self, "\(json)") { try Contact(jsonString: json) }
         }

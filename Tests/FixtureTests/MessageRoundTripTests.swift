@@ -17,15 +17,19 @@ struct MessageRoundTripTests {
     static let imCases: [RoundTripCase] = [
         RoundTripCase(
             "all fields",
-            UserInfo(uid: 4_000_000_000, nickName: "小明 🐱", avatar: "https://example.com/a.png?x=1&y=2", lastLogin: 1_700_000_000_123),
+            UserInfo(
+                uid: 4_000_000_000, nickName: "小明 🐱", avatar: "https://example.com/a.png?x=1&y=2",
+                lastLogin: 1_700_000_000_123),
             file: "base.proto",
-            text: #"uid: 4000000000 nick_name: "小明 🐱" avatar: "https://example.com/a.png?x=1&y=2" last_login: 1700000000123"#
+            text:
+                #"uid: 4000000000 nick_name: "小明 🐱" avatar: "https://example.com/a.png?x=1&y=2" last_login: 1700000000123"#
         ),
         RoundTripCase(
             "extremes",
             UserInfo(uid: .max, nickName: String(repeating: "n", count: 300), lastLogin: .min),
             file: "base.proto",
-            text: #"uid: 4294967295 nick_name: "\#(String(repeating: "n", count: 300))" last_login: -9223372036854775808"#
+            text:
+                #"uid: 4294967295 nick_name: "\#(String(repeating: "n", count: 300))" last_login: -9223372036854775808"#
         ),
         RoundTripCase(
             "all fields",

@@ -46,18 +46,23 @@ struct Proto2AccountTests {
     func everyField() throws {
         try expectRoundTrip(Self.full, text: Self.fullText, file: legacy)
         try expectRoundTrip(account(0, ""), text: "id: 0 name: \"\"", file: legacy)
-        try expectRoundTrip(Legacy_Account(id: 1, name: "p", contact: .phone(0)), text: "id: 1 name: \"p\" phone: 0", file: legacy)
-        try expectRoundTrip(Legacy_Account(id: 1, name: "m", moods: ["": .calm, "b": .angry, "c": .happy]),
-                            text: "id: 1 name: \"m\" moods { key: \"\" value: MOOD_CALM } moods { key: \"b\" value: MOOD_ANGRY } moods { key: \"c\" value: MOOD_HAPPY }",
-                            file: legacy)
+        try expectRoundTrip(
+            Legacy_Account(id: 1, name: "p", contact: .phone(0)), text: "id: 1 name: \"p\" phone: 0", file: legacy)
+        try expectRoundTrip(
+            Legacy_Account(id: 1, name: "m", moods: ["": .calm, "b": .angry, "c": .happy]),
+            text:
+                "id: 1 name: \"m\" moods { key: \"\" value: MOOD_CALM } moods { key: \"b\" value: MOOD_ANGRY } moods { key: \"c\" value: MOOD_HAPPY }",
+            file: legacy)
     }
 
     /// Optional fields set to their default (declared or not) are present and written.
     @Test("Fields set to their defaults are written (explicit presence)")
     func presence() throws {
-        let value = Legacy_Account(id: 0, name: "", level: Legacy_Account.Defaults.level, mood: Legacy_Account.Defaults.mood,
-                                   profile: .init(), referrer: nil, contact: .email(""))
-        try expectRoundTrip(value, text: "id: 0 name: \"\" level: 10 mood: MOOD_HAPPY Profile {} email: \"\"", file: legacy)
+        let value = Legacy_Account(
+            id: 0, name: "", level: Legacy_Account.Defaults.level, mood: Legacy_Account.Defaults.mood,
+            profile: .init(), referrer: nil, contact: .email(""))
+        try expectRoundTrip(
+            value, text: "id: 0 name: \"\" level: 10 mood: MOOD_HAPPY Profile {} email: \"\"", file: legacy)
         let bytes = try value.serializedBytes()
         let back = try Legacy_Account(serializedBytes: bytes)
         #expect(back.level == 10 && back.mood == .happy && back.profile == .init() && back.contact == .email(""))
@@ -72,8 +77,10 @@ struct Proto2AccountTests {
     func closedEnum() throws {
         #expect(Legacy_Mood.angry.rawValue == -3 && Legacy_Mood.happy.rawValue == 7 && Legacy_Mood() == .calm)
         let value = Legacy_Account(id: 1, name: "e", mood: .angry, history: [.angry], packedHistory: [.angry, .angry])
-        try expectRoundTrip(value, text: "id: 1 name: \"e\" mood: MOOD_ANGRY history: MOOD_ANGRY packed_history: [MOOD_ANGRY, MOOD_ANGRY]",
-                            file: legacy)
+        try expectRoundTrip(
+            value,
+            text: "id: 1 name: \"e\" mood: MOOD_ANGRY history: MOOD_ANGRY packed_history: [MOOD_ANGRY, MOOD_ANGRY]",
+            file: legacy)
         // -3 is a sign-extended ten-byte varint, in a packed run too.
         let bytes = try value.serializedBytes()
         let minusThree = varint(signed: -3)
@@ -88,7 +95,8 @@ struct Proto2AccountTests {
         let minusThree = varint(signed: -3)
         // scores (7) packed on the wire, packed_scores (8) unpacked, history (5) packed,
         // packed_history (6) unpacked.
-        let input = head
+        let input =
+            head
             + delimited(7, [1, 2] + varint(signed: -1))
             + tag(8, 0) + varint(zigzag(-3)) + tag(8, 0) + varint(zigzag(5))
             + delimited(5, [7] + minusThree)
@@ -99,37 +107,45 @@ struct Proto2AccountTests {
         #expect(decoded.history == [.happy, .angry])
         #expect(decoded.packedHistory == [.happy, .calm])
         #expect(decoded.unknownFields.isEmpty)
-        let expected = head
+        let expected =
+            head
             + tag(5, 0) + [7] + tag(5, 0) + minusThree
             + delimited(6, [7, 0])
             + tag(7, 0) + [1] + tag(7, 0) + [2] + tag(7, 0) + varint(signed: -1)
             + delimited(8, varint(zigzag(-3)) + varint(zigzag(5)))
         #expect(try decoded.serializedBytes() == expected)
         // protoc reads our input the same way.
-        #expect(try Protoc.decode(input, as: "legacy.Account", file: legacy)
+        #expect(
+            try Protoc.decode(input, as: "legacy.Account", file: legacy)
                 == Protoc.decode(expected, as: "legacy.Account", file: legacy))
     }
 
     @Test("The Profile group and the repeated Visit group")
     func groups() throws {
-        let value = Legacy_Account(id: 5, name: "g", profile: .init(bio: "bio", tags: ["t1", "t2"]),
-                                   visit: [.init(day: 3), .init(day: 4), .init(day: 5)])
-        try expectRoundTrip(value, text: """
-            id: 5 name: "g" Profile { bio: "bio" tags: "t1" tags: "t2" } Visit { day: 3 } Visit { day: 4 } Visit { day: 5 }
-            """, file: legacy)
+        let value = Legacy_Account(
+            id: 5, name: "g", profile: .init(bio: "bio", tags: ["t1", "t2"]),
+            visit: [.init(day: 3), .init(day: 4), .init(day: 5)])
+        try expectRoundTrip(
+            value,
+            text: """
+                id: 5 name: "g" Profile { bio: "bio" tags: "t1" tags: "t2" } Visit { day: 3 } Visit { day: 4 } Visit { day: 5 }
+                """, file: legacy)
         let bytes = try value.serializedBytes()
         // Groups are delimited by start (wire type 3) and end (4) tags of their own number.
-        let profile = tag(9, 3) + delimited(10, Array("bio".utf8)) + delimited(11, Array("t1".utf8))
+        let profile =
+            tag(9, 3) + delimited(10, Array("bio".utf8)) + delimited(11, Array("t1".utf8))
             + delimited(11, Array("t2".utf8)) + tag(9, 4)
         let visits = [3, 4, 5].flatMap { tag(12, 3) + tag(13, 0) + [UInt8($0)] + tag(12, 4) }
         #expect(bytes == tag(1, 0) + [5] + delimited(2, Array("g".utf8)) + profile + visits)
         // A Profile group seen twice is merged; each Visit group is one element.
-        let twice = tag(1, 0) + [5] + delimited(2, Array("g".utf8))
+        let twice =
+            tag(1, 0) + [5] + delimited(2, Array("g".utf8))
             + tag(9, 3) + delimited(10, Array("a".utf8)) + tag(9, 4)
             + tag(9, 3) + delimited(11, Array("t".utf8)) + tag(9, 4)
         #expect(try Legacy_Account(serializedBytes: twice).profile == .init(bio: "a", tags: ["t"]))
         // Unknown fields inside a group stay in it.
-        let withUnknown = tag(1, 0) + [5] + delimited(2, Array("g".utf8))
+        let withUnknown =
+            tag(1, 0) + [5] + delimited(2, Array("g".utf8))
             + tag(9, 3) + tag(99, 0) + [1] + tag(9, 4)
         let decoded = try Legacy_Account(serializedBytes: withUnknown)
         #expect(decoded.profile?.unknownFields.bytes == tag(99, 0) + [1])
@@ -185,8 +201,9 @@ struct Proto2AccountTests {
         #expect(try Legacy_Account(serializedBytes: head + email + phone).contact == .phone(9))
         #expect(try Legacy_Account(serializedBytes: head + phone + email).contact == .email("e"))
         #expect(try Legacy_Account(serializedBytes: head + phone + email).serializedBytes() == head + email)
-        try expectRoundTrip(Legacy_Account(id: 1, name: "c", contact: .phone(UInt64.max)),
-                            text: "id: 1 name: \"c\" phone: 18446744073709551615", file: legacy)
+        try expectRoundTrip(
+            Legacy_Account(id: 1, name: "c", contact: .phone(UInt64.max)),
+            text: "id: 1 name: \"c\" phone: 18446744073709551615", file: legacy)
     }
 
     /// A Mood number the enum does not declare is never stored in the field: it is kept in
@@ -208,7 +225,8 @@ struct Proto2AccountTests {
         // In the order read; a packed unknown number becomes an unpacked field.
         #expect(decoded.unknownFields.bytes == mood5 + tag(5, 0) + [8] + tag(6, 0) + [9] + moods)
 
-        let expected = head + tag(5, 0) + [7] + tag(5, 0) + varint(signed: -3) + delimited(6, [0, 7])
+        let expected =
+            head + tag(5, 0) + [7] + tag(5, 0) + varint(signed: -3) + delimited(6, [0, 7])
             + mood5 + tag(5, 0) + [8] + tag(6, 0) + [9] + moods
         #expect(try decoded.serializedBytes() == expected)
         // protoc sees the same numbers (as unknown fields it prints by number). (protoc's
@@ -230,7 +248,8 @@ struct Proto2DefaultsTests {
     static let literals: [String: String] = [
         "i32": "-123456789", "i64": "-9123456789123456789", "u32": "4294967295", "u64": "18446744073709551615",
         "s32": "-7", "f64": "9", "f": "1.5", "d": "-2.25e10", "inf": "inf", "neg_inf": "-inf", "not_a_number": "nan",
-        "flag": "true", "text": #""quote \" backslash \\ tab \t é""#, "data": #""\000\001\377abc\x41""#, "mood": "MOOD_ANGRY",
+        "flag": "true", "text": #""quote \" backslash \\ tab \t é""#, "data": #""\000\001\377abc\x41""#,
+        "mood": "MOOD_ANGRY",
     ]
 
     @Test("The literals in legacy.proto are the ones checked here")
@@ -239,7 +258,8 @@ struct Proto2DefaultsTests {
         var found: [String: String] = [:]
         for line in source.split(separator: "\n") where line.contains("[default = ") {
             let words = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard words.count > 2, let start = line.range(of: "[default = "), let end = line.range(of: "];", options: .backwards)
+            guard words.count > 2, let start = line.range(of: "[default = "),
+                let end = line.range(of: "];", options: .backwards)
             else { continue }
             found[String(words[2])] = String(line[start.upperBound..<end.lowerBound])
         }
@@ -282,7 +302,10 @@ struct Proto2DefaultsTests {
     /// literal decodes to exactly the `Defaults` constants, and encodes back to protoc's bytes.
     @Test("protoc agrees on every default value")
     func againstProtoc() throws {
-        let order = ["i32", "i64", "u32", "u64", "s32", "f64", "f", "d", "inf", "neg_inf", "not_a_number", "flag", "text", "data", "mood"]
+        let order = [
+            "i32", "i64", "u32", "u64", "s32", "f64", "f", "d", "inf", "neg_inf", "not_a_number", "flag", "text",
+            "data", "mood",
+        ]
         let text = order.map { "\($0): \(Self.literals[$0]!)" }.joined(separator: " ")
         let bytes = try Protoc.encode(text, as: "legacy.Defaults", file: legacy)
         let decoded = try Legacy_Defaults(serializedBytes: bytes)
@@ -294,9 +317,10 @@ struct Proto2DefaultsTests {
         #expect(decoded.flag == D.flag && decoded.text == D.text && decoded.data == D.data && decoded.mood == D.mood)
         #expect(decoded.unknownFields.isEmpty)
         #expect(try decoded.serializedBytes() == bytes)
-        let built = Legacy_Defaults(i32: D.i32, i64: D.i64, u32: D.u32, u64: D.u64, s32: D.s32, f64: D.f64, f: D.f, d: D.d,
-                                    inf: D.inf, negInf: D.negInf, notANumber: D.notANumber, flag: D.flag, text: D.text,
-                                    data: D.data, mood: D.mood)
+        let built = Legacy_Defaults(
+            i32: D.i32, i64: D.i64, u32: D.u32, u64: D.u64, s32: D.s32, f64: D.f64, f: D.f, d: D.d,
+            inf: D.inf, negInf: D.negInf, notANumber: D.notANumber, flag: D.flag, text: D.text,
+            data: D.data, mood: D.mood)
         #expect(try built.serializedBytes() == bytes)
     }
 }
@@ -351,17 +375,21 @@ struct Proto2ExtensionTests {
         #expect(decoded[extension: X.extraMood] == .angry)
         #expect(decoded[extension: Legacy_Holder.holderRank] == 9)
         #expect(try decoded.serializedBytes() == protocBytes)
-        #expect(try Protoc.decode(try decoded.serializedBytes(), as: "legacy.Account", file: legacy).contains("[legacy.nickname]: \"nick\""))
+        #expect(
+            try Protoc.decode(try decoded.serializedBytes(), as: "legacy.Account", file: legacy).contains(
+                "[legacy.nickname]: \"nick\""))
     }
 
-    @Test("One extension at a time against protoc", arguments: [
-        ("[legacy.nickname]: \"\"", 100),
-        ("[legacy.badges]: []", 0),
-        ("[legacy.badges]: [-1]", 101),
-        ("[legacy.settings] {}", 102),
-        ("[legacy.extra_mood]: MOOD_CALM", 103),
-        ("[legacy.Holder.holder_rank]: 4294967295", 150),
-    ])
+    @Test(
+        "One extension at a time against protoc",
+        arguments: [
+            ("[legacy.nickname]: \"\"", 100),
+            ("[legacy.badges]: []", 0),
+            ("[legacy.badges]: [-1]", 101),
+            ("[legacy.settings] {}", 102),
+            ("[legacy.extra_mood]: MOOD_CALM", 103),
+            ("[legacy.Holder.holder_rank]: 4294967295", 150),
+        ])
     func single(_ text: String, _ fieldNumber: Int) throws {
         let bytes = try Protoc.encode("id: 1 name: \"s\" " + text, as: "legacy.Account", file: legacy)
         let decoded = try Legacy_Account(serializedBytes: bytes)
@@ -395,7 +423,8 @@ struct Proto2ExtensionTests {
             [legacy.nickname]: "other"
             """
         let decodedText = try Protoc.decode(try value.serializedBytes(), as: "legacy.Account", file: legacy)
-        let expectedText = try Protoc.decode(try Protoc.encode(text, as: "legacy.Account", file: legacy), as: "legacy.Account", file: legacy)
+        let expectedText = try Protoc.decode(
+            try Protoc.encode(text, as: "legacy.Account", file: legacy), as: "legacy.Account", file: legacy)
         #expect(decodedText == expectedText)
     }
 
@@ -409,8 +438,12 @@ struct Proto2ExtensionTests {
 
         let split = head + delimited(102, tag(1, 0) + [5]) + delimited(102, delimited(13, Array("t".utf8)))
         let merged = try Legacy_Account(serializedBytes: split)
-        #expect(merged[extension: X.settings] == Legacy_Defaults(i32: 5, text: "t"), "a message extension seen twice is merged")
-        #expect(try Protoc.decode(split, as: "legacy.Account", file: legacy).contains("[legacy.settings] {\n  i32: 5\n  text: \"t\"\n}"))
+        #expect(
+            merged[extension: X.settings] == Legacy_Defaults(i32: 5, text: "t"),
+            "a message extension seen twice is merged")
+        #expect(
+            try Protoc.decode(split, as: "legacy.Account", file: legacy).contains(
+                "[legacy.settings] {\n  i32: 5\n  text: \"t\"\n}"))
 
         let runs = head + tag(101, 0) + [1] + delimited(101, [2, 3]) + tag(101, 0) + [4]
         #expect(try Legacy_Account(serializedBytes: runs)[extension: X.badges] == [1, 2, 3, 4])
@@ -435,7 +468,9 @@ struct Proto2ExtensionTests {
         #expect(decoded.extensionFields.bytes == inside)
         #expect(decoded.unknownFields.bytes == outside)
         let text = try Protoc.decode(head + outside + inside, as: "legacy.Account", file: legacy)
-        #expect(["99: 4", "200: 5", "100: 1", "199: 0x00000002", "199: 0x0000000000000003"].allSatisfy(text.contains), "\(text)")
+        #expect(
+            ["99: 4", "200: 5", "100: 1", "199: 0x00000002", "199: 0x0000000000000003"].allSatisfy(text.contains),
+            "\(text)")
     }
 
     /// extra_mood is a closed enum: a number Mood does not declare is no value of the
@@ -524,7 +559,8 @@ struct Proto2RequiredTests {
         #expect(throws: WireError.self) { try Legacy_Account(id: 1).serialize(appendingTo: &bytes) }
         #expect(bytes == [1, 2])
         // The error names the field.
-        #expect(WireError.missingRequiredField(message: "legacy.Account", field: "id").description
+        #expect(
+            WireError.missingRequiredField(message: "legacy.Account", field: "id").description
                 == "required field legacy.Account.id is not set")
     }
 }

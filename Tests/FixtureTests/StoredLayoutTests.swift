@@ -17,7 +17,8 @@ import TestSupport
     }
 
     @Test func everyDescriptorMessagesTableDescribesItsStruct() throws {
-        let (checked, problems) = try StoredLayout.check(folder: "Sources/SwiftFrameDescriptors/Generated", module: "SwiftFrameDescriptors")
+        let (checked, problems) = try StoredLayout.check(
+            folder: "Sources/SwiftFrameDescriptors/Generated", module: "SwiftFrameDescriptors")
         #expect(checked.contains("Google_Protobuf_FieldDescriptorProto") && checked.count > 25)
         #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
     }

@@ -33,8 +33,9 @@ func expectRoundTrip<M: Message>(
     same: (M, M) -> Bool = { $0 == $1 },
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
-    try expectRoundTrip(value, text: text, schema: .fixture(file), expectEmpty: expectEmpty, same: same,
-                        sourceLocation: sourceLocation)
+    try expectRoundTrip(
+        value, text: text, schema: .fixture(file), expectEmpty: expectEmpty, same: same,
+        sourceLocation: sourceLocation)
 }
 
 extension RoundTripCase {
@@ -43,11 +44,14 @@ extension RoundTripCase {
         same: @escaping @Sendable (M, M) -> Bool = { $0 == $1 },
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        self.init(name, value, text: text, schema: .fixture(file), expectEmpty: expectEmpty, same: same,
-                  sourceLocation: sourceLocation)
+        self.init(
+            name, value, text: text, schema: .fixture(file), expectEmpty: expectEmpty, same: same,
+            sourceLocation: sourceLocation)
     }
 
-    static func empty<M: Message>(_: M.Type, file: String, sourceLocation: SourceLocation = #_sourceLocation) -> RoundTripCase {
+    static func empty<M: Message>(_: M.Type, file: String, sourceLocation: SourceLocation = #_sourceLocation)
+        -> RoundTripCase
+    {
         empty(M.self, schema: .fixture(file), sourceLocation: sourceLocation)
     }
 }

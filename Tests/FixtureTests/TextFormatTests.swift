@@ -64,7 +64,8 @@ struct TextFormatTests {
         account[extension: Legacy_Holder.holderRank] = 7
         let text = try Protoc.decode(account.serializedBytes(), as: "legacy.Account", file: "legacy.proto")
         #expect(text.contains("[legacy.nickname]: \"nick\"\n"))
-        let byNumber = text
+        let byNumber =
+            text
             .replacingOccurrences(of: "[legacy.nickname]", with: "100")
             .replacingOccurrences(of: "[legacy.Holder.holder_rank]", with: "150")
         expectTextFormat(account, protocText: byNumber)
@@ -78,12 +79,15 @@ struct TextFormatTests {
             (Everything.self, Samples.fullText, "everything.proto"),
             (Everything.self, Samples.otherText, "everything.proto"),
             (TreeNode.self, Samples.treeText, "everything.proto"),
-            (Everything.self, """
+            (
+                Everything.self,
+                """
                 # a comment
                 r_int32: [1, -2, 0x7f, 010]  r_string: ['single', "dou" "ble"]
                 nested < name: "angle" child { value: -3 } >; sign: SIGN_MAX, f_float: 1.5e+3f
                 f_double: -Infinity r_double: [nan, 1e-5, 2E10] f_bool: t o_bool: False signs: 1000000
-                """, "everything.proto"),
+                """, "everything.proto"
+            ),
         ]
         for (type, text, file) in cases {
             try Self.expectReadsAsProtoc(type, text, schema: .fixture(file))
@@ -95,16 +99,21 @@ struct TextFormatTests {
         #expect(try read.serializedBytes() == schema.encode(text, as: M.protoMessageName), "\(text)")
     }
 
-    @Test("Mistakes in text are reported with their line and column", arguments: [
-        ("f_int32: 1\nf_nothing: 2", "line 2, column 1: Everything has no field 'f_nothing'"),
-        ("f_int32: 2147483648", "line 1, column 10: 'f_int32' takes an integer of 32 bits"),
-        ("f_uint32: -1", "line 1, column 11: 'f_uint32' takes a non-negative integer of 32 bits"),
-        ("sign: SIGN_NONE", "line 1, column 7: 'sign' takes one of SIGN_ZERO, SIGN_NEGATIVE, SIGN_MIN, SIGN_MAX, SIGN_MILLION"),
-        ("nested { name: \"x\"", "line 1, column 19: missing '}'"),
-        ("f_string \"x\"", "line 1, column 1: expected ':' after 'f_string'"),
-        ("[ext]: 1", "line 1, column 1: extensions ([name]) are not read; give the field by number"),
-        ("f_string: \"\\377\"", "line 1, column 11: 'f_string' is not valid UTF-8"),
-    ])
+    @Test(
+        "Mistakes in text are reported with their line and column",
+        arguments: [
+            ("f_int32: 1\nf_nothing: 2", "line 2, column 1: Everything has no field 'f_nothing'"),
+            ("f_int32: 2147483648", "line 1, column 10: 'f_int32' takes an integer of 32 bits"),
+            ("f_uint32: -1", "line 1, column 11: 'f_uint32' takes a non-negative integer of 32 bits"),
+            (
+                "sign: SIGN_NONE",
+                "line 1, column 7: 'sign' takes one of SIGN_ZERO, SIGN_NEGATIVE, SIGN_MIN, SIGN_MAX, SIGN_MILLION"
+            ),
+            ("nested { name: \"x\"", "line 1, column 19: missing '}'"),
+            ("f_string \"x\"", "line 1, column 1: expected ':' after 'f_string'"),
+            ("[ext]: 1", "line 1, column 1: extensions ([name]) are not read; give the field by number"),
+            ("f_string: \"\\377\"", "line 1, column 11: 'f_string' is not valid UTF-8"),
+        ])
     func readingErrors(text: String, message: String) {
         #expect(throws: TextFormatError.self) { try Everything(textFormat: text) }
         do {
@@ -121,15 +130,18 @@ struct TextFormatTests {
     @Test("A closed enum's undeclared numbers print as the unknown fields they are")
     func undeclaredClosedEnumValues() throws {
         let moodEntry = delimited(1, "k") + tag(2, .varint) + [1]
-        let bytes = tag(1, .varint) + [5] + delimited(2, "n") + tag(4, .varint) + [1] + tag(5, .varint) + [2]
+        let bytes =
+            tag(1, .varint) + [5] + delimited(2, "n") + tag(4, .varint) + [1] + tag(5, .varint) + [2]
             + delimited(6, [3]) + delimited(15, moodEntry)
         let account = try Legacy_Account(serializedBytes: bytes)
         let text = try Protoc.decode(account.serializedBytes(), as: "legacy.Account", file: "legacy.proto")
         #expect(text.contains("4: 1\n5: 2\n6: 3\n"))
         let entryInMap = "moods {\n  key: \"k\"\n  value: MOOD_CALM\n  2: 1\n}\n"
         #expect(text.contains(entryInMap))
-        expectTextFormat(account, protocText: text.replacingOccurrences(of: entryInMap, with: "")
-            + "15 {\n  1: \"k\"\n  2: 1\n}\n")
+        expectTextFormat(
+            account,
+            protocText: text.replacingOccurrences(of: entryInMap, with: "")
+                + "15 {\n  1: \"k\"\n  2: 1\n}\n")
     }
 
     @Test("Enums print their proto names, or their number when they have none")
@@ -160,30 +172,63 @@ struct TextFormatTests {
             (.fixture("common.proto"), [Common.self, CommonRespon.self]),
             (.fixture("erlang.proto"), [Cs20001.self, Sc20001.self]),
             (.fixture("error.proto"), [ErrorMsg.self]),
-            (.fixture("everything.proto"), [Everything.self, Level1.self, Level2.self, Level3.self,
-                                            EverythingSubset.self, TreeNode.self, Ping.self, Pong.self]),
+            (
+                .fixture("everything.proto"),
+                [
+                    Everything.self, Level1.self, Level2.self, Level3.self,
+                    EverythingSubset.self, TreeNode.self, Ping.self, Pong.self,
+                ]
+            ),
             (.fixture("game.proto"), [TestReq.self, TestRsp.self, ErrorRsp.self, EmptyReq.self, NoticeNtf.self]),
             (.fixture("jsonnames.proto"), [Contact.self]),
-            (.fixture("legacy.proto"), [Legacy_Account.self, Legacy_Account.Profile.self, Legacy_Account.Visit.self,
-                                        Legacy_Defaults.self, Legacy_Holder.self]),
+            (
+                .fixture("legacy.proto"),
+                [
+                    Legacy_Account.self, Legacy_Account.Profile.self, Legacy_Account.Visit.self,
+                    Legacy_Defaults.self, Legacy_Holder.self,
+                ]
+            ),
             (.fixture("naming.proto"), [ErrorMessage.self, NamingEdgeCases.self, NamingEdgeCases.Protocol_.self]),
-            (.fixture("user.proto"), [UserMsg.self, SigninRequest.self, LoginRequest.self, LogoutRequest.self,
-                                      SiginResponse.self, LoginResponse.self, UserInfoRequest.self, UserInfoResponse.self]),
-            (ProtoSchema(includes: [conventions + "/et", Protoc.include], files: ["OuterMessage_C_10001.proto"]),
-             [ET_C2MTestRequest.self, ET_M2CTestResponse.self, ET_C2GPing.self, ET_G2CPing.self, ET_M2CNotice.self]),
-            (ProtoSchema(includes: [conventions + "/game", Protoc.include], files: ["game_plain.proto"]),
-             [PlainGame_TestReq.self, PlainGame_TestRsp.self, PlainGame_ErrorRsp.self, PlainGame_EmptyReq.self,
-              PlainGame_NoticeNtf.self]),
-            (ProtoSchema(includes: [conventions + "/im", Protoc.include],
-                         files: ["im_base.proto", "im_common.proto", "im_error.proto", "im_user.proto"]),
-             [Im_UserInfo.self, Im_Common.self, Im_CommonRespon.self, Im_ErrorMsg.self, Im_UserMsg.self,
-              Im_SigninRequest.self, Im_LoginRequest.self, Im_LogoutRequest.self, Im_SiginResponse.self,
-              Im_LoginResponse.self, Im_UserInfoRequest.self, Im_UserInfoResponse.self]),
-            (ProtoSchema(includes: [conventions + "/mid", Protoc.include], files: ["mid.proto"]),
-             [Midgame_MsgId.self, Midgame_LoginReq.self, Midgame_LoginRsp.self, Midgame_HeartBeat.self,
-              Midgame_EnterRoomReq.self, Midgame_EnterRoomRsp.self, Midgame_RoomBroadcastNtf.self, Midgame_ErrorNtf.self]),
-            (ProtoSchema(includes: [conventions + "/msgid", Protoc.include], files: ["msgid.proto"]),
-             [Msgid_LoginRequest.self, Msgid_LoginResponse.self, Msgid_ChatPush.self, Msgid_Ping.self]),
+            (
+                .fixture("user.proto"),
+                [
+                    UserMsg.self, SigninRequest.self, LoginRequest.self, LogoutRequest.self,
+                    SiginResponse.self, LoginResponse.self, UserInfoRequest.self, UserInfoResponse.self,
+                ]
+            ),
+            (
+                ProtoSchema(includes: [conventions + "/et", Protoc.include], files: ["OuterMessage_C_10001.proto"]),
+                [ET_C2MTestRequest.self, ET_M2CTestResponse.self, ET_C2GPing.self, ET_G2CPing.self, ET_M2CNotice.self]
+            ),
+            (
+                ProtoSchema(includes: [conventions + "/game", Protoc.include], files: ["game_plain.proto"]),
+                [
+                    PlainGame_TestReq.self, PlainGame_TestRsp.self, PlainGame_ErrorRsp.self, PlainGame_EmptyReq.self,
+                    PlainGame_NoticeNtf.self,
+                ]
+            ),
+            (
+                ProtoSchema(
+                    includes: [conventions + "/im", Protoc.include],
+                    files: ["im_base.proto", "im_common.proto", "im_error.proto", "im_user.proto"]),
+                [
+                    Im_UserInfo.self, Im_Common.self, Im_CommonRespon.self, Im_ErrorMsg.self, Im_UserMsg.self,
+                    Im_SigninRequest.self, Im_LoginRequest.self, Im_LogoutRequest.self, Im_SiginResponse.self,
+                    Im_LoginResponse.self, Im_UserInfoRequest.self, Im_UserInfoResponse.self,
+                ]
+            ),
+            (
+                ProtoSchema(includes: [conventions + "/mid", Protoc.include], files: ["mid.proto"]),
+                [
+                    Midgame_MsgId.self, Midgame_LoginReq.self, Midgame_LoginRsp.self, Midgame_HeartBeat.self,
+                    Midgame_EnterRoomReq.self, Midgame_EnterRoomRsp.self, Midgame_RoomBroadcastNtf.self,
+                    Midgame_ErrorNtf.self,
+                ]
+            ),
+            (
+                ProtoSchema(includes: [conventions + "/msgid", Protoc.include], files: ["msgid.proto"]),
+                [Msgid_LoginRequest.self, Msgid_LoginResponse.self, Msgid_ChatPush.self, Msgid_Ping.self]
+            ),
         ]
         // The list above is every message the fixtures generate.
         let listed = Set(groups.flatMap { $0.types.map { $0.protoMessageName } })

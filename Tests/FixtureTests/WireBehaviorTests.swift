@@ -29,7 +29,9 @@ struct UnknownFieldTests {
         let reencoded = try subset.serializedBytes()
         #expect(reencoded.count == original.count)
         let texts = try Protoc.decode(all: [original, reencoded], as: "Everything", file: "everything.proto")
-        #expect(texts[0] == texts[1], "protoc --decode=Everything of the original:\n\(texts[0])\nof the re-encoded subset:\n\(texts[1])")
+        #expect(
+            texts[0] == texts[1],
+            "protoc --decode=Everything of the original:\n\(texts[0])\nof the re-encoded subset:\n\(texts[1])")
 
         let back = try Everything(serializedBytes: reencoded)
         #expect(Everything.bitwiseEqual(back, Samples.full), "decoded \(back)")
@@ -211,8 +213,12 @@ struct PackingTests {
 
         let fromPacked = try Everything(serializedBytes: testCase.packed)
         let fromUnpacked = try Everything(serializedBytes: testCase.unpacked)
-        #expect(Everything.bitwiseEqual(fromPacked, testCase.expected), "packed \(hex(testCase.packed)) decoded to \(fromPacked)")
-        #expect(Everything.bitwiseEqual(fromUnpacked, testCase.expected), "unpacked \(hex(testCase.unpacked)) decoded to \(fromUnpacked)")
+        #expect(
+            Everything.bitwiseEqual(fromPacked, testCase.expected),
+            "packed \(hex(testCase.packed)) decoded to \(fromPacked)")
+        #expect(
+            Everything.bitwiseEqual(fromUnpacked, testCase.expected),
+            "unpacked \(hex(testCase.unpacked)) decoded to \(fromUnpacked)")
         #expect(fromPacked.unknownFields.isEmpty && fromUnpacked.unknownFields.isEmpty)
 
         // Both forms in one message append.
@@ -256,7 +262,9 @@ struct MergeTests {
 
         var incremental = try M(serializedBytes: first)
         try incremental.merge(serializedBytes: second)
-        #expect(try incremental.serializedBytes() == ours, "merge(serializedBytes:) differs from decoding the concatenation", sourceLocation: sourceLocation)
+        #expect(
+            try incremental.serializedBytes() == ours,
+            "merge(serializedBytes:) differs from decoding the concatenation", sourceLocation: sourceLocation)
         return merged
     }
 

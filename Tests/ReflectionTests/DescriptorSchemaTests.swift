@@ -55,45 +55,88 @@ enum Fixtures {
             (.fixture("common.proto"), [Common.self, CommonRespon.self]),
             (.fixture("erlang.proto"), [Cs20001.self, Sc20001.self]),
             (.fixture("error.proto"), [ErrorMsg.self]),
-            (.fixture("everything.proto"), [Everything.self, Everything.Level1.self, Everything.Level1.Level2.self,
-                                            Everything.Level1.Level2.Level3.self, EverythingSubset.self, TreeNode.self,
-                                            Ping.self, Pong.self]),
+            (
+                .fixture("everything.proto"),
+                [
+                    Everything.self, Everything.Level1.self, Everything.Level1.Level2.self,
+                    Everything.Level1.Level2.Level3.self, EverythingSubset.self, TreeNode.self,
+                    Ping.self, Pong.self,
+                ]
+            ),
             (.fixture("game.proto"), [TestReq.self, TestRsp.self, ErrorRsp.self, EmptyReq.self, NoticeNtf.self]),
-            (.fixture("legacy.proto"), [Legacy_Account.self, Legacy_Account.Profile.self, Legacy_Account.Visit.self,
-                                        Legacy_Defaults.self, Legacy_Holder.self]),
+            (
+                .fixture("legacy.proto"),
+                [
+                    Legacy_Account.self, Legacy_Account.Profile.self, Legacy_Account.Visit.self,
+                    Legacy_Defaults.self, Legacy_Holder.self,
+                ]
+            ),
             (.fixture("naming.proto"), [ErrorMessage.self, NamingEdgeCases.self, NamingEdgeCases.Protocol_.self]),
-            (.fixture("user.proto"), [UserMsg.self, SigninRequest.self, LoginRequest.self, LogoutRequest.self,
-                                      SiginResponse.self, LoginResponse.self, UserInfoRequest.self, UserInfoResponse.self]),
-            (ProtoSchema(includes: [conventions + "/et", Protoc.include], files: ["OuterMessage_C_10001.proto"]),
-             [ET_C2MTestRequest.self, ET_M2CTestResponse.self, ET_C2GPing.self, ET_G2CPing.self, ET_M2CNotice.self]),
-            (ProtoSchema(includes: [conventions + "/game", Protoc.include], files: ["game_plain.proto"]),
-             [PlainGame_TestReq.self, PlainGame_TestRsp.self, PlainGame_ErrorRsp.self, PlainGame_EmptyReq.self,
-              PlainGame_NoticeNtf.self]),
-            (ProtoSchema(includes: [conventions + "/im", Protoc.include],
-                         files: ["im_base.proto", "im_common.proto", "im_error.proto", "im_user.proto"]),
-             [Im_UserInfo.self, Im_Common.self, Im_CommonRespon.self, Im_ErrorMsg.self, Im_UserMsg.self,
-              Im_SigninRequest.self, Im_LoginRequest.self, Im_LogoutRequest.self, Im_SiginResponse.self,
-              Im_LoginResponse.self, Im_UserInfoRequest.self, Im_UserInfoResponse.self]),
-            (ProtoSchema(includes: [conventions + "/mid", Protoc.include], files: ["mid.proto"]),
-             [Midgame_MsgId.self, Midgame_LoginReq.self, Midgame_LoginRsp.self, Midgame_HeartBeat.self,
-              Midgame_EnterRoomReq.self, Midgame_EnterRoomRsp.self, Midgame_RoomBroadcastNtf.self, Midgame_ErrorNtf.self]),
-            (ProtoSchema(includes: [conventions + "/msgid", Protoc.include], files: ["msgid.proto"]),
-             [Msgid_LoginRequest.self, Msgid_LoginResponse.self, Msgid_ChatPush.self, Msgid_Ping.self]),
-            (conformance,
-             [Conformance_FailureSet.self, Conformance_ConformanceRequest.self, Conformance_ConformanceResponse.self,
-              Conformance_JspbEncodingConfig.self,
-              ProtobufTestMessages_Proto2_TestAllTypesProto2.self, ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self,
-              ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self,
-              ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect.self,
-              ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1.self,
-              ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2.self,
-              ProtobufTestMessages_Proto2_ForeignMessageProto2.self, ProtobufTestMessages_Proto2_UnknownToTestAllTypes.self,
-              ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.self,
-              ProtobufTestMessages_Proto2_NullHypothesisProto2.self, ProtobufTestMessages_Proto2_EnumOnlyProto2.self,
-              ProtobufTestMessages_Proto2_OneStringProto2.self,
-              ProtobufTestMessages_Proto3_TestAllTypesProto3.self, ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self,
-              ProtobufTestMessages_Proto3_ForeignMessage.self, ProtobufTestMessages_Proto3_NullHypothesisProto3.self,
-              ProtobufTestMessages_Proto3_EnumOnlyProto3.self]),
+            (
+                .fixture("user.proto"),
+                [
+                    UserMsg.self, SigninRequest.self, LoginRequest.self, LogoutRequest.self,
+                    SiginResponse.self, LoginResponse.self, UserInfoRequest.self, UserInfoResponse.self,
+                ]
+            ),
+            (
+                ProtoSchema(includes: [conventions + "/et", Protoc.include], files: ["OuterMessage_C_10001.proto"]),
+                [ET_C2MTestRequest.self, ET_M2CTestResponse.self, ET_C2GPing.self, ET_G2CPing.self, ET_M2CNotice.self]
+            ),
+            (
+                ProtoSchema(includes: [conventions + "/game", Protoc.include], files: ["game_plain.proto"]),
+                [
+                    PlainGame_TestReq.self, PlainGame_TestRsp.self, PlainGame_ErrorRsp.self, PlainGame_EmptyReq.self,
+                    PlainGame_NoticeNtf.self,
+                ]
+            ),
+            (
+                ProtoSchema(
+                    includes: [conventions + "/im", Protoc.include],
+                    files: ["im_base.proto", "im_common.proto", "im_error.proto", "im_user.proto"]),
+                [
+                    Im_UserInfo.self, Im_Common.self, Im_CommonRespon.self, Im_ErrorMsg.self, Im_UserMsg.self,
+                    Im_SigninRequest.self, Im_LoginRequest.self, Im_LogoutRequest.self, Im_SiginResponse.self,
+                    Im_LoginResponse.self, Im_UserInfoRequest.self, Im_UserInfoResponse.self,
+                ]
+            ),
+            (
+                ProtoSchema(includes: [conventions + "/mid", Protoc.include], files: ["mid.proto"]),
+                [
+                    Midgame_MsgId.self, Midgame_LoginReq.self, Midgame_LoginRsp.self, Midgame_HeartBeat.self,
+                    Midgame_EnterRoomReq.self, Midgame_EnterRoomRsp.self, Midgame_RoomBroadcastNtf.self,
+                    Midgame_ErrorNtf.self,
+                ]
+            ),
+            (
+                ProtoSchema(includes: [conventions + "/msgid", Protoc.include], files: ["msgid.proto"]),
+                [Msgid_LoginRequest.self, Msgid_LoginResponse.self, Msgid_ChatPush.self, Msgid_Ping.self]
+            ),
+            (
+                conformance,
+                [
+                    Conformance_FailureSet.self, Conformance_ConformanceRequest.self,
+                    Conformance_ConformanceResponse.self,
+                    Conformance_JspbEncodingConfig.self,
+                    ProtobufTestMessages_Proto2_TestAllTypesProto2.self,
+                    ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage.self,
+                    ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self,
+                    ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect.self,
+                    ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension1.self,
+                    ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2.self,
+                    ProtobufTestMessages_Proto2_ForeignMessageProto2.self,
+                    ProtobufTestMessages_Proto2_UnknownToTestAllTypes.self,
+                    ProtobufTestMessages_Proto2_UnknownToTestAllTypes.OptionalGroup.self,
+                    ProtobufTestMessages_Proto2_NullHypothesisProto2.self,
+                    ProtobufTestMessages_Proto2_EnumOnlyProto2.self,
+                    ProtobufTestMessages_Proto2_OneStringProto2.self,
+                    ProtobufTestMessages_Proto3_TestAllTypesProto3.self,
+                    ProtobufTestMessages_Proto3_TestAllTypesProto3.NestedMessage.self,
+                    ProtobufTestMessages_Proto3_ForeignMessage.self,
+                    ProtobufTestMessages_Proto3_NullHypothesisProto3.self,
+                    ProtobufTestMessages_Proto3_EnumOnlyProto3.self,
+                ]
+            ),
         ]
         // A fixture that fails to load fails every test that uses it, with protoc's error.
         return groups.map { try! Fixture($0.0, $0.1) }
@@ -109,8 +152,9 @@ struct DescriptorSchemaTests {
     @Test("The lists are every message of the fixture and conformance protos")
     func listsAreComplete() throws {
         for fixture in Fixtures.all {
-            #expect(Set(fixture.types.map { $0.protoMessageName }) == Set(try fixture.declaredMessageNames()),
-                    "\(fixture.schema.files)")
+            #expect(
+                Set(fixture.types.map { $0.protoMessageName }) == Set(try fixture.declaredMessageNames()),
+                "\(fixture.schema.files)")
         }
     }
 
@@ -119,43 +163,58 @@ struct DescriptorSchemaTests {
     /// read from protoc's descriptor set: as the generated type prints it, and as protoc
     /// --decode prints the bytes; the text read back through the schema gives protoc
     /// --encode's bytes.
-    @Test("Every fixture message prints and reads as protoc and the generated type",
-          arguments: Fixtures.all.flatMap { fixture in fixture.types.map { MessageCase($0) } })
+    @Test(
+        "Every fixture message prints and reads as protoc and the generated type",
+        arguments: Fixtures.all.flatMap { fixture in fixture.types.map { MessageCase($0) } })
     func everyMessage(_ message: MessageCase) throws {
         try message.check()
     }
 
     /// Values at their edges and lists of many elements, given as text and made by the
     /// generated types.
-    @Test("Edge values print and read as protoc and the generated type", arguments: [
-        (Everything.self as any Message.Type, """
-            f_double: -0 f_float: -inf f_int64: -9223372036854775808 f_uint64: 18446744073709551615
-            f_int32: -1 f_fixed64: 18446744073709551615 f_fixed32: 4294967295 f_bool: true
-            f_string: "h\\303\\251llo \\360\\237\\230\\200" f_bytes: "\\000\\377\\200\\177" f_sint32: -2147483648
-            r_double: [1.5, -0, nan, inf] r_float: [0.25, -inf] r_int64: [-9223372036854775808, -1, 0]
-            r_int32: [-2147483648, -1, 0, 1] r_bool: [true, false, true] r_string: ["", "a", "\\346\\227\\245"]
-            r_sint64: [-1, 0, 9223372036854775807] r_fixed32: [4294967295, 0, 7]
-            nested { name: "outer" child { value: -7 child { tags: ["a", "b"] } } }
-            nested_list { name: "first" } nested_list { } nested_list { child { value: 2 } }
-            signs: [SIGN_ZERO, SIGN_NEGATIVE, SIGN_MIN] o_int32: 0 o_string: ""
-            """),
-        (TreeNode.self, """
-            label: "root" left { label: "l" left { label: "ll" } } right { label: "r" }
-            children { label: "c1" } children { children { label: "deep" } }
-            """),
-        (Maps.self, """
-            int32_int32 { key: -1 value: 2 } int32_int32 { key: 5 value: 0 }
-            uint64_uint64 { key: 18446744073709551615 value: 1 } bool_bool { key: true value: false }
-            string_message { key: "a" value { name: "n" child { value: 3 } } }
-            string_self { key: "s" value { bool_bool { key: true value: true } string_enum { key: "e" value: SIGN_MIN } } }
-            """),
-        (Legacy_Account.self, """
-            id: 1 name: "x" level: 0 mood: MOOD_ANGRY history: [MOOD_CALM, MOOD_HAPPY]
-            packed_history: [MOOD_ANGRY, MOOD_CALM] scores: [1, 2] packed_scores: [-1, 1]
-            Profile { bio: "b" tags: ["t", "u"] } Visit { day: 5 } Visit { day: 6 }
-            referrer { id: 2 name: "r" } moods { key: "k" value: MOOD_HAPPY } phone: 9
-            """),
-    ] as [(any Message.Type, String)])
+    @Test(
+        "Edge values print and read as protoc and the generated type",
+        arguments: [
+            (
+                Everything.self as any Message.Type,
+                """
+                f_double: -0 f_float: -inf f_int64: -9223372036854775808 f_uint64: 18446744073709551615
+                f_int32: -1 f_fixed64: 18446744073709551615 f_fixed32: 4294967295 f_bool: true
+                f_string: "h\\303\\251llo \\360\\237\\230\\200" f_bytes: "\\000\\377\\200\\177" f_sint32: -2147483648
+                r_double: [1.5, -0, nan, inf] r_float: [0.25, -inf] r_int64: [-9223372036854775808, -1, 0]
+                r_int32: [-2147483648, -1, 0, 1] r_bool: [true, false, true] r_string: ["", "a", "\\346\\227\\245"]
+                r_sint64: [-1, 0, 9223372036854775807] r_fixed32: [4294967295, 0, 7]
+                nested { name: "outer" child { value: -7 child { tags: ["a", "b"] } } }
+                nested_list { name: "first" } nested_list { } nested_list { child { value: 2 } }
+                signs: [SIGN_ZERO, SIGN_NEGATIVE, SIGN_MIN] o_int32: 0 o_string: ""
+                """
+            ),
+            (
+                TreeNode.self,
+                """
+                label: "root" left { label: "l" left { label: "ll" } } right { label: "r" }
+                children { label: "c1" } children { children { label: "deep" } }
+                """
+            ),
+            (
+                Maps.self,
+                """
+                int32_int32 { key: -1 value: 2 } int32_int32 { key: 5 value: 0 }
+                uint64_uint64 { key: 18446744073709551615 value: 1 } bool_bool { key: true value: false }
+                string_message { key: "a" value { name: "n" child { value: 3 } } }
+                string_self { key: "s" value { bool_bool { key: true value: true } string_enum { key: "e" value: SIGN_MIN } } }
+                """
+            ),
+            (
+                Legacy_Account.self,
+                """
+                id: 1 name: "x" level: 0 mood: MOOD_ANGRY history: [MOOD_CALM, MOOD_HAPPY]
+                packed_history: [MOOD_ANGRY, MOOD_CALM] scores: [1, 2] packed_scores: [-1, 1]
+                Profile { bio: "b" tags: ["t", "u"] } Visit { day: 5 } Visit { day: 6 }
+                referrer { id: 2 name: "r" } moods { key: "k" value: MOOD_HAPPY } phone: 9
+                """
+            ),
+        ] as [(any Message.Type, String)])
     func edgeValues(type: any Message.Type, text: String) throws {
         try MessageCase(type, text: text).check()
     }
@@ -211,11 +270,14 @@ struct DescriptorSchemaTests {
     func readsAsProtoc() throws {
         let fixture = Fixtures.fixture(of: Everything.self)
         let everything = try fixture.schemas.message(named: "Everything")
-        for text in ["f_int32: 0 f_string: \"\" f_double: 0 o_int32: 0",
-                     "r_int32: 1 f_bool: true r_int32: [2, 3] f_double: -0",
-                     "nested_list { name: \"a\" } f_int32: 5 nested { child { value: 0 } }"] {
-            #expect(try everything.serializedBytes(textFormat: text) == fixture.schema.encode(text, as: "Everything"),
-                    "\(text)")
+        for text in [
+            "f_int32: 0 f_string: \"\" f_double: 0 o_int32: 0",
+            "r_int32: 1 f_bool: true r_int32: [2, 3] f_double: -0",
+            "nested_list { name: \"a\" } f_int32: 5 nested { child { value: 0 } }",
+        ] {
+            #expect(
+                try everything.serializedBytes(textFormat: text) == fixture.schema.encode(text, as: "Everything"),
+                "\(text)")
         }
         #expect(throws: TextFormatError.self) { try everything.serializedBytes(textFormat: "f_nothing: 1") }
     }
@@ -223,7 +285,8 @@ struct DescriptorSchemaTests {
     /// A closed enum's undeclared number and extensions print as the generated type prints them.
     @Test("Closed enums and extensions print as the generated type prints them")
     func closedEnumsAndExtensions() throws {
-        let bytes = tag(1, .varint) + [5] + delimited(2, "n") + tag(4, .varint) + [1] + tag(5, .varint) + [2]
+        let bytes =
+            tag(1, .varint) + [5] + delimited(2, "n") + tag(4, .varint) + [1] + tag(5, .varint) + [2]
             + delimited(6, [3]) + delimited(15, delimited(1, "k") + tag(2, .varint) + [1])
         var account = try Legacy_Account(serializedBytes: bytes)
         account[extension: Legacy_LegacyExtensions.nickname] = "nick"
@@ -236,7 +299,8 @@ struct DescriptorSchemaTests {
 
 /// The bytes of the message with every field set, as its generated type encodes them.
 func filledBytes<M: Message>(_: M.Type) throws -> [UInt8] {
-    try M(serializedBytes: SampleBytes.fields(M.textFormatFields, depth: 0), partial: true).serializedBytes(partial: true)
+    try M(serializedBytes: SampleBytes.fields(M.textFormatFields, depth: 0), partial: true).serializedBytes(
+        partial: true)
 }
 
 /// One message type's check: fill, encode with the generated type, print and read through
@@ -260,12 +324,15 @@ struct MessageCase: Sendable, CustomTestStringConvertible {
         let fixture = Fixtures.fixture(of: M.self)
         let name = M.protoMessageName
         let schema = try fixture.schemas.message(named: name)
-        let message = try text.map { try M(textFormat: $0, partial: true) }
+        let message =
+            try text.map { try M(textFormat: $0, partial: true) }
             ?? M(serializedBytes: SampleBytes.fields(M.textFormatFields, depth: 0), partial: true)
         let bytes = try message.serializedBytes(partial: true)
 
         let printed = schema.textFormatString(of: bytes)
-        #expect(printed == message.textFormatString(), "\(name): the schema printed\n\(printed)\nthe generated type\n\(message.textFormatString())")
+        #expect(
+            printed == message.textFormatString(),
+            "\(name): the schema printed\n\(printed)\nthe generated type\n\(message.textFormatString())")
         #expect(schema.textFormatString(of: bytes, multiline: false) == "\(message)", "\(name): on one line")
         #expect(try schema.checkedTextFormatString(of: bytes) == printed)
         let protocText = try fixture.schema.decode(bytes, as: name)

@@ -41,20 +41,22 @@ import Testing
         let tail = Array(test.dropFirst(5))
         let payload = Self.heldSegments * Self.segmentSize - tail.count - 12
         let size = UInt32(4 + payload)
-        let big: [UInt8] = [0, 0, 0, 0xFF] + Built.u32(size, big: true) + [0, 0, 0, 1] + [UInt8](repeating: 0, count: payload)
+        let big: [UInt8] =
+            [0, 0, 0, 0xFF] + Built.u32(size, big: true) + [0, 0, 0, 1] + [UInt8](repeating: 0, count: payload)
         let bytes = Self.capture(first: test, missing: 5, held: tail + big, after: test, reply: InspectTests.heartbeat)
         let result = try CLI.inspect(["--layout", "game-tcp"], stream: bytes)
         let givenUp = String(format: "1700000000.%06d", 3 + Self.heldSegments)
         let after = String(format: "1700000000.%06d", 4 + Self.heldSegments)
         let reply = String(format: "1700000000.%06d", 5 + Self.heldSegments)
-        #expect(result.lines == [
-            "frame time=1700000000.000003 \(Self.toServer) offset=0 magic=255 length=6 cmd=1 payload=2",
-            "error time=\(givenUp) \(Self.toServer) bytes missing from the capture; looking for the magic",
-            "note time=\(givenUp) \(Self.toServer) offset=0 the capture starts inside a frame (bad magic 0x600, expected 0xFF); looking for the magic",
-            "frame time=\(givenUp) \(Self.toServer) offset=9 magic=255 length=\(size) cmd=1 payload=\(payload)",
-            "frame time=\(after) \(Self.toServer) offset=\(9 + 12 + payload) magic=255 length=6 cmd=1 payload=2",
-            "frame time=\(reply) \(Self.toClient) offset=0 magic=255 length=4 cmd=99900002 payload=0",
-        ], "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.lines == [
+                "frame time=1700000000.000003 \(Self.toServer) offset=0 magic=255 length=6 cmd=1 payload=2",
+                "error time=\(givenUp) \(Self.toServer) bytes missing from the capture; looking for the magic",
+                "note time=\(givenUp) \(Self.toServer) offset=0 the capture starts inside a frame (bad magic 0x600, expected 0xFF); looking for the magic",
+                "frame time=\(givenUp) \(Self.toServer) offset=9 magic=255 length=\(size) cmd=1 payload=\(payload)",
+                "frame time=\(after) \(Self.toServer) offset=\(9 + 12 + payload) magic=255 length=6 cmd=1 payload=2",
+                "frame time=\(reply) \(Self.toClient) offset=0 magic=255 length=4 cmd=99900002 payload=0",
+            ], "\(result.stdout)\(result.stderr)")
         #expect(result.status == 1, "the hole is an error")
     }
 
@@ -67,11 +69,12 @@ import Testing
         let result = try CLI.inspect(["--layout", "erlang"], stream: bytes)
         let givenUp = String(format: "1700000000.%06d", 3 + Self.heldSegments)
         let replied = String(format: "1700000000.%06d", 5 + Self.heldSegments)
-        #expect(result.lines == [
-            "frame time=1700000000.000003 \(Self.toServer) offset=0 length=4 cmd=1 payload=2",
-            "error time=\(givenUp) \(Self.toServer) bytes missing from the capture; this direction is not decoded further",
-            "frame time=\(replied) \(Self.toClient) offset=0 length=2 cmd=9 payload=0",
-        ], "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.lines == [
+                "frame time=1700000000.000003 \(Self.toServer) offset=0 length=4 cmd=1 payload=2",
+                "error time=\(givenUp) \(Self.toServer) bytes missing from the capture; this direction is not decoded further",
+                "frame time=\(replied) \(Self.toClient) offset=0 length=2 cmd=9 payload=0",
+            ], "\(result.stdout)\(result.stderr)")
         #expect(result.status == 1)
     }
 }

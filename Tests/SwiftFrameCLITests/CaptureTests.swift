@@ -6,16 +6,21 @@ import Testing
 /// Captures built byte by byte here (pcap and pcapng blocks, Ethernet, IPv4 and TCP headers),
 /// independently of CaptureWriter, read by `swiftframe inspect` and by CaptureReader.
 enum Built {
-    static func u16(_ value: UInt16, big: Bool) -> [UInt8] { big ? [UInt8(value >> 8), UInt8(value & 0xFF)] : [UInt8(value & 0xFF), UInt8(value >> 8)] }
+    static func u16(_ value: UInt16, big: Bool) -> [UInt8] {
+        big ? [UInt8(value >> 8), UInt8(value & 0xFF)] : [UInt8(value & 0xFF), UInt8(value >> 8)]
+    }
     static func u32(_ value: UInt32, big: Bool) -> [UInt8] {
         let bytes = (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
         return big ? bytes.reversed() : bytes
     }
 
     /// An IPv4 packet (no checksums: readers do not check them) with a TCP segment.
-    static func tcp(_ from: (UInt8, UInt16), _ to: (UInt8, UInt16), seq: UInt32, ack: UInt32 = 0, flags: UInt8 = 0x18,
-                    _ payload: [UInt8] = []) -> [UInt8] {
-        let tcp = u16(from.1, big: true) + u16(to.1, big: true) + u32(seq, big: true) + u32(ack, big: true)
+    static func tcp(
+        _ from: (UInt8, UInt16), _ to: (UInt8, UInt16), seq: UInt32, ack: UInt32 = 0, flags: UInt8 = 0x18,
+        _ payload: [UInt8] = []
+    ) -> [UInt8] {
+        let tcp =
+            u16(from.1, big: true) + u16(to.1, big: true) + u32(seq, big: true) + u32(ack, big: true)
             + [0x50, flags, 0xFF, 0xFF, 0, 0, 0, 0] + payload
         return [0x45, 0] + u16(UInt16(20 + tcp.count), big: true) + [0, 0, 0x40, 0, 64, 6, 0, 0]
             + [10, 0, 0, from.0] + [10, 0, 0, to.0] + tcp
@@ -25,10 +30,12 @@ enum Built {
 
     /// A classic pcap file of raw IP packets, microsecond times.
     static func pcap(_ packets: [(UInt32, [UInt8])]) -> [UInt8] {
-        var bytes = u32(0xA1B2_C3D4, big: false) + u16(2, big: false) + u16(4, big: false) + [UInt8](repeating: 0, count: 8)
+        var bytes =
+            u32(0xA1B2_C3D4, big: false) + u16(2, big: false) + u16(4, big: false) + [UInt8](repeating: 0, count: 8)
             + u32(65535, big: false) + u32(101, big: false)
         for (micros, packet) in packets {
-            bytes += u32(1_700_000_000, big: false) + u32(micros, big: false) + u32(UInt32(packet.count), big: false)
+            bytes +=
+                u32(1_700_000_000, big: false) + u32(micros, big: false) + u32(UInt32(packet.count), big: false)
                 + u32(UInt32(packet.count), big: false) + packet
         }
         return bytes
@@ -40,11 +47,15 @@ enum Built {
 
         mutating func block(_ type: UInt32, _ body: [UInt8]) {
             let padded = body + [UInt8](repeating: 0, count: (4 - body.count % 4) % 4)
-            bytes += u32(type, big: big) + u32(UInt32(padded.count + 12), big: big) + padded + u32(UInt32(padded.count + 12), big: big)
+            bytes +=
+                u32(type, big: big) + u32(UInt32(padded.count + 12), big: big) + padded
+                + u32(UInt32(padded.count + 12), big: big)
         }
 
         mutating func section() {
-            block(0x0A0D_0D0A, u32(0x1A2B_3C4D, big: big) + u16(1, big: big) + u16(0, big: big) + [UInt8](repeating: 0xFF, count: 8))
+            block(
+                0x0A0D_0D0A,
+                u32(0x1A2B_3C4D, big: big) + u16(1, big: big) + u16(0, big: big) + [UInt8](repeating: 0xFF, count: 8))
         }
 
         mutating func interface(linkType: UInt16, resolution: UInt8?) {
@@ -54,8 +65,11 @@ enum Built {
         }
 
         mutating func packet(interface: UInt32, stamp: UInt64, _ data: [UInt8]) {
-            block(6, u32(interface, big: big) + u32(UInt32(stamp >> 32), big: big) + u32(UInt32(truncatingIfNeeded: stamp), big: big)
-                  + u32(UInt32(data.count), big: big) + u32(UInt32(data.count), big: big) + data)
+            block(
+                6,
+                u32(interface, big: big) + u32(UInt32(stamp >> 32), big: big)
+                    + u32(UInt32(truncatingIfNeeded: stamp), big: big)
+                    + u32(UInt32(data.count), big: big) + u32(UInt32(data.count), big: big) + data)
         }
 
         mutating func simplePacket(_ data: [UInt8]) {
@@ -77,15 +91,22 @@ enum Built {
         file.interface(linkType: 1, resolution: nil)  // Ethernet, microseconds
         file.block(0x0000_0BAD, [1, 2, 3, 4, 5])  // a block no reader knows
         file.interface(linkType: 101, resolution: 9)  // raw IP, nanoseconds
-        file.packet(interface: 0, stamp: 1_700_000_000_000_001, Built.ethernet(Built.tcp(Built.client, Built.server, seq: 99, flags: 0x02)))
-        file.packet(interface: 1, stamp: 1_700_000_000_000_002_000, Built.tcp(Built.server, Built.client, seq: 499, ack: 100, flags: 0x12))
-        file.packet(interface: 1, stamp: 1_700_000_000_000_003_000, Built.tcp(Built.client, Built.server, seq: 100, Self.testFrame))
+        file.packet(
+            interface: 0, stamp: 1_700_000_000_000_001,
+            Built.ethernet(Built.tcp(Built.client, Built.server, seq: 99, flags: 0x02)))
+        file.packet(
+            interface: 1, stamp: 1_700_000_000_000_002_000,
+            Built.tcp(Built.server, Built.client, seq: 499, ack: 100, flags: 0x12))
+        file.packet(
+            interface: 1, stamp: 1_700_000_000_000_003_000,
+            Built.tcp(Built.client, Built.server, seq: 100, Self.testFrame))
         file.simplePacket(Built.ethernet(Built.tcp(Built.server, Built.client, seq: 500, Self.heartbeat)))
         let result = try CLI.inspect(["--layout", "game-tcp"], stream: file.bytes)
-        #expect(result.lines == [
-            "frame time=1700000000.000003 from=10.0.0.1:5000 to=10.0.0.2:7000 dir=client->server offset=0 magic=255 length=6 cmd=1 payload=2",
-            "frame time=1700000000.000003 from=10.0.0.2:7000 to=10.0.0.1:5000 dir=server->client offset=0 magic=255 length=4 cmd=99900002 payload=0",
-        ], "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.lines == [
+                "frame time=1700000000.000003 from=10.0.0.1:5000 to=10.0.0.2:7000 dir=client->server offset=0 magic=255 length=6 cmd=1 payload=2",
+                "frame time=1700000000.000003 from=10.0.0.2:7000 to=10.0.0.1:5000 dir=server->client offset=0 magic=255 length=4 cmd=99900002 payload=0",
+            ], "\(result.stdout)\(result.stderr)")
         #expect(result.status == 0)
     }
 
@@ -102,10 +123,11 @@ enum Built {
             (7, Built.tcp(Built.client, Built.server, seq: 6, b)),
         ]
         let result = try CLI.inspect(["--layout", "game-tcp"], stream: Built.pcap(packets))
-        #expect(result.lines == [
-            "frame time=1700000000.000006 from=10.0.0.1:5000 to=10.0.0.2:7000 dir=client->server offset=0 magic=255 length=6 cmd=1 payload=2",
-            "frame time=1700000000.000006 from=10.0.0.1:5000 to=10.0.0.2:7000 dir=client->server offset=14 magic=255 length=4 cmd=99900002 payload=0",
-        ], "\(result.stdout)\(result.stderr)")
+        #expect(
+            result.lines == [
+                "frame time=1700000000.000006 from=10.0.0.1:5000 to=10.0.0.2:7000 dir=client->server offset=0 magic=255 length=6 cmd=1 payload=2",
+                "frame time=1700000000.000006 from=10.0.0.1:5000 to=10.0.0.2:7000 dir=client->server offset=14 magic=255 length=4 cmd=99900002 payload=0",
+            ], "\(result.stdout)\(result.stderr)")
         #expect(result.status == 0)
     }
 
@@ -117,14 +139,21 @@ enum Built {
         ]
         let unknown = try CLI.inspect(["--layout", "game-tcp"], stream: Built.pcap(packets))
         #expect(unknown.lines.count == 3, "\(unknown.stdout)")
-        #expect(unknown.lines.first?.hasPrefix("note time=1700000000.000001 from=10.0.0.1:5000 to=10.0.0.2:7000 dir=unknown offset=0 the capture starts inside a frame") == true, "\(unknown.stdout)")
-        #expect(unknown.lines.dropFirst().first == "frame time=1700000000.000001 from=10.0.0.1:5000 to=10.0.0.2:7000 dir=unknown offset=3 magic=255 length=6 cmd=1 payload=2")
+        #expect(
+            unknown.lines.first?.hasPrefix(
+                "note time=1700000000.000001 from=10.0.0.1:5000 to=10.0.0.2:7000 dir=unknown offset=0 the capture starts inside a frame"
+            ) == true, "\(unknown.stdout)")
+        #expect(
+            unknown.lines.dropFirst().first
+                == "frame time=1700000000.000001 from=10.0.0.1:5000 to=10.0.0.2:7000 dir=unknown offset=3 magic=255 length=6 cmd=1 payload=2"
+        )
         #expect(unknown.status == 0)
         let byPort = try CLI.inspect(["--layout", "game-tcp", "--port", "7000"], stream: Built.pcap(packets))
-        #expect(byPort.lines.dropFirst() == [
-            "frame time=1700000000.000001 from=10.0.0.1:5000 to=10.0.0.2:7000 dir=client->server offset=3 magic=255 length=6 cmd=1 payload=2",
-            "frame time=1700000000.000002 from=10.0.0.2:7000 to=10.0.0.1:5000 dir=server->client offset=0 magic=255 length=4 cmd=99900002 payload=0",
-        ], "\(byPort.stdout)")
+        #expect(
+            byPort.lines.dropFirst() == [
+                "frame time=1700000000.000001 from=10.0.0.1:5000 to=10.0.0.2:7000 dir=client->server offset=3 magic=255 length=6 cmd=1 payload=2",
+                "frame time=1700000000.000002 from=10.0.0.2:7000 to=10.0.0.1:5000 dir=server->client offset=0 magic=255 length=4 cmd=99900002 payload=0",
+            ], "\(byPort.stdout)")
     }
 
     @Test func malformedCapturesAreTypedErrors() throws {
@@ -135,14 +164,28 @@ enum Built {
         full.packet(interface: 0, stamp: 1, Built.tcp(Built.client, Built.server, seq: 1, Self.testFrame))
         let cases: [([UInt8], String)] = [
             // A block that claims 2 GiB: refused when its header is read, nothing allocated.
-            (header.bytes + Built.u32(6, big: false) + Built.u32(0x7FFF_FFF0, big: false) + [UInt8](repeating: 0, count: 40),
-             "a block of 2147483632 bytes exceeds the limit of 16777216 at offset \(header.bytes.count + 4)"),
+            (
+                header.bytes + Built.u32(6, big: false) + Built.u32(0x7FFF_FFF0, big: false)
+                    + [UInt8](repeating: 0, count: 40),
+                "a block of 2147483632 bytes exceeds the limit of 16777216 at offset \(header.bytes.count + 4)"
+            ),
             (Array(full.bytes.dropLast(10)), "past the end of the file"),
             (Array(full.bytes.dropLast(4)) + Built.u32(12, big: false), "the block's trailing length 12 differs"),
-            (header.bytes + { var next = Built.Pcapng(big: false); next.packet(interface: 3, stamp: 1, [1]); return next.bytes }(),
-             "a packet on interface 3, but the section describes 1"),
-            (Array(header.bytes.prefix(8)) + [0x12, 0x34, 0x56, 0x78] + header.bytes.dropFirst(12), "bad byte-order magic in a section header at offset 8"),
-            (Built.pcap([(1, [1, 2, 3])]).dropLast(2), "a record of 19 bytes, past the end of the file (17 bytes left)"),
+            (
+                header.bytes
+                    + {
+                        var next = Built.Pcapng(big: false); next.packet(interface: 3, stamp: 1, [1]); return next.bytes
+                    }(),
+                "a packet on interface 3, but the section describes 1"
+            ),
+            (
+                Array(header.bytes.prefix(8)) + [0x12, 0x34, 0x56, 0x78] + header.bytes.dropFirst(12),
+                "bad byte-order magic in a section header at offset 8"
+            ),
+            (
+                Built.pcap([(1, [1, 2, 3])]).dropLast(2),
+                "a record of 19 bytes, past the end of the file (17 bytes left)"
+            ),
         ]
         for (bytes, message) in cases {
             let result = try CLI.inspect(["--layout", "game-tcp"], stream: bytes)
@@ -156,7 +199,10 @@ enum Built {
         file.section()
         file.interface(linkType: 101, resolution: 0x80 | 20)  // 2^-20 s
         for index in 0..<20 {
-            file.packet(interface: 0, stamp: UInt64(index) << 20 | 1 << 19, Built.tcp(Built.client, Built.server, seq: UInt32(index), [UInt8](repeating: UInt8(index), count: index)))
+            file.packet(
+                interface: 0, stamp: UInt64(index) << 20 | 1 << 19,
+                Built.tcp(
+                    Built.client, Built.server, seq: UInt32(index), [UInt8](repeating: UInt8(index), count: index)))
         }
         func read(_ pieceSize: Int) throws -> [String] {
             var reader = CaptureReader()
@@ -181,11 +227,13 @@ enum Built {
 
     @Test func aGapGivenUpIsReportedAndDecodingGoesOnAtTheNextMagic() {
         var follower = TCPFollower(maxHeld: 20)
-        let client = CaptureEndpoint(address: [10, 0, 0, 1], port: 5000), server = CaptureEndpoint(address: [10, 0, 0, 2], port: 7000)
+        let client = CaptureEndpoint(address: [10, 0, 0, 1], port: 5000),
+            server = CaptureEndpoint(address: [10, 0, 0, 2], port: 7000)
         var got: [(bytes: [UInt8], gap: Bool, mid: Bool)] = []
         for (sequence, count) in [(0, 10), (20, 10), (30, 11)] {
-            let segment = TCPSegment(time: 0, from: client, to: server, sequence: UInt32(sequence),
-                                     payload: [UInt8](repeating: UInt8(sequence), count: count)[...])
+            let segment = TCPSegment(
+                time: 0, from: client, to: server, sequence: UInt32(sequence),
+                payload: [UInt8](repeating: UInt8(sequence), count: count)[...])
             follower.add(segment) { got.append((Array($0.bytes), $0.afterGap, $0.midStream)) }
         }
         #expect(got.map(\.bytes.count) == [10, 10, 11])
@@ -212,7 +260,9 @@ enum Built {
                 switch Int.random(in: 0..<3, using: &random) {
                 case 0: bytes[index] = UInt8.random(in: 0...255, using: &random)
                 case 1: bytes.removeSubrange(index..<min(bytes.count, index + Int.random(in: 1...8, using: &random)))
-                default: bytes.insert(contentsOf: [UInt8](repeating: 0xFF, count: Int.random(in: 1...4, using: &random)), at: index)
+                default:
+                    bytes.insert(
+                        contentsOf: [UInt8](repeating: 0xFF, count: Int.random(in: 1...4, using: &random)), at: index)
                 }
                 if bytes.count <= 4 { break }
             }

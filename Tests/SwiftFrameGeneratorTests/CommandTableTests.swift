@@ -13,7 +13,8 @@ import Testing
     }
 
     @Test func duplicateExplicitIDsNameBothMessages() throws {
-        let (result, output) = try Self.generate("""
+        let (result, output) = try Self.generate(
+            """
             option (swiftframe.layout) = "u16-u16";
             message Login { option (swiftframe.request_id) = 5; }
             message Logout { option (swiftframe.request_id) = 5; }
@@ -24,19 +25,23 @@ import Testing
     }
 
     @Test func duplicateIDsAcrossConventionsAreCaught() throws {
-        let (result, _) = try Self.generate("""
+        let (result, _) = try Self.generate(
+            """
             option (swiftframe.layout) = "erlang";
             option (swiftframe.request_prefix) = "Cs_";
             message Cs_20001 {}
             message Move { option (swiftframe.request_id) = 20001; }
             """)
         #expect(result.status != 0)
-        #expect(result.stderr.contains("command 20001: requests Move and Cs_20001 both claim it")
-            || result.stderr.contains("command 20001: requests Cs_20001 and Move both claim it"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("command 20001: requests Move and Cs_20001 both claim it")
+                || result.stderr.contains("command 20001: requests Cs_20001 and Move both claim it"), "\(result.stderr)"
+        )
     }
 
     @Test func enumValueMatchingNoMessageIsReportedNotDropped() throws {
-        let (result, output) = try Self.generate("""
+        let (result, output) = try Self.generate(
+            """
             option (swiftframe.layout) = "game-tcp";
             enum Cmd {
               option (swiftframe.command_table) = true;
@@ -48,8 +53,9 @@ import Testing
             message Ping_Rsp {}
             """)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("warning: command table Cmd: CMD_LOGOUT (2) matches no message"),
-                "\(result.stderr)")
+        #expect(
+            result.stderr.contains("warning: command table Cmd: CMD_LOGOUT (2) matches no message"),
+            "\(result.stderr)")
         let source = try #require(output)
         #expect(source.contains("case logout = 2 // CMD_LOGOUT"))
         #expect(source.contains("case logout(payload: [Swift.UInt8])"))
@@ -61,7 +67,8 @@ import Testing
     }
 
     @Test func errorReplyAndHeartbeatAreDeclaredOnce() throws {
-        let (result, output) = try Self.generate("""
+        let (result, output) = try Self.generate(
+            """
             option (swiftframe.layout) = "game-tcp";
             enum Cmd {
               option (swiftframe.command_table) = true;
@@ -74,7 +81,8 @@ import Testing
         #expect(output?.contains("static let errorCommand: Swift.UInt32? = 9") == true)
         #expect(output?.contains("static let heartbeatCommand: Swift.UInt32? = 7") == true)
 
-        let (twice, _) = try Self.generate("""
+        let (twice, _) = try Self.generate(
+            """
             option (swiftframe.layout) = "game-tcp";
             enum Cmd {
               option (swiftframe.command_table) = true;
@@ -88,7 +96,8 @@ import Testing
     }
 
     @Test func ambiguousNamesAreAnError() throws {
-        let (result, _) = try Self.generate("""
+        let (result, _) = try Self.generate(
+            """
             option (swiftframe.layout) = "game-tcp";
             enum Cmd { option (swiftframe.command_table) = true; CMD_ZERO = 0; CMD_PING = 1; }
             message Ping_Rsp {}
@@ -105,22 +114,27 @@ import Testing
     }
 
     @Test func aBadLayoutNamesTheOptionAndThePresets() throws {
-        let (result, _) = try Self.generate("""
+        let (result, _) = try Self.generate(
+            """
             option (swiftframe.layout) = "game-tcpp";
             message A { option (swiftframe.request_id) = 1; }
             """)
         #expect(result.status != 0)
-        #expect(result.stderr.contains("p.proto: error: option (swiftframe.layout): \"game-tcpp\" is neither a preset (game-tcp,"),
-                "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "p.proto: error: option (swiftframe.layout): \"game-tcpp\" is neither a preset (game-tcp,"),
+            "\(result.stderr)")
     }
 
     @Test func idsMustFitTheLayoutsField() throws {
-        let (result, _) = try Self.generate("""
+        let (result, _) = try Self.generate(
+            """
             option (swiftframe.layout) = "erlang";
             message Big { option (swiftframe.request_id) = 70000; }
             """)
         #expect(result.status != 0)
-        #expect(result.stderr.contains("command Big = 70000 does not fit the layout's 2-byte field"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("command Big = 70000 does not fit the layout's 2-byte field"), "\(result.stderr)")
     }
 
     @Test func theLayoutParameterOverridesTheFileOption() throws {
@@ -138,28 +152,37 @@ import Testing
     }
 
     @Test func envelopeOptionsAreChecked() throws {
-        let (notBytes, _) = try Self.generate("""
+        let (notBytes, _) = try Self.generate(
+            """
             enum Kind { KIND_A = 0 [(swiftframe.holds) = "A"]; }
             message A {}
             message Box { Kind kind = 1; string body = 2 [(swiftframe.selected_by) = "kind"]; }
             """)
         #expect(notBytes.status != 0)
-        #expect(notBytes.stderr.contains("error: message Box: field body: (swiftframe.selected_by) needs a singular bytes field"),
-                "\(notBytes.stderr)")
-        let (notEnum, _) = try Self.generate("""
+        #expect(
+            notBytes.stderr.contains(
+                "error: message Box: field body: (swiftframe.selected_by) needs a singular bytes field"),
+            "\(notBytes.stderr)")
+        let (notEnum, _) = try Self.generate(
+            """
             message Box { int32 kind = 1; bytes body = 2 [(swiftframe.selected_by) = "kind"]; }
             """)
-        #expect(notEnum.stderr.contains("selected_by names \"kind\", which is not an enum field of Box"), "\(notEnum.stderr)")
-        let (missing, _) = try Self.generate("""
+        #expect(
+            notEnum.stderr.contains("selected_by names \"kind\", which is not an enum field of Box"),
+            "\(notEnum.stderr)")
+        let (missing, _) = try Self.generate(
+            """
             enum Kind { KIND_A = 0 [(swiftframe.holds) = "Nope"]; }
             message Box { Kind kind = 1; bytes body = 2 [(swiftframe.selected_by) = "kind"]; }
             """)
-        #expect(missing.stderr.contains("error: message Box: field body: Kind.KIND_A: no message Nope in this protoc run"),
-                "\(missing.stderr)")
+        #expect(
+            missing.stderr.contains("error: message Box: field body: Kind.KIND_A: no message Nope in this protoc run"),
+            "\(missing.stderr)")
     }
 
     @Test func conflictingResponsesAreAnError() throws {
-        let (result, _) = try Self.generate("""
+        let (result, _) = try Self.generate(
+            """
             option (swiftframe.layout) = "game-tcp";
             enum Kind {
               KIND_A = 0 [(swiftframe.holds) = "Req", (swiftframe.response) = "RspOne"];

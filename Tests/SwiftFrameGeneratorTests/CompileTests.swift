@@ -66,14 +66,18 @@ import Testing
             try? FileManager.default.removeItem(at: sources)
             try? FileManager.default.removeItem(at: output)
         }
-        let wellKnown = ["any", "api", "duration", "empty", "field_mask", "source_context", "struct", "timestamp",
-                         "type", "wrappers"]
-            .map { "google/protobuf/\($0).proto" }
-        let generate = try runProcess(Protoc.executable, [
-            "-I" + sources.path, "-I/usr/include", "--plugin=protoc-gen-swiftframe=\(Support.plugin)",
-            "--swiftframe_out=\(output.path)", "stress.proto", "names.proto",
-            "google/protobuf/descriptor.proto", "google/protobuf/compiler/plugin.proto",
-        ] + wellKnown)
+        let wellKnown = [
+            "any", "api", "duration", "empty", "field_mask", "source_context", "struct", "timestamp",
+            "type", "wrappers",
+        ]
+        .map { "google/protobuf/\($0).proto" }
+        let generate = try runProcess(
+            Protoc.executable,
+            [
+                "-I" + sources.path, "-I/usr/include", "--plugin=protoc-gen-swiftframe=\(Support.plugin)",
+                "--swiftframe_out=\(output.path)", "stress.proto", "names.proto",
+                "google/protobuf/descriptor.proto", "google/protobuf/compiler/plugin.proto",
+            ] + wellKnown)
         #expect(generate.status == 0, "\(generate.stderr)")
         let swiftFiles = (FileManager.default.enumerator(atPath: output.path)?.allObjects as? [String] ?? [])
             .filter { $0.hasSuffix(".swift") }.map { output.appendingPathComponent($0).path }.sorted()
@@ -106,8 +110,10 @@ import Testing
         let (result, generated) = try Support.generate(["names.proto": proto])
         #expect(result.status == 0, "\(result.stderr)")
         let source = try #require(generated["names.swiftframe.swift"])
-        for declaration in ["struct ErrorMessage: ", "struct ErrorMessage_2: ", "enum ResultEnum: ", "struct DataMessage: ",
-                            "struct Type_: ", "struct Any_: ", "struct Outer: ", "struct Error: "] {
+        for declaration in [
+            "struct ErrorMessage: ", "struct ErrorMessage_2: ", "enum ResultEnum: ", "struct DataMessage: ",
+            "struct Type_: ", "struct Any_: ", "struct Outer: ", "struct Error: ",
+        ] {
             #expect(source.contains(declaration), "missing \(declaration)")
         }
 
@@ -115,17 +121,24 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let generatedFile = directory.appendingPathComponent("names.swift")
         try source.write(to: generatedFile, atomically: true, encoding: .utf8)
-        let module = try runProcess(Support.swiftc, [
-            "-emit-module", "-module-name", "Names", "-parse-as-library", "-swift-version", "6", "-warnings-as-errors",
-            "-I", Support.modules, "-emit-module-path", directory.appendingPathComponent("Names.swiftmodule").path,
-            generatedFile.path,
-        ])
+        let module = try runProcess(
+            Support.swiftc,
+            [
+                "-emit-module", "-module-name", "Names", "-parse-as-library", "-swift-version", "6",
+                "-warnings-as-errors",
+                "-I", Support.modules, "-emit-module-path", directory.appendingPathComponent("Names.swiftmodule").path,
+                generatedFile.path,
+            ])
         #expect(module.status == 0 && module.stderr.isEmpty, "\(module.stderr)")
 
         let app = directory.appendingPathComponent("app.swift")
         try Self.app.write(to: app, atomically: true, encoding: .utf8)
-        let check = try runProcess(Support.swiftc, ["-typecheck", "-swift-version", "6", "-warnings-as-errors",
-                                                    "-I", Support.modules, "-I", directory.path, app.path])
+        let check = try runProcess(
+            Support.swiftc,
+            [
+                "-typecheck", "-swift-version", "6", "-warnings-as-errors",
+                "-I", Support.modules, "-I", directory.path, app.path,
+            ])
         #expect(check.status == 0 && check.stderr.isEmpty, "\(check.stderr)")
     }
 
@@ -200,8 +213,9 @@ import Testing
     /// `TextFormat=Numbers` leaves every field and enum value name out of the code, which
     /// still compiles cleanly; the messages then print by number.
     @Test func numbersModeHoldsNoNames() throws {
-        let (result, files) = try Support.generate(["stress.proto": Self.stress, "names.proto": Self.names],
-                                                   parameter: "TextFormat=Numbers")
+        let (result, files) = try Support.generate(
+            ["stress.proto": Self.stress, "names.proto": Self.names],
+            parameter: "TextFormat=Numbers")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(files.count == 2)
         for (name, source) in files {
@@ -216,7 +230,8 @@ import Testing
     /// `OptimizeFor=` overrides the file option either way. Every field kind, and extension
     /// ranges, compile in the compact form.
     @Test func optimizeForChoosesTheCodec() throws {
-        let compactFile = "syntax = \"proto2\";\noption optimize_for = CODE_SIZE;\n"
+        let compactFile =
+            "syntax = \"proto2\";\noption optimize_for = CODE_SIZE;\n"
             + "message A { optional int32 id = 1; }\nmessage B { extensions 100 to 199; optional string s = 1; }\n"
         func isCompact(_ source: String, _ message: String) -> Bool {
             source.contains("extension \(message): SwiftFrame.CompactMessage")
@@ -229,14 +244,19 @@ import Testing
         #expect(!source.contains("func decodeMessage"))
         #expect(try Support.typecheck(declaredFiles) == [])
 
-        let (overridden, overriddenFiles) = try Support.generate(["c.proto": compactFile], parameter: "OptimizeFor=SPEED")
+        let (overridden, overriddenFiles) = try Support.generate(
+            ["c.proto": compactFile], parameter: "OptimizeFor=SPEED")
         #expect(overridden.status == 0, "\(overridden.stderr)")
         #expect(overriddenFiles["c.swiftframe.swift"].map { !$0.contains("CompactMessage") } == true)
 
-        let (stress, stressFiles) = try Support.generate(["stress.proto": Self.stress, "names.proto": Self.names],
-                                                         parameter: "OptimizeFor=CODE_SIZE")
+        let (stress, stressFiles) = try Support.generate(
+            ["stress.proto": Self.stress, "names.proto": Self.names],
+            parameter: "OptimizeFor=CODE_SIZE")
         #expect(stress.status == 0, "\(stress.stderr)")
-        #expect(stressFiles.values.allSatisfy { $0.contains("SwiftFrame.CompactMessage") && !$0.contains("func computeSize") })
+        #expect(
+            stressFiles.values.allSatisfy {
+                $0.contains("SwiftFrame.CompactMessage") && !$0.contains("func computeSize")
+            })
         #expect(try Support.typecheck(stressFiles) == [])
     }
 
@@ -248,7 +268,7 @@ import Testing
         let source = try #require(files["names.swiftframe.swift"])
         #expect(source.contains("SwiftFrame.GeneratedCodeVersion1\n"))
         let complaints = try Support.typecheck([
-            "names.swift": source.replacingOccurrences(of: "GeneratedCodeVersion1", with: "GeneratedCodeVersion2"),
+            "names.swift": source.replacingOccurrences(of: "GeneratedCodeVersion1", with: "GeneratedCodeVersion2")
         ])
         #expect(complaints.count == 2)
         #expect(complaints.allSatisfy { $0.contains("GeneratedCodeVersion2") && $0.contains("error:") })

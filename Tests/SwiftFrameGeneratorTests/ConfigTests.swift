@@ -15,7 +15,8 @@ import Testing
     static func table(_ swift: String, prefix: String = "") -> String {
         let lines = swift.split(separator: "\n", omittingEmptySubsequences: false)
         guard let start = lines.firstIndex(where: { $0.contains("Commands: SwiftFrame.CommandTable") }),
-              let end = lines[start...].firstIndex(of: "}") else { return "" }
+            let end = lines[start...].firstIndex(of: "}")
+        else { return "" }
         return lines[start...end].joined(separator: "\n").replacingOccurrences(of: prefix, with: "")
     }
 
@@ -60,7 +61,8 @@ import Testing
             }
             \(messages)
             """
-        let path = try Self.writeConfig("""
+        let path = try Self.writeConfig(
+            """
             table {
               file: "p.proto"
               layout: "u16-u16"
@@ -71,8 +73,9 @@ import Testing
             }
             """)
         let (first, fromAnnotations) = try Support.generate(["p.proto": annotated])
-        let (second, fromConfig) = try Support.generate(["p.proto": "syntax = \"proto3\";\n" + messages],
-                                                        parameter: "Config=\(path)")
+        let (second, fromConfig) = try Support.generate(
+            ["p.proto": "syntax = \"proto3\";\n" + messages],
+            parameter: "Config=\(path)")
         #expect(second.status == 0 && second.stderr.isEmpty, "\(second.stderr)")
         #expect(first.status == 0, "\(first.stderr)")
         let expected = Self.table(fromAnnotations["p.swiftframe.swift"] ?? "")
@@ -84,12 +87,16 @@ import Testing
         // With no name either, the command is named by its id; in a table of its own it is
         // the whole table. A command that repeats an id enum's value adds nothing to it, and
         // the value is no longer reported as matching no message.
-        let bare = try Self.writeConfig("""
+        let bare = try Self.writeConfig(
+            """
             table { file: "p.proto" layout: "u16-u16" command { id: 1 } error_reply: "command 1" }
             table { file: "q.proto" layout: "u16-u16" id_enum: "Q" command { id: 7 } }
             """)
         let (result, generated) = try Support.generate(
-            ["p.proto": "syntax = \"proto3\";\n", "q.proto": "syntax = \"proto3\";\nenum Q { Q_NONE = 0; Q_BYE = 7; }\n"],
+            [
+                "p.proto": "syntax = \"proto3\";\n",
+                "q.proto": "syntax = \"proto3\";\nenum Q { Q_NONE = 0; Q_BYE = 7; }\n",
+            ],
             parameter: "Config=\(bare)")
         #expect(result.status == 0 && result.stderr.isEmpty, "\(result.stderr)")
         let p = try #require(generated["p.swiftframe.swift"])
@@ -107,7 +114,8 @@ import Testing
     /// file of the .proto its `file` names; without the key the table is named after that file.
     @Test func tableNameNamesTheTable() throws {
         let directory = Self.conventions + "/im"
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".proto") }.sorted()
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".proto") }
+            .sorted()
         #expect(names == ["im_base.proto", "im_common.proto", "im_error.proto", "im_user.proto"])
         var files: [String: String] = [:]
         for name in names { files[name] = try String(contentsOfFile: directory + "/" + name, encoding: .utf8) }
@@ -120,7 +128,10 @@ import Testing
         #expect(common.contains("public enum ImServerCommands: SwiftFrame.CommandTable {"))
         #expect(common.contains("case heartbeat = 1 // HEARTBEAT"))
         #expect(!generated.values.contains { $0.contains("Im_ImCommonCommands") })
-        #expect(generated.filter { $0.value.contains(": SwiftFrame.CommandTable {") }.keys.sorted() == ["im_common.swiftframe.swift"])
+        #expect(
+            generated.filter { $0.value.contains(": SwiftFrame.CommandTable {") }.keys.sorted() == [
+                "im_common.swiftframe.swift"
+            ])
         // Compiled with code that names the table: the type is there under that name.
         var sources = generated
         sources["uses_the_table.swift"] = """
@@ -137,7 +148,9 @@ import Testing
         let unnamed = config.split(separator: "\n").filter { !$0.contains("table_name") }.joined(separator: "\n")
         let (plain, byFile) = try Support.generate(files, parameter: "Config=\(try Self.writeConfig(unnamed))")
         #expect(plain.status == 0, "\(plain.stderr)")
-        #expect(byFile["im_common.swiftframe.swift"]?.contains("public enum Im_ImCommonCommands: SwiftFrame.CommandTable {") == true)
+        #expect(
+            byFile["im_common.swiftframe.swift"]?.contains("public enum Im_ImCommonCommands: SwiftFrame.CommandTable {")
+                == true)
     }
 
     /// A table whose ids come from annotations takes its name alone from the config file.
@@ -157,15 +170,33 @@ import Testing
 
     /// A table name that cannot name the table fails generation, naming the file and why.
     @Test(arguments: [
-        ("Chat Commands", "p.proto: error: config table: table_name \"Chat Commands\" is not a Swift identifier: use ASCII letters, digits and underscores, not starting with a digit"),
+        (
+            "Chat Commands",
+            "p.proto: error: config table: table_name \"Chat Commands\" is not a Swift identifier: use ASCII letters, digits and underscores, not starting with a digit"
+        ),
         ("2Commands", "p.proto: error: config table: table_name \"2Commands\" is not a Swift identifier"),
         ("protocol", "p.proto: error: config table: table_name \"protocol\" is a Swift keyword"),
         ("Protocol", "p.proto: error: config table: table_name \"Protocol\" is reserved"),
-        ("Data", "p.proto: error: config table: table_name \"Data\" would hide the standard library's or Foundation's Data"),
-        ("LoginReq", "p.proto: error: config table: table_name \"LoginReq\" is already the name of message Login_Req of p.proto; choose another"),
-        ("Cmd", "p.proto: error: config table: table_name \"Cmd\" is already the name of enum Cmd of p.proto; choose another"),
-        ("QCommands", "p.proto: error: config table: table_name \"QCommands\" is the name of the command table of q.proto; choose another"),
-        ("QTable", "q.proto: error: config table: table_name \"QTable\" is also the table_name of p.proto; each table needs a name of its own"),
+        (
+            "Data",
+            "p.proto: error: config table: table_name \"Data\" would hide the standard library's or Foundation's Data"
+        ),
+        (
+            "LoginReq",
+            "p.proto: error: config table: table_name \"LoginReq\" is already the name of message Login_Req of p.proto; choose another"
+        ),
+        (
+            "Cmd",
+            "p.proto: error: config table: table_name \"Cmd\" is already the name of enum Cmd of p.proto; choose another"
+        ),
+        (
+            "QCommands",
+            "p.proto: error: config table: table_name \"QCommands\" is the name of the command table of q.proto; choose another"
+        ),
+        (
+            "QTable",
+            "q.proto: error: config table: table_name \"QTable\" is also the table_name of p.proto; each table needs a name of its own"
+        ),
     ])
     func badTableNamesFailGeneration(name: String, message: String) throws {
         let files = [
@@ -173,7 +204,8 @@ import Testing
             "q.proto": "syntax = \"proto3\";\nenum Q { Q_NONE = 0; Q_BYE = 7; }\n",
         ]
         let qTable = name == "QTable" ? #" table_name: "QTable""# : ""
-        let path = try Self.writeConfig("""
+        let path = try Self.writeConfig(
+            """
             table { file: "p.proto" layout: "u16-u16" id_enum: "Cmd" table_name: "\(name)" }
             table { file: "q.proto" layout: "u16-u16" id_enum: "Q"\(qTable) }
             """)
@@ -186,16 +218,21 @@ import Testing
     /// A table has one name, and a name needs a table.
     @Test func aTableNameNeedsOneTable() throws {
         let files = ["p.proto": "syntax = \"proto3\";\nmessage Login_Req {}\n", "q.proto": "syntax = \"proto3\";\n"]
-        let path = try Self.writeConfig("""
+        let path = try Self.writeConfig(
+            """
             table { file: "p.proto" layout: "u16-u16" command { id: 1 request: "Login_Req" } table_name: "A" }
             table { file: "p.proto" table_name: "B" }
             table { file: "q.proto" table_name: "C" }
             """)
         let (result, generated) = try Support.generate(files, parameter: "Config=\(path)")
         #expect(result.status != 0)
-        #expect(result.stderr.contains(#"p.proto: error: config table: table_name is given as "A" and "B"; a table has one name"#),
-                "\(result.stderr)")
-        #expect(result.stderr.contains(#"q.proto: error: config table: table_name "C" names no table: the file has no command ids"#))
+        #expect(
+            result.stderr.contains(
+                #"p.proto: error: config table: table_name is given as "A" and "B"; a table has one name"#),
+            "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                #"q.proto: error: config table: table_name "C" names no table: the file has no command ids"#))
         #expect(generated.isEmpty)
     }
 
@@ -204,10 +241,15 @@ import Testing
     @Test func fixtureConfigsMatchTheSchema() throws {
         for convention in ["game", "mid", "msgid", "et", "im"] {
             let directory = Self.conventions + "/" + convention
-            let config = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".txtpb") })
+            let config = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".txtpb") })
             let text = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + config))
-            let result = try runProcess(Protoc.executable, ["-I", Support.optionsProtos, "--encode=swiftframe.Config",
-                                                          "swiftframe/config.proto"], input: [UInt8](text))
+            let result = try runProcess(
+                Protoc.executable,
+                [
+                    "-I", Support.optionsProtos, "--encode=swiftframe.Config",
+                    "swiftframe/config.proto",
+                ], input: [UInt8](text))
             #expect(result.status == 0, "\(convention): \(result.stderr)")
             #expect(!result.stdout.isEmpty)
         }
@@ -222,8 +264,9 @@ import Testing
     ])
     func badConfigFilesNameTheLine(text: String, message: String) throws {
         let path = try Self.writeConfig(text)
-        let (result, files) = try Support.generate(["a.proto": "syntax = \"proto3\";\nmessage A {}\n"],
-                                                   parameter: "Config=\(path)")
+        let (result, files) = try Support.generate(
+            ["a.proto": "syntax = \"proto3\";\nmessage A {}\n"],
+            parameter: "Config=\(path)")
         #expect(result.status != 0)
         #expect(result.stderr.contains("option Config=\(path): \(message)"), "\(result.stderr)")
         #expect(files.isEmpty)
@@ -238,22 +281,29 @@ import Testing
             message Logout_Req {}
             message Big_Req {}
             """
-        let path = try Self.writeConfig("""
+        let path = try Self.writeConfig(
+            """
             table { file: "p.proto" layout: "u16-u16" id_enum: "Cmd" command { id: 1 request: "Logout_Req" } }
             """)
         let (result, _) = try Support.generate(["p.proto": proto], parameter: "Config=\(path)")
-        #expect(result.stderr.contains("error: command 1: requests Login_Req and Logout_Req both claim it"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("error: command 1: requests Login_Req and Logout_Req both claim it"),
+            "\(result.stderr)")
 
         let misnamed = try Self.writeConfig("table { file: \"q.proto\" } table { file: \"p.proto\" id_enum: \"Cmds\" }")
         let (unknown, _) = try Support.generate(["p.proto": proto], parameter: "Config=\(misnamed)")
-        #expect(unknown.stderr.contains("config table: file \"q.proto\" is not among the files to generate (p.proto)"),
-                "\(unknown.stderr)")
+        #expect(
+            unknown.stderr.contains("config table: file \"q.proto\" is not among the files to generate (p.proto)"),
+            "\(unknown.stderr)")
         #expect(unknown.stderr.contains("p.proto: error: config table: id_enum \"Cmds\" is no enum of this file"))
 
-        let wide = try Self.writeConfig("table { file: \"p.proto\" layout: \"u16-u16\" command { id: 70000 request: \"Big_Req\" } }")
+        let wide = try Self.writeConfig(
+            "table { file: \"p.proto\" layout: \"u16-u16\" command { id: 70000 request: \"Big_Req\" } }")
         let (tooWide, _) = try Support.generate(["p.proto": proto], parameter: "Config=\(wide)")
-        #expect(tooWide.stderr.contains("p.proto: error: command table: command Big_Req = 70000 does not fit the layout's 2-byte field"),
-                "\(tooWide.stderr)")
+        #expect(
+            tooWide.stderr.contains(
+                "p.proto: error: command table: command Big_Req = 70000 does not fit the layout's 2-byte field"),
+            "\(tooWide.stderr)")
     }
 
     /// Ids in names (the Erlang backend's Cs_/Sc_), from the config file.
@@ -264,7 +314,8 @@ import Testing
             message Sc_20001 { int32 code = 1; }
             message Sc_20002 { string text = 1; }
             """
-        let path = try Self.writeConfig(#"table { file: "e.proto" layout: "erlang" request_prefix: "Cs_" response_prefix: "Sc_" }"#)
+        let path = try Self.writeConfig(
+            #"table { file: "e.proto" layout: "erlang" request_prefix: "Cs_" response_prefix: "Sc_" }"#)
         let (result, generated) = try Support.generate(["e.proto": proto], parameter: "Config=\(path)")
         #expect(result.status == 0, "\(result.stderr)")
         let swift = try #require(generated["e.swiftframe.swift"])
@@ -304,7 +355,8 @@ import Testing
             message UserReply { int32 code = 1; }
             message Common { Method method = 1; bytes body = 2; }
             """
-        let path = try Self.writeConfig("""
+        let path = try Self.writeConfig(
+            """
             envelope {
               message: "im.Common" body: "body" selected_by: "method"
               choice { value: "METHOD_USER" holds: "User" response: "UserReply" }

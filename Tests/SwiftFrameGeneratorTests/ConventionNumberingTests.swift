@@ -20,7 +20,8 @@ import Testing
             } else if inIDs && line == "}" {
                 break
             } else if inIDs, line.hasPrefix("case "), let equals = line.firstIndex(of: "="),
-                      let comment = line.range(of: " // ") {
+                let comment = line.range(of: " // ")
+            {
                 let number = line[line.index(after: equals)..<comment.lowerBound].trimmingCharacters(in: .whitespaces)
                 ids[String(line[comment.upperBound...])] = UInt32(number)
             }
@@ -31,7 +32,8 @@ import Testing
     /// Generates one file of a convention fixture with its config file.
     static func generate(_ convention: String, file: String) throws -> [String: UInt32] {
         let directory = conventions + "/" + convention
-        let config = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".txtpb") })
+        let config = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".txtpb") })
         let source = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
         let (result, generated) = try Support.generate([file: source], parameter: "Config=\(directory)/\(config)")
         #expect(result.status == 0, "\(result.stderr)")
@@ -43,7 +45,8 @@ import Testing
     /// `_`-separated part of the file name (`OuterMessage_C_10001`), and every line that starts
     /// with `message` once trimmed takes `Opcode = ++startOpcode`, its name the word after.
     static func proto2CSIDs(fileName: String, source: String) -> [String: UInt32] {
-        let parts = fileName.replacingOccurrences(of: ".proto", with: "").split(separator: "_", omittingEmptySubsequences: false)
+        let parts = fileName.replacingOccurrences(of: ".proto", with: "").split(
+            separator: "_", omittingEmptySubsequences: false)
         guard parts.count > 2, var startOpcode = UInt32(parts[2]) else { return [:] }
         var ids: [String: UInt32] = [:]
         for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -83,7 +86,8 @@ import Testing
             }
             """
         let name = "InnerMessage_S_20000.proto"
-        let fromName = try Self.writeConfig(#"table { file: "\#(name)" layout: "u16-u16-le" comments { start_from_file_name: true } }"#)
+        let fromName = try Self.writeConfig(
+            #"table { file: "\#(name)" layout: "u16-u16-le" comments { start_from_file_name: true } }"#)
         let given = try Self.writeConfig(#"table { file: "\#(name)" layout: "u16-u16-le" comments { start: 20000 } }"#)
         for config in [fromName, given] {
             let (result, generated) = try Support.generate([name: server], parameter: "Config=\(config)")
@@ -102,8 +106,11 @@ import Testing
 
     /// The descriptors protoc gives the server's own code generator and runtime.
     static func descriptors(_ convention: String, file: String) throws -> Google_Protobuf_FileDescriptorProto {
-        let set = try Protoc.run(["-I", conventions + "/" + convention, "-I", Protoc.include, file,
-                                  "--descriptor_set_out=/dev/stdout"], input: [])
+        let set = try Protoc.run(
+            [
+                "-I", conventions + "/" + convention, "-I", Protoc.include, file,
+                "--descriptor_set_out=/dev/stdout",
+            ], input: [])
         return try #require(try Google_Protobuf_FileDescriptorSet(serializedBytes: set).file.first)
     }
 
@@ -122,7 +129,8 @@ import Testing
         #expect(try Self.generate("game", file: "game_plain.proto") == expected)
 
         let msgid = try Self.descriptors("msgid", file: "msgid.proto")
-        let option = SwiftFrame.Extension<Google_Protobuf_MessageOptions, SwiftFrame.ProtoUInt64>(fieldNumber: 50002, protoName: "MsgID")
+        let option = SwiftFrame.Extension<Google_Protobuf_MessageOptions, SwiftFrame.ProtoUInt64>(
+            fieldNumber: 50002, protoName: "MsgID")
         expected = [:]
         for message in msgid.messageType {
             if let id = message.options?[extension: option] { expected[message.name ?? ""] = UInt32(id) }
@@ -135,7 +143,8 @@ import Testing
         expected = [:]
         for message in mid.messageType {
             guard let name = message.field.first(where: { $0.name == "mid" })?.defaultValue,
-                  let value = midEnum.value.first(where: { $0.name == name }) else { continue }
+                let value = midEnum.value.first(where: { $0.name == name })
+            else { continue }
             expected[message.name ?? ""] = UInt32(bitPattern: value.number ?? 0)
         }
         #expect(expected.count == 7)

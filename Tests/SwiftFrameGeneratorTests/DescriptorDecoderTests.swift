@@ -9,8 +9,9 @@ import Testing
 /// The plugin's own descriptor decoder, on requests captured from a real protoc run.
 @Suite struct DescriptorDecoderTests {
     static func userRequest() throws -> CodeGeneratorRequest {
-        let data = try Support.capturedRequest(includes: [Support.fixtureProtos], files: ["user.proto"],
-                                               parameter: "Visibility=internal")
+        let data = try Support.capturedRequest(
+            includes: [Support.fixtureProtos], files: ["user.proto"],
+            parameter: "Visibility=internal")
         return try CodeGeneratorRequest(serializedBytes: [UInt8](data))
     }
 
@@ -18,9 +19,10 @@ import Testing
         let request = try Self.userRequest()
         #expect(request.fileToGenerate == ["user.proto"])
         #expect(request.parameter == "Visibility=internal")
-        #expect(request.protoFile.map(\.name) == [
-            "base.proto", "google/protobuf/descriptor.proto", "swiftframe/options.proto", "user.proto",
-        ])
+        #expect(
+            request.protoFile.map(\.name) == [
+                "base.proto", "google/protobuf/descriptor.proto", "swiftframe/options.proto", "user.proto",
+            ])
         #expect(request.compilerVersion?.major == 3)
         #expect(request.compilerVersion?.minor == 21)
     }
@@ -29,10 +31,11 @@ import Testing
         let user = try #require(try Self.userRequest().protoFile.last)
         #expect(user.syntax == "proto3")
         #expect(user.dependency == ["base.proto", "swiftframe/options.proto"])
-        #expect(user.messageType.map(\.name) == [
-            "User_msg", "signin_request", "login_request", "logout_request", "sigin_response",
-            "login_response", "User_info_request", "User_info_response",
-        ])
+        #expect(
+            user.messageType.map(\.name) == [
+                "User_msg", "signin_request", "login_request", "logout_request", "sigin_response",
+                "login_response", "User_info_request", "User_info_response",
+            ])
         let login = user.messageType[2]
         #expect(login.field.map(\.name) == ["nick_name", "pwd", "ip", "port", "device_name", "device_id", "version"])
         #expect(login.field.map(\.number) == [1, 2, 3, 4, 5, 6, 7])
@@ -44,7 +47,10 @@ import Testing
         #expect(infoField.jsonName == "userInfo")
         let command = try #require(user.enumType.first)
         #expect(command.name == "User_cmd")
-        #expect(command.value.map(\.name) == ["User_cmd_sign_in", "User_cmd_login", "User_cmd_logout", "User_cmd_user_info"])
+        #expect(
+            command.value.map(\.name) == [
+                "User_cmd_sign_in", "User_cmd_login", "User_cmd_logout", "User_cmd_user_info",
+            ])
         #expect(command.value.map(\.number) == [0, 2, 3, 4])
     }
 
@@ -62,18 +68,25 @@ import Testing
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let setFile = directory.appendingPathComponent("set.pb").path
-        let result = try runProcess(Protoc.executable, [
-            "-I" + Support.fixtureProtos, "--include_imports", "--descriptor_set_out=" + setFile, "everything.proto",
-        ])
+        let result = try runProcess(
+            Protoc.executable,
+            [
+                "-I" + Support.fixtureProtos, "--include_imports", "--descriptor_set_out=" + setFile,
+                "everything.proto",
+            ])
         #expect(result.status == 0, "\(result.stderr)")
-        let set = try Google_Protobuf_FileDescriptorSet(serializedBytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: setFile))))
-        let request = try CodeGeneratorRequest(serializedBytes: [UInt8](
-            try Support.capturedRequest(includes: [Support.fixtureProtos], files: ["everything.proto"])))
+        let set = try Google_Protobuf_FileDescriptorSet(
+            serializedBytes: [UInt8](try Data(contentsOf: URL(fileURLWithPath: setFile))))
+        let request = try CodeGeneratorRequest(
+            serializedBytes: [UInt8](
+                try Support.capturedRequest(includes: [Support.fixtureProtos], files: ["everything.proto"])))
         #expect(set.file.map(\.name) == request.protoFile.map(\.name))
         func shape(_ files: [Google_Protobuf_FileDescriptorProto]) -> [String] {
             func walk(_ message: Google_Protobuf_DescriptorProto, _ prefix: String) -> [String] {
                 let name = message.protoName
-                return message.field.map { "\(prefix)\(name).\($0.protoName)=\($0.fieldNumber):\(String(describing: $0.type)):\(String(describing: $0.label)):\($0.typeFullName)" }
+                return message.field.map {
+                    "\(prefix)\(name).\($0.protoName)=\($0.fieldNumber):\(String(describing: $0.type)):\(String(describing: $0.label)):\($0.typeFullName)"
+                }
                     + message.nestedType.flatMap { walk($0, prefix + name + ".") }
             }
             return files.flatMap { file in file.messageType.flatMap { walk($0, file.packageName) } }
@@ -83,7 +96,8 @@ import Testing
     }
 
     @Test func optionsAreDescriptorsOptionMessages() throws {
-        let sources = try Support.protoDirectory(["custom.proto": """
+        let sources = try Support.protoDirectory([
+            "custom.proto": """
             syntax = "proto3";
             import "google/protobuf/descriptor.proto";
             extend google.protobuf.MessageOptions { int32 command_id = 50001; }
@@ -93,10 +107,12 @@ import Testing
               repeated int32 packed_ids = 2;
             }
             enum Twin { option allow_alias = true; TWIN_A = 0; TWIN_B = 0; }
-            """])
+            """
+        ])
         defer { try? FileManager.default.removeItem(at: sources) }
-        let request = try CodeGeneratorRequest(serializedBytes: [UInt8](
-            try Support.capturedRequest(includes: [sources.path, "/usr/include"], files: ["custom.proto"])))
+        let request = try CodeGeneratorRequest(
+            serializedBytes: [UInt8](
+                try Support.capturedRequest(includes: [sources.path, "/usr/include"], files: ["custom.proto"])))
         let file = try #require(request.protoFile.last)
         let ping = try #require(file.messageType.first)
         // A custom option the plugin did not generate stays in the option message's extension

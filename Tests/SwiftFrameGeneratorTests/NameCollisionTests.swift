@@ -46,7 +46,8 @@ import Testing
         for declaration in [
             "struct Protocol_: ", "struct Protocol_2: ", "struct __: ", "struct __2: ",
             "struct Extension: ", "struct Extension_2: ",
-            "var fooBar: Swift.Int32?", "var fooBar_2: Swift.Int32?", "var url: Swift.Int32?", "var url_2: Swift.Int32?",
+            "var fooBar: Swift.Int32?", "var fooBar_2: Swift.Int32?", "var url: Swift.Int32?",
+            "var url_2: Swift.Int32?",
             "case aB = 0 // A_B", "case ab = 1 // AB", "case aB_2 = 2 // a_b",
             "struct FooBar: ", "struct FooBar_2: ",
             // A oneof's enum yields to a nested type the .proto declares.
@@ -156,8 +157,14 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let swift = try #require(generated["game.swiftframe.swift"])
         #expect(swift.contains("import SwiftFrameDescriptors"))
-        #expect(swift.contains("static let msgID = SwiftFrame.Extension<Google_Protobuf_MessageOptions, SwiftFrame.ProtoClosedEnum<Game_MessageID>>(fieldNumber: 50002"))
-        #expect(swift.contains("static let note = SwiftFrame.Extension<Google_Protobuf_FieldOptions, SwiftFrame.ProtoString>(fieldNumber: 50003"))
+        #expect(
+            swift.contains(
+                "static let msgID = SwiftFrame.Extension<Google_Protobuf_MessageOptions, SwiftFrame.ProtoClosedEnum<Game_MessageID>>(fieldNumber: 50002"
+            ))
+        #expect(
+            swift.contains(
+                "static let note = SwiftFrame.Extension<Google_Protobuf_FieldOptions, SwiftFrame.ProtoString>(fieldNumber: 50003"
+            ))
         #expect(try Support.typecheck(generated) == [])
     }
 }

@@ -28,11 +28,13 @@ import Testing
 
     /// The table states a `json_name` only when it is not protoc's own (each `_` dropped, the
     /// letter after it upper-cased, nothing else changed), which the runtime derives the same way.
-    @Test(arguments: [
-        ("nickName", "nick_name", nil), ("name", "display_name", "name"), ("FIELDNAME11", "FIELD_NAME11", nil),
-        ("FieldName14", "FieldName14", nil), ("fieldName17", "field__name17", nil), ("Field_Name", "Field_Name", "Field_Name"),
-        ("optionalgroup", "optionalgroup", nil), ("a b", "a_b", "a b"), ("aB", "a_b", nil),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            ("nickName", "nick_name", nil), ("name", "display_name", "name"), ("FIELDNAME11", "FIELD_NAME11", nil),
+            ("FieldName14", "FieldName14", nil), ("fieldName17", "field__name17", nil),
+            ("Field_Name", "Field_Name", "Field_Name"),
+            ("optionalgroup", "optionalgroup", nil), ("a b", "a_b", "a b"), ("aB", "a_b", nil),
+        ] as [(String, String, String?)])
     func jsonNames(given: String, proto: String, stated: String?) {
         #expect(Naming.jsonName(given, of: proto) == stated)
     }
@@ -50,9 +52,11 @@ import Testing
         ("nick_name", "nickName"), ("isSuc", "isSuc"), ("user_info", "userInfo"), ("PLAYER_ID", "playerId"),
         ("URLPath", "urlPath"), ("HTTP_status", "httpStatus"), ("Name", "name"), ("p2p_connect", "p2pConnect"),
         ("type", "type"), ("default", "default_"), ("self", "self_"), ("description", "description_"),
-        ("unknown_fields", "unknownFields_"), ("hash_value", "hashValue_"), ("decode_field", "decodeField_"), ("size", "size"),
+        ("unknown_fields", "unknownFields_"), ("hash_value", "hashValue_"), ("decode_field", "decodeField_"),
+        ("size", "size"),
         ("param1", "param1"), ("_leading", "leading"), ("a__b", "aB"),
-        ("2fa_code", "_2faCode"), ("ABC", "abc"), ("A", "a"), ("x_URL_id", "xUrlId"), ("get_HTTPServer", "getHTTPServer"),
+        ("2fa_code", "_2faCode"), ("ABC", "abc"), ("A", "a"), ("x_URL_id", "xUrlId"),
+        ("get_HTTPServer", "getHTTPServer"),
         // Names with non-ASCII letters take the general (Character by Character) path.
         ("größe_wert", "größeWert"), ("ÜBER_alles", "überAlles"), ("x_ÉTÉ", "xÉté"),
     ])

@@ -53,7 +53,8 @@ enum StressProtos {
         // proto3 rejects fields and enum values whose names differ only in case and
         // underscores; proto2 accepts them.
         var seen: Set<String> = []
-        let folded = syntax == "proto2" ? names : names.filter { seen.insert($0.lowercased().filter { $0 != "_" }).inserted }
+        let folded =
+            syntax == "proto2" ? names : names.filter { seen.insert($0.lowercased().filter { $0 != "_" }).inserted }
         var lines = ["syntax = \"\(syntax)\";", "package \(package);", ""]
         // Top-level messages, each with a field of its own name and one of its own type.
         for name in names {

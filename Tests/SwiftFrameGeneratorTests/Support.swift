@@ -16,7 +16,8 @@ enum Support {
         let directory = try temporaryDirectory()
         for (name, source) in files {
             let file = directory.appendingPathComponent(name)
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try source.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8)
         }
         return directory
@@ -49,16 +50,20 @@ enum Support {
 
     /// Runs protoc with the built plugin; returns its status, stderr and the generated files.
     /// `only` names the files to generate; by default all of `files`.
-    static func generate(_ files: [String: String], parameter: String? = nil,
-                         only: [String]? = nil) throws -> (ProcessResult, [String: String]) {
+    static func generate(
+        _ files: [String: String], parameter: String? = nil,
+        only: [String]? = nil
+    ) throws -> (ProcessResult, [String: String]) {
         let sources = try protoDirectory(files)
         let output = try temporaryDirectory()
         defer {
             try? FileManager.default.removeItem(at: sources)
             try? FileManager.default.removeItem(at: output)
         }
-        var arguments = ["-I" + sources.path, "-I" + optionsProtos, "--plugin=protoc-gen-swiftframe=\(plugin)",
-                         "--swiftframe_out=\(output.path)"]
+        var arguments = [
+            "-I" + sources.path, "-I" + optionsProtos, "--plugin=protoc-gen-swiftframe=\(plugin)",
+            "--swiftframe_out=\(output.path)",
+        ]
         if let parameter { arguments.append("--swiftframe_opt=\(parameter)") }
         arguments += only ?? files.keys.sorted()
         let result = try runProcess(Protoc.executable, arguments)
@@ -81,8 +86,10 @@ enum Support {
     static func typecheck(_ paths: [String]) throws -> [String] {
         var complaints: [String] = []
         for isolation in [[], ["-default-isolation", "MainActor"]] {
-            let check = try runProcess(swiftc, ["-typecheck", "-swift-version", "6", "-warnings-as-errors", "-I", modules]
-                                + isolation + paths)
+            let check = try runProcess(
+                swiftc,
+                ["-typecheck", "-swift-version", "6", "-warnings-as-errors", "-I", modules]
+                    + isolation + paths)
             if check.status != 0 || !check.stderr.isEmpty { complaints.append("swiftc \(isolation): \(check.stderr)") }
         }
         return complaints

@@ -65,17 +65,19 @@ import Testing
         // Settled (the same count at two polls), then still short of the 1,000 300 ms later
         // (about 120 here: what the socket buffers hold).
         var last = -1
-        #expect(await eventually {
-            let now = answered.withLockedValue { $0 }
-            defer { last = now }
-            return now == last
-        })
+        #expect(
+            await eventually {
+                let now = answered.withLockedValue { $0 }
+                defer { last = now }
+                return now == last
+            })
         try await Task.sleep(for: .milliseconds(300))
         let held = answered.withLockedValue { $0 }
         #expect(held < 500, "the server read on while its replies waited: \(held) answered")
 
         try await startReading(peer)
-        let frameSize = try FrameEncoder(layout: GameCommands.layout).headerSize(payloadCount: reply.count) + reply.count
+        let frameSize =
+            try FrameEncoder(layout: GameCommands.layout).headerSize(payloadCount: reply.count) + reply.count
         #expect(await eventually(within: 20) { received.withLockedValue { $0 } == 1000 * frameSize })
         #expect(answered.withLockedValue { $0 } == 1000)
     }
@@ -117,7 +119,8 @@ import Testing
         bytes += try GameCommands.encode(TestReq(param1: "never"))
         try await refused.writeAndFlush(ByteBuffer(bytes: bytes))
         #expect(await closes(refused, within: 5))
-        #expect(try GameCommands.decodeAll(received.withLockedValue { $0 }) == [.testRsp(TestRsp(result1: "echo:first"))])
+        #expect(
+            try GameCommands.decodeAll(received.withLockedValue { $0 }) == [.testRsp(TestRsp(result1: "echo:first"))])
 
         try await FrameClient<GameCommands>(host: "127.0.0.1", port: port).running { client in
             let reply = try await client.request(TestReq(param1: "other"))
@@ -131,7 +134,9 @@ private func nonReadingConnection(port: Int, counting received: NIOLockedValueBo
     try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .channelOption(.autoRead, value: false)
         .channelInitializer { channel in
-            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ByteCounter(received: received)) }
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(ByteCounter(received: received))
+            }
         }
         .connect(host: "127.0.0.1", port: port).get()
 }
@@ -146,7 +151,9 @@ private func startReading(_ peer: any Channel) async throws {
 private func collectingConnection(port: Int, into received: NIOLockedValueBox<[UInt8]>) async throws -> any Channel {
     try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .channelInitializer { channel in
-            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ByteCollector(received: received)) }
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(ByteCollector(received: received))
+            }
         }
         .connect(host: "127.0.0.1", port: port).get()
 }
@@ -194,13 +201,15 @@ private final class ByteCollector: ChannelInboundHandler, Sendable {
             .noticeNtf(NoticeNtf(text: "to you: hi")), .noticeNtf(NoticeNtf(text: "to all: hi")),
             .testRsp(TestRsp(result1: "hi", result2: 2)),
         ]
-        let expectedBytes = try GameCommands.encode(NoticeNtf(text: "to you: hi")).count
+        let expectedBytes =
+            try GameCommands.encode(NoticeNtf(text: "to you: hi")).count
             + GameCommands.encode(NoticeNtf(text: "to all: hi")).count
             + GameCommands.encode(TestRsp(result1: "hi", result2: 2)).count
         #expect(await eventually { mine.withLockedValue { $0.count } == expectedBytes })
         #expect(try GameCommands.decodeAll(mine.withLockedValue { $0 }) == expected)
         #expect(await eventually { theirs.withLockedValue { $0.count } > 0 })
-        #expect(try GameCommands.decodeAll(theirs.withLockedValue { $0 }) == [.noticeNtf(NoticeNtf(text: "to all: hi"))])
+        #expect(
+            try GameCommands.decodeAll(theirs.withLockedValue { $0 }) == [.noticeNtf(NoticeNtf(text: "to all: hi"))])
     }
 
     /// Pushes of 64 KiB from the handlers of one read are taken up to the channel's limit, then
@@ -236,6 +245,8 @@ private final class ByteCollector: ChannelInboundHandler, Sendable {
 
         try await startReading(peer)
         let frameSize = try FrameEncoder(layout: GameCommands.layout).headerSize(payloadCount: body.count) + body.count
-        #expect(await eventually(within: 20) { received.withLockedValue { $0 } == taken.withLockedValue { $0 } * frameSize })
+        #expect(
+            await eventually(within: 20) { received.withLockedValue { $0 } == taken.withLockedValue { $0 } * frameSize }
+        )
     }
 }

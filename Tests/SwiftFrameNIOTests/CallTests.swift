@@ -8,21 +8,24 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct CallTests {
     static let game = ["--proto", Repository.fixtureProtos + "/game.proto", "-I", Repository.fixtureProtos]
-    static let im = ["im.proto", "common.proto", "user.proto"].flatMap { ["--proto", Repository.fixtureProtos + "/" + $0] }
+    static let im =
+        ["im.proto", "common.proto", "user.proto"].flatMap { ["--proto", Repository.fixtureProtos + "/" + $0] }
         + ["-I", Repository.fixtureProtos]
 
     @Test func reply() async throws {
         let peer = try Peer("game")
         defer { peer.stop() }
-        let result = try await call(Self.game + ["--host", "127.0.0.1", "--port", "\(peer.port)", "Test_Req", #"param1: "hi" param2: 21"#])
+        let result = try await call(
+            Self.game + ["--host", "127.0.0.1", "--port", "\(peer.port)", "Test_Req", #"param1: "hi" param2: 21"#])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdoutText == """
-            sent CMD_TEST Test_Req
-            reply CMD_TEST cmd=1 Test_Rsp
-              result1: "echo:hi"
-              result2: 42
+        #expect(
+            result.stdoutText == """
+                sent CMD_TEST Test_Req
+                reply CMD_TEST cmd=1 Test_Rsp
+                  result1: "echo:hi"
+                  result2: 42
 
-            """)
+                """)
     }
 
     @Test func errorReplyByCommandName() async throws {
@@ -30,65 +33,84 @@ import Testing
         defer { peer.stop() }
         let result = try await call(Self.game + ["--host", "127.0.0.1", "--port", "\(peer.port)", "CMD_SYSTEM_LOGOUT"])
         #expect(result.status == 1)
-        #expect(result.stdoutText.contains("error CMD_ERROR cmd=100000 Error_Rsp\n  code: 401\n  message: \"logged out\""),
-                "\(result.stdoutText)")
+        #expect(
+            result.stdoutText.contains("error CMD_ERROR cmd=100000 Error_Rsp\n  code: 401\n  message: \"logged out\""),
+            "\(result.stdoutText)")
     }
 
     @Test func watchPrintsPushes() async throws {
         let peer = try Peer("game", ["--notices", "2"])
         defer { peer.stop() }
-        let result = try await call(Self.game + ["--host", "127.0.0.1", "--port", "\(peer.port)", "--watch", "1",
-                                                 "Test_Req", #"param1: "w""#])
+        let result = try await call(
+            Self.game + [
+                "--host", "127.0.0.1", "--port", "\(peer.port)", "--watch", "1",
+                "Test_Req", #"param1: "w""#,
+            ])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdoutText.contains("push CMD_NOTICE cmd=200 Notice_Ntf\n  text: \"notice 2\"\n  serial: 2"),
-                "\(result.stdoutText)")
+        #expect(
+            result.stdoutText.contains("push CMD_NOTICE cmd=200 Notice_Ntf\n  text: \"notice 2\"\n  serial: 2"),
+            "\(result.stdoutText)")
     }
 
     @Test func loginThenARequestInEnvelopes() async throws {
         let peer = try Peer("im")
         defer { peer.stop() }
-        let result = try await call(Self.im + ["--host", "127.0.0.1", "--port", "\(peer.port)",
-                                               "--login", #"login_request nick_name: "neo" pwd: "secret""#,
-                                               "User_info_request", "uid: 7"])
+        let result = try await call(
+            Self.im + [
+                "--host", "127.0.0.1", "--port", "\(peer.port)",
+                "--login", #"login_request nick_name: "neo" pwd: "secret""#,
+                "User_info_request", "uid: 7",
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdoutText.split(separator: "\n").map(String.init)
         #expect(lines.contains("sent FRAME_TYPE_REQUEST Common > ... > login_request"), "\(lines)")
         // Each reply's respon, read as the response of the request it answers.
-        #expect(result.stdoutText.contains("""
-            reply FRAME_TYPE_REQUEST seq=1 type=2 CommonRespon > login_response
-              isSuc: true
-              respon {
-                uid: 1003
-                token: "tok-neo"
-              }
-            """), "\(lines)")
-        #expect(result.stdoutText.contains("""
-            reply FRAME_TYPE_REQUEST seq=2 type=2 CommonRespon > User_info_response
-              isSuc: true
-              respon {
-                user_info {
-                  uid: 7
-                  nick_name: "user7"
-                }
-              }
-            """), "\(lines)")
+        #expect(
+            result.stdoutText.contains(
+                """
+                reply FRAME_TYPE_REQUEST seq=1 type=2 CommonRespon > login_response
+                  isSuc: true
+                  respon {
+                    uid: 1003
+                    token: "tok-neo"
+                  }
+                """), "\(lines)")
+        #expect(
+            result.stdoutText.contains(
+                """
+                reply FRAME_TYPE_REQUEST seq=2 type=2 CommonRespon > User_info_response
+                  isSuc: true
+                  respon {
+                    user_info {
+                      uid: 7
+                      nick_name: "user7"
+                    }
+                  }
+                """), "\(lines)")
     }
 
     @Test func httpShortConnection() async throws {
         let peer = try Peer("http")
         defer { peer.stop() }
-        let result = try await call(Self.game + ["--http", "http://127.0.0.1:\(peer.port)/", "--http-layout", "game-http-request",
-                                                 "--extra", "playerId=7", "--extra", "sessionId=9", "Test_Req", #"param1: "web""#])
+        let result = try await call(
+            Self.game + [
+                "--http", "http://127.0.0.1:\(peer.port)/", "--http-layout", "game-http-request",
+                "--extra", "playerId=7", "--extra", "sessionId=9", "Test_Req", #"param1: "web""#,
+            ])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdoutText.contains("reply CMD_TEST cmd=1 Test_Rsp\n  result1: \"web:7:9\"\nevent CMD_NOTICE"),
-                "\(result.stdoutText)")
+        #expect(
+            result.stdoutText.contains("reply CMD_TEST cmd=1 Test_Rsp\n  result1: \"web:7:9\"\nevent CMD_NOTICE"),
+            "\(result.stdoutText)")
     }
 
     @Test func failures() async throws {
         let peer = try Peer("game", ["--delay-ms", "3000"])
         defer { peer.stop() }
-        let silent = try await call(Self.game + ["--host", "127.0.0.1", "--port", "\(peer.port)", "--timeout", "0.5",
-                                                 "Test_Req", #"param1: "x""#])
+        let silent = try await call(
+            Self.game + [
+                "--host", "127.0.0.1", "--port", "\(peer.port)", "--timeout", "0.5",
+                "Test_Req", #"param1: "x""#,
+            ])
         #expect(silent.status == 2)
         #expect(silent.stderr.contains("no reply to CMD_TEST within 0.5 s"), "\(silent.stderr)")
 
@@ -96,13 +118,16 @@ import Testing
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("cannot connect to 127.0.0.1:1"), "\(refused.stderr)")
 
-        let badText = try await call(Self.game + ["--host", "127.0.0.1", "--port", "\(peer.port)", "Test_Req", "param9: 1"])
+        let badText = try await call(
+            Self.game + ["--host", "127.0.0.1", "--port", "\(peer.port)", "Test_Req", "param9: 1"])
         #expect(badText.status == 64)
-        #expect(badText.stderr.contains("Test_Req: line 1, column 1: Test_Req has no field 'param9'"), "\(badText.stderr)")
+        #expect(
+            badText.stderr.contains("Test_Req: line 1, column 1: Test_Req has no field 'param9'"), "\(badText.stderr)")
 
         let unknown = try await call(Self.game + ["--host", "127.0.0.1", "--port", "\(peer.port)", "Nope_Req", ""])
         #expect(unknown.status == 64)
-        #expect(unknown.stderr.contains("Nope_Req is neither a request nor a command of game.proto"), "\(unknown.stderr)")
+        #expect(
+            unknown.stderr.contains("Nope_Req is neither a request nor a command of game.proto"), "\(unknown.stderr)")
     }
 
     #if TLS
@@ -121,25 +146,30 @@ import Testing
 
         let reply = try await call(Self.game + tls + ["--server-name", "localhost", "--pin", pki.serverPin] + request)
         #expect(reply.status == 0, "\(reply.stderr)")
-        #expect(reply.stdoutText == """
-            sent CMD_TEST Test_Req
-            reply CMD_TEST cmd=1 Test_Rsp
-              result1: "echo:tls"
+        #expect(
+            reply.stdoutText == """
+                sent CMD_TEST Test_Req
+                reply CMD_TEST cmd=1 Test_Rsp
+                  result1: "echo:tls"
 
-            """, "\(reply.stderr)")
+                """, "\(reply.stderr)")
 
         let pinned = try await call(Self.game + tls + ["--server-name", "localhost", "--pin", pki.otherPin] + request)
         #expect(pinned.status == 2)
-        #expect(pinned.stderr.contains("TLS with 127.0.0.1:\(peer.port) failed: pin mismatch: the server's key is \(pki.serverPin)"),
-                "\(pinned.stderr)")
-        #expect(!pinned.stdoutText.contains("sent"), "nothing is sent before the server is accepted: \(pinned.stdoutText)")
+        #expect(
+            pinned.stderr.contains(
+                "TLS with 127.0.0.1:\(peer.port) failed: pin mismatch: the server's key is \(pki.serverPin)"),
+            "\(pinned.stderr)")
+        #expect(
+            !pinned.stdoutText.contains("sent"), "nothing is sent before the server is accepted: \(pinned.stdoutText)")
 
         // The certificate above lists DNS:localhost and IP:127.0.0.1: a connection to that
         // address naming another server is refused, the IP SAN being no match for a DNS name.
         let wrongName = try await call(Self.game + tls + ["--server-name", "game.example.com"] + request)
         #expect(wrongName.status == 2)
-        #expect(wrongName.stderr.contains("failed: hostname mismatch: the certificate is not for game.example.com"),
-                "\(wrongName.stderr)")
+        #expect(
+            wrongName.stderr.contains("failed: hostname mismatch: the certificate is not for game.example.com"),
+            "\(wrongName.stderr)")
         // Without --server-name the address is the name, which the IP SAN matches.
         let byAddress = try await call(Self.game + tls + request)
         #expect(byAddress.status == 0, "\(byAddress.stderr)")
@@ -152,16 +182,19 @@ import Testing
         let otherTLS = ["--host", "127.0.0.1", "--port", "\(other.port)", "--tls", "--ca-file", pki.ca]
         let named = try await call(Self.game + otherTLS + ["--server-name", "localhost"] + request)
         #expect(named.status == 2)
-        #expect(named.stderr.contains("failed: hostname mismatch: the certificate is not for localhost"), "\(named.stderr)")
+        #expect(
+            named.stderr.contains("failed: hostname mismatch: the certificate is not for localhost"), "\(named.stderr)")
         let rightName = try await call(Self.game + otherTLS + ["--server-name", "other.example"] + request)
         #expect(rightName.status == 0, "\(rightName.stderr)")
 
         // Without the CA the chain leads to no root the system trusts.
-        let untrusted = try await call(Self.game + ["--host", "127.0.0.1", "--port", "\(peer.port)", "--tls"] + request)
+        let untrusted = try await call(
+            Self.game + ["--host", "127.0.0.1", "--port", "\(peer.port)", "--tls"] + request)
         #expect(untrusted.status == 2)
         #expect(untrusted.stderr.contains("failed: untrusted chain"), "\(untrusted.stderr)")
 
-        let usage = try await call(Self.game + ["--host", "127.0.0.1", "--port", "\(peer.port)", "--pin", pki.serverPin] + request)
+        let usage = try await call(
+            Self.game + ["--host", "127.0.0.1", "--port", "\(peer.port)", "--pin", pki.serverPin] + request)
         #expect(usage.status == 64)
         #expect(usage.stderr.contains("--ca-file, --server-name and --pin go with --tls"), "\(usage.stderr)")
         let badPin = try await call(Self.game + tls + ["--pin", "sha256/not-base64!"] + request)
@@ -179,8 +212,11 @@ import Testing
         }
         defer { peer.stop() }
         let url = "https://127.0.0.1:\(peer.port)/"
-        let arguments = Self.game + ["--http", url, "--http-layout", "game-http-request", "--extra", "playerId=7",
-                                     "--extra", "sessionId=9", "Test_Req", #"param1: "web""#]
+        let arguments =
+            Self.game + [
+                "--http", url, "--http-layout", "game-http-request", "--extra", "playerId=7",
+                "--extra", "sessionId=9", "Test_Req", #"param1: "web""#,
+            ]
         let refused = try await call(arguments)
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("POST \(url): "), "\(refused.stderr)")

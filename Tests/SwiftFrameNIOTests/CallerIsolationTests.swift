@@ -25,8 +25,12 @@ actor OwnThread {
         check("client", try await client.request(command: 1, payload: Array("client".utf8)))
         let connection = try await client.connection(within: .seconds(5))
         check("connection", try await connection.request(command: 1, payload: Array("connection".utf8)))
-        check("options", try await client.request(command: 1, payload: Array("options".utf8),
-                                                  options: RequestOptions(idempotent: true)).reply)
+        check(
+            "options",
+            try await client.request(
+                command: 1, payload: Array("options".utf8),
+                options: RequestOptions(idempotent: true)
+            ).reply)
         try await client.send(command: 2, payload: [1])
         return decodedHere
     }

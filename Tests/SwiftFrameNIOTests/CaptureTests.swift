@@ -27,8 +27,12 @@ final class Tcpdump: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // Through python3, which clears the signal mask the test process's thread passes on
         // (with SIGTERM blocked, tcpdump would not stop).
-        let unblock = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])"
-        process.arguments = ["python3", "-c", unblock, "tcpdump", "-i", "lo", "-n", "-U", "--immediate-mode", "-B", "8192", "-Z", "root", "-w", path, "tcp port \(port)"]
+        let unblock =
+            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])"
+        process.arguments = [
+            "python3", "-c", unblock, "tcpdump", "-i", "lo", "-n", "-U", "--immediate-mode", "-B", "8192", "-Z", "root",
+            "-w", path, "tcp port \(port)",
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = errors
         try process.run()
@@ -47,10 +51,11 @@ final class Tcpdump: @unchecked Sendable {
         let text = box.wait(seconds: 20) ?? "nothing within 20 s"
         guard text.contains("listening on") else {
             process.terminate()
-            throw PeerError(description: """
-                tcpdump -i lo did not start: \(text) (capturing needs CAP_NET_RAW: run the tests as root, \
-                or give tcpdump the capability with `setcap cap_net_raw,cap_net_admin=eip /usr/bin/tcpdump`)
-                """)
+            throw PeerError(
+                description: """
+                    tcpdump -i lo did not start: \(text) (capturing needs CAP_NET_RAW: run the tests as root, \
+                    or give tcpdump the capability with `setcap cap_net_raw,cap_net_admin=eip /usr/bin/tcpdump`)
+                    """)
         }
     }
 
@@ -109,11 +114,15 @@ final class Tcpdump: @unchecked Sendable {
             #expect(lines.allSatisfy { $0.hasPrefix("frame time=") }, "\(text)")
             // Three requests out; three replies and two notices back, each labelled.
             let out = lines.filter { $0.contains("to=127.0.0.1:\(peer.port) dir=client->server ") }
-            let back = lines.filter { $0.contains("from=127.0.0.1:\(peer.port) ") && $0.contains(" dir=server->client ") }
+            let back = lines.filter {
+                $0.contains("from=127.0.0.1:\(peer.port) ") && $0.contains(" dir=server->client ")
+            }
             #expect(out.count == 3 && back.count == 5 && lines.count == 8, "\(text)")
             #expect(out.allSatisfy { $0.contains(" cmd=1 ") }, "\(text)")
             // Interleaved by time: the first reply after the first request, the times in order.
-            let times = lines.compactMap { line in line.split(separator: " ").first { $0.hasPrefix("time=") }.flatMap { Double($0.dropFirst(5)) } }
+            let times = lines.compactMap { line in
+                line.split(separator: " ").first { $0.hasPrefix("time=") }.flatMap { Double($0.dropFirst(5)) }
+            }
             #expect(times == times.sorted() && times.count == 8, "\(text)")
             #expect(lines.first == out.first, "\(text)")
         }
@@ -141,7 +150,9 @@ final class Tcpdump: @unchecked Sendable {
         #expect(lines.filter { $0.contains(" dir=server->client ") }.count == 2, "\(lines)")
 
         // tshark reads the file and follows stream 0: the client's bytes are its two frames.
-        let follow = try await offThePool { try Peer.run(["tshark", "-r", path, "-q", "-z", "follow,tcp,raw,0"], seconds: 60) }
+        let follow = try await offThePool {
+            try Peer.run(["tshark", "-r", path, "-q", "-z", "follow,tcp,raw,0"], seconds: 60)
+        }
         #expect(follow.status == 0, "\(follow.output)")
         var client: [UInt8] = [], server: [UInt8] = []
         for line in follow.output.split(separator: "\n") where !line.hasPrefix("=") && !line.contains(":") {
@@ -155,16 +166,23 @@ final class Tcpdump: @unchecked Sendable {
         let sent = try FrameDecoder.decodeAll(client, layout: GameCommands.layout)
         #expect(try sent.map { try TestReq(serializedBytes: $0.payload).param1 } == words, "\(follow.output)")
         let received = try FrameDecoder.decodeAll(server, layout: GameCommands.layout)
-        #expect(try received.map { try TestRsp(serializedBytes: $0.payload).result1 } == words.map { "echo:\($0)" }, "\(follow.output)")
+        #expect(
+            try received.map { try TestRsp(serializedBytes: $0.payload).result1 } == words.map { "echo:\($0)" },
+            "\(follow.output)")
 
         // tshark sees the handshake (a SYN from the client, a SYN-ACK back, an ACK), then the
         // four frames, with no complaint from its sequence analysis.
         let flags = try await offThePool {
-            try Peer.run(["tshark", "-r", path, "-T", "fields", "-e", "tcp.flags.str", "-e", "tcp.analysis.flags"], seconds: 60)
+            try Peer.run(
+                ["tshark", "-r", path, "-T", "fields", "-e", "tcp.flags.str", "-e", "tcp.analysis.flags"], seconds: 60)
         }
-        let rows = flags.output.split(separator: "\n").map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+        let rows = flags.output.split(separator: "\n").map {
+            $0.split(separator: "\t", omittingEmptySubsequences: false)
+        }
         #expect(rows.count == 7, "\(flags.output)")
-        #expect(rows.first?.first?.contains("S") == true && rows.dropFirst().first?.first?.contains("S") == true, "\(flags.output)")
+        #expect(
+            rows.first?.first?.contains("S") == true && rows.dropFirst().first?.first?.contains("S") == true,
+            "\(flags.output)")
         #expect(rows.allSatisfy { $0.count < 2 || $0[1].isEmpty }, "tshark's analysis flags: \(flags.output)")
     }
 
@@ -182,14 +200,16 @@ final class Tcpdump: @unchecked Sendable {
         configuration.heartbeat = nil
         configuration.interceptors = [capture]
         let responses = try await withClient(ImCommands.self, peer: peer, configuration: configuration) { client in
-            let login = try await client.request(try Common(.user(UserMsg(.login(LoginRequest(nickName: "neo", pwd: "secret"))))))
+            let login = try await client.request(
+                try Common(.user(UserMsg(.login(LoginRequest(nickName: "neo", pwd: "secret"))))))
             let info = try await client.request(try userInfo(7))
             return [login.respon, info.respon]
         }
         capture.close()
         #expect(try LoginResponse(serializedBytes: responses[0]) == LoginResponse(uid: 1003, token: "tok-neo"))
 
-        let protos = ["im.proto", "common.proto", "user.proto"].flatMap { ["--proto", Repository.fixtureProtos + "/" + $0] }
+        let protos =
+            ["im.proto", "common.proto", "user.proto"].flatMap { ["--proto", Repository.fixtureProtos + "/" + $0] }
             + ["-I", Repository.fixtureProtos]
         let (status, lines) = try await Self.inspect(protos + [path])
         let text = lines.joined(separator: "\n")
@@ -202,11 +222,18 @@ final class Tcpdump: @unchecked Sendable {
         let replies = lines.indices.filter { lines[$0].contains(" dir=server->client ") }
         #expect(replies.count == 2, "\(text)")
         guard replies.count == 2 else { return }
-        #expect(lines[replies[0]].contains(" seq=1 type=2 ")
-            && lines[replies[0]].hasSuffix(" FRAME_TYPE_REQUEST CommonRespon > login_response"), "\(text)")
-        #expect(Array(lines[(replies[0] + 1)...].prefix(login.count + 3)) == ["  isSuc: true", "  respon {"] + login + ["  }"], "\(text)")
+        #expect(
+            lines[replies[0]].contains(" seq=1 type=2 ")
+                && lines[replies[0]].hasSuffix(" FRAME_TYPE_REQUEST CommonRespon > login_response"), "\(text)")
+        #expect(
+            Array(lines[(replies[0] + 1)...].prefix(login.count + 3)) == ["  isSuc: true", "  respon {"] + login + [
+                "  }"
+            ], "\(text)")
         #expect(lines[replies[1]].hasSuffix("FRAME_TYPE_REQUEST CommonRespon > User_info_response"), "\(text)")
-        #expect(Array(lines[(replies[1] + 1)...].prefix(info.count + 3)) == ["  isSuc: true", "  respon {"] + info + ["  }"], "\(text)")
+        #expect(
+            Array(lines[(replies[1] + 1)...].prefix(info.count + 3)) == ["  isSuc: true", "  respon {"] + info + [
+                "  }"
+            ], "\(text)")
 
         let (jsonStatus, objects) = try await Self.inspect(protos + ["--json", path])
         #expect(jsonStatus == 0)
@@ -215,7 +242,9 @@ final class Tcpdump: @unchecked Sendable {
         }.filter { $0["dir"] as? String == "server->client" }
         #expect(replyObjects.count == 2, "\(objects)")
         #expect(replyObjects.first?["message"] as? [String] == ["CommonRespon", "login_response"], "\(objects)")
-        #expect(replyObjects.first?["text"] as? String == #"isSuc: true respon { uid: 1003 token: "tok-neo" }"#, "\(objects)")
+        #expect(
+            replyObjects.first?["text"] as? String == #"isSuc: true respon { uid: 1003 token: "tok-neo" }"#,
+            "\(objects)")
         #expect(replyObjects.first?["note"] == nil, "\(objects)")
     }
 }

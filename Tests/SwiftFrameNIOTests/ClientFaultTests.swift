@@ -78,7 +78,10 @@ import Testing
             // The server's close arrives as an orderly close, or as a reset when its socket still
             // held bytes it had not read: either way the pending request fails at once.
             let error = await #expect(throws: FrameClientError.self) { _ = try await hanging.value }
-            if let error, case .connectionLost = error {} else { Issue.record("expected connectionLost, got \(String(describing: error))") }
+            if let error, case .connectionLost = error {
+            } else {
+                Issue.record("expected connectionLost, got \(String(describing: error))")
+            }
             #expect(ContinuousClock.now - stop < .seconds(2))
 
             // A new server on the same port: a request made now waits for the reconnect. The
@@ -126,12 +129,15 @@ import Testing
 
     @Test func eachRequestTimesOutAtItsOwnDeadlineAndALateReplyIsNotTakenForTheNext() async throws {
         // In-order matching (the game layout has no seq): the server answers "slow" after 600 ms.
-        try await withServerAndClient(GameCommands.self, handler: { request, context in
-            if case let .testReq(request) = request, request.param1.hasPrefix("slow") {
-                try await Task.sleep(for: .milliseconds(600))
+        try await withServerAndClient(
+            GameCommands.self,
+            handler: { request, context in
+                if case let .testReq(request) = request, request.param1.hasPrefix("slow") {
+                    try await Task.sleep(for: .milliseconds(600))
+                }
+                return try await gameHandler(request, context)
             }
-            return try await gameHandler(request, context)
-        }) { _, client in
+        ) { _, client in
             // Connected first, so the short deadline below measures the wait for a reply alone.
             #expect(try await client.request(TestReq(param1: "warm-up")).result1 == "echo:warm-up")
             let long = Task { try await client.request(TestReq(param1: "slow-long"), timeout: .seconds(5)) }
@@ -167,7 +173,8 @@ import Testing
                     return try ServerFrame(reply)
                 }
             }
-            let client = FrameClient<GameCommands>(host: "127.0.0.1", port: try await server.port(), configuration: configuration)
+            let client = FrameClient<GameCommands>(
+                host: "127.0.0.1", port: try await server.port(), configuration: configuration)
             group.addTask { try await client.run() }
             try await withThrowingTaskGroup(of: Void.self) { callers in
                 for index in 0..<50 {
@@ -188,7 +195,8 @@ import Testing
         var configuration = ClientConfiguration()
         configuration.heartbeat = nil
         let replies = try await withFrameClient(
-            ResyncCommands.self, host: "127.0.0.1", port: try #require(server.localAddress?.port), configuration: configuration
+            ResyncCommands.self, host: "127.0.0.1", port: try #require(server.localAddress?.port),
+            configuration: configuration
         ) { client in
             var replies: [[UInt8]] = []
             for body: [UInt8] in [[7, 7], [8]] {

@@ -82,13 +82,18 @@ struct LoginFailed: Error {}
 
     @Test func aRejectedLoginEndsTheClientWithTheAppsErrorAndIsNotRetried() async throws {
         let logins = NIOLockedValueBox(0)
-        try await withServer(ImCommands.self, handler: { request, _ in
-            logins.withLockedValue { $0 += 1 }
-            return try ServerFrame(CommonRespon(isSuc: false, error: ErrorMsg(type: .invalidParams, msg: "wrong password")))
-        }) { _, port in
+        try await withServer(
+            ImCommands.self,
+            handler: { request, _ in
+                logins.withLockedValue { $0 += 1 }
+                return try ServerFrame(
+                    CommonRespon(isSuc: false, error: ErrorMsg(type: .invalidParams, msg: "wrong password")))
+            }
+        ) { _, port in
             var configuration = quickReconnect()
             configuration.requestTimeout = .seconds(20)
-            let client = FrameClient<ImCommands>(host: "127.0.0.1", port: port, configuration: configuration) { connection in
+            let client = FrameClient<ImCommands>(host: "127.0.0.1", port: port, configuration: configuration) {
+                connection in
                 let reply = try await connection.request(Common())
                 guard reply.isSuc else { throw FinalFailure(LoginFailed()) }
             }
@@ -101,10 +106,13 @@ struct LoginFailed: Error {}
             #expect(ContinuousClock.now - start < .seconds(5), "failed at once, not at the request's deadline")
             var seen: [ConnectionState] = []
             for await state in states { seen.append(state) }
-            #expect(seen.map(\.description) == [
-                "connecting", "disconnected reason=login failed: LoginFailed()", "stopped error=LoginFailed()",
-            ])
-            if seen.count == 3, case let .disconnected(.loginFailed(error)) = seen[1], case let .stopped(final?) = seen[2] {
+            #expect(
+                seen.map(\.description) == [
+                    "connecting", "disconnected reason=login failed: LoginFailed()", "stopped error=LoginFailed()",
+                ])
+            if seen.count == 3, case let .disconnected(.loginFailed(error)) = seen[1],
+                case let .stopped(final?) = seen[2]
+            {
                 #expect(error is LoginFailed && final is LoginFailed, "typed, not strings")
             } else {
                 Issue.record("\(seen)")
@@ -136,7 +144,11 @@ struct LoginFailed: Error {}
                     onConnect: { _ in
                         // The first login succeeds; the body then drops the connection, and the
                         // second login is refused for good.
-                        if logins.withLockedValue({ $0 += 1; return $0 }) > 1 { throw FinalFailure(LoginFailed()) }
+                        if logins.withLockedValue({
+                            $0 += 1; return $0
+                        }) > 1 {
+                            throw FinalFailure(LoginFailed())
+                        }
                     }
                 ) { client in
                     _ = try await client.request(TestReq(param1: "first"))
@@ -202,15 +214,21 @@ struct LoginFailed: Error {}
 
     @Test func everyReaderGetsEveryPushAndAStalledOneLosesOnlyItsOwn() async throws {
         let pushCount = 300
-        try await withServer(GameCommands.self, handler: { request, context in
-            if case let .testReq(request) = request, request.param1 == "flood" {
-                for serial in 1...pushCount { try await context.push(ServerFrame(NoticeNtf(text: "n", serial: Int64(serial)))) }
+        try await withServer(
+            GameCommands.self,
+            handler: { request, context in
+                if case let .testReq(request) = request, request.param1 == "flood" {
+                    for serial in 1...pushCount {
+                        try await context.push(ServerFrame(NoticeNtf(text: "n", serial: Int64(serial))))
+                    }
+                }
+                return try await gameHandler(request, context)
             }
-            return try await gameHandler(request, context)
-        }) { _, port in
+        ) { _, port in
             var configuration = ClientConfiguration()
             configuration.pushBufferSize = 50
-            try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) { client in
+            try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) {
+                client in
                 // Two readers that keep up (one with a buffer big enough for the flood), one that never reads.
                 let first = client.subscribeToPushes(bufferSize: pushCount)
                 let second = client.subscribeToPushes(bufferSize: pushCount)
@@ -253,7 +271,9 @@ struct LoginFailed: Error {}
     @Test func theServersPortHasADeadlineAndEndsWithTheServer() async throws {
         let server = FrameServer<GameCommands>(port: 0)
         // Before run(): waits, then a typed error at the deadline.
-        let early = await #expect(throws: FrameServerError.self) { _ = try await server.port(within: .milliseconds(100)) }
+        let early = await #expect(throws: FrameServerError.self) {
+            _ = try await server.port(within: .milliseconds(100))
+        }
         #expect(early == .notListening(after: .milliseconds(100)))
         // A cancelled wait ends at once.
         let waiting = Task { try await server.port(within: .seconds(30)) }

@@ -24,12 +24,16 @@ func withServerAndClient<Table: CommandTable, Result: Sendable>(
 }
 
 /// The game server's answers, as the Python peer gives them.
-@Sendable func gameHandler(_ request: GameCommands.Request, _ context: RequestContext<GameCommands>) async throws -> ServerFrame? {
+@Sendable func gameHandler(_ request: GameCommands.Request, _ context: RequestContext<GameCommands>) async throws
+    -> ServerFrame?
+{
     try gameAnswer(request, context)
 }
 
 /// `gameHandler`'s answers, for `runOnEventLoop`.
-@Sendable func gameAnswer(_ request: GameCommands.Request, _ context: RequestContext<GameCommands>) throws -> ServerFrame? {
+@Sendable func gameAnswer(_ request: GameCommands.Request, _ context: RequestContext<GameCommands>) throws
+    -> ServerFrame?
+{
     switch request {
     case let .testReq(request):
         return try ServerFrame(TestRsp(result1: "echo:" + request.param1, result2: Int64(request.param2) * 2))
@@ -64,12 +68,17 @@ func withServerAndClient<Table: CommandTable, Result: Sendable>(
     }
 
     @Test func pushesArriveOnTheirOwnStream() async throws {
-        try await withServerAndClient(GameCommands.self, handler: { request, context in
-            if case .testReq = request {
-                for serial in 1...3 { try await context.push(ServerFrame(NoticeNtf(text: "n\(serial)", serial: Int64(serial)))) }
+        try await withServerAndClient(
+            GameCommands.self,
+            handler: { request, context in
+                if case .testReq = request {
+                    for serial in 1...3 {
+                        try await context.push(ServerFrame(NoticeNtf(text: "n\(serial)", serial: Int64(serial))))
+                    }
+                }
+                return try await gameHandler(request, context)
             }
-            return try await gameHandler(request, context)
-        }) { _, client in
+        ) { _, client in
             _ = try await client.request(TestReq(param1: "x"))
             var pushes: [GameCommands.Inbound] = []
             for await push in client.pushes {
@@ -84,11 +93,14 @@ func withServerAndClient<Table: CommandTable, Result: Sendable>(
         var configuration = ClientConfiguration()
         configuration.firstSequence = UInt64(UInt32.max) - 2
         let seen = NIOLockedValueBox<[UInt64]>([])
-        try await withServerAndClient(ImCommands.self, configuration: configuration, handler: { request, context in
-            seen.withLockedValue { $0.append(context.header.sequence ?? 0) }
-            guard case .common = request else { return nil }
-            return try ServerFrame(CommonRespon(isSuc: true))
-        }) { _, client in
+        try await withServerAndClient(
+            ImCommands.self, configuration: configuration,
+            handler: { request, context in
+                seen.withLockedValue { $0.append(context.header.sequence ?? 0) }
+                guard case .common = request else { return nil }
+                return try ServerFrame(CommonRespon(isSuc: true))
+            }
+        ) { _, client in
             for _ in 0..<6 {
                 let reply = try await client.request(Common())
                 #expect(reply.isSuc)
@@ -152,7 +164,8 @@ func plainServer(_ handlers: @escaping @Sendable () -> [any ChannelHandler]) asy
 
 /// A loopback port nothing listens on: bound by a socket that is closed again.
 func freePort() throws -> Int {
-    let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+    let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0)
+        .wait()
     defer { try? channel.close().wait() }
     return channel.localAddress?.port ?? 0
 }

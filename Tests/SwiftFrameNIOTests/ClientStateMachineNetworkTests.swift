@@ -56,9 +56,13 @@ extension ClientStateMachineTests {
         _ = machine.ended(.loginFailed(LoginRejected()))
         _ = machine.backoffEnded()
         _ = machine.connected(index: 0, "e")
-        guard case let .loggingIn(attempt: 1, _, logins, _) = machine.state, logins == [0: "e"] else { Issue.record("\(machine.state)"); return }
+        guard case let .loggingIn(attempt: 1, _, logins, _) = machine.state, logins == [0: "e"] else {
+            Issue.record("\(machine.state)"); return
+        }
         guard case .nothing = machine.networkChanged() else { Issue.record("logging in: the login goes on"); return }
-        guard case let .loggingIn(attempt: 0, _, logins, _) = machine.state, logins == [0: "e"] else { Issue.record("\(machine.state)"); return }
+        guard case let .loggingIn(attempt: 0, _, logins, _) = machine.state, logins == [0: "e"] else {
+            Issue.record("\(machine.state)"); return
+        }
         guard case .backOff(attempt: 1, delay: .seconds(1)) = machine.ended(.loginFailed(LoginRejected())) else {
             Issue.record("\(machine.state)"); return
         }

@@ -60,16 +60,22 @@ struct LoginRejected: Error {}
         _ = machine.start()
         #expect(machine.lastFailure == nil, "the first attempt is under way")
         _ = machine.ended(.connectFailed(.tls(.notTLS)))
-        guard case .connectFailed(.tls(.notTLS))? = machine.lastFailure else { Issue.record("\(String(describing: machine.lastFailure))"); return }
+        guard case .connectFailed(.tls(.notTLS))? = machine.lastFailure else {
+            Issue.record("\(String(describing: machine.lastFailure))"); return
+        }
         _ = machine.backoffEnded()
         _ = machine.ended(.connectFailed(.refused))
-        guard case .connectFailed(.refused)? = machine.lastFailure else { Issue.record("\(String(describing: machine.lastFailure))"); return }
+        guard case .connectFailed(.refused)? = machine.lastFailure else {
+            Issue.record("\(String(describing: machine.lastFailure))"); return
+        }
         _ = machine.backoffEnded()
         _ = machine.connected(index: 0, "c")
         _ = machine.loggedIn(index: 0)
         #expect(machine.lastFailure == nil, "ready")
         _ = machine.ended(.closedByPeer)
-        guard case .closedByPeer? = machine.lastFailure else { Issue.record("\(String(describing: machine.lastFailure))"); return }
+        guard case .closedByPeer? = machine.lastFailure else {
+            Issue.record("\(String(describing: machine.lastFailure))"); return
+        }
         _ = machine.cancel()
         _ = machine.start()
         #expect(machine.lastFailure == nil, "a new run")
@@ -94,22 +100,32 @@ struct LoginRejected: Error {}
 
     @Test func dropsBackOffWithGrowingDelaysAndASuccessResetsTheCount() {
         var machine = Self.ready()
-        guard case .backOff(attempt: 1, delay: .seconds(1)) = machine.ended(.closedByPeer) else { Issue.record("\(machine.state)"); return }
+        guard case .backOff(attempt: 1, delay: .seconds(1)) = machine.ended(.closedByPeer) else {
+            Issue.record("\(machine.state)"); return
+        }
         let result12 = machine.backoffStarted(7)
         #expect(result12)
         let result13 = machine.backoffEnded()
         #expect(result13 == 1)
-        guard case .backOff(attempt: 2, delay: .seconds(2)) = machine.ended(.connectFailed(.refused)) else { Issue.record("\(machine.state)"); return }
+        guard case .backOff(attempt: 2, delay: .seconds(2)) = machine.ended(.connectFailed(.refused)) else {
+            Issue.record("\(machine.state)"); return
+        }
         _ = machine.backoffEnded()
         _ = machine.connected(index: 0, "d")
         // A failed login counts as a failed attempt.
-        guard case .backOff(attempt: 3, delay: .seconds(4)) = machine.ended(.loginFailed(LoginRejected())) else { Issue.record("\(machine.state)"); return }
+        guard case .backOff(attempt: 3, delay: .seconds(4)) = machine.ended(.loginFailed(LoginRejected())) else {
+            Issue.record("\(machine.state)"); return
+        }
         _ = machine.backoffEnded()
-        guard case .backOff(attempt: 4, delay: .seconds(5)) = machine.ended(.connectFailed(.refused)) else { Issue.record("capped"); return }
+        guard case .backOff(attempt: 4, delay: .seconds(5)) = machine.ended(.connectFailed(.refused)) else {
+            Issue.record("capped"); return
+        }
         _ = machine.backoffEnded()
         _ = machine.connected(index: 0, "e")
         _ = machine.loggedIn(index: 0)
-        guard case .backOff(attempt: 1, _) = machine.ended(.heartbeatTimeout(attempts: 4)) else { Issue.record("reset"); return }
+        guard case .backOff(attempt: 1, _) = machine.ended(.heartbeatTimeout(attempts: 4)) else {
+            Issue.record("reset"); return
+        }
     }
 
     @Test func outOfAttemptsStopsWithGaveUpAndFailsTheWaiters() {
@@ -117,15 +133,21 @@ struct LoginRejected: Error {}
         backoff.maxAttempts = 1
         var machine = Machine(backoff: backoff)
         _ = machine.start()
-        guard case .backOff(attempt: 1, _) = machine.ended(.connectFailed(.refused)) else { Issue.record("first retry"); return }
+        guard case .backOff(attempt: 1, _) = machine.ended(.connectFailed(.refused)) else {
+            Issue.record("first retry"); return
+        }
         _ = machine.backoffEnded()
         _ = machine.waitForConnection(id: 1, 10)
-        guard case let .stop(error, waiters, failure) = machine.ended(.connectFailed(.refused)) else { Issue.record("must stop"); return }
+        guard case let .stop(error, waiters, failure) = machine.ended(.connectFailed(.refused)) else {
+            Issue.record("must stop"); return
+        }
         #expect(waiters == [10])
         guard case .gaveUp(attempts: 2, last: .connectFailed(.refused))? = error as? FrameClientError,
-              case .gaveUp? = failure as? FrameClientError else { Issue.record("\(String(describing: error))"); return }
+            case .gaveUp? = failure as? FrameClientError
+        else { Issue.record("\(String(describing: error))"); return }
         // Later waiters fail with the same error at once.
-        guard case let .fail(later) = machine.waitForConnection(id: 2, 20), case .gaveUp? = later as? FrameClientError else {
+        guard case let .fail(later) = machine.waitForConnection(id: 2, 20), case .gaveUp? = later as? FrameClientError
+        else {
             Issue.record("a waiter after the stop"); return
         }
     }
@@ -135,19 +157,26 @@ struct LoginRejected: Error {}
         _ = machine.start()
         _ = machine.connected(index: 0, "c")
         _ = machine.waitForConnection(id: 1, 10)
-        guard case let .stop(error, waiters, failure) = machine.ended(.loginFailed(LoginRejected()), final: LoginRejected()) else {
+        guard
+            case let .stop(error, waiters, failure) = machine.ended(
+                .loginFailed(LoginRejected()), final: LoginRejected())
+        else {
             Issue.record("must stop"); return
         }
         #expect(error is LoginRejected && failure is LoginRejected)
         #expect(waiters == [10])
-        guard case .stopped(error: let stored, _) = machine.state, stored is LoginRejected else { Issue.record("\(machine.state)"); return }
+        guard case .stopped(error: let stored, _) = machine.state, stored is LoginRejected else {
+            Issue.record("\(machine.state)"); return
+        }
     }
 
     @Test func reconnectNowClosesTheConnectionOrEndsTheWait() {
         var machine = Self.ready()
         guard case .close(["c"], cancel: nil) = machine.reconnectNow() else { Issue.record("ready: close"); return }
         // The connection it closed ends: the next attempt starts without the backoff delay.
-        guard case .backOff(attempt: 1, delay: .zero) = machine.ended(.closedByClient) else { Issue.record("no delay"); return }
+        guard case .backOff(attempt: 1, delay: .zero) = machine.ended(.closedByClient) else {
+            Issue.record("no delay"); return
+        }
         // Asked for before the wait began: the wait does not begin.
         guard case .nothing = machine.reconnectNow() else { Issue.record("pending: nothing to wake"); return }
         let result14 = machine.backoffStarted(7)
@@ -168,7 +197,9 @@ struct LoginRejected: Error {}
         #expect(result16 == 1)
         guard case .nothing = machine.reconnectNow() else { Issue.record("connecting: nothing"); return }
         _ = machine.connected(index: 0, "e")
-        guard case .close(["e"], cancel: nil) = machine.reconnectNow() else { Issue.record("logging in: close"); return }
+        guard case .close(["e"], cancel: nil) = machine.reconnectNow() else {
+            Issue.record("logging in: close"); return
+        }
     }
 
     @Test func cancellingStopsFromEveryState() {
@@ -176,7 +207,9 @@ struct LoginRejected: Error {}
         var machine = Self.ready()
         var action = machine.cancel()
         #expect(action.close == ["c"] && action.cancel == nil && action.waiters.isEmpty)
-        guard case .stop(error: nil, waiters: [], _) = machine.ended(.closedByClient) else { Issue.record("after cancel"); return }
+        guard case .stop(error: nil, waiters: [], _) = machine.ended(.closedByClient) else {
+            Issue.record("after cancel"); return
+        }
         // Backing off: wake the sleeper, fail the waiters with .stopped.
         machine = Self.ready()
         _ = machine.ended(.closedByPeer)
@@ -202,7 +235,8 @@ struct LoginRejected: Error {}
         let result20 = machine.loggedIn(index: 0)
         #expect(result20 == nil)
         // A waiter after the stop fails with .stopped; cancelling twice does nothing.
-        guard case let .fail(error) = machine.waitForConnection(id: 5, 50), case .stopped? = error as? FrameClientError else {
+        guard case let .fail(error) = machine.waitForConnection(id: 5, 50), case .stopped? = error as? FrameClientError
+        else {
             Issue.record("after cancel"); return
         }
         let result21 = machine.cancel()
@@ -216,12 +250,16 @@ struct LoginRejected: Error {}
         machine.retire { $0 == "c" }
         #expect(machine.connection == nil)
         guard case .wait = machine.waitForConnection(id: 1, 10) else { Issue.record("closing: must wait"); return }
-        guard case .backOff(attempt: 1, _) = machine.ended(.closedByPeer) else { Issue.record("\(machine.state)"); return }
+        guard case .backOff(attempt: 1, _) = machine.ended(.closedByPeer) else {
+            Issue.record("\(machine.state)"); return
+        }
     }
 
     @Test func jitterStaysWithinItsBounds() {
         var machine = Self.ready(Backoff(initialDelay: .seconds(10), jitter: 0.2))
-        guard case let .backOff(_, delay) = machine.ended(.closedByPeer) else { Issue.record("\(machine.state)"); return }
+        guard case let .backOff(_, delay) = machine.ended(.closedByPeer) else {
+            Issue.record("\(machine.state)"); return
+        }
         #expect(delay >= .seconds(8) && delay <= .seconds(12), "\(delay)")
     }
 }

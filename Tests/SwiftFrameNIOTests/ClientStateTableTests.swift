@@ -16,7 +16,7 @@ import Testing
 
     enum Call: String, CaseIterable {
         case reconnectNow = "`reconnectNow()`", networkChanged = "`networkChanged()`", suspend = "`suspend()`",
-             resume = "`resume()`", cancel = "`run()` cancelled"
+            resume = "`resume()`", cancel = "`run()` cancelled"
     }
 
     struct Cell: Sendable {
@@ -40,57 +40,79 @@ import Testing
             .cancel: Cell(effect: "nothing (no `run()` to cancel)", next: "idle, waiters 1", actions: "none"),
         ],
         .connecting: [
-            .reconnectNow: Cell(effect: "nothing: the race goes on", next: "connecting 2, race 5, waiters 1", actions: "none"),
-            .networkChanged: Cell(effect: "the attempts count from 0 again; the race goes on",
-                                  next: "connecting 0, race 5, waiters 1", actions: "none"),
-            .suspend: Cell(effect: "suspended; the race goes on", next: "connecting 2, race 5, waiters 1, suspended",
-                           actions: "none"),
-            .resume: Cell(effect: "not suspended; the race goes on", next: "connecting 2, race 5, waiters 1", actions: "none"),
-            .cancel: Cell(effect: "cancel the race; fail the waiters with `.stopped`; stopped",
-                          next: "stopped", actions: "cancel 5; fail 10"),
+            .reconnectNow: Cell(
+                effect: "nothing: the race goes on", next: "connecting 2, race 5, waiters 1", actions: "none"),
+            .networkChanged: Cell(
+                effect: "the attempts count from 0 again; the race goes on",
+                next: "connecting 0, race 5, waiters 1", actions: "none"),
+            .suspend: Cell(
+                effect: "suspended; the race goes on", next: "connecting 2, race 5, waiters 1, suspended",
+                actions: "none"),
+            .resume: Cell(
+                effect: "not suspended; the race goes on", next: "connecting 2, race 5, waiters 1", actions: "none"),
+            .cancel: Cell(
+                effect: "cancel the race; fail the waiters with `.stopped`; stopped",
+                next: "stopped", actions: "cancel 5; fail 10"),
         ],
         .loggingIn: [
-            .reconnectNow: Cell(effect: "call the login off (close its connection, cancel the race); race again at once",
-                                next: "connecting 2, race cancelled, waiters 1", actions: "close c; cancel 5"),
-            .networkChanged: Cell(effect: "the attempts count from 0 again; the login goes on",
-                                  next: "logging in 0, race 5, logins c, waiters 1", actions: "none"),
-            .suspend: Cell(effect: "suspended; the login goes on", next: "logging in 2, race 5, logins c, waiters 1, suspended",
-                           actions: "none"),
-            .resume: Cell(effect: "not suspended; the login goes on", next: "logging in 2, race 5, logins c, waiters 1",
-                          actions: "none"),
-            .cancel: Cell(effect: "close its connection, cancel the race; fail the waiters with `.stopped`; stopped",
-                          next: "stopped", actions: "close c; cancel 5; fail 10"),
+            .reconnectNow: Cell(
+                effect: "call the login off (close its connection, cancel the race); race again at once",
+                next: "connecting 2, race cancelled, waiters 1", actions: "close c; cancel 5"),
+            .networkChanged: Cell(
+                effect: "the attempts count from 0 again; the login goes on",
+                next: "logging in 0, race 5, logins c, waiters 1", actions: "none"),
+            .suspend: Cell(
+                effect: "suspended; the login goes on", next: "logging in 2, race 5, logins c, waiters 1, suspended",
+                actions: "none"),
+            .resume: Cell(
+                effect: "not suspended; the login goes on", next: "logging in 2, race 5, logins c, waiters 1",
+                actions: "none"),
+            .cancel: Cell(
+                effect: "close its connection, cancel the race; fail the waiters with `.stopped`; stopped",
+                next: "stopped", actions: "close c; cancel 5; fail 10"),
         ],
         .ready: [
-            .reconnectNow: Cell(effect: "close the connection; closing, then race again at once",
-                                next: "closing, at once", actions: "close c"),
-            .networkChanged: Cell(effect: "check the connection with a heartbeat now (without one, drop it)", next: "ready c", actions: "check c"),
-            .suspend: Cell(effect: "suspended: no heartbeat; the connection stays open and takes requests",
-                           next: "ready c, suspended", actions: "none"),
-            .resume: Cell(effect: "not suspended: the heartbeat goes on, at once after a long silence",
-                          next: "ready c", actions: "resume c"),
+            .reconnectNow: Cell(
+                effect: "close the connection; closing, then race again at once",
+                next: "closing, at once", actions: "close c"),
+            .networkChanged: Cell(
+                effect: "check the connection with a heartbeat now (without one, drop it)", next: "ready c",
+                actions: "check c"),
+            .suspend: Cell(
+                effect: "suspended: no heartbeat; the connection stays open and takes requests",
+                next: "ready c, suspended", actions: "none"),
+            .resume: Cell(
+                effect: "not suspended: the heartbeat goes on, at once after a long silence",
+                next: "ready c", actions: "resume c"),
             .cancel: Cell(effect: "close the connection; stopped", next: "stopped", actions: "close c"),
         ],
         .closing: [
-            .reconnectNow: Cell(effect: "race again at once when it has closed", next: "closing, at once, waiters 1",
-                                actions: "none"),
-            .networkChanged: Cell(effect: "nothing (the next race is a first attempt anyway)", next: "closing, waiters 1",
-                                  actions: "none"),
+            .reconnectNow: Cell(
+                effect: "race again at once when it has closed", next: "closing, at once, waiters 1",
+                actions: "none"),
+            .networkChanged: Cell(
+                effect: "nothing (the next race is a first attempt anyway)", next: "closing, waiters 1",
+                actions: "none"),
             .suspend: Cell(effect: "suspended", next: "closing, waiters 1, suspended", actions: "none"),
             .resume: Cell(effect: "not suspended", next: "closing, waiters 1", actions: "none"),
             .cancel: Cell(effect: "fail the waiters with `.stopped`; stopped", next: "stopped", actions: "fail 10"),
         ],
         .backingOff: [
-            .reconnectNow: Cell(effect: "end the wait: race again now", next: "backing off 3, wait cancelled, waiters 1",
-                                actions: "cancel 7"),
-            .networkChanged: Cell(effect: "end the wait; the attempts count from 0 again",
-                                  next: "backing off 0, wait cancelled, waiters 1", actions: "cancel 7"),
-            .suspend: Cell(effect: "suspended; the wait goes on", next: "backing off 3, wait 7, waiters 1, suspended",
-                           actions: "none"),
-            .resume: Cell(effect: "not suspended; end the wait: race again now",
-                          next: "backing off 3, wait cancelled, waiters 1", actions: "cancel 7"),
-            .cancel: Cell(effect: "end the wait; fail the waiters with `.stopped`; stopped", next: "stopped",
-                          actions: "cancel 7; fail 10"),
+            .reconnectNow: Cell(
+                effect: "end the wait: race again now", next: "backing off 3, wait cancelled, waiters 1",
+                actions: "cancel 7"),
+            .networkChanged: Cell(
+                effect: "end the wait; the attempts count from 0 again",
+                next: "backing off 0, wait cancelled, waiters 1", actions: "cancel 7"),
+            .suspend: Cell(
+                effect: "suspended; the wait goes on", next: "backing off 3, wait 7, waiters 1, suspended",
+                actions: "none"),
+            .resume: Cell(
+                effect: "not suspended; end the wait: race again now",
+                next: "backing off 3, wait cancelled, waiters 1", actions: "cancel 7"),
+            .cancel: Cell(
+                effect: "end the wait; fail the waiters with `.stopped`; stopped", next: "stopped",
+                actions: "cancel 7; fail 10"),
         ],
         .stopped: [
             .reconnectNow: Cell(effect: "nothing", next: "stopped", actions: "none"),
@@ -159,7 +181,10 @@ import Testing
 
     @Test func aClosingConnectionAskedToReconnectRacesAgainWithoutAWait() {
         var machine = Self.machine(in: .closing, suspended: false)
-        guard case .backOff(attempt: 1, delay: ClientStateMachineTests.noJitter.initialDelay) = machine.ended(.closedByPeer) else {
+        guard
+            case .backOff(attempt: 1, delay: ClientStateMachineTests.noJitter.initialDelay) = machine.ended(
+                .closedByPeer)
+        else {
             Issue.record("\(Self.describe(machine))"); return
         }
         machine = Self.machine(in: .closing, suspended: false)
@@ -198,7 +223,8 @@ import Testing
     /// says: the same rows and columns, and each cell's effect word for word.
     @Test func theArticlesTableIsThisTable() throws {
         let article = try String(
-            contentsOf: Repository.root.appendingPathComponent("Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md"),
+            contentsOf: Repository.root.appendingPathComponent(
+                "Sources/SwiftFrameNIO/SwiftFrameNIO.docc/Connecting.md"),
             encoding: .utf8)
         let rows = Self.markdownTable(after: "### The client, state by state", in: article)
         try #require(rows.count == Place.allCases.count + 1, "\(rows)")
@@ -234,7 +260,7 @@ import Testing
         if place == .idle { return machine }
         _ = machine.start()
         _ = machine.raceStarted(5)
-        for _ in 0 ..< 2 {
+        for _ in 0..<2 {
             _ = machine.ended(.connectFailed(.refused))
             _ = machine.backoffEnded()
             _ = machine.raceStarted(5)
@@ -271,7 +297,10 @@ import Testing
         case .idle: parts = ["idle"]
         case let .connecting(attempt, race, _): parts = ["connecting \(attempt)", "race \(describe(race))"]
         case let .loggingIn(attempt, race, logins, _):
-            parts = ["logging in \(attempt)", "race \(describe(race))", "logins \(logins.values.sorted().joined(separator: " "))"]
+            parts = [
+                "logging in \(attempt)", "race \(describe(race))",
+                "logins \(logins.values.sorted().joined(separator: " "))",
+            ]
         case let .ready(connection, _): parts = ["ready \(connection)"]
         case let .closing(atOnce, _): parts = atOnce ? ["closing", "at once"] : ["closing"]
         case let .backingOff(attempt, wait, _): parts = ["backing off \(attempt)", "wait \(describe(wait))"]
@@ -292,7 +321,8 @@ import Testing
 
     static func describe(_ action: Machine.Action) -> String {
         switch action {
-        case let .close(connections, job): (connections.map { "close \($0)" } + (job.map { ["cancel \($0)"] } ?? [])).joined(separator: "; ")
+        case let .close(connections, job):
+            (connections.map { "close \($0)" } + (job.map { ["cancel \($0)"] } ?? [])).joined(separator: "; ")
         case let .cancel(job): "cancel \(job)"
         case let .check(connection): "check \(connection)"
         case let .resumeHeartbeat(connection): "resume \(connection)"
@@ -301,7 +331,8 @@ import Testing
     }
 
     static func describe(_ action: Machine.CancelAction) -> String {
-        let parts = action.close.map { "close \($0)" } + (action.cancel.map { ["cancel \($0)"] } ?? [])
+        let parts =
+            action.close.map { "close \($0)" } + (action.cancel.map { ["cancel \($0)"] } ?? [])
             + action.waiters.sorted().map { "fail \($0)" }
         return parts.isEmpty ? "none" : parts.joined(separator: "; ")
     }

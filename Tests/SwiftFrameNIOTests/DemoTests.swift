@@ -22,11 +22,12 @@ enum DemoProgram {
         let peer = try Peer("game", ["--split"])
         let result = try await DemoProgram.run(["game", "--port", "\(peer.port)"])
         #expect(result.status == 0)
-        #expect(result.lines == [
-            "Test_Rsp result1=echo:hello result2=42",
-            "heartbeat ok",
-            "Error_Rsp code=401 message=logged out",
-        ])
+        #expect(
+            result.lines == [
+                "Test_Rsp result1=echo:hello result2=42",
+                "heartbeat ok",
+                "Error_Rsp code=401 message=logged out",
+            ])
     }
 
     @Test func erlang() async throws {
@@ -40,11 +41,12 @@ enum DemoProgram {
         let peer = try Peer("im", ["--split", "--pushes", "3"])
         let result = try await DemoProgram.run(["im", "--port", "\(peer.port)"])
         #expect(result.status == 0)
-        #expect(result.lines == [
-            "login ok uid=1003 token=tok-neo",
-            "push bytes=16", "push bytes=16", "push bytes=16",
-            "heartbeat ok",
-        ])
+        #expect(
+            result.lines == [
+                "login ok uid=1003 token=tok-neo",
+                "push bytes=16", "push bytes=16", "push bytes=16",
+                "heartbeat ok",
+            ])
     }
 
     @Test func imWrongPassword() async throws {
@@ -58,7 +60,9 @@ enum DemoProgram {
         // The peer drops each connection on its third frame (after the login and a heartbeat or
         // two, whichever of the demo's own and the idle ones come first).
         let peer = try Peer("im", ["--split", "--drop-after", "3"])
-        let result = try await DemoProgram.run(["im", "--port", "\(peer.port)", "--watch", "3", "--heartbeat-interval", "0.5"])
+        let result = try await DemoProgram.run([
+            "im", "--port", "\(peer.port)", "--watch", "3", "--heartbeat-interval", "0.5",
+        ])
         #expect(result.status == 0, "\(result.lines)")
         let lines = result.lines
         #expect(lines.first == "login ok uid=1003 token=tok-neo", "\(lines)")
@@ -90,7 +94,9 @@ enum DemoProgram {
     @Test func imWatchShowsADeadServerWithinSecondsAtTheDefaultHeartbeatTimeout() async throws {
         let peer = try Peer("im", ["--split", "--no-heartbeat"])
         let start = Date()
-        let result = try await DemoProgram.run(["im", "--port", "\(peer.port)", "--watch", "1", "--heartbeat-interval", "0.5"])
+        let result = try await DemoProgram.run([
+            "im", "--port", "\(peer.port)", "--watch", "1", "--heartbeat-interval", "0.5",
+        ])
         let took = Date().timeIntervalSince(start)
         let lines = result.lines
         #expect(result.status == 0, "\(lines)")
@@ -125,7 +131,8 @@ enum DemoProgram {
 
     #if TLS
     /// `--tls` with the test CA and the server's name.
-    static func tlsArguments(_ pki: TestCertificates, serverName: String = "localhost", pin: String? = nil) -> [String] {
+    static func tlsArguments(_ pki: TestCertificates, serverName: String = "localhost", pin: String? = nil) -> [String]
+    {
         ["--tls", "--ca-file", pki.ca, "--server-name", serverName] + (pin.map { ["--pin", $0] } ?? [])
     }
 
@@ -140,19 +147,22 @@ enum DemoProgram {
     @Test func gameOverTLSWithAPinnedKey() async throws {
         let pki = try TestCertificates.shared()
         let peer = try Self.tlsPeer("game", pki)
-        let result = try await DemoProgram.run(["game", "--port", "\(peer.port)"] + Self.tlsArguments(pki, pin: pki.serverPin))
+        let result = try await DemoProgram.run(
+            ["game", "--port", "\(peer.port)"] + Self.tlsArguments(pki, pin: pki.serverPin))
         #expect(result.status == 0, "\(result.lines)")
-        #expect(result.lines == [
-            "Test_Rsp result1=echo:hello result2=42",
-            "heartbeat ok",
-            "Error_Rsp code=401 message=logged out",
-        ])
+        #expect(
+            result.lines == [
+                "Test_Rsp result1=echo:hello result2=42",
+                "heartbeat ok",
+                "Error_Rsp code=401 message=logged out",
+            ])
     }
 
     @Test func gameOverTLSRefusesAnotherKey() async throws {
         let pki = try TestCertificates.shared()
         let peer = try Self.tlsPeer("game", pki)
-        let result = try await DemoProgram.run(["game", "--port", "\(peer.port)"] + Self.tlsArguments(pki, pin: pki.otherPin))
+        let result = try await DemoProgram.run(
+            ["game", "--port", "\(peer.port)"] + Self.tlsArguments(pki, pin: pki.otherPin))
         #expect(result.status != 0)
         #expect(result.lines == ["tls failed reason=pin mismatch: the server's key is \(pki.serverPin)"])
     }
@@ -160,7 +170,8 @@ enum DemoProgram {
     @Test func imOverTLS() async throws {
         let pki = try TestCertificates.shared()
         let peer = try Self.tlsPeer("im", pki, ["--pushes", "2"])
-        let result = try await DemoProgram.run(["im", "--port", "\(peer.port)"] + Self.tlsArguments(pki, pin: pki.serverPin))
+        let result = try await DemoProgram.run(
+            ["im", "--port", "\(peer.port)"] + Self.tlsArguments(pki, pin: pki.serverPin))
         #expect(result.status == 0, "\(result.lines)")
         #expect(result.lines == ["login ok uid=1003 token=tok-neo", "push bytes=16", "push bytes=16", "heartbeat ok"])
     }
@@ -170,7 +181,8 @@ enum DemoProgram {
         // A certificate for other.example only.
         let peer = try Self.tlsPeer("im", pki, certificate: pki.otherName)
         let start = Date()
-        let result = try await DemoProgram.run(["im", "--port", "\(peer.port)", "--watch", "10"] + Self.tlsArguments(pki))
+        let result = try await DemoProgram.run(
+            ["im", "--port", "\(peer.port)", "--watch", "10"] + Self.tlsArguments(pki))
         #expect(result.status != 0)
         #expect(result.lines == ["tls failed reason=hostname mismatch: the certificate is not for localhost"])
         #expect(Date().timeIntervalSince(start) < 8, "ended at the refusal, not retried for the watch")

@@ -18,7 +18,9 @@ import Testing
         let silent = try await offThePool { try Peer("game", ["--silent"]) }
         let unanswered = try await offThePool { try Peer("game", ["--no-accept"]) }
         let good = try await offThePool { try Peer("game") }
-        let endpoints = [try freePort(), silent.port, unanswered.port, good.port].map { Endpoint(host: "127.0.0.1", port: $0) }
+        let endpoints = [try freePort(), silent.port, unanswered.port, good.port].map {
+            Endpoint(host: "127.0.0.1", port: $0)
+        }
         var configuration = ClientConfiguration()
         configuration.heartbeat = nil
         configuration.reconnect = Backoff(initialDelay: .milliseconds(10), jitter: 0)
@@ -27,7 +29,8 @@ import Testing
         configuration.connectTimeout = .seconds(10)
         configuration.requestTimeout = .seconds(10)
         configuration.connectStagger = .seconds(1)
-        let client = FrameClient<GameCommands>(endpoints: endpoints, configuration: configuration, onConnect: Self.login)
+        let client = FrameClient<GameCommands>(
+            endpoints: endpoints, configuration: configuration, onConnect: Self.login)
         let clock = ContinuousClock()
         let start = clock.now
         try await client.running { client in
@@ -66,7 +69,8 @@ import Testing
         configuration.heartbeat = nil
         configuration.connectStagger = .milliseconds(50)
         let client = FrameClient<GameCommands>(
-            endpoints: [silent.port, good.port].map { Endpoint(host: "127.0.0.1", port: $0) }, configuration: configuration
+            endpoints: [silent.port, good.port].map { Endpoint(host: "127.0.0.1", port: $0) },
+            configuration: configuration
         ) { connection in
             logins.withLockedValue { $0 += 1 }
             _ = try await connection.request(TestReq(param1: "login", param2: 1))

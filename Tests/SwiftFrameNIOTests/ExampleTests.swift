@@ -28,7 +28,8 @@ import Testing
         #if TLS
         let certificate = try await TestCertificates.load().example
         var expanded = arguments
-        expanded.replaceSubrange(index...index, with: ["--tls-cert", certificate.certificate, "--tls-key", certificate.key])
+        expanded.replaceSubrange(
+            index...index, with: ["--tls-cert", certificate.certificate, "--tls-key", certificate.key])
         return expanded
         #else
         throw PeerError(description: "an example with a --tls peer needs the TLS trait")

@@ -24,7 +24,8 @@ struct ContentsDecoder: ByteToMessageDecoder {
         try inner.frames(from: &buffer) { result in
             switch result {
             case let .success(frame):
-                context.fireChannelRead(Self.wrapInboundOut(FrameContents(header: frame.header, payload: Array(frame.payload))))
+                context.fireChannelRead(
+                    Self.wrapInboundOut(FrameContents(header: frame.header, payload: Array(frame.payload))))
             case let .failure(error):
                 context.fireErrorCaught(error)
             }
@@ -32,7 +33,9 @@ struct ContentsDecoder: ByteToMessageDecoder {
         return .needMoreData
     }
 
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
+        -> DecodingState
+    {
         _ = try decode(context: context, buffer: &buffer)
         try inner.finish()
         return .needMoreData
@@ -130,7 +133,8 @@ struct ContentsDecoder: ByteToMessageDecoder {
 
     @Test func theEncoderRefusesWhatTheLayoutCannotCarry() throws {
         let channel = EmbeddedChannel(handler: MessageToByteHandler(FrameEncoderHandler(layout: .im)))
-        let tooLarge = OutboundFrame(header: FrameHeader(sequence: 1, type: 2), payload: Array(repeating: 0, count: 70_000))
+        let tooLarge = OutboundFrame(
+            header: FrameHeader(sequence: 1, type: 2), payload: Array(repeating: 0, count: 70_000))
         #expect(throws: FrameError.self) { try channel.writeOutbound(tooLarge) }
         #expect(try channel.readOutbound(as: ByteBuffer.self) == nil)
         _ = try? channel.finish()

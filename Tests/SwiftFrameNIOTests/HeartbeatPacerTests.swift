@@ -50,7 +50,7 @@ import Testing
         pacer.answered(pacer.probe, at: Self.at(0))  // 10 s answered: 20 s
         pacer.answered(pacer.probe, at: Self.at(1))  // 20 s answered: 30 s
         pacer.answered(pacer.probe, at: Self.at(2))  // 30 s answered, at the NAT's limit: 40 s
-        pacer.missed(pacer.probe, at: Self.at(3))    // 40 s dropped: not 30 s, the edge, but 20 s
+        pacer.missed(pacer.probe, at: Self.at(3))  // 40 s dropped: not 30 s, the edge, but 20 s
         #expect(pacer.interval == .seconds(20))
         #expect(!pacer.probing)
         for second in 4..<9 { pacer.answered(pacer.probe, at: Self.at(second)) }
@@ -85,7 +85,7 @@ import Testing
         var pacer = HeartbeatPacer(heartbeat)
         pacer.answered(pacer.probe, at: Self.at(0))  // 20 s
         pacer.answered(pacer.probe, at: Self.at(1))  // 30 s
-        pacer.missed(pacer.probe, at: Self.at(10))   // settled at 10 s
+        pacer.missed(pacer.probe, at: Self.at(10))  // settled at 10 s
         #expect(pacer.interval == .seconds(10))
         pacer.answered(pacer.probe, at: Self.at(109))
         #expect(pacer.interval == .seconds(10) && !pacer.probing, "99 s without a drop: still settled")

@@ -20,7 +20,8 @@ extension Peer {
     /// nat.py forwarding to `peer`, forgetting connections idle longer than `idle` seconds
     /// (0: never).
     static func nat(to peer: Peer, idle: Double) throws -> Peer {
-        try Peer(script: Repository.natScript, ["--to", "\(peer.port)", "--idle", "\(idle)", "--watch-stdin"], role: "nat")
+        try Peer(
+            script: Repository.natScript, ["--to", "\(peer.port)", "--idle", "\(idle)", "--watch-stdin"], role: "nat")
     }
 
     /// nat.py: forgets every connection now, as moving to another network does.
@@ -47,7 +48,8 @@ final class NATStateLog: Sendable {
     var states: [ConnectionState] { entries.withLockedValue { $0.map(\.state) } }
 
     /// The states that came after `start` and match.
-    func matching(after start: ContinuousClock.Instant, _ match: (ConnectionState) -> Bool) -> [ContinuousClock.Instant] {
+    func matching(after start: ContinuousClock.Instant, _ match: (ConnectionState) -> Bool) -> [ContinuousClock.Instant]
+    {
         entries.withLockedValue { $0.filter { $0.time > start && match($0.state) }.map(\.time) }
     }
 
@@ -102,7 +104,8 @@ fileprivate extension ConnectionState {
     @Test func aFixedIntervalShorterThanTheNATsKeepsTheConnection() async throws {
         let game = try await offThePool { try Peer("game") }
         let nat = try await offThePool { try Peer.nat(to: game, idle: Self.natIdle) }
-        let configuration = Self.configuration(Heartbeat(interval: .milliseconds(500), timeout: .milliseconds(500), retries: 0))
+        let configuration = Self.configuration(
+            Heartbeat(interval: .milliseconds(500), timeout: .milliseconds(500), retries: 0))
         let client = FrameClient<GameCommands>(host: "127.0.0.1", port: nat.port, configuration: configuration)
         let log = NATStateLog(client.states)
         try await client.running { client in
@@ -122,7 +125,8 @@ fileprivate extension ConnectionState {
         let game = try await offThePool { try Peer("game") }
         let nat = try await offThePool { try Peer.nat(to: game, idle: Self.natIdle) }
         let heartbeat = Heartbeat(interval: .seconds(2), timeout: .milliseconds(500), retries: 1)
-        let client = FrameClient<GameCommands>(host: "127.0.0.1", port: nat.port, configuration: Self.configuration(heartbeat))
+        let client = FrameClient<GameCommands>(
+            host: "127.0.0.1", port: nat.port, configuration: Self.configuration(heartbeat))
         let log = NATStateLog(client.states)
         let start = ContinuousClock.now
         try await client.running { client in
@@ -143,7 +147,9 @@ fileprivate extension ConnectionState {
             let implied = heartbeat.interval + heartbeat.timeout * (heartbeat.retries + 1)
             #expect(detect >= implied - .milliseconds(10) && detect < implied + .milliseconds(1500), "\(detect)")
             #expect(replaced - dropped < .seconds(1))
-            print("fixed 2 s under a NAT forgetting after \(Self.natIdle) s: silent drop detected after \(Self.seconds(detect)) (configuration: interval + 2 × timeout = \(Self.seconds(implied))), replaced \(Self.seconds(replaced - dropped)) later")
+            print(
+                "fixed 2 s under a NAT forgetting after \(Self.natIdle) s: silent drop detected after \(Self.seconds(detect)) (configuration: interval + 2 × timeout = \(Self.seconds(implied))), replaced \(Self.seconds(replaced - dropped)) later"
+            )
         }
     }
 
@@ -152,9 +158,11 @@ fileprivate extension ConnectionState {
         let nat = try await offThePool { try Peer.nat(to: game, idle: Self.natIdle) }
         // 0.2 s, 0.7 s and 1.2 s are answered; 1.7 s is past the NAT's 1.5 s: the first drop
         // (after the fourth idle period) settles a step below the longest answered, at 0.7 s.
-        let heartbeat = Heartbeat.adaptive(minimum: .milliseconds(200), maximum: .seconds(3), step: .milliseconds(500),
-                                           timeout: .milliseconds(500), retries: 0)
-        let client = FrameClient<GameCommands>(host: "127.0.0.1", port: nat.port, configuration: Self.configuration(heartbeat))
+        let heartbeat = Heartbeat.adaptive(
+            minimum: .milliseconds(200), maximum: .seconds(3), step: .milliseconds(500),
+            timeout: .milliseconds(500), retries: 0)
+        let client = FrameClient<GameCommands>(
+            host: "127.0.0.1", port: nat.port, configuration: Self.configuration(heartbeat))
         let log = NATStateLog(client.states)
         let start = ContinuousClock.now
         try await client.running { client in
@@ -163,13 +171,18 @@ fileprivate extension ConnectionState {
             var steps: [(time: ContinuousClock.Instant, interval: Duration)] = [(start, .milliseconds(200))]
             let deadline = start + .seconds(10)
             while log.matching(after: start, { $0.isHeartbeatDrop }).isEmpty, ContinuousClock.now < deadline {
-                if let interval = client.heartbeatInterval, interval != steps.last?.interval { steps.append((.now, interval)) }
+                if let interval = client.heartbeatInterval, interval != steps.last?.interval {
+                    steps.append((.now, interval))
+                }
                 try await Task.sleep(for: .milliseconds(10))
             }
             let dropped = try await log.first(after: start, within: .seconds(1), "drop") { $0.isHeartbeatDrop }
-            if let interval = client.heartbeatInterval, interval != steps.last?.interval { steps.append((dropped, interval)) }
-            #expect(steps.map(\.interval) == [200, 700, 1200, 1700, 700].map { .milliseconds($0) },
-                    "\(steps.map(\.interval))")
+            if let interval = client.heartbeatInterval, interval != steps.last?.interval {
+                steps.append((dropped, interval))
+            }
+            #expect(
+                steps.map(\.interval) == [200, 700, 1200, 1700, 700].map { .milliseconds($0) },
+                "\(steps.map(\.interval))")
             _ = try await log.first(after: dropped, within: .seconds(3), "new connection") { $0.isConnected }
 
             // Kept on the new connection: several idle periods of 0.7 s without a drop, and the
@@ -191,8 +204,11 @@ fileprivate extension ConnectionState {
             // late by however long a busy machine takes to run it: room for that below, and
             // still far from the 1.7 s a drop without the timeout would take.
             #expect(detect >= implied - .milliseconds(300) && detect < implied + .milliseconds(1500), "\(detect)")
-            let path = steps.map { "\(Self.seconds($0.interval)) at \(Self.seconds($0.time - start))" }.joined(separator: ", ")
-            print("adaptive 0.2 s + 0.5 s steps under a NAT forgetting after \(Self.natIdle) s: \(path); settled at 0.7 s after 4 idle periods (\(Self.seconds(dropped - start))); the 1.7 s probe's silent drop detected after \(Self.seconds(detect)) (configuration: 1.7 s + timeout = \(Self.seconds(implied))); 0.7 s kept for \(Self.seconds(ContinuousClock.now - settled)) on the next connection")
+            let path = steps.map { "\(Self.seconds($0.interval)) at \(Self.seconds($0.time - start))" }.joined(
+                separator: ", ")
+            print(
+                "adaptive 0.2 s + 0.5 s steps under a NAT forgetting after \(Self.natIdle) s: \(path); settled at 0.7 s after 4 idle periods (\(Self.seconds(dropped - start))); the 1.7 s probe's silent drop detected after \(Self.seconds(detect)) (configuration: 1.7 s + timeout = \(Self.seconds(implied))); 0.7 s kept for \(Self.seconds(ContinuousClock.now - settled)) on the next connection"
+            )
         }
     }
 
@@ -201,7 +217,8 @@ fileprivate extension ConnectionState {
         let nat = try await offThePool { try Peer.nat(to: game, idle: 0) }
         // A heartbeat too rare to matter here: only the check finds the drop.
         let heartbeat = Heartbeat(interval: .seconds(30), timeout: .seconds(5), checkTimeout: .seconds(1))
-        let client = FrameClient<GameCommands>(host: "127.0.0.1", port: nat.port, configuration: Self.configuration(heartbeat))
+        let client = FrameClient<GameCommands>(
+            host: "127.0.0.1", port: nat.port, configuration: Self.configuration(heartbeat))
         let log = NATStateLog(client.states)
         try await client.running { client in
             try await Self.echo(client, "first")
@@ -222,8 +239,12 @@ fileprivate extension ConnectionState {
             }
             let replaced = try await log.first(after: dropped, within: .seconds(3), "new connection") { $0.isConnected }
             try await Self.echo(client, "replaced")
-            #expect(dropped - changed >= .milliseconds(900) && dropped - changed < .milliseconds(2500), "\(dropped - changed)")
-            print("networkChanged(): a dead connection dropped after \(Self.seconds(dropped - changed)) (checkTimeout 1 s), replaced after \(Self.seconds(replaced - changed)) (checkTimeout + 50 ms backoff + connect)")
+            #expect(
+                dropped - changed >= .milliseconds(900) && dropped - changed < .milliseconds(2500),
+                "\(dropped - changed)")
+            print(
+                "networkChanged(): a dead connection dropped after \(Self.seconds(dropped - changed)) (checkTimeout 1 s), replaced after \(Self.seconds(replaced - changed)) (checkTimeout + 50 ms backoff + connect)"
+            )
         }
     }
 
@@ -232,7 +253,8 @@ fileprivate extension ConnectionState {
         var configuration = ClientConfiguration()
         configuration.heartbeat = nil
         // 0.1 s, 1 s, 10 s, ... between attempts to a port nobody listens on yet.
-        configuration.reconnect = Backoff(initialDelay: .milliseconds(100), multiplier: 10, maxDelay: .seconds(30), jitter: 0)
+        configuration.reconnect = Backoff(
+            initialDelay: .milliseconds(100), multiplier: 10, maxDelay: .seconds(30), jitter: 0)
         let client = FrameClient<GameCommands>(host: "127.0.0.1", port: port, configuration: configuration)
         let log = NATStateLog(client.states)
         let start = ContinuousClock.now
@@ -260,7 +282,9 @@ fileprivate extension ConnectionState {
             let connected = try await log.first(after: second, within: .seconds(3), "connection") { $0.isConnected }
             try await Self.echo(client, "up")
             #expect(connected - second < .seconds(1), "\(connected - second)")
-            print("networkChanged() during a 10 s backoff wait: next attempt after \(Self.seconds(again - changed)) (attempt 1, 100 ms delay again); connected \(Self.seconds(connected - second)) after the server came up")
+            print(
+                "networkChanged() during a 10 s backoff wait: next attempt after \(Self.seconds(again - changed)) (attempt 1, 100 ms delay again); connected \(Self.seconds(connected - second)) after the server came up"
+            )
             game.stop()
         }
     }
@@ -270,9 +294,11 @@ fileprivate extension ConnectionState {
         let nat = try await offThePool { try Peer.nat(to: game, idle: Self.natIdle) }
         // Heartbeats every 0.5 s keep the NAT's entry; an unanswered one would take 2 s to
         // count, the check on resuming 0.3 s.
-        let heartbeat = Heartbeat(interval: .milliseconds(500), timeout: .seconds(2), retries: 0,
-                                  checkTimeout: .milliseconds(300))
-        let client = FrameClient<GameCommands>(host: "127.0.0.1", port: nat.port, configuration: Self.configuration(heartbeat))
+        let heartbeat = Heartbeat(
+            interval: .milliseconds(500), timeout: .seconds(2), retries: 0,
+            checkTimeout: .milliseconds(300))
+        let client = FrameClient<GameCommands>(
+            host: "127.0.0.1", port: nat.port, configuration: Self.configuration(heartbeat))
         let log = NATStateLog(client.states)
         try await client.running { client in
             try await Self.echo(client, "first")
@@ -289,15 +315,19 @@ fileprivate extension ConnectionState {
             try await Self.echo(client, "back")
             // The check's 0.3 s, not the next heartbeat's (up to 0.5 s, then 2 s for its answer).
             #expect(dropped - resumed < .milliseconds(1200), "\(dropped - resumed)")
-            print("resume() after 2.5 s suspended (interval 0.5 s, NAT forgets after \(Self.natIdle) s): dead connection dropped after \(Self.seconds(dropped - resumed)) (checkTimeout 0.3 s; the heartbeat's own timeout is 2 s), replaced after \(Self.seconds(replaced - resumed))")
+            print(
+                "resume() after 2.5 s suspended (interval 0.5 s, NAT forgets after \(Self.natIdle) s): dead connection dropped after \(Self.seconds(dropped - resumed)) (checkTimeout 0.3 s; the heartbeat's own timeout is 2 s), replaced after \(Self.seconds(replaced - resumed))"
+            )
         }
     }
 
     @Test func resumeAfterAShortSilenceLeavesItToTheHeartbeat() async throws {
         let game = try await offThePool { try Peer("game") }
         let nat = try await offThePool { try Peer.nat(to: game, idle: 0) }
-        let heartbeat = Heartbeat(interval: .seconds(1), timeout: .seconds(1), retries: 0, checkTimeout: .milliseconds(200))
-        let client = FrameClient<GameCommands>(host: "127.0.0.1", port: nat.port, configuration: Self.configuration(heartbeat))
+        let heartbeat = Heartbeat(
+            interval: .seconds(1), timeout: .seconds(1), retries: 0, checkTimeout: .milliseconds(200))
+        let client = FrameClient<GameCommands>(
+            host: "127.0.0.1", port: nat.port, configuration: Self.configuration(heartbeat))
         let log = NATStateLog(client.states)
         try await client.running { client in
             try await Self.echo(client, "first")
@@ -311,7 +341,9 @@ fileprivate extension ConnectionState {
             // The heartbeat's 1 s of idleness and 1 s for its answer, not the check's 0.2 s.
             #expect(dropped - resumed > .seconds(1), "\(dropped - resumed)")
             #expect(dropped - traffic < .seconds(3) + .milliseconds(1500), "\(dropped - traffic)")
-            print("resume() after 0.3 s suspended (interval 1 s): no check; the dead connection dropped by the heartbeat \(Self.seconds(dropped - traffic)) after the last traffic (interval + timeout = 2 s)")
+            print(
+                "resume() after 0.3 s suspended (interval 1 s): no check; the dead connection dropped by the heartbeat \(Self.seconds(dropped - traffic)) after the last traffic (interval + timeout = 2 s)"
+            )
         }
     }
 }
@@ -347,7 +379,8 @@ fileprivate extension ConnectionState {
                         #expect(log.matching(after: settled) { $0.isAnyDrop }.isEmpty, "NAT \(nat) s: \(log.states)")
                         #expect(client.heartbeatInterval == interval, "kept")
                         try await HeartbeatTests.echo(client, "a minute later")
-                        return "NAT \(nat) s, steps of \(step) s: the drop after \(HeartbeatTests.seconds(dropped - start)), settled at \(interval), kept 60 s without a drop"
+                        return
+                            "NAT \(nat) s, steps of \(step) s: the drop after \(HeartbeatTests.seconds(dropped - start)), settled at \(interval), kept 60 s without a drop"
                     }
                 }
             }

@@ -97,7 +97,8 @@ struct CollectingLogHandler: LogHandler {
             var configuration = ClientConfiguration()
             let token = NIOLockedValueBox("tok-1")
             configuration.interceptors = [BodyFieldStamp(field: 15) { token.withLockedValue { $0 } }]
-            try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) { client in
+            try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) {
+                client in
                 let first = try await client.request(TestReq(param1: "a"))
                 token.withLockedValue { $0 = "tok-2" }  // read for each frame
                 let second = try await client.request(TestReq(param1: "b"))
@@ -108,7 +109,8 @@ struct CollectingLogHandler: LogHandler {
             var plain = ClientConfiguration()
             plain.reconnect.maxAttempts = 0
             let error = await #expect(throws: FrameClientError.self) {
-                try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: plain) { client in
+                try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: plain) {
+                    client in
                     _ = try await client.request(TestReq(param1: "no token"))
                 }
             }
@@ -122,12 +124,15 @@ struct CollectingLogHandler: LogHandler {
 
     #if Encryption  // AESGCMBody and SymmetricKey come with the Encryption trait (swift-crypto)
     static func transforms(key: SymmetricKey) -> [any FrameInterceptor] {
-        [FlaggedBody(field: "flags", bit: 0x01, codec: ZlibBody(), minimumSize: 64),
-         FlaggedBody(field: "flags", bit: 0x02, codec: AESGCMBody(key: key))]
+        [
+            FlaggedBody(field: "flags", bit: 0x01, codec: ZlibBody(), minimumSize: 64),
+            FlaggedBody(field: "flags", bit: 0x02, codec: AESGCMBody(key: key)),
+        ]
     }
 
     /// With the server's handler in a task and in the event loop's read (`runOnEventLoop`).
-    @Test(arguments: [false, true]) func bodiesAreCompressedAndEncryptedByFlagOnBothSides(inTheRead: Bool) async throws {
+    @Test(arguments: [false, true]) func bodiesAreCompressedAndEncryptedByFlagOnBothSides(inTheRead: Bool) async throws
+    {
         let key = SymmetricKey(size: .bits256)
         let serverSpy = Spy()
         let clientSpy = Spy()
@@ -146,7 +151,9 @@ struct CollectingLogHandler: LogHandler {
             configuration.interceptors = Self.transforms(key: key) + [clientSpy]
             let big = Array(String(repeating: "the same words again and again, ", count: 128).utf8)  // 4 KiB
             let small = Array("hi".utf8)
-            try await withFrameClient(FlagCommands.self, host: "127.0.0.1", port: try await server.port(), configuration: configuration) { client in
+            try await withFrameClient(
+                FlagCommands.self, host: "127.0.0.1", port: try await server.port(), configuration: configuration
+            ) { client in
                 let bigReply = try await client.request(command: 2, payload: big)
                 let smallReply = try await client.request(command: 2, payload: small)
                 #expect(bigReply == .init(command: 2, payload: big.reversed()))
@@ -170,14 +177,18 @@ struct CollectingLogHandler: LogHandler {
         try await withThrowingTaskGroup(of: Void.self) { group in
             defer { group.cancelAll() }
             group.addTask {
-                try await serve(server, inTheRead: inTheRead) { request, _ in ServerFrame(command: request.command, payload: request.payload) }
+                try await serve(server, inTheRead: inTheRead) { request, _ in
+                    ServerFrame(command: request.command, payload: request.payload)
+                }
             }
             var configuration = ClientConfiguration()
             configuration.interceptors = Self.transforms(key: SymmetricKey(size: .bits128))
             configuration.reconnect.maxAttempts = 0
             let port = try await server.port()
             let error = await #expect(throws: FrameClientError.self) {
-                try await withFrameClient(FlagCommands.self, host: "127.0.0.1", port: port, configuration: configuration) { client in
+                try await withFrameClient(
+                    FlagCommands.self, host: "127.0.0.1", port: port, configuration: configuration
+                ) { client in
                     _ = try await client.request(command: 2, payload: [1, 2, 3])
                 }
             }
@@ -204,12 +215,16 @@ struct CollectingLogHandler: LogHandler {
             var configuration = ClientConfiguration()
             configuration.interceptors = [FrameLogging(logger: logger)]
             configuration.heartbeat = nil
-            try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) { client in
+            try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) {
+                client in
                 _ = try await client.request(TestReq(param1: "logged"))
             }
         }
         let bodySize = try TestReq(param1: "logged").serializedBytes().count
-        #expect(lines.withLockedValue { $0 } == ["info out CMD_TEST (1) bytes=\(bodySize)", "info in CMD_TEST (1) bytes=\(bodySize + 5)"])
+        #expect(
+            lines.withLockedValue { $0 } == [
+                "info out CMD_TEST (1) bytes=\(bodySize)", "info in CMD_TEST (1) bytes=\(bodySize + 5)",
+            ])
     }
 
     /// Interceptors are called only for the directions they name: a stamp for frames sent, a
@@ -237,7 +252,8 @@ struct CollectingLogHandler: LogHandler {
             var configuration = ClientConfiguration()
             configuration.interceptors = [sent, received, neither, both]
             configuration.heartbeat = nil
-            try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) { client in
+            try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) {
+                client in
                 _ = try await client.request(TestReq(param1: "a"))
                 _ = try await client.request(TestReq(param1: "b"))
             }
@@ -249,14 +265,16 @@ struct CollectingLogHandler: LogHandler {
     }
 
     @Test func aCaptureIsReadBackByInspect() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("capture-\(UUID().uuidString).pcap").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("capture-\(UUID().uuidString).pcap")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let capture = try FrameCapture(path: path)
         let port = try await withServer(GameCommands.self, handler: gameHandler) { _, port in
             var configuration = ClientConfiguration()
             configuration.interceptors = [capture]
             configuration.heartbeat = nil
-            try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) { client in
+            try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) {
+                client in
                 _ = try await client.request(TestReq(param1: "one"))
                 _ = try await client.request(TestReq(param1: "two"))
             }
@@ -264,7 +282,8 @@ struct CollectingLogHandler: LogHandler {
         }
         capture.close()
         let (status, output) = try await offThePool {
-            try Peer.run([Repository.builtExecutable("swiftframe"), "inspect", "--layout", "game-tcp", path], seconds: 30)
+            try Peer.run(
+                [Repository.builtExecutable("swiftframe"), "inspect", "--layout", "game-tcp", path], seconds: 30)
         }
         let lines = output.split(separator: "\n").map(String.init)
         #expect(status == 0, "\(output)")
@@ -274,25 +293,35 @@ struct CollectingLogHandler: LogHandler {
         let fromServer = lines.filter { $0.contains("from=127.0.0.1:\(port) ") }
         #expect(toServer.count == 2 && fromServer.count == 2, "\(output)")
         #expect(lines.allSatisfy { $0.hasPrefix("frame time=") && $0.contains(" cmd=1 ") }, "\(output)")
-        #expect(toServer.last?.contains("offset=\(8 + 4 + (try TestReq(param1: "one").serializedBytes().count))") == true, "\(output)")
+        #expect(
+            toServer.last?.contains("offset=\(8 + 4 + (try TestReq(param1: "one").serializedBytes().count))") == true,
+            "\(output)")
     }
 }
 
 @Suite(.timeLimit(.minutes(1))) struct MetricsTests {
     @Test func requestsRepliesErrorsLatencyBytesAndReconnectsAreCounted() async throws {
         let metrics = TestMetrics()
-        try await withServer(GameCommands.self, handler: { request, context in
-            if case let .testReq(request) = request, request.param1 == "slow" { try await Task.sleep(for: .milliseconds(400)) }
-            if case let .testReq(request) = request, request.param1 == "pushes" {
-                for serial in 1...3 { try await context.push(ServerFrame(NoticeNtf(text: "n", serial: Int64(serial)))) }
+        try await withServer(
+            GameCommands.self,
+            handler: { request, context in
+                if case let .testReq(request) = request, request.param1 == "slow" {
+                    try await Task.sleep(for: .milliseconds(400))
+                }
+                if case let .testReq(request) = request, request.param1 == "pushes" {
+                    for serial in 1...3 {
+                        try await context.push(ServerFrame(NoticeNtf(text: "n", serial: Int64(serial))))
+                    }
+                }
+                return try await gameHandler(request, context)
             }
-            return try await gameHandler(request, context)
-        }) { _, port in
+        ) { _, port in
             var configuration = quickReconnect()
             configuration.metrics = FrameMetrics(factory: metrics, dimensions: [("server", "game")])
             configuration.heartbeat = nil
             configuration.pushBufferSize = 1
-            try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) { client in
+            try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) {
+                client in
                 let stalled = client.pushes  // takes one push, drops two
                 _ = try await client.request(TestReq(param1: "a"))
                 _ = try await client.request(TestReq(param1: "pushes"))
@@ -311,9 +340,13 @@ struct CollectingLogHandler: LogHandler {
         let test = [server, ("command", "CMD_TEST")]
         #expect(metrics.counterTotal(label: "swiftframe_client_requests_total", dimensions: test) == 4)
         #expect(metrics.counterTotal(label: "swiftframe_client_replies_total", dimensions: test) == 3)
-        #expect(metrics.counterTotal(label: "swiftframe_client_errors_total", dimensions: test + [("kind", "timed_out")]) == 1)
-        #expect(metrics.counterTotal(
-            label: "swiftframe_client_errors_total", dimensions: [server, ("command", "CMD_SYSTEM_LOGOUT"), ("kind", "error_reply")]) == 1)
+        #expect(
+            metrics.counterTotal(label: "swiftframe_client_errors_total", dimensions: test + [("kind", "timed_out")])
+                == 1)
+        #expect(
+            metrics.counterTotal(
+                label: "swiftframe_client_errors_total",
+                dimensions: [server, ("command", "CMD_SYSTEM_LOGOUT"), ("kind", "error_reply")]) == 1)
         let durations = try metrics.expectTimer("swiftframe_client_request_duration", test).values
         #expect(durations.count == 3 && durations.allSatisfy { $0 > 0 && $0 < 5_000_000_000 })
         #expect(try metrics.expectCounter("swiftframe_client_reconnects_total", [server]).totalValue == 1)

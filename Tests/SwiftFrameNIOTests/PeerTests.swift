@@ -17,7 +17,8 @@ func withClient<Table: CommandTable, Result: Sendable>(
     onConnect: (@Sendable (Connection<Table>) async throws -> Void)? = nil,
     _ body: @Sendable @escaping (FrameClient<Table>) async throws -> Result
 ) async throws -> Result {
-    let client = FrameClient<Table>(host: "127.0.0.1", port: peer.port, configuration: configuration, onConnect: onConnect)
+    let client = FrameClient<Table>(
+        host: "127.0.0.1", port: peer.port, configuration: configuration, onConnect: onConnect)
     return try await withThrowingTaskGroup(of: Result?.self) { group in
         group.addTask {
             try await client.run()
@@ -43,7 +44,8 @@ func quickReconnect() -> ClientConfiguration {
     @Test func gameRequestsErrorRepliesAndNotices() async throws {
         let peer = try Peer("game", ["--split", "--notices", "2"])
         try await withClient(GameCommands.self, peer: peer) { client in
-            #expect(try await client.request(TestReq(param1: "hi", param2: 4)) == TestRsp(result1: "echo:hi", result2: 8))
+            #expect(
+                try await client.request(TestReq(param1: "hi", param2: 4)) == TestRsp(result1: "echo:hi", result2: 8))
             do {
                 _ = try await client.request(command: GameCommands.ID.systemLogout.rawValue)
                 Issue.record("logout answered without an error")
@@ -82,7 +84,8 @@ func quickReconnect() -> ClientConfiguration {
                     return
                 }
                 let words = reply.result1.split(separator: " ")
-                guard words.count == 3, let task = Int(words[0].dropFirst("echo:".count)), let index = Int(words[1]) else {
+                guard words.count == 3, let task = Int(words[0].dropFirst("echo:".count)), let index = Int(words[1])
+                else {
                     Issue.record("unexpected echo \(reply.result1.prefix(40))")
                     return
                 }
@@ -154,7 +157,9 @@ func quickReconnect() -> ClientConfiguration {
                 states.append(state)
                 if states.filter(\.isConnected).count == 2 { break }
             }
-            #expect(states.contains { if case .disconnected(.badFrame(.badMagic)) = $0 { true } else { false } }, "\(states)")
+            #expect(
+                states.contains { if case .disconnected(.badFrame(.badMagic)) = $0 { true } else { false } },
+                "\(states)")
         }
     }
 
@@ -180,10 +185,13 @@ func quickReconnect() -> ClientConfiguration {
         var configuration = quickReconnect()
         configuration.heartbeat = Heartbeat(interval: .milliseconds(500), timeout: .milliseconds(300), retries: 3)
         let login = try Common(.user(UserMsg(.login(LoginRequest(nickName: "neo", pwd: "secret")))))
-        try await withClient(ImCommands.self, peer: peer, configuration: configuration, onConnect: { connection in
-            let reply = try await connection.request(login)
-            guard reply.isSuc else { throw FrameClientError.stopped }
-        }) { client in
+        try await withClient(
+            ImCommands.self, peer: peer, configuration: configuration,
+            onConnect: { connection in
+                let reply = try await connection.request(login)
+                guard reply.isSuc else { throw FrameClientError.stopped }
+            }
+        ) { client in
             let start = ContinuousClock.now
             var states: [ConnectionState] = []
             var dropped: ContinuousClock.Instant?
@@ -244,7 +252,9 @@ func quickReconnect() -> ClientConfiguration {
     // MARK: The Swift server against the Python clients
 
     /// With the handler in a task and in the event loop's read (`runOnEventLoop`).
-    @Test(arguments: [false, true]) func theServerAnswersThePythonGameClientAndClosesOnGarbage(inTheRead: Bool) async throws {
+    @Test(arguments: [false, true]) func theServerAnswersThePythonGameClientAndClosesOnGarbage(inTheRead: Bool)
+        async throws
+    {
         let server = FrameServer<GameCommands>(port: 0)
         let running = Task { try await serve(server, inTheRead: inTheRead, gameAnswer) }
         defer { running.cancel() }
@@ -264,8 +274,11 @@ func quickReconnect() -> ClientConfiguration {
     /// (frames spanning reads) and ends with garbage (a bad header that ends the stream).
     @Test func frameSliceHandlerInAPipelineOfOnesOwnServesThePythonGameClient() async throws {
         let listener = try await plainServer {
-            [FrameSliceHandler(layout: GameCommands.layout), MessageToByteHandler(FrameEncoderHandler(layout: GameCommands.layout)),
-             GameOverSlices()]
+            [
+                FrameSliceHandler(layout: GameCommands.layout),
+                MessageToByteHandler(FrameEncoderHandler(layout: GameCommands.layout)),
+                GameOverSlices(),
+            ]
         }
         defer { listener.close(promise: nil) }
         let port = try #require(listener.localAddress?.port)
@@ -278,19 +291,23 @@ func quickReconnect() -> ClientConfiguration {
         #expect(lines.suffix(3) == ["heartbeat ok", "done", "closed"])
     }
 
-    @Test(arguments: [false, true]) func theServerEchoesSequenceNumbersToThePythonIMClient(inTheRead: Bool) async throws {
+    @Test(arguments: [false, true]) func theServerEchoesSequenceNumbersToThePythonIMClient(inTheRead: Bool) async throws
+    {
         let server = FrameServer<ImCommands>(port: 0)
         let running = Task {
             try await serve(server, inTheRead: inTheRead) { request, _ in
                 guard case let .common(common) = request, case let .user(user) = try common.decodedBody(),
-                      case let .userInfo(info) = try user.decodedBody() else { return nil }
+                    case let .userInfo(info) = try user.decodedBody()
+                else { return nil }
                 let answer = UserInfoResponse(userInfo: UserInfo(uid: info.uid, nickName: "user\(info.uid)"))
                 return try ServerFrame(CommonRespon(isSuc: true, respon: answer.serializedBytes()))
             }
         }
         defer { running.cancel() }
         let port = try await server.port()
-        let result = try await offThePool { try Peer.runClient("im-client", ["--port", "\(port)", "--requests", "200"]) }
+        let result = try await offThePool {
+            try Peer.runClient("im-client", ["--port", "\(port)", "--requests", "200"])
+        }
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("replies ok 200"))
     }
@@ -310,7 +327,8 @@ private final class GameOverSlices: ChannelInboundHandler {
             case TestReq.commandID:
                 let request = try slice.decode(TestReq.self)
                 let reply = TestRsp(result1: "echo:" + request.param1, result2: Int64(request.param2) * 2)
-                context.writeAndFlush(wrapOutboundOut(try OutboundFrame(reply, layout: GameCommands.layout)), promise: nil)
+                context.writeAndFlush(
+                    wrapOutboundOut(try OutboundFrame(reply, layout: GameCommands.layout)), promise: nil)
             case GameCommands.heartbeatCommand:
                 context.writeAndFlush(wrapOutboundOut(OutboundFrame(header: slice.header, payload: [])), promise: nil)
             default:

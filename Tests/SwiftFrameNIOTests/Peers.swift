@@ -38,7 +38,8 @@ final class Peer: @unchecked Sendable {
     /// Starts `peer.py role arguments...` as a server and waits (at most 30 s) for its
     /// `listening PORT` line.
     convenience init(_ role: String, _ arguments: [String] = [], port: Int = 0) throws {
-        try self.init(script: Repository.peerScript, [role, "--port", "\(port)", "--watch-stdin"] + arguments, role: role)
+        try self.init(
+            script: Repository.peerScript, [role, "--port", "\(port)", "--watch-stdin"] + arguments, role: role)
     }
 
     /// Starts `python3 script arguments...` (a server printing `listening PORT` as peer.py's
@@ -89,7 +90,9 @@ final class Peer: @unchecked Sendable {
     }
 
     /// Runs a client role to its end (at most `seconds`), returning its exit code and output.
-    static func runClient(_ role: String, _ arguments: [String], seconds: Double = 60) throws -> (status: Int32, output: String) {
+    static func runClient(_ role: String, _ arguments: [String], seconds: Double = 60) throws -> (
+        status: Int32, output: String
+    ) {
         try run(["python3", Repository.peerScript, role] + arguments, seconds: seconds)
     }
 
@@ -105,7 +108,9 @@ final class Peer: @unchecked Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let box = LineBox()
-        let thread = Thread { box.set(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)) }
+        let thread = Thread {
+            box.set(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        }
         thread.start()
         guard let text = box.wait(seconds: seconds) else {
             process.terminate()

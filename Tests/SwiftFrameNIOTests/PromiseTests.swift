@@ -36,13 +36,16 @@ import FoundationNetworking
         var configuration = Self.quiet()
         configuration.maxPendingRequests = 2
         let handled = NIOLockedValueBox<[String]>([])
-        try await withServerAndClient(GameCommands.self, configuration: configuration, handler: { request, context in
-            if case let .testReq(request) = request {
-                handled.withLockedValue { $0.append(request.param1) }
-                if request.param1.hasPrefix("slow") { try await Task.sleep(for: .milliseconds(800)) }
+        try await withServerAndClient(
+            GameCommands.self, configuration: configuration,
+            handler: { request, context in
+                if case let .testReq(request) = request {
+                    handled.withLockedValue { $0.append(request.param1) }
+                    if request.param1.hasPrefix("slow") { try await Task.sleep(for: .milliseconds(800)) }
+                }
+                return try await gameHandler(request, context)
             }
-            return try await gameHandler(request, context)
-        }) { _, client in
+        ) { _, client in
             _ = try await client.connection(within: .seconds(5))
             let slow = (1...2).map { index in
                 Task { try await client.request(TestReq(param1: "slow\(index)"), timeout: .seconds(10)) }
@@ -61,7 +64,8 @@ import FoundationNetworking
             #expect(ContinuousClock.now - start < .seconds(3), "at once, not at a deadline")
             for (index, task) in slow.enumerated() { #expect(try await task.value.result1 == "echo:slow\(index + 1)") }
             #expect(try await client.request(TestReq(param1: "after")).result1 == "echo:after")
-            #expect(handled.withLockedValue { $0 } == ["slow1", "slow2", "after"], "the refused request was never sent")
+            #expect(
+                handled.withLockedValue { $0 } == ["slow1", "slow2", "after"], "the refused request was never sent")
         }
     }
 
@@ -69,12 +73,15 @@ import FoundationNetworking
     /// and its offset, for the typed request and the raw one; the connection stays up.
     @Test func aReplyBodyThatDoesNotDecodeIsBadReply() async throws {
         // 0x0F: field 1 with wire type 7, which does not exist.
-        try await withServerAndClient(GameCommands.self, configuration: Self.quiet(), handler: { request, context in
-            if case let .testReq(request) = request, request.param1 == "garbage" {
-                return ServerFrame(command: TestRsp.commandID, payload: [0x0F, 0x01])
+        try await withServerAndClient(
+            GameCommands.self, configuration: Self.quiet(),
+            handler: { request, context in
+                if case let .testReq(request) = request, request.param1 == "garbage" {
+                    return ServerFrame(command: TestRsp.commandID, payload: [0x0F, 0x01])
+                }
+                return try await gameHandler(request, context)
             }
-            return try await gameHandler(request, context)
-        }) { _, client in
+        ) { _, client in
             let typed = await #expect(throws: FrameClientError.self) {
                 _ = try await client.request(TestReq(param1: "garbage"))
             }
@@ -83,7 +90,8 @@ import FoundationNetworking
                 return
             }
             let raw = await #expect(throws: FrameClientError.self) {
-                _ = try await client.request(command: TestReq.commandID, payload: try TestReq(param1: "garbage").serializedBytes())
+                _ = try await client.request(
+                    command: TestReq.commandID, payload: try TestReq(param1: "garbage").serializedBytes())
             }
             guard case .badReply(command: 1, .invalidWireType(offset: 0, wireType: 7)) = raw else {
                 Issue.record("\(String(describing: raw))")
@@ -98,11 +106,14 @@ import FoundationNetworking
     /// and `send` throw the `FrameError`, nothing reaches the server, the connection stays up.
     @Test func aRequestTheLayoutCannotCarryIsAFrameError() async throws {
         let handled = NIOLockedValueBox(0)
-        try await withServerAndClient(ImCommands.self, configuration: Self.quiet(), handler: { request, _ in
-            handled.withLockedValue { $0 += 1 }
-            guard case .common = request else { return nil }
-            return try ServerFrame(CommonRespon(isSuc: true))
-        }) { _, client in
+        try await withServerAndClient(
+            ImCommands.self, configuration: Self.quiet(),
+            handler: { request, _ in
+                handled.withLockedValue { $0 += 1 }
+                guard case .common = request else { return nil }
+                return try ServerFrame(CommonRespon(isSuc: true))
+            }
+        ) { _, client in
             _ = try await client.connection(within: .seconds(5))
             let huge = [UInt8](repeating: 0x41, count: 70_000)
             let error = await #expect(throws: FrameError.self) {
@@ -128,10 +139,13 @@ import FoundationNetworking
         var configuration = Self.quiet()
         configuration.interceptors = [Refuses()]
         let handled = NIOLockedValueBox<[String]>([])
-        try await withServerAndClient(GameCommands.self, configuration: configuration, handler: { request, context in
-            if case let .testReq(request) = request { handled.withLockedValue { $0.append(request.param1) } }
-            return try await gameHandler(request, context)
-        }) { _, client in
+        try await withServerAndClient(
+            GameCommands.self, configuration: configuration,
+            handler: { request, context in
+                if case let .testReq(request) = request { handled.withLockedValue { $0.append(request.param1) } }
+                return try await gameHandler(request, context)
+            }
+        ) { _, client in
             let log = NATStateLog(client.states)
             _ = try await client.connection(within: .seconds(5))
             let start = ContinuousClock.now
@@ -141,18 +155,26 @@ import FoundationNetworking
             #expect(outbound == InterceptorRefusal(direction: .outbound))
             #expect(try await client.request(TestReq(param1: "sendable")).result1 == "echo:sendable")
             #expect(handled.withLockedValue { $0 } == ["sendable"], "the refused frame was not written")
-            #expect(log.matching(after: start) { if case .disconnected = $0 { true } else { false } }.isEmpty, "\(log.states)")
+            #expect(
+                log.matching(after: start) { if case .disconnected = $0 { true } else { false } }.isEmpty,
+                "\(log.states)")
 
             // The reply "echo:unreadable" is refused as it comes in.
             let inbound = await #expect(throws: FrameClientError.self) {
                 _ = try await client.request(TestReq(param1: "unreadable"))
             }
-            guard case let .connectionLost(.rejectedFrame(reason as InterceptorRefusal)) = inbound, reason.direction == .inbound else {
+            guard case let .connectionLost(.rejectedFrame(reason as InterceptorRefusal)) = inbound,
+                reason.direction == .inbound
+            else {
                 Issue.record("\(String(describing: inbound))")
                 return
             }
             let dropped = try await log.first(after: start, within: .seconds(5), "the drop") {
-                if case let .disconnected(.rejectedFrame(reason as InterceptorRefusal)) = $0 { reason.direction == .inbound } else { false }
+                if case let .disconnected(.rejectedFrame(reason as InterceptorRefusal)) = $0 {
+                    reason.direction == .inbound
+                } else {
+                    false
+                }
             }
             _ = try await log.first(after: dropped, within: .seconds(5), "the next connection") { $0.isConnected }
             #expect(try await client.request(TestReq(param1: "again")).result1 == "echo:again")
@@ -168,7 +190,8 @@ import FoundationNetworking
         let server = try await plainServer { [ResetsOnTheFirstRead()] }
         defer { server.close(promise: nil) }
         let client = FrameClient<GameCommands>(
-            host: "127.0.0.1", port: try #require(server.localAddress?.port), configuration: Self.quiet(initialDelay: .seconds(10)))
+            host: "127.0.0.1", port: try #require(server.localAddress?.port),
+            configuration: Self.quiet(initialDelay: .seconds(10)))
         let log = NATStateLog(client.states)
         let start = ContinuousClock.now
         try await client.running { client in
@@ -182,7 +205,11 @@ import FoundationNetworking
             }
             #expect(socketError.errnoCode == ECONNRESET, "\(socketError)")
             _ = try await log.first(after: start, within: .seconds(5), "the reset") {
-                if case let .disconnected(.transportError(reported as IOError)) = $0 { reported.errnoCode == ECONNRESET } else { false }
+                if case let .disconnected(.transportError(reported as IOError)) = $0 {
+                    reported.errnoCode == ECONNRESET
+                } else {
+                    false
+                }
             }
         }
     }
@@ -191,11 +218,17 @@ import FoundationNetworking
     /// reply fails with that reason) and connects again without the backoff's 10 s; stopping
     /// the client closes the connection with the same reason.
     @Test func reconnectNowAndStoppingCloseTheConnectionAsClosedByClient() async throws {
-        try await withServer(GameCommands.self, handler: { request, context in
-            if case let .testReq(request) = request, request.param1 == "slow" { try await Task.sleep(for: .seconds(5)) }
-            return try await gameHandler(request, context)
-        }) { _, port in
-            let client = FrameClient<GameCommands>(host: "127.0.0.1", port: port, configuration: Self.quiet(initialDelay: .seconds(10)))
+        try await withServer(
+            GameCommands.self,
+            handler: { request, context in
+                if case let .testReq(request) = request, request.param1 == "slow" {
+                    try await Task.sleep(for: .seconds(5))
+                }
+                return try await gameHandler(request, context)
+            }
+        ) { _, port in
+            let client = FrameClient<GameCommands>(
+                host: "127.0.0.1", port: port, configuration: Self.quiet(initialDelay: .seconds(10)))
             let log = NATStateLog(client.states)
             let states = client.states
             try await client.running { client in
@@ -215,13 +248,17 @@ import FoundationNetworking
                 _ = try await log.first(after: dropped, within: .seconds(3), "a reconnect without a wait") {
                     if case .reconnecting(attempt: 1, delay: .zero) = $0 { true } else { false }
                 }
-                let connected = try await log.first(after: dropped, within: .seconds(3), "the next connection") { $0.isConnected }
+                let connected = try await log.first(after: dropped, within: .seconds(3), "the next connection") {
+                    $0.isConnected
+                }
                 #expect(connected - asked < .seconds(3), "not after the 10 s backoff: \(connected - asked)")
                 #expect(try await client.request(TestReq(param1: "again")).result1 == "echo:again")
             }
             var seen: [ConnectionState] = []
             for await state in states { seen.append(state) }
-            guard seen.count >= 2, case .disconnected(.closedByClient) = seen[seen.count - 2], case .stopped(nil) = seen.last else {
+            guard seen.count >= 2, case .disconnected(.closedByClient) = seen[seen.count - 2],
+                case .stopped(nil) = seen.last
+            else {
                 Issue.record("\(seen)")
                 return
             }
@@ -243,7 +280,8 @@ import FoundationNetworking
         configuration.tls = ClientTLS(trustRoots: .system)
         let (error, states, took) = await runUntilStopped(port: try #require(server.localAddress?.port), configuration)
         guard case let .gaveUp(attempts: 2, last: .connectFailed(.tls(last)))? = error as? FrameClientError,
-              case let .other(underlying) = last else {
+            case let .other(underlying) = last
+        else {
             Issue.record("\(String(describing: error)); \(states)")
             return
         }
@@ -255,7 +293,11 @@ import FoundationNetworking
             case .disconnected(.connectFailed(.tls(.other))): "other"
             case .reconnecting(attempt: 1, _): "reconnecting"
             case let .stopped(stopped as FrameClientError):
-                if case .gaveUp(attempts: 2, last: .connectFailed(.tls(.other))) = stopped { "stopped" } else { "\(state)" }
+                if case .gaveUp(attempts: 2, last: .connectFailed(.tls(.other))) = stopped {
+                    "stopped"
+                } else {
+                    "\(state)"
+                }
             default: "\(state)"
             }
         }
@@ -277,16 +319,24 @@ import FoundationNetworking
             let log = NATStateLog(client.states)
             let start = ContinuousClock.now
             try await client.running { _ in
-                let connected = try await log.first(after: start, within: .seconds(5), "the connection") { $0.isConnected }
+                let connected = try await log.first(after: start, within: .seconds(5), "the connection") {
+                    $0.isConnected
+                }
                 let dropped = try await log.first(after: connected, within: .seconds(5), "the alert") {
-                    if case let .disconnected(.transportError(error)) = $0 { "\(error)".contains("CERTIFICATE_REQUIRED") } else { false }
+                    if case let .disconnected(.transportError(error)) = $0 {
+                        "\(error)".contains("CERTIFICATE_REQUIRED")
+                    } else {
+                        false
+                    }
                 }
                 _ = try await log.first(after: dropped, within: .seconds(5), "a reconnect") {
                     if case .reconnecting(attempt: 1, _) = $0 { true } else { false }
                 }
             }
-            #expect(log.matching(after: start) { if case .disconnected(.connectFailed) = $0 { true } else { false } }.isEmpty,
-                    "\(log.states)")
+            #expect(
+                log.matching(after: start) { if case .disconnected(.connectFailed) = $0 { true } else { false } }
+                    .isEmpty,
+                "\(log.states)")
         }
     }
     #endif
@@ -297,8 +347,9 @@ import FoundationNetworking
     /// backoff is 10 s): they fail at once with `.stopped`, `run()` returns, the subscriptions to
     /// pushes and states end, the last state being `.stopped(nil)`.
     @Test func cancellingRunFailsWaitingRequestsWithStoppedAndEndsSubscriptions() async throws {
-        let client = FrameClient<GameCommands>(host: "127.0.0.1", port: ShortLinkTests.refusing,
-                                               configuration: Self.quiet(initialDelay: .seconds(10)))
+        let client = FrameClient<GameCommands>(
+            host: "127.0.0.1", port: ShortLinkTests.refusing,
+            configuration: Self.quiet(initialDelay: .seconds(10)))
         let log = NATStateLog(client.states)
         let states = client.states
         let pushes = client.pushes
@@ -343,7 +394,8 @@ import FoundationNetworking
         let server = try await plainServer { [AnswersOutOfOrder(seen: seen)] }
         defer { server.close(promise: nil) }
         let port = try #require(server.localAddress?.port)
-        try await withFrameClient(ByteSequenceCommands.self, host: "127.0.0.1", port: port, configuration: Self.quiet()) { client in
+        try await withFrameClient(ByteSequenceCommands.self, host: "127.0.0.1", port: port, configuration: Self.quiet())
+        { client in
             let pushes = client.pushes
             let held = Task { try await client.request(command: 3, payload: Array("hold".utf8), timeout: .seconds(30)) }
             #expect(await eventually { seen.withLockedValue { $0.count } == 1 })
@@ -358,7 +410,9 @@ import FoundationNetworking
                 let body = Array("n\(index)".utf8)
                 #expect(try await client.request(command: 3, payload: body, timeout: .seconds(5)) == body)
             }
-            #expect(try await client.request(command: 3, payload: Array("release".utf8), timeout: .seconds(5)) == Array("release".utf8))
+            #expect(
+                try await client.request(command: 3, payload: Array("release".utf8), timeout: .seconds(5))
+                    == Array("release".utf8))
             #expect(try await held.value == Array("hold".utf8))
             let numbers = seen.withLockedValue { $0 }
             var expected: [UInt64] = [1, 2]
@@ -395,9 +449,15 @@ import FoundationNetworking
                     if case .disconnected(.closedByClient) = $0 { true } else { false }
                 }
                 _ = try await log.first(after: dropped, within: .seconds(2), "the first backoff delay") {
-                    if case let .reconnecting(attempt: 1, delay) = $0 { abs((delay - .milliseconds(400)).inSeconds) < 0.001 } else { false }
+                    if case let .reconnecting(attempt: 1, delay) = $0 {
+                        abs((delay - .milliseconds(400)).inSeconds) < 0.001
+                    } else {
+                        false
+                    }
                 }
-                let connected = try await log.first(after: dropped, within: .seconds(3), "the next connection") { $0.isConnected }
+                let connected = try await log.first(after: dropped, within: .seconds(3), "the next connection") {
+                    $0.isConnected
+                }
                 // At once: not after a check's 3 s `checkTimeout` (the state log is polled, and
                 // a loaded CI machine has taken 0.9 s to see it).
                 #expect(dropped - changed < .milliseconds(2500), "at once: \(dropped - changed)")
@@ -415,7 +475,8 @@ import FoundationNetworking
         configuration.reconnect.firstReconnectWindow = .seconds(10_000_000)
 
         // Failed connects: no spread.
-        let refused = FrameClient<GameCommands>(host: "127.0.0.1", port: ShortLinkTests.refusing, configuration: configuration)
+        let refused = FrameClient<GameCommands>(
+            host: "127.0.0.1", port: ShortLinkTests.refusing, configuration: configuration)
         let refusedLog = NATStateLog(refused.states)
         try await refused.running { _ in
             let start = ContinuousClock.now - .seconds(1)
@@ -437,7 +498,9 @@ import FoundationNetworking
         try await client.running { client in
             _ = try await client.connection(within: .seconds(5))
             let start = ContinuousClock.now
-            let error = await #expect(throws: FrameClientError.self) { _ = try await client.request(TestReq(param1: "dropped")) }
+            let error = await #expect(throws: FrameClientError.self) {
+                _ = try await client.request(TestReq(param1: "dropped"))
+            }
             guard case .connectionLost(.closedByPeer) = error else {
                 Issue.record("\(String(describing: error))")
                 return
@@ -446,7 +509,9 @@ import FoundationNetworking
                 if case let .reconnecting(attempt: 1, delay) = $0 { delay > .seconds(1) } else { false }
             }
             try await Task.sleep(for: .milliseconds(1500))
-            #expect(log.matching(after: waiting) { $0.isConnected }.isEmpty, "came back within its plain 50 ms delay: \(log.states)")
+            #expect(
+                log.matching(after: waiting) { $0.isConnected }.isEmpty,
+                "came back within its plain 50 ms delay: \(log.states)")
             let woken = ContinuousClock.now
             client.reconnectNow()
             _ = try await log.first(after: woken, within: .seconds(3), "the next connection") { $0.isConnected }
@@ -473,7 +538,9 @@ import FoundationNetworking
         }
         func request(_ path: String, timeout: Duration = .seconds(10)) async throws -> DeliveredReply<TestRsp> {
             try await client(path).running { client in
-                try await client.request(TestReq(param1: path), options: RequestOptions(timeout: timeout, fallback: .shortLink(after: .seconds(5))))
+                try await client.request(
+                    TestReq(param1: path),
+                    options: RequestOptions(timeout: timeout, fallback: .shortLink(after: .seconds(5))))
             }
         }
 
@@ -490,7 +557,9 @@ import FoundationNetworking
         #expect(closed != nil)
 
         let start = ContinuousClock.now
-        let silent = await #expect(throws: FrameClientError.self) { _ = try await request("silent", timeout: .seconds(1)) }
+        let silent = await #expect(throws: FrameClientError.self) {
+            _ = try await request("silent", timeout: .seconds(1))
+        }
         guard case .timedOut(command: 1, after: .seconds(1)) = silent else {
             Issue.record("\(String(describing: silent))")
             return
@@ -505,9 +574,12 @@ import FoundationNetworking
     /// answers another command `unexpectedReply`.
     @Test func postThrowsHTTPStatusErrorErrorReplyAndShortReplyError() async throws {
         let peer = try await offThePool { try Peer("http", ["--events", "0"]) }
-        let wrongLayout = HTTPFrameClient<GameCommands>(url: URL(string: "http://127.0.0.1:\(peer.port)/game")!,
-                                                        requestLayout: GameCommands.layout)
-        let refused = await #expect(throws: HTTPStatusError.self) { _ = try await wrongLayout.post(TestReq(param1: "x")) }
+        let wrongLayout = HTTPFrameClient<GameCommands>(
+            url: URL(string: "http://127.0.0.1:\(peer.port)/game")!,
+            requestLayout: GameCommands.layout)
+        let refused = await #expect(throws: HTTPStatusError.self) {
+            _ = try await wrongLayout.post(TestReq(param1: "x"))
+        }
         #expect(refused?.status == 400)
         #expect(refused?.body.hasPrefix("malformed game request: ") == true, "\(String(describing: refused))")
 
@@ -515,9 +587,11 @@ import FoundationNetworking
         defer { http.close(promise: nil) }
         let httpPort = try #require(http.localAddress?.port)
         func post(_ path: String) async throws -> ShortReply<GameCommands, TestRsp> {
-            try await HTTPFrameClient<GameCommands>(url: URL(string: "http://127.0.0.1:\(httpPort)/\(path)")!,
-                                                    requestLayout: .gameHTTPRequest, extras: ["playerId": 7, "sessionId": 9])
-                .post(TestReq(param1: path))
+            try await HTTPFrameClient<GameCommands>(
+                url: URL(string: "http://127.0.0.1:\(httpPort)/\(path)")!,
+                requestLayout: .gameHTTPRequest, extras: ["playerId": 7, "sessionId": 9]
+            )
+            .post(TestReq(param1: path))
         }
         #expect(try await post("echo").reply.result1 == "echo")
         let errorReply = await #expect(throws: ErrorReply<GameCommands>.self) { _ = try await post("error") }
@@ -542,10 +616,12 @@ import FoundationNetworking
         defer { try? FileManager.default.removeItem(atPath: notPEM) }
         for caFile in ["/nonexistent/ca.pem", notPEM] {
             let result = try await offThePool {
-                try runProcess(Repository.builtExecutable("swiftframe"), ["call"] + CallTests.game + [
-                    "--host", "127.0.0.1", "--port", "\(ShortLinkTests.refusing)", "--tls", "--ca-file", caFile,
-                    "Test_Req", #"param1: "x""#,
-                ])
+                try runProcess(
+                    Repository.builtExecutable("swiftframe"),
+                    ["call"] + CallTests.game + [
+                        "--host", "127.0.0.1", "--port", "\(ShortLinkTests.refusing)", "--tls", "--ca-file", caFile,
+                        "Test_Req", #"param1: "x""#,
+                    ])
             }
             #expect(result.status == 64, "\(caFile): \(result.stderr)")
             #expect(result.stderr.contains("--tls: bad TLS configuration: "), "\(caFile): \(result.stderr)")
@@ -565,9 +641,13 @@ struct Refuses: FrameInterceptor {
         guard frame.command == TestReq.commandID else { return }
         switch frame.direction {
         case .outbound:
-            if try TestReq(serializedBytes: frame.payload).param1 == "unsendable" { throw InterceptorRefusal(direction: .outbound) }
+            if try TestReq(serializedBytes: frame.payload).param1 == "unsendable" {
+                throw InterceptorRefusal(direction: .outbound)
+            }
         case .inbound:
-            if try TestRsp(serializedBytes: frame.payload).result1 == "echo:unreadable" { throw InterceptorRefusal(direction: .inbound) }
+            if try TestRsp(serializedBytes: frame.payload).result1 == "echo:unreadable" {
+                throw InterceptorRefusal(direction: .inbound)
+            }
         }
     }
 }
@@ -684,11 +764,12 @@ final class CannedHTTP: ChannelInboundHandler {
         guard let headEnd = received.indices.first(where: { received[$0...].starts(with: separator) }) else { return }
         let head = String(decoding: received[..<headEnd], as: UTF8.self)
         let lines = head.split(separator: "\r\n")
-        let length = lines.dropFirst().compactMap { line -> Int? in
-            let parts = line.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
-            return Int(parts[1].trimmingCharacters(in: .whitespaces))
-        }.first ?? 0
+        let length =
+            lines.dropFirst().compactMap { line -> Int? in
+                let parts = line.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
+                return Int(parts[1].trimmingCharacters(in: .whitespaces))
+            }.first ?? 0
         let bodyStart = headEnd + separator.count
         guard received.count >= bodyStart + length else { return }
         let body = Array(received[bodyStart..<(bodyStart + length)])
@@ -715,7 +796,10 @@ final class CannedHTTP: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
-        let response = Array("HTTP/1.1 \(reply.status) X\r\nContent-Type: application/octet-stream\r\nContent-Length: \(reply.body.count)\r\nConnection: close\r\n\r\n".utf8)
+        let response =
+            Array(
+                "HTTP/1.1 \(reply.status) X\r\nContent-Type: application/octet-stream\r\nContent-Length: \(reply.body.count)\r\nConnection: close\r\n\r\n"
+                    .utf8)
             + reply.body
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: response))).assumeIsolated()
             .whenComplete { _ in context.close(promise: nil) }
@@ -725,8 +809,12 @@ final class CannedHTTP: ChannelInboundHandler {
 /// Temporary files for the command-line runs.
 enum CLIFiles {
     static func temporary(contents: [UInt8]) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("swiftframe-promise-\(UUID().uuidString)").path
-        guard FileManager.default.createFile(atPath: path, contents: Data(contents)) else { throw CocoaError(.fileWriteUnknown) }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "swiftframe-promise-\(UUID().uuidString)"
+        ).path
+        guard FileManager.default.createFile(atPath: path, contents: Data(contents)) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
         return path
     }
 }

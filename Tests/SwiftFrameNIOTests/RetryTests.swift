@@ -61,7 +61,8 @@ import Testing
             let plainFailed = clock.now - start
             start = clock.now
             do {
-                _ = try await client.request(TestReq(param1: "once more"), options: RequestOptions(timeout: .seconds(5)))
+                _ = try await client.request(
+                    TestReq(param1: "once more"), options: RequestOptions(timeout: .seconds(5)))
                 Issue.record("answered")
             } catch FrameClientError.connectionLost(.closedByPeer) {}
             let optionsFailed = clock.now - start
@@ -82,8 +83,9 @@ import Testing
         let options = RequestOptions(timeout: .seconds(5), idempotent: true)
         let clock = ContinuousClock()
         let starved = try await offThePool { try Peer("game", ["--drop-first", "3"]) }
-        let client = FrameClient<GameCommands>(host: "127.0.0.1", port: starved.port,
-                                               configuration: Self.configuration(RetryLimits(perRequest: 5, perMinute: 1)))
+        let client = FrameClient<GameCommands>(
+            host: "127.0.0.1", port: starved.port,
+            configuration: Self.configuration(RetryLimits(perRequest: 5, perMinute: 1)))
         try await client.running { client in
             let start = clock.now
             do {
@@ -102,8 +104,9 @@ import Testing
         }
 
         let funded = try await offThePool { try Peer("game", ["--drop-first", "3"]) }
-        let rich = FrameClient<GameCommands>(host: "127.0.0.1", port: funded.port,
-                                             configuration: Self.configuration(RetryLimits(perRequest: 5, perMinute: 10)))
+        let rich = FrameClient<GameCommands>(
+            host: "127.0.0.1", port: funded.port,
+            configuration: Self.configuration(RetryLimits(perRequest: 5, perMinute: 10)))
         try await rich.running { client in
             let start = clock.now
             let delivered = try await client.request(TestReq(param1: "funded"), options: options)
@@ -114,8 +117,9 @@ import Testing
 
         // At most `perRequest` times, budget or not.
         let limited = try await offThePool { try Peer("game", ["--drop-first", "3"]) }
-        let capped = FrameClient<GameCommands>(host: "127.0.0.1", port: limited.port,
-                                               configuration: Self.configuration(RetryLimits(perRequest: 2, perMinute: 10)))
+        let capped = FrameClient<GameCommands>(
+            host: "127.0.0.1", port: limited.port,
+            configuration: Self.configuration(RetryLimits(perRequest: 2, perMinute: 10)))
         try await capped.running { client in
             do {
                 _ = try await client.request(TestReq(param1: "capped"), options: options)

@@ -122,7 +122,8 @@ import Testing
         let received = NIOLockedValueBox(0)
         try await peer.pipeline.addHandler(ByteCounter(received: received))
         let badMagic: [UInt8] = [0, 0, 0, 0xEE, 0, 0, 0, 4, 0, 0, 0, 1]
-        let bytes = try GameCommands.encode(TestReq(param1: "a")) + GameCommands.encode(TestReq(param1: "b"))
+        let bytes =
+            try GameCommands.encode(TestReq(param1: "a")) + GameCommands.encode(TestReq(param1: "b"))
             + badMagic + GameCommands.encode(TestReq(param1: "after"))
         try await peer.writeAndFlush(ByteBuffer(bytes: bytes))
         #expect(await closes(peer, within: 5))
@@ -221,7 +222,8 @@ import Testing
                         if round > 0 {
                             let before = server.connectionIDs
                             client.reconnectNow()
-                            #expect(await eventually { server.connectionIDs.count == 1 && server.connectionIDs != before })
+                            #expect(
+                                await eventually { server.connectionIDs.count == 1 && server.connectionIDs != before })
                         }
                         for place in try await requests(5) {
                             #expect(place.ran === place.connection, "round \(round): not on the connection's loop")

@@ -39,7 +39,10 @@ import X509
         #expect(!v4.isMatched(by: [.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 2]))]))
         #expect(!v4.isMatched(by: [.dnsName("127.0.0.1")]), "a DNS SAN that spells the address")
         let v6 = ServerIdentity("::1")
-        #expect(v6.isMatched(by: [.ipAddress(ASN1OctetString(contentBytes: ArraySlice([UInt8](repeating: 0, count: 15) + [1])))]))
+        #expect(
+            v6.isMatched(by: [
+                .ipAddress(ASN1OctetString(contentBytes: ArraySlice([UInt8](repeating: 0, count: 15) + [1])))
+            ]))
         #expect(!v6.isMatched(by: [.ipAddress(ASN1OctetString(contentBytes: ArraySlice(Self.address)))]))
     }
 
@@ -49,7 +52,10 @@ import X509
         #expect(!name.isMatched(by: [.ipAddress(ASN1OctetString(contentBytes: ArraySlice(Self.address)))]))
         #expect(!name.isMatched(by: [.rfc822Name("localhost"), .uniformResourceIdentifier("localhost")]))
         #expect(!name.isMatched(by: []))
-        #expect(name.isMatched(by: [.ipAddress(ASN1OctetString(contentBytes: ArraySlice(Self.address))), .dnsName("localhost")]))
+        #expect(
+            name.isMatched(by: [
+                .ipAddress(ASN1OctetString(contentBytes: ArraySlice(Self.address))), .dnsName("localhost"),
+            ]))
     }
 
     @Test func bytesThatAreNoCertificateMatchNothing() {

@@ -15,8 +15,9 @@ import Testing
     static let refusing = 1
 
     static func shortLink(_ peer: Peer) -> HTTPFrameClient<GameCommands> {
-        HTTPFrameClient(url: URL(string: "http://127.0.0.1:\(peer.port)/game")!, requestLayout: .gameHTTPRequest,
-                        extras: ["playerId": 7, "sessionId": 9])
+        HTTPFrameClient(
+            url: URL(string: "http://127.0.0.1:\(peer.port)/game")!, requestLayout: .gameHTTPRequest,
+            extras: ["playerId": 7, "sessionId": 9])
     }
 
     static func configuration(shortLink: (any ShortLink)?) -> ClientConfiguration {
@@ -74,8 +75,9 @@ import Testing
             }
             let failedAfter = clock.now - start
             #expect(failedAfter >= .milliseconds(280), "\(failedAfter)")
-            print("short link, long link refused: first request \(firstTook), second \(secondTook); "
-                  + "unmarked request failed after \(failedAfter) (deadline 300 ms)")
+            print(
+                "short link, long link refused: first request \(firstTook), second \(secondTook); "
+                    + "unmarked request failed after \(failedAfter) (deadline 300 ms)")
             return pushes
         }
         // Two events per short reply, three replies: pushes, in order.
@@ -93,15 +95,17 @@ import Testing
     @Test func aSlowLongLinkFallsBackAfterItsTimeoutAndItsLateReplyIsDropped() async throws {
         let http = try await offThePool { try Peer("http", ["--events", "0"]) }
         let game = try await offThePool { try Peer("game", ["--delay-ms", "1500"]) }
-        let client = FrameClient<GameCommands>(host: "127.0.0.1", port: game.port,
-                                               configuration: Self.configuration(shortLink: Self.shortLink(http)))
+        let client = FrameClient<GameCommands>(
+            host: "127.0.0.1", port: game.port,
+            configuration: Self.configuration(shortLink: Self.shortLink(http)))
         let clock = ContinuousClock()
         let pushes = try await client.running { client in
             let pushes = client.pushes
             _ = try await client.connection(within: .seconds(5))
             var start = clock.now
             let patient = try await client.request(
-                TestReq(param1: "patient"), options: RequestOptions(timeout: .seconds(10), fallback: .shortLink(after: .seconds(3))))
+                TestReq(param1: "patient"),
+                options: RequestOptions(timeout: .seconds(10), fallback: .shortLink(after: .seconds(3))))
             let patientTook = clock.now - start
             #expect(patient.reply.result1 == "echo:patient")
             #expect(patient.link == .long(Endpoint(host: "127.0.0.1", port: game.port)))
@@ -109,7 +113,8 @@ import Testing
 
             start = clock.now
             let hurried = try await client.request(
-                TestReq(param1: "hurried"), options: RequestOptions(timeout: .seconds(10), fallback: .shortLink(after: .milliseconds(400))))
+                TestReq(param1: "hurried"),
+                options: RequestOptions(timeout: .seconds(10), fallback: .shortLink(after: .milliseconds(400))))
             let hurriedTook = clock.now - start
             #expect(hurried.reply.result1 == "hurried:7:9")
             #expect(hurried.link == .short)
@@ -120,8 +125,9 @@ import Testing
             let next = try await client.request(TestReq(param1: "next"), timeout: .seconds(10))
             let nextTook = clock.now - start
             #expect(next.result1 == "echo:next")
-            print("short link, slow long link: long-link timeout 3 s answered by the long link in \(patientTook); "
-                  + "400 ms answered by the short link in \(hurriedTook); next long-link request \(nextTook)")
+            print(
+                "short link, slow long link: long-link timeout 3 s answered by the long link in \(patientTook); "
+                    + "400 ms answered by the short link in \(hurriedTook); next long-link request \(nextTook)")
             return pushes
         }
         var unexpected: [GameCommands.Inbound] = []
@@ -134,14 +140,16 @@ import Testing
     @Test func aSilentLongLinkFallsBackAfterItsTimeout() async throws {
         let http = try await offThePool { try Peer("http", ["--events", "0"]) }
         let silent = try await offThePool { try Peer("game", ["--silent"]) }
-        let client = FrameClient<GameCommands>(host: "127.0.0.1", port: silent.port,
-                                               configuration: Self.configuration(shortLink: Self.shortLink(http)))
+        let client = FrameClient<GameCommands>(
+            host: "127.0.0.1", port: silent.port,
+            configuration: Self.configuration(shortLink: Self.shortLink(http)))
         let clock = ContinuousClock()
         try await client.running { client in
             _ = try await client.connection(within: .seconds(5))
             let start = clock.now
             let delivered = try await client.request(
-                TestReq(param1: "unheard"), options: RequestOptions(timeout: .seconds(5), fallback: .shortLink(after: .milliseconds(300))))
+                TestReq(param1: "unheard"),
+                options: RequestOptions(timeout: .seconds(5), fallback: .shortLink(after: .milliseconds(300))))
             let took = clock.now - start
             #expect(delivered.reply.result1 == "unheard:7:9")
             #expect(delivered.link == .short)
@@ -165,7 +173,8 @@ import Testing
             let start = clock.now
             let delivered = try await client.request(
                 TestReq(param1: "dropped"),
-                options: RequestOptions(timeout: .seconds(5), idempotent: true, fallback: .shortLink(after: .seconds(4))))
+                options: RequestOptions(
+                    timeout: .seconds(5), idempotent: true, fallback: .shortLink(after: .seconds(4))))
             let took = clock.now - start
             #expect(delivered.reply.result1 == "dropped:7:9")
             #expect(delivered.link == .short)
@@ -184,14 +193,17 @@ import Testing
     /// Without a short link in the configuration the fallback changes nothing: the request
     /// waits for the long link until its deadline.
     @Test func withoutAShortLinkTheFallbackKeepsToTheLongLink() async throws {
-        let client = FrameClient<GameCommands>(host: "127.0.0.1", port: Self.refusing,
-                                               configuration: Self.configuration(shortLink: nil))
+        let client = FrameClient<GameCommands>(
+            host: "127.0.0.1", port: Self.refusing,
+            configuration: Self.configuration(shortLink: nil))
         let clock = ContinuousClock()
         try await client.running { client in
             let start = clock.now
             do {
                 _ = try await client.request(
-                    TestReq(param1: "x"), options: RequestOptions(timeout: .milliseconds(400), fallback: .shortLink(after: .milliseconds(100))))
+                    TestReq(param1: "x"),
+                    options: RequestOptions(
+                        timeout: .milliseconds(400), fallback: .shortLink(after: .milliseconds(100))))
                 Issue.record("answered")
             } catch let FrameClientError.noConnection(after, _) {
                 #expect(after == .milliseconds(400))

@@ -20,7 +20,9 @@ struct SliceContentsDecoder: ByteToMessageDecoder {
         try inner.slices(from: &buffer) { result in
             switch result {
             case let .success(slice):
-                context.fireChannelRead(Self.wrapInboundOut(FrameContents(header: slice.header, payload: Array(slice.payload.readableBytesView))))
+                context.fireChannelRead(
+                    Self.wrapInboundOut(
+                        FrameContents(header: slice.header, payload: Array(slice.payload.readableBytesView))))
             case let .failure(error):
                 context.fireErrorCaught(error)
             }
@@ -28,7 +30,9 @@ struct SliceContentsDecoder: ByteToMessageDecoder {
         return .needMoreData
     }
 
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
+        -> DecodingState
+    {
         _ = try decode(context: context, buffer: &buffer)
         try inner.finish()
         return .needMoreData
@@ -66,7 +70,8 @@ enum Seen: Equatable {
         var bytes: [UInt8] = []
         for (index, size) in sizes.enumerated() {
             let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ index) }
-            let header = layout.fields.contains { $0.kind == .command }
+            let header =
+                layout.fields.contains { $0.kind == .command }
                 ? FrameHeader(command: UInt32(index + 1))
                 : layout.fields.contains { if case .type = $0.kind { true } else { false } }
                     ? FrameHeader(sequence: UInt64(index), type: UInt64(index % 4 + 1)) : FrameHeader()
@@ -77,7 +82,9 @@ enum Seen: Equatable {
 
     /// Feeds `reads` to a slice handler and a frame handler; returns what each passed on, and the
     /// error `finish()` threw (nil when clean).
-    static func run(_ layout: FrameLayout, reads: [[UInt8]]) -> (slices: [Seen], frames: [Seen], slicesEnd: FrameError?, framesEnd: FrameError?) {
+    static func run(_ layout: FrameLayout, reads: [[UInt8]]) -> (
+        slices: [Seen], frames: [Seen], slicesEnd: FrameError?, framesEnd: FrameError?
+    ) {
         var sliceHandler = FrameSliceDecoderHandler(layout: layout)
         var frameHandler = FrameDecoderHandler(layout: layout)
         var slices: [Seen] = []
@@ -99,7 +106,12 @@ enum Seen: Equatable {
             do throws(FrameError) {
                 try frameHandler.frames(from: &buffer) { result in
                     switch result {
-                    case let .success(frame): frames.append(.frame(Frame(header: frame.header, payload: ArraySlice(Array(frame.payload)), offset: frame.offset)))
+                    case let .success(frame):
+                        frames.append(
+                            .frame(
+                                Frame(
+                                    header: frame.header, payload: ArraySlice(Array(frame.payload)),
+                                    offset: frame.offset)))
                     case let .failure(error): frames.append(.error(error))
                     }
                 }
@@ -116,7 +128,8 @@ enum Seen: Equatable {
         let inbound = try! Self.inbound(layout, reads: reads)
         #expect(inbound.seen == slices, "FrameSliceHandler, reads of \(reads.map(\.count))")
         let endWanted = slicesEnd.flatMap { slices.contains(.error($0)) ? nil : Seen.error($0) }
-        #expect(inbound.end == (endWanted.map { [$0] } ?? []), "FrameSliceHandler's end, reads of \(reads.map(\.count))")
+        #expect(
+            inbound.end == (endWanted.map { [$0] } ?? []), "FrameSliceHandler's end, reads of \(reads.map(\.count))")
         return (slices, frames, slicesEnd, framesEnd)
     }
 
@@ -161,7 +174,8 @@ enum Seen: Equatable {
         let want = Self.normalized(expected)
         for first in 0...bytes.count {
             for second in first...bytes.count {
-                let run = Self.run(layout, reads: [Array(bytes[..<first]), Array(bytes[first..<second]), Array(bytes[second...])])
+                let run = Self.run(
+                    layout, reads: [Array(bytes[..<first]), Array(bytes[first..<second]), Array(bytes[second...])])
                 #expect(run.slices == want, "split at \(first), \(second)")
                 #expect(run.frames == want, "split at \(first), \(second)")
             }
@@ -172,7 +186,9 @@ enum Seen: Equatable {
         let (bytes, expected) = try Self.stream(.gameTCP, sizes: [40_000, 1, 3_000, 0])
         let want = Self.normalized(expected)
         for readSize in [1, 7, 4096, 16_384] {
-            let reads = stride(from: 0, to: bytes.count, by: readSize).map { Array(bytes[$0..<min($0 + readSize, bytes.count)]) }
+            let reads = stride(from: 0, to: bytes.count, by: readSize).map {
+                Array(bytes[$0..<min($0 + readSize, bytes.count)])
+            }
             let run = Self.run(.gameTCP, reads: reads)
             #expect(run.slices == want, "reads of \(readSize)")
             #expect(run.frames == want, "reads of \(readSize)")
@@ -188,7 +204,9 @@ enum Seen: Equatable {
             var read = ByteBuffer(bytes: bytes[start..<min(start + 256, bytes.count)])
             try handler.slices(from: &read) { kept.append(try! $0.get()) }
         }
-        #expect(kept.map { $0.copy() } == Self.normalized(expected).map { if case let .frame(frame) = $0 { frame } else { fatalError() } })
+        #expect(
+            kept.map { $0.copy() }
+                == Self.normalized(expected).map { if case let .frame(frame) = $0 { frame } else { fatalError() } })
     }
 
     @Test func theVerifierOnTheSliceHandler() throws {
@@ -196,7 +214,9 @@ enum Seen: Equatable {
         try ByteToMessageDecoderVerifier.verifyDecoder(inputOutputPairs: game) {
             SliceContentsDecoder(inner: FrameSliceDecoderHandler(layout: .gameTCP))
         }
-        let im = try HandlerTests.pairs(.im) { FrameHeader(sequence: UInt64($0) * 0x0101_0101, type: UInt64($0 % 4 + 1)) }
+        let im = try HandlerTests.pairs(.im) {
+            FrameHeader(sequence: UInt64($0) * 0x0101_0101, type: UInt64($0 % 4 + 1))
+        }
         try ByteToMessageDecoderVerifier.verifyDecoder(inputOutputPairs: im) {
             SliceContentsDecoder(inner: FrameSliceDecoderHandler(layout: .im))
         }
@@ -210,7 +230,8 @@ enum Seen: Equatable {
     @Test(arguments: [false, true])
     func severalFramesInOneReadAreSlicesOfIt(_ inbound: Bool) throws {
         let (bytes, expected) = try Self.stream(.gameTCP, sizes: [10, 0, 500, 33])
-        let channel = inbound
+        let channel =
+            inbound
             ? EmbeddedChannel(handler: FrameSliceHandler(layout: .gameTCP))
             : EmbeddedChannel(handler: ByteToMessageHandler(FrameSliceDecoderHandler(layout: .gameTCP)))
         let read = ByteBuffer(bytes: bytes)
@@ -253,9 +274,11 @@ enum Seen: Equatable {
         var bad = good
         bad[3] = 0xFE
         let run = Self.run(.gameTCP, reads: [good + bad + good, good])
-        let want: [Seen] = [.frame(Frame(header: FrameHeader(command: 1), payload: ArraySlice(good[12...]), offset: 0)),
-                            .error(.badMagic(offset: good.count, found: 0xFE, expected: 0xFF)),
-                            .error(.badMagic(offset: good.count, found: 0xFE, expected: 0xFF))]
+        let want: [Seen] = [
+            .frame(Frame(header: FrameHeader(command: 1), payload: ArraySlice(good[12...]), offset: 0)),
+            .error(.badMagic(offset: good.count, found: 0xFE, expected: 0xFF)),
+            .error(.badMagic(offset: good.count, found: 0xFE, expected: 0xFF)),
+        ]
         #expect(run.slices.count == 3)
         #expect(run.slices == run.frames)
         #expect(run.slices.dropFirst() == want.dropFirst())
@@ -303,14 +326,16 @@ enum Seen: Equatable {
         recorder.onFrame = { context, _ in
             if !fired {
                 fired = true
-                context.pipeline.syncOperations.fireChannelRead(NIOAny(ByteBuffer(bytes: bytes[split..<(bytes.count - 2)])))
+                context.pipeline.syncOperations.fireChannelRead(
+                    NIOAny(ByteBuffer(bytes: bytes[split..<(bytes.count - 2)])))
             } else if recorder.seen.count == 2 {
                 context.pipeline.syncOperations.fireChannelInactive()
             }
         }
         try channel.pipeline.syncOperations.addHandlers([FrameSliceHandler(layout: .gameTCP), recorder])
         try channel.writeInbound(ByteBuffer(bytes: bytes[..<split]))
-        let want = Self.normalized(Array(expected.prefix(3)))
+        let want =
+            Self.normalized(Array(expected.prefix(3)))
             + [.error(.truncated(offset: expected[3].offset, buffered: bytes.count - 2 - expected[3].offset))]
         #expect(recorder.seen == want)
         // After the end of input, reads are dropped.
@@ -336,15 +361,18 @@ enum Seen: Equatable {
     /// as a slice of that read (kept until the caller waits), and decodes from there.
     @Test func aReplyReachesItsCallerAsASliceOfTheRead() async throws {
         let channel = EmbeddedChannel()
-        let handler = ConnectionHandler<GameCommands>(configuration: ClientConfiguration(), eventLoop: channel.eventLoop, push: { _ in })
+        let handler = ConnectionHandler<GameCommands>(
+            configuration: ClientConfiguration(), eventLoop: channel.eventLoop, push: { _ in })
         try channel.pipeline.syncOperations.addHandler(handler)
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).get()
         let waiter = ReplyWaiter()
         let frame = try OutboundFrame(TestReq(param1: "hi"), layout: GameCommands.layout)
-        try channel.writeOutbound(ClientWrite(
-            frame: frame,
-            kind: .request(replyCommand: TestRsp.commandID, deadline: .now() + .seconds(60), timeout: .seconds(60),
-                           waiter: waiter)))
+        try channel.writeOutbound(
+            ClientWrite(
+                frame: frame,
+                kind: .request(
+                    replyCommand: TestRsp.commandID, deadline: .now() + .seconds(60), timeout: .seconds(60),
+                    waiter: waiter)))
         #expect(try channel.readOutbound(as: ByteBuffer.self) != nil)
         let bytes = try GameCommands.encode(TestRsp(result1: "echo:hi", result2: 2))
         let read = ByteBuffer(bytes: bytes)

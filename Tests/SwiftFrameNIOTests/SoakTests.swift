@@ -28,8 +28,12 @@ import Testing
 
     @Test(.timeLimit(.minutes(30)))
     func requestsSurviveCutWritesStallsAndDrops() async throws {
-        let peer = try Peer("im", ["--cut", "--stall-ms", "20", "--out-of-order", "16", "--drop-after", "\(Self.dropEvery)",
-                                   "--lifetime", "3600"])
+        let peer = try Peer(
+            "im",
+            [
+                "--cut", "--stall-ms", "20", "--out-of-order", "16", "--drop-after", "\(Self.dropEvery)",
+                "--lifetime", "3600",
+            ])
         let counts = NIOLockedValueBox(Counts())
         let memory = MemorySampler()
         let start = ContinuousClock.now
@@ -48,7 +52,8 @@ import Testing
                             var delivered = false
                             for _ in 1...20 where !delivered {
                                 do {
-                                    let reply = try await client.request(try userInfo(UInt32(index)), timeout: .seconds(10))
+                                    let reply = try await client.request(
+                                        try userInfo(UInt32(index)), timeout: .seconds(10))
                                     let uid = try UserInfoRequest.Response(serializedBytes: reply.respon).userInfo?.uid
                                     counts.withLockedValue {
                                         $0.delivered += 1
@@ -74,7 +79,8 @@ import Testing
         let seconds = Double((ContinuousClock.now - start).components.seconds)
         let final = counts.withLockedValue { $0 }
         let connectionsLost = final.failed["connectionLost", default: 0]
-        print("""
+        print(
+            """
             soak: \(final.delivered) frames delivered in \(Int(seconds)) s; \
             failed requests (reported, then sent again): \(final.failed.sorted { $0.key < $1.key }); \
             misdelivered: \(final.misdelivered); \(memory.summary)
@@ -111,7 +117,8 @@ final class MemorySampler: Sendable {
 
     func sample() {
         guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
-              let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return }
+            let pages = statm.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return }
         let bytes = pages * Int(sysconf(Int32(_SC_PAGESIZE)))
         samples.withLockedValue { $0.append(bytes) }
     }

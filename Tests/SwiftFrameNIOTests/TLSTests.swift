@@ -40,14 +40,17 @@ extension TestCertificates {
         configuration.reconnect.maxAttempts = maxAttempts
         configuration.connectTimeout = .seconds(5)
         configuration.tls = ClientTLS(
-            serverName: serverName, trustRoots: .certificates(.file(ca)), pins: pins, clientCertificate: clientCertificate)
+            serverName: serverName, trustRoots: .certificates(.file(ca)), pins: pins,
+            clientCertificate: clientCertificate)
         return configuration
     }
 }
 
 /// Runs a client of the game server at `port` until `run()` ends: what it threw, every state it
 /// went through, and how long it ran.
-func runUntilStopped(port: Int, _ configuration: ClientConfiguration) async -> (error: (any Swift.Error)?, states: [ConnectionState], took: Duration) {
+func runUntilStopped(port: Int, _ configuration: ClientConfiguration) async -> (
+    error: (any Swift.Error)?, states: [ConnectionState], took: Duration
+) {
     let client = FrameClient<GameCommands>(host: "127.0.0.1", port: port, configuration: configuration)
     let states = client.states
     let start = ContinuousClock.now
@@ -75,15 +78,19 @@ enum Refusal: String, CaseIterable, Sendable {
     func setUp(_ pki: TestCertificates) -> (server: ServerConfiguration, client: ClientConfiguration) {
         switch self {
         case .pinMismatch: (pki.serverConfiguration(pki.server), pki.clientConfiguration(pins: [pki.otherPin]))
-        case .hostnameMismatch: (pki.serverConfiguration(pki.otherName), pki.clientConfiguration(serverName: "localhost"))
+        case .hostnameMismatch:
+            (pki.serverConfiguration(pki.otherName), pki.clientConfiguration(serverName: "localhost"))
         case .anAddressSANForAServerName:
             (pki.serverConfiguration(pki.addressOnly), pki.clientConfiguration(serverName: "game.example.com"))
         case .anAddressAndANameSANForAnotherName:
             (pki.serverConfiguration(pki.server), pki.clientConfiguration(serverName: "game.example.com"))
         case .anAddressSANForAServerNameWithItsPin:
-            (pki.serverConfiguration(pki.server),
-             pki.clientConfiguration(serverName: "game.example.com", pins: [pki.serverPin]))
-        case .aCommonNameOnly: (pki.serverConfiguration(pki.commonNameOnly), pki.clientConfiguration(serverName: "localhost"))
+            (
+                pki.serverConfiguration(pki.server),
+                pki.clientConfiguration(serverName: "game.example.com", pins: [pki.serverPin])
+            )
+        case .aCommonNameOnly:
+            (pki.serverConfiguration(pki.commonNameOnly), pki.clientConfiguration(serverName: "localhost"))
         case .aWildcardTwoLabelsDeep:
             (pki.serverConfiguration(pki.wildcard), pki.clientConfiguration(serverName: "a.game.example.com"))
         case .aWildcardForTheBareDomain:
@@ -96,11 +103,14 @@ enum Refusal: String, CaseIterable, Sendable {
         case .expired: (pki.serverConfiguration(pki.expired), pki.clientConfiguration(serverName: "localhost"))
         case .selfSigned: (pki.serverConfiguration(pki.selfSigned), pki.clientConfiguration(serverName: "localhost"))
         case .notInTheSystemRoots:
-            (pki.serverConfiguration(pki.server), {
-                var configuration = pki.clientConfiguration(serverName: "localhost")
-                configuration.tls?.trustRoots = .system
-                return configuration
-            }())
+            (
+                pki.serverConfiguration(pki.server),
+                {
+                    var configuration = pki.clientConfiguration(serverName: "localhost")
+                    configuration.tls?.trustRoots = .system
+                    return configuration
+                }()
+            )
         }
     }
 
@@ -110,9 +120,9 @@ enum Refusal: String, CaseIterable, Sendable {
         case let (.hostnameMismatch, .hostnameMismatch(expected)), let (.aCommonNameOnly, .hostnameMismatch(expected)):
             expected == "localhost"
         case let (.anAddressSANForAServerName, .hostnameMismatch(expected)),
-             let (.anAddressAndANameSANForAnotherName, .hostnameMismatch(expected)),
-             let (.anAddressSANForAServerNameWithItsPin, .hostnameMismatch(expected)),
-             let (.aPartialWildcard, .hostnameMismatch(expected)):
+            let (.anAddressAndANameSANForAnotherName, .hostnameMismatch(expected)),
+            let (.anAddressSANForAServerNameWithItsPin, .hostnameMismatch(expected)),
+            let (.aPartialWildcard, .hostnameMismatch(expected)):
             expected == "game.example.com"
         case let (.aWildcardTwoLabelsDeep, .hostnameMismatch(expected)): expected == "a.game.example.com"
         case let (.aWildcardForTheBareDomain, .hostnameMismatch(expected)): expected == "example.com"
@@ -138,7 +148,8 @@ enum Refusal: String, CaseIterable, Sendable {
             // By address (checked against the certificate's IP address) and by name (SNI and DNS name).
             for serverName in [nil, "localhost"] {
                 let reply = try await withFrameClient(
-                    GameCommands.self, host: "127.0.0.1", port: port, configuration: pki.clientConfiguration(serverName: serverName)
+                    GameCommands.self, host: "127.0.0.1", port: port,
+                    configuration: pki.clientConfiguration(serverName: serverName)
                 ) { client in
                     try await client.request(TestReq(param1: "tls", param2: 3))
                 }
@@ -150,18 +161,20 @@ enum Refusal: String, CaseIterable, Sendable {
     /// The names a certificate is accepted for, connecting to 127.0.0.1: the wildcard for one
     /// left-most label (case and a trailing dot ignored), an IP SAN for the address when no name
     /// is given, the right DNS name with and without its pin.
-    @Test(arguments: [
-        ("wildcard", "game.example.com", false), ("wildcard", "GAME.Example.COM.", false),
-        ("addressOnly", nil, false), ("addressOnly", "127.0.0.1", true),
-        ("server", "localhost", true), ("server", "localhost.", false),
-    ] as [(String, String?, Bool)])
+    @Test(
+        arguments: [
+            ("wildcard", "game.example.com", false), ("wildcard", "GAME.Example.COM.", false),
+            ("addressOnly", nil, false), ("addressOnly", "127.0.0.1", true),
+            ("server", "localhost", true), ("server", "localhost.", false),
+        ] as [(String, String?, Bool)])
     func aCertificateForTheNameIsAccepted(certificate: String, serverName: String?, pinned: Bool) async throws {
         let pki = pki
-        let pair = switch certificate {
-        case "wildcard": pki.wildcard
-        case "addressOnly": pki.addressOnly
-        default: pki.server
-        }
+        let pair =
+            switch certificate {
+            case "wildcard": pki.wildcard
+            case "addressOnly": pki.addressOnly
+            default: pki.server
+            }
         let pins = pinned ? [try ClientTLS.pin(ofCertificate: .file(pair.certificate))] : []
         try await withGameServer(pki.serverConfiguration(pair)) { _, port in
             let reply = try await withFrameClient(
@@ -208,7 +221,9 @@ enum Refusal: String, CaseIterable, Sendable {
             // One attempt, then stopped with the same error: no reconnecting.
             #expect(states.count == 3, "\(states)")
             if states.count == 3, case .connecting = states[0],
-               case let .disconnected(.connectFailed(.tls(reported))) = states[1], case let .stopped(stopped as TLSFailure) = states[2] {
+                case let .disconnected(.connectFailed(.tls(reported))) = states[1],
+                case let .stopped(stopped as TLSFailure) = states[2]
+            {
                 #expect(refusal.matches(reported, pki) && refusal.matches(stopped, pki))
             } else {
                 Issue.record("\(states)")
@@ -222,7 +237,8 @@ enum Refusal: String, CaseIterable, Sendable {
             let start = ContinuousClock.now
             await #expect(throws: TLSFailure.self) {
                 try await withFrameClient(
-                    GameCommands.self, host: "127.0.0.1", port: port, configuration: pki.clientConfiguration(pins: [pki.otherPin])
+                    GameCommands.self, host: "127.0.0.1", port: port,
+                    configuration: pki.clientConfiguration(pins: [pki.otherPin])
                 ) { client in
                     _ = try await client.request(TestReq(param1: "never"))
                 }
@@ -235,7 +251,9 @@ enum Refusal: String, CaseIterable, Sendable {
         let pki = pki
         try await withGameServer(ServerConfiguration()) { _, port in
             let (error, states, took) = await runUntilStopped(port: port, pki.clientConfiguration(maxAttempts: 1))
-            guard case let .gaveUp(attempts, last)? = error as? FrameClientError, case .connectFailed(.tls(.notTLS)) = last else {
+            guard case let .gaveUp(attempts, last)? = error as? FrameClientError,
+                case .connectFailed(.tls(.notTLS)) = last
+            else {
                 Issue.record("\(String(describing: error)); \(states)")
                 return
             }
@@ -253,7 +271,8 @@ enum Refusal: String, CaseIterable, Sendable {
                 let start = ContinuousClock.now
                 let error = await #expect(throws: TLSFailure.self) {
                     try await withFrameClient(
-                        GameCommands.self, host: "127.0.0.1", port: port, configuration: pki.clientConfiguration(pins: [pki.otherPin])
+                        GameCommands.self, host: "127.0.0.1", port: port,
+                        configuration: pki.clientConfiguration(pins: [pki.otherPin])
                     ) { client in
                         if listens {
                             for await _ in client.pushes {}
@@ -277,7 +296,8 @@ enum Refusal: String, CaseIterable, Sendable {
         try await withGameServer(ServerConfiguration()) { _, port in
             let error = await #expect(throws: FrameClientError.self) {
                 try await withFrameClient(
-                    GameCommands.self, host: "127.0.0.1", port: port, configuration: pki.clientConfiguration(maxAttempts: nil)
+                    GameCommands.self, host: "127.0.0.1", port: port,
+                    configuration: pki.clientConfiguration(maxAttempts: nil)
                 ) { client in
                     _ = try await client.request(TestReq(param1: "plain"), timeout: .milliseconds(800))
                 }
@@ -286,7 +306,10 @@ enum Refusal: String, CaseIterable, Sendable {
                 Issue.record("\(String(describing: error))")
                 return
             }
-            #expect("\(error!)" == "no connection within 0.8 seconds (last attempt: not TLS: the peer does not speak TLS on this port)")
+            #expect(
+                "\(error!)"
+                    == "no connection within 0.8 seconds (last attempt: not TLS: the peer does not speak TLS on this port)"
+            )
         }
     }
 
@@ -309,13 +332,18 @@ enum Refusal: String, CaseIterable, Sendable {
     @Test func aServerThatRequiresAClientCertificate() async throws {
         let pki = pki
         let handled = NIOLockedValueBox(0)
-        try await withGameServer(pki.serverConfiguration(pki.server, clientCertificateAuthorities: pki.ca), handler: { request, context in
-            handled.withLockedValue { $0 += 1 }
-            return try await gameHandler(request, context)
-        }) { _, port in
-            let identity = TLSIdentity(certificateChain: .file(pki.client.certificate), privateKey: .file(pki.client.key))
+        try await withGameServer(
+            pki.serverConfiguration(pki.server, clientCertificateAuthorities: pki.ca),
+            handler: { request, context in
+                handled.withLockedValue { $0 += 1 }
+                return try await gameHandler(request, context)
+            }
+        ) { _, port in
+            let identity = TLSIdentity(
+                certificateChain: .file(pki.client.certificate), privateKey: .file(pki.client.key))
             let reply = try await withFrameClient(
-                GameCommands.self, host: "127.0.0.1", port: port, configuration: pki.clientConfiguration(clientCertificate: identity)
+                GameCommands.self, host: "127.0.0.1", port: port,
+                configuration: pki.clientConfiguration(clientCertificate: identity)
             ) { client in
                 try await client.request(TestReq(param1: "mutual"))
             }
@@ -326,7 +354,9 @@ enum Refusal: String, CaseIterable, Sendable {
             var configuration = pki.clientConfiguration(maxAttempts: 0)
             configuration.requestTimeout = .seconds(3)
             let error = await #expect(throws: (any Swift.Error).self) {
-                try await withFrameClient(GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration) { client in
+                try await withFrameClient(
+                    GameCommands.self, host: "127.0.0.1", port: port, configuration: configuration
+                ) { client in
                     _ = try await client.request(TestReq(param1: "anonymous"))
                 }
             }
@@ -388,7 +418,8 @@ enum Refusal: String, CaseIterable, Sendable {
         let pki = pki
         try await withGameServer(pki.serverConfiguration(pki.server)) { _, port in
             let result = try await offThePool {
-                try Peer.runClient("game-client", ["--port", "\(port)", "--requests", "5", "--split", "--tls-ca", pki.ca])
+                try Peer.runClient(
+                    "game-client", ["--port", "\(port)", "--requests", "5", "--split", "--tls-ca", pki.ca])
             }
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.split(separator: "\n").suffix(2) == ["heartbeat ok", "done"], "\(result.output)")

@@ -39,7 +39,9 @@ struct TestCertificates: Sendable {
     let otherPin: String
 
     func path(_ name: String) -> String { directory + "/" + name }
-    private func pair(_ name: String) -> (certificate: String, key: String) { (path(name + ".pem"), path(name + ".key")) }
+    private func pair(_ name: String) -> (certificate: String, key: String) {
+        (path(name + ".pem"), path(name + ".key"))
+    }
 
     /// The certificates of this process (made on first use).
     static func shared() throws -> TestCertificates { try made.get() }
@@ -62,23 +64,32 @@ struct TestCertificates: Sendable {
             _ = try Tool.run(["openssl"] + arguments, in: directory)
         }
         func selfSigned(_ name: String, subject: String, extensions: String) throws {
-            try openssl(["req", "-config", "openssl.cnf", "-x509"] + newKey + [
-                "-keyout", name + ".key", "-out", name + ".pem", "-days", "30", "-subj", subject,
-                "-extensions", extensions])
+            try openssl(
+                ["req", "-config", "openssl.cnf", "-x509"] + newKey + [
+                    "-keyout", name + ".key", "-out", name + ".pem", "-days", "30", "-subj", subject,
+                    "-extensions", extensions,
+                ])
         }
         /// A key and a certificate for it signed by the CA, valid for 30 days or between `dates`.
-        func signed(_ name: String, subject: String, extensions: String, dates: (String, String)? = nil,
-                    key: String? = nil) throws {
+        func signed(
+            _ name: String, subject: String, extensions: String, dates: (String, String)? = nil,
+            key: String? = nil
+        ) throws {
             let keyArguments = key.map { ["-key", $0] } ?? newKey + ["-keyout", name + ".key"]
-            try openssl(["req", "-config", "openssl.cnf", "-new"] + keyArguments + ["-out", name + ".csr", "-subj", subject])
+            try openssl(
+                ["req", "-config", "openssl.cnf", "-new"] + keyArguments + ["-out", name + ".csr", "-subj", subject])
             let validity = dates.map { ["-startdate", $0.0, "-enddate", $0.1] } ?? ["-days", "30"]
-            try openssl(["ca", "-config", "openssl.cnf", "-batch", "-notext", "-cert", "ca.pem", "-keyfile", "ca.key",
-                         "-in", name + ".csr", "-out", name + ".pem", "-extensions", extensions] + validity)
+            try openssl(
+                [
+                    "ca", "-config", "openssl.cnf", "-batch", "-notext", "-cert", "ca.pem", "-keyfile", "ca.key",
+                    "-in", name + ".csr", "-out", name + ".pem", "-extensions", extensions,
+                ] + validity)
         }
         try selfSigned("ca", subject: "/CN=swiftframe test CA", extensions: "ca_ext")
         try signed("server", subject: "/CN=localhost", extensions: "server_ext")
-        try signed("expired", subject: "/CN=localhost", extensions: "server_ext",
-                   dates: ("20200101000000Z", "20200201000000Z"))
+        try signed(
+            "expired", subject: "/CN=localhost", extensions: "server_ext",
+            dates: ("20200101000000Z", "20200201000000Z"))
         try signed("other", subject: "/CN=other.example", extensions: "other_ext")
         try signed("address-only", subject: "/CN=game.example.com", extensions: "address_only_ext")
         try signed("cn-only", subject: "/CN=localhost", extensions: "cn_only_ext")
@@ -86,14 +97,16 @@ struct TestCertificates: Sendable {
         try signed("partial-wildcard", subject: "/CN=partial wildcard", extensions: "partial_wildcard_ext")
         try signed("client", subject: "/CN=swiftframe test client", extensions: "client_ext")
         try selfSigned("self", subject: "/CN=localhost", extensions: "self_ext")
-        try signed("example-server", subject: "/CN=game.example.com", extensions: "example_ext",
-                   key: Repository.exampleServerKey)
+        try signed(
+            "example-server", subject: "/CN=game.example.com", extensions: "example_ext",
+            key: Repository.exampleServerKey)
         func pin(_ name: String) throws -> String {
-            let digest = try Tool.run([
-                "sh", "-c",
-                "openssl x509 -in \(name).pem -noout -pubkey | openssl pkey -pubin -outform der"
-                    + " | openssl dgst -sha256 -binary | openssl base64 -A",
-            ], in: directory)
+            let digest = try Tool.run(
+                [
+                    "sh", "-c",
+                    "openssl x509 -in \(name).pem -noout -pubkey | openssl pkey -pubin -outform der"
+                        + " | openssl dgst -sha256 -binary | openssl base64 -A",
+                ], in: directory)
             return "sha256/" + digest.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         return TestCertificates(directory: directory, serverPin: try pin("server"), otherPin: try pin("self"))
@@ -189,12 +202,15 @@ enum Tool {
         do {
             try process.run()
         } catch {
-            throw PeerError(description: "\(command[0]) does not start (\(error)); it comes with Debian's openssl package")
+            throw PeerError(
+                description: "\(command[0]) does not start (\(error)); it comes with Debian's openssl package")
         }
         let stdout = LineBox()
         let stderr = LineBox()
-        Thread { stdout.set(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)) }.start()
-        Thread { stderr.set(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)) }.start()
+        Thread { stdout.set(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)) }
+            .start()
+        Thread { stderr.set(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)) }
+            .start()
         guard let text = stdout.wait(seconds: 30) else {
             process.terminate()
             throw PeerError(description: "\(command.joined(separator: " ")) did not finish within 30 s")

@@ -45,11 +45,14 @@ import Testing
 
     @Test func eachLineTakesItsOffset() throws {
         let table = FieldTable(
-            of: Mixed.self, layout: Self.layout, offsets: Self.offsets, types: [Color.self, [String: Int32].self, Node.self], maps: [.map(ProtoFixed32.self, ProtoMessage<Node>.self)],
+            of: Mixed.self, layout: Self.layout, offsets: Self.offsets,
+            types: [Color.self, [String: Int32].self, Node.self],
+            maps: [.map(ProtoFixed32.self, ProtoMessage<Node>.self)],
             custom: [.init(6, "choice", .map(key: .string, value: .int32))], extensionRanges: [100...200]
         )
         let paths: [Int32: PartialKeyPath<Mixed>] = [
-            1: \.flag, 2: \.stamp, 3: \.small, 4: \.name, 5: \.color, 7: \.numbers, 8: \.active, 9: \._child, 10: \.ratio,
+            1: \.flag, 2: \.stamp, 3: \.small, 4: \.name, 5: \.color, 7: \.numbers, 8: \.active, 9: \._child,
+            10: \.ratio,
             11: \.scores,
         ]
         #expect(table.fields.map(\.number) == Array(1...11))
@@ -59,8 +62,13 @@ import Testing
         }
         #expect(table.unknownFieldsOffset == MemoryLayout<Mixed>.offset(of: \.unknownFields))
         #expect(table.extensionFieldsOffset == MemoryLayout<Mixed>.offset(of: \.extensionFields))
-        #expect(table.storedTypes.map(ObjectIdentifier.init) == Mirror(reflecting: Mixed()).children.map { ObjectIdentifier(type(of: $0.value)) })
-        #expect(table.textFormatFields.map(\.name) == ["flag", "stamp", "small", "name", "color", "choice", "numbers", "active", "child", "ratio", "scores"])
+        #expect(
+            table.storedTypes.map(ObjectIdentifier.init)
+                == Mirror(reflecting: Mixed()).children.map { ObjectIdentifier(type(of: $0.value)) })
+        #expect(
+            table.textFormatFields.map(\.name) == [
+                "flag", "stamp", "small", "name", "color", "choice", "numbers", "active", "child", "ratio", "scores",
+            ])
         guard case .map(key: .fixed32, value: .message) = table.textFormatFields[10].kind else {
             Issue.record("scores: \(table.textFormatFields[10].kind)")
             return
@@ -69,15 +77,21 @@ import Testing
 
     @Test func labelsAndJSONNamesReachTheTextFormatRows() {
         let table = FieldTable(
-            of: Mixed.self, layout: Self.layout, offsets: Self.offsets, types: [Color.self, [String: Int32].self, Node.self],
-            maps: [.map(ProtoFixed32.self, ProtoMessage<Node>.self)], custom: [.init(6, "choice", .map(key: .string, value: .int32), .oneof(2))], jsonNames: [2: "when", 6: "pick"],
+            of: Mixed.self, layout: Self.layout, offsets: Self.offsets,
+            types: [Color.self, [String: Int32].self, Node.self],
+            maps: [.map(ProtoFixed32.self, ProtoMessage<Node>.self)],
+            custom: [.init(6, "choice", .map(key: .string, value: .int32), .oneof(2))],
+            jsonNames: [2: "when", 6: "pick"],
             extensionRanges: [100...200]
         )
         let rows = table.textFormatFields
         // Storage words give the label: none is implicit, `optional` has presence, `packed` and
         // maps are repeated; a custom field's row gives its own.
-        #expect(rows.map(\.label) == [.implicit, .implicit, .implicit, .optional, .implicit, .oneof(2), .repeated, .optional,
-                                      .optional, .implicit, .repeated])
+        #expect(
+            rows.map(\.label) == [
+                .implicit, .implicit, .implicit, .optional, .implicit, .oneof(2), .repeated, .optional,
+                .optional, .implicit, .repeated,
+            ])
         #expect(rows.map(\.jsonName) == [nil, "when", nil, nil, nil, "pick", nil, nil, nil, nil, nil])
     }
 
@@ -96,7 +110,9 @@ import Testing
     struct Counted {
         var counts: [Int32: Int32] = [:]
         var unknownFields = UnknownFields()
-        static let offsets = [MemoryLayout<Self>.offset(of: \.counts)!, MemoryLayout<Self>.offset(of: \.unknownFields)!]
+        static let offsets = [
+            MemoryLayout<Self>.offset(of: \.counts)!, MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
     }
 
     @Test func aTableThatIsNotTheStructsTraps() async {
@@ -105,21 +121,41 @@ import Testing
         // offset past the struct, one misaligned, an offset too few, an offset too many, a type
         // too many, a map too many, a map line with no map codec, no unknown fields, a word that
         // is not a kind, a number twice.
-        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 string id\nunknown", offsets: Plain.offsets) }
-        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: [0, 64]) }
-        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: [2, 8]) }
-        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: [0]) }
-        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "unknown", offsets: Plain.offsets) }
+        await #expect(processExitsWith: .failure) {
+            _ = FieldTable(of: Plain.self, layout: "1 string id\nunknown", offsets: Plain.offsets)
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: [0, 64])
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: [2, 8])
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: [0])
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = FieldTable(of: Plain.self, layout: "unknown", offsets: Plain.offsets)
+        }
         await #expect(processExitsWith: .failure) {
             _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: Plain.offsets, types: [Node.self])
         }
         await #expect(processExitsWith: .failure) {
-            _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: Plain.offsets, maps: [.map(ProtoInt32.self, ProtoInt32.self)])
+            _ = FieldTable(
+                of: Plain.self, layout: "1 uint32 id\nunknown", offsets: Plain.offsets,
+                maps: [.map(ProtoInt32.self, ProtoInt32.self)])
         }
-        _ = FieldTable(of: Counted.self, layout: "1 map counts\nunknown", offsets: Counted.offsets, maps: [.map(ProtoInt32.self, ProtoInt32.self)])
-        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Counted.self, layout: "1 map counts\nunknown", offsets: Counted.offsets) }
-        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nextensions", offsets: Plain.offsets) }
-        await #expect(processExitsWith: .failure) { _ = FieldTable(of: Plain.self, layout: "1 uint23 id\nunknown", offsets: Plain.offsets) }
+        _ = FieldTable(
+            of: Counted.self, layout: "1 map counts\nunknown", offsets: Counted.offsets,
+            maps: [.map(ProtoInt32.self, ProtoInt32.self)])
+        await #expect(processExitsWith: .failure) {
+            _ = FieldTable(of: Counted.self, layout: "1 map counts\nunknown", offsets: Counted.offsets)
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nextensions", offsets: Plain.offsets)
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = FieldTable(of: Plain.self, layout: "1 uint23 id\nunknown", offsets: Plain.offsets)
+        }
         await #expect(processExitsWith: .failure) {
             _ = FieldTable(of: Plain.self, layout: "1 uint32 id\nunknown", offsets: Plain.offsets, custom: [.init(1)])
         }

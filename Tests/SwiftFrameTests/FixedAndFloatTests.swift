@@ -35,7 +35,8 @@ import SwiftFrame
     @Test(arguments: sfixed32Cases)
     func sfixed32(value: Int32, bytes: [UInt8]) throws {
         #expect(written { $0.writeFixed32(ProtoSFixed32.self, value) } == bytes)
-        #expect(try withReader(bytes) { reader throws(WireError) in try reader.readFixed32(ProtoSFixed32.self) } == value)
+        #expect(
+            try withReader(bytes) { reader throws(WireError) in try reader.readFixed32(ProtoSFixed32.self) } == value)
     }
 
     static let fixed64Cases: [(UInt64, [UInt8])] = [
@@ -65,7 +66,8 @@ import SwiftFrame
     @Test(arguments: sfixed64Cases)
     func sfixed64(value: Int64, bytes: [UInt8]) throws {
         #expect(written { $0.writeFixed64(ProtoSFixed64.self, value) } == bytes)
-        #expect(try withReader(bytes) { reader throws(WireError) in try reader.readFixed64(ProtoSFixed64.self) } == value)
+        #expect(
+            try withReader(bytes) { reader throws(WireError) in try reader.readFixed64(ProtoSFixed64.self) } == value)
     }
 
     // MARK: Floating point, compared by bit pattern
@@ -139,10 +141,11 @@ import SwiftFrame
         message.float = Float(bitPattern: 0x7FC0_0001)
         message.double = Double(bitPattern: 0xFFF8_DEAD_BEEF_0001)
         let bytes = try message.serializedBytes()
-        #expect(bytes == [
-            0x5D, 0x01, 0x00, 0xC0, 0x7F,
-            0x71, 0x01, 0x00, 0xEF, 0xBE, 0xAD, 0xDE, 0xF8, 0xFF,
-        ])
+        #expect(
+            bytes == [
+                0x5D, 0x01, 0x00, 0xC0, 0x7F,
+                0x71, 0x01, 0x00, 0xEF, 0xBE, 0xAD, 0xDE, 0xF8, 0xFF,
+            ])
         let decoded = try Scalars(serializedBytes: bytes)
         #expect(decoded.float.isNaN && decoded.float.bitPattern == 0x7FC0_0001)
         #expect(decoded.double.isNaN && decoded.double.bitPattern == 0xFFF8_DEAD_BEEF_0001)

@@ -64,12 +64,15 @@ import SwiftFrame
         ("a\u{0}b", [0x03, 0x61, 0x00, 0x62]),
         // é = C3 A9, € = E2 82 AC, 😀 (U+1F600) = F0 9F 98 80.
         ("aé€😀", [0x0A, 0x61, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80]),
-        ("\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}\u{10FFFF}", [
-            0x12,
-            0xC2, 0x80, 0xDF, 0xBF,
-            0xE0, 0xA0, 0x80, 0xEF, 0xBF, 0xBF,
-            0xF0, 0x90, 0x80, 0x80, 0xF4, 0x8F, 0xBF, 0xBF,
-        ]),
+        (
+            "\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}\u{10FFFF}",
+            [
+                0x12,
+                0xC2, 0x80, 0xDF, 0xBF,
+                0xE0, 0xA0, 0x80, 0xEF, 0xBF, 0xBF,
+                0xF0, 0x90, 0x80, 0x80, 0xF4, 0x8F, 0xBF, 0xBF,
+            ]
+        ),
         // Combining sequence: e + U+0301 stays two scalars, three bytes.
         ("e\u{301}", [0x03, 0x65, 0xCC, 0x81]),
     ]
@@ -113,20 +116,22 @@ import SwiftFrame
         let expected = referenceField(tag: 26, first) + referenceField(tag: 26, second)
         let capacity = expected.count + 8
         // One by one, and as a repeated field, for strings and for bytes: the same bytes.
-        #expect(written(capacity: capacity) { writer in
-            for string in strings {
-                writer.writeTag(26)
-                writer.writeString(string)
-            }
-        } == expected)
+        #expect(
+            written(capacity: capacity) { writer in
+                for string in strings {
+                    writer.writeTag(26)
+                    writer.writeString(string)
+                }
+            } == expected)
         #expect(written(capacity: capacity) { $0.writeRepeatedString(strings, tag: 26) } == expected)
         #expect(written(capacity: capacity) { $0.writeRepeatedBytes([first, second], tag: 26) } == expected)
-        #expect(written(capacity: capacity) { writer in
-            writer.writeTag(26)
-            writer.writeBytes(first)
-            writer.writeTag(26)
-            writer.writeBytes(second)
-        } == expected)
+        #expect(
+            written(capacity: capacity) { writer in
+                writer.writeTag(26)
+                writer.writeBytes(first)
+                writer.writeTag(26)
+                writer.writeBytes(second)
+            } == expected)
         // Read back: the string, then the bytes, then what follows them is where it should be.
         let read = try withReader(expected) { reader throws(WireError) in
             _ = try reader.readTag()

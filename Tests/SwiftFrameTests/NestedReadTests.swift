@@ -58,9 +58,10 @@ import SwiftFrame
         #expect(throws: WireError.tooDeep(offset: 0, limit: 1)) {
             try withReader([0x02, 0x00, 0x00], maxDepth: 1) { reader throws(WireError) in try nestedTwice(&reader) }
         }
-        #expect(try withReader([0x02, 0x00, 0x00], maxDepth: 2) { reader throws(WireError) in
-            try nestedTwice(&reader)
-        } == false)
+        #expect(
+            try withReader([0x02, 0x00, 0x00], maxDepth: 2) { reader throws(WireError) in
+                try nestedTwice(&reader)
+            } == false)
         // Depth is given back: two in a row at maxDepth 1.
         let offset = try withReader([0x01, 0x07, 0x01, 0x08], maxDepth: 1) { reader throws(WireError) in
             for _ in 0..<2 {

@@ -53,7 +53,9 @@ import SwiftFrame
         let allOnes: [UInt8] = Array(repeating: 0xFF, count: 9) + [0x01]
         #expect(decodeError(Node.self, allOnes + [0x00]) == .invalidTag(offset: 0))
         #expect(decodeError(Node.self, [0x7B] + padded6) == .invalidTag(offset: 1))
-        let fiveBytes = try? withReader([0x88, 0x80, 0x80, 0x80, 0x00]) { reader throws(WireError) in try reader.readTag() }
+        let fiveBytes = try? withReader([0x88, 0x80, 0x80, 0x80, 0x00]) { reader throws(WireError) in
+            try reader.readTag()
+        }
         #expect(fiveBytes == 8)
         // 8 + 2^32 in five bytes is tag 8: field 1, a varint.
         let wide: [UInt8] = [0x88, 0x80, 0x80, 0x80, 0x10]
@@ -70,9 +72,12 @@ import SwiftFrame
         // A length is a 32-bit varint too: "abc" with its length in 6 bytes is refused, in 5 read.
         let abc: [UInt8] = [0x61, 0x62, 0x63]
         #expect(decodeError(Node.self, [0x22, 0x83, 0x80, 0x80, 0x80, 0x80, 0x00] + abc) == .invalidLength(offset: 1))
-        #expect(try Node(serializedBytes: [0x22, 0x83, 0x80, 0x80, 0x80, 0x00] + abc) == Node(serializedBytes: [0x22, 0x03] + abc))
+        #expect(
+            try Node(serializedBytes: [0x22, 0x83, 0x80, 0x80, 0x80, 0x00] + abc)
+                == Node(serializedBytes: [0x22, 0x03] + abc))
         // In an unknown field, a child message and a packed run.
-        #expect(decodeError(Node.self, [0x08, 0x01, 0x7A, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00]) == .invalidLength(offset: 3))
+        #expect(
+            decodeError(Node.self, [0x08, 0x01, 0x7A, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00]) == .invalidLength(offset: 3))
         #expect(decodeError(Node.self, [0x12] + Array(repeating: 0x80, count: 9) + [0x00]) == .invalidLength(offset: 1))
         #expect(decodeError(Node.self, [0x2A, 0x81, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01]) == .invalidLength(offset: 1))
     }
@@ -80,21 +85,27 @@ import SwiftFrame
     // MARK: lengthPastEnd
 
     @Test func lengthPastEnd() {
-        #expect(decodeError(Node.self, [0x22, 0x05, 0x61, 0x62])
-            == .lengthPastEnd(offset: 1, length: 5, remaining: 2))
-        #expect(decodeError(Node.self, [0x3A, 0x01])
-            == .lengthPastEnd(offset: 1, length: 1, remaining: 0))
+        #expect(
+            decodeError(Node.self, [0x22, 0x05, 0x61, 0x62])
+                == .lengthPastEnd(offset: 1, length: 5, remaining: 2))
+        #expect(
+            decodeError(Node.self, [0x3A, 0x01])
+                == .lengthPastEnd(offset: 1, length: 1, remaining: 0))
         // A child message longer than what follows it.
-        #expect(decodeError(Node.self, [0x12, 0x05, 0x08])
-            == .lengthPastEnd(offset: 1, length: 5, remaining: 1))
+        #expect(
+            decodeError(Node.self, [0x12, 0x05, 0x08])
+                == .lengthPastEnd(offset: 1, length: 5, remaining: 1))
         // An unknown length-delimited field.
-        #expect(decodeError(Node.self, [0x08, 0x01, 0x7A, 0x03, 0x00])
-            == .lengthPastEnd(offset: 3, length: 3, remaining: 1))
+        #expect(
+            decodeError(Node.self, [0x08, 0x01, 0x7A, 0x03, 0x00])
+                == .lengthPastEnd(offset: 3, length: 3, remaining: 1))
         // Packed fields are checked against the end before their element size.
-        #expect(decodeError(Node.self, [0x32, 0x08, 0x01, 0x02, 0x03, 0x04])
-            == .lengthPastEnd(offset: 1, length: 8, remaining: 4))
-        #expect(decodeError(Node.self, [0x2A, 0x03, 0x01])
-            == .lengthPastEnd(offset: 1, length: 3, remaining: 1))
+        #expect(
+            decodeError(Node.self, [0x32, 0x08, 0x01, 0x02, 0x03, 0x04])
+                == .lengthPastEnd(offset: 1, length: 8, remaining: 4))
+        #expect(
+            decodeError(Node.self, [0x2A, 0x03, 0x01])
+                == .lengthPastEnd(offset: 1, length: 3, remaining: 1))
     }
 
     @Test func lengthIsCheckedAgainstTheEnclosingMessageNotTheBuffer() {
@@ -124,8 +135,9 @@ import SwiftFrame
             )
         }
         // Inside an unknown group, after a complete field.
-        #expect(decodeError(Node.self, [0x08, 0x01, 0x7B, 0x7A] + varint + tail)
-            == .lengthPastEnd(offset: 4, length: length, remaining: 2))
+        #expect(
+            decodeError(Node.self, [0x08, 0x01, 0x7B, 0x7A] + varint + tail)
+                == .lengthPastEnd(offset: 4, length: length, remaining: 2))
     }
 
     // MARK: invalidWireType
@@ -291,19 +303,25 @@ import SwiftFrame
     // MARK: malformedPackedField
 
     @Test func malformedPackedField() {
-        #expect(decodeError(Node.self, [0x32, 0x05, 0x01, 0x02, 0x03, 0x04, 0x05])
-            == .malformedPackedField(offset: 1, length: 5))
-        #expect(decodeError(Node.self, [0x08, 0x01, 0x32, 0x03, 0x01, 0x02, 0x03])
-            == .malformedPackedField(offset: 3, length: 3))
+        #expect(
+            decodeError(Node.self, [0x32, 0x05, 0x01, 0x02, 0x03, 0x04, 0x05])
+                == .malformedPackedField(offset: 1, length: 5))
+        #expect(
+            decodeError(Node.self, [0x08, 0x01, 0x32, 0x03, 0x01, 0x02, 0x03])
+                == .malformedPackedField(offset: 3, length: 3))
         // Even lengths that are still not a multiple of four.
-        #expect(decodeError(Node.self, [0x32, 0x06, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06])
-            == .malformedPackedField(offset: 1, length: 6))
-        #expect(decodeError(Node.self, [0x32, 0x02, 0x01, 0x02])
-            == .malformedPackedField(offset: 1, length: 2))
-        #expect(decodeError(Node.self, [0x42, 0x0C] + Array(repeating: 0x00, count: 12))
-            == .malformedPackedField(offset: 1, length: 12))
-        #expect(decodeError(Node.self, [0x42, 0x04, 0x00, 0x00, 0x00, 0x00])
-            == .malformedPackedField(offset: 1, length: 4))
+        #expect(
+            decodeError(Node.self, [0x32, 0x06, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06])
+                == .malformedPackedField(offset: 1, length: 6))
+        #expect(
+            decodeError(Node.self, [0x32, 0x02, 0x01, 0x02])
+                == .malformedPackedField(offset: 1, length: 2))
+        #expect(
+            decodeError(Node.self, [0x42, 0x0C] + Array(repeating: 0x00, count: 12))
+                == .malformedPackedField(offset: 1, length: 12))
+        #expect(
+            decodeError(Node.self, [0x42, 0x04, 0x00, 0x00, 0x00, 0x00])
+                == .malformedPackedField(offset: 1, length: 4))
     }
 
     // MARK: Descriptions
@@ -329,10 +347,12 @@ import SwiftFrame
     }
 
     @Test func descriptionsCarryTheirDetails() {
-        #expect(WireError.truncated(offset: 17).description
-            == "truncated input: a value starting at offset 17 runs past the end")
-        #expect(WireError.lengthPastEnd(offset: 1, length: 18_446_744_073_709_551_615, remaining: 2).description
-            == "length 18446744073709551615 at offset 1 is past the end (2 bytes remain)")
+        #expect(
+            WireError.truncated(offset: 17).description
+                == "truncated input: a value starting at offset 17 runs past the end")
+        #expect(
+            WireError.lengthPastEnd(offset: 1, length: 18_446_744_073_709_551_615, remaining: 2).description
+                == "length 18446744073709551615 at offset 1 is past the end (2 bytes remain)")
         #expect(WireError.invalidWireType(offset: 9, wireType: 7).description == "invalid wire type 7 at offset 9")
         #expect(WireError.tooDeep(offset: 3, limit: 2).description == "nesting deeper than 2 levels at offset 3")
         #expect(WireError.malformedPackedField(offset: 1, length: 5).description.contains("length 5"))

@@ -153,7 +153,9 @@ import Testing
     // MARK: Through the reader
 
     /// Strings short enough to be stored inline and long ones, ASCII and not, come back as sent.
-    @Test(arguments: ["", "a", "neo", "fifteen bytes!!", "sixteen bytes!!!", "é", "ünïcödé, longer than fifteen bytes 😀"])
+    @Test(arguments: [
+        "", "a", "neo", "fifteen bytes!!", "sixteen bytes!!!", "é", "ünïcödé, longer than fifteen bytes 😀",
+    ])
     func readerReturnsTheStringSent(text: String) throws {
         let bytes: [UInt8] = [0x12, UInt8(text.utf8.count)] + Array(text.utf8)
         bytes.withUnsafeBytes { buffer in

@@ -126,7 +126,8 @@ import SwiftFrame
     @Test func narrowReadsTruncateSixtyFourBitVarintsLikeCxx() throws {
         // 0x1_0000_0005: bit 32 and the value 5.
         let big: [UInt8] = [0x85, 0x80, 0x80, 0x80, 0x10]
-        #expect(try withReader(big) { reader throws(WireError) in try reader.readVarint(ProtoInt64.self) } == 4_294_967_301)
+        #expect(
+            try withReader(big) { reader throws(WireError) in try reader.readVarint(ProtoInt64.self) } == 4_294_967_301)
         #expect(try withReader(big) { reader throws(WireError) in try reader.readVarint(ProtoInt32.self) } == 5)
         #expect(try withReader(big) { reader throws(WireError) in try reader.readVarint(ProtoUInt32.self) } == 5)
         // sint32 truncates to 32 bits first, then un-zigzags: 5 -> -3.
@@ -134,12 +135,15 @@ import SwiftFrame
 
         // 0x1_8000_0000: the low 32 bits are 0x8000_0000.
         let high: [UInt8] = [0x80, 0x80, 0x80, 0x80, 0x18]
-        #expect(try withReader(high) { reader throws(WireError) in try reader.readVarint(ProtoInt32.self) } == Int32.min)
-        #expect(try withReader(high) { reader throws(WireError) in try reader.readVarint(ProtoUInt32.self) } == 0x8000_0000)
+        #expect(
+            try withReader(high) { reader throws(WireError) in try reader.readVarint(ProtoInt32.self) } == Int32.min)
+        #expect(
+            try withReader(high) { reader throws(WireError) in try reader.readVarint(ProtoUInt32.self) } == 0x8000_0000)
 
         // A 10-byte all-ones varint read as uint32 is UInt32.max.
         let ones: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]
-        #expect(try withReader(ones) { reader throws(WireError) in try reader.readVarint(ProtoUInt32.self) } == UInt32.max)
+        #expect(
+            try withReader(ones) { reader throws(WireError) in try reader.readVarint(ProtoUInt32.self) } == UInt32.max)
     }
 
     @Test func boolIsAnyNonZeroVarint() throws {
@@ -148,9 +152,10 @@ import SwiftFrame
         #expect(try withReader([0x00]) { reader throws(WireError) in try reader.readVarint(ProtoBool.self) } == false)
         #expect(try withReader([0x02]) { reader throws(WireError) in try reader.readVarint(ProtoBool.self) } == true)
         // Only bit 32 set: a bool must still read true (no truncation to 32 bits).
-        #expect(try withReader([0x80, 0x80, 0x80, 0x80, 0x10]) { reader throws(WireError) in
-            try reader.readVarint(ProtoBool.self)
-        } == true)
+        #expect(
+            try withReader([0x80, 0x80, 0x80, 0x80, 0x10]) { reader throws(WireError) in
+                try reader.readVarint(ProtoBool.self)
+            } == true)
     }
 
     @Test func openEnumKeepsUnknownAndNegativeNumbers() throws {
@@ -159,13 +164,17 @@ import SwiftFrame
         // Negative enum numbers are sign-extended like int32.
         let minusFive: [UInt8] = [0xFB, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]
         #expect(written { $0.writeVarint(ProtoEnum<Color>.self, .unrecognized(-5)) } == minusFive)
-        #expect(try withReader(minusFive) { reader throws(WireError) in
-            try reader.readVarint(ProtoEnum<Color>.self)
-        } == .unrecognized(-5))
-        #expect(try withReader([0x02]) { reader throws(WireError) in try reader.readVarint(ProtoEnum<Color>.self) } == .green)
-        #expect(try withReader([0x07]) { reader throws(WireError) in
-            try reader.readVarint(ProtoEnum<Color>.self)
-        } == .unrecognized(7))
+        #expect(
+            try withReader(minusFive) { reader throws(WireError) in
+                try reader.readVarint(ProtoEnum<Color>.self)
+            } == .unrecognized(-5))
+        #expect(
+            try withReader([0x02]) { reader throws(WireError) in try reader.readVarint(ProtoEnum<Color>.self) }
+                == .green)
+        #expect(
+            try withReader([0x07]) { reader throws(WireError) in
+                try reader.readVarint(ProtoEnum<Color>.self)
+            } == .unrecognized(7))
     }
 
     // MARK: Ten bytes, eleven bytes, cut off
@@ -234,9 +243,10 @@ import SwiftFrame
         #expect(written { $0.writeTag(129) } == [0x81, 0x01])
         #expect(written { $0.writeTag(0xFFFF_FFFD) } == [0xFD, 0xFF, 0xFF, 0xFF, 0x0F])
         #expect(try withReader([0x81, 0x01]) { reader throws(WireError) in try reader.readTag() } == 129)
-        #expect(try withReader([0xFD, 0xFF, 0xFF, 0xFF, 0x0F]) { reader throws(WireError) in
-            try reader.readTag()
-        } == 0xFFFF_FFFD)
+        #expect(
+            try withReader([0xFD, 0xFF, 0xFF, 0xFF, 0x0F]) { reader throws(WireError) in
+                try reader.readTag()
+            } == 0xFFFF_FFFD)
     }
 
     // MARK: Zigzag
@@ -271,17 +281,21 @@ import SwiftFrame
         #expect(written { $0.writeVarint(ProtoSInt32.self, 64) } == [0x80, 0x01])
         #expect(written { $0.writeVarint(ProtoSInt32.self, Int32.min) } == [0xFF, 0xFF, 0xFF, 0xFF, 0x0F])
         #expect(written { $0.writeVarint(ProtoSInt32.self, Int32.max) } == [0xFE, 0xFF, 0xFF, 0xFF, 0x0F])
-        #expect(written { $0.writeVarint(ProtoSInt64.self, Int64.min) }
-            == [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01])
-        #expect(written { $0.writeVarint(ProtoSInt64.self, Int64.max) }
-            == [0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01])
+        #expect(
+            written { $0.writeVarint(ProtoSInt64.self, Int64.min) }
+                == [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01])
+        #expect(
+            written { $0.writeVarint(ProtoSInt64.self, Int64.max) }
+                == [0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01])
 
-        #expect(try withReader([0xFF, 0xFF, 0xFF, 0xFF, 0x0F]) { reader throws(WireError) in
-            try reader.readVarint(ProtoSInt32.self)
-        } == Int32.min)
-        #expect(try withReader([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]) { reader throws(WireError) in
-            try reader.readVarint(ProtoSInt64.self)
-        } == Int64.min)
+        #expect(
+            try withReader([0xFF, 0xFF, 0xFF, 0xFF, 0x0F]) { reader throws(WireError) in
+                try reader.readVarint(ProtoSInt32.self)
+            } == Int32.min)
+        #expect(
+            try withReader([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]) { reader throws(WireError) in
+                try reader.readVarint(ProtoSInt64.self)
+            } == Int64.min)
         #expect(try withReader([0x03]) { reader throws(WireError) in try reader.readVarint(ProtoSInt64.self) } == -2)
     }
 
@@ -303,7 +317,8 @@ import SwiftFrame
                 writer.writeTag(tag)
                 writer.writeFixed32(ProtoFixed32.self, value32)
             }
-            #expect(written(capacity: fixed32.count) { $0.writeFixed32(ProtoFixed32.self, value32, tag: tag) } == fixed32)
+            #expect(
+                written(capacity: fixed32.count) { $0.writeFixed32(ProtoFixed32.self, value32, tag: tag) } == fixed32)
             let fixed64 = written { writer in
                 writer.writeTag(tag)
                 writer.writeFixed64(ProtoFixed64.self, value)
@@ -311,6 +326,8 @@ import SwiftFrame
             #expect(written(capacity: fixed64.count) { $0.writeFixed64(ProtoFixed64.self, value, tag: tag) } == fixed64)
         }
         // A negative int32 is ten bytes after its tag, as SwiftProtobuf and C++ write it.
-        #expect(written { $0.writeVarint(ProtoInt32.self, -1, tag: 8) } == [8] + [UInt8](repeating: 0xFF, count: 9) + [0x01])
+        #expect(
+            written { $0.writeVarint(ProtoInt32.self, -1, tag: 8) } == [8] + [UInt8](repeating: 0xFF, count: 9) + [0x01]
+        )
     }
 }

@@ -24,7 +24,8 @@ public enum Repository {
             let candidate = directory.appendingPathComponent(name).path
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
-               FileManager.default.isExecutableFile(atPath: candidate) {
+                FileManager.default.isExecutableFile(atPath: candidate)
+            {
                 return candidate
             }
             directory.deleteLastPathComponent()
@@ -44,7 +45,8 @@ public enum Repository {
 
 /// A new, empty directory under the system's temporary directory.
 public func temporaryDirectory(_ prefix: String = "swiftframe-test") throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "\(prefix)-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
@@ -76,8 +78,10 @@ public struct ProcessFailure: Swift.Error, CustomStringConvertible {
 
 /// Runs a program to completion. Input and output go through temporary files, so no pipe
 /// can fill up and block either side, whatever order the program reads and writes in.
-public func runProcess(_ executable: String, _ arguments: [String], input: [UInt8] = [],
-                       environment: [String: String] = [:]) throws -> ProcessResult {
+public func runProcess(
+    _ executable: String, _ arguments: [String], input: [UInt8] = [],
+    environment: [String: String] = [:]
+) throws -> ProcessResult {
     let files = FileManager.default
     let directory = try temporaryDirectory("swiftframe-process")
     defer { try? files.removeItem(at: directory) }

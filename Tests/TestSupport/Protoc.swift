@@ -12,7 +12,8 @@ public enum Protoc {
     public static func run(_ arguments: [String], input: [UInt8] = []) throws -> [UInt8] {
         let result = try runProcess(executable, arguments, input: input)
         guard result.succeeded else {
-            throw ProcessFailure(command: "protoc " + arguments.joined(separator: " "), status: result.status, stderr: result.stderr)
+            throw ProcessFailure(
+                command: "protoc " + arguments.joined(separator: " "), status: result.status, stderr: result.stderr)
         }
         return result.stdout
     }
@@ -24,7 +25,8 @@ public enum Protoc {
 
     /// `protoc --decode=<type>`: wire bytes in, text format out.
     public static func decode(_ bytes: [UInt8], as type: String, includes: [String], files: [String]) throws -> String {
-        String(decoding: try run(includes.map { "-I" + $0 } + files + ["--decode=\(type)"], input: bytes), as: UTF8.self)
+        String(
+            decoding: try run(includes.map { "-I" + $0 } + files + ["--decode=\(type)"], input: bytes), as: UTF8.self)
     }
 
     /// `protoc --decode_raw`: the fields of any wire bytes, as text, with no schema.
@@ -67,8 +69,9 @@ public struct ProtoSchema: Sendable {
         let output = FileManager.default.temporaryDirectory
             .appendingPathComponent("swiftframe-descriptors-\(UUID().uuidString).pb")
         defer { try? FileManager.default.removeItem(at: output) }
-        _ = try Protoc.run(includes.map { "-I" + $0 } + files
-                           + ["--descriptor_set_out=\(output.path)", "--include_imports"])
+        _ = try Protoc.run(
+            includes.map { "-I" + $0 } + files
+                + ["--descriptor_set_out=\(output.path)", "--include_imports"])
         return Array(try Data(contentsOf: output))
     }
 

@@ -21,36 +21,44 @@ public func expectRoundTrip<M: Message>(
     let ours = try value.serializedBytes()
 
     // (a)
-    #expect(ours == protocBytes,
-            "\(type): serializedBytes() differs from protoc --encode\n  ours:   \(hex(ours))\n  protoc: \(hex(protocBytes))",
-            sourceLocation: sourceLocation)
+    #expect(
+        ours == protocBytes,
+        "\(type): serializedBytes() differs from protoc --encode\n  ours:   \(hex(ours))\n  protoc: \(hex(protocBytes))",
+        sourceLocation: sourceLocation)
     #expect(value.serializedSize() == ours.count, "\(type): serializedSize()", sourceLocation: sourceLocation)
     if expectEmpty {
-        #expect(protocBytes.isEmpty, "\(type): protoc wrote \(hex(protocBytes)) for a default message", sourceLocation: sourceLocation)
+        #expect(
+            protocBytes.isEmpty, "\(type): protoc wrote \(hex(protocBytes)) for a default message",
+            sourceLocation: sourceLocation)
         #expect(ours.isEmpty, "\(type): we wrote \(hex(ours)) for a default message", sourceLocation: sourceLocation)
     }
 
     // (b)
     let decoded = try M(serializedBytes: protocBytes)
-    #expect(same(decoded, value),
-            "\(type): decoding protoc's bytes \(hex(protocBytes))\n  gave:     \(decoded)\n  expected: \(value)",
-            sourceLocation: sourceLocation)
+    #expect(
+        same(decoded, value),
+        "\(type): decoding protoc's bytes \(hex(protocBytes))\n  gave:     \(decoded)\n  expected: \(value)",
+        sourceLocation: sourceLocation)
     // Generated enums compare by number (`RawRepresentable`'s `==`), so `==` alone would
     // accept `.unrecognized(1)` for a declared value 1; the structures tell the cases apart.
-    #expect(structure(of: decoded) == structure(of: value),
-            "\(type): decoded value differs in its enum cases (or floats)\n  gave:     \(decoded)\n  expected: \(value)",
-            sourceLocation: sourceLocation)
-    #expect(decoded.unknownFields.isEmpty, "\(type): unexpected unknown fields \(hex(decoded.unknownFields.bytes))",
-            sourceLocation: sourceLocation)
+    #expect(
+        structure(of: decoded) == structure(of: value),
+        "\(type): decoded value differs in its enum cases (or floats)\n  gave:     \(decoded)\n  expected: \(value)",
+        sourceLocation: sourceLocation)
+    #expect(
+        decoded.unknownFields.isEmpty, "\(type): unexpected unknown fields \(hex(decoded.unknownFields.bytes))",
+        sourceLocation: sourceLocation)
     let reencoded = try decoded.serializedBytes()
-    #expect(reencoded == protocBytes,
-            "\(type): decode then encode changed protoc's bytes\n  before: \(hex(protocBytes))\n  after:  \(hex(reencoded))",
-            sourceLocation: sourceLocation)
+    #expect(
+        reencoded == protocBytes,
+        "\(type): decode then encode changed protoc's bytes\n  before: \(hex(protocBytes))\n  after:  \(hex(reencoded))",
+        sourceLocation: sourceLocation)
 
     // (c)
     let texts = try schema.decode(all: [ours, protocBytes], as: type)
-    #expect(texts[0] == texts[1], "\(type): protoc --decode of our bytes:\n\(texts[0])\nof protoc's bytes:\n\(texts[1])",
-            sourceLocation: sourceLocation)
+    #expect(
+        texts[0] == texts[1], "\(type): protoc --decode of our bytes:\n\(texts[0])\nof protoc's bytes:\n\(texts[1])",
+        sourceLocation: sourceLocation)
 
     // (d)
     expectTextFormat(value, protocText: texts[0], sourceLocation: sourceLocation)
@@ -58,15 +66,19 @@ public func expectRoundTrip<M: Message>(
 
 /// The message prints as `protoc --decode` printed its bytes (`protocText`): line for line in
 /// `textFormatString()`, and on one line (protobuf's short form) in `print(message)`.
-public func expectTextFormat<M: Message>(_ value: M, protocText: String,
-                                         sourceLocation: SourceLocation = #_sourceLocation) {
+public func expectTextFormat<M: Message>(
+    _ value: M, protocText: String,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     let type = M.protoMessageName
-    #expect(value.textFormatString() == protocText,
-            "\(type): textFormatString()\n\(value.textFormatString())\nprotoc --decode:\n\(protocText)",
-            sourceLocation: sourceLocation)
+    #expect(
+        value.textFormatString() == protocText,
+        "\(type): textFormatString()\n\(value.textFormatString())\nprotoc --decode:\n\(protocText)",
+        sourceLocation: sourceLocation)
     let oneLine = protocText.split(separator: "\n").map { $0.drop { $0 == " " } }.joined(separator: " ")
-    #expect(String(describing: value) == oneLine,
-            "\(type): print(message)\n\(value)\nprotoc --decode on one line:\n\(oneLine)", sourceLocation: sourceLocation)
+    #expect(
+        String(describing: value) == oneLine,
+        "\(type): print(message)\n\(value)\nprotoc --decode on one line:\n\(oneLine)", sourceLocation: sourceLocation)
 }
 
 /// Whether an open enum's value is `.unrecognized(n)`, its one case with a payload.
@@ -100,18 +112,21 @@ public struct RoundTripCase: Sendable, CustomTestStringConvertible {
         _ name: String, _ value: M, text: String, schema: ProtoSchema,
         expectEmpty: Bool = false,
         same: @escaping @Sendable (M, M) -> Bool = { $0 == $1 },
-            sourceLocation: SourceLocation = #_sourceLocation
+        sourceLocation: SourceLocation = #_sourceLocation
     ) {
         testDescription = "\(M.protoMessageName): \(name)"
         run = {
-            try expectRoundTrip(value, text: text, schema: schema, expectEmpty: expectEmpty, same: same,
-                                sourceLocation: sourceLocation)
+            try expectRoundTrip(
+                value, text: text, schema: schema, expectEmpty: expectEmpty, same: same,
+                sourceLocation: sourceLocation)
         }
     }
 
     /// The default message: zero bytes from us and from protoc.
-    public static func empty<M: Message>(_: M.Type, schema: ProtoSchema,
-                                         sourceLocation: SourceLocation = #_sourceLocation) -> RoundTripCase {
+    public static func empty<M: Message>(
+        _: M.Type, schema: ProtoSchema,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> RoundTripCase {
         RoundTripCase("empty", M(), text: "", schema: schema, expectEmpty: true, sourceLocation: sourceLocation)
     }
 }

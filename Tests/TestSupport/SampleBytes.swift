@@ -32,8 +32,10 @@ public enum SampleBytes {
         case .schemaMessage(let index): return delimited(field, nested(schemas?.messages[index].fields ?? []))
         case .schemaGroup(let index): return group(field, nested(schemas?.messages[index].fields ?? []))
         case .map(let key, let value):
-            return delimited(field, self.field(1, key, depth: depth, schemas: schemas)
-                + self.field(2, value, depth: depth, schemas: schemas))
+            return delimited(
+                field,
+                self.field(1, key, depth: depth, schemas: schemas)
+                    + self.field(2, value, depth: depth, schemas: schemas))
         }
     }
 }

@@ -14,8 +14,11 @@ public enum StoredLayout {
         var checked: [String] = [], problems: [String] = []
         for file in files.sorted() where file.hasSuffix(".swift") {
             let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
-            for line in text.split(separator: "\n") where line.hasPrefix("extension ")
-                && (line.hasSuffix(": SwiftFrame.FieldTableMessage {") || line.hasSuffix(": SwiftFrame.CompactMessage {")) {
+            for line in text.split(separator: "\n")
+            where line.hasPrefix("extension ")
+                && (line.hasSuffix(": SwiftFrame.FieldTableMessage {")
+                    || line.hasSuffix(": SwiftFrame.CompactMessage {"))
+            {
                 let name = line.dropFirst("extension ".count).prefix { $0 != ":" }
                 // The mangled name of the struct `module.name` (each part a length and the part;
                 // `V`: a struct), which the runtime looks up in the compiler's type metadata.
@@ -38,7 +41,8 @@ public enum StoredLayout {
         guard declared.count == described.count else {
             return "\(declared.count) stored properties, the table describes \(described.count)"
         }
-        for (property, type) in zip(declared, described) where ObjectIdentifier(property.type) != ObjectIdentifier(type) {
+        for (property, type) in zip(declared, described) where ObjectIdentifier(property.type) != ObjectIdentifier(type)
+        {
             return "\(property.label) is a \(property.type), the table reads a \(type)"
         }
         return nil

@@ -1,7 +1,9 @@
 // Wire bytes built by hand, independent of the runtime under test, and printed as hex.
 
 /// A wire type by its name; `tag(_:_:)` also takes any number, 6 and 7 included.
-public enum WT: UInt32, Sendable { case varint = 0, fixed64 = 1, delimited = 2, startGroup = 3, endGroup = 4, fixed32 = 5 }
+public enum WT: UInt32, Sendable {
+    case varint = 0, fixed64 = 1, delimited = 2, startGroup = 3, endGroup = 4, fixed32 = 5
+}
 
 public func varint(_ value: UInt64) -> [UInt8] {
     var value = value
@@ -48,7 +50,9 @@ public func delimited(_ field: UInt32, _ payload: [UInt8]) -> [UInt8] {
 public func delimited(_ field: UInt32, _ text: String) -> [UInt8] { delimited(field, Array(text.utf8)) }
 
 /// A group: start tag, body, end tag.
-public func group(_ field: UInt32, _ body: [UInt8]) -> [UInt8] { tag(field, .startGroup) + body + tag(field, .endGroup) }
+public func group(_ field: UInt32, _ body: [UInt8]) -> [UInt8] {
+    tag(field, .startGroup) + body + tag(field, .endGroup)
+}
 
 public func hex(_ bytes: [UInt8]) -> String {
     if bytes.isEmpty { return "(empty)" }

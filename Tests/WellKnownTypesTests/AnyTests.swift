@@ -52,7 +52,7 @@ private struct NeedsField: Message {
 
     @Test(arguments: [
         ("example.com/types", "example.com/types/google.protobuf.Duration"),
-        ("example.com/types/", "example.com/types/google.protobuf.Duration"),   // no second "/"
+        ("example.com/types/", "example.com/types/google.protobuf.Duration"),  // no second "/"
         ("type.googleapis.com/", "type.googleapis.com/google.protobuf.Duration"),
         ("", "/google.protobuf.Duration"),
         ("/", "/google.protobuf.Duration"),
@@ -67,7 +67,7 @@ private struct NeedsField: Message {
 
     @Test(arguments: [
         ("type.googleapis.com/google.protobuf.Timestamp", "google.protobuf.Timestamp"),
-        ("google.protobuf.Duration", ""),                                  // protobuf requires a "/"
+        ("google.protobuf.Duration", ""),  // protobuf requires a "/"
         ("", ""),
         ("type.googleapis.com/xgoogle.protobuf.Duration", "xgoogle.protobuf.Duration"),
         ("type.googleapis.com/google.protobuf.Duration/", ""),
@@ -83,13 +83,17 @@ private struct NeedsField: Message {
 
     @Test func typeMismatch() throws {
         let any = try AnyMessage(packing: duration)
-        #expect(throws: AnyUnpackError.typeMismatch(
-            expected: "google.protobuf.Timestamp", found: "type.googleapis.com/google.protobuf.Duration"
-        )) {
+        #expect(
+            throws: AnyUnpackError.typeMismatch(
+                expected: "google.protobuf.Timestamp", found: "type.googleapis.com/google.protobuf.Duration"
+            )
+        ) {
             try any.unpack(as: Google_Protobuf_Timestamp.self)
         }
         let noSlash = AnyMessage(typeUrl: "google.protobuf.Duration", value: any.value)
-        #expect(throws: AnyUnpackError.typeMismatch(expected: "google.protobuf.Duration", found: "google.protobuf.Duration")) {
+        #expect(
+            throws: AnyUnpackError.typeMismatch(expected: "google.protobuf.Duration", found: "google.protobuf.Duration")
+        ) {
             try noSlash.unpack(as: Google_Protobuf_Duration.self)
         }
         // Same bytes would decode fine as a Timestamp: the type URL alone decides.
@@ -99,7 +103,7 @@ private struct NeedsField: Message {
     }
 
     @Test func malformedValue() throws {
-        let truncated: [UInt8] = [0x08]                 // a seconds tag with no varint after it
+        let truncated: [UInt8] = [0x08]  // a seconds tag with no varint after it
         var wireError: WireError?
         do { _ = try Google_Protobuf_Duration(serializedBytes: truncated) } catch { wireError = error }
         let expected = try #require(wireError)
@@ -130,9 +134,10 @@ private struct NeedsField: Message {
     /// protoc writes the expanded `[type_url] { ... }` text form the same way. (protoc 3.21
     /// resolves that form only for type.googleapis.com.)
     @Test func matchesProtocsExpandedForm() throws {
-        try expectMatchesProtoc(try AnyMessage(packing: duration),
-                                "[type.googleapis.com/google.protobuf.Duration] { seconds: -3 nanos: -5 }",
-                                files: ["any", "duration"])
+        try expectMatchesProtoc(
+            try AnyMessage(packing: duration),
+            "[type.googleapis.com/google.protobuf.Duration] { seconds: -3 nanos: -5 }",
+            files: ["any", "duration"])
     }
 
     /// With another prefix, protoc gets the raw fields; `value` is protoc's own encoding of
@@ -141,7 +146,8 @@ private struct NeedsField: Message {
     func matchesProtocWithAnotherPrefix(prefix: String) throws {
         let value = try Protoc.encode("seconds: -3 nanos: -5", as: "google.protobuf.Duration", files: ["duration"])
         let url = (prefix.hasSuffix("/") ? prefix : prefix + "/") + "google.protobuf.Duration"
-        try expectMatchesProtoc(try AnyMessage(packing: duration, typeURLPrefix: prefix),
-                                "type_url: \"\(url)\" value: \"\(octalEscaped(value))\"", files: ["any"])
+        try expectMatchesProtoc(
+            try AnyMessage(packing: duration, typeURLPrefix: prefix),
+            "type_url: \"\(url)\" value: \"\(octalEscaped(value))\"", files: ["any"])
     }
 }

@@ -10,12 +10,12 @@ import Testing
         (0.0, 0 as Int64, 0 as Int32),
         (-0.0, 0, 0),
         (1.5, 1, 500_000_000),
-        (-1.5, -1, -500_000_000),            // nanos take the sign of the seconds
+        (-1.5, -1, -500_000_000),  // nanos take the sign of the seconds
         (0.25, 0, 250_000_000),
         (-0.25, 0, -250_000_000),
         (0.000_000_001, 0, 1),
         (-0.000_000_001, 0, -1),
-        (0.999_999_999_9, 1, 0),             // rounds to the nearest nanosecond
+        (0.999_999_999_9, 1, 0),  // rounds to the nearest nanosecond
         (-0.999_999_999_9, -1, 0),
         (-0.000_000_000_4, 0, 0),
         (315_576_000_000.0, 315_576_000_000, 0),
@@ -85,7 +85,7 @@ import Testing
         (0, 999_999_999, true),
         (0, 1_000_000_000, false),
         (0, -1_000_000_000, false),
-        (1, -1, false),                      // signs disagree
+        (1, -1, false),  // signs disagree
         (-1, 1, false),
         (-1, 0, true),
     ])
@@ -140,7 +140,9 @@ import Testing
             _ = Google_Protobuf_Duration(seconds: .max) + Google_Protobuf_Duration(seconds: 1)
         }
         await #expect(processExitsWith: .failure) {
-            _ = Google_Protobuf_Duration(seconds: .max, nanos: 999_999_999) + Google_Protobuf_Duration(seconds: 0, nanos: 1)
+            _ =
+                Google_Protobuf_Duration(seconds: .max, nanos: 999_999_999)
+                + Google_Protobuf_Duration(seconds: 0, nanos: 1)
         }
         await #expect(processExitsWith: .failure) {
             _ = Google_Protobuf_Duration(seconds: .min) - Google_Protobuf_Duration(seconds: 1)

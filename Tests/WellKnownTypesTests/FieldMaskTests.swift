@@ -7,7 +7,7 @@ import Testing
     @Test func variadicPaths() {
         #expect(Google_Protobuf_FieldMask(paths: "name", "address.city").paths == ["name", "address.city"])
         #expect(Google_Protobuf_FieldMask(paths: "only").paths == ["only"])
-        #expect(Google_Protobuf_FieldMask(paths: "b", "a", "b").paths == ["b", "a", "b"])   // kept as given
+        #expect(Google_Protobuf_FieldMask(paths: "b", "a", "b").paths == ["b", "a", "b"])  // kept as given
     }
 
     @Test func arraysStillUseTheMemberwiseInit() {

@@ -12,13 +12,22 @@ import Testing
         ]
         #expect(object.fields["a"] == Value(kind: .numberValue(1)))
         #expect(object.fields["b"] == Value(kind: .stringValue("x")))
-        #expect(object.fields["c"] == Value(kind: .listValue(Google_Protobuf_ListValue(values: [
-            Value(kind: .boolValue(true)), Value(kind: .nullValue(.nullValue)), Value(kind: .numberValue(2.5)),
-        ]))))
-        #expect(object.fields["d"] == Value(kind: .structValue(Google_Protobuf_Struct(fields: [
-            "e": Value(kind: .structValue(Google_Protobuf_Struct())),
-            "f": Value(kind: .listValue(Google_Protobuf_ListValue())),
-        ]))))
+        #expect(
+            object.fields["c"]
+                == Value(
+                    kind: .listValue(
+                        Google_Protobuf_ListValue(values: [
+                            Value(kind: .boolValue(true)), Value(kind: .nullValue(.nullValue)),
+                            Value(kind: .numberValue(2.5)),
+                        ]))))
+        #expect(
+            object.fields["d"]
+                == Value(
+                    kind: .structValue(
+                        Google_Protobuf_Struct(fields: [
+                            "e": Value(kind: .structValue(Google_Protobuf_Struct())),
+                            "f": Value(kind: .listValue(Google_Protobuf_ListValue())),
+                        ]))))
         #expect(object.fields["g"] == Value(kind: .numberValue(-0.5)))
         #expect(object.fields.count == 5)
         let empty: Google_Protobuf_Struct = [:]
@@ -28,7 +37,7 @@ import Testing
     @Test func valueLiterals() {
         let null: Value = nil
         let number: Value = 42
-        let big: Value = 9_007_199_254_740_993          // a Double, as in JSON
+        let big: Value = 9_007_199_254_740_993  // a Double, as in JSON
         let fraction: Value = -1e-3
         let flag: Value = false
         let text: Value = "t"
@@ -67,9 +76,9 @@ import Testing
         var object: Google_Protobuf_Struct = ["a": 1]
         #expect(object["a"] == 1 && object["missing"] == nil)
         object["b"] = "x"
-        object["c"] = .null                  // a JSON null, stored
+        object["c"] = .null  // a JSON null, stored
         #expect(object.fields.count == 3 && object["c"] == .null)
-        object["a"] = nil                    // removes the field
+        object["a"] = nil  // removes the field
         #expect(object.fields.keys.sorted() == ["b", "c"])
     }
 

@@ -20,8 +20,9 @@ func expectMatchesProtoc<M: Message>(
     same: (M, M) -> Bool = { $0 == $1 },
     sourceLocation: SourceLocation = #_sourceLocation
 ) throws {
-    try expectRoundTrip(value, text: text, schema: .wellKnown(files), same: same,
-                        sourceLocation: sourceLocation)
+    try expectRoundTrip(
+        value, text: text, schema: .wellKnown(files), same: same,
+        sourceLocation: sourceLocation)
 }
 
 extension RoundTripCase {
@@ -30,12 +31,15 @@ extension RoundTripCase {
         same: @escaping @Sendable (M, M) -> Bool = { $0 == $1 },
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
-        self.init(name, value, text: text, schema: .wellKnown(files), same: same,
-                  sourceLocation: sourceLocation)
+        self.init(
+            name, value, text: text, schema: .wellKnown(files), same: same,
+            sourceLocation: sourceLocation)
     }
 
     /// The default message: zero bytes from us and from protoc.
-    static func empty<M: Message>(_: M.Type, file: String, sourceLocation: SourceLocation = #_sourceLocation) -> RoundTripCase {
+    static func empty<M: Message>(_: M.Type, file: String, sourceLocation: SourceLocation = #_sourceLocation)
+        -> RoundTripCase
+    {
         empty(M.self, schema: .wellKnown([file]), sourceLocation: sourceLocation)
     }
 }

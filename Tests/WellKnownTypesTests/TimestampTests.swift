@@ -9,14 +9,14 @@ import Testing
     @Test(arguments: [
         (0.0, 0 as Int64, 0 as Int32),
         (1.5, 1, 500_000_000),
-        (-1.5, -2, 500_000_000),           // nanos stay positive before the epoch
+        (-1.5, -2, 500_000_000),  // nanos stay positive before the epoch
         (-0.25, -1, 750_000_000),
         (-1.0, -1, 0),
         (-0.0, 0, 0),
         (0.000_000_001, 0, 1),
         (-0.000_000_001, -1, 999_999_999),
-        (1.999_999_999_9, 2, 0),           // rounds up into the next second
-        (-0.000_000_000_1, 0, 0),          // rounds up to the epoch itself
+        (1.999_999_999_9, 2, 0),  // rounds up into the next second
+        (-0.000_000_000_1, 0, 0),  // rounds up to the epoch itself
         (1_700_000_000.25, 1_700_000_000, 250_000_000),
         (-62_135_596_800.0, -62_135_596_800, 0),
     ])
@@ -74,10 +74,10 @@ import Testing
     }
 
     @Test(arguments: [
-        (-62_135_596_800 as Int64, 0 as Int32, true),      // 0001-01-01T00:00:00Z
+        (-62_135_596_800 as Int64, 0 as Int32, true),  // 0001-01-01T00:00:00Z
         (-62_135_596_800, 999_999_999, true),
         (-62_135_596_801, 999_999_999, false),
-        (253_402_300_799, 999_999_999, true),              // 9999-12-31T23:59:59.999999999Z
+        (253_402_300_799, 999_999_999, true),  // 9999-12-31T23:59:59.999999999Z
         (253_402_300_800, 0, false),
         (0, 0, true),
         (0, -1, false),
@@ -118,13 +118,20 @@ import Testing
         #expect(noon - Duration(seconds: 101) == Timestamp(seconds: -1, nanos: 900_000_000))
         #expect(noon - Duration(seconds: -1, nanos: -200_000_000) == Timestamp(seconds: 102, nanos: 100_000_000))
         // A non-normalized operand still gives a normalized result.
-        #expect(Timestamp(seconds: 0, nanos: -1) + Duration(seconds: 0, nanos: -1) == Timestamp(seconds: -1, nanos: 999_999_998))
+        #expect(
+            Timestamp(seconds: 0, nanos: -1) + Duration(seconds: 0, nanos: -1)
+                == Timestamp(seconds: -1, nanos: 999_999_998))
 
         // Timestamp - Timestamp is a normalized Duration, negative when the left is earlier.
-        #expect(Timestamp(seconds: 5, nanos: 100) - Timestamp(seconds: 3, nanos: 200) == Duration(seconds: 1, nanos: 999_999_900))
-        #expect(Timestamp(seconds: 3, nanos: 200) - Timestamp(seconds: 5, nanos: 100) == Duration(seconds: -1, nanos: -999_999_900))
+        #expect(
+            Timestamp(seconds: 5, nanos: 100) - Timestamp(seconds: 3, nanos: 200)
+                == Duration(seconds: 1, nanos: 999_999_900))
+        #expect(
+            Timestamp(seconds: 3, nanos: 200) - Timestamp(seconds: 5, nanos: 100)
+                == Duration(seconds: -1, nanos: -999_999_900))
         #expect(Timestamp(seconds: -1, nanos: 500_000_000) - Timestamp() == Duration(seconds: 0, nanos: -500_000_000))
-        let earliest = Timestamp(seconds: -62_135_596_800), latest = Timestamp(seconds: 253_402_300_799, nanos: 999_999_999)
+        let earliest = Timestamp(seconds: -62_135_596_800),
+            latest = Timestamp(seconds: 253_402_300_799, nanos: 999_999_999)
         let span = latest - earliest
         #expect(span == Duration(seconds: 315_537_897_599, nanos: 999_999_999) && span.isValid)
         #expect(earliest + span == latest)
@@ -138,7 +145,9 @@ import Testing
 
     @Test func trapsOnOverflowAndNonFiniteSeconds() async {
         await #expect(processExitsWith: .failure) {
-            _ = Google_Protobuf_Timestamp(seconds: .max, nanos: 999_999_999) + Google_Protobuf_Duration(seconds: 0, nanos: 1)
+            _ =
+                Google_Protobuf_Timestamp(seconds: .max, nanos: 999_999_999)
+                + Google_Protobuf_Duration(seconds: 0, nanos: 1)
         }
         await #expect(processExitsWith: .failure) {
             _ = Google_Protobuf_Timestamp(seconds: .min) - Google_Protobuf_Duration(seconds: 1)

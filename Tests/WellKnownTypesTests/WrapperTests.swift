@@ -18,7 +18,7 @@ import Testing
         let double: Google_Protobuf_DoubleValue = 1.5
         let doubleFromInteger: Google_Protobuf_DoubleValue = -3
         let float: Google_Protobuf_FloatValue = 0.1
-        let floatFromInteger: Google_Protobuf_FloatValue = 16_777_217   // rounds as Float(16_777_217) does
+        let floatFromInteger: Google_Protobuf_FloatValue = 16_777_217  // rounds as Float(16_777_217) does
         let negativeZero: Google_Protobuf_DoubleValue = -0.0
         #expect(double.value == 1.5 && doubleFromInteger.value == -3)
         #expect(float.value == Float(0.1) && floatFromInteger.value == 16_777_216)

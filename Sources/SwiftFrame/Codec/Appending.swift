@@ -49,7 +49,10 @@ extension Array where Element == UInt8 {
     /// filled. `body` must fill them exactly: anything else is a generator bug, and traps
     /// naming `what` was written.
     @inlinable
-    init(written size: Int, by writer: inout ProtoWriter, of what: @autoclosure () -> String, _ body: (inout ProtoWriter) -> Void) {
+    init(
+        written size: Int, by writer: inout ProtoWriter, of what: @autoclosure () -> String,
+        _ body: (inout ProtoWriter) -> Void
+    ) {
         if size > Array.zeroPageSize {
             // A large array is written where it is allocated, never zeroed: the standard
             // library's unspecialised allocation costs less than zeroing more than a page.

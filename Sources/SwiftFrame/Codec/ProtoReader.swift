@@ -246,7 +246,9 @@ public struct ProtoReader {
             return String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
         }
         return String(unsafeUninitializedCapacity: count) { buffer in
-            if count > 0 { copyBytes(from: bytes.baseAddress!, to: UnsafeMutableRawPointer(buffer.baseAddress!), count: count) }
+            if count > 0 {
+                copyBytes(from: bytes.baseAddress!, to: UnsafeMutableRawPointer(buffer.baseAddress!), count: count)
+            }
             return count
         }
     }
@@ -272,12 +274,14 @@ public struct ProtoReader {
     }
 
     @inlinable @inline(never)
-    public mutating func readFixed32<C: Fixed32Codec>(appendingTo values: inout [C.Value], _: C.Type) throws(WireError) {
+    public mutating func readFixed32<C: Fixed32Codec>(appendingTo values: inout [C.Value], _: C.Type) throws(WireError)
+    {
         values.append(C.value(try readFixed32()))
     }
 
     @inlinable @inline(never)
-    public mutating func readFixed64<C: Fixed64Codec>(appendingTo values: inout [C.Value], _: C.Type) throws(WireError) {
+    public mutating func readFixed64<C: Fixed64Codec>(appendingTo values: inout [C.Value], _: C.Type) throws(WireError)
+    {
         values.append(C.value(try readFixed64()))
     }
 
@@ -327,7 +331,9 @@ public struct ProtoReader {
             values.reserveCapacity(values.count &+ count)
             for _ in 0..<count {
                 // Nil for more than ten bytes; `offset` is then where that varint starts.
-                guard let raw = ProtoReader.decodeVarint(base, at: &offset) else { throw .malformedVarint(offset: offset) }
+                guard let raw = ProtoReader.decodeVarint(base, at: &offset) else {
+                    throw .malformedVarint(offset: offset)
+                }
                 values.append(C.value(raw))
             }
             position = end
@@ -460,7 +466,8 @@ public struct ProtoReader {
                 offset &+= 8
             case 2:
                 guard let length = ProtoReader.checkedVarint(base, at: &offset, limit: limit),
-                      length <= UInt64(limit &- offset) else { return count }
+                    length <= UInt64(limit &- offset)
+                else { return count }
                 offset &+= Int(length)
             case 5:
                 offset &+= 4

@@ -142,7 +142,9 @@ public struct ProtoWriter: ~Copyable {
     mutating func storeVarintField(_ value: UInt64, tag: UInt32) {
         if tag < 0x80 && value < 0x80 && end - cursor >= 2 {
             // Both one byte: one store of two.
-            cursor.storeBytes(of: (UInt16(truncatingIfNeeded: value) &<< 8 | UInt16(truncatingIfNeeded: tag)).littleEndian, as: UInt16.self)
+            cursor.storeBytes(
+                of: (UInt16(truncatingIfNeeded: value) &<< 8 | UInt16(truncatingIfNeeded: tag)).littleEndian,
+                as: UInt16.self)
             cursor += 2
         } else {
             writeLongVarint(value, tag: tag)
@@ -400,7 +402,8 @@ public struct ProtoWriter: ~Copyable {
         #if _endian(little)
         // Every fixed-width codec's wire value is its value's bit pattern (UInt32, Int32, Float,
         // UInt64, Int64, Double), so on a little-endian machine the run is the array's memory.
-        precondition(MemoryLayout<Value>.size == MemoryLayout<Raw>.size && MemoryLayout<Value>.stride == MemoryLayout<Raw>.size)
+        precondition(
+            MemoryLayout<Value>.size == MemoryLayout<Raw>.size && MemoryLayout<Value>.stride == MemoryLayout<Raw>.size)
         if length > 0 { values.withUnsafeBytes { copyBytes(from: $0.baseAddress!, to: cursor, count: length) } }
         cursor += length
         #else
@@ -584,7 +587,9 @@ struct SizeList: ~Copyable, @unchecked Sendable {
         set {
             precondition(index >= 0 && index < count, "SizeCache: no size recorded at this position")
             if index < SizeList.inlineCount {
-                withUnsafeMutableBytes(of: &inline) { $0.storeBytes(of: newValue, toByteOffset: index &* 8, as: Int.self) }
+                withUnsafeMutableBytes(of: &inline) {
+                    $0.storeBytes(of: newValue, toByteOffset: index &* 8, as: Int.self)
+                }
             } else {
                 overflow.unsafelyUnwrapped[index &- SizeList.inlineCount] = newValue
             }

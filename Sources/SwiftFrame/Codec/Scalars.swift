@@ -104,7 +104,9 @@ public enum ProtoInt32: VarintCodec {
     // Negative int32 values are sign-extended to 64 bits: always 10 bytes.
     @inlinable public static func wire(_ value: Int32) -> UInt64 { UInt64(bitPattern: Int64(value)) }
     @inlinable public static func value(_ wire: UInt64) -> Int32 { Int32(truncatingIfNeeded: wire) }
-    @inlinable public static func packedSize(_ values: [Int32]) -> Int { values.withUnsafeBytes { PackedSize32.size($0, .signExtended) } }
+    @inlinable public static func packedSize(_ values: [Int32]) -> Int {
+        values.withUnsafeBytes { PackedSize32.size($0, .signExtended) }
+    }
 }
 
 @_documentation(visibility: internal)
@@ -117,7 +119,9 @@ public enum ProtoInt64: VarintCodec {
 public enum ProtoUInt32: VarintCodec {
     @inlinable public static func wire(_ value: UInt32) -> UInt64 { UInt64(value) }
     @inlinable public static func value(_ wire: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: wire) }
-    @inlinable public static func packedSize(_ values: [UInt32]) -> Int { values.withUnsafeBytes { PackedSize32.size($0, .unsigned) } }
+    @inlinable public static func packedSize(_ values: [UInt32]) -> Int {
+        values.withUnsafeBytes { PackedSize32.size($0, .unsigned) }
+    }
 }
 
 @_documentation(visibility: internal)
@@ -132,7 +136,9 @@ public enum ProtoSInt32: VarintCodec {
     @inlinable public static func value(_ wire: UInt64) -> Int32 {
         Wire.unZigZag(UInt32(truncatingIfNeeded: wire))
     }
-    @inlinable public static func packedSize(_ values: [Int32]) -> Int { values.withUnsafeBytes { PackedSize32.size($0, .zigZag) } }
+    @inlinable public static func packedSize(_ values: [Int32]) -> Int {
+        values.withUnsafeBytes { PackedSize32.size($0, .zigZag) }
+    }
 }
 
 @_documentation(visibility: internal)

@@ -34,8 +34,10 @@ func copyUnder8(_ source: UnsafeRawPointer, _ target: UnsafeMutableRawPointer, _
     case 1..<4:
         // One, two or three bytes: the first, the middle and the last (some the same).
         target.storeBytes(of: source.load(as: UInt8.self), as: UInt8.self)
-        target.storeBytes(of: source.load(fromByteOffset: count >> 1, as: UInt8.self), toByteOffset: count >> 1, as: UInt8.self)
-        target.storeBytes(of: source.load(fromByteOffset: count &- 1, as: UInt8.self), toByteOffset: count &- 1, as: UInt8.self)
+        target.storeBytes(
+            of: source.load(fromByteOffset: count >> 1, as: UInt8.self), toByteOffset: count >> 1, as: UInt8.self)
+        target.storeBytes(
+            of: source.load(fromByteOffset: count &- 1, as: UInt8.self), toByteOffset: count &- 1, as: UInt8.self)
     default:
         break
     }
@@ -43,7 +45,9 @@ func copyUnder8(_ source: UnsafeRawPointer, _ target: UnsafeMutableRawPointer, _
 
 /// The first and the last `Word` of `count` bytes, `Word`'s size ≤ count ≤ twice its size.
 @inlinable @inline(__always)
-func copyEnds<Word: BitwiseCopyable>(_: Word.Type, _ source: UnsafeRawPointer, _ target: UnsafeMutableRawPointer, _ count: Int) {
+func copyEnds<Word: BitwiseCopyable>(
+    _: Word.Type, _ source: UnsafeRawPointer, _ target: UnsafeMutableRawPointer, _ count: Int
+) {
     let lastOffset = count &- MemoryLayout<Word>.size
     let first = source.loadUnaligned(as: Word.self)
     let last = source.loadUnaligned(fromByteOffset: lastOffset, as: Word.self)

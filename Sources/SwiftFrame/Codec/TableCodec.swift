@@ -18,7 +18,9 @@ enum TableCodec {
         }
     }
 
-    static func decodeFields<M: CompactMessage>(_ message: UnsafeMutablePointer<M>, from reader: inout ProtoReader) throws(WireError) {
+    static func decodeFields<M: CompactMessage>(_ message: UnsafeMutablePointer<M>, from reader: inout ProtoReader)
+        throws(WireError)
+    {
         let table = M.fieldTable
         let base = UnsafeMutableRawPointer(message)
         let unknownFields = (base + table.unknownFieldsOffset).assumingMemoryBound(to: UnknownFields.self)
@@ -29,8 +31,11 @@ enum TableCodec {
                     continue
                 }
             }
-            if let offset = table.extensionFieldsOffset, table.extensionRanges.contains(where: { $0.contains(Int(tag >> 3)) }) {
-                try reader.skipField(tag: tag, into: &(base + offset).assumingMemoryBound(to: UnknownFields.self).pointee)
+            if let offset = table.extensionFieldsOffset,
+                table.extensionRanges.contains(where: { $0.contains(Int(tag >> 3)) })
+            {
+                try reader.skipField(
+                    tag: tag, into: &(base + offset).assumingMemoryBound(to: UnknownFields.self).pointee)
                 continue
             }
             try reader.skipField(tag: tag, into: &unknownFields.pointee)
@@ -116,7 +121,8 @@ enum TableCodec {
     }
 
     static func readVarint<C: VarintCodec>(
-        _: C.Type, _ tag: UInt32, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer, _ reader: inout ProtoReader
+        _: C.Type, _ tag: UInt32, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer,
+        _ reader: inout ProtoReader
     ) throws(WireError) -> Bool {
         if tag & 7 == 0 {
             store(C.value(try reader.readVarint()), storage, pointer)
@@ -129,7 +135,8 @@ enum TableCodec {
     }
 
     static func readFixed<C: FixedCodec>(
-        _: C.Type, _ tag: UInt32, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer, _ reader: inout ProtoReader
+        _: C.Type, _ tag: UInt32, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer,
+        _ reader: inout ProtoReader
     ) throws(WireError) -> Bool {
         if tag & 7 == UInt32(C.wireType.rawValue) {
             store(try C.read(from: &reader), storage, pointer)
@@ -190,7 +197,9 @@ enum TableCodec {
     /// message's own to size: the one switch on the kind's case finds it, where testing for it
     /// first cost every field eight more instructions.
     @inline(__always)
-    static func size<M: CompactMessage>(_ field: UnsafePointer<FieldEntry>, of message: UnsafePointer<M>, cache: inout SizeCache) -> Int {
+    static func size<M: CompactMessage>(
+        _ field: UnsafePointer<FieldEntry>, of message: UnsafePointer<M>, cache: inout SizeCache
+    ) -> Int {
         let pointer = UnsafeRawPointer(message) + field.pointee.offset
         switch field.pointee.kindCase {
         case .int32: return varintSize(ProtoInt32.self, field, pointer, &cache)
@@ -214,7 +223,9 @@ enum TableCodec {
     }
 
     /// The size of an enum, message or map field.
-    static func typedSize(_ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache) -> Int {
+    static func typedSize(_ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache)
+        -> Int
+    {
         switch field.pointee.kind {
         case let .enumeration(type): return openEnumSize(type, field, pointer, &cache)
         case let .closedEnumeration(type): return closedEnumSize(type, field, pointer, &cache)
@@ -246,7 +257,9 @@ enum TableCodec {
         }
     }
 
-    static func fixedSize<C: FixedCodec>(_: C.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer) -> Int {
+    static func fixedSize<C: FixedCodec>(_: C.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer)
+        -> Int
+    {
         // Every fixed-width value is as wide in memory as on the wire (Int32, UInt32, Float: 4).
         let width = MemoryLayout<C.Value>.size
         switch field.pointee.storage {
@@ -265,7 +278,9 @@ enum TableCodec {
     /// Strings and bytes. Values are read in place (`pointee` in the expression), not copied
     /// into a local first: a copy is a retain and a release.
     @inline(__always)
-    static func lengthDelimitedSize<V: LengthDelimited>(_: V.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer) -> Int {
+    static func lengthDelimitedSize<V: LengthDelimited>(
+        _: V.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer
+    ) -> Int {
         switch field.pointee.storage {
         case .implicit:
             let count = pointer.assumingMemoryBound(to: V.self).pointee.wireCount
@@ -282,7 +297,9 @@ enum TableCodec {
         }
     }
 
-    static func messageSize<T: Message>(_: T.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache) -> Int {
+    static func messageSize<T: Message>(
+        _: T.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache
+    ) -> Int {
         if field.pointee.storage == .optional {
             guard let box = pointer.assumingMemoryBound(to: Boxed<T>?.self).pointee else { return 0 }
             return field.pointee.tagSize &+ cache.message(box.value)
@@ -308,7 +325,9 @@ enum TableCodec {
 
     /// Writes `field`; a custom field is the message's own to write (see `size(_:of:cache:)`).
     @inline(__always)
-    static func encode<M: CompactMessage>(_ field: UnsafePointer<FieldEntry>, of message: UnsafePointer<M>, to writer: inout ProtoWriter) {
+    static func encode<M: CompactMessage>(
+        _ field: UnsafePointer<FieldEntry>, of message: UnsafePointer<M>, to writer: inout ProtoWriter
+    ) {
         let pointer = UnsafeRawPointer(message) + field.pointee.offset
         switch field.pointee.kindCase {
         case .int32: writeVarint(ProtoInt32.self, field, pointer, &writer)
@@ -332,7 +351,8 @@ enum TableCodec {
     }
 
     /// Writes an enum, message or map field.
-    static func writeTyped(_ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+    static func writeTyped(_ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter)
+    {
         switch field.pointee.kind {
         case let .enumeration(type): writeOpenEnum(type, field, pointer, &writer)
         case let .closedEnumeration(type): writeClosedEnum(type, field, pointer, &writer)
@@ -351,7 +371,9 @@ enum TableCodec {
         var nextRange = 0
         for index in table.fields.indices {
             let field = table.entry(index)
-            while nextRange < table.extensionRanges.count && table.extensionRanges[nextRange].lowerBound < field.pointee.number {
+            while nextRange < table.extensionRanges.count
+                && table.extensionRanges[nextRange].lowerBound < field.pointee.number
+            {
                 writer.writeExtensions(extensionFields.pointee, in: table.extensionRanges[nextRange])
                 nextRange += 1
             }
@@ -363,7 +385,9 @@ enum TableCodec {
         writer.writeExtensionLeftovers(extensionFields.pointee, ranges: Array(table.extensionRanges))
     }
 
-    static func writeVarint<C: VarintCodec>(_: C.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+    static func writeVarint<C: VarintCodec>(
+        _: C.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter
+    ) {
         switch field.pointee.storage {
         case .implicit:
             let value = pointer.assumingMemoryBound(to: C.Value.self).pointee
@@ -384,7 +408,9 @@ enum TableCodec {
         }
     }
 
-    static func writeFixed<C: FixedCodec>(_: C.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+    static func writeFixed<C: FixedCodec>(
+        _: C.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter
+    ) {
         switch field.pointee.storage {
         case .implicit:
             let value = pointer.assumingMemoryBound(to: C.Value.self).pointee
@@ -420,7 +446,9 @@ enum TableCodec {
         }
     }
 
-    static func writeMessage<T: Message>(_: T.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+    static func writeMessage<T: Message>(
+        _: T.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter
+    ) {
         if field.pointee.storage == .optional {
             guard let box = pointer.assumingMemoryBound(to: Boxed<T>?.self).pointee else { return }
             writer.writeTag(field.pointee.tag)
@@ -444,7 +472,9 @@ protocol LengthDelimited {
 
 extension String: LengthDelimited {
     var wireCount: Int { utf8.count }
-    static func write(_ value: String, tag: UInt32, to writer: inout ProtoWriter) { writer.writeString(value, tag: tag) }
+    static func write(_ value: String, tag: UInt32, to writer: inout ProtoWriter) {
+        writer.writeString(value, tag: tag)
+    }
     static func writeUnlessEmpty(_ value: String, tag: UInt32, to writer: inout ProtoWriter) {
         writer.writeStringUnlessEmpty(value, tag: tag)
     }
@@ -455,7 +485,9 @@ extension String: LengthDelimited {
 
 extension [UInt8]: LengthDelimited {
     var wireCount: Int { count }
-    static func write(_ value: [UInt8], tag: UInt32, to writer: inout ProtoWriter) { writer.writeBytes(value, tag: tag) }
+    static func write(_ value: [UInt8], tag: UInt32, to writer: inout ProtoWriter) {
+        writer.writeBytes(value, tag: tag)
+    }
     static func writeUnlessEmpty(_ value: [UInt8], tag: UInt32, to writer: inout ProtoWriter) {
         writer.writeBytesUnlessEmpty(value, tag: tag)
     }
@@ -480,8 +512,12 @@ extension FixedCodec where Self: Fixed32Codec {
     static func readPacked(into values: inout [Value], from reader: inout ProtoReader) throws(WireError) {
         try reader.readPackedFixed32(into: &values, Self.self)
     }
-    static func writePacked(_ values: [Value], to writer: inout ProtoWriter) { writer.writePackedFixed32(values, Self.self) }
-    static func write(_ value: Value, tag: UInt32, to writer: inout ProtoWriter) { writer.storeFixed(wire(value), tag: tag) }
+    static func writePacked(_ values: [Value], to writer: inout ProtoWriter) {
+        writer.writePackedFixed32(values, Self.self)
+    }
+    static func write(_ value: Value, tag: UInt32, to writer: inout ProtoWriter) {
+        writer.storeFixed(wire(value), tag: tag)
+    }
 }
 
 extension FixedCodec where Self: Fixed64Codec {
@@ -489,8 +525,12 @@ extension FixedCodec where Self: Fixed64Codec {
     static func readPacked(into values: inout [Value], from reader: inout ProtoReader) throws(WireError) {
         try reader.readPackedFixed64(into: &values, Self.self)
     }
-    static func writePacked(_ values: [Value], to writer: inout ProtoWriter) { writer.writePackedFixed64(values, Self.self) }
-    static func write(_ value: Value, tag: UInt32, to writer: inout ProtoWriter) { writer.storeFixed(wire(value), tag: tag) }
+    static func writePacked(_ values: [Value], to writer: inout ProtoWriter) {
+        writer.writePackedFixed64(values, Self.self)
+    }
+    static func write(_ value: Value, tag: UInt32, to writer: inout ProtoWriter) {
+        writer.storeFixed(wire(value), tag: tag)
+    }
 }
 
 extension ProtoFixed32: FixedCodec {}
@@ -503,24 +543,33 @@ extension ProtoDouble: FixedCodec {}
 // Enum fields: the table holds the enum's metatype; these open it for the varint codec.
 extension TableCodec {
     static func readOpenEnum<E: Enum>(
-        _: E.Type, _ tag: UInt32, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer, _ reader: inout ProtoReader
+        _: E.Type, _ tag: UInt32, _ storage: FieldStorage, _ pointer: UnsafeMutableRawPointer,
+        _ reader: inout ProtoReader
     ) throws(WireError) -> Bool {
         try readVarint(ProtoEnum<E>.self, tag, storage, pointer, &reader)
     }
 
-    static func openEnumSize<E: Enum>(_: E.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache) -> Int {
+    static func openEnumSize<E: Enum>(
+        _: E.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache
+    ) -> Int {
         varintSize(ProtoEnum<E>.self, field, pointer, &cache)
     }
 
-    static func closedEnumSize<E: ClosedEnum>(_: E.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache) -> Int {
+    static func closedEnumSize<E: ClosedEnum>(
+        _: E.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ cache: inout SizeCache
+    ) -> Int {
         varintSize(ProtoClosedEnum<E>.self, field, pointer, &cache)
     }
 
-    static func writeOpenEnum<E: Enum>(_: E.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+    static func writeOpenEnum<E: Enum>(
+        _: E.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter
+    ) {
         writeVarint(ProtoEnum<E>.self, field, pointer, &writer)
     }
 
-    static func writeClosedEnum<E: ClosedEnum>(_: E.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter) {
+    static func writeClosedEnum<E: ClosedEnum>(
+        _: E.Type, _ field: UnsafePointer<FieldEntry>, _ pointer: UnsafeRawPointer, _ writer: inout ProtoWriter
+    ) {
         writeVarint(ProtoClosedEnum<E>.self, field, pointer, &writer)
     }
 }
@@ -541,7 +590,8 @@ extension TableCodec {
                     // The text-format list is in number order, as the fields are (empty when
                     // the message prints its fields by number).
                     let names = table.textFormatFields
-                    return .missingRequiredField(message: message, field: names.isEmpty ? "\(field.number)" : names[index].name)
+                    return .missingRequiredField(
+                        message: message, field: names.isEmpty ? "\(field.number)" : names[index].name)
                 }
             }
             if field.checksValues, let error = checkValues(field.kind, field.storage, pointer) {

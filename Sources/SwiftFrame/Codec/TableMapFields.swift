@@ -15,7 +15,11 @@
 /// the package's oldest compiler, does not have.
 public struct MapFieldCodec: @unchecked Sendable {
     let entries: any TableMapCodec.Type
-    let read: (_ map: UnsafeMutableRawPointer, _ unknownFields: UnsafeMutablePointer<UnknownFields>, _ reader: inout ProtoReader) throws(WireError) -> Void
+    let read:
+        (
+            _ map: UnsafeMutableRawPointer, _ unknownFields: UnsafeMutablePointer<UnknownFields>,
+            _ reader: inout ProtoReader
+        ) throws(WireError) -> Void
     let size: (_ map: UnsafeRawPointer, _ tagSize: Int, _ cache: inout SizeCache) -> Int
     let write: (_ map: UnsafeRawPointer, _ tag: UInt32, _ writer: inout ProtoWriter) -> Void
 
@@ -24,7 +28,8 @@ public struct MapFieldCodec: @unchecked Sendable {
     public static func map<K: MapKeyCodec, V: MapCodec>(_: K.Type, _: V.Type) -> MapFieldCodec
     where K.Value: Sendable, V.Value: Hashable & Sendable {
         MapFieldCodec(K.self, V.self) { pointer, _, reader throws(WireError) in
-            try reader.readMapEntry(into: &pointer.assumingMemoryBound(to: [K.Value: V.Value].self).pointee, K.self, V.self)
+            try reader.readMapEntry(
+                into: &pointer.assumingMemoryBound(to: [K.Value: V.Value].self).pointee, K.self, V.self)
         }
     }
 
@@ -44,7 +49,9 @@ public struct MapFieldCodec: @unchecked Sendable {
     @inlinable
     init<K: MapKeyCodec, V: MapCodec>(
         _: K.Type, _: V.Type,
-        read: @escaping (UnsafeMutableRawPointer, UnsafeMutablePointer<UnknownFields>, inout ProtoReader) throws(WireError) -> Void
+        read:
+            @escaping (UnsafeMutableRawPointer, UnsafeMutablePointer<UnknownFields>, inout ProtoReader)
+            throws(WireError) -> Void
     ) where K.Value: Sendable, V.Value: Hashable & Sendable {
         self.init(
             K.self, V.self,
@@ -65,7 +72,9 @@ public struct MapFieldCodec: @unchecked Sendable {
     @usableFromInline
     init<K: MapKeyCodec, V: MapCodec>(
         _: K.Type, _: V.Type,
-        read: @escaping (UnsafeMutableRawPointer, UnsafeMutablePointer<UnknownFields>, inout ProtoReader) throws(WireError) -> Void,
+        read:
+            @escaping (UnsafeMutableRawPointer, UnsafeMutablePointer<UnknownFields>, inout ProtoReader)
+            throws(WireError) -> Void,
         size: @escaping (UnsafeRawPointer, Int, inout SizeCache) -> Int,
         write: @escaping (UnsafeRawPointer, UInt32, inout ProtoWriter) -> Void
     ) where K.Value: Sendable, V.Value: Hashable & Sendable {

@@ -43,7 +43,8 @@ enum UTF8Validation {
         while index < count {
             // Fast path: eight ASCII bytes at once.
             if count - index >= 8,
-               base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                base.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            {
                 index += 8
                 continue
             }

@@ -299,7 +299,10 @@ public struct FrameDecoder: Sendable {
     public mutating func withNextFrame<Result>(_ body: (BorrowedFrame) -> Result) throws(FrameError) -> Result? {
         guard let cut = try cutFrame() else { return nil }
         return buffer.withUnsafeBytes { bytes in
-            body(BorrowedFrame(header: cut.header, payload: UnsafeRawBufferPointer(rebasing: bytes[cut.body..<cut.end]), offset: cut.offset))
+            body(
+                BorrowedFrame(
+                    header: cut.header, payload: UnsafeRawBufferPointer(rebasing: bytes[cut.body..<cut.end]),
+                    offset: cut.offset))
         }
     }
 
@@ -427,7 +430,8 @@ public struct FrameDecoder: Sendable {
     /// to be fed; a bad header is then reported by `nextFrame()`, with its stream offset.
     public mutating func cutFrame(in bytes: UnsafeRawBufferPointer, at position: Int) -> HeldCut {
         guard start == buffer.count, queuedByteCount == 0, pending == nil, resyncFrom == nil, poison == nil,
-              position >= 0, position < bytes.count, let address = bytes.baseAddress else { return .feed }
+            position >= 0, position < bytes.count, let address = bytes.baseAddress
+        else { return .feed }
         let available = bytes.count &- position
         let header: FrameHeader
         let headerSize: Int
@@ -578,7 +582,8 @@ extension FramePlan {
             let offset = streamBase + position
             var value: UInt64 = 0
             if whole {
-                value = FramePlan.loadUnchecked(UnsafeRawPointer(bytes.baseAddress!) + position, width: field.width, byteOrder: field.byteOrder)
+                value = FramePlan.loadUnchecked(
+                    UnsafeRawPointer(bytes.baseAddress!) + position, width: field.width, byteOrder: field.byteOrder)
                 position += field.width
             } else if field.width == 0 {
                 // A varint length: at most 10 bytes, and the 10th may only hold the top bit.
@@ -619,13 +624,16 @@ extension FramePlan {
             case .sequence:
                 header.sequence = value
             case let .type(known):
-                if !known.isEmpty && !known.contains(value) { return .failure(.unknownType(offset: offset, value: value)) }
+                if !known.isEmpty && !known.contains(value) {
+                    return .failure(.unknownType(offset: offset, value: value))
+                }
                 header.type = value
             case let .extra(name):
                 header.extras[name] = value
             }
         }
-        return .header(FrameDecoder.Pending(header: header, headerSize: position - frameStart, payloadCount: payloadCount))
+        return .header(
+            FrameDecoder.Pending(header: header, headerSize: position - frameStart, payloadCount: payloadCount))
     }
 
     /// A 1, 2, 4 or 8-byte integer at `address`, which the caller has checked is in bounds.

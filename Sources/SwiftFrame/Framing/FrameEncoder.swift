@@ -27,7 +27,8 @@ public struct FrameEncoder: Sendable {
     }
 
     /// Appends a frame with `payload` as its body to `bytes`.
-    public func append(header: FrameHeader, payload: some Collection<UInt8>, to bytes: inout [UInt8]) throws(FrameError) {
+    public func append(header: FrameHeader, payload: some Collection<UInt8>, to bytes: inout [UInt8]) throws(FrameError)
+    {
         try writeHeader(header, payloadCount: payload.count, to: &bytes)
         bytes.append(contentsOf: payload)
     }
@@ -91,7 +92,9 @@ public struct FrameEncoder: Sendable {
     public func writeHeader(
         _ header: FrameHeader, payloadCount: Int, into memory: UnsafeMutableRawBufferPointer
     ) throws(FrameError) -> Int {
-        if let quick, memory.count >= quick.size, quick.write(header, payloadCount: payloadCount, to: memory.baseAddress!) {
+        if let quick, memory.count >= quick.size,
+            quick.write(header, payloadCount: payloadCount, to: memory.baseAddress!)
+        {
             return quick.size
         }
         let (wire, headerSize) = try checkedLength(payloadCount: payloadCount)

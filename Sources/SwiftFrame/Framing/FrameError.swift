@@ -42,8 +42,8 @@ public enum FrameError: Error, Hashable, Sendable, CustomStringConvertible {
     public var offset: Int? {
         switch self {
         case let .badMagic(offset, _, _), let .unknownType(offset, _), let .malformedVarint(offset),
-             let .negativeLength(offset, _), let .lengthTooSmall(offset, _, _), let .frameTooLarge(offset, _, _),
-             let .truncated(offset, _), let .magicNotFound(offset, _):
+            let .negativeLength(offset, _), let .lengthTooSmall(offset, _, _), let .frameTooLarge(offset, _, _),
+            let .truncated(offset, _), let .magicNotFound(offset, _):
             offset
         case .payloadTooLarge, .payloadTooSmall, .valueOutOfRange, .missingValue, .unlistedType:
             nil

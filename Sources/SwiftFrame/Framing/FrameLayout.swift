@@ -101,7 +101,9 @@ public struct FrameLayout: Sendable, Hashable, CustomStringConvertible {
         public static func length(
             width: Int, span: LengthSpan, adjustment: Int = 0, byteOrder: ByteOrder = .bigEndian, isSigned: Bool = false
         ) -> Field {
-            Field(kind: .length(span: span, adjustment: adjustment), width: width, byteOrder: byteOrder, isSigned: isSigned)
+            Field(
+                kind: .length(span: span, adjustment: adjustment), width: width, byteOrder: byteOrder,
+                isSigned: isSigned)
         }
 
         public static func varintLength(span: LengthSpan, adjustment: Int = 0) -> Field {
@@ -297,7 +299,10 @@ extension FrameLayout {
     /// IM system: `magic u8 = 0x81 | seq u32 | type u8 (1...4) | length u16 (body) | body`.
     /// The body takes 0...65535 bytes, so the largest frame is 8 + 65535 bytes.
     public static let im = preset(
-        [.magic(0x81, width: 1), .sequence(width: 4), .type(width: 1, known: [1, 2, 3, 4]), .length(width: 2, span: .body)],
+        [
+            .magic(0x81, width: 1), .sequence(width: 4), .type(width: 1, known: [1, 2, 3, 4]),
+            .length(width: 2, span: .body),
+        ],
         maxFrameSize: 8 + 65535
     )
 
@@ -393,7 +398,8 @@ enum LayoutRules {
             case let .magic(value):
                 key = "magic"
                 if !fits(value, width: field.width) {
-                    return problem("magic 0x\(hex(value)) does not fit in \(field.width) byte\(field.width == 1 ? "" : "s")")
+                    return problem(
+                        "magic 0x\(hex(value)) does not fit in \(field.width) byte\(field.width == 1 ? "" : "s")")
                 }
             case let .length(span, adjustment):
                 key = "length"
@@ -417,17 +423,21 @@ enum LayoutRules {
                 var values: Set<UInt64> = []
                 for value in known {
                     if !fits(value, width: field.width) {
-                        return problem("known type \(value) does not fit in \(field.width) byte\(field.width == 1 ? "" : "s")")
+                        return problem(
+                            "known type \(value) does not fit in \(field.width) byte\(field.width == 1 ? "" : "s")")
                     }
                     if !values.insert(value).inserted { return problem("known type \(value) is listed twice") }
                 }
             case let .extra(name):
                 key = name
                 if !isIdentifier(name) {
-                    return problem("extra field name '\(name)' is not an identifier (letters, digits, _; not starting with a digit)")
+                    return problem(
+                        "extra field name '\(name)' is not an identifier (letters, digits, _; not starting with a digit)"
+                    )
                 }
                 if reservedNames.contains(name) {
-                    return problem("extra field name '\(name)' is reserved (magic, length, cmd, seq, type, payload, offset)")
+                    return problem(
+                        "extra field name '\(name)' is reserved (magic, length, cmd, seq, type, payload, offset)")
                 }
             }
             if !seen.insert(key).inserted {
@@ -449,9 +459,11 @@ enum LayoutRules {
         }
         if case let .resynchronize(maxSkip) = layout.badHeaderPolicy {
             if maxSkip < 1 {
-                return Problem(message: "resynchronizing needs a skip limit of at least 1 byte", culprit: .resyncSetting)
+                return Problem(
+                    message: "resynchronizing needs a skip limit of at least 1 byte", culprit: .resyncSetting)
             }
-            guard let magicIndex = layout.fields.firstIndex(where: { if case .magic = $0.kind { true } else { false } }) else {
+            guard let magicIndex = layout.fields.firstIndex(where: { if case .magic = $0.kind { true } else { false } })
+            else {
                 return Problem(message: "resynchronizing needs a magic field to look for", culprit: .resyncSetting)
             }
             if layout.fields[..<magicIndex].contains(where: { $0.width == 0 }) {
@@ -469,11 +481,14 @@ enum LayoutRules {
     }
 
     static func isIdentifier(_ name: String) -> Bool {
-        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            return false
+        }
         return name.utf8.allSatisfy { byte in
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"): true
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+                true
             default: false
             }
         }

@@ -92,7 +92,9 @@ struct FramePlan: Sendable {
     // MARK: Integers
 
     @inlinable
-    static func load(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, width: Int, byteOrder: FrameLayout.ByteOrder) -> UInt64 {
+    static func load(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, width: Int, byteOrder: FrameLayout.ByteOrder)
+        -> UInt64
+    {
         var value: UInt64 = 0
         if byteOrder == .bigEndian {
             for position in index..<(index + width) {
@@ -117,7 +119,9 @@ struct FramePlan: Sendable {
 
     /// Stores the low `width` bytes (1, 2, 4 or 8) of `value` at `address`.
     @inline(__always)
-    static func storeUnchecked(_ value: UInt64, at address: UnsafeMutableRawPointer, width: Int, byteOrder: FrameLayout.ByteOrder) {
+    static func storeUnchecked(
+        _ value: UInt64, at address: UnsafeMutableRawPointer, width: Int, byteOrder: FrameLayout.ByteOrder
+    ) {
         let bigEndian = byteOrder == .bigEndian
         switch width {
         case 1:
@@ -134,7 +138,9 @@ struct FramePlan: Sendable {
     }
 
     @inlinable
-    static func store<Sink: ByteSink>(_ value: UInt64, width: Int, byteOrder: FrameLayout.ByteOrder, into bytes: inout Sink) {
+    static func store<Sink: ByteSink>(
+        _ value: UInt64, width: Int, byteOrder: FrameLayout.ByteOrder, into bytes: inout Sink
+    ) {
         if byteOrder == .bigEndian {
             var shift = 8 * width
             while shift > 0 {

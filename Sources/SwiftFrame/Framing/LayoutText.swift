@@ -113,12 +113,13 @@ enum LayoutText {
             badHeaderPolicy: resync.map { .resynchronize(maxSkip: $0) } ?? .fail
         )
         if let problem = LayoutRules.check(layout) {
-            let token: Token? = switch problem.culprit {
-            case let .field(index): fieldTokens[index]
-            case .maxSetting: maxToken
-            case .resyncSetting: resyncToken
-            case nil: nil
-            }
+            let token: Token? =
+                switch problem.culprit {
+                case let .field(index): fieldTokens[index]
+                case .maxSetting: maxToken
+                case .resyncSetting: resyncToken
+                case nil: nil
+                }
             if let token { throw token.error(problem.message) }
             throw FrameLayoutError(problem.message)
         }

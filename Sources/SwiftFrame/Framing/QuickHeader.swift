@@ -81,7 +81,8 @@ struct QuickHeader: Sendable {
     @inline(__always)
     func read(_ address: UnsafeRawPointer, into header: inout FrameHeader) -> Int {
         if lengthOnly {  // the one field is the whole header: its width is `size`
-            return payloadSize(FramePlan.loadUnchecked(address, width: size, byteOrder: Self.byteOrder(codes)), code: codes)
+            return payloadSize(
+                FramePlan.loadUnchecked(address, width: size, byteOrder: Self.byteOrder(codes)), code: codes)
         }
         var address = address
         var payload = -1

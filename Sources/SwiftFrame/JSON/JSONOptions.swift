@@ -15,8 +15,10 @@ public struct JSONOptions: Sendable, Equatable {
     /// How deep objects and arrays may nest in the input.
     public var maxDepth: Int
 
-    public init(ignoreUnknownFields: Bool = false, emitDefaultValues: Bool = false, useProtoFieldNames: Bool = false,
-                registry: MessageTypeRegistry = MessageTypeRegistry(), maxDepth: Int = 100) {
+    public init(
+        ignoreUnknownFields: Bool = false, emitDefaultValues: Bool = false, useProtoFieldNames: Bool = false,
+        registry: MessageTypeRegistry = MessageTypeRegistry(), maxDepth: Int = 100
+    ) {
         self.ignoreUnknownFields = ignoreUnknownFields
         self.emitDefaultValues = emitDefaultValues
         self.useProtoFieldNames = useProtoFieldNames
@@ -67,8 +69,10 @@ public struct JSONError: Error, CustomStringConvertible, Equatable {
 extension JSONError {
     /// A message generated with `TextFormat=Numbers`: it knows no field names.
     static func namesLeftOut(_ type: any Message.Type, path: String, offset: Int) -> JSONError {
-        JSONError(.unrepresentable, path: path, offset: offset,
-                  "\(type.protoMessageName) was generated with TextFormat=Numbers, which leaves field names out: it has no JSON form")
+        JSONError(
+            .unrepresentable, path: path, offset: offset,
+            "\(type.protoMessageName) was generated with TextFormat=Numbers, which leaves field names out: it has no JSON form"
+        )
     }
 }
 

@@ -22,7 +22,9 @@ extension Message {
         try printedJSON(options: options) { $0.bytes }
     }
 
-    private func printedJSON<Result>(options: JSONOptions, _ result: (borrowing ByteOutput) -> Result) throws(JSONError) -> Result {
+    private func printedJSON<Result>(options: JSONOptions, _ result: (borrowing ByteOutput) -> Result) throws(JSONError)
+        -> Result
+    {
         // The encoding with its maps of scalars already printed (see `JSONMapText`).
         var printedMaps: [[UInt8]] = []
         let bytes = withUnsafeMutablePointer(to: &printedMaps) { printedMaps in
@@ -101,7 +103,9 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
 
     /// The values of each known field of an encoded message, by index in the schema (for the
     /// well-known types); left out as by `collectInOrder`.
-    static func collect(_ schema: JSONSchema, _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError) -> [Int: [Raw]] {
+    static func collect(_ schema: JSONSchema, _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError) -> [Int:
+        [Raw]]
+    {
         var values: [Int: [Raw]] = [:]
         for (field, raw) in try collectInOrder(schema.fields, buffer, path: path) {
             values[field, default: []].append(raw)
@@ -199,7 +203,8 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
                     return (index, .bytes(try reader.readDelimitedBuffer()))
                 case expected.rawValue where expected == .startGroup:
                     return (index, .bytes(try reader.readGroupBuffer(fieldNumber: tag >> 3)))
-                case WireType.lengthDelimited.rawValue where expected != .startGroup && givesRuns && fields[index].isRepeated:
+                case WireType.lengthDelimited.rawValue
+                where expected != .startGroup && givesRuns && fields[index].isRepeated:
                     let body = try reader.readDelimitedBuffer()
                     if !body.isEmpty { return (index, .packed(body)) }
                 case WireType.lengthDelimited.rawValue where expected != .startGroup:
@@ -231,7 +236,9 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
 
     /// The values of the known fields of an encoded message, grouped by field in schema order
     /// and in wire order within a field: one array for the whole message.
-    static func collectInOrder(_ fields: [JSONField], _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError) -> [(field: Int, raw: Raw)] {
+    static func collectInOrder(_ fields: [JSONField], _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError)
+        -> [(field: Int, raw: Raw)]
+    {
         var values: [(field: Int, raw: Raw)] = []
         var inOrder = true
         var reader = FieldValues(fields, buffer, path: path)
@@ -261,8 +268,10 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     /// them when its fields come in schema order, a field's values together and no singular
     /// field twice (as this runtime writes them); otherwise, or when that turns out not to
     /// hold part way, from the values collected and put in order first.
-    mutating func fields(_ schema: JSONSchema, _ buffer: UnsafeRawBufferPointer, path: String,
-                         first: inout Bool) throws(JSONError) {
+    mutating func fields(
+        _ schema: JSONSchema, _ buffer: UnsafeRawBufferPointer, path: String,
+        first: inout Bool
+    ) throws(JSONError) {
         let all = schema.fields(with: options.registry)
         let (mark, wasFirst) = (output.count, first)
         var inWireOrder = FieldValues(all, buffer, path: path, givesRuns: true)
@@ -276,8 +285,10 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     /// The fields printed as `values` gives them; false, with part of them printed, when a
     /// field comes out of schema order, a repeated field's values are not together, or a
     /// singular field comes twice.
-    private mutating func printFields(_ all: [JSONField], _ values: inout some FieldValueSource, path: String,
-                                      first: inout Bool) throws(JSONError) -> Bool {
+    private mutating func printFields(
+        _ all: [JSONField], _ values: inout some FieldValueSource, path: String,
+        first: inout Bool
+    ) throws(JSONError) -> Bool {
         var current = -1
         var count = 0  // values of the current field printed (or, for a map, collected)
         var isMap = false, isRepeated = false, kind = TextFormatKind.bool  // of the current field
@@ -291,7 +302,9 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
                 kind = all[index].kind
                 if case .map = kind { isMap = true } else { isMap = false }
                 isRepeated = all[index].isRepeated
-                if !isMap { member(options.useProtoFieldNames ? all[index].protoMember : all[index].jsonMember, first: &first) }
+                if !isMap {
+                    member(options.useProtoFieldNames ? all[index].protoMember : all[index].jsonMember, first: &first)
+                }
                 if isRepeated && !isMap { output.append(UInt8(ascii: "[")) }
             } else if !isRepeated {
                 return false  // a singular field twice: the last wins
@@ -316,8 +329,10 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
 
     /// The values of a packed run of `field`, after the `count` printed before them; the count
     /// with them. The most common kinds have a loop of their own.
-    private mutating func packed(_ run: UnsafeRawBufferPointer, _ field: JSONField, after count: Int,
-                                 path: String) throws(JSONError) -> Int {
+    private mutating func packed(
+        _ run: UnsafeRawBufferPointer, _ field: JSONField, after count: Int,
+        path: String
+    ) throws(JSONError) -> Int {
         var reader = ProtoReader(buffer: run)
         var count = count
         do throws(WireError) {
@@ -357,8 +372,10 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     }
 
     /// Closes the field at `index` (none when -1) after `count` values.
-    private mutating func end(_ index: Int, count: Int, entries: inout [Raw], _ all: [JSONField], path: String,
-                              first: inout Bool) throws(JSONError) {
+    private mutating func end(
+        _ index: Int, count: Int, entries: inout [Raw], _ all: [JSONField], path: String,
+        first: inout Bool
+    ) throws(JSONError) {
         guard index >= 0 else { return }
         let field = all[index]
         if case let .map(keyKind, valueKind) = field.kind {
@@ -430,8 +447,10 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     /// A map's entries as one object: printed as they come while each key is greater than the
     /// one before (as this runtime writes maps, so no key repeats); otherwise again from the
     /// start, a later entry of a key replacing an earlier one in its place.
-    mutating func printMap(_ raws: some Collection<Raw>, key keyKind: TextFormatKind, value valueKind: TextFormatKind,
-                           path: String) throws(JSONError) {
+    mutating func printMap(
+        _ raws: some Collection<Raw>, key keyKind: TextFormatKind, value valueKind: TextFormatKind,
+        path: String
+    ) throws(JSONError) {
         if mapsPrinted, raws.count == 1, case let .bytes(object)? = raws.first, object.first == UInt8(ascii: "{") {
             // A map entry's encoding starts with a tag, never with this byte.
             output.append(object.bindMemory(to: UInt8.self))
@@ -471,8 +490,10 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     }
 
     /// A map entry's key and value, each its type's zero when the entry leaves it out.
-    private static func entry(_ body: UnsafeRawBufferPointer, _ wire: (key: WireType, value: WireType),
-                              path: String) throws(JSONError) -> (key: Raw, value: Raw) {
+    private static func entry(
+        _ body: UnsafeRawBufferPointer, _ wire: (key: WireType, value: WireType),
+        path: String
+    ) throws(JSONError) -> (key: Raw, value: Raw) {
         let keyTag = 1 << 3 | UInt32(wire.key.rawValue)
         let valueTag = 2 << 3 | UInt32(wire.value.rawValue)
         var reader = ProtoReader(buffer: body)
@@ -508,8 +529,10 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
         return (key, value)
     }
 
-    private mutating func printEntry(_ entry: (key: Raw, value: Raw), first: Bool, key keyKind: TextFormatKind,
-                                     value valueKind: TextFormatKind, path: String) throws(JSONError) {
+    private mutating func printEntry(
+        _ entry: (key: Raw, value: Raw), first: Bool, key keyKind: TextFormatKind,
+        value valueKind: TextFormatKind, path: String
+    ) throws(JSONError) {
         if !first { output.append(UInt8(ascii: ",")) }
         if case let .bytes(bytes) = entry.key {
             string(bytes)
@@ -554,7 +577,9 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
     }
 
     /// The entries with the last value of each key, at the place the key first appeared.
-    private func lastOfEachKey(_ entries: [(key: Raw, value: Raw)], _ keyKind: TextFormatKind) -> [(key: Raw, value: Raw)] {
+    private func lastOfEachKey(_ entries: [(key: Raw, value: Raw)], _ keyKind: TextFormatKind) -> [(
+        key: Raw, value: Raw
+    )] {
         var kept: [(key: Raw, value: Raw)] = []
         var positions: [String: Int] = [:]
         for entry in entries {
@@ -752,7 +777,9 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
 
     /// A float in its shortest form (`description`) without a trailing `.0`; NaN and the
     /// infinities as strings.
-    private mutating func floating<Value: BinaryFloatingPoint & TextOutputStreamable & CustomStringConvertible>(_ value: Value) {
+    private mutating func floating<Value: BinaryFloatingPoint & TextOutputStreamable & CustomStringConvertible>(
+        _ value: Value
+    ) {
         if value.isNaN { return append("\"NaN\"") }
         if value.isInfinite { return value < 0 ? append("\"-Infinity\"") : append("\"Infinity\"") }
         // The text `description` gives, written into the output without a String made for it.
@@ -763,7 +790,8 @@ struct JSONPrinter: JSONPathTracking, ~Copyable {
             return shortest.withUTF8 { output.append($0) }
         }
         let count = text.count
-        let integral = count >= 2 && text.target[count - 2] == UInt8(ascii: ".") && text.target[count - 1] == UInt8(ascii: "0")
+        let integral =
+            count >= 2 && text.target[count - 2] == UInt8(ascii: ".") && text.target[count - 1] == UInt8(ascii: "0")
         output.advance(by: integral ? count - 2 : count)
     }
 

@@ -21,7 +21,9 @@ extension Message {
     private mutating func mergeJSON(_ bytes: UnsafeBufferPointer<UInt8>, options: JSONOptions) -> JSONError? {
         let maxDepth = ProtoReader.defaultMaxDepth
         let failure: WireError?
-        if let streamed = JSONStreamReader.withEncoding(of: Self.self, bytes, options: options, { mergeCatching($0, maxDepth: maxDepth) }) {
+        if let streamed = JSONStreamReader.withEncoding(
+            of: Self.self, bytes, options: options, { mergeCatching($0, maxDepth: maxDepth) })
+        {
             failure = streamed
         } else {
             do throws(JSONError) {
@@ -38,7 +40,8 @@ extension Message {
 extension JSONReader {
     /// The encoding of a message of `type` read from `bytes` through a tree of its values
     /// (what the streaming reader leaves to it).
-    static func encoding(of type: any Message.Type, _ bytes: [UInt8], options: JSONOptions) throws(JSONError) -> [UInt8] {
+    static func encoding(of type: any Message.Type, _ bytes: [UInt8], options: JSONOptions) throws(JSONError) -> [UInt8]
+    {
         let root = try JSONParser.parse(bytes, maxDepth: options.maxDepth)
         // Read without building the path of every value; a failure (rare) is read again with
         // paths, so that its error names where it happened.
@@ -93,8 +96,10 @@ struct JSONReader: JSONPathTracking {
         return try fields(of: schema, members, path: path)
     }
 
-    mutating func fields(of schema: JSONSchema, _ members: [JSONMember], path: String,
-                         skipping: Set<String> = []) throws(JSONError) -> [UInt8] {
+    mutating func fields(
+        of schema: JSONSchema, _ members: [JSONMember], path: String,
+        skipping: Set<String> = []
+    ) throws(JSONError) -> [UInt8] {
         var out: [UInt8] = []
         var seen = FieldNumbers()
         var unknown = Set<String>()
@@ -102,27 +107,32 @@ struct JSONReader: JSONPathTracking {
         let extensions = options.registry.extensions(of: schema.fullName)
         for member in members where !skipping.contains(member.key) {
             let fieldPath = self.path(path, "." + member.key)
-            let known = schema.field(named: member.key)
+            let known =
+                schema.field(named: member.key)
                 ?? extensions.first { "[" + $0.fullName + "]" == member.key }.map(JSONField.init)
             guard let field = known else {
                 if options.ignoreUnknownFields {
                     // Skipped, but not twice (protobuf's C++ and Python runtimes refuse that too).
                     guard unknown.insert(member.key).inserted else {
-                        throw JSONError(.duplicateField, path: fieldPath, offset: member.offset, "'\(member.key)' is given twice")
+                        throw JSONError(
+                            .duplicateField, path: fieldPath, offset: member.offset, "'\(member.key)' is given twice")
                     }
                     continue
                 }
-                throw JSONError(.unknownField, path: fieldPath, offset: member.offset,
-                                "\(schema.fullName) has no field '\(member.key)'")
+                throw JSONError(
+                    .unknownField, path: fieldPath, offset: member.offset,
+                    "\(schema.fullName) has no field '\(member.key)'")
             }
             guard seen.insert(field.number) else {
-                throw JSONError(.duplicateField, path: fieldPath, offset: member.offset, "'\(member.key)' is given twice")
+                throw JSONError(
+                    .duplicateField, path: fieldPath, offset: member.offset, "'\(member.key)' is given twice")
             }
             if case .null = member.value.value, !Self.readsNull(field.kind) { continue }
             if let oneof = field.oneof {
                 if let other = oneofSet[oneof] {
-                    throw JSONError(.duplicateField, path: fieldPath, offset: member.offset,
-                                    "'\(member.key)' and '\(other)' are members of one oneof: only one may be set")
+                    throw JSONError(
+                        .duplicateField, path: fieldPath, offset: member.offset,
+                        "'\(member.key)' and '\(other)' are members of one oneof: only one may be set")
                 }
                 oneofSet[oneof] = member.key
             }
@@ -140,15 +150,20 @@ struct JSONReader: JSONPathTracking {
         }
     }
 
-    private mutating func value(of field: JSONField, _ node: JSONNode, path: String,
-                                into out: inout [UInt8]) throws(JSONError) {
+    private mutating func value(
+        of field: JSONField, _ node: JSONNode, path: String,
+        into out: inout [UInt8]
+    ) throws(JSONError) {
         if case let .map(keyKind, valueKind) = field.kind {
-            guard case let .object(entries) = node.value else { throw bad("a map is read from a JSON object", path, node) }
+            guard case let .object(entries) = node.value else {
+                throw bad("a map is read from a JSON object", path, node)
+            }
             var keys = Set<String>()
             for entry in entries {
                 let entryPath = self.path(path, "[\"" + entry.key + "\"]")
                 guard keys.insert(entry.key).inserted else {
-                    throw JSONError(.duplicateField, path: entryPath, offset: entry.offset, "the map key is given twice")
+                    throw JSONError(
+                        .duplicateField, path: entryPath, offset: entry.offset, "the map key is given twice")
                 }
                 var body: [UInt8] = []
                 let keyNode = JSONNode(value: .string(entry.key), offset: entry.offset)
@@ -162,7 +177,9 @@ struct JSONReader: JSONPathTracking {
             return
         }
         if field.isRepeated {
-            guard case let .array(elements) = node.value else { throw bad("a repeated field is read from a JSON array", path, node) }
+            guard case let .array(elements) = node.value else {
+                throw bad("a repeated field is read from a JSON array", path, node)
+            }
             for (index, element) in elements.enumerated() {
                 let elementPath = self.path(path, "[\(index)]")
                 if case .null = element.value, !Self.readsNull(field.kind) {
@@ -176,15 +193,33 @@ struct JSONReader: JSONPathTracking {
     }
 
     /// One value of a kind, written as field `number`.
-    mutating func single(_ kind: TextFormatKind, number: Int32, _ node: JSONNode, path: String,
-                         into out: inout [UInt8], mapKey: Bool = false) throws(JSONError) {
+    mutating func single(
+        _ kind: TextFormatKind, number: Int32, _ node: JSONNode, path: String,
+        into out: inout [UInt8], mapKey: Bool = false
+    ) throws(JSONError) {
         switch kind {
-        case .int32: JSONWire.varint(number, UInt64(bitPattern: Int64(try integer(node, path, min: Int64(Int32.min), max: Int64(Int32.max)))), to: &out)
-        case .int64: JSONWire.varint(number, UInt64(bitPattern: try integer(node, path, min: .min, max: .max)), to: &out)
-        case .sint32: JSONWire.varint(number, UInt64(Wire.zigZag(Int32(try integer(node, path, min: Int64(Int32.min), max: Int64(Int32.max))))), to: &out)
+        case .int32:
+            JSONWire.varint(
+                number,
+                UInt64(bitPattern: Int64(try integer(node, path, min: Int64(Int32.min), max: Int64(Int32.max)))),
+                to: &out)
+        case .int64:
+            JSONWire.varint(number, UInt64(bitPattern: try integer(node, path, min: .min, max: .max)), to: &out)
+        case .sint32:
+            JSONWire.varint(
+                number,
+                UInt64(Wire.zigZag(Int32(try integer(node, path, min: Int64(Int32.min), max: Int64(Int32.max))))),
+                to: &out)
         case .sint64: JSONWire.varint(number, Wire.zigZag(try integer(node, path, min: .min, max: .max)), to: &out)
-        case .sfixed32: JSONWire.fixed(number, UInt64(UInt32(bitPattern: Int32(try integer(node, path, min: Int64(Int32.min), max: Int64(Int32.max))))), bytes: 4, to: &out)
-        case .sfixed64: JSONWire.fixed(number, UInt64(bitPattern: try integer(node, path, min: .min, max: .max)), bytes: 8, to: &out)
+        case .sfixed32:
+            JSONWire.fixed(
+                number,
+                UInt64(
+                    UInt32(bitPattern: Int32(try integer(node, path, min: Int64(Int32.min), max: Int64(Int32.max))))),
+                bytes: 4, to: &out)
+        case .sfixed64:
+            JSONWire.fixed(
+                number, UInt64(bitPattern: try integer(node, path, min: .min, max: .max)), bytes: 8, to: &out)
         case .uint32: JSONWire.varint(number, try unsigned(node, path, max: UInt64(UInt32.max)), to: &out)
         case .uint64: JSONWire.varint(number, try unsigned(node, path, max: .max), to: &out)
         case .fixed32: JSONWire.fixed(number, try unsigned(node, path, max: UInt64(UInt32.max)), bytes: 4, to: &out)
@@ -206,7 +241,9 @@ struct JSONReader: JSONPathTracking {
             default: throw bad("a bool is true or false", path, node)
             }
         case .string:
-            guard case let .string(text) = node.value else { throw bad("a string field is read from a JSON string", path, node) }
+            guard case let .string(text) = node.value else {
+                throw bad("a string field is read from a JSON string", path, node)
+            }
             JSONWire.delimited(number, text, to: &out)
         case .bytes:
             guard case let .string(text) = node.value, let bytes = Base64.decode(text) else {
@@ -220,8 +257,10 @@ struct JSONReader: JSONPathTracking {
                     // A number in a string (`"2"`, `"-1"`) reads as that number, as protobuf's C++
                     // and Python runtimes read it.
                     let digits = name.utf8.drop { $0 == UInt8(ascii: "-") }
-                    if !digits.isEmpty, name.utf8.count - digits.count <= 1, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                       let numeric = Int32(name) {
+                    if !digits.isEmpty, name.utf8.count - digits.count <= 1,
+                        digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                        let numeric = Int32(name)
+                    {
                         JSONWire.varint(number, UInt64(bitPattern: Int64(numeric)), to: &out)
                         return
                     }
@@ -261,7 +300,8 @@ struct JSONReader: JSONPathTracking {
     }
 
     /// The integer a number stands for exactly, as a sign and a magnitude.
-    private func exactInteger(_ node: JSONNode, _ path: String) throws(JSONError) -> (negative: Bool, magnitude: UInt64) {
+    private func exactInteger(_ node: JSONNode, _ path: String) throws(JSONError) -> (negative: Bool, magnitude: UInt64)
+    {
         if case let .integer(negative, magnitude) = node.value { return (negative, magnitude) }
         let text = try numberText(node, path)
         guard let integer = JSONNumbers.exactInteger(text) else { throw bad("'\(text)' is not an integer", path, node) }
@@ -298,7 +338,9 @@ struct JSONReader: JSONPathTracking {
             return negative ? -Double(magnitude) : Double(magnitude)
         default:
             let text = try numberText(node, path)
-            guard let value = Double(text), value.isFinite else { throw bad("\(text) is out of a double's range", path, node) }
+            guard let value = Double(text), value.isFinite else {
+                throw bad("\(text) is out of a double's range", path, node)
+            }
             return value
         }
     }
@@ -344,7 +386,9 @@ enum JSONNumbers {
                 pointAt = digits.count
             } else if byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
                 let rest = String(decoding: bytes.dropFirst(), as: UTF8.self)
-                guard let value = Int(rest.hasPrefix("+") ? String(rest.dropFirst()) : rest), value > -1000, value < 1000 else { return nil }
+                guard let value = Int(rest.hasPrefix("+") ? String(rest.dropFirst()) : rest), value > -1000,
+                    value < 1000
+                else { return nil }
                 exponent = value
                 break
             } else {
@@ -356,7 +400,8 @@ enum JSONNumbers {
         let scale = exponent - (pointAt.map { digits.count - $0 } ?? 0)
         if scale < 0 {
             let cut = -scale
-            guard cut <= digits.count ? digits.suffix(cut).allSatisfy({ $0 == 0 }) : digits.allSatisfy({ $0 == 0 }) else { return nil }
+            guard cut <= digits.count ? digits.suffix(cut).allSatisfy({ $0 == 0 }) : digits.allSatisfy({ $0 == 0 })
+            else { return nil }
             digits = Array(digits.dropLast(min(cut, digits.count)))
         } else if digits.contains(where: { $0 != 0 }) {
             guard scale <= 20 else { return nil }

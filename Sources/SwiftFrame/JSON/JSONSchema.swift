@@ -219,7 +219,8 @@ struct JSONNameTable: Sendable {
         text.withUnsafeBufferPointer { text in
             func matches(_ entry: Slot) -> Bool {
                 Int(entry.count) == name.count
-                    && (name.isEmpty || memcmp(name.baseAddress!, text.baseAddress! + Int(entry.start), name.count) == 0)
+                    && (name.isEmpty
+                        || memcmp(name.baseAddress!, text.baseAddress! + Int(entry.start), name.count) == 0)
             }
             if index < expected.count, matches(expected[index]) { return index }
             let mask = slots.count - 1

@@ -25,8 +25,10 @@ struct JSONStreamReader: ~Copyable {
 
     /// `body` of the encoding of a message of `type` read from `bytes`; nil, without calling
     /// `body`, where the tree reader must read it.
-    static func withEncoding<R>(of type: any Message.Type, _ bytes: UnsafeBufferPointer<UInt8>, options: JSONOptions,
-                                _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+    static func withEncoding<R>(
+        of type: any Message.Type, _ bytes: UnsafeBufferPointer<UInt8>, options: JSONOptions,
+        _ body: (UnsafeRawBufferPointer) -> R
+    ) -> R? {
         let schema = JSONSchema.of(type)
         guard !schema.hasSpecialForm, !type.fieldNamesLeftOut, JSONParser.isUTF8(bytes) else { return nil }
         var reader = JSONStreamReader(bytes, options: options)
@@ -135,21 +137,28 @@ struct JSONStreamReader: ~Copyable {
                 // Read in parts: a copy of the whole field costs more than reading its value.
                 let number = schema.fields[index].number
                 guard seen.insert(number) else { throw Stop() }
-                try member(schema.fields[index].kind, number, isRepeated: schema.fields[index].isRepeated,
-                           oneof: schema.fields[index].oneof, oneofs: &oneofs, depth: depth)
+                try member(
+                    schema.fields[index].kind, number, isRepeated: schema.fields[index].isRepeated,
+                    oneof: schema.fields[index].oneof, oneofs: &oneofs, depth: depth)
             } else if let field = name.withBytes(in: json.bytes, { extensionField(schema, $0) }) {
                 guard seen.insert(field.number) else { throw Stop() }
-                try member(field.kind, field.number, isRepeated: field.isRepeated, oneof: field.oneof, oneofs: &oneofs, depth: depth)
+                try member(
+                    field.kind, field.number, isRepeated: field.isRepeated, oneof: field.oneof, oneofs: &oneofs,
+                    depth: depth)
             } else {
-                guard options.ignoreUnknownFields, name.withBytes(in: json.bytes, { unknown.insert($0) }) else { throw Stop() }
+                guard options.ignoreUnknownFields, name.withBytes(in: json.bytes, { unknown.insert($0) }) else {
+                    throw Stop()
+                }
                 _ = try tree(depth: depth + 1)
             }
         } while try separator(UInt8(ascii: "}"))
     }
 
     /// The value of a field of an object at `depth`.
-    private mutating func member(_ kind: TextFormatKind, _ number: Int32, isRepeated: Bool, oneof: Int?,
-                                 oneofs: inout FieldNumbers, depth: Int) throws(Stop) {
+    private mutating func member(
+        _ kind: TextFormatKind, _ number: Int32, isRepeated: Bool, oneof: Int?,
+        oneofs: inout FieldNumbers, depth: Int
+    ) throws(Stop) {
         if atNull(), !JSONReader.readsNull(kind) {
             try skipNull()
             return
@@ -162,7 +171,8 @@ struct JSONStreamReader: ~Copyable {
     private func extensionField(_ schema: JSONSchema, _ name: UnsafeBufferPointer<UInt8>) -> JSONField? {
         guard name.first == UInt8(ascii: "[") else { return nil }
         let text = String(decoding: name, as: UTF8.self)
-        return options.registry.extensions(of: schema.fullName).first { "[" + $0.fullName + "]" == text }.map(JSONField.init)
+        return options.registry.extensions(of: schema.fullName).first { "[" + $0.fullName + "]" == text }.map(
+            JSONField.init)
     }
 
     private mutating func value(_ kind: TextFormatKind, _ number: Int32, isRepeated: Bool, depth: Int) throws(Stop) {
@@ -190,15 +200,17 @@ struct JSONStreamReader: ~Copyable {
     private static func packs(_ kind: TextFormatKind) -> Bool {
         switch kind {
         case .int32, .int64, .uint32, .uint64, .sint32, .sint64, .fixed32, .fixed64, .sfixed32, .sfixed64,
-             .float, .double, .bool, .enumeration:
+            .float, .double, .bool, .enumeration:
             return true
         default:
             return false
         }
     }
 
-    private mutating func map(_ number: Int32, _ keyKind: TextFormatKind, _ valueKind: TextFormatKind,
-                              depth: Int) throws(Stop) {
+    private mutating func map(
+        _ number: Int32, _ keyKind: TextFormatKind, _ valueKind: TextFormatKind,
+        depth: Int
+    ) throws(Stop) {
         if try open(UInt8(ascii: "{"), UInt8(ascii: "}"), depth: depth) { return }
         var keys = JSONKeyHashes()
         repeat {
@@ -228,7 +240,9 @@ struct JSONStreamReader: ~Copyable {
             guard let value else { throw Stop() }
             varint(1, value, tagged: true)
         default:
-            let parsed = key.withBytes(in: json.bytes) { bytes in Self.numberToken(in: bytes).flatMap { Self.integer($0, in: bytes) } }
+            let parsed = key.withBytes(in: json.bytes) { bytes in
+                Self.numberToken(in: bytes).flatMap { Self.integer($0, in: bytes) }
+            }
             guard let (negative, magnitude) = parsed else { throw Stop() }
             try integer(kind, 1, tagged: true, negative: negative, magnitude: magnitude)
         }
@@ -291,12 +305,16 @@ struct JSONStreamReader: ~Copyable {
         }
     }
 
-    private mutating func enumeration(_ names: [(number: Int32, name: String)], _ number: Int32, tagged: Bool) throws(Stop) {
+    private mutating func enumeration(_ names: [(number: Int32, name: String)], _ number: Int32, tagged: Bool)
+        throws(Stop)
+    {
         json.skipSpace()
         switch next ?? 0 {
         case UInt8(ascii: "\""):
             let text = try string()
-            let found = text.withBytes(in: json.bytes) { bytes in names.first { $0.name.utf8.elementsEqual(bytes) }?.number }
+            let found = text.withBytes(in: json.bytes) { bytes in
+                names.first { $0.name.utf8.elementsEqual(bytes) }?.number
+            }
             if let found {
                 varint(number, UInt64(bitPattern: Int64(found)), tagged: tagged)
                 return
@@ -335,7 +353,9 @@ struct JSONStreamReader: ~Copyable {
         let node = try tree(depth: depth)
         var reader = JSONReader(options: options, tracksPath: false)
         var encoded: [UInt8] = []
-        do throws(JSONError) { try reader.single(kind, number: number, node, path: "$", into: &encoded) } catch { throw Stop() }
+        do throws(JSONError) { try reader.single(kind, number: number, node, path: "$", into: &encoded) } catch {
+            throw Stop()
+        }
         encoded.withUnsafeBufferPointer { out.append($0) }
     }
 
@@ -354,9 +374,12 @@ struct JSONStreamReader: ~Copyable {
     }
 
     /// The integer a number token of `text` stands for exactly (`1e5` and `100.000` too).
-    private static func integer(_ token: JSONNumberToken, in text: UnsafeBufferPointer<UInt8>) -> (negative: Bool, magnitude: UInt64)? {
+    private static func integer(_ token: JSONNumberToken, in text: UnsafeBufferPointer<UInt8>) -> (
+        negative: Bool, magnitude: UInt64
+    )? {
         if token.isPlainInteger { return (token.negative, token.mantissa) }
-        return JSONNumbers.exactInteger(String(decoding: UnsafeBufferPointer(rebasing: text[token.start..<token.end]), as: UTF8.self))
+        return JSONNumbers.exactInteger(
+            String(decoding: UnsafeBufferPointer(rebasing: text[token.start..<token.end]), as: UTF8.self))
     }
 
     /// The double a number token of `text` stands for, rounded to the nearest.
@@ -371,7 +394,9 @@ struct JSONStreamReader: ~Copyable {
         json.skipSpace()
         if next == UInt8(ascii: "\"") {
             let text = try string()
-            let integer = text.withBytes(in: json.bytes) { bytes in Self.numberToken(in: bytes).flatMap { Self.integer($0, in: bytes) } }
+            let integer = text.withBytes(in: json.bytes) { bytes in
+                Self.numberToken(in: bytes).flatMap { Self.integer($0, in: bytes) }
+            }
             guard let integer else { throw Stop() }
             return integer
         }
@@ -380,11 +405,15 @@ struct JSONStreamReader: ~Copyable {
     }
 
     /// Writes an integer kind's value, in its range (as the tree reader checks it).
-    private mutating func integer(_ kind: TextFormatKind, _ number: Int32, tagged: Bool,
-                                  negative: Bool, magnitude: UInt64) throws(Stop) {
+    private mutating func integer(
+        _ kind: TextFormatKind, _ number: Int32, tagged: Bool,
+        negative: Bool, magnitude: UInt64
+    ) throws(Stop) {
         func signed(_ min: Int64, _ max: Int64) throws(Stop) -> Int64 {
             if negative {
-                guard magnitude <= UInt64(bitPattern: 0 &- min) || (min == .min && magnitude == UInt64(1) << 63) else { throw Stop() }
+                guard magnitude <= UInt64(bitPattern: 0 &- min) || (min == .min && magnitude == UInt64(1) << 63) else {
+                    throw Stop()
+                }
                 return magnitude == UInt64(1) << 63 ? .min : -Int64(magnitude)
             }
             guard magnitude <= UInt64(max) else { throw Stop() }
@@ -397,7 +426,8 @@ struct JSONStreamReader: ~Copyable {
         switch kind {
         case .int32: varint(number, UInt64(bitPattern: try signed(Int64(Int32.min), Int64(Int32.max))), tagged: tagged)
         case .int64: varint(number, UInt64(bitPattern: try signed(.min, .max)), tagged: tagged)
-        case .sint32: varint(number, UInt64(Wire.zigZag(Int32(try signed(Int64(Int32.min), Int64(Int32.max))))), tagged: tagged)
+        case .sint32:
+            varint(number, UInt64(Wire.zigZag(Int32(try signed(Int64(Int32.min), Int64(Int32.max))))), tagged: tagged)
         case .sint64: varint(number, Wire.zigZag(try signed(.min, .max)), tagged: tagged)
         case .sfixed32:
             let value = Int32(try signed(Int64(Int32.min), Int64(Int32.max)))
@@ -422,7 +452,8 @@ struct JSONStreamReader: ~Copyable {
                 if bytes.elementsEqual("NaN".utf8) { return .nan }
                 if bytes.elementsEqual("Infinity".utf8) { return .infinity }
                 if bytes.elementsEqual("-Infinity".utf8) { return -.infinity }
-                guard let token = Self.numberToken(in: bytes), let value = Self.double(token, in: bytes), value.isFinite else { return nil }
+                guard let token = Self.numberToken(in: bytes), let value = Self.double(token, in: bytes), value.isFinite
+                else { return nil }
                 return value
             }
         } else {

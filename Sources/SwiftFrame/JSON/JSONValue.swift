@@ -117,7 +117,9 @@ struct JSONParser {
     }
 
     mutating func skipSpace() {
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+        while index < bytes.count,
+            bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09
+        {
             index += 1
         }
     }
@@ -142,10 +144,14 @@ struct JSONParser {
             while true {
                 skipSpace()
                 let keyOffset = index
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a quoted member name") }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                    throw error("expected a quoted member name")
+                }
                 let key = try string()
                 skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':' after a member name") }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                    throw error("expected ':' after a member name")
+                }
                 index += 1
                 members.append(JSONMember(key: key, offset: keyOffset, value: try value(depth: depth + 1)))
                 skipSpace()
@@ -227,7 +233,9 @@ struct JSONParser {
         }
         let integerDigits = position - integerStart
         guard integerDigits > 0 else { throw error("a number without digits", at: start) }
-        guard integerDigits == 1 || bytes[integerStart] != 0x30 else { throw error("a number with a leading zero", at: start) }
+        guard integerDigits == 1 || bytes[integerStart] != 0x30 else {
+            throw error("a number with a leading zero", at: start)
+        }
         var isPlainInteger = integerDigits <= 19
         var fractionDigits = 0
         if position < end, bytes[position] == UInt8(ascii: ".") {
@@ -262,8 +270,9 @@ struct JSONParser {
             scale += exponentNegative ? -exponent : exponent
         }
         index = position
-        return JSONNumberToken(start: start, end: position, isPlainInteger: isPlainInteger, negative: negative,
-                               mantissa: mantissa, scale: scale, isExact: integerDigits + fractionDigits <= 19 && exponentFits)
+        return JSONNumberToken(
+            start: start, end: position, isPlainInteger: isPlainInteger, negative: negative,
+            mantissa: mantissa, scale: scale, isExact: integerDigits + fractionDigits <= 19 && exponentFits)
     }
 
     private mutating func number() throws(JSONError) -> JSONNode.Value {
@@ -287,7 +296,9 @@ struct JSONParser {
                 let backslash = word ^ (ones &* 0x5C)
                 // A byte is zero (or below 0x20) where subtracting sets its high bit, which was
                 // clear; the lowest such byte is one (a borrow may mark only bytes above it).
-                let found = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word) & highs
+                let found =
+                    ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) & ~word)
+                    & highs
                 if found != 0 {
                     end += found.trailingZeroBitCount / 8
                     break
@@ -295,7 +306,8 @@ struct JSONParser {
                 end += 8
             }
         }
-        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20 {
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\"), bytes[end] >= 0x20
+        {
             end += 1
         }
         guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
@@ -306,7 +318,9 @@ struct JSONParser {
     /// A quoted string, its escapes resolved.
     mutating func string() throws(JSONError) -> String {
         // Most strings have no escape: made from the input's bytes in one step.
-        if let plain = plainString() { return String(decoding: UnsafeBufferPointer(rebasing: bytes[plain]), as: UTF8.self) }
+        if let plain = plainString() {
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[plain]), as: UTF8.self)
+        }
         let start = index
         index += 1
         var out: [UInt8] = []
@@ -333,7 +347,8 @@ struct JSONParser {
                 case UInt8(ascii: "u"):
                     var scalar = try hex4(escapeStart)
                     if scalar >= 0xD800, scalar < 0xDC00 {
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
                         else { throw error("a high surrogate escape without its low surrogate", at: escapeStart) }
                         index += 2
                         let low = try hex4(escapeStart)
@@ -344,7 +359,9 @@ struct JSONParser {
                     } else if scalar >= 0xDC00, scalar < 0xE000 {
                         throw error("a low surrogate escape on its own", at: escapeStart)
                     }
-                    guard let character = Unicode.Scalar(scalar) else { throw error("a bad \\u escape", at: escapeStart) }
+                    guard let character = Unicode.Scalar(scalar) else {
+                        throw error("a bad \\u escape", at: escapeStart)
+                    }
                     out += Array(String(Character(character)).utf8)
                 default:
                     throw error("a bad escape in a string", at: escapeStart)

@@ -9,10 +9,11 @@ private let wrapperNames: Set<String> = [
 
 /// The types whose JSON is not an object of their fields (inside an Any, under `"value"`).
 func hasSpecialForm(_ fullName: String) -> Bool {
-    wrapperNames.contains(fullName) || [
-        "google.protobuf.Timestamp", "google.protobuf.Duration", "google.protobuf.FieldMask",
-        "google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue", "google.protobuf.Any",
-    ].contains(fullName)
+    wrapperNames.contains(fullName)
+        || [
+            "google.protobuf.Timestamp", "google.protobuf.Duration", "google.protobuf.FieldMask",
+            "google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue", "google.protobuf.Any",
+        ].contains(fullName)
 }
 
 /// Seconds of the range Timestamp allows: 0001-01-01T00:00:00Z ... 9999-12-31T23:59:59Z.
@@ -75,7 +76,9 @@ extension JSONPrinter {
     }
 
     /// Prints a well-known type's own form; false for any other type.
-    mutating func wellKnown(_ schema: JSONSchema, _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError) -> Bool {
+    mutating func wellKnown(_ schema: JSONSchema, _ buffer: UnsafeRawBufferPointer, path: String) throws(JSONError)
+        -> Bool
+    {
         guard schema.hasSpecialForm else { return false }
         let name = schema.fullName
         switch name {
@@ -83,22 +86,26 @@ extension JSONPrinter {
             let values = Self.scalars(buffer)
             let seconds = Int64(bitPattern: values[1] ?? 0)
             let nanos = Int64(Int32(truncatingIfNeeded: values[2] ?? 0))
-            guard seconds >= minTimestampSeconds, seconds <= maxTimestampSeconds, nanos >= 0, nanos <= 999_999_999 else {
+            guard seconds >= minTimestampSeconds, seconds <= maxTimestampSeconds, nanos >= 0, nanos <= 999_999_999
+            else {
                 throw Self.fail(path, "a Timestamp out of range (seconds \(seconds), nanos \(nanos))")
             }
             let day = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400
             let secondOfDay = seconds - day * 86400
             let date = civil(day)
-            string(padded(date.year, 4) + "-" + padded(date.month, 2) + "-" + padded(date.day, 2) + "T"
-                   + padded(secondOfDay / 3600, 2) + ":" + padded(secondOfDay / 60 % 60, 2) + ":" + padded(secondOfDay % 60, 2)
-                   + fraction(nanos) + "Z")
+            string(
+                padded(date.year, 4) + "-" + padded(date.month, 2) + "-" + padded(date.day, 2) + "T"
+                    + padded(secondOfDay / 3600, 2) + ":" + padded(secondOfDay / 60 % 60, 2) + ":"
+                    + padded(secondOfDay % 60, 2)
+                    + fraction(nanos) + "Z")
         case "google.protobuf.Duration":
             let values = Self.scalars(buffer)
             let seconds = Int64(bitPattern: values[1] ?? 0)
             let nanos = Int64(Int32(truncatingIfNeeded: values[2] ?? 0))
             // No abs(seconds): Int64.min has no absolute value.
             guard seconds >= -maxDurationSeconds, seconds <= maxDurationSeconds, abs(nanos) <= 999_999_999,
-                  seconds == 0 || nanos == 0 || (seconds < 0) == (nanos < 0) else {
+                seconds == 0 || nanos == 0 || (seconds < 0) == (nanos < 0)
+            else {
                 throw Self.fail(path, "a Duration out of range (seconds \(seconds), nanos \(nanos))")
             }
             let negative = seconds < 0 || nanos < 0
@@ -152,10 +159,14 @@ extension JSONPrinter {
         let values = try Self.collect(schema, buffer, path: path)
         var url = ""
         var body = UnsafeRawBufferPointer(start: nil, count: 0)
-        if let index = schema.fields.firstIndex(where: { $0.number == 1 }), case let .bytes(bytes)? = values[index]?.last {
+        if let index = schema.fields.firstIndex(where: { $0.number == 1 }),
+            case let .bytes(bytes)? = values[index]?.last
+        {
             url = String(decoding: bytes, as: UTF8.self)
         }
-        if let index = schema.fields.firstIndex(where: { $0.number == 2 }), case let .bytes(bytes)? = values[index]?.last {
+        if let index = schema.fields.firstIndex(where: { $0.number == 2 }),
+            case let .bytes(bytes)? = values[index]?.last
+        {
             body = bytes
         }
         if url.isEmpty && body.isEmpty {
@@ -250,8 +261,9 @@ extension JSONReader {
             var keys = Set<String>()
             for member in members {
                 guard keys.insert(member.key).inserted else {
-                    throw JSONError(.duplicateField, path: path + "." + member.key, offset: member.offset,
-                                    "'\(member.key)' is given twice")
+                    throw JSONError(
+                        .duplicateField, path: path + "." + member.key, offset: member.offset,
+                        "'\(member.key)' is given twice")
                 }
                 var entry: [UInt8] = []
                 JSONWire.delimited(1, member.key, to: &entry)
@@ -293,24 +305,31 @@ extension JSONReader {
         }
         for name in ["@type", "value"] {
             if let second = members.filter({ $0.key == name }).dropFirst().first {
-                throw JSONError(.duplicateField, path: path + "." + name, offset: second.offset, "'\(name)' is given twice")
+                throw JSONError(
+                    .duplicateField, path: path + "." + name, offset: second.offset, "'\(name)' is given twice")
             }
         }
-        guard case let .string(url) = typeMember.value.value else { throw bad("an Any's \"@type\" is a string", path, typeMember.value) }
+        guard case let .string(url) = typeMember.value.value else {
+            throw bad("an Any's \"@type\" is a string", path, typeMember.value)
+        }
         guard let type = options.registry.type(forURL: url) else {
-            throw JSONError(.unrepresentable, path: path + ".@type", offset: typeMember.value.offset,
-                            "the type URL '\(url)' names no registered message type")
+            throw JSONError(
+                .unrepresentable, path: path + ".@type", offset: typeMember.value.offset,
+                "the type URL '\(url)' names no registered message type")
         }
         let inner = JSONSchema.of(type)
         var body: [UInt8]
         if hasSpecialForm(inner.fullName) {
             for member in members where member.key != "@type" && member.key != "value" {
-                throw JSONError(.unknownField, path: path + "." + member.key, offset: member.offset,
-                                "an Any holding \(inner.fullName) has only \"@type\" and \"value\"")
+                throw JSONError(
+                    .unknownField, path: path + "." + member.key, offset: member.offset,
+                    "an Any holding \(inner.fullName) has only \"@type\" and \"value\"")
             }
             // Without "value", the message at its default: protobuf's C++ runtime prints an Any
             // holding no bytes so.
-            guard let value = members.first(where: { $0.key == "value" }) else { body = []; return Self.anyBytes(url, body) }
+            guard let value = members.first(where: { $0.key == "value" }) else {
+                body = []; return Self.anyBytes(url, body)
+            }
             body = try message(type, value.value, path: self.path(path, ".value"))
         } else {
             body = try fields(of: inner, members, path: path, skipping: ["@type"])
@@ -327,8 +346,10 @@ extension JSONReader {
     }
 
     /// The bytes as the type's own encoder writes them.
-    private static func canonical(_ type: any Message.Type, _ bytes: [UInt8], path: String,
-                                  _ node: JSONNode) throws(JSONError) -> [UInt8] {
+    private static func canonical(
+        _ type: any Message.Type, _ bytes: [UInt8], path: String,
+        _ node: JSONNode
+    ) throws(JSONError) -> [UInt8] {
         func reencode<M: Message>(_: M.Type) -> [UInt8]? {
             guard let message = try? M(serializedBytes: bytes, partial: true) else { return nil }
             return try? message.serializedBytes(partial: true)
@@ -352,11 +373,14 @@ extension JSONReader {
             return value
         }
         guard bytes.count >= 20, let year = digits(0, 4), bytes[4] == UInt8(ascii: "-"), let month = digits(5, 2),
-              bytes[7] == UInt8(ascii: "-"), let day = digits(8, 2), bytes[10] == UInt8(ascii: "T"),
-              let hour = digits(11, 2), bytes[13] == UInt8(ascii: ":"), let minute = digits(14, 2),
-              bytes[16] == UInt8(ascii: ":"), let second = digits(17, 2) else { return nil }
+            bytes[7] == UInt8(ascii: "-"), let day = digits(8, 2), bytes[10] == UInt8(ascii: "T"),
+            let hour = digits(11, 2), bytes[13] == UInt8(ascii: ":"), let minute = digits(14, 2),
+            bytes[16] == UInt8(ascii: ":"), let second = digits(17, 2)
+        else { return nil }
         guard year >= 1, (1...12).contains(month), day >= 1, hour < 24, minute < 60, second < 60 else { return nil }
-        let monthDays: [Int64] = [31, year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        let monthDays: [Int64] = [
+            31, year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31,
+        ]
         guard day <= monthDays[Int(month - 1)] else { return nil }
         var index = 19
         var nanos: Int64 = 0
@@ -378,7 +402,8 @@ extension JSONReader {
             index += 1
         } else if bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
             guard let hours = digits(index + 1, 2), index + 3 < bytes.count, bytes[index + 3] == UInt8(ascii: ":"),
-                  let minutes = digits(index + 4, 2), hours < 24, minutes < 60 else { return nil }
+                let minutes = digits(index + 4, 2), hours < 24, minutes < 60
+            else { return nil }
             offset = (hours * 3600 + minutes * 60) * (bytes[index] == UInt8(ascii: "+") ? 1 : -1)
             index += 6
         } else {
@@ -397,7 +422,9 @@ extension JSONReader {
         let negative = bytes.first == UInt8(ascii: "-")
         if negative { bytes = bytes.dropFirst() }
         let whole = bytes.prefix { $0 >= 0x30 && $0 <= 0x39 }
-        guard !whole.isEmpty, whole.count <= 12, let seconds = Int64(String(decoding: whole, as: UTF8.self)) else { return nil }
+        guard !whole.isEmpty, whole.count <= 12, let seconds = Int64(String(decoding: whole, as: UTF8.self)) else {
+            return nil
+        }
         bytes = bytes.dropFirst(whole.count)
         var nanos: Int64 = 0
         if bytes.first == UInt8(ascii: ".") {

@@ -29,7 +29,9 @@ extension FieldTableMessage {
     @_documentation(visibility: internal)
     public func checkTableFields() throws(WireError) {
         let table = Self.fieldTable
-        let error = withUnsafePointer(to: self) { TableCodec.checkFields(table, UnsafeRawPointer($0), message: Self.protoMessageName) }
+        let error = withUnsafePointer(to: self) {
+            TableCodec.checkFields(table, UnsafeRawPointer($0), message: Self.protoMessageName)
+        }
         if let error { throw error }
     }
 }
@@ -118,7 +120,10 @@ struct FieldEntry: Sendable {
     /// A message or map field whose messages can hold required fields, so are checked too.
     let checksValues: Bool
 
-    init(number: Int32, kind: FieldKind, storage: FieldStorage, offset: Int, isRequired: Bool = false, checksValues: Bool = false) {
+    init(
+        number: Int32, kind: FieldKind, storage: FieldStorage, offset: Int, isRequired: Bool = false,
+        checksValues: Bool = false
+    ) {
         self.number = number
         self.kind = kind
         self.kindCase = kind.case
@@ -263,8 +268,10 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         @usableFromInline let label: TextFormatField.Label
 
         @inlinable
-        public init(_ number: Int32, _ name: String? = nil, _ textFormat: TextFormatKind? = nil,
-                    _ label: TextFormatField.Label = .implicit) {
+        public init(
+            _ number: Int32, _ name: String? = nil, _ textFormat: TextFormatKind? = nil,
+            _ label: TextFormatField.Label = .implicit
+        ) {
             (self.number, self.name, self.textFormat, self.label) = (number, name, textFormat, label)
         }
     }
@@ -301,8 +308,10 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     /// for each. The defaults are `.init()` rather than `[]` and `[:]`: a literal's code would
     /// be copied into every message's table initializer.
     public init<Root>(
-        of root: Root.Type, layout: String, offsets: [Int], types: [Any.Type] = .init(), maps: [MapFieldCodec] = .init(),
-        custom: [CustomField] = .init(), jsonNames: [Int32: String] = .init(), extensionRanges: [ClosedRange<Int>] = .init()
+        of root: Root.Type, layout: String, offsets: [Int], types: [Any.Type] = .init(),
+        maps: [MapFieldCodec] = .init(),
+        custom: [CustomField] = .init(), jsonNames: [Int32: String] = .init(),
+        extensionRanges: [ClosedRange<Int>] = .init()
     ) {
         var parser = LayoutParser(message: Root.self, types: types, maps: maps, offsets: offsets)
         for line in layout.split(separator: "\n") {
@@ -311,13 +320,20 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         parser.add(custom)
         precondition(parser.nextType == types.count, "\(Root.self): \(types.count - parser.nextType) types left over")
         precondition(parser.nextMap == maps.count, "\(Root.self): \(maps.count - parser.nextMap) maps left over")
-        precondition(parser.nextOffset == offsets.count, "\(Root.self): \(offsets.count - parser.nextOffset) offsets left over")
-        guard let unknownFieldsOffset = parser.unknownFieldsOffset else { preconditionFailure("\(Root.self): no unknown fields in the layout") }
-        precondition(extensionRanges.isEmpty == (parser.extensionFieldsOffset == nil), "\(Root.self): extension ranges without extension fields")
+        precondition(
+            parser.nextOffset == offsets.count, "\(Root.self): \(offsets.count - parser.nextOffset) offsets left over")
+        guard let unknownFieldsOffset = parser.unknownFieldsOffset else {
+            preconditionFailure("\(Root.self): no unknown fields in the layout")
+        }
+        precondition(
+            extensionRanges.isEmpty == (parser.extensionFieldsOffset == nil),
+            "\(Root.self): extension ranges without extension fields")
         let fields = parser.fields.sorted { $0.number < $1.number }
-        precondition(zip(fields, fields.dropFirst()).allSatisfy { $0.number < $1.number }, "\(Root.self): a field number twice")
-        precondition(jsonNames.keys.allSatisfy { number in fields.contains { $0.number == number } },
-                     "\(Root.self): a JSON name for a field the table does not have")
+        precondition(
+            zip(fields, fields.dropFirst()).allSatisfy { $0.number < $1.number }, "\(Root.self): a field number twice")
+        precondition(
+            jsonNames.keys.allSatisfy { number in fields.contains { $0.number == number } },
+            "\(Root.self): a JSON name for a field the table does not have")
         func permanent<T>(_ values: [T]) -> UnsafeBufferPointer<T> {
             let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: values.count)
             _ = buffer.initialize(from: values)
@@ -329,12 +345,13 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
             slots[Int(field.number)] = UInt16(index + 1)
         }
         let parts = UnsafeMutablePointer<Parts>.allocate(capacity: 1)
-        parts.initialize(to: Parts(
-            fields: permanent(fields), unknownFieldsOffset: unknownFieldsOffset,
-            extensionFieldsOffset: parser.extensionFieldsOffset, extensionRanges: permanent(extensionRanges),
-            slots: permanent(slots), textFormatFields: parser.textFormatFields(jsonNames: jsonNames),
-            storedTypes: parser.stored.map(\.type)
-        ))
+        parts.initialize(
+            to: Parts(
+                fields: permanent(fields), unknownFieldsOffset: unknownFieldsOffset,
+                extensionFieldsOffset: parser.extensionFieldsOffset, extensionRanges: permanent(extensionRanges),
+                slots: permanent(slots), textFormatFields: parser.textFormatFields(jsonNames: jsonNames),
+                storedTypes: parser.stored.map(\.type)
+            ))
         self.parts = UnsafePointer(parts)
     }
 
@@ -372,4 +389,3 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         return nil
     }
 }
-

@@ -29,7 +29,9 @@ where RawValue == Int32 {
 public func protoNames(lines: String) -> [(number: Int32, name: String)] {
     lines.split(separator: "\n").map { line in
         let parts = line.split(separator: " ")
-        guard parts.count == 2, let number = Int32(parts[0]) else { preconditionFailure("not an enum value's number and name: \(line)") }
+        guard parts.count == 2, let number = Int32(parts[0]) else {
+            preconditionFailure("not an enum value's number and name: \(line)")
+        }
         return (number, String(parts[1]))
     }
 }

@@ -143,12 +143,14 @@ extension UnknownFields {
     }
 
     /// Appends values of one field, packed or one field each.
-    mutating func appendField<Codec: MapCodec>(_ fieldNumber: Int, _ values: [Codec.Value], _: Codec.Type, packed: Bool) {
+    mutating func appendField<Codec: MapCodec>(_ fieldNumber: Int, _ values: [Codec.Value], _: Codec.Type, packed: Bool)
+    {
         guard !values.isEmpty else { return }
         var writer = ProtoWriter()
         let tag = Wire.tag(fieldNumber: fieldNumber, wireType: packed ? .lengthDelimited : Codec.wireType)
         let payload = values.reduce(0) { $0 + Codec.size(of: $1, cache: &writer.sizes) }
-        let size = packed
+        let size =
+            packed
             ? Wire.varintSize(tag) + Wire.lengthDelimitedSize(payload)
             : values.count * Wire.varintSize(tag) + payload
         bytes.appendWritten(size: size, by: &writer, of: "extension field \(fieldNumber)") { writer in
@@ -187,8 +189,10 @@ extension ProtoWriter {
         }
     }
 
-    private mutating func writeExtensionChunks(_ fields: UnknownFields, includingUnparsedTail: Bool = false,
-                                               where wanted: (Int) -> Bool) {
+    private mutating func writeExtensionChunks(
+        _ fields: UnknownFields, includingUnparsedTail: Bool = false,
+        where wanted: (Int) -> Bool
+    ) {
         guard !fields.isEmpty else { return }
         fields.bytes.withUnsafeBytes { buffer in
             var chunks: [(number: Int, start: Int, end: Int)] = []

@@ -59,10 +59,11 @@ struct LayoutParser {
             var measure = Measure()
             _ = FieldEntry.visitStoredType(kind, storage, &measure)
             let offset = place(measure.type, line: words)
-            fields.append(FieldEntry(
-                number: number, kind: kind, storage: storage, offset: offset,
-                isRequired: isRequired, checksValues: checksValues
-            ))
+            fields.append(
+                FieldEntry(
+                    number: number, kind: kind, storage: storage, offset: offset,
+                    isRequired: isRequired, checksValues: checksValues
+                ))
             names.append((number, rest.first, kind.textFormatKind, FieldEntry.label(kind, storage)))
         }
     }
@@ -98,7 +99,10 @@ struct LayoutParser {
         nextOffset += 1
         let range = offset..<(offset + size)
         guard offset >= 0, range.upperBound <= self.size, offset % alignment == 0, alignment <= self.alignment else {
-            fail(line, "cannot hold a \(type) at offset \(offset) of a struct of \(self.size) bytes aligned to \(self.alignment)")
+            fail(
+                line,
+                "cannot hold a \(type) at offset \(offset) of a struct of \(self.size) bytes aligned to \(self.alignment)"
+            )
         }
         if let other = stored.first(where: { $0.range.overlaps(range) }) {
             fail(line, "puts a \(type) at \(range), over the \(other.type) at \(other.range)")

@@ -49,8 +49,10 @@ extension Message {
     ///   - maxDepth: how deeply nested messages may be (default 100).
     ///   - partial: accept a message whose proto2 `required` fields are not all set.
     @inlinable
-    public init(serializedBytes bytes: [UInt8], maxDepth: Int = ProtoReader.defaultMaxDepth,
-                partial: Bool = false) throws(WireError) {
+    public init(
+        serializedBytes bytes: [UInt8], maxDepth: Int = ProtoReader.defaultMaxDepth,
+        partial: Bool = false
+    ) throws(WireError) {
         self.init()
         try merge(serializedBytes: bytes, maxDepth: maxDepth)
         if !partial { try checkInitialized() }
@@ -58,8 +60,10 @@ extension Message {
 
     /// Decodes a message from a slice (e.g. the payload of a frame) without copying it.
     @inlinable
-    public init(serializedBytes bytes: ArraySlice<UInt8>, maxDepth: Int = ProtoReader.defaultMaxDepth,
-                partial: Bool = false) throws(WireError) {
+    public init(
+        serializedBytes bytes: ArraySlice<UInt8>, maxDepth: Int = ProtoReader.defaultMaxDepth,
+        partial: Bool = false
+    ) throws(WireError) {
         self.init()
         let failure: WireError? = bytes.withUnsafeBytes { buffer in
             self.mergeCatching(buffer, maxDepth: maxDepth)
@@ -70,8 +74,10 @@ extension Message {
 
     /// Decodes a message from raw memory.
     @inlinable
-    public init(buffer: UnsafeRawBufferPointer, maxDepth: Int = ProtoReader.defaultMaxDepth,
-                partial: Bool = false) throws(WireError) {
+    public init(
+        buffer: UnsafeRawBufferPointer, maxDepth: Int = ProtoReader.defaultMaxDepth,
+        partial: Bool = false
+    ) throws(WireError) {
         self.init()
         if let failure = mergeCatching(buffer, maxDepth: maxDepth) { throw failure }
         if !partial { try checkInitialized() }
@@ -79,7 +85,9 @@ extension Message {
 
     /// Merges the fields encoded in `bytes` into this message.
     @inlinable
-    public mutating func merge(serializedBytes bytes: [UInt8], maxDepth: Int = ProtoReader.defaultMaxDepth) throws(WireError) {
+    public mutating func merge(serializedBytes bytes: [UInt8], maxDepth: Int = ProtoReader.defaultMaxDepth)
+        throws(WireError)
+    {
         let failure: WireError? = bytes.withUnsafeBytes { buffer in
             self.mergeCatching(buffer, maxDepth: maxDepth)
         }

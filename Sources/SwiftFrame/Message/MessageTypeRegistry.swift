@@ -40,15 +40,19 @@ extension MessageTypeRegistry {
     /// Adds an extension, so that JSON prints and reads it (`"[pkg.extension_name]": 1`).
     public mutating func register<Container, Codec>(_ field: Extension<Container, Codec>) {
         let kind = Codec.textFormatKind
-        extensions.append(RegisteredExtension(container: Container.protoMessageName, number: Int32(field.fieldNumber),
-                                              fullName: field.protoName, kind: kind, isRepeated: false))
+        extensions.append(
+            RegisteredExtension(
+                container: Container.protoMessageName, number: Int32(field.fieldNumber),
+                fullName: field.protoName, kind: kind, isRepeated: false))
     }
 
     /// Adds a repeated extension (see `register(_:)` for a singular one).
     public mutating func register<Container, Codec>(_ field: RepeatedExtension<Container, Codec>) {
         let kind = Codec.textFormatKind
-        extensions.append(RegisteredExtension(container: Container.protoMessageName, number: Int32(field.fieldNumber),
-                                              fullName: field.protoName, kind: kind, isRepeated: true))
+        extensions.append(
+            RegisteredExtension(
+                container: Container.protoMessageName, number: Int32(field.fieldNumber),
+                fullName: field.protoName, kind: kind, isRepeated: true))
     }
 
     func extensions(of container: String) -> [RegisteredExtension] {

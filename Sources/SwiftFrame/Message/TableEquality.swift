@@ -39,7 +39,9 @@ extension FieldEntry {
     /// Calls `visitor` with the Swift type of the stored property for a field of `kind` kept as
     /// `storage` (`Int32`, `Int32?`, `[Int32]`, `Boxed<M>?`, `[String: Int32]`); false for a
     /// custom field, whose property the table does not know.
-    static func visitStoredType(_ kind: FieldKind, _ storage: FieldStorage, _ visitor: inout some StoredPropertyVisitor) -> Bool {
+    static func visitStoredType(_ kind: FieldKind, _ storage: FieldStorage, _ visitor: inout some StoredPropertyVisitor)
+        -> Bool
+    {
         func shaped<V: Hashable & Sendable>(_: V.Type) {
             switch storage {
             case .implicit: visitor.visit(V.self)
@@ -74,7 +76,8 @@ enum TableEquality {
     /// Whether the table's fields, unknown fields and extension fields of two messages are equal.
     static func equal(_ table: FieldTable, _ lhs: UnsafeRawPointer, _ rhs: UnsafeRawPointer) -> Bool {
         guard table.unknownFields(in: lhs).pointee == table.unknownFields(in: rhs).pointee,
-              table.extensionFields(in: lhs)?.pointee == table.extensionFields(in: rhs)?.pointee else { return false }
+            table.extensionFields(in: lhs)?.pointee == table.extensionFields(in: rhs)?.pointee
+        else { return false }
         for index in table.fields.indices {
             let field = table.entry(index).pointee
             var visitor = Equal(lhs: lhs + field.offset, rhs: rhs + field.offset)

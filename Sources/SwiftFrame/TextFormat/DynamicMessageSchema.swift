@@ -19,8 +19,10 @@ public final class TextFormatSchemaSet: Sendable {
         /// proto3 singular scalar fields without presence: a default value is not written.
         public let implicitPresence: Set<Int32>
 
-        public init(fullName: String, fields: [TextFormatField], packed: Set<Int32> = [],
-                    implicitPresence: Set<Int32> = []) {
+        public init(
+            fullName: String, fields: [TextFormatField], packed: Set<Int32> = [],
+            implicitPresence: Set<Int32> = []
+        ) {
             self.fullName = fullName
             self.fields = fields.sorted { $0.number < $1.number }
             self.packed = packed
@@ -35,8 +37,9 @@ public final class TextFormatSchemaSet: Sendable {
         func check(_ kind: TextFormatKind, in message: Message) {
             switch kind {
             case .schemaMessage(let index), .schemaGroup(let index):
-                precondition(messages.indices.contains(index),
-                             "\(message.fullName): a field refers to message \(index) of \(messages.count)")
+                precondition(
+                    messages.indices.contains(index),
+                    "\(message.fullName): a field refers to message \(index) of \(messages.count)")
             case .map(let key, let value):
                 check(key, in: message)
                 check(value, in: message)
@@ -74,7 +77,8 @@ public struct DynamicMessageSchema: Sendable {
     /// The message at `index` of `schemas`; traps when there is none.
     @_documentation(visibility: internal)
     public init(_ schemas: TextFormatSchemaSet, index: Int) {
-        precondition(schemas.messages.indices.contains(index), "no message \(index) in a set of \(schemas.messages.count)")
+        precondition(
+            schemas.messages.indices.contains(index), "no message \(index) in a set of \(schemas.messages.count)")
         self.schemas = schemas
         self.index = index
     }
@@ -117,8 +121,9 @@ public struct DynamicMessageSchema: Sendable {
     public func serializedBytes(textFormat text: String) throws(TextFormatError) -> [UInt8] {
         var tokens = TextFormatTokenizer(Array(text.utf8))
         var bytes: [UInt8] = []
-        try TextFormatReader.readFields(schemas.messages[index].fields, of: fullName, schemas: schemas,
-                                        from: &tokens, until: nil, into: &bytes)
+        try TextFormatReader.readFields(
+            schemas.messages[index].fields, of: fullName, schemas: schemas,
+            from: &tokens, until: nil, into: &bytes)
         return schemas.canonicalBytes(bytes, message: index)
     }
 }
@@ -154,8 +159,10 @@ extension TextFormatSchemaSet {
         let body: UnsafeRawBufferPointer
     }
 
-    private func canonicalize(_ buffer: UnsafeRawBufferPointer, fields: [TextFormatField], message: Message?,
-                              into output: inout [UInt8]) throws(WireError) {
+    private func canonicalize(
+        _ buffer: UnsafeRawBufferPointer, fields: [TextFormatField], message: Message?,
+        into output: inout [UInt8]
+    ) throws(WireError) {
         var reader = ProtoReader(buffer: buffer)
         var known: [Occurrence] = []
         var unknown: [UnsafeRawBufferPointer] = []
@@ -201,14 +208,17 @@ extension TextFormatSchemaSet {
             || (wireType == .lengthDelimited && packed?.contains(field.number) == true)
     }
 
-    private func write(_ run: [Occurrence], of field: TextFormatField, message: Message?,
-                       into output: inout [UInt8]) throws(WireError) {
+    private func write(
+        _ run: [Occurrence], of field: TextFormatField, message: Message?,
+        into output: inout [UInt8]
+    ) throws(WireError) {
         let number = Int(field.number)
         if message?.packed.contains(field.number) == true {
             var elements: [UInt8] = []
             for occurrence in run {
                 // An element, or a packed run of them.
-                elements += UInt8(occurrence.tag & 7) == WireType.lengthDelimited.rawValue ? occurrence.body : occurrence.raw
+                elements +=
+                    UInt8(occurrence.tag & 7) == WireType.lengthDelimited.rawValue ? occurrence.body : occurrence.raw
             }
             guard !elements.isEmpty else { return }
             Wire.appendVarint(UInt64(Wire.tag(fieldNumber: number, wireType: .lengthDelimited)), to: &output)
@@ -227,8 +237,13 @@ extension TextFormatSchemaSet {
             }
             guard let nested else {
                 // A default: zero bits (a varint 0, a fixed 0, but not -0.0), or no bytes.
-                if implicit, field.kind.wireType == .lengthDelimited ? occurrence.body.isEmpty
-                    : occurrence.raw.allSatisfy({ $0 == 0 }) { continue }
+                if implicit,
+                    field.kind.wireType == .lengthDelimited
+                        ? occurrence.body.isEmpty
+                        : occurrence.raw.allSatisfy({ $0 == 0 })
+                {
+                    continue
+                }
                 Wire.appendVarint(UInt64(occurrence.tag), to: &output)
                 output += occurrence.raw
                 continue

@@ -38,8 +38,10 @@ struct TextFormatPrinter {
     /// Prints `buffer` as the message at `index` of `schemas`; the error is the first that
     /// stopped the printing of some fields (at bytes that do not parse), which the text notes
     /// where it happened (`<unreadable: ...>`).
-    static func print(_ buffer: UnsafeRawBufferPointer, message index: Int, of schemas: TextFormatSchemaSet,
-                      multiline: Bool) -> (text: String, error: WireError?) {
+    static func print(
+        _ buffer: UnsafeRawBufferPointer, message index: Int, of schemas: TextFormatSchemaSet,
+        multiline: Bool
+    ) -> (text: String, error: WireError?) {
         var printer = TextFormatPrinter(multiline: multiline, schemas: schemas)
         printer.printFields(buffer, of: schemas.messages[index].fields, budget: unknownRecursionBudget)
         return (printer.output, printer.firstError)
@@ -124,8 +126,10 @@ struct TextFormatPrinter {
 
     /// Prints a field the table lists; false (having read nothing) when its wire type is not
     /// the field's, so that it prints as the unknown field it was decoded as.
-    private mutating func printKnown(_ field: TextFormatField, tag: UInt32, from reader: inout ProtoReader,
-                                     budget: Int) throws(WireError) -> Bool {
+    private mutating func printKnown(
+        _ field: TextFormatField, tag: UInt32, from reader: inout ProtoReader,
+        budget: Int
+    ) throws(WireError) -> Bool {
         let wireType = UInt8(tag & 7)
         switch field.kind {
         case .map(let key, let value):
@@ -188,8 +192,10 @@ struct TextFormatPrinter {
 
     /// Whether the entry after the reader (at its tag, `tag`) is one `holdsUndeclaredValue`
     /// describes: an unknown field, which may follow the map's last entry on the wire.
-    private static func nextEntryHoldsUndeclaredValue(_ reader: ProtoReader, tag: UInt32,
-                                                      entryOf value: TextFormatKind) -> Bool {
+    private static func nextEntryHoldsUndeclaredValue(
+        _ reader: ProtoReader, tag: UInt32,
+        entryOf value: TextFormatKind
+    ) -> Bool {
         var copy = reader
         guard (try? copy.readTag()) == tag else { return false }
         return holdsUndeclaredValue(copy, entryOf: value)
@@ -197,8 +203,10 @@ struct TextFormatPrinter {
 
     /// The entries of a map field that follow one another on the wire, each read once and
     /// sorted by key as protobuf prints them; an entry missing its key or value shows the default.
-    private mutating func printMap(_ name: String, key: TextFormatKind, value: TextFormatKind, tag: UInt32,
-                                   from reader: inout ProtoReader) throws(WireError) {
+    private mutating func printMap(
+        _ name: String, key: TextFormatKind, value: TextFormatKind, tag: UInt32,
+        from reader: inout ProtoReader
+    ) throws(WireError) {
         typealias Entry = (key: MapKey, value: String?, message: UnsafeRawBufferPointer?)
         var entries: [Entry] = []
         repeat {
@@ -240,8 +248,10 @@ struct TextFormatPrinter {
     }
 
     /// A field the table does not list, as `protoc --decode_raw` prints it.
-    private mutating func printUnknown(_ number: Int32, tag: UInt32, from reader: inout ProtoReader,
-                                       budget: Int) throws(WireError) {
+    private mutating func printUnknown(
+        _ number: Int32, tag: UInt32, from reader: inout ProtoReader,
+        budget: Int
+    ) throws(WireError) {
         let name = String(UInt32(bitPattern: number))
         switch WireType(rawValue: UInt8(tag & 7)) {
         case .varint:

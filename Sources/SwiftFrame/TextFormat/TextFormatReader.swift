@@ -20,12 +20,15 @@ extension Message {
     ///   - text: the message in text format.
     ///   - partial: accept a message whose proto2 `required` fields are not all set.
     ///   - registry: the types an `Any` may hold in its expanded form.
-    public init(textFormat text: String, partial: Bool = false,
-                registry: MessageTypeRegistry = MessageTypeRegistry()) throws(TextFormatError) {
+    public init(
+        textFormat text: String, partial: Bool = false,
+        registry: MessageTypeRegistry = MessageTypeRegistry()
+    ) throws(TextFormatError) {
         var tokens = TextFormatTokenizer(Array(text.utf8))
         var bytes: [UInt8] = []
-        try TextFormatReader.readFields(Self.textFormatFields, of: Self.protoMessageName, schemas: nil, from: &tokens,
-                                        until: nil, into: &bytes, registry: registry)
+        try TextFormatReader.readFields(
+            Self.textFormatFields, of: Self.protoMessageName, schemas: nil, from: &tokens,
+            until: nil, into: &bytes, registry: registry)
         do {
             try self.init(serializedBytes: bytes, partial: partial)
         } catch {
@@ -45,10 +48,12 @@ enum TextFormatReader {
     /// How deep messages may nest in text (protobuf's default recursion limit).
     static let maxDepth = 100
 
-    static func readFields(_ fields: [TextFormatField], of messageName: String, schemas: TextFormatSchemaSet?,
-                           from tokens: inout Tokens, until end: UInt8?,
-                           into output: inout [UInt8], registry: MessageTypeRegistry? = nil,
-                           depth: Int = 0) throws(TextFormatError) {
+    static func readFields(
+        _ fields: [TextFormatField], of messageName: String, schemas: TextFormatSchemaSet?,
+        from tokens: inout Tokens, until end: UInt8?,
+        into output: inout [UInt8], registry: MessageTypeRegistry? = nil,
+        depth: Int = 0
+    ) throws(TextFormatError) {
         if depth > maxDepth {
             throw tokens.error("messages nested deeper than \(maxDepth) levels")
         }
@@ -154,8 +159,10 @@ enum TextFormatReader {
 
     /// One value of `field` (nil: a field given by number that the table does not list, read
     /// as `protoc --decode_raw` prints it).
-    private static func readValue(_ field: TextFormatField?, number: Int32, context: Context,
-                                  from tokens: inout Tokens, into output: inout [UInt8]) throws(TextFormatError) {
+    private static func readValue(
+        _ field: TextFormatField?, number: Int32, context: Context,
+        from tokens: inout Tokens, into output: inout [UInt8]
+    ) throws(TextFormatError) {
         let schemas = context.schemas
         let token = try tokens.next()
         let writer = FieldWriter(number: number)
@@ -173,8 +180,9 @@ enum TextFormatReader {
                 writer.lengthDelimited(try strings(token, name, &tokens), to: &output)
             case .symbol(UInt8(ascii: "{")):
                 var body: [UInt8] = []
-                try readFields([], of: name, schemas: nil, from: &tokens, until: UInt8(ascii: "}"), into: &body,
-                               registry: context.registry, depth: context.depth + 1)
+                try readFields(
+                    [], of: name, schemas: nil, from: &tokens, until: UInt8(ascii: "}"), into: &body,
+                    registry: context.registry, depth: context.depth + 1)
                 writer.lengthDelimited(body, to: &output)
             default:
                 throw tokens.error("'\(name)' takes a number, a quoted string or a message in braces", at: token)
@@ -188,9 +196,10 @@ enum TextFormatReader {
             }
             let (fields, messageName) = nested(field.kind, schemas: schemas)
             var body: [UInt8] = []
-            try readFields(fields, of: messageName, schemas: schemas, from: &tokens,
-                           until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body,
-                           registry: context.registry, depth: context.depth + 1)
+            try readFields(
+                fields, of: messageName, schemas: schemas, from: &tokens,
+                until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body,
+                registry: context.registry, depth: context.depth + 1)
             if field.kind.wireType == .startGroup {
                 writer.group(body, to: &output)
             } else {
@@ -202,10 +211,13 @@ enum TextFormatReader {
             }
             var body: [UInt8] = []
             // An entry's key and value have presence: each may be given once.
-            let entryFields = [TextFormatField(1, "key", key, .optional), TextFormatField(2, "value", value, .optional)]
-            try readFields(entryFields, of: name + " entry", schemas: schemas, from: &tokens,
-                           until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body,
-                           registry: context.registry, depth: context.depth + 1)
+            let entryFields = [
+                TextFormatField(1, "key", key, .optional), TextFormatField(2, "value", value, .optional),
+            ]
+            try readFields(
+                entryFields, of: name + " entry", schemas: schemas, from: &tokens,
+                until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body,
+                registry: context.registry, depth: context.depth + 1)
             writer.lengthDelimited(body, to: &output)
         case .string, .bytes:
             let bytes = try strings(token, name, &tokens)
@@ -234,8 +246,10 @@ enum TextFormatReader {
                 let number = try integer(token, signed: true, bits: 32, name, &tokens)
                 // A closed (proto2) enum takes only the numbers it declares, as protobuf's parser.
                 if case .closedEnumeration = field.kind,
-                   !names.contains(where: { $0.number == Int32(truncatingIfNeeded: number) }) {
-                    throw tokens.error("'\(name)' has no value numbered \(Int32(truncatingIfNeeded: number))", at: token)
+                    !names.contains(where: { $0.number == Int32(truncatingIfNeeded: number) })
+                {
+                    throw tokens.error(
+                        "'\(name)' has no value numbered \(Int32(truncatingIfNeeded: number))", at: token)
                 }
                 writer.varint(number, to: &output)
             } else {
@@ -259,8 +273,10 @@ enum TextFormatReader {
     /// `/`, and the type's full name; its prefix is `type.googleapis.com/` or
     /// `type.googleprod.com/`, the two protobuf's parser looks types up under.
     /// Returns whether the value is not empty.
-    private static func readExpandedAny(after open: Tokens.Token, context: Context, from tokens: inout Tokens,
-                                        into output: inout [UInt8]) throws(TextFormatError) -> Bool {
+    private static func readExpandedAny(
+        after open: Tokens.Token, context: Context, from tokens: inout Tokens,
+        into output: inout [UInt8]
+    ) throws(TextFormatError) -> Bool {
         func word() throws(TextFormatError) -> String {
             let part = try tokens.next()
             guard case let .identifier(word) = part.kind else {
@@ -287,7 +303,8 @@ enum TextFormatReader {
             throw tokens.error("expected ']' after the Any's type URL", at: close)
         }
         guard prefix == "type.googleapis.com" || prefix == "type.googleprod.com",
-              let type = context.registry?.type(forURL: url) else {
+            let type = context.registry?.type(forURL: url)
+        else {
             throw tokens.error("the Any's type URL '\(url)' names no registered message type", at: open)
         }
         if try tokens.peekSymbol() == UInt8(ascii: ":") { _ = try tokens.next() }
@@ -296,17 +313,20 @@ enum TextFormatReader {
             throw tokens.error("expected '{' after the Any's type URL", at: brace)
         }
         var body: [UInt8] = []
-        try readFields(type.textFormatFields, of: type.protoMessageName, schemas: nil, from: &tokens,
-                       until: symbol == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body,
-                       registry: context.registry, depth: context.depth + 1)
+        try readFields(
+            type.textFormatFields, of: type.protoMessageName, schemas: nil, from: &tokens,
+            until: symbol == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body,
+            registry: context.registry, depth: context.depth + 1)
         FieldWriter(number: 1).lengthDelimited(Array(url.utf8), to: &output)
         FieldWriter(number: 2).lengthDelimited(body, to: &output)
         return !body.isEmpty
     }
 
     /// The fields and the full name of a message or group kind: a generated type's, or a schema's.
-    private static func nested(_ kind: TextFormatKind,
-                               schemas: TextFormatSchemaSet?) -> (fields: [TextFormatField], name: String) {
+    private static func nested(
+        _ kind: TextFormatKind,
+        schemas: TextFormatSchemaSet?
+    ) -> (fields: [TextFormatField], name: String) {
         switch kind {
         case .message(let type), .group(let type): return (type.textFormatFields, type.protoMessageName)
         case .schemaMessage(let index), .schemaGroup(let index):
@@ -316,8 +336,10 @@ enum TextFormatReader {
     }
 
     /// A value of a numeric kind.
-    private static func readNumber(_ kind: TextFormatKind, _ token: Tokens.Token, _ name: String, _ tokens: inout Tokens,
-                                   _ writer: FieldWriter, _ output: inout [UInt8]) throws(TextFormatError) {
+    private static func readNumber(
+        _ kind: TextFormatKind, _ token: Tokens.Token, _ name: String, _ tokens: inout Tokens,
+        _ writer: FieldWriter, _ output: inout [UInt8]
+    ) throws(TextFormatError) {
         func int(signed: Bool, bits: Int) throws(TextFormatError) -> UInt64 {
             try integer(token, signed: signed, bits: bits, name, &tokens)
         }
@@ -339,8 +361,10 @@ enum TextFormatReader {
     }
 
     /// A quoted string and the quoted strings right after it, joined (`"ab" "cd"`).
-    private static func strings(_ token: Tokens.Token, _ name: String,
-                                _ tokens: inout Tokens) throws(TextFormatError) -> [UInt8] {
+    private static func strings(
+        _ token: Tokens.Token, _ name: String,
+        _ tokens: inout Tokens
+    ) throws(TextFormatError) -> [UInt8] {
         guard case let .string(first) = token.kind else {
             throw tokens.error("'\(name)' takes a quoted string", at: token)
         }
@@ -352,8 +376,10 @@ enum TextFormatReader {
         return bytes
     }
 
-    private static func integer(_ token: Tokens.Token, signed: Bool, bits: Int, _ name: String,
-                                _ tokens: inout Tokens) throws(TextFormatError) -> UInt64 {
+    private static func integer(
+        _ token: Tokens.Token, signed: Bool, bits: Int, _ name: String,
+        _ tokens: inout Tokens
+    ) throws(TextFormatError) -> UInt64 {
         guard case let .number(text) = token.kind else {
             throw tokens.error("'\(name)' takes \(signed ? "an" : "a non-negative") integer of \(bits) bits", at: token)
         }
@@ -363,8 +389,10 @@ enum TextFormatReader {
     /// A decimal, `0x` hexadecimal or `0` octal integer that fits, as the bits of a varint
     /// (negative numbers as their 64-bit two's complement, as protobuf writes int32 and int64).
     /// `unsigned64` also accepts up to 2^64 - 1 for a signed field (an unknown varint).
-    private static func integer(_ text: String, signed: Bool, bits: Int, _ name: String, _ token: Tokens.Token,
-                                _ tokens: inout Tokens, unsigned64: Bool = false) throws(TextFormatError) -> UInt64 {
+    private static func integer(
+        _ text: String, signed: Bool, bits: Int, _ name: String, _ token: Tokens.Token,
+        _ tokens: inout Tokens, unsigned64: Bool = false
+    ) throws(TextFormatError) -> UInt64 {
         let negative = text.hasPrefix("-")
         let digits = negative ? text.dropFirst() : Substring(text)
         let magnitude: UInt64?
@@ -375,7 +403,8 @@ enum TextFormatReader {
         } else {
             magnitude = UInt64(digits, radix: 10)
         }
-        let limit = unsigned64 || !signed
+        let limit =
+            unsigned64 || !signed
             ? (bits == 64 ? UInt64.max : (UInt64(1) << bits) - 1) : (UInt64(1) << (bits - 1)) - 1
         guard let magnitude, negative ? signed && magnitude <= UInt64(1) << (bits - 1) : magnitude <= limit else {
             throw tokens.error("'\(name)' takes \(signed ? "an" : "a non-negative") integer of \(bits) bits", at: token)
@@ -385,8 +414,10 @@ enum TextFormatReader {
 
     /// A float or double as text format writes it: a decimal number with an optional exponent
     /// and `f` suffix, `inf`, `-inf`, `infinity`, `nan` (in any case).
-    private static func floating(_ token: Tokens.Token, _ name: String,
-                                 _ tokens: inout Tokens) throws(TextFormatError) -> Double {
+    private static func floating(
+        _ token: Tokens.Token, _ name: String,
+        _ tokens: inout Tokens
+    ) throws(TextFormatError) -> Double {
         var text: Substring
         switch token.kind {
         case .number(let number): text = Substring(number)
@@ -397,7 +428,8 @@ enum TextFormatReader {
         if negative { text = text.dropFirst() }
         // protobuf reads a float's digits as decimal only: no hexadecimal, no leading zero.
         if case .number = token.kind, text.count > 1, text.first == "0",
-           let second = text.dropFirst().first, second.isNumber || second == "x" || second == "X" {
+            let second = text.dropFirst().first, second.isNumber || second == "x" || second == "X"
+        {
             throw tokens.error("'\(name)' takes a decimal number", at: token)
         }
         let lowered = text.lowercased()

@@ -71,8 +71,10 @@ struct TextFormatTokenizer {
                 index += 1
             }
             let start = sign.isEmpty ? index - 1 : index
-            while index < bytes.count, Self.isLetter(bytes[index]) || Self.isDigit(bytes[index])
-                || bytes[index] == UInt8(ascii: ".") || isExponentSign(at: index, in: bytes[start..<index]) {
+            while index < bytes.count,
+                Self.isLetter(bytes[index]) || Self.isDigit(bytes[index])
+                    || bytes[index] == UInt8(ascii: ".") || isExponentSign(at: index, in: bytes[start..<index])
+            {
                 index += 1
                 // A float's `f` suffix ends the number when a digit or a point follows: `1.5f2`
                 // is two tokens to protobuf's tokenizer (a letter after it is one bad token).
@@ -85,7 +87,9 @@ struct TextFormatTokenizer {
         }
         index += 1
         guard "{}<>:[],;./".utf8.contains(byte) else {
-            throw TextFormatError(line: startLine, column: startColumn, message: "unexpected character '\(Character(Unicode.Scalar(byte)))'")
+            throw TextFormatError(
+                line: startLine, column: startColumn,
+                message: "unexpected character '\(Character(Unicode.Scalar(byte)))'")
         }
         return token(.symbol(byte))
     }
@@ -145,7 +149,8 @@ struct TextFormatTokenizer {
     /// or `F` suffix after a digit or a point, and a digit or a point follows it.
     private func endsWithSuffix(at index: Int, in number: ArraySlice<UInt8>) -> Bool {
         guard index < bytes.count, Self.isDigit(bytes[index]) || bytes[index] == UInt8(ascii: "."),
-              number.count >= 2, number.last == UInt8(ascii: "f") || number.last == UInt8(ascii: "F") else { return false }
+            number.count >= 2, number.last == UInt8(ascii: "f") || number.last == UInt8(ascii: "F")
+        else { return false }
         let before = number[number.index(before: number.endIndex - 1)]
         let hex = number.starts(with: "0x".utf8) || number.starts(with: "0X".utf8)
         return !hex && (Self.isDigit(before) || before == UInt8(ascii: "."))

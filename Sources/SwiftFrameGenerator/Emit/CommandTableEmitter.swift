@@ -10,7 +10,8 @@ struct CommandTableEmitter {
         printer.line("/// The commands of this file, framed as `\(table.layout)`.")
         printer.line("/// Ids travel in the header's \(table.layout.carriesCommandInType ? "type" : "command") field.")
         printer.block("\(visibility)enum \(table.swiftName): SwiftFrame.CommandTable") {
-            printer.line("\(visibility)static let layout = SwiftFrame.FrameLayout(checkedDescription: \"\(table.layout)\")")
+            printer.line(
+                "\(visibility)static let layout = SwiftFrame.FrameLayout(checkedDescription: \"\(table.layout)\")")
             if let error = table.errorCommand {
                 printer.line("\(visibility)static let errorCommand: Swift.UInt32? = \(error)")
             }
@@ -70,18 +71,22 @@ struct CommandTableEmitter {
         }
     }
 
-    private func emitDecode(_ function: String, _ type: String, _ documentation: String, _ cases: [CommandTable.Case],
-                            to printer: Printer) {
+    private func emitDecode(
+        _ function: String, _ type: String, _ documentation: String, _ cases: [CommandTable.Case],
+        to printer: Printer
+    ) {
         printer.line("/// \(documentation)")
         // From the payload where it lies: `CommandTable` makes the `Frame` variant of it.
-        let signature = "\(visibility)static func \(function)(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> \(type)"
+        let signature =
+            "\(visibility)static func \(function)(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> \(type)"
         printer.block(signature) {
             printer.line("let command = Self.commandID(of: frame)")
             printer.switchBlock("command") {
                 for item in cases {
                     let ids = item.ids.map(String.init).joined(separator: ", ")
                     if let message = item.message {
-                        printer.line("case \(ids): return .\(item.name)(try \(message.swiftPath)(buffer: frame.payload))")
+                        printer.line(
+                            "case \(ids): return .\(item.name)(try \(message.swiftPath)(buffer: frame.payload))")
                     } else {
                         printer.line("case \(ids): return .\(item.name)(payload: Swift.Array(frame.payload))")
                     }
@@ -93,8 +98,10 @@ struct CommandTableEmitter {
 
     /// `extension TestReq: SwiftFrame.CommandMessage { ... }` for each message of the table
     /// that travels under exactly one id.
-    static func emitConformances(_ conformances: [(message: MessageRef, id: UInt32)], visibility: String,
-                                 to printer: Printer) {
+    static func emitConformances(
+        _ conformances: [(message: MessageRef, id: UInt32)], visibility: String,
+        to printer: Printer
+    ) {
         for (message, id) in conformances {
             printer.line()
             printer.block("extension \(message.swiftPath): SwiftFrame.CommandMessage") {

@@ -10,7 +10,8 @@ enum DefaultValues {
         case .plain(.scalar(.double)): return floating(text, type: "Swift.Double")
         case .plain(.scalar(.bool)): return text == "true" ? "true" : "false"
         case .plain(.scalar(.string)): return stringLiteral(text)
-        case .plain(.scalar(.bytes)): return "[" + TextFormatEscapes.unescape(text).map(String.init).joined(separator: ", ") + "]"
+        case .plain(.scalar(.bytes)):
+            return "[" + TextFormatEscapes.unescape(text).map(String.init).joined(separator: ", ") + "]"
         case .plain(.scalar): return text
         case let .plain(.enumeration(enumType)):
             if let match = enumType.cases.first(where: { $0.protoName == text }) { return "." + match.swiftName }

@@ -32,7 +32,9 @@ public struct DissectorEmitter {
         printer.line("-- their imports under Preferences > Protocols > ProtoBuf > Protobuf search paths, or on")
         printer.line("-- tshark's command line, one -o for each folder, its path absolute (TRUE: load every .proto")
         printer.line("-- file in it); protobuf.preload_protos and protobuf.pbf_as_hf make the fields display fields:")
-        printer.line("--   tshark -r CAPTURE -X lua_script:THIS_FILE -o 'uat:protobuf_search_paths:\"/ABSOLUTE/DIR\",\"TRUE\"' \\")
+        printer.line(
+            "--   tshark -r CAPTURE -X lua_script:THIS_FILE -o 'uat:protobuf_search_paths:\"/ABSOLUTE/DIR\",\"TRUE\"' \\"
+        )
         printer.line("--       -o protobuf.preload_protos:TRUE -o protobuf.pbf_as_hf:TRUE -V")
         printer.line("-- Load with: wireshark -X lua_script:THIS_FILE (or put it in the personal Lua plugins folder).")
         printer.line()
@@ -53,27 +55,40 @@ public struct DissectorEmitter {
 
     private func emitTables(_ printer: Printer) {
         luaTable(printer, "commands", table.commands.map { "[\($0.id)] = \(lua($0.name))" })
-        luaTable(printer, "requests", table.commands.compactMap { command in
-            command.request.map { "[\(command.id)] = \(lua($0))" }
-        })
-        luaTable(printer, "responses", table.commands.compactMap { command in
-            command.response.map { "[\(command.id)] = \(lua($0))" }
-        })
-        luaTable(printer, "envelopes", description.envelopes.map { envelope in
-            let holds = envelope.holds.sorted { $0.key < $1.key }.map { "[\($0.key)] = \(lua($0.value))" }
-            return "[\(lua(envelope.message))] = { selector = \(envelope.selectorField), body = \(envelope.bodyField), "
-                + "holds = { \(holds.joined(separator: ", ")) } }"
-        })
+        luaTable(
+            printer, "requests",
+            table.commands.compactMap { command in
+                command.request.map { "[\(command.id)] = \(lua($0))" }
+            })
+        luaTable(
+            printer, "responses",
+            table.commands.compactMap { command in
+                command.response.map { "[\(command.id)] = \(lua($0))" }
+            })
+        luaTable(
+            printer, "envelopes",
+            description.envelopes.map { envelope in
+                let holds = envelope.holds.sorted { $0.key < $1.key }.map { "[\($0.key)] = \(lua($0.value))" }
+                return
+                    "[\(lua(envelope.message))] = { selector = \(envelope.selectorField), body = \(envelope.bodyField), "
+                    + "holds = { \(holds.joined(separator: ", ")) } }"
+            })
         printer.line("-- Commands whose frames from the server answer a request (the others carry pushes).")
         luaTable(printer, "replies", table.commands.filter(\.isReply).map { "[\($0.id)] = true" })
         printer.line("-- Replies' bytes fields that hold the response of the request they answer.")
-        luaTable(printer, "response_bodies", description.responseBodies.sorted { $0.key < $1.key }.map { message, body in
-            "[\(lua(message))] = { number = \(body.number), name = \(lua(body.name)) }"
-        })
+        luaTable(
+            printer, "response_bodies",
+            description.responseBodies.sorted { $0.key < $1.key }.map { message, body in
+                "[\(lua(message))] = { number = \(body.number), name = \(lua(body.name)) }"
+            })
         printer.line("-- The response each request (or what an envelope holds) declares.")
-        luaTable(printer, "declared_responses", description.responseBodies.isEmpty ? [] : description.responses.sorted {
-            $0.key < $1.key
-        }.map { "[\(lua($0.key))] = \(lua($0.value))" })
+        luaTable(
+            printer, "declared_responses",
+            description.responseBodies.isEmpty
+                ? []
+                : description.responses.sorted {
+                    $0.key < $1.key
+                }.map { "[\(lua($0.key))] = \(lua($0.value))" })
         let sequence = table.layout.fields.first { $0.kind == .sequence }
         printer.line("-- The header field replies are paired with their requests by; nil: in order by command.")
         printer.line("local SEQUENCE = \(sequence.map { lua($0.name) } ?? "nil")")
@@ -104,7 +119,9 @@ public struct DissectorEmitter {
             default: (base, valueString) = ("base.DEC", "")
             }
             let variable = "f_" + Self.identifier(field.name)
-            printer.line("local \(variable) = ProtoField.\(type)(\(lua(name + "." + field.name)), \(lua(field.name)), \(base)\(valueString))")
+            printer.line(
+                "local \(variable) = ProtoField.\(type)(\(lua(name + "." + field.name)), \(lua(field.name)), \(base)\(valueString))"
+            )
             declared.append(variable)
         }
         for (variable, label) in [("f_command", "command"), ("f_message", "message"), ("f_direction", "direction")] {
@@ -121,62 +138,76 @@ public struct DissectorEmitter {
 
     private func emitHelpers(_ printer: Printer) {
         printer.line("-- A protobuf varint at offset: its value and size, or nil when the bytes end first.")
-        printer.indented("local function varint(tvb, offset, limit)", {
-            printer.line("local value, scale, size = 0, 1, 0")
-            printer.indented("while size < 10 do", {
-                printer.line("if offset + size >= limit then return nil end")
-                printer.line("local byte = tvb(offset + size, 1):uint()")
-                printer.line("value = value + (byte % 128) * scale")
-                printer.line("scale = scale * 128")
-                printer.line("size = size + 1")
-                printer.line("if byte < 128 then return value, size end")
+        printer.indented(
+            "local function varint(tvb, offset, limit)",
+            {
+                printer.line("local value, scale, size = 0, 1, 0")
+                printer.indented(
+                    "while size < 10 do",
+                    {
+                        printer.line("if offset + size >= limit then return nil end")
+                        printer.line("local byte = tvb(offset + size, 1):uint()")
+                        printer.line("value = value + (byte % 128) * scale")
+                        printer.line("scale = scale * 128")
+                        printer.line("size = size + 1")
+                        printer.line("if byte < 128 then return value, size end")
+                    }, closing: "end")
+                printer.line("return nil")
             }, closing: "end")
-            printer.line("return nil")
-        }, closing: "end")
         printer.line()
         printer.line("-- The varint field `selector` (0 when absent) and the range of the last length-delimited")
         printer.line("-- field `body` of a message (nil when absent), as far as the message reads.")
-        printer.indented("local function message_parts(tvb, selector_number, body_number)", {
-            printer.line("local offset, limit, selector, body = 0, tvb:len(), 0, nil")
-            printer.indented("while offset < limit do", {
-                printer.line("local tag, size = varint(tvb, offset, limit)")
-                printer.line("if tag == nil then break end")
-                printer.line("offset = offset + size")
-                printer.line("local number, wire = math.floor(tag / 8), tag % 8")
-                printer.indented("if wire == 0 then", {
-                    printer.line("local value, length = varint(tvb, offset, limit)")
-                    printer.line("if value == nil then break end")
-                    printer.line("if number == selector_number then selector = value end")
-                    printer.line("offset = offset + length")
-                }, closing: nil)
-                printer.indented("elseif wire == 2 then", {
-                    printer.line("local length, size2 = varint(tvb, offset, limit)")
-                    printer.line("if length == nil or offset + size2 + length > limit then break end")
-                    printer.line("if number == body_number then body = tvb(offset + size2, length) end")
-                    printer.line("offset = offset + size2 + length")
-                }, closing: nil)
-                printer.line("elseif wire == 1 then offset = offset + 8")
-                printer.line("elseif wire == 5 then offset = offset + 4")
-                printer.line("else break end")
+        printer.indented(
+            "local function message_parts(tvb, selector_number, body_number)",
+            {
+                printer.line("local offset, limit, selector, body = 0, tvb:len(), 0, nil")
+                printer.indented(
+                    "while offset < limit do",
+                    {
+                        printer.line("local tag, size = varint(tvb, offset, limit)")
+                        printer.line("if tag == nil then break end")
+                        printer.line("offset = offset + size")
+                        printer.line("local number, wire = math.floor(tag / 8), tag % 8")
+                        printer.indented(
+                            "if wire == 0 then",
+                            {
+                                printer.line("local value, length = varint(tvb, offset, limit)")
+                                printer.line("if value == nil then break end")
+                                printer.line("if number == selector_number then selector = value end")
+                                printer.line("offset = offset + length")
+                            }, closing: nil)
+                        printer.indented(
+                            "elseif wire == 2 then",
+                            {
+                                printer.line("local length, size2 = varint(tvb, offset, limit)")
+                                printer.line("if length == nil or offset + size2 + length > limit then break end")
+                                printer.line("if number == body_number then body = tvb(offset + size2, length) end")
+                                printer.line("offset = offset + size2 + length")
+                            }, closing: nil)
+                        printer.line("elseif wire == 1 then offset = offset + 8")
+                        printer.line("elseif wire == 5 then offset = offset + 4")
+                        printer.line("else break end")
+                    }, closing: "end")
+                printer.line("return selector, body")
             }, closing: "end")
-            printer.line("return selector, body")
-        }, closing: "end")
         printer.line()
         printer.line("-- The body as `message`, then, for an envelope, what its body holds, to the innermost message;")
         printer.line("-- the path of messages, outermost first (`Common`, `User_msg`, `login_request`).")
-        printer.indented("local function show_body(range, message, pinfo, tree, depth)", {
-            printer.line("pinfo.private[\"pb_msg_type\"] = \"message,\" .. message")
-            printer.line("pcall(Dissector.call, protobuf, range:tvb(), pinfo, tree)")
-            printer.line("local envelope = envelopes[message]")
-            printer.line("if envelope == nil or depth > 8 then return { message } end")
-            printer.line("local selector, inner = message_parts(range:tvb(), envelope.selector, envelope.body)")
-            printer.line("local held = envelope.holds[selector]")
-            printer.line("if held == nil or inner == nil or inner:len() == 0 then return { message } end")
-            printer.line("local subtree = tree:add(proto, inner, \"holds \" .. held)")
-            printer.line("local path = show_body(inner, held, pinfo, subtree, depth + 1)")
-            printer.line("table.insert(path, 1, message)")
-            printer.line("return path")
-        }, closing: "end")
+        printer.indented(
+            "local function show_body(range, message, pinfo, tree, depth)",
+            {
+                printer.line("pinfo.private[\"pb_msg_type\"] = \"message,\" .. message")
+                printer.line("pcall(Dissector.call, protobuf, range:tvb(), pinfo, tree)")
+                printer.line("local envelope = envelopes[message]")
+                printer.line("if envelope == nil or depth > 8 then return { message } end")
+                printer.line("local selector, inner = message_parts(range:tvb(), envelope.selector, envelope.body)")
+                printer.line("local held = envelope.holds[selector]")
+                printer.line("if held == nil or inner == nil or inner:len() == 0 then return { message } end")
+                printer.line("local subtree = tree:add(proto, inner, \"holds \" .. held)")
+                printer.line("local path = show_body(inner, held, pinfo, subtree, depth + 1)")
+                printer.line("table.insert(path, 1, message)")
+                printer.line("return path")
+            }, closing: "end")
         printer.line()
         emitPairing(printer)
     }
@@ -185,14 +216,19 @@ public struct DissectorEmitter {
 
     private func emitPairing(_ printer: Printer) {
         printer.line("-- The response a reply of `message` holds for the request whose path is `request`: the one the")
-        printer.line("-- innermost message of the path declares, other than `message` (`login_request`: `login_response`).")
-        printer.indented("local function held_response(request, message)", {
-            printer.indented("for i = #request, 1, -1 do", {
-                printer.line("local declared = declared_responses[request[i]]")
-                printer.line("if declared ~= nil and declared ~= message then return declared end")
+        printer.line(
+            "-- innermost message of the path declares, other than `message` (`login_request`: `login_response`).")
+        printer.indented(
+            "local function held_response(request, message)",
+            {
+                printer.indented(
+                    "for i = #request, 1, -1 do",
+                    {
+                        printer.line("local declared = declared_responses[request[i]]")
+                        printer.line("if declared ~= nil and declared ~= message then return declared end")
+                    }, closing: "end")
+                printer.line("return nil")
             }, closing: "end")
-            printer.line("return nil")
-        }, closing: "end")
         printer.line()
         printer.line("-- Requests awaiting their replies, per client (address and port): by SEQUENCE, or in order by")
         printer.line("-- command (the server answers in order). Filled on the first pass over the capture, which")
@@ -201,82 +237,117 @@ public struct DissectorEmitter {
         printer.line("local AWAITING_LIMIT = 4096")
         printer.line("local awaiting = {}")
         printer.line("local paired = {}")
-        printer.indented("function proto.init()", {
-            printer.line("awaiting = {}")
-            printer.line("paired = {}")
-        }, closing: "end")
+        printer.indented(
+            "function proto.init()",
+            {
+                printer.line("awaiting = {}")
+                printer.line("paired = {}")
+            }, closing: "end")
         printer.line()
-        printer.indented("local function remember(client, h, path)", {
-            printer.line("local queue = awaiting[client]")
-            printer.indented("if queue == nil then", {
-                printer.line("queue = { by_sequence = {}, count = 0, in_order = {} }")
-                printer.line("awaiting[client] = queue")
+        printer.indented(
+            "local function remember(client, h, path)",
+            {
+                printer.line("local queue = awaiting[client]")
+                printer.indented(
+                    "if queue == nil then",
+                    {
+                        printer.line("queue = { by_sequence = {}, count = 0, in_order = {} }")
+                        printer.line("awaiting[client] = queue")
+                    }, closing: "end")
+                printer.indented(
+                    "if SEQUENCE ~= nil then",
+                    {
+                        printer.indented(
+                            "if queue.count >= AWAITING_LIMIT then",
+                            {
+                                printer.line("queue.by_sequence = {}")
+                                printer.line("queue.count = 0")
+                            }, closing: "end")
+                        printer.line(
+                            "if queue.by_sequence[h.values[SEQUENCE]] == nil then queue.count = queue.count + 1 end")
+                        printer.line("queue.by_sequence[h.values[SEQUENCE]] = path")
+                    }, closing: nil)
+                printer.indented(
+                    "else",
+                    {
+                        printer.line("if #queue.in_order >= AWAITING_LIMIT then table.remove(queue.in_order, 1) end")
+                        printer.line("table.insert(queue.in_order, { command = h.command, path = path })")
+                    }, closing: "end")
             }, closing: "end")
-            printer.indented("if SEQUENCE ~= nil then", {
-                printer.indented("if queue.count >= AWAITING_LIMIT then", {
-                    printer.line("queue.by_sequence = {}")
-                    printer.line("queue.count = 0")
-                }, closing: "end")
-                printer.line("if queue.by_sequence[h.values[SEQUENCE]] == nil then queue.count = queue.count + 1 end")
-                printer.line("queue.by_sequence[h.values[SEQUENCE]] = path")
-            }, closing: nil)
-            printer.indented("else", {
-                printer.line("if #queue.in_order >= AWAITING_LIMIT then table.remove(queue.in_order, 1) end")
-                printer.line("table.insert(queue.in_order, { command = h.command, path = path })")
-            }, closing: "end")
-        }, closing: "end")
         printer.line()
         printer.line("-- The path of the request a reply answers, taken off the list; nil when none was seen.")
-        printer.indented("local function answered(client, h)", {
-            printer.line("local queue = awaiting[client]")
-            printer.line("if queue == nil then return nil end")
-            printer.indented("if SEQUENCE ~= nil then", {
-                printer.line("local path = queue.by_sequence[h.values[SEQUENCE]]")
-                printer.indented("if path ~= nil then", {
-                    printer.line("queue.by_sequence[h.values[SEQUENCE]] = nil")
-                    printer.line("queue.count = queue.count - 1")
-                }, closing: "end")
-                printer.line("return path")
+        printer.indented(
+            "local function answered(client, h)",
+            {
+                printer.line("local queue = awaiting[client]")
+                printer.line("if queue == nil then return nil end")
+                printer.indented(
+                    "if SEQUENCE ~= nil then",
+                    {
+                        printer.line("local path = queue.by_sequence[h.values[SEQUENCE]]")
+                        printer.indented(
+                            "if path ~= nil then",
+                            {
+                                printer.line("queue.by_sequence[h.values[SEQUENCE]] = nil")
+                                printer.line("queue.count = queue.count - 1")
+                            }, closing: "end")
+                        printer.line("return path")
+                    }, closing: "end")
+                printer.indented(
+                    "for i, entry in ipairs(queue.in_order) do",
+                    {
+                        printer.indented(
+                            "if entry.command == h.command then",
+                            {
+                                printer.line("table.remove(queue.in_order, i)")
+                                printer.line("return entry.path")
+                            }, closing: "end")
+                    }, closing: "end")
+                printer.line("return nil")
             }, closing: "end")
-            printer.indented("for i, entry in ipairs(queue.in_order) do", {
-                printer.indented("if entry.command == h.command then", {
-                    printer.line("table.remove(queue.in_order, i)")
-                    printer.line("return entry.path")
-                }, closing: "end")
-            }, closing: "end")
-            printer.line("return nil")
-        }, closing: "end")
         printer.line()
         printer.line("-- A reply as `message`, then its response body as the response of the request it answers")
         printer.line("-- (`request`, a path; nil when none was seen); the path of messages shown.")
-        printer.indented("local function show_reply(range, message, body, request, pinfo, tree)", {
-            printer.line("pinfo.private[\"pb_msg_type\"] = \"message,\" .. message")
-            printer.line("pcall(Dissector.call, protobuf, range:tvb(), pinfo, tree)")
-            printer.line("local _, inner = message_parts(range:tvb(), nil, body.number)")
-            printer.line("-- Absent (an error reply may carry none): nothing to read through the request.")
-            printer.line("if inner == nil then return { message } end")
-            printer.indented("if request == nil then", {
-                printer.line("tree:add(proto, inner, \"no request seen that this reply answers (a capture that starts after it): \" ..")
-                printer.line("    body.name .. \" stays raw\")")
-                printer.line("return { message }")
+        printer.indented(
+            "local function show_reply(range, message, body, request, pinfo, tree)",
+            {
+                printer.line("pinfo.private[\"pb_msg_type\"] = \"message,\" .. message")
+                printer.line("pcall(Dissector.call, protobuf, range:tvb(), pinfo, tree)")
+                printer.line("local _, inner = message_parts(range:tvb(), nil, body.number)")
+                printer.line("-- Absent (an error reply may carry none): nothing to read through the request.")
+                printer.line("if inner == nil then return { message } end")
+                printer.indented(
+                    "if request == nil then",
+                    {
+                        printer.line(
+                            "tree:add(proto, inner, \"no request seen that this reply answers (a capture that starts after it): \" .."
+                        )
+                        printer.line("    body.name .. \" stays raw\")")
+                        printer.line("return { message }")
+                    }, closing: "end")
+                printer.line("local held = held_response(request, message)")
+                printer.indented(
+                    "if held == nil then",
+                    {
+                        printer.line("tree:add(proto, inner, \"nothing in \" .. table.concat(request, \" > \") ..")
+                        printer.line("    \" declares a response of its own: \" .. body.name .. \" stays raw\")")
+                        printer.line("return { message }")
+                    }, closing: "end")
+                printer.line("local subtree = tree:add(proto, inner, body.name .. \" holds \" .. held)")
+                printer.line("local path = { message }")
+                printer.indented(
+                    "if inner:len() > 0 then",
+                    {
+                        printer.line("path = show_body(inner, held, pinfo, subtree, 0)")
+                        printer.line("table.insert(path, 1, message)")
+                    }, closing: nil)
+                printer.indented(
+                    "else",
+                    {
+                        printer.line("table.insert(path, held)")
+                    }, closing: "end")
+                printer.line("return path")
             }, closing: "end")
-            printer.line("local held = held_response(request, message)")
-            printer.indented("if held == nil then", {
-                printer.line("tree:add(proto, inner, \"nothing in \" .. table.concat(request, \" > \") ..")
-                printer.line("    \" declares a response of its own: \" .. body.name .. \" stays raw\")")
-                printer.line("return { message }")
-            }, closing: "end")
-            printer.line("local subtree = tree:add(proto, inner, body.name .. \" holds \" .. held)")
-            printer.line("local path = { message }")
-            printer.indented("if inner:len() > 0 then", {
-                printer.line("path = show_body(inner, held, pinfo, subtree, 0)")
-                printer.line("table.insert(path, 1, message)")
-            }, closing: nil)
-            printer.indented("else", {
-                printer.line("table.insert(path, held)")
-            }, closing: "end")
-            printer.line("return path")
-        }, closing: "end")
         printer.line()
     }
 
@@ -287,146 +358,174 @@ public struct DissectorEmitter {
     private func emitHeader(_ printer: Printer) {
         printer.line("-- The header at offset: its fields, their ranges and the frame's total size; nil when more")
         printer.line("-- bytes are needed; false and a reason when the bytes are no header of this layout.")
-        printer.indented("local function header(tvb, offset)", {
-            printer.line("local limit = tvb:len()")
-            printer.line("local h = { values = {}, ranges = {} }")
-            printer.line("local pos = offset")
-            var commandWidth = 0
-            var lengthField: FrameLayout.Field?
-            for field in table.layout.fields {
-                let key = lua(field.name)
-                if field.width == 0 {
-                    printer.line("local value, size = varint(tvb, pos, limit)")
-                    printer.line("if value == nil then return nil end")
-                    printer.line("h.values[\(key)] = value")
-                    printer.line("h.ranges[\(key)] = { pos, size }")
-                    printer.line("pos = pos + size")
-                } else {
-                    printer.line("if pos + \(field.width) > limit then return nil end")
-                    let reader = field.width == 8
-                        ? (field.byteOrder == .littleEndian ? "le_uint64():tonumber()" : "uint64():tonumber()")
-                        : (field.isSigned
-                            ? (field.byteOrder == .littleEndian ? "le_int()" : "int()")
-                            : (field.byteOrder == .littleEndian ? "le_uint()" : "uint()"))
-                    printer.line("h.values[\(key)] = tvb(pos, \(field.width)):\(reader)")
-                    printer.line("h.ranges[\(key)] = { pos, \(field.width) }")
-                    printer.line("pos = pos + \(field.width)")
+        printer.indented(
+            "local function header(tvb, offset)",
+            {
+                printer.line("local limit = tvb:len()")
+                printer.line("local h = { values = {}, ranges = {} }")
+                printer.line("local pos = offset")
+                var commandWidth = 0
+                var lengthField: FrameLayout.Field?
+                for field in table.layout.fields {
+                    let key = lua(field.name)
+                    if field.width == 0 {
+                        printer.line("local value, size = varint(tvb, pos, limit)")
+                        printer.line("if value == nil then return nil end")
+                        printer.line("h.values[\(key)] = value")
+                        printer.line("h.ranges[\(key)] = { pos, size }")
+                        printer.line("pos = pos + size")
+                    } else {
+                        printer.line("if pos + \(field.width) > limit then return nil end")
+                        let reader =
+                            field.width == 8
+                            ? (field.byteOrder == .littleEndian ? "le_uint64():tonumber()" : "uint64():tonumber()")
+                            : (field.isSigned
+                                ? (field.byteOrder == .littleEndian ? "le_int()" : "int()")
+                                : (field.byteOrder == .littleEndian ? "le_uint()" : "uint()"))
+                        printer.line("h.values[\(key)] = tvb(pos, \(field.width)):\(reader)")
+                        printer.line("h.ranges[\(key)] = { pos, \(field.width) }")
+                        printer.line("pos = pos + \(field.width)")
+                    }
+                    switch field.kind {
+                    case let .magic(value):
+                        printer.line("if h.values[\(key)] ~= \(value) then return false, \"bad magic\" end")
+                    case .length:
+                        lengthField = field
+                        printer.line("h.length_end = pos - offset")
+                    case .command:
+                        commandWidth = field.width
+                    default:
+                        break
+                    }
                 }
-                switch field.kind {
-                case let .magic(value):
-                    printer.line("if h.values[\(key)] ~= \(value) then return false, \"bad magic\" end")
-                case .length:
-                    lengthField = field
-                    printer.line("h.length_end = pos - offset")
-                case .command:
-                    commandWidth = field.width
-                default:
-                    break
+                printer.line("h.header_size = pos - offset")
+                if case let .length(span, adjustment)? = lengthField?.kind, let lengthField {
+                    printer.line("local counted = h.values[\(lua(lengthField.name))] - (\(adjustment))")
+                    printer.line("if counted < 0 then return false, \"length too small\" end")
+                    switch span {
+                    case .body: printer.line("h.total = h.header_size + counted")
+                    case .commandAndBody: printer.line("h.total = h.header_size - \(commandWidth) + counted")
+                    case .afterLength: printer.line("h.total = h.length_end + counted")
+                    case .wholeFrame: printer.line("h.total = counted")
+                    }
                 }
-            }
-            printer.line("h.header_size = pos - offset")
-            if case let .length(span, adjustment)? = lengthField?.kind, let lengthField {
-                printer.line("local counted = h.values[\(lua(lengthField.name))] - (\(adjustment))")
-                printer.line("if counted < 0 then return false, \"length too small\" end")
-                switch span {
-                case .body: printer.line("h.total = h.header_size + counted")
-                case .commandAndBody: printer.line("h.total = h.header_size - \(commandWidth) + counted")
-                case .afterLength: printer.line("h.total = h.length_end + counted")
-                case .wholeFrame: printer.line("h.total = counted")
-                }
-            }
-            printer.line("if h.total < h.header_size then return false, \"length too small\" end")
-            printer.line("if h.total > MAX_FRAME then return false, \"frame too large\" end")
-            let key = table.layout.fields.contains { $0.kind == .command } ? "cmd" : "type"
-            printer.line("h.command = h.values[\(lua(key))]")
-            printer.line("return h")
-        }, closing: "end")
+                printer.line("if h.total < h.header_size then return false, \"length too small\" end")
+                printer.line("if h.total > MAX_FRAME then return false, \"frame too large\" end")
+                let key = table.layout.fields.contains { $0.kind == .command } ? "cmd" : "type"
+                printer.line("h.command = h.values[\(lua(key))]")
+                printer.line("return h")
+            }, closing: "end")
         printer.line()
     }
 
     // MARK: One frame
 
     private func emitFrame(_ printer: Printer) {
-        printer.indented("local function dissect_frame(tvb, offset, h, pinfo, tree)", {
-            printer.line("local frame = tvb(offset, h.total)")
-            printer.line("local subtree = tree:add(proto, frame)")
-            for field in table.layout.fields {
-                let key = lua(field.name)
-                let add = field.byteOrder == .littleEndian ? "add_le" : "add"
-                let variable = "f_" + Self.identifier(field.name)
-                if field.width == 0 {
-                    printer.line("subtree:add(\(variable), tvb(h.ranges[\(key)][1], h.ranges[\(key)][2]), h.values[\(key)])")
-                } else {
-                    printer.line("subtree:\(add)(\(variable), tvb(h.ranges[\(key)][1], h.ranges[\(key)][2]))")
+        printer.indented(
+            "local function dissect_frame(tvb, offset, h, pinfo, tree)",
+            {
+                printer.line("local frame = tvb(offset, h.total)")
+                printer.line("local subtree = tree:add(proto, frame)")
+                for field in table.layout.fields {
+                    let key = lua(field.name)
+                    let add = field.byteOrder == .littleEndian ? "add_le" : "add"
+                    let variable = "f_" + Self.identifier(field.name)
+                    if field.width == 0 {
+                        printer.line(
+                            "subtree:add(\(variable), tvb(h.ranges[\(key)][1], h.ranges[\(key)][2]), h.values[\(key)])")
+                    } else {
+                        printer.line("subtree:\(add)(\(variable), tvb(h.ranges[\(key)][1], h.ranges[\(key)][2]))")
+                    }
                 }
-            }
-            printer.line("local to_server = pinfo.dst_port == PORT")
-            printer.line("subtree:add(f_direction, to_server and \"client to server\" or \"server to client\")")
-            printer.line("local command = commands[h.command] or (\"command \" .. tostring(h.command))")
-            printer.line("subtree:add(f_command, command)")
-            printer.line("local message = (to_server and requests or responses)[h.command]")
-            printer.line("local summary = command")
-            printer.line("local body_size = h.total - h.header_size")
-            printer.indented("if message ~= nil and body_size > 0 then", {
-                printer.line("local body = tvb(offset + h.header_size, body_size)")
-                printer.line("local path")
-                printer.line("-- The client's end of the connection: what pairs replies with requests.")
-                printer.line("local client = to_server and (tostring(pinfo.src) .. \":\" .. pinfo.src_port)")
-                printer.line("    or (tostring(pinfo.dst) .. \":\" .. pinfo.dst_port)")
-                printer.indented("if not to_server and replies[h.command] and response_bodies[message] ~= nil then", {
-                    printer.line("local key = pinfo.number .. \":\" .. offset")
-                    printer.line("if not pinfo.visited then paired[key] = answered(client, h) or false end")
-                    printer.line("path = show_reply(body, message, response_bodies[message], paired[key] or nil, pinfo, subtree)")
-                }, closing: nil)
-                printer.indented("else", {
-                    printer.line("path = show_body(body, message, pinfo, subtree, 0)")
-                    printer.line("local response = responses[h.command]")
-                    printer.indented("if to_server and not pinfo.visited and response ~= nil and response_bodies[response] ~= nil then", {
-                        printer.line("remember(client, h, path)")
+                printer.line("local to_server = pinfo.dst_port == PORT")
+                printer.line("subtree:add(f_direction, to_server and \"client to server\" or \"server to client\")")
+                printer.line("local command = commands[h.command] or (\"command \" .. tostring(h.command))")
+                printer.line("subtree:add(f_command, command)")
+                printer.line("local message = (to_server and requests or responses)[h.command]")
+                printer.line("local summary = command")
+                printer.line("local body_size = h.total - h.header_size")
+                printer.indented(
+                    "if message ~= nil and body_size > 0 then",
+                    {
+                        printer.line("local body = tvb(offset + h.header_size, body_size)")
+                        printer.line("local path")
+                        printer.line("-- The client's end of the connection: what pairs replies with requests.")
+                        printer.line("local client = to_server and (tostring(pinfo.src) .. \":\" .. pinfo.src_port)")
+                        printer.line("    or (tostring(pinfo.dst) .. \":\" .. pinfo.dst_port)")
+                        printer.indented(
+                            "if not to_server and replies[h.command] and response_bodies[message] ~= nil then",
+                            {
+                                printer.line("local key = pinfo.number .. \":\" .. offset")
+                                printer.line("if not pinfo.visited then paired[key] = answered(client, h) or false end")
+                                printer.line(
+                                    "path = show_reply(body, message, response_bodies[message], paired[key] or nil, pinfo, subtree)"
+                                )
+                            }, closing: nil)
+                        printer.indented(
+                            "else",
+                            {
+                                printer.line("path = show_body(body, message, pinfo, subtree, 0)")
+                                printer.line("local response = responses[h.command]")
+                                printer.indented(
+                                    "if to_server and not pinfo.visited and response ~= nil and response_bodies[response] ~= nil then",
+                                    {
+                                        printer.line("remember(client, h, path)")
+                                    }, closing: "end")
+                            }, closing: "end")
+                        printer.line("summary = command .. \" \" .. table.concat(path, \" > \")")
+                        printer.line("subtree:add(f_message, message)")
+                    }, closing: nil)
+                printer.indented(
+                    "elseif message ~= nil then",
+                    {
+                        printer.line("summary = command .. \" \" .. message")
+                        printer.line("subtree:add(f_message, message)")
                     }, closing: "end")
-                }, closing: "end")
-                printer.line("summary = command .. \" \" .. table.concat(path, \" > \")")
-                printer.line("subtree:add(f_message, message)")
-            }, closing: nil)
-            printer.indented("elseif message ~= nil then", {
-                printer.line("summary = command .. \" \" .. message")
-                printer.line("subtree:add(f_message, message)")
+                printer.line("subtree:append_text(\": \" .. summary)")
+                printer.line("pinfo.cols.info:append(\" \" .. summary)")
             }, closing: "end")
-            printer.line("subtree:append_text(\": \" .. summary)")
-            printer.line("pinfo.cols.info:append(\" \" .. summary)")
-        }, closing: "end")
         printer.line()
     }
 
     // MARK: The stream
 
     private func emitDissector(_ printer: Printer) {
-        printer.indented("function proto.dissector(tvb, pinfo, tree)", {
-            printer.line("pinfo.cols.protocol = proto.name")
-            printer.line("pinfo.cols.info:clear()")
-            printer.line("local offset = 0")
-            printer.indented("while offset < tvb:len() do", {
-                printer.line("local h, reason = header(tvb, offset)")
-                printer.indented("if h == nil then", {
-                    printer.line("pinfo.desegment_offset = offset")
-                    printer.line("pinfo.desegment_len = DESEGMENT_ONE_MORE_SEGMENT")
-                    printer.line("return tvb:len()")
-                }, closing: nil)
-                printer.indented("elseif h == false then", {
-                    printer.line("if offset == 0 then return 0 end")
-                    printer.line("tree:add(proto, tvb(offset), \"not a frame: \" .. reason)")
-                    printer.line("return tvb:len()")
-                }, closing: nil)
-                printer.indented("elseif offset + h.total > tvb:len() then", {
-                    printer.line("pinfo.desegment_offset = offset")
-                    printer.line("pinfo.desegment_len = offset + h.total - tvb:len()")
-                    printer.line("return tvb:len()")
-                }, closing: "end")
-                printer.line("dissect_frame(tvb, offset, h, pinfo, tree)")
-                printer.line("offset = offset + h.total")
+        printer.indented(
+            "function proto.dissector(tvb, pinfo, tree)",
+            {
+                printer.line("pinfo.cols.protocol = proto.name")
+                printer.line("pinfo.cols.info:clear()")
+                printer.line("local offset = 0")
+                printer.indented(
+                    "while offset < tvb:len() do",
+                    {
+                        printer.line("local h, reason = header(tvb, offset)")
+                        printer.indented(
+                            "if h == nil then",
+                            {
+                                printer.line("pinfo.desegment_offset = offset")
+                                printer.line("pinfo.desegment_len = DESEGMENT_ONE_MORE_SEGMENT")
+                                printer.line("return tvb:len()")
+                            }, closing: nil)
+                        printer.indented(
+                            "elseif h == false then",
+                            {
+                                printer.line("if offset == 0 then return 0 end")
+                                printer.line("tree:add(proto, tvb(offset), \"not a frame: \" .. reason)")
+                                printer.line("return tvb:len()")
+                            }, closing: nil)
+                        printer.indented(
+                            "elseif offset + h.total > tvb:len() then",
+                            {
+                                printer.line("pinfo.desegment_offset = offset")
+                                printer.line("pinfo.desegment_len = offset + h.total - tvb:len()")
+                                printer.line("return tvb:len()")
+                            }, closing: "end")
+                        printer.line("dissect_frame(tvb, offset, h, pinfo, tree)")
+                        printer.line("offset = offset + h.total")
+                    }, closing: "end")
+                printer.line("return offset")
             }, closing: "end")
-            printer.line("return offset")
-        }, closing: "end")
         printer.line()
         printer.line("DissectorTable.get(\"tcp.port\"):add(PORT, proto)")
     }

@@ -14,7 +14,8 @@ struct EnumEmitter {
             for enumCase in enumType.cases {
                 printer.documentation(enumCase.comments)
                 // A closed enum's case carries its number as its raw value; an open one's in a comment.
-                let declaration = enumType.isClosed
+                let declaration =
+                    enumType.isClosed
                     ? "case \(enumCase.swiftName) = \(enumCase.number) // \(enumCase.protoName)"
                     : "case \(enumCase.swiftName) // \(enumCase.protoName) = \(enumCase.number)"
                 printer.line(declaration)
@@ -40,31 +41,38 @@ struct EnumEmitter {
     /// `protoNames`, which the text format and JSON print and read values with: every name,
     /// aliases after the first name of their number.
     private func emitNames(to printer: Printer) {
-        let names = enumType.cases.map { ($0.number, $0.protoName) } + enumType.aliases.map { ($0.target.number, $0.protoName) }
+        let names =
+            enumType.cases.map { ($0.number, $0.protoName) } + enumType.aliases.map { ($0.target.number, $0.protoName) }
             + enumType.spellings.map { ($0.number, $0.protoName) }
         printer.line()
         // One string for the names, read when first used: a literal per name is far slower to
         // compile (see `SwiftFrame.protoNames(lines:)`).
-        printer.indented("\(visibility)static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: \"\"\"", {
-            names.forEach { printer.line("\($0.0) \($0.1)") }
-            printer.line("\"\"\")")
-        })
+        printer.indented(
+            "\(visibility)static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: \"\"\"",
+            {
+                names.forEach { printer.line("\($0.0) \($0.1)") }
+                printer.line("\"\"\")")
+            })
     }
 
     /// `init(rawValue:)`, `rawValue` and `allCases`, which a raw-value enum gets for free.
     private func emitOpenMembers(to printer: Printer) {
-        emitSwitch("init(rawValue: Swift.Int32)", over: "rawValue", { "case \($0.number): self = .\($0.swiftName)" },
-                   otherwise: "default: self = .unrecognized(rawValue)", to: printer)
-        emitSwitch("var rawValue: Swift.Int32", over: "self", { "case .\($0.swiftName): return \($0.number)" },
-                   otherwise: "case let .unrecognized(number): return number", to: printer)
+        emitSwitch(
+            "init(rawValue: Swift.Int32)", over: "rawValue", { "case \($0.number): self = .\($0.swiftName)" },
+            otherwise: "default: self = .unrecognized(rawValue)", to: printer)
+        emitSwitch(
+            "var rawValue: Swift.Int32", over: "self", { "case .\($0.swiftName): return \($0.number)" },
+            otherwise: "case let .unrecognized(number): return number", to: printer)
         printer.line()
         let all = enumType.cases.map { "." + $0.swiftName }
         printer.list("\(visibility)static let allCases: [Self] = ", all, inlineUpTo: 4)
     }
 
     /// A member after an empty line: `declaration { switch subject { a line per case; otherwise } }`.
-    private func emitSwitch(_ declaration: String, over subject: String, _ caseLine: (EnumType.Case) -> String,
-                            otherwise: String, to printer: Printer) {
+    private func emitSwitch(
+        _ declaration: String, over subject: String, _ caseLine: (EnumType.Case) -> String,
+        otherwise: String, to printer: Printer
+    ) {
         printer.line()
         printer.block(visibility + declaration) {
             printer.switchBlock(subject) {

@@ -17,10 +17,14 @@ struct EnvelopeEmitter {
                     printer.line("case \(choice.enumCase.swiftName)(\(choice.holds!.swiftPath))")
                 }
                 printer.line("/// A `\(selector.swiftName)` that holds no declared message; the bytes as they are.")
-                printer.line("case \(otherName)(\(selector.swiftName): \(envelope.selectorType.swiftPath), bytes: [Swift.UInt8])")
+                printer.line(
+                    "case \(otherName)(\(selector.swiftName): \(envelope.selectorType.swiftPath), bytes: [Swift.UInt8])"
+                )
             }
             printer.line()
-            printer.line("/// A `\(envelope.message.protoName)` whose `\(selector.swiftName)` and `\(body.swiftName)` carry `content`.")
+            printer.line(
+                "/// A `\(envelope.message.protoName)` whose `\(selector.swiftName)` and `\(body.swiftName)` carry `content`."
+            )
             printer.block("\(visibility)init(_ content: \(typeName)) throws(SwiftFrame.WireError)") {
                 printer.line("self.init()")
                 printer.switchBlock("content") {
@@ -42,9 +46,13 @@ struct EnvelopeEmitter {
             printer.block("\(visibility)func \(accessor)() throws(SwiftFrame.WireError) -> \(typeName)") {
                 printer.switchBlock("self.\(selector.swiftName)") {
                     for choice in held {
-                        printer.line("case .\(choice.enumCase.swiftName): return .\(choice.enumCase.swiftName)(try \(choice.holds!.swiftPath)(serializedBytes: self.\(body.swiftName)))")
+                        printer.line(
+                            "case .\(choice.enumCase.swiftName): return .\(choice.enumCase.swiftName)(try \(choice.holds!.swiftPath)(serializedBytes: self.\(body.swiftName)))"
+                        )
                     }
-                    printer.line("default: return .\(otherName)(\(selector.swiftName): self.\(selector.swiftName), bytes: self.\(body.swiftName))")
+                    printer.line(
+                        "default: return .\(otherName)(\(selector.swiftName): self.\(selector.swiftName), bytes: self.\(body.swiftName))"
+                    )
                 }
             }
         }

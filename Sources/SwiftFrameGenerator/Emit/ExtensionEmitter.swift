@@ -27,9 +27,13 @@ struct ExtensionEmitter {
         let container = field.container.swiftPath
         let name = "protoName: \"\(field.fullName)\""
         if field.isRepeated {
-            printer.line("\(visibility)static let \(field.swiftName) = SwiftFrame.RepeatedExtension<\(container), \(codec)>(fieldNumber: \(field.number), \(name), isPacked: \(field.isPacked))")
+            printer.line(
+                "\(visibility)static let \(field.swiftName) = SwiftFrame.RepeatedExtension<\(container), \(codec)>(fieldNumber: \(field.number), \(name), isPacked: \(field.isPacked))"
+            )
         } else {
-            printer.line("\(visibility)static let \(field.swiftName) = SwiftFrame.Extension<\(container), \(codec)>(fieldNumber: \(field.number), \(name))")
+            printer.line(
+                "\(visibility)static let \(field.swiftName) = SwiftFrame.Extension<\(container), \(codec)>(fieldNumber: \(field.number), \(name))"
+            )
         }
     }
 }

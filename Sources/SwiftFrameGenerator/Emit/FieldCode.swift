@@ -81,7 +81,7 @@ struct FieldCode {
     private var textFormat: (name: String, kind: String) {
         switch field.shape {
         case let .optional(.group(type)), let .required(.group(type)), let .repeated(.group(type)),
-             let .oneofMember(.group(type), _):
+            let .oneofMember(.group(type), _):
             return (type.protoName, ".group(\(type.swiftPath).self)")
         case let .optional(value), let .required(value), let .repeated(value), let .oneofMember(value, _):
             return (field.protoName, Self.textFormatKind(value))
@@ -100,7 +100,8 @@ struct FieldCode {
         switch value {
         case let .plain(.scalar(scalar)): return ".\(scalar)"
         case let .plain(.enumeration(enumType)):
-            return "." + (enumType.isClosed ? "closedEnumeration" : "enumeration") + "(\(enumType.swiftPath).protoNames)"
+            return "." + (enumType.isClosed ? "closedEnumeration" : "enumeration")
+                + "(\(enumType.swiftPath).protoNames)"
         case let .message(message): return ".message(\(message.swiftPath).self)"
         case let .group(message): return ".group(\(message.swiftPath).self)"
         }
@@ -128,7 +129,9 @@ struct FieldCode {
         case .oneofMember, .optional(.group), .required(.group), .repeated(.group):
             return .custom(property: storedProperty, type: storedType)
         case let .map(key, value):
-            return .map(tableLine(presence: nil, kind: "map", withNames: withNames), codec: Self.mapFieldCodec(key: key, value: value))
+            return .map(
+                tableLine(presence: nil, kind: "map", withNames: withNames),
+                codec: Self.mapFieldCodec(key: key, value: value))
         case let .implicit(plain): (presence, kind) = (nil, .plain(plain))
         case let .optional(.plain(plain)): (presence, kind) = ("optional", .plain(plain))
         case let .optional(.message(message)): (presence, kind) = ("optional", .message(message))
@@ -206,7 +209,8 @@ struct FieldCode {
     static func codec(_ plain: Field.Plain) -> String {
         switch plain {
         case let .scalar(scalar): return "SwiftFrame." + scalar.codec
-        case let .enumeration(enumType) where enumType.isClosed: return "SwiftFrame.ProtoClosedEnum<\(enumType.swiftPath)>"
+        case let .enumeration(enumType) where enumType.isClosed:
+            return "SwiftFrame.ProtoClosedEnum<\(enumType.swiftPath)>"
         case let .enumeration(enumType): return "SwiftFrame.ProtoEnum<\(enumType.swiftPath)>"
         }
     }
@@ -310,13 +314,23 @@ struct FieldCode {
         case let .map(key, value):
             let codecs = "\(Self.codec(.scalar(key))).self, \(Self.codec(value)).self"
             if case let .plain(.enumeration(enumType)) = value, enumType.isClosed {
-                return [(tag(.lengthDelimited), [
-                    "try reader.readMapEntry(into: &\(access), \(codecs), unknownFields: &self.unknownFields)",
-                ])]
+                return [
+                    (
+                        tag(.lengthDelimited),
+                        [
+                            "try reader.readMapEntry(into: &\(access), \(codecs), unknownFields: &self.unknownFields)"
+                        ]
+                    )
+                ]
             }
             return [(tag(.lengthDelimited), ["try reader.readMapEntry(into: &\(access), \(codecs))"])]
         case let .oneofMember(.group, oneof):
-            return [(tag(.startGroup), mergingOneofCase(oneof, read: "try reader.readGroup(fieldNumber: \(field.number), merging: &value)"))]
+            return [
+                (
+                    tag(.startGroup),
+                    mergingOneofCase(oneof, read: "try reader.readGroup(fieldNumber: \(field.number), merging: &value)")
+                )
+            ]
         case let .oneofMember(.message, oneof):
             // A message seen again in the same oneof case merges, as a singular message does.
             return [(tag(.lengthDelimited), mergingOneofCase(oneof, read: "try reader.readMessage(merging: &value)"))]
@@ -330,7 +344,12 @@ struct FieldCode {
             return [(tag(.lengthDelimited), ["try reader.readMessage(appendingTo: &\(access))"])]
         case let .oneofMember(.plain(plain), oneof):
             if let closed = Self.closedEnum(plain) {
-                return [(tag(.varint), ["if let value = \(readClosed(closed)) { self.\(oneof) = .\(field.swiftName)(value) }"])]
+                return [
+                    (
+                        tag(.varint),
+                        ["if let value = \(readClosed(closed)) { self.\(oneof) = .\(field.swiftName)(value) }"]
+                    )
+                ]
             }
             return [(tag(wireType), ["self.\(oneof) = .\(field.swiftName)(\(Self.readValue(plain)))"])]
         case let .implicit(plain), let .optional(.plain(plain)), let .required(.plain(plain)):
@@ -357,20 +376,29 @@ struct FieldCode {
 
     /// Repeated numbers, strings, bytes and enums. Packable fields accept both packed and
     /// unpacked input, whatever they write; a closed enum's unknown numbers go to unknown fields.
-    private func repeatedDecodeCases(_ plain: Field.Plain, packable: Field.Packable?) -> [(tag: UInt32, statements: [String])] {
+    private func repeatedDecodeCases(_ plain: Field.Plain, packable: Field.Packable?) -> [(
+        tag: UInt32, statements: [String]
+    )] {
         if let closed = Self.closedEnum(plain) {
             return [
                 (tag(.varint), ["if let value = \(readClosed(closed)) { \(access).append(value) }"]),
-                (tag(.lengthDelimited), [
-                    "try reader.readPackedClosedEnum(into: &\(access), \(closed.swiftPath).self, fieldNumber: \(field.number), unknownFields: &self.unknownFields)",
-                ]),
+                (
+                    tag(.lengthDelimited),
+                    [
+                        "try reader.readPackedClosedEnum(into: &\(access), \(closed.swiftPath).self, fieldNumber: \(field.number), unknownFields: &self.unknownFields)"
+                    ]
+                ),
             ]
         }
         var cases = [(tag(wireType), [Self.readValue(plain, appendingTo: access)])]
         if let packable {
-            cases.append((tag(.lengthDelimited), [
-                "try reader.readPacked\(Self.packedName(packable))(into: &\(access), \(Self.codec(plain)).self)",
-            ]))
+            cases.append(
+                (
+                    tag(.lengthDelimited),
+                    [
+                        "try reader.readPacked\(Self.packedName(packable))(into: &\(access), \(Self.codec(plain)).self)"
+                    ]
+                ))
         }
         return cases.sorted { $0.0 < $1.0 }
     }
@@ -448,7 +476,8 @@ struct FieldCode {
             }
             return "if \(oneofPattern(oneof)) { \(addSize(element, "value")) }"
         case let .map(key, value):
-            return "if !\(access).isEmpty { size.add(cache.map(\(access), tagSize: \(tagSize), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self)) }"
+            return
+                "if !\(access).isEmpty { size.add(cache.map(\(access), tagSize: \(tagSize), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self)) }"
         case let .packed(packable):
             let packedTag = Wire.varintSize(tag(.lengthDelimited))
             switch packable {
@@ -456,12 +485,15 @@ struct FieldCode {
                 let width = numeric.encoding == .fixed32 ? 4 : 8
                 return "if !\(access).isEmpty { size.addPacked(\(packedTag), count: \(access).count, width: \(width)) }"
             case .numeric, .enumeration:
-                return "if !\(access).isEmpty { size.add(\(packedTag), cache.packedVarint(\(access), \(Self.codec(packable.plain)).self)) }"
+                return
+                    "if !\(access).isEmpty { size.add(\(packedTag), cache.packedVarint(\(access), \(Self.codec(packable.plain)).self)) }"
             }
         case let .repeated(element):
             switch element {
             case let .plain(plain):
-                if let fixedSize = Self.fixedSize(plain) { return "size.add(\(access).count, each: \(tagSize + fixedSize))" }
+                if let fixedSize = Self.fixedSize(plain) {
+                    return "size.add(\(access).count, each: \(tagSize + fixedSize))"
+                }
             case .message:
                 return "size.add(cache.repeatedMessage(\(access), tagSize: \(tagSize)))"
             case .group:
@@ -514,14 +546,20 @@ struct FieldCode {
         case let .oneofMember(element, oneof):
             return ("if \(oneofPattern(oneof))", writeElement(element, "value"))
         case let .map(key, value):
-            return ("if !\(access).isEmpty", [
-                "writer.writeMap(\(access), tag: \(tag(.lengthDelimited)), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self)",
-            ])
+            return (
+                "if !\(access).isEmpty",
+                [
+                    "writer.writeMap(\(access), tag: \(tag(.lengthDelimited)), \(Self.codec(.scalar(key))).self, \(Self.codec(value)).self)"
+                ]
+            )
         case let .packed(packable):
-            return ("if !\(access).isEmpty", [
-                "writer.writeTag(\(tag(.lengthDelimited)))",
-                "writer.writePacked\(Self.packedName(packable))(\(access), \(Self.codec(packable.plain)).self)",
-            ])
+            return (
+                "if !\(access).isEmpty",
+                [
+                    "writer.writeTag(\(tag(.lengthDelimited)))",
+                    "writer.writePacked\(Self.packedName(packable))(\(access), \(Self.codec(packable.plain)).self)",
+                ]
+            )
         case .repeated(.plain(.scalar(.string))):
             return (nil, ["writer.writeRepeatedString(\(access), tag: \(tag(wireType)))"])
         case .repeated(.plain(.scalar(.bytes))):

@@ -14,7 +14,8 @@ struct FileEmitter {
         printer.line()
         printer.line("// Needs the SwiftFrame runtime of the plugin's release. If this line fails to compile,")
         printer.line("// regenerate with the protoc-gen-swiftframe built from the SwiftFrame package you use.")
-        printer.line("fileprivate typealias _SwiftFrameVersionCheck = SwiftFrame.GeneratedCodeVersion\(Release.generatedCode)")
+        printer.line(
+            "fileprivate typealias _SwiftFrameVersionCheck = SwiftFrame.GeneratedCodeVersion\(Release.generatedCode)")
         let visibility = options.visibility.modifier
         for enumType in file.enums {
             printer.line()
@@ -22,10 +23,14 @@ struct FileEmitter {
         }
         for message in file.messages {
             printer.line()
-            MessageEmitter(message: message, visibility: visibility, printsNames: file.printsNames, isCompact: file.compactCodec).emitDeclaration(to: printer)
+            MessageEmitter(
+                message: message, visibility: visibility, printsNames: file.printsNames, isCompact: file.compactCodec
+            ).emitDeclaration(to: printer)
         }
         for message in file.messages {
-            MessageEmitter(message: message, visibility: visibility, printsNames: file.printsNames, isCompact: file.compactCodec).emitCodecExtensions(to: printer)
+            MessageEmitter(
+                message: message, visibility: visibility, printsNames: file.printsNames, isCompact: file.compactCodec
+            ).emitCodecExtensions(to: printer)
         }
         ExtensionEmitter(file: file, visibility: visibility).emit(to: printer)
         if let table = file.commandTable {

@@ -46,7 +46,8 @@ struct MessageEmitter {
             }
             for nested in message.messages {
                 printer.line()
-                MessageEmitter(message: nested, visibility: visibility, printsNames: printsNames, isCompact: isCompact).emitDeclaration(to: printer)
+                MessageEmitter(message: nested, visibility: visibility, printsNames: printsNames, isCompact: isCompact)
+                    .emitDeclaration(to: printer)
             }
         }
     }
@@ -71,7 +72,8 @@ struct MessageEmitter {
     private func emitDefaults(to printer: Printer) {
         let declared = message.fields.compactMap { field -> (Field, String)? in
             guard let text = field.declaredDefault, let value = field.shape.value,
-                  let literal = DefaultValues.literal(text, for: value) else {
+                let literal = DefaultValues.literal(text, for: value)
+            else {
                 return nil
             }
             return (field, literal)
@@ -81,7 +83,8 @@ struct MessageEmitter {
         printer.line("/// The `[default = ...]` values of the .proto, for fields that are not set.")
         printer.block("\(visibility)enum \(name)") {
             for (field, literal) in declared {
-                printer.line("\(visibility)static let \(field.swiftName): \(FieldCode(field: field).baseType) = \(literal)")
+                printer.line(
+                    "\(visibility)static let \(field.swiftName): \(FieldCode(field: field).baseType) = \(literal)")
             }
         }
     }
@@ -120,7 +123,6 @@ struct MessageEmitter {
         }
     }
 
-
     func emitCodecExtensions(to printer: Printer) {
         let ordered = message.fieldsByNumber.map(FieldCode.init)
         printer.line()
@@ -145,7 +147,8 @@ struct MessageEmitter {
             }
         }
         for nested in message.messages {
-            MessageEmitter(message: nested, visibility: visibility, printsNames: printsNames, isCompact: isCompact).emitCodecExtensions(to: printer)
+            MessageEmitter(message: nested, visibility: visibility, printsNames: printsNames, isCompact: isCompact)
+                .emitCodecExtensions(to: printer)
         }
     }
 
@@ -192,30 +195,39 @@ struct MessageEmitter {
         arguments.append(("of: \(message.swiftPath).self", [], nil, false))
         arguments.append(("layout: \"\"\"", lines, "\"\"\"", true))
         // The compiler's offsets, never worked out here: an optimized build folds each to a constant.
-        arguments.append(("offsets: [", storedProperties.map { "Swift.MemoryLayout<Self>.offset(of: \\.\($0))!," }, "]", false))
+        arguments.append(
+            ("offsets: [", storedProperties.map { "Swift.MemoryLayout<Self>.offset(of: \\.\($0))!," }, "]", false))
         if !types.isEmpty { arguments.append(("types: [", types.map { $0 + ".self," }, "]", false)) }
         if !maps.isEmpty { arguments.append(("maps: [", maps.map { $0 + "," }, "]", false)) }
-        if !custom.isEmpty { arguments.append(("custom: [", custom.map { $0.customFieldRow(withNames: withNames) + "," }, "]", false)) }
-        let jsonNames = withNames ? fields.compactMap { code in code.field.jsonName.map { (code.field.number, $0) } } : []
+        if !custom.isEmpty {
+            arguments.append(("custom: [", custom.map { $0.customFieldRow(withNames: withNames) + "," }, "]", false))
+        }
+        let jsonNames =
+            withNames ? fields.compactMap { code in code.field.jsonName.map { (code.field.number, $0) } } : []
         if !jsonNames.isEmpty {
-            arguments.append(("jsonNames: [", jsonNames.map { "\($0.0): \(DefaultValues.stringLiteral($0.1))," }, "]", false))
+            arguments.append(
+                ("jsonNames: [", jsonNames.map { "\($0.0): \(DefaultValues.stringLiteral($0.1))," }, "]", false))
         }
         if !ranges.isEmpty {
             arguments.append(("extensionRanges: [\(rangeList)]", [], nil, false))
         }
-        printer.indented("\(visibility)static let fieldTable = SwiftFrame.FieldTable(", {
-            for (index, argument) in arguments.enumerated() {
-                let comma = index == arguments.count - 1 ? "" : ","
-                guard let closing = argument.closing else {
-                    printer.line(argument.opening + comma)
-                    continue
+        printer.indented(
+            "\(visibility)static let fieldTable = SwiftFrame.FieldTable(",
+            {
+                for (index, argument) in arguments.enumerated() {
+                    let comma = index == arguments.count - 1 ? "" : ","
+                    guard let closing = argument.closing else {
+                        printer.line(argument.opening + comma)
+                        continue
+                    }
+                    printer.indented(
+                        argument.opening,
+                        {
+                            argument.body.forEach { printer.line($0) }
+                            if argument.deep { printer.line(closing + comma) }
+                        }, closing: argument.deep ? nil : closing + comma)
                 }
-                printer.indented(argument.opening, {
-                    argument.body.forEach { printer.line($0) }
-                    if argument.deep { printer.line(closing + comma) }
-                }, closing: argument.deep ? nil : closing + comma)
-            }
-        }, closing: ")")
+            }, closing: ")")
         guard !custom.isEmpty else { return }
         if isCompact { emitCustomFieldCodec(custom, to: printer) }
         // A oneof's members share one property.
@@ -241,7 +253,8 @@ struct MessageEmitter {
     /// A compact message's codec of the fields its table leaves to generated code.
     private func emitCustomFieldCodec(_ custom: [FieldCode], to printer: Printer) {
         printer.line()
-        let decode = "\(visibility)mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader)"
+        let decode =
+            "\(visibility)mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader)"
         printer.block(decode + " throws(SwiftFrame.WireError) -> Swift.Bool") {
             printer.switchBlock("tag") {
                 for code in custom {
@@ -256,7 +269,9 @@ struct MessageEmitter {
             printer.line("return true")
         }
         printer.line()
-        printer.block("\(visibility)func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int") {
+        printer.block(
+            "\(visibility)func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int"
+        ) {
             printer.line("var size = SwiftFrame.MessageSize(0)")
             printer.switchBlock("number") {
                 for code in custom {
@@ -267,7 +282,9 @@ struct MessageEmitter {
             printer.line("return size.total")
         }
         printer.line()
-        printer.block("\(visibility)func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter)") {
+        printer.block(
+            "\(visibility)func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter)"
+        ) {
             printer.switchBlock("number") {
                 for code in custom {
                     printer.indented("case \(code.field.number):") {
@@ -336,9 +353,11 @@ struct MessageEmitter {
                     printer.indented("if \(test) { // extensions \(rangeList)") {
                         printer.line("try reader.skipField(tag: tag, into: &self.extensionFields)")
                     }
-                    printer.indented("} else {", {
-                        printer.line("try reader.skipField(tag: tag, into: &self.unknownFields)")
-                    }, closing: "}")
+                    printer.indented(
+                        "} else {",
+                        {
+                            printer.line("try reader.skipField(tag: tag, into: &self.unknownFields)")
+                        }, closing: "}")
                 }
             }
         }
@@ -395,7 +414,9 @@ struct MessageEmitter {
                 let field = code.field
                 if field.isRequired {
                     printer.block("if self.\(field.swiftName) == nil") {
-                        printer.line("throw .missingRequiredField(message: Self.protoMessageName, field: \"\(field.protoName)\")")
+                        printer.line(
+                            "throw .missingRequiredField(message: Self.protoMessageName, field: \"\(field.protoName)\")"
+                        )
                     }
                 }
                 guard code.needsInitializationCheck else { continue }
@@ -404,7 +425,8 @@ struct MessageEmitter {
                 case .repeated, .packed: printer.line("for value in \(access) { try value.checkInitialized() }")
                 case .map: printer.line("for value in \(access).values { try value.checkInitialized() }")
                 case let .oneofMember(_, oneof):
-                    printer.line("if case let .\(field.swiftName)(value)? = self.\(oneof) { try value.checkInitialized() }")
+                    printer.line(
+                        "if case let .\(field.swiftName)(value)? = self.\(oneof) { try value.checkInitialized() }")
                 case .optional, .required, .implicit: printer.line("try \(access)?.checkInitialized()")
                 }
             }
@@ -418,7 +440,8 @@ struct MessageEmitter {
             var pendingRanges = ranges
             func writeRanges(before number: Int?) {
                 while let range = pendingRanges.first, number.map({ range.lowerBound < $0 }) ?? true {
-                    printer.line("writer.writeExtensions(self.extensionFields, in: \(range.lowerBound)...\(range.upperBound))")
+                    printer.line(
+                        "writer.writeExtensions(self.extensionFields, in: \(range.lowerBound)...\(range.upperBound))")
                     pendingRanges.removeFirst()
                 }
             }

@@ -73,8 +73,10 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
     public var column: Int?
     public var message: String
 
-    public init(_ severity: Severity, _ code: Code, file: String = "", element: String? = nil, line: Int? = nil,
-                column: Int? = nil, message: String) {
+    public init(
+        _ severity: Severity, _ code: Code, file: String = "", element: String? = nil, line: Int? = nil,
+        column: Int? = nil, message: String
+    ) {
         self.severity = severity
         self.code = code
         self.file = file

@@ -1,4 +1,3 @@
-
 // The resolved model: every type reference linked, every Swift name decided. Emitters
 // read it and print; they decide nothing.
 
@@ -195,11 +194,13 @@ public final class MessageType {
     /// The struct's members (computed once from the fields and oneofs).
     public let members: [Member]
 
-    init(protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?,
-         fields: [Field], oneofs: [Oneof], needsInitializationCheck: Bool, messages: [MessageType], enums: [EnumType],
-         defaultsName: String?, envelopeBodies: [Int32: (selector: String, type: String, accessor: String)],
-         extensionRanges: [ClosedRange<Int>], fileName: String, package: String, requestID: UInt32?,
-         responseID: UInt32?, integerOptions: [Int32: UInt64]) {
+    init(
+        protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?,
+        fields: [Field], oneofs: [Oneof], needsInitializationCheck: Bool, messages: [MessageType], enums: [EnumType],
+        defaultsName: String?, envelopeBodies: [Int32: (selector: String, type: String, accessor: String)],
+        extensionRanges: [ClosedRange<Int>], fileName: String, package: String, requestID: UInt32?,
+        responseID: UInt32?, integerOptions: [Int32: UInt64]
+    ) {
         self.protoName = protoName
         self.fullName = fullName
         self.swiftName = swiftName
@@ -256,8 +257,10 @@ public final class MessageRef {
     /// It has required fields, or holds messages that may: holders check it after decoding.
     public let needsInitializationCheck: Bool
 
-    init(protoName: String, fullName: String, swiftPath: String, fileName: String, package: String,
-         needsInitializationCheck: Bool) {
+    init(
+        protoName: String, fullName: String, swiftPath: String, fileName: String, package: String,
+        needsInitializationCheck: Bool
+    ) {
         self.protoName = protoName
         self.fullName = fullName
         self.swiftPath = swiftPath
@@ -267,16 +270,18 @@ public final class MessageRef {
     }
 
     convenience init(_ message: MessageType) {
-        self.init(protoName: message.protoName, fullName: message.fullName, swiftPath: message.swiftPath,
-                  fileName: message.fileName, package: message.package,
-                  needsInitializationCheck: message.needsInitializationCheck)
+        self.init(
+            protoName: message.protoName, fullName: message.fullName, swiftPath: message.swiftPath,
+            fileName: message.fileName, package: message.package,
+            needsInitializationCheck: message.needsInitializationCheck)
     }
 
     /// The same reference, knowing whether the message checks required fields.
     func checked(_ needsInitializationCheck: Bool) -> MessageRef {
         guard needsInitializationCheck != self.needsInitializationCheck else { return self }
-        return MessageRef(protoName: protoName, fullName: fullName, swiftPath: swiftPath, fileName: fileName, package: package,
-                   needsInitializationCheck: needsInitializationCheck)
+        return MessageRef(
+            protoName: protoName, fullName: fullName, swiftPath: swiftPath, fileName: fileName, package: package,
+            needsInitializationCheck: needsInitializationCheck)
     }
 }
 
@@ -354,8 +359,10 @@ public final class Field {
     /// For a oneof member, the index of its oneof among the message's `oneofs`.
     public let oneofIndex: Int?
 
-    init(protoName: String, number: Int32, swiftName: String, shape: Shape, comments: String?, declaredDefault: String?,
-         jsonName: String?, oneofIndex: Int?) {
+    init(
+        protoName: String, number: Int32, swiftName: String, shape: Shape, comments: String?, declaredDefault: String?,
+        jsonName: String?, oneofIndex: Int?
+    ) {
         self.protoName = protoName
         self.number = number
         self.swiftName = swiftName
@@ -373,7 +380,8 @@ public final class Field {
     public var isBoxed: Bool {
         switch shape {
         case .optional(.message), .optional(.group), .required(.message), .required(.group),
-             .oneofMember(.message, _), .oneofMember(.group, _): return true
+            .oneofMember(.message, _), .oneofMember(.group, _):
+            return true
         default: return false
         }
     }
@@ -388,7 +396,7 @@ public final class Field {
     var singularEnum: EnumType? {
         switch shape {
         case let .implicit(.enumeration(enumType)), let .optional(.plain(.enumeration(enumType))),
-             let .required(.plain(.enumeration(enumType))), let .oneofMember(.plain(.enumeration(enumType)), _):
+            let .required(.plain(.enumeration(enumType))), let .oneofMember(.plain(.enumeration(enumType)), _):
             return enumType
         default: return nil
         }
@@ -421,8 +429,9 @@ public final class Field {
         case .map: return self
         }
         guard changed else { return self }
-        return Field(protoName: protoName, number: number, swiftName: swiftName, shape: shape, comments: comments,
-                     declaredDefault: declaredDefault, jsonName: jsonName, oneofIndex: oneofIndex)
+        return Field(
+            protoName: protoName, number: number, swiftName: swiftName, shape: shape, comments: comments,
+            declaredDefault: declaredDefault, jsonName: jsonName, oneofIndex: oneofIndex)
     }
 
     /// The property of the oneof this field is a member of.
@@ -550,9 +559,11 @@ public final class EnumType {
     /// `option (swiftframe.command_table) = true`: its values are command ids.
     public let isCommandTable: Bool
 
-    init(protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?,
-         cases: [Case], aliases: [Alias], spellings: [(protoName: String, number: Int32)], fileName: String,
-         isClosed: Bool, isCommandTable: Bool) {
+    init(
+        protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?,
+        cases: [Case], aliases: [Alias], spellings: [(protoName: String, number: Int32)], fileName: String,
+        isClosed: Bool, isCommandTable: Bool
+    ) {
         self.cases = cases
         self.aliases = aliases
         self.spellings = spellings
@@ -583,18 +594,4 @@ public struct ExtensionField {
     public let comments: String?
     /// The message whose body declares it (nil for a top-level `extend`).
     public let scope: MessageRef?
-
-    init(protoName: String, fullName: String, swiftName: String, number: Int32, container: MessageRef,
-         kind: Field.Kind, isRepeated: Bool, isPacked: Bool, comments: String?, scope: MessageRef?) {
-        self.protoName = protoName
-        self.fullName = fullName
-        self.swiftName = swiftName
-        self.number = number
-        self.container = container
-        self.kind = kind
-        self.isRepeated = isRepeated
-        self.isPacked = isPacked
-        self.comments = comments
-        self.scope = scope
-    }
 }

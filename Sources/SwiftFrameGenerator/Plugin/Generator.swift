@@ -10,7 +10,9 @@ public enum Generator {
 
     /// Like `generate`, also returning warnings (commands that match no message), which
     /// the plugin prints on stderr for protoc to show.
-    public static func generateWithWarnings(_ request: CodeGeneratorRequest) -> (response: CodeGeneratorResponse, warnings: [Diagnostic]) {
+    public static func generateWithWarnings(_ request: CodeGeneratorRequest) -> (
+        response: CodeGeneratorResponse, warnings: [Diagnostic]
+    ) {
         var response = CodeGeneratorResponse()
         response.supportedFeatures = CodeGeneratorResponse.featureProto3Optional
         do throws(GenerationError) {
@@ -20,13 +22,18 @@ public enum Generator {
             for file in resolution.files {
                 let output = file.outputName(options.fileNaming)
                 if let other = outputs[output] {
-                    throw GenerationError([Place(file: file.name).error(
-                        .outputCollision, "\(other) and \(file.name) would both be written to \(output); use FileNaming=FullPath")])
+                    throw GenerationError([
+                        Place(file: file.name).error(
+                            .outputCollision,
+                            "\(other) and \(file.name) would both be written to \(output); use FileNaming=FullPath")
+                    ])
                 }
                 outputs[output] = file.name
             }
             response.file = resolution.files.map { file in
-                .init(name: file.outputName(options.fileNaming), content: FileEmitter(file: file, options: options).emit())
+                .init(
+                    name: file.outputName(options.fileNaming), content: FileEmitter(file: file, options: options).emit()
+                )
             }
             return (response, resolution.warnings)
         } catch {

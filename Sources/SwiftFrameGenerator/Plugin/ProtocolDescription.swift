@@ -82,8 +82,10 @@ extension Generator {
     }
 
     /// The same, reading the request's files through `index`, which indexes them.
-    package static func describe(_ request: CodeGeneratorRequest,
-                                 index: DescriptorIndex) throws(GenerationError) -> ProtocolDescription {
+    package static func describe(
+        _ request: CodeGeneratorRequest,
+        index: DescriptorIndex
+    ) throws(GenerationError) -> ProtocolDescription {
         let options = try GeneratorOptions(parameter: request.parameter ?? "")
         let resolution = try Resolver.resolve(request, options: options, index: index)
         do {
@@ -96,10 +98,13 @@ extension Generator {
                     ProtocolDescription.Table(
                         file: file.name, layout: table.layout,
                         commands: table.entries.map { entry in
-                            .init(id: entry.id, name: entry.origin,
-                                  request: entry.request?.fullName, response: entry.response?.fullName,
-                                  isReply: entry.request != nil || entry.id == table.errorCommand
-                                      || (entry.isMessageID && entry.response.map { paired.contains($0.fullName) } == true))
+                            .init(
+                                id: entry.id, name: entry.origin,
+                                request: entry.request?.fullName, response: entry.response?.fullName,
+                                isReply: entry.request != nil || entry.id == table.errorCommand
+                                    || (entry.isMessageID
+                                        && entry.response.map { paired.contains($0.fullName) } == true)
+                            )
                         },
                         errorCommand: table.errorCommand, heartbeatCommand: table.heartbeatCommand)
                 }
@@ -108,22 +113,26 @@ extension Generator {
                 ProtocolDescription.Envelope(
                     message: envelope.message.fullName, selectorField: envelope.selector.number,
                     bodyField: envelope.body.number,
-                    holds: Dictionary(envelope.choices.compactMap { choice in
-                        choice.holds.map { (choice.enumCase.number, $0.fullName) }
-                    }, uniquingKeysWith: { first, _ in first }))
+                    holds: Dictionary(
+                        envelope.choices.compactMap { choice in
+                            choice.holds.map { (choice.enumCase.number, $0.fullName) }
+                        }, uniquingKeysWith: { first, _ in first }))
             }
             return ProtocolDescription(
                 tables: tables, envelopes: envelopes, responses: responses,
-                responseBodies: responseBodies(resolution.index, tables: tables, envelopes: envelopes, responses: responses),
+                responseBodies: responseBodies(
+                    resolution.index, tables: tables, envelopes: envelopes, responses: responses),
                 warnings: resolution.warnings)
         }
     }
 
     /// `ProtocolDescription.responseBodies`, from the descriptors of every file of the request
     /// (a reply's message may be declared in a file that is only imported).
-    private static func responseBodies(_ index: DescriptorIndex, tables: [ProtocolDescription.Table],
-                                       envelopes: [ProtocolDescription.Envelope],
-                                       responses: [String: String]) -> [String: ProtocolDescription.ResponseBody] {
+    private static func responseBodies(
+        _ index: DescriptorIndex, tables: [ProtocolDescription.Table],
+        envelopes: [ProtocolDescription.Envelope],
+        responses: [String: String]
+    ) -> [String: ProtocolDescription.ResponseBody] {
         let commands = tables.flatMap(\.commands)
         // Responses that no table command carries: what a response body may hold.
         let held = Set(responses.values).subtracting(commands.compactMap(\.response))

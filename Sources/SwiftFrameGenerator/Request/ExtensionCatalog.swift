@@ -32,7 +32,11 @@ struct ExtensionCatalog {
 
     /// Field numbers of the integer and enum extensions of `MessageOptions`, in order.
     var integerMessageOptions: [Int32] {
-        Set(byName.values.filter { $0.extendee == ".google.protobuf.MessageOptions" && Self.integerTypes.contains($0.type ?? .group) }
-            .map(\.number)).sorted()
+        Set(
+            byName.values.filter {
+                $0.extendee == ".google.protobuf.MessageOptions" && Self.integerTypes.contains($0.type ?? .group)
+            }
+            .map(\.number)
+        ).sorted()
     }
 }

@@ -59,9 +59,12 @@ public struct GeneratorOptions: Equatable, Sendable {
 
     /// The well-known types ship generated in `SwiftFrameWellKnownTypes`, descriptor.proto
     /// (which custom options extend) in `SwiftFrameDescriptors`.
-    public static let wellKnownTypeModules: [String: String] = Dictionary(uniqueKeysWithValues:
-        ["any", "api", "duration", "empty", "field_mask", "source_context", "struct", "timestamp", "type", "wrappers"]
-            .map { ("google/protobuf/\($0).proto", "SwiftFrameWellKnownTypes") }
+    public static let wellKnownTypeModules: [String: String] = Dictionary(
+        uniqueKeysWithValues: [
+            "any", "api", "duration", "empty", "field_mask", "source_context", "struct", "timestamp", "type",
+            "wrappers",
+        ]
+        .map { ("google/protobuf/\($0).proto", "SwiftFrameWellKnownTypes") }
             + [("google/protobuf/descriptor.proto", "SwiftFrameDescriptors")])
 
     /// The command configuration read from `Config=<path>`: command tables and envelopes
@@ -93,7 +96,9 @@ public struct GeneratorOptions: Equatable, Sendable {
             case "Config":
                 config = try Self.readConfig(Self.readTextFile(value), path: value)
             default:
-                throw .option("unknown option '\(key)' (known options: Visibility, FileNaming, TextFormat, OptimizeFor, Layout, LayoutFile, ModuleMap, Config)")
+                throw .option(
+                    "unknown option '\(key)' (known options: Visibility, FileNaming, TextFormat, OptimizeFor, Layout, LayoutFile, ModuleMap, Config)"
+                )
             }
         }
     }
@@ -101,7 +106,8 @@ public struct GeneratorOptions: Equatable, Sendable {
 
 extension GeneratorOptions {
     /// The case of an enum-valued option spelled `value`; every such option is parsed here.
-    static func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, _ value: String) throws(GenerationError) -> Choice
+    static func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, _ value: String) throws(GenerationError)
+        -> Choice
     where Choice.RawValue == String {
         guard let choice = Choice(rawValue: value) else {
             let allowed = Choice.allCases.map(\.rawValue).joined(separator: ", ")
@@ -113,7 +119,8 @@ extension GeneratorOptions {
     /// Lines `path/to/file.proto = ModuleName`; `#` starts a comment.
     mutating func addModuleMap(_ text: String, path: String) throws(GenerationError) {
         for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingWhitespace
+            let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                .trimmingWhitespace
             guard !line.isEmpty else { continue }
             let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingWhitespace }
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {

@@ -20,30 +20,39 @@ enum RequestCheck {
             unique(file.messageType.map(\.protoName) + file.enumType.map(\.protoName), "type", place, &problems)
         }
         for message in index.messages {
-            let place = Place(file: index.files[message.file].name ?? "", element: message.fullName,
-                              "malformed request: message \(message.fullName)")
+            let place = Place(
+                file: index.files[message.file].name ?? "", element: message.fullName,
+                "malformed request: message \(message.fullName)")
             let descriptor = message.descriptor
             let fields = descriptor.field
             let oneofs = descriptor.oneofDecl.map(\.protoName)
             unique(fields.map(\.protoName) + oneofs, "field or oneof", place, &problems)
             unique(fields.map { String($0.fieldNumber) }, "field number", place, &problems)
-            unique(descriptor.nestedType.map(\.protoName) + descriptor.enumType.map(\.protoName), "nested type", place,
-                   &problems)
+            unique(
+                descriptor.nestedType.map(\.protoName) + descriptor.enumType.map(\.protoName), "nested type", place,
+                &problems)
             for field in fields {
-                let fieldPlace = place.appending("field \(field.protoName)", element: message.fullName + "." + field.protoName)
+                let fieldPlace = place.appending(
+                    "field \(field.protoName)", element: message.fullName + "." + field.protoName)
                 if let oneof = field.oneofIndex, !oneofs.indices.contains(Int(oneof)) {
-                    problems.append(fieldPlace.error(.malformedRequest, "\(fieldPlace) names oneof \(oneof) of \(oneofs.count)"))
+                    problems.append(
+                        fieldPlace.error(.malformedRequest, "\(fieldPlace) names oneof \(oneof) of \(oneofs.count)"))
                 }
                 if !(1...maxFieldNumber).contains(field.fieldNumber) {
-                    problems.append(fieldPlace.error(
-                        .malformedRequest, "\(fieldPlace): number \(field.fieldNumber) is out of range 1...\(maxFieldNumber)"))
+                    problems.append(
+                        fieldPlace.error(
+                            .malformedRequest,
+                            "\(fieldPlace): number \(field.fieldNumber) is out of range 1...\(maxFieldNumber)"))
                 }
             }
         }
         for enumType in index.enums {
-            let place = Place(file: index.files[enumType.file].name ?? "", element: enumType.fullName,
-                              "malformed request: enum \(enumType.fullName)")
-            if enumType.descriptor.value.isEmpty { problems.append(place.error(.malformedRequest, "\(place) has no values")) }
+            let place = Place(
+                file: index.files[enumType.file].name ?? "", element: enumType.fullName,
+                "malformed request: enum \(enumType.fullName)")
+            if enumType.descriptor.value.isEmpty {
+                problems.append(place.error(.malformedRequest, "\(place) has no values"))
+            }
             unique(enumType.descriptor.value.map(\.protoName), "value", place, &problems)
         }
         return problems

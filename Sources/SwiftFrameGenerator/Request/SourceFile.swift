@@ -47,11 +47,12 @@ struct SourceFile {
 extension EnumType.ValueOptions {
     /// swiftframe's options on an enum value, read from its option message.
     init(_ options: Google_Protobuf_EnumValueOptions?) {
-        self.init(request: options?[extension: Swiftframe_OptionsExtensions.request],
-                  response: options?[extension: Swiftframe_OptionsExtensions.response],
-                  holds: options?[extension: Swiftframe_OptionsExtensions.holds],
-                  isErrorReply: options?[extension: Swiftframe_OptionsExtensions.errorReply] == true,
-                  isHeartbeat: options?[extension: Swiftframe_OptionsExtensions.heartbeat] == true)
+        self.init(
+            request: options?[extension: Swiftframe_OptionsExtensions.request],
+            response: options?[extension: Swiftframe_OptionsExtensions.response],
+            holds: options?[extension: Swiftframe_OptionsExtensions.holds],
+            isErrorReply: options?[extension: Swiftframe_OptionsExtensions.errorReply] == true,
+            isHeartbeat: options?[extension: Swiftframe_OptionsExtensions.heartbeat] == true)
     }
 }
 

@@ -4,9 +4,10 @@ extension FileDraft {
     static func build(_ generated: [FileDeclaration], all files: [FileDeclaration], linked: Linked) -> [FileDraft] {
         let checked = MessageBuilder.initializationChecks(files.flatMap(\.allMessages), linked: linked)
         return generated.map { file in
-            FileDraft(source: file.source,
-                      messages: file.messages.map { MessageBuilder.build($0, linked: linked, checked: checked) },
-                      enums: file.enums)
+            FileDraft(
+                source: file.source,
+                messages: file.messages.map { MessageBuilder.build($0, linked: linked, checked: checked) },
+                enums: file.enums)
         }
     }
 }
@@ -36,8 +37,10 @@ private enum MessageBuilder {
         let transform = { (ref: MessageRef) in ref.checked(checked.contains(ref.fullName)) }
         let fields = (linked.fields[message.fullName] ?? []).map { $0.mapMessages(transform) }
         let oneofs = message.names.oneofs.map { oneof in
-            Oneof(protoName: oneof.protoName, swiftName: oneof.swiftName, typeName: oneof.typeName, comments: oneof.comments,
-                  fields: fields.filter { $0.oneof == oneof.swiftName })
+            Oneof(
+                protoName: oneof.protoName, swiftName: oneof.swiftName, typeName: oneof.typeName,
+                comments: oneof.comments,
+                fields: fields.filter { $0.oneof == oneof.swiftName })
         }
         return MessageType(
             protoName: message.ref.protoName, fullName: message.fullName, swiftName: message.swiftName,

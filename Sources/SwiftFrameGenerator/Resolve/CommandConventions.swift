@@ -66,7 +66,8 @@ extension CommandResolver {
     static func commandWord(of name: String) -> String {
         var key = normalized(name)
         if direction(of: name) != nil { key.removeFirst(3) }
-        for suffix in (requestSuffixes + responseSuffixes).sorted(by: { $0.count > $1.count }) where key.hasSuffix(suffix) {
+        for suffix in (requestSuffixes + responseSuffixes).sorted(by: { $0.count > $1.count })
+        where key.hasSuffix(suffix) {
             return String(key.dropLast(suffix.count))
         }
         return key
@@ -98,9 +99,10 @@ extension CommandResolver {
         }
         for (message, id) in ids {
             let role = roles[message.fullName]
-            builder.add(id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
-                        request: role == .response ? nil : message, response: role == .request ? nil : message,
-                        isMessageID: true)
+            builder.add(
+                id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
+                request: role == .response ? nil : message, response: role == .request ? nil : message,
+                isMessageID: true)
         }
         // Requests answer with the response of the same command word, unless a comment names it.
         for (request, response) in explicitPairs {
@@ -110,8 +112,12 @@ extension CommandResolver {
         let withIDs = ids.map(\.message)
         for request in withIDs where roles[request.fullName] == .request && !paired.contains(request.fullName) {
             let word = Self.commandWord(of: request.protoName)
-            let matches = withIDs.filter { roles[$0.fullName] == .response && Self.commandWord(of: $0.protoName) == word }
-            if matches.count == 1 { pair(request, matches[0], place: place.appending(request.protoName, element: request.fullName)) }
+            let matches = withIDs.filter {
+                roles[$0.fullName] == .response && Self.commandWord(of: $0.protoName) == word
+            }
+            if matches.count == 1 {
+                pair(request, matches[0], place: place.appending(request.protoName, element: request.fullName))
+            }
         }
         for command in table.command {
             let commandPlace = place.appending("command \(command.id)", element: nil)
@@ -131,8 +137,10 @@ extension CommandResolver {
             builder.add(id: command.id, swiftName: swiftName, origin: origin, request: request, response: response)
             if let request, let response { pair(request, response, place: commandPlace) }
         }
-        for (name, role, keyPath) in [(table.errorReply, "error_reply", \TableBuilder.errorCommand),
-                                      (table.heartbeat, "heartbeat", \TableBuilder.heartbeatCommand)] where !name.isEmpty {
+        for (name, role, keyPath) in [
+            (table.errorReply, "error_reply", \TableBuilder.errorCommand),
+            (table.heartbeat, "heartbeat", \TableBuilder.heartbeatCommand),
+        ] where !name.isEmpty {
             let matches = builder.entries.filter { entry in
                 entry.origin == name || entry.request?.protoName == name || entry.response?.protoName == name
                     || entry.request?.fullName == name || entry.response?.fullName == name
@@ -147,7 +155,9 @@ extension CommandResolver {
     }
 
     /// `option (MsgID) = MSG_LOGIN_REQUEST;`: the option's value on each message of the file.
-    private mutating func optionIDs(_ option: String, file: FileDraft, place: Place) -> [(message: MessageRef, id: UInt32)] {
+    private mutating func optionIDs(_ option: String, file: FileDraft, place: Place) -> [(
+        message: MessageRef, id: UInt32
+    )] {
         let trimmed = option.hasPrefix(".") ? String(option.dropFirst()) : option
         let package = file.package
         let candidates = extensions.byName.filter { name, field in
@@ -157,16 +167,21 @@ extension CommandResolver {
         guard candidates.count == 1, let field = candidates.first?.value else {
             let found = candidates.keys.sorted().joined(separator: ", ")
             if candidates.isEmpty {
-                problems.append(place.error(
-                    .unknownType,
-                    "\(place): message_option \"\(option)\" is no extension of google.protobuf.MessageOptions in this protoc run"))
+                problems.append(
+                    place.error(
+                        .unknownType,
+                        "\(place): message_option \"\(option)\" is no extension of google.protobuf.MessageOptions in this protoc run"
+                    ))
             } else {
-                problems.append(place.error(.ambiguousName, "\(place): message_option \"\(option)\" is ambiguous: \(found)"))
+                problems.append(
+                    place.error(.ambiguousName, "\(place): message_option \"\(option)\" is ambiguous: \(found)"))
             }
             return []
         }
         guard let type = field.type, ExtensionCatalog.integerTypes.contains(type) else {
-            problems.append(place.error(.invalidConvention, "\(place): message_option \"\(option)\" is not an integer or enum option"))
+            problems.append(
+                place.error(
+                    .invalidConvention, "\(place): message_option \"\(option)\" is not an integer or enum option"))
             return []
         }
         // The project's own extension, read while declaring as the varint it is.
@@ -174,8 +189,10 @@ extension CommandResolver {
             guard let value = message.integerOptions[field.number] else { return nil }
             guard let id = UInt32(exactly: value) else {
                 let messagePlace = place.appending("message \(message.fullName)", element: message.fullName)
-                problems.append(messagePlace.error(
-                    .commandIDOutOfRange, "\(messagePlace): (\(option)) = \(Int64(bitPattern: value)) is no command id"))
+                problems.append(
+                    messagePlace.error(
+                        .commandIDOutOfRange,
+                        "\(messagePlace): (\(option)) = \(Int64(bitPattern: value)) is no command id"))
                 return nil
             }
             return (MessageRef(message), id)
@@ -183,17 +200,23 @@ extension CommandResolver {
     }
 
     /// `optional MID mid = 1 [default = LoginReq];`: the number of the enum value the default names.
-    private mutating func defaultFieldIDs(_ fieldName: String, file: FileDraft, place: Place) -> [(message: MessageRef, id: UInt32)] {
+    private mutating func defaultFieldIDs(_ fieldName: String, file: FileDraft, place: Place) -> [(
+        message: MessageRef, id: UInt32
+    )] {
         var found: [(message: MessageRef, id: UInt32)] = []
         for message in file.allMessages {
             guard let field = message.fields.first(where: { $0.protoName == fieldName }),
-                  let name = field.declaredDefault else { continue }
+                let name = field.declaredDefault
+            else { continue }
             guard case let .plain(.enumeration(enumType))? = field.shape.value,
-                  let number = enumType.cases.first(where: { $0.protoName == name })?.number
-                    ?? enumType.aliases.first(where: { $0.protoName == name })?.target.number else {
-                let fieldPlace = place.appending("message \(message.fullName): field \(fieldName)",
-                                                 element: message.fullName + "." + fieldName)
-                problems.append(fieldPlace.error(.invalidConvention, "\(fieldPlace) needs an enum default naming the id"))
+                let number = enumType.cases.first(where: { $0.protoName == name })?.number
+                    ?? enumType.aliases.first(where: { $0.protoName == name })?.target.number
+            else {
+                let fieldPlace = place.appending(
+                    "message \(message.fullName): field \(fieldName)",
+                    element: message.fullName + "." + fieldName)
+                problems.append(
+                    fieldPlace.error(.invalidConvention, "\(fieldPlace) needs an enum default naming the id"))
                 continue
             }
             found.append((MessageRef(message), UInt32(bitPattern: number)))
@@ -204,15 +227,19 @@ extension CommandResolver {
     /// Every top-level message gets an id in declaration order, as ET's Proto2CS numbers them
     /// (`Opcode = ++startOpcode`): start + 1 for the first. `//ResponseType X` above a request
     /// names its response.
-    private mutating func commentConvention(_ comments: Swiftframe_Comments, file: FileDraft,
-                                            place: Place) -> ([(message: MessageRef, id: UInt32)], [(MessageRef, MessageRef)]) {
+    private mutating func commentConvention(
+        _ comments: Swiftframe_Comments, file: FileDraft,
+        place: Place
+    ) -> ([(message: MessageRef, id: UInt32)], [(MessageRef, MessageRef)]) {
         var start = comments.start
         if comments.startFromFileName {
             let stem = Naming.stem(of: file.name)
             let digits = stem.reversed().drop { !$0.isNumber }.prefix { $0.isNumber }
             guard let number = UInt32(String(digits.reversed())) else {
-                problems.append(place.error(
-                    .invalidConvention, "\(place): start_from_file_name, but \(file.name) has no number in its name"))
+                problems.append(
+                    place.error(
+                        .invalidConvention, "\(place): start_from_file_name, but \(file.name) has no number in its name"
+                    ))
                 return ([], [])
             }
             start = number
@@ -224,7 +251,8 @@ extension CommandResolver {
             let number = UInt64(start) + UInt64(index) + 1
             guard let id = UInt32(exactly: number) else {
                 let messagePlace = place.appending("message \(message.fullName)", element: message.fullName)
-                problems.append(messagePlace.error(.commandIDOutOfRange, "\(messagePlace): id \(number) is over 32 bits"))
+                problems.append(
+                    messagePlace.error(.commandIDOutOfRange, "\(messagePlace): id \(number) is over 32 bits"))
                 continue
             }
             ids.append((MessageRef(message), id))

@@ -8,12 +8,14 @@ extension CommandTable {
         var ids = NameScope(reserved: Naming.reservedCaseNames)
         let names = ids.claim(draft.entries.map { ($0.swiftName, $0.origin) })
         let entries = zip(draft.entries, names).map { entry, name in
-            Entry(id: entry.id, swiftName: name, origin: entry.origin, request: entry.request, response: entry.response,
-                  isMessageID: entry.isMessageID)
+            Entry(
+                id: entry.id, swiftName: name, origin: entry.origin, request: entry.request, response: entry.response,
+                isMessageID: entry.isMessageID)
         }
-        self.init(swiftName: swiftName, layout: draft.layout, entries: entries, inbound: Self.cases(entries, \.response),
-                  requests: Self.cases(entries, \.request), errorCommand: draft.errorCommand,
-                  heartbeatCommand: draft.heartbeatCommand, conformances: draft.conformances)
+        self.init(
+            swiftName: swiftName, layout: draft.layout, entries: entries, inbound: Self.cases(entries, \.response),
+            requests: Self.cases(entries, \.request), errorCommand: draft.errorCommand,
+            heartbeatCommand: draft.heartbeatCommand, conformances: draft.conformances)
     }
 
     private static func cases(_ entries: [Entry], _ side: KeyPath<Entry, MessageRef?>) -> [Case] {
@@ -29,23 +31,30 @@ extension CommandTable {
         }
         // `unknown` is the case for ids the table does not know.
         var scope = NameScope(reserved: Naming.swiftKeywords.union(["unknown"]))
-        let names = scope.claim(items.map { item in
-            item.message.map { (Naming.fieldName($0.protoName), $0.fullName) } ?? (item.entry.swiftName, item.entry.origin)
-        })
+        let names = scope.claim(
+            items.map { item in
+                item.message.map { (Naming.fieldName($0.protoName), $0.fullName) } ?? (
+                    item.entry.swiftName, item.entry.origin
+                )
+            })
         return zip(items, names).map { item, name in
-            Case(name: name, message: item.message,
-                 ids: item.message.flatMap { idsByMessage[$0.fullName] } ?? [item.entry.id], origin: item.entry.origin)
+            Case(
+                name: name, message: item.message,
+                ids: item.message.flatMap { idsByMessage[$0.fullName] } ?? [item.entry.id], origin: item.entry.origin)
         }
     }
 }
 
 extension Envelope {
-    init(message: MessageRef, selector: Field, selectorType: EnumType, body: Field, choices: [Choice],
-         typeName: String, accessor: String) {
+    init(
+        message: MessageRef, selector: Field, selectorType: EnumType, body: Field, choices: [Choice],
+        typeName: String, accessor: String
+    ) {
         var cases = NameScope(reserved: Naming.reservedCaseNames)
         _ = cases.claim(choices.filter { $0.holds != nil }.map { ($0.enumCase.swiftName, $0.enumCase.protoName) })
-        self.init(message: message, selector: selector, selectorType: selectorType, body: body, choices: choices,
-                  typeName: typeName, accessor: accessor, otherCase: cases.claim("other"))
+        self.init(
+            message: message, selector: selector, selectorType: selectorType, body: body, choices: choices,
+            typeName: typeName, accessor: accessor, otherCase: cases.claim("other"))
     }
 }
 
@@ -97,8 +106,10 @@ struct CommandResolver {
         let names = Set(generated.map(\.name))
         for table in config.table where !names.contains(table.file) {
             let names = generated.map(\.name).joined(separator: ", ")
-            problems.append(Diagnostic(.error, .invalidConfigTable,
-                                       message: "config table: file \"\(table.file)\" is not among the files to generate (\(names))"))
+            problems.append(
+                Diagnostic(
+                    .error, .invalidConfigTable,
+                    message: "config table: file \"\(table.file)\" is not among the files to generate (\(names))"))
         }
         var tables = generated.map { self.table(for: $0) }
         let envelopes = generated.map { self.envelopes(in: $0) }
@@ -107,10 +118,12 @@ struct CommandResolver {
         // declares it or, failing that, the first whose table or envelopes carry the request.
         var pairs = Array(repeating: [(request: MessageRef, response: MessageRef)](), count: generated.count)
         for (request, response) in responses.values.sorted(by: { $0.request.fullName < $1.request.fullName }) {
-            let home = generated.firstIndex { $0.name == request.fileName } ?? generated.indices.first { index in
-                tables[index]?.entries.contains { $0.request?.fullName == request.fullName } == true
-                    || envelopes[index].contains { $0.choices.contains { $0.holds?.fullName == request.fullName } }
-            }
+            let home =
+                generated.firstIndex { $0.name == request.fileName }
+                ?? generated.indices.first { index in
+                    tables[index]?.entries.contains { $0.request?.fullName == request.fullName } == true
+                        || envelopes[index].contains { $0.choices.contains { $0.holds?.fullName == request.fullName } }
+                }
             if let home { pairs[home].append((request, response)) }
         }
         return generated.indices.map { index in
@@ -142,8 +155,11 @@ struct CommandResolver {
                     } else if ids.removeValue(forKey: key) != nil {
                         let list = all.sorted().map(String.init).joined(separator: ", ")
                         let place = Place(file: message.fileName, element: message.fullName)
-                        warnings.append(place.warning(
-                            .sharedMessage, "\(message.protoName) travels under commands \(list); frame it with encode(_:command:)"))
+                        warnings.append(
+                            place.warning(
+                                .sharedMessage,
+                                "\(message.protoName) travels under commands \(list); frame it with encode(_:command:)")
+                        )
                     }
                 }
             }
@@ -158,14 +174,17 @@ struct CommandResolver {
         let configured = config.table.filter { $0.file == file.name }
         let idEnums = Set(configured.flatMap(\.idEnum).map { $0.hasPrefix(".") ? String($0.dropFirst()) : $0 })
         var unmatched = idEnums
-        for enumType in file.allEnums where enumType.isCommandTable
-            || idEnums.contains(enumType.fullName) || idEnums.contains(enumType.protoName) {
+        for enumType in file.allEnums
+        where enumType.isCommandTable
+            || idEnums.contains(enumType.fullName) || idEnums.contains(enumType.protoName)
+        {
             unmatched.subtract([enumType.fullName, enumType.protoName])
             addEnumTable(enumType, file: file, configured: configured, to: &builder)
         }
         let configPlace = Place(file: file.name, "config table")
         for name in unmatched.sorted() {
-            problems.append(configPlace.error(.invalidConfigTable, "\(configPlace): id_enum \"\(name)\" is no enum of this file"))
+            problems.append(
+                configPlace.error(.invalidConfigTable, "\(configPlace): id_enum \"\(name)\" is no enum of this file"))
         }
         addExplicitIDs(file, to: &builder)
         addIDsInNames(file, configured: configured, to: &builder)
@@ -176,12 +195,16 @@ struct CommandResolver {
         }
         if names.count > 1 {
             let given = names.map { "\"\($0)\"" }.joined(separator: " and ")
-            problems.append(configPlace.error(.invalidConfigTable, "\(configPlace): table_name is given as \(given); a table has one name"))
+            problems.append(
+                configPlace.error(
+                    .invalidConfigTable, "\(configPlace): table_name is given as \(given); a table has one name"))
         }
         guard !builder.entries.isEmpty else {
             if let name = names.first {
-                problems.append(configPlace.error(
-                    .invalidConfigTable, "\(configPlace): table_name \"\(name)\" names no table: the file has no command ids"))
+                problems.append(
+                    configPlace.error(
+                        .invalidConfigTable,
+                        "\(configPlace): table_name \"\(name)\" names no table: the file has no command ids"))
             }
             return nil
         }
@@ -194,28 +217,36 @@ struct CommandResolver {
         let commandField = layout.fields.first { $0.kind == .command }
         let typeField = layout.fields.first { if case .type = $0.kind { return true } else { return false } }
         guard let keyField = commandField ?? typeField else {
-            problems.append(place.error(.invalidLayout, "\(place): layout \(layout) has no command or type field to carry command ids"))
+            problems.append(
+                place.error(
+                    .invalidLayout, "\(place): layout \(layout) has no command or type field to carry command ids"))
             return nil
         }
         let maxID: UInt64 = keyField.width >= 4 ? UInt64(UInt32.max) : (1 << (8 * UInt64(keyField.width))) - 1
         for entry in builder.entries where UInt64(entry.id) > maxID {
-            problems.append(place.error(
-                .commandIDOutOfRange, "\(place): command \(entry.origin) = \(entry.id) does not fit the layout's \(keyField.width)-byte field"))
+            problems.append(
+                place.error(
+                    .commandIDOutOfRange,
+                    "\(place): command \(entry.origin) = \(entry.id) does not fit the layout's \(keyField.width)-byte field"
+                ))
         }
         for entry in builder.entries {
             if let request = entry.request, let response = entry.response {
                 pair(request, response, place: place.appending(entry.origin, element: nil))
             }
         }
-        return CommandTableDraft(layout: layout, entries: builder.entries, errorCommand: builder.errorCommand,
-                                 heartbeatCommand: builder.heartbeatCommand, configuredName: names.first)
+        return CommandTableDraft(
+            layout: layout, entries: builder.entries, errorCommand: builder.errorCommand,
+            heartbeatCommand: builder.heartbeatCommand, configuredName: names.first)
     }
 
     private mutating func fileLayout(_ file: FileDraft, place: Place) -> FrameLayout? {
         guard let text = file.source.layoutOption else {
-            problems.append(place.error(
-                .invalidLayout,
-                "\(place) needs a frame layout: add option (swiftframe.layout) = \"<preset or description>\" or pass --swiftframe_opt=Layout=<preset>"))
+            problems.append(
+                place.error(
+                    .invalidLayout,
+                    "\(place) needs a frame layout: add option (swiftframe.layout) = \"<preset or description>\" or pass --swiftframe_opt=Layout=<preset>"
+                ))
             return nil
         }
         return Self.parseLayout(text, place: Place(file: file.name, "option (swiftframe.layout)"), problems: &problems)
@@ -228,13 +259,18 @@ struct CommandResolver {
             return try FrameLayout(description: text)
         } catch {
             let presets = FrameLayout.presetNames.joined(separator: ", ")
-            problems.append(place.error(.invalidLayout, "\(place): \"\(text)\" is neither a preset (\(presets)) nor a valid layout: \(error)"))
+            problems.append(
+                place.error(
+                    .invalidLayout,
+                    "\(place): \"\(text)\" is neither a preset (\(presets)) nor a valid layout: \(error)"))
             return nil
         }
     }
 
-    private mutating func addEnumTable(_ enumType: EnumType, file: FileDraft, configured: [Swiftframe_Table],
-                                       to builder: inout TableBuilder) {
+    private mutating func addEnumTable(
+        _ enumType: EnumType, file: FileDraft, configured: [Swiftframe_Table],
+        to builder: inout TableBuilder
+    ) {
         let values = enumType.cases
         let prefix = commonWordPrefix(values.map(\.protoName))
         for value in values {
@@ -243,8 +279,9 @@ struct CommandResolver {
             if value.number == 0, ["DEFAULT", "UNSPECIFIED", "UNKNOWN", "NONE"].contains(word.uppercased()) {
                 continue
             }
-            let place = Place(file: file.name, element: enumType.fullName + "." + value.protoName,
-                              "command table \(enumType.fullName): \(value.protoName)")
+            let place = Place(
+                file: file.name, element: enumType.fullName + "." + value.protoName,
+                "command table \(enumType.fullName): \(value.protoName)")
             let options = value.options
             var request: MessageRef?
             var response: MessageRef?
@@ -259,14 +296,19 @@ struct CommandResolver {
                 request = request ?? byNameRequest
                 response = response ?? byNameResponse
             }
-            let configuredCommand = configured.contains { $0.command.contains { $0.id == UInt32(bitPattern: value.number) } }
+            let configuredCommand = configured.contains {
+                $0.command.contains { $0.id == UInt32(bitPattern: value.number) }
+            }
             if request == nil && response == nil && !configuredCommand {
-                warnings.append(place.warning(
-                    .commandWithoutMessage, "\(place) (\(value.number)) matches no message; it gets a case without a typed payload"))
+                warnings.append(
+                    place.warning(
+                        .commandWithoutMessage,
+                        "\(place) (\(value.number)) matches no message; it gets a case without a typed payload"))
             }
             let id = UInt32(bitPattern: value.number)
-            builder.add(id: id, swiftName: Naming.caseName(word, enumName: ""),
-                        origin: value.protoName, request: request, response: response)
+            builder.add(
+                id: id, swiftName: Naming.caseName(word, enumName: ""),
+                origin: value.protoName, request: request, response: response)
             if options.isErrorReply {
                 builder.mark(\.errorCommand, id, role: "error_reply", origin: value.protoName)
             }
@@ -279,8 +321,9 @@ struct CommandResolver {
     private mutating func addExplicitIDs(_ file: FileDraft, to builder: inout TableBuilder) {
         for message in file.allMessages {
             for case let (id?, isRequest) in [(message.requestID, true), (message.responseID, false)] {
-                builder.add(id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
-                            request: isRequest ? MessageRef(message) : nil, response: isRequest ? nil : MessageRef(message))
+                builder.add(
+                    id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
+                    request: isRequest ? MessageRef(message) : nil, response: isRequest ? nil : MessageRef(message))
             }
         }
     }
@@ -292,15 +335,18 @@ struct CommandResolver {
             for message in file.messages where message.protoName.hasPrefix(prefix) {
                 let digits = message.protoName.dropFirst(prefix.count)
                 guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let id = UInt32(digits) else { continue }
-                builder.add(id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
-                            request: isRequest ? MessageRef(message) : nil, response: isRequest ? nil : MessageRef(message))
+                builder.add(
+                    id: id, swiftName: Naming.fieldName(message.protoName), origin: message.protoName,
+                    request: isRequest ? MessageRef(message) : nil, response: isRequest ? nil : MessageRef(message))
             }
         }
     }
 
     /// `Test_Req` / `Test_Rsp` for the word `TEST`: names compared without case and underscores.
-    private mutating func messagesNamed(after word: String, in file: FileDraft,
-                                        place: Place) -> (MessageRef?, MessageRef?) {
+    private mutating func messagesNamed(
+        after word: String, in file: FileDraft,
+        place: Place
+    ) -> (MessageRef?, MessageRef?) {
         let key = Self.normalized(word)
         let candidates = types.messages(inPackage: file.package)
         func find(_ suffixes: [String]) -> MessageRef? {
@@ -309,8 +355,10 @@ struct CommandResolver {
             }
             if found.count > 1 {
                 let names = found.map(\.protoName).joined(separator: " and ")
-                problems.append(place.error(
-                    .ambiguousName, "\(place): \(names) both match; name one with (swiftframe.request) or (swiftframe.response)"))
+                problems.append(
+                    place.error(
+                        .ambiguousName,
+                        "\(place): \(names) both match; name one with (swiftframe.request) or (swiftframe.response)"))
             }
             return found.first
         }
@@ -341,17 +389,23 @@ struct CommandResolver {
                 guard let names = container.envelopeBodies[body.number] else { continue }
                 let selectorName = names.selector
                 let configured = config.envelope(message: container.fullName, body: body.protoName)
-                let place = Place(file: file.name, element: container.fullName + "." + body.protoName,
-                                  "message \(container.fullName): field \(body.protoName)")
+                let place = Place(
+                    file: file.name, element: container.fullName + "." + body.protoName,
+                    "message \(container.fullName): field \(body.protoName)")
                 guard case .implicit(.scalar(.bytes)) = body.shape else {
-                    problems.append(place.error(.invalidEnvelope, "\(place): (swiftframe.selected_by) needs a singular bytes field"))
+                    problems.append(
+                        place.error(.invalidEnvelope, "\(place): (swiftframe.selected_by) needs a singular bytes field")
+                    )
                     continue
                 }
                 guard let selector = container.fields.first(where: { $0.protoName == selectorName }),
-                      let selectorType = selector.singularEnum else {
-                    problems.append(place.error(
-                        .invalidEnvelope,
-                        "\(place): selected_by names \"\(selectorName)\", which is not an enum field of \(container.protoName)"))
+                    let selectorType = selector.singularEnum
+                else {
+                    problems.append(
+                        place.error(
+                            .invalidEnvelope,
+                            "\(place): selected_by names \"\(selectorName)\", which is not an enum field of \(container.protoName)"
+                        ))
                     continue
                 }
                 var choices: [Envelope.Choice] = []
@@ -362,15 +416,19 @@ struct CommandResolver {
                     if let name = enumCase.options.holds ?? choice?.holds.nonEmpty {
                         holds = message(named: name, from: file, place: valuePlace)
                     }
-                    if let holds, let responseName = enumCase.options.response
-                        ?? choice?.response.nonEmpty,
-                       let response = message(named: responseName, from: file, place: valuePlace) {
+                    if let holds,
+                        let responseName = enumCase.options.response
+                            ?? choice?.response.nonEmpty,
+                        let response = message(named: responseName, from: file, place: valuePlace)
+                    {
                         pair(holds, response, place: valuePlace)
                     }
                     choices.append(Envelope.Choice(enumCase: enumCase, holds: holds))
                 }
-                found.append(Envelope(message: MessageRef(container), selector: selector, selectorType: selectorType,
-                                      body: body, choices: choices, typeName: names.type, accessor: names.accessor))
+                found.append(
+                    Envelope(
+                        message: MessageRef(container), selector: selector, selectorType: selectorType,
+                        body: body, choices: choices, typeName: names.type, accessor: names.accessor))
             }
         }
         return found
@@ -381,9 +439,11 @@ struct CommandResolver {
     mutating func pair(_ request: MessageRef, _ response: MessageRef, place: Place) {
         let key = request.fullName
         if let existing = responses[key], existing.response.fullName != response.fullName {
-            problems.append(place.error(
-                .conflictingResponse,
-                "\(place): \(request.protoName) already answers with \(existing.response.protoName), not \(response.protoName)"))
+            problems.append(
+                place.error(
+                    .conflictingResponse,
+                    "\(place): \(request.protoName) already answers with \(existing.response.protoName), not \(response.protoName)"
+                ))
             return
         }
         responses[key] = (request, response)
@@ -422,34 +482,46 @@ struct TableBuilder {
     var marked: [String: String] = [:]  // role -> the value that has it
 
     /// Sets the error or heartbeat command, reporting a second value that claims the role.
-    mutating func mark(_ field: WritableKeyPath<TableBuilder, UInt32?>, _ id: UInt32, role name: String, origin: String) {
+    mutating func mark(_ field: WritableKeyPath<TableBuilder, UInt32?>, _ id: UInt32, role name: String, origin: String)
+    {
         if let existing = marked[name] {
-            problems.append(Place(file: file.name).error(
-                .duplicateRole, "(swiftframe.\(name)) is on both \(existing) and \(origin); a table has one"))
+            problems.append(
+                Place(file: file.name).error(
+                    .duplicateRole, "(swiftframe.\(name)) is on both \(existing) and \(origin); a table has one"))
             return
         }
         marked[name] = origin
         self[keyPath: field] = id
     }
 
-    mutating func add(id: UInt32, swiftName: String, origin: String, request: MessageRef?, response: MessageRef?,
-                      isMessageID: Bool = false) {
+    mutating func add(
+        id: UInt32, swiftName: String, origin: String, request: MessageRef?, response: MessageRef?,
+        isMessageID: Bool = false
+    ) {
         guard let index = entries.firstIndex(where: { $0.id == id }) else {
-            entries.append(.init(id: id, swiftName: swiftName, origin: origin, request: request, response: response,
-                                 isMessageID: isMessageID))
+            entries.append(
+                .init(
+                    id: id, swiftName: swiftName, origin: origin, request: request, response: response,
+                    isMessageID: isMessageID))
             return
         }
         if let request {
             if let existing = entries[index].request, existing.fullName != request.fullName {
                 let place = Place(file: file.name, element: request.fullName, "command \(id)")
-                problems.append(place.error(.duplicateCommand, "\(place): requests \(existing.protoName) and \(request.protoName) both claim it"))
+                problems.append(
+                    place.error(
+                        .duplicateCommand,
+                        "\(place): requests \(existing.protoName) and \(request.protoName) both claim it"))
             }
             entries[index].request = request
         }
         if let response {
             if let existing = entries[index].response, existing.fullName != response.fullName {
                 let place = Place(file: file.name, element: response.fullName, "command \(id)")
-                problems.append(place.error(.duplicateCommand, "\(place): responses \(existing.protoName) and \(response.protoName) both claim it"))
+                problems.append(
+                    place.error(
+                        .duplicateCommand,
+                        "\(place): responses \(existing.protoName) and \(response.protoName) both claim it"))
             }
             entries[index].response = response
         }

@@ -55,12 +55,16 @@ private struct Declarer {
             let prefix = Naming.packagePrefix(file.package)
             let package = file.package.isEmpty ? "" : file.package + "."
             for descriptor in file.descriptor.messageType where !descriptor.isMapEntry {
-                elements.append((Naming.topLevelTypeName(descriptor.protoName, prefix: prefix), package + descriptor.protoName))
+                elements.append(
+                    (Naming.topLevelTypeName(descriptor.protoName, prefix: prefix), package + descriptor.protoName))
                 owners.append("message \(package + descriptor.protoName) of \(file.name)")
             }
             for descriptor in file.descriptor.enumType {
-                elements.append((Naming.topLevelTypeName(descriptor.protoName, prefix: prefix, isEnum: true),
-                                 package + descriptor.protoName))
+                elements.append(
+                    (
+                        Naming.topLevelTypeName(descriptor.protoName, prefix: prefix, isEnum: true),
+                        package + descriptor.protoName
+                    ))
                 owners.append("enum \(package + descriptor.protoName) of \(file.name)")
             }
         }
@@ -72,23 +76,30 @@ private struct Declarer {
             var messages: [MessageDeclaration] = []
             var enums: [EnumType] = []
             for (index, descriptor) in file.descriptor.messageType.enumerated() where !descriptor.isMapEntry {
-                messages.append(declare(descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
-                                        path: .message(index), file: file))
+                messages.append(
+                    declare(
+                        descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
+                        path: .message(index), file: file))
             }
             for (index, descriptor) in file.descriptor.enumType.enumerated() {
-                enums.append(declare(descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
-                                     path: .enumType(index), file: file))
+                enums.append(
+                    declare(
+                        descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
+                        path: .enumType(index), file: file))
             }
             return FileDeclaration(source: file, messages: messages, enums: enums)
         }
     }
 
-    private mutating func declare(_ descriptor: MessageDescriptor, scope: String, swiftName: String, swiftParent: String?,
-                         path: SourcePath, file: SourceFile) -> MessageDeclaration {
+    private mutating func declare(
+        _ descriptor: MessageDescriptor, scope: String, swiftName: String, swiftParent: String?,
+        path: SourcePath, file: SourceFile
+    ) -> MessageDeclaration {
         let fullName = scope.isEmpty ? descriptor.protoName : scope + "." + descriptor.protoName
         let swiftPath = swiftParent.map { $0 + "." + swiftName } ?? swiftName
-        let ref = MessageRef(protoName: descriptor.protoName, fullName: fullName, swiftPath: swiftPath,
-                             fileName: file.name, package: file.package, needsInitializationCheck: false)
+        let ref = MessageRef(
+            protoName: descriptor.protoName, fullName: fullName, swiftPath: swiftPath,
+            fileName: file.name, package: file.package, needsInitializationCheck: false)
         types.add(.message(ref))
         let options = descriptor.options ?? .init()
         if options.messageSetWireFormat == true { messageSets.insert(fullName) }
@@ -102,12 +113,14 @@ private struct Declarer {
         let names = nameMembers(of: descriptor, fullName: fullName, path: path, file: file)
         let nestedMessages = descriptor.nestedType.enumerated().filter { !$0.element.isMapEntry }
         let nested = zip(nestedMessages, names.nestedMessages).map { item, swiftName in
-            declare(item.element, scope: fullName, swiftName: swiftName, swiftParent: swiftPath,
-                    path: path.nestedMessage(item.offset), file: file)
+            declare(
+                item.element, scope: fullName, swiftName: swiftName, swiftParent: swiftPath,
+                path: path.nestedMessage(item.offset), file: file)
         }
         let enums = zip(descriptor.enumType.enumerated(), names.nestedEnums).map { item, swiftName in
-            declare(item.element, scope: fullName, swiftName: swiftName, swiftParent: swiftPath,
-                    path: path.nestedEnum(item.offset), file: file)
+            declare(
+                item.element, scope: fullName, swiftName: swiftName, swiftParent: swiftPath,
+                path: path.nestedEnum(item.offset), file: file)
         }
         return MessageDeclaration(
             descriptor: descriptor, path: path, ref: ref, swiftName: swiftName, comments: file.comments[path],
@@ -126,8 +139,10 @@ private struct Declarer {
     /// Names everything a message's struct declares: its nested types, oneof enums and
     /// helper types in one scope, its properties and helper methods in another, and each
     /// oneof's cases. Returns the names of the nested messages and enums by proto name.
-    private func nameMembers(of descriptor: MessageDescriptor, fullName: String, path: SourcePath,
-                             file: SourceFile) -> MemberNames {
+    private func nameMembers(
+        of descriptor: MessageDescriptor, fullName: String, path: SourcePath,
+        file: SourceFile
+    ) -> MemberNames {
         let realOneofs = descriptor.oneofDecl.indices.filter { index in
             !descriptor.field.contains { $0.oneofIndex == Int32(index) && $0.isProto3Optional }
         }
@@ -142,8 +157,10 @@ private struct Declarer {
         let nested = nestedMessages + descriptor.enumType.map(\.protoName)
         let nestedNames = types.claim(nested.map { (Naming.typeName($0), $0) })
         let oneofTypes = types.claim(realOneofs.map { (Naming.typeName(oneofNames[$0]), oneofNames[$0]) })
-        let envelopeTypes = types.claim(envelopeBodies.map { (Naming.typeName($0.field.protoName), $0.field.protoName) })
-        let defaultsName = descriptor.field.contains(where: { $0.defaultValue != nil && $0.oneofIndex == nil })
+        let envelopeTypes = types.claim(
+            envelopeBodies.map { (Naming.typeName($0.field.protoName), $0.field.protoName) })
+        let defaultsName =
+            descriptor.field.contains(where: { $0.defaultValue != nil && $0.oneofIndex == nil })
             ? types.claim("Defaults") : nil
 
         // Properties: fields outside real oneofs and the oneofs themselves, then helpers.
@@ -154,7 +171,8 @@ private struct Declarer {
         let propertyNames = members.claim(properties.map { (Naming.fieldName($0), $0) })
         let fieldProperties = Dictionary(uniqueKeysWithValues: zip(plainFields, propertyNames))
         let oneofProperties = Array(propertyNames.dropFirst(plainFields.count))
-        let accessors = members.claim(envelopeTypes.enumerated().map { ("decoded" + $0.element, envelopeBodies[$0.offset].field.protoName) })
+        let accessors = members.claim(
+            envelopeTypes.enumerated().map { ("decoded" + $0.element, envelopeBodies[$0.offset].field.protoName) })
         var bodies: [Int32: (selector: String, type: String, accessor: String)] = [:]
         for (index, body) in envelopeBodies.enumerated() {
             bodies[body.field.fieldNumber] = (body.selector, envelopeTypes[index], accessors[index])
@@ -164,23 +182,28 @@ private struct Declarer {
             let name = oneofNames[index]
             var cases = NameScope(reserved: Naming.reservedFieldNames)
             let fields = descriptor.field.filter { $0.oneofIndex == Int32(index) }.map(\.protoName)
-            let caseNames = Dictionary(uniqueKeysWithValues: zip(fields, cases.claim(fields.map { (Naming.fieldName($0), $0) })))
-            return OneofDeclaration(protoName: name, index: Int32(index), swiftName: oneofProperties[position],
-                                    typeName: oneofTypes[position], comments: file.comments[path.oneof(index)],
-                                    caseNames: caseNames)
+            let caseNames = Dictionary(
+                uniqueKeysWithValues: zip(fields, cases.claim(fields.map { (Naming.fieldName($0), $0) })))
+            return OneofDeclaration(
+                protoName: name, index: Int32(index), swiftName: oneofProperties[position],
+                typeName: oneofTypes[position], comments: file.comments[path.oneof(index)],
+                caseNames: caseNames)
         }
         // Each field's name: its oneof's case, or its property.
         let fieldNames = descriptor.field.map { field in
             field.oneofIndex.flatMap { index in oneofs.first { $0.index == index }?.caseNames[field.protoName] }
                 ?? fieldProperties[field.protoName] ?? Naming.fieldName(field.protoName)
         }
-        return MemberNames(nestedMessages: Array(nestedNames.prefix(nestedMessages.count)),
-                           nestedEnums: Array(nestedNames.dropFirst(nestedMessages.count)), oneofs: oneofs,
-                           fieldNames: fieldNames, envelopeBodies: bodies, defaultsName: defaultsName)
+        return MemberNames(
+            nestedMessages: Array(nestedNames.prefix(nestedMessages.count)),
+            nestedEnums: Array(nestedNames.dropFirst(nestedMessages.count)), oneofs: oneofs,
+            fieldNames: fieldNames, envelopeBodies: bodies, defaultsName: defaultsName)
     }
 
-    private mutating func declare(_ descriptor: EnumDescriptor, scope: String, swiftName: String, swiftParent: String?,
-                         path: SourcePath, file: SourceFile) -> EnumType {
+    private mutating func declare(
+        _ descriptor: EnumDescriptor, scope: String, swiftName: String, swiftParent: String?,
+        path: SourcePath, file: SourceFile
+    ) -> EnumType {
         let fullName = scope.isEmpty ? descriptor.protoName : scope + "." + descriptor.protoName
         // Drop the enum's name from its values unless that makes two names collide.
         let values = descriptor.value
@@ -205,8 +228,9 @@ private struct Declarer {
             if let target = byNumber[value.valueNumber] {
                 aliases.append(.init(protoName: value.protoName, swiftName: swiftName, target: target))
             } else {
-                let enumCase = EnumType.Case(protoName: value.protoName, number: value.valueNumber, swiftName: swiftName,
-                                             comments: file.comments[path.enumValue(index)], options: .init(value.options))
+                let enumCase = EnumType.Case(
+                    protoName: value.protoName, number: value.valueNumber, swiftName: swiftName,
+                    comments: file.comments[path.enumValue(index)], options: .init(value.options))
                 byNumber[value.valueNumber] = enumCase
                 cases.append(enumCase)
             }
@@ -215,7 +239,9 @@ private struct Declarer {
             protoName: descriptor.protoName, fullName: fullName, swiftName: swiftName,
             swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
             comments: file.comments[path], cases: cases, aliases: aliases,
-            spellings: values.indices.filter { !kept.contains($0) }.map { (values[$0].protoName, values[$0].valueNumber) },
+            spellings: values.indices.filter { !kept.contains($0) }.map {
+                (values[$0].protoName, values[$0].valueNumber)
+            },
             fileName: file.name, isClosed: file.isProto2,
             isCommandTable: descriptor.options?[extension: Swiftframe_OptionsExtensions.commandTable] == true)
         types.add(.enumeration(enumType))

@@ -10,8 +10,10 @@ struct HelperNames {
     /// name. A name the config file gives a table (`table_name`) is claimed first, as written,
     /// and fails generation when it is no Swift identifier or another top-level type has it;
     /// then each helper claims its natural name.
-    init(_ files: [FileDraft], tables: [CommandTableDraft?], linked: Linked, claimingIn topLevel: inout NameScope,
-         owners topLevelOwners: [String: String]) {
+    init(
+        _ files: [FileDraft], tables: [CommandTableDraft?], linked: Linked, claimingIn topLevel: inout NameScope,
+        owners topLevelOwners: [String: String]
+    ) {
         enum Helper {
             case table(file: String, CommandTableDraft)
             case namespace(file: String)
@@ -46,12 +48,16 @@ struct HelperNames {
             if let problem = Self.tableNameProblem(name) {
                 self.problems.append(place.error(.invalidTableName, "\(place) \(problem)"))
             } else if let owner = topLevelOwners[name] {
-                self.problems.append(place.error(.nameCollision, "\(place) is already the name of \(owner); choose another"))
+                self.problems.append(
+                    place.error(.nameCollision, "\(place) is already the name of \(owner); choose another"))
             } else if let other = claimedBy[name] {
-                self.problems.append(place.error(
-                    .nameCollision, "\(place) is also the table_name of \(other); each table needs a name of its own"))
+                self.problems.append(
+                    place.error(
+                        .nameCollision,
+                        "\(place) is also the table_name of \(other); each table needs a name of its own"))
             } else if let owner = naturalOwners[name] {
-                self.problems.append(place.error(.nameCollision, "\(place) is the name of the \(owner); choose another"))
+                self.problems.append(
+                    place.error(.nameCollision, "\(place) is the name of the \(owner); choose another"))
             } else {
                 claimedBy[name] = file
                 self.tables[file] = CommandTable(swiftName: topLevel.claim(name), draft: draft)
@@ -65,18 +71,20 @@ struct HelperNames {
         }
     }
 
-
     /// Why a configured table name cannot name a top-level Swift type; nil when it can.
     static func tableNameProblem(_ name: String) -> String? {
         let bytes = Array(name.utf8)
-        func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F }
+        func isLetter(_ byte: UInt8) -> Bool {
+            (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x5F
+        }
         func isDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) }
         guard let first = bytes.first, isLetter(first), bytes.allSatisfy({ isLetter($0) || isDigit($0) }) else {
             return "is not a Swift identifier: use ASCII letters, digits and underscores, not starting with a digit"
         }
         if Naming.swiftKeywords.contains(name) { return "is a Swift keyword" }
         if Naming.reservedTypeNames.contains(name) {
-            return "is reserved (Type and Protocol are members of every type; generated code names the modules Swift and SwiftFrame)"
+            return
+                "is reserved (Type and Protocol are members of every type; generated code names the modules Swift and SwiftFrame)"
         }
         if Naming.libraryTypeNames.contains(name) {
             return "would hide the standard library's or Foundation's \(name) in every file that imports the module"

@@ -12,8 +12,9 @@ extension Linked {
     /// clutter the run of the files that import it.
     init(_ declarations: Declarations, generated: [FileDeclaration], reporting diagnostics: inout Diagnostics) {
         self.init()
-        let linker = Linker(types: declarations.types, syntaxes: declarations.syntaxes,
-                            messageSets: declarations.messageSets)
+        let linker = Linker(
+            types: declarations.types, syntaxes: declarations.syntaxes,
+            messageSets: declarations.messageSets)
         for file in generated { linker.link(file, into: &self, reporting: &diagnostics) }
         let generatedNames = Set(generated.map(\.source.name))
         for file in declarations.files where !generatedNames.contains(file.source.name) {
@@ -33,15 +34,19 @@ private struct Linker {
     func link(_ file: FileDeclaration, into linked: inout Linked, reporting diagnostics: inout Diagnostics) {
         let source = file.source
         guard source.syntax == "proto3" || source.isProto2 else {
-            diagnostics.report(Place(file: source.name).error(
-                .unsupportedSyntax, "\(source.syntax) syntax is not supported yet (only proto2 and proto3 files can be generated)"))
+            diagnostics.report(
+                Place(file: source.name).error(
+                    .unsupportedSyntax,
+                    "\(source.syntax) syntax is not supported yet (only proto2 and proto3 files can be generated)"))
             return
         }
-        var extensions = resolveExtensions(source.descriptor.extension_, in: source, scope: nil, path: SourcePath.fileExtension,
-                                           reporting: &diagnostics)
+        var extensions = resolveExtensions(
+            source.descriptor.extension_, in: source, scope: nil, path: SourcePath.fileExtension,
+            reporting: &diagnostics)
         for message in file.allMessages {
-            extensions += resolveExtensions(message.descriptor.extension_, in: source, scope: message.ref,
-                                            path: message.path.messageExtension, reporting: &diagnostics)
+            extensions += resolveExtensions(
+                message.descriptor.extension_, in: source, scope: message.ref,
+                path: message.path.messageExtension, reporting: &diagnostics)
             linked.fields[message.fullName] = resolveFields(of: message, in: source, reporting: &diagnostics)
         }
         linked.extensions[source.name] = extensions
@@ -49,24 +54,29 @@ private struct Linker {
 
     /// Typed accessors for `extend` blocks, custom options (extensions of descriptor.proto's
     /// `*Options`, which `SwiftFrameDescriptors` ships) included.
-    private func resolveExtensions(_ extensions: [FieldDescriptor], in file: SourceFile, scope: MessageRef?,
-                                   path: (Int) -> SourcePath, reporting diagnostics: inout Diagnostics) -> [ExtensionField] {
+    private func resolveExtensions(
+        _ extensions: [FieldDescriptor], in file: SourceFile, scope: MessageRef?,
+        path: (Int) -> SourcePath, reporting diagnostics: inout Diagnostics
+    ) -> [ExtensionField] {
         var accepted: [(index: Int, field: FieldDescriptor, container: MessageRef, kind: Field.Kind)] = []
         for (index, field) in extensions.enumerated() {
             let extendee = field.extendee ?? ""
             let scopeName = scope?.fullName ?? file.package
             let fullName = scopeName.isEmpty ? field.protoName : scopeName + "." + field.protoName
-            let place = Place(file: file.name, element: fullName,
-                              "extension \(scope.map { $0.fullName + "." } ?? "")\(field.protoName)")
+            let place = Place(
+                file: file.name, element: fullName,
+                "extension \(scope.map { $0.fullName + "." } ?? "")\(field.protoName)")
             guard case let .message(container)? = types[typeName: extendee] else {
                 diagnostics.report(place.error(.unknownType, "\(place): unknown message \(extendee)"))
                 continue
             }
             guard field.type != .group, !messageSets.contains(container.fullName) else {
                 // Groups and MessageSet members still round-trip as unknown fields.
-                diagnostics.report(place.warning(
-                    .untypedExtension,
-                    "\(place) of \(container.fullName) gets no typed accessor (groups and MessageSet extensions are kept as unknown fields)"))
+                diagnostics.report(
+                    place.warning(
+                        .untypedExtension,
+                        "\(place) of \(container.fullName) gets no typed accessor (groups and MessageSet extensions are kept as unknown fields)"
+                    ))
                 continue
             }
             guard let kind = valueKind(field, place: place, reporting: &diagnostics) else {
@@ -81,7 +91,8 @@ private struct Linker {
             let field = item.field
             let scopeName = scope?.fullName ?? file.package
             return ExtensionField(
-                protoName: field.protoName, fullName: scopeName.isEmpty ? field.protoName : scopeName + "." + field.protoName,
+                protoName: field.protoName,
+                fullName: scopeName.isEmpty ? field.protoName : scopeName + "." + field.protoName,
                 swiftName: swiftName, number: field.fieldNumber, container: item.container, kind: item.kind,
                 isRepeated: field.isRepeated,
                 isPacked: field.isRepeated && item.kind.isPackable && (field.packedOption ?? !file.isProto2),
@@ -90,12 +101,16 @@ private struct Linker {
     }
 
     /// The kind of an extension or a map value: a scalar, an enum or a message of this run.
-    private func valueKind(_ field: FieldDescriptor, place: Place, reporting diagnostics: inout Diagnostics) -> Field.Kind? {
+    private func valueKind(_ field: FieldDescriptor, place: Place, reporting diagnostics: inout Diagnostics) -> Field
+        .Kind?
+    {
         switch field.type {
         case .message?:
             if case let .message(target)? = types[typeName: field.typeFullName] { return .message(target) }
         case .enum_?:
-            if case let .enumeration(target)? = types[typeName: field.typeFullName] { return .plain(.enumeration(target)) }
+            if case let .enumeration(target)? = types[typeName: field.typeFullName] {
+                return .plain(.enumeration(target))
+            }
         case let type?:
             if let scalar = ScalarType(type) { return .plain(.scalar(scalar)) }
         case nil:
@@ -105,8 +120,10 @@ private struct Linker {
         return nil
     }
 
-    private func resolveFields(of message: MessageDeclaration, in file: SourceFile,
-                               reporting diagnostics: inout Diagnostics) -> [Field] {
+    private func resolveFields(
+        of message: MessageDeclaration, in file: SourceFile,
+        reporting diagnostics: inout Diagnostics
+    ) -> [Field] {
         let place = Place(file: file.name, element: message.fullName, "message \(message.fullName)")
         // Real oneofs (declared with their names); the synthetic oneof of a proto3 `optional`
         // field is just presence.
@@ -114,20 +131,25 @@ private struct Linker {
         var fields: [Field] = []
         for (index, field) in message.descriptor.field.enumerated() {
             let oneof = field.oneofIndex.flatMap { oneofs[$0] }
-            if let resolved = resolve(field, in: message, isProto2: file.isProto2, swiftName: message.names.fieldNames[index],
-                                      place: place.appending("field \(field.protoName)",
-                                                             element: message.fullName + "." + field.protoName),
-                                      comments: file.comments[message.path.field(index)], oneof: oneof,
-                                      reporting: &diagnostics) {
+            if let resolved = resolve(
+                field, in: message, isProto2: file.isProto2, swiftName: message.names.fieldNames[index],
+                place: place.appending(
+                    "field \(field.protoName)",
+                    element: message.fullName + "." + field.protoName),
+                comments: file.comments[message.path.field(index)], oneof: oneof,
+                reporting: &diagnostics)
+            {
                 fields.append(resolved)
             }
         }
         return fields
     }
 
-    private func resolve(_ field: FieldDescriptor, in message: MessageDeclaration, isProto2: Bool, swiftName: String,
-                         place: Place, comments: String?, oneof: OneofDeclaration?,
-                         reporting diagnostics: inout Diagnostics) -> Field? {
+    private func resolve(
+        _ field: FieldDescriptor, in message: MessageDeclaration, isProto2: Bool, swiftName: String,
+        place: Place, comments: String?, oneof: OneofDeclaration?,
+        reporting diagnostics: inout Diagnostics
+    ) -> Field? {
         guard let type = field.type else {
             diagnostics.report(place.error(.unknownType, "\(place): unknown field type"))
             return nil
@@ -136,10 +158,13 @@ private struct Linker {
         switch type {
         case .group, .message:
             if let entry = mapEntry(field.typeFullName, in: message), entry.isMapEntry {
-                guard let (key, value) = resolveMap(entry, in: message, place: place, reporting: &diagnostics) else { return nil }
-                return Field(protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName,
-                             shape: .map(key: key, value: value), comments: comments, declaredDefault: nil,
-                             jsonName: Naming.jsonName(field.jsonName, of: field.protoName), oneofIndex: nil)
+                guard let (key, value) = resolveMap(entry, in: message, place: place, reporting: &diagnostics) else {
+                    return nil
+                }
+                return Field(
+                    protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName,
+                    shape: .map(key: key, value: value), comments: comments, declaredDefault: nil,
+                    jsonName: Naming.jsonName(field.jsonName, of: field.protoName), oneofIndex: nil)
             }
             guard case let .message(target)? = types[typeName: field.typeFullName] else {
                 diagnostics.report(place.error(.unknownType, "\(place): unknown message type \(field.typeFullName)"))
@@ -183,30 +208,38 @@ private struct Linker {
                 shape = .optional(value)
             }
         }
-        return Field(protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName, shape: shape,
-                     comments: comments, declaredDefault: oneof == nil ? field.defaultValue : nil,
-                     jsonName: Naming.jsonName(field.jsonName, of: field.protoName),
-                     oneofIndex: oneof.flatMap { oneof in message.names.oneofs.firstIndex { $0.index == oneof.index } })
+        return Field(
+            protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName, shape: shape,
+            comments: comments, declaredDefault: oneof == nil ? field.defaultValue : nil,
+            jsonName: Naming.jsonName(field.jsonName, of: field.protoName),
+            oneofIndex: oneof.flatMap { oneof in message.names.oneofs.firstIndex { $0.index == oneof.index } })
     }
 
     /// A type from a file this generator cannot generate (proto2, editions) would be a
     /// reference to Swift that never exists.
-    private func isGeneratable(_ fileName: String, for field: FieldDescriptor, place: Place,
-                               reporting diagnostics: inout Diagnostics) -> Bool {
+    private func isGeneratable(
+        _ fileName: String, for field: FieldDescriptor, place: Place,
+        reporting diagnostics: inout Diagnostics
+    ) -> Bool {
         let syntax = syntaxes[fileName] ?? ""
         guard syntax != "proto3" && syntax != "proto2" else { return true }
-        diagnostics.report(place.error(
-            .ungeneratableType,
-            "\(place): type \(field.typeFullName.dropFirst()) comes from \(fileName) (\(syntax)), which cannot be generated yet"))
+        diagnostics.report(
+            place.error(
+                .ungeneratableType,
+                "\(place): type \(field.typeFullName.dropFirst()) comes from \(fileName) (\(syntax)), which cannot be generated yet"
+            ))
         return false
     }
 
     /// The key and value of a map field's synthetic entry message.
-    private func resolveMap(_ entry: MessageDescriptor, in message: MessageDeclaration, place: Place,
-                            reporting diagnostics: inout Diagnostics) -> (ScalarType, Field.Kind)? {
+    private func resolveMap(
+        _ entry: MessageDescriptor, in message: MessageDeclaration, place: Place,
+        reporting diagnostics: inout Diagnostics
+    ) -> (ScalarType, Field.Kind)? {
         guard let keyField = entry.field.first(where: { $0.number == 1 }),
-              let valueField = entry.field.first(where: { $0.number == 2 }),
-              let keyType = keyField.type.flatMap(ScalarType.init) else {
+            let valueField = entry.field.first(where: { $0.number == 2 }),
+            let keyType = keyField.type.flatMap(ScalarType.init)
+        else {
             diagnostics.report(place.error(.malformedMapEntry, "\(place): malformed map entry \(entry.protoName)"))
             return nil
         }
@@ -214,10 +247,13 @@ private struct Linker {
         switch valueField.type {
         case .message?:
             guard case let .message(target)? = types[typeName: valueField.typeFullName] else {
-                diagnostics.report(place.error(.unknownType, "\(place): unknown message type \(valueField.typeFullName)"))
+                diagnostics.report(
+                    place.error(.unknownType, "\(place): unknown message type \(valueField.typeFullName)"))
                 return nil
             }
-            guard isGeneratable(target.fileName, for: valueField, place: place, reporting: &diagnostics) else { return nil }
+            guard isGeneratable(target.fileName, for: valueField, place: place, reporting: &diagnostics) else {
+                return nil
+            }
             value = .message(target)
         case .enum_?:
             guard case let .enumeration(target)? = types[typeName: valueField.typeFullName] else {

@@ -24,35 +24,44 @@ enum Resolver {
     }
 
     /// `index` indexes `request.protoFile`; without one, they are indexed here.
-    static func resolve(_ request: CodeGeneratorRequest, options: GeneratorOptions,
-                        index: DescriptorIndex? = nil) throws(GenerationError) -> Resolution {
+    static func resolve(
+        _ request: CodeGeneratorRequest, options: GeneratorOptions,
+        index: DescriptorIndex? = nil
+    ) throws(GenerationError) -> Resolution {
         let index = index ?? DescriptorIndex(request.protoFile)
-        func failure(_ problems: [Diagnostic]) -> GenerationError { GenerationError(problems.map { $0.located(in: index) }) }
+        func failure(_ problems: [Diagnostic]) -> GenerationError {
+            GenerationError(problems.map { $0.located(in: index) })
+        }
         let malformations = RequestCheck.problems(in: index)
         guard malformations.isEmpty else { throw failure(malformations) }
         var layoutOverride: FrameLayout?
         if let text = options.layout {
             var problems: [Diagnostic] = []
-            layoutOverride = CommandResolver.parseLayout(text, place: Place(file: "", "option Layout"), problems: &problems)
+            layoutOverride = CommandResolver.parseLayout(
+                text, place: Place(file: "", "option Layout"), problems: &problems)
             guard problems.isEmpty else { throw failure(problems) }
         }
 
         let extensions = ExtensionCatalog(index)
-        let declarations = Declarations(request.protoFile.map(SourceFile.init), config: options.config,
-                                        integerOptions: extensions.integerMessageOptions)
-        let generated = request.fileToGenerate.compactMap { name in declarations.files.first { $0.source.name == name } }
+        let declarations = Declarations(
+            request.protoFile.map(SourceFile.init), config: options.config,
+            integerOptions: extensions.integerMessageOptions)
+        let generated = request.fileToGenerate.compactMap { name in declarations.files.first { $0.source.name == name }
+        }
         let generatedNames = Set(generated.map(\.source.name))
         var diagnostics = Diagnostics()
         let linked = Linked(declarations, generated: generated, reporting: &diagnostics)
         guard diagnostics.problems.isEmpty else { throw failure(diagnostics.problems) }
         let drafts = FileDraft.build(generated, all: declarations.files, linked: linked)
 
-        var commands = CommandResolver(types: declarations.types, extensions: extensions,
-                                       layoutOverride: layoutOverride, config: options.config)
+        var commands = CommandResolver(
+            types: declarations.types, extensions: extensions,
+            layoutOverride: layoutOverride, config: options.config)
         let resolved = commands.resolve(drafts)
         var topLevel = declarations.topLevel
-        let helpers = HelperNames(drafts, tables: resolved.map(\.table), linked: linked, claimingIn: &topLevel,
-                                  owners: declarations.topLevelOwners)
+        let helpers = HelperNames(
+            drafts, tables: resolved.map(\.table), linked: linked, claimingIn: &topLevel,
+            owners: declarations.topLevelOwners)
         let problems = diagnostics.problems + helpers.problems + commands.problems
         guard problems.isEmpty else { throw failure(problems) }
 
@@ -64,21 +73,25 @@ enum Resolver {
                 name: file.name, isProto2: file.source.isProto2, messages: file.messages, enums: file.enums,
                 extensions: extensions, extensionsNamespace: helpers.namespaces[file.name] ?? "",
                 commandTable: table, envelopes: commands.envelopes, responsePairs: commands.responsePairs,
-                imports: importedModules(of: file, extensions: extensions, table: table, commands: commands,
-                                         generatedHere: generatedNames, moduleMap: options.moduleMap),
+                imports: importedModules(
+                    of: file, extensions: extensions, table: table, commands: commands,
+                    generatedHere: generatedNames, moduleMap: options.moduleMap),
                 printsNames: options.textFormat == .Names,
                 compactCodec: (options.optimizeFor ?? declared) == .CODE_SIZE)
         }
-        return Resolution(files: protoFiles,
-                          warnings: (diagnostics.warnings + commands.warnings).map { $0.located(in: index) }, index: index)
+        return Resolution(
+            files: protoFiles,
+            warnings: (diagnostics.warnings + commands.warnings).map { $0.located(in: index) }, index: index)
     }
 
     /// The modules holding the Swift of the types this file's code names (field and extension
     /// types, extended messages, command-table and envelope messages) that are generated
     /// elsewhere. Importing a file is not enough to need its module.
-    private static func importedModules(of file: FileDraft, extensions: [ExtensionField], table: CommandTable?,
-                                        commands: FileCommands, generatedHere: Set<String>,
-                                        moduleMap: [String: String]) -> [String] {
+    private static func importedModules(
+        of file: FileDraft, extensions: [ExtensionField], table: CommandTable?,
+        commands: FileCommands, generatedHere: Set<String>,
+        moduleMap: [String: String]
+    ) -> [String] {
         var named: [String] = []
         func add(_ shape: Field.Shape) {
             if let message = shape.containedMessage { named.append(message.fileName) }
@@ -99,7 +112,6 @@ enum Resolver {
     }
 
 }
-
 
 extension Field.Kind {
     /// Numbers, bools and enums can be packed.

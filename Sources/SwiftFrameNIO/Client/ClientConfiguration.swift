@@ -96,9 +96,10 @@ public struct Heartbeat: Sendable, Hashable {
         timeout: Duration? = nil, retries: Int = 3, command: UInt32? = nil, payload: [UInt8] = [],
         checkTimeout: Duration = .seconds(3)
     ) -> Heartbeat {
-        Heartbeat(interval: minimum, timeout: timeout ?? min(.seconds(10), minimum), retries: retries, command: command,
-                  payload: payload, mode: .adaptive(minimum: minimum, maximum: maximum, step: step),
-                  checkTimeout: checkTimeout, margin: margin, probeAgainAfter: probeAgainAfter)
+        Heartbeat(
+            interval: minimum, timeout: timeout ?? min(.seconds(10), minimum), retries: retries, command: command,
+            payload: payload, mode: .adaptive(minimum: minimum, maximum: maximum, step: step),
+            checkTimeout: checkTimeout, margin: margin, probeAgainAfter: probeAgainAfter)
     }
 }
 

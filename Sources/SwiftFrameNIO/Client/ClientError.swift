@@ -87,7 +87,8 @@ public enum ConnectFailure: Error, Sendable, CustomStringConvertible {
             if error.dnsAError != nil || error.dnsAAAAError != nil, error.connectionErrors.isEmpty {
                 self = .unresolved(host: error.host)
             } else if !error.connectionErrors.isEmpty,
-                      error.connectionErrors.allSatisfy({ ($0.error as? IOError)?.errnoCode == ECONNREFUSED }) {
+                error.connectionErrors.allSatisfy({ ($0.error as? IOError)?.errnoCode == ECONNREFUSED })
+            {
                 self = .refused
             } else if error.connectionErrors.contains(where: { failure in
                 if case ChannelError.connectTimeout = failure.error { return true }

@@ -26,7 +26,9 @@ public struct FrameMetrics: Sendable {
     /// Added to every metric: which server, say (`[("server", "game")]`).
     public var dimensions: [(String, String)]
 
-    public init(factory: (any MetricsFactory)? = nil, prefix: String = "swiftframe_client", dimensions: [(String, String)] = []) {
+    public init(
+        factory: (any MetricsFactory)? = nil, prefix: String = "swiftframe_client", dimensions: [(String, String)] = []
+    ) {
         self.factory = factory
         self.prefix = prefix
         self.dimensions = dimensions
@@ -71,7 +73,9 @@ final class ConnectionMetrics {
     init(_ metrics: FrameMetrics, name: @escaping (UInt32) -> String) {
         self.metrics = metrics
         self.name = name
-        pending = Meter(label: "\(metrics.prefix)_pending_requests", dimensions: metrics.dimensions, factory: metrics.resolvedFactory)
+        pending = Meter(
+            label: "\(metrics.prefix)_pending_requests", dimensions: metrics.dimensions,
+            factory: metrics.resolvedFactory)
         bytesIn = metrics.counter("bytes_in_total")
         bytesOut = metrics.counter("bytes_out_total")
     }
@@ -81,7 +85,10 @@ final class ConnectionMetrics {
         let dimensions = [("command", name(command))]
         let made = (
             metrics.counter("requests_total", dimensions), metrics.counter("replies_total", dimensions),
-            Timer(label: "\(metrics.prefix)_request_duration", dimensions: metrics.dimensions + dimensions, factory: metrics.resolvedFactory))
+            Timer(
+                label: "\(metrics.prefix)_request_duration", dimensions: metrics.dimensions + dimensions,
+                factory: metrics.resolvedFactory)
+        )
         requests[command] = made
         return made
     }

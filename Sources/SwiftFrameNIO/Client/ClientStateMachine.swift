@@ -68,7 +68,7 @@ struct ClientStateMachine<Connection, Waiter, Job> {
         get {
             switch state {
             case let .idle(common), let .connecting(_, _, common), let .loggingIn(_, _, _, common),
-                 let .ready(_, common), let .closing(_, common), let .backingOff(_, _, common), let .stopped(_, common):
+                let .ready(_, common), let .closing(_, common), let .backingOff(_, _, common), let .stopped(_, common):
                 common
             }
         }
@@ -76,7 +76,8 @@ struct ClientStateMachine<Connection, Waiter, Job> {
             switch state {
             case .idle: state = .idle(newValue)
             case let .connecting(attempt, race, _): state = .connecting(attempt: attempt, race: race, newValue)
-            case let .loggingIn(attempt, race, logins, _): state = .loggingIn(attempt: attempt, race: race, logins: logins, newValue)
+            case let .loggingIn(attempt, race, logins, _):
+                state = .loggingIn(attempt: attempt, race: race, logins: logins, newValue)
             case let .ready(connection, _): state = .ready(connection, newValue)
             case let .closing(atOnce, _): state = .closing(atOnce: atOnce, newValue)
             case let .backingOff(attempt, wait, _): state = .backingOff(attempt: attempt, wait: wait, newValue)
@@ -164,7 +165,8 @@ struct ClientStateMachine<Connection, Waiter, Job> {
     mutating func loginFailed(index: Int) {
         guard case .loggingIn(let attempt, let race, var logins, let common) = state else { return }
         logins[index] = nil
-        state = logins.isEmpty
+        state =
+            logins.isEmpty
             ? .connecting(attempt: attempt, race: race, common)
             : .loggingIn(attempt: attempt, race: race, logins: logins, common)
     }
@@ -184,7 +186,9 @@ struct ClientStateMachine<Connection, Waiter, Job> {
 
     /// A request found `connection` closed before `run()` saw it end: stop handing it out.
     mutating func retire(where isCurrent: (Connection) -> Bool) {
-        if case let .ready(connection, common) = state, isCurrent(connection) { state = .closing(atOnce: false, common) }
+        if case let .ready(connection, common) = state, isCurrent(connection) {
+            state = .closing(atOnce: false, common)
+        }
     }
 
     enum EndedAction {

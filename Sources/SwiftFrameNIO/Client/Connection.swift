@@ -30,7 +30,8 @@ public struct Connection<Table: CommandTable>: Sendable {
         _ message: M, timeout: Duration? = nil
     ) async throws -> M.Response where M.Response: CommandMessage {
         try await NotSent.asConnectionLost {
-            try await link.unsentRequest(message, of: Table.self, extras: headerExtras, timeout: timeout ?? requestTimeout)
+            try await link.unsentRequest(
+                message, of: Table.self, extras: headerExtras, timeout: timeout ?? requestTimeout)
         }
     }
 
@@ -41,8 +42,9 @@ public struct Connection<Table: CommandTable>: Sendable {
         command: UInt32, payload: [UInt8] = [], replyCommand: UInt32? = nil, timeout: Duration? = nil
     ) async throws -> Table.Inbound {
         try await NotSent.asConnectionLost {
-            try await link.unsentRequest(command: command, payload: payload, replyCommand: replyCommand, of: Table.self,
-                                         extras: headerExtras, timeout: timeout ?? requestTimeout)
+            try await link.unsentRequest(
+                command: command, payload: payload, replyCommand: replyCommand, of: Table.self,
+                extras: headerExtras, timeout: timeout ?? requestTimeout)
         }
     }
 
@@ -165,8 +167,9 @@ extension Link {
         // which all of one connection's frames go through, does only the framing.
         let write = ClientWrite(
             frame: frame,
-            kind: .request(replyCommand: replyCommand, deadline: .now() + TimeAmount(timeout), timeout: timeout,
-                           waiter: waiter))
+            kind: .request(
+                replyCommand: replyCommand, deadline: .now() + TimeAmount(timeout), timeout: timeout,
+                waiter: waiter))
         // Not written (the channel had closed, so the request never went out; the layout
         // cannot carry it; too many are pending): the handler fails it through the waiter.
         do {
@@ -259,7 +262,9 @@ struct ClientJob: Sendable {
 
 /// A request that was not written because its connection had closed: safe to send again.
 struct NotSent: Error {
-    static nonisolated(nonsending) func asConnectionLost<T>(_ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
+    static nonisolated(nonsending) func asConnectionLost<T>(_ body: nonisolated(nonsending) () async throws -> T)
+        async throws -> T
+    {
         do {
             return try await body()
         } catch is NotSent {

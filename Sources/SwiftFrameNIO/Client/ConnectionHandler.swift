@@ -103,7 +103,9 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         // Made now: the connection's addresses are known once it is active.
-        if !interceptors.isEmpty { chain = InterceptorChain(interceptors, side: .client, channel: context.channel, table: Table.self) }
+        if !interceptors.isEmpty {
+            chain = InterceptorChain(interceptors, side: .client, channel: context.channel, table: Table.self)
+        }
         lastRead = .now()
         lastWrite = .now()
         scheduleHeartbeat(context: context)
@@ -121,7 +123,9 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         let reason = closeReason ?? .closedByPeer
         for entry in pending.removeAll() {
             record(entry.command, failure: "connection_lost")
-            if case let .caller(waiter) = entry.completion { waiter.complete(.failure(FrameClientError.connectionLost(reason))) }
+            if case let .caller(waiter) = entry.completion {
+                waiter.complete(.failure(FrameClientError.connectionLost(reason)))
+            }
         }
         closed.succeed(reason)
         context.fireChannelInactive()
@@ -136,7 +140,8 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if closeReason == nil {
-            closeReason = (error as? FrameError).map(DisconnectReason.badFrame)
+            closeReason =
+                (error as? FrameError).map(DisconnectReason.badFrame)
                 ?? .transportError(error)
         }
         logger.warning("closing the connection", metadata: ["error": "\(error)"])
@@ -156,7 +161,8 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             promise?.succeed()
         } else if let cancel = event as? CancelRequest {
             if let key = pending.key(of: cancel.waiter), let entry = pending.abandon(key),
-               case let .caller(waiter) = entry.completion {
+                case let .caller(waiter) = entry.completion
+            {
                 logger.debug("request cancelled; a late reply will be dropped", metadata: ["key": "\(key)"])
                 record(entry.command, failure: "cancelled")
                 waiter.complete(.failure(CancellationError()))
@@ -214,8 +220,9 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             context.write(wrapOutboundOut(buffer), promise: written)
         case let .request(replyCommand, deadline, timeout, waiter):
             let command = heading.commandID(of: write.frame.header)
-            startRequest(write.frame, command: command, replyCommand: replyCommand, deadline: deadline,
-                         timeout: timeout, completion: .caller(waiter), context: context, written: written)
+            startRequest(
+                write.frame, command: command, replyCommand: replyCommand, deadline: deadline,
+                timeout: timeout, completion: .caller(waiter), context: context, written: written)
         }
     }
 
@@ -223,7 +230,9 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     /// a closed channel), a waiting send with the error itself.
     private func fail(_ write: ClientWrite, written: EventLoopPromise<Void>?, _ error: any Error) {
         written?.fail(error)
-        if case let .request(_, _, _, waiter) = write.kind { waiter.complete(.failure(error is ChannelError ? NotSent() : error)) }
+        if case let .request(_, _, _, waiter) = write.kind {
+            waiter.complete(.failure(error is ChannelError ? NotSent() : error))
+        }
     }
 
     /// Takes a request into the table and writes its frame, without a flush.
@@ -255,8 +264,9 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             return
         }
         let soonest = pending.insert(
-            .init(command: command, replyCommand: replyCommand, completion: completion,
-                  deadline: deadline, timeout: timeout),
+            .init(
+                command: command, replyCommand: replyCommand, completion: completion,
+                deadline: deadline, timeout: timeout),
             key: key)
         if soonest { armDeadlineTimer(context: context) }
         lastWrite = .now()
@@ -278,7 +288,9 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         }
     }
 
-    private func framed(_ frame: OutboundFrame, failing write: ClientWrite, written: EventLoopPromise<Void>?) -> ByteBuffer? {
+    private func framed(_ frame: OutboundFrame, failing write: ClientWrite, written: EventLoopPromise<Void>?)
+        -> ByteBuffer?
+    {
         do {
             return try framed(frame)
         } catch {
@@ -338,7 +350,8 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
                 case let .success(piece):
                     received(piece, context: context)
                 case let .failure(error):
-                    logger.warning("skipping a bad header, decoding goes on from the next magic", metadata: ["error": "\(error)"])
+                    logger.warning(
+                        "skipping a bad header, decoding goes on from the next magic", metadata: ["error": "\(error)"])
                 }
             }
         } catch {
@@ -373,7 +386,8 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             push(piece)
             return
         case let .late(key):
-            logger.info("dropping a late reply to a request given up", metadata: ["command": "\(command)", "key": "\(key)"])
+            logger.info(
+                "dropping a late reply to a request given up", metadata: ["command": "\(command)", "key": "\(key)"])
             return
         case let .reply(answered):
             entry = answered
@@ -458,11 +472,15 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         sendHeartbeatFrame(timeout: heartbeat.timeout, completion: .heartbeat(attempt: attempt), context: context)
     }
 
-    private func sendHeartbeatFrame(timeout: Duration, completion: PendingRequests.Completion, context: ChannelHandlerContext) {
+    private func sendHeartbeatFrame(
+        timeout: Duration, completion: PendingRequests.Completion, context: ChannelHandlerContext
+    ) {
         guard let heartbeat, let command = heartbeatCommand else { return }
-        let frame = OutboundFrame(header: heading.header(command: command, extras: headerExtras), payload: heartbeat.payload)
-        startRequest(frame, command: command, replyCommand: command, deadline: .now() + TimeAmount(timeout),
-                     timeout: timeout, completion: completion, context: context)
+        let frame = OutboundFrame(
+            header: heading.header(command: command, extras: headerExtras), payload: heartbeat.payload)
+        startRequest(
+            frame, command: command, replyCommand: command, deadline: .now() + TimeAmount(timeout),
+            timeout: timeout, completion: completion, context: context)
         context.flush()
     }
 

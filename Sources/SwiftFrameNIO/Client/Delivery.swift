@@ -12,8 +12,10 @@ extension FrameClient {
     nonisolated(nonsending) public func request<M: RequestMessage & CommandMessage>(
         _ message: M, options: RequestOptions
     ) async throws -> DeliveredReply<M.Response> where M.Response: CommandMessage {
-        try await deliver(options: options, command: M.commandID, replyCommand: M.Response.commandID) { link, remaining in
-            try await link.unsentRequest(message, of: Table.self, extras: configuration.headerExtras, timeout: remaining)
+        try await deliver(options: options, command: M.commandID, replyCommand: M.Response.commandID) {
+            link, remaining in
+            try await link.unsentRequest(
+                message, of: Table.self, extras: configuration.headerExtras, timeout: remaining)
         } overShortLink: { link, remaining in
             try await link.exchange(command: M.commandID, payload: message.serializedBytes(), timeout: remaining)
         } decode: { frame in
@@ -25,9 +27,11 @@ extension FrameClient {
     nonisolated(nonsending) public func request(
         command: UInt32, payload: [UInt8] = [], replyCommand: UInt32? = nil, options: RequestOptions
     ) async throws -> DeliveredReply<Table.Inbound> {
-        try await deliver(options: options, command: command, replyCommand: replyCommand ?? command) { link, remaining in
-            try await link.unsentRequest(command: command, payload: payload, replyCommand: replyCommand, of: Table.self,
-                                         extras: configuration.headerExtras, timeout: remaining)
+        try await deliver(options: options, command: command, replyCommand: replyCommand ?? command) {
+            link, remaining in
+            try await link.unsentRequest(
+                command: command, payload: payload, replyCommand: replyCommand, of: Table.self,
+                extras: configuration.headerExtras, timeout: remaining)
         } overShortLink: { link, remaining in
             try await link.exchange(command: command, payload: payload, timeout: remaining)
         } decode: { frame in
@@ -73,7 +77,9 @@ extension FrameClient {
         if replied == errorCommand, replied != replyCommand {
             throw ErrorReply<Table>(reply: try Table.decode(first), header: first.header)
         }
-        guard replied == replyCommand else { throw ShortReplyError.unexpectedReply(command: replied, expected: replyCommand) }
+        guard replied == replyCommand else {
+            throw ShortReplyError.unexpectedReply(command: replied, expected: replyCommand)
+        }
         let reply: Reply
         do {
             reply = try decode(first)
@@ -85,8 +91,9 @@ extension FrameClient {
             do {
                 pushFeed.yield(try Table.decode(frame))
             } catch {
-                configuration.logger.warning("an event of a short reply does not decode; dropped",
-                                             metadata: ["command": "\(Table.commandID(of: frame))", "error": "\(error)"])
+                configuration.logger.warning(
+                    "an event of a short reply does not decode; dropped",
+                    metadata: ["command": "\(Table.commandID(of: frame))", "error": "\(error)"])
             }
         }
         return DeliveredReply(reply: reply, link: .short, retries: 0)
@@ -133,18 +140,22 @@ extension FrameClient {
                 machine.withLockedValue { $0.retire { $0.channel === link.channel } }
                 if ContinuousClock.now >= deadline {
                     if fallsBack { throw LongLinkDown() }
-                    throw FrameClientError.noConnection(after: timeout, last: machine.withLockedValue { $0.lastFailure })
+                    throw FrameClientError.noConnection(
+                        after: timeout, last: machine.withLockedValue { $0.lastFailure })
                 }
             } catch let FrameClientError.connectionLost(reason) where fallsBack || idempotent {
                 if fallsBack { throw LongLinkDown() }
                 guard retries < configuration.retries.perRequest, ContinuousClock.now < deadline,
-                      retryBudget.withLockedValue({ $0.take(now: .now) }) else {
+                    retryBudget.withLockedValue({ $0.take(now: .now) })
+                else {
                     throw FrameClientError.connectionLost(reason)
                 }
                 retries += 1
-                configuration.logger.debug("sending an idempotent request again on the next connection", metadata: [
-                    "command": "\(command)", "retry": "\(retries)", "reason": "\(reason)",
-                ])
+                configuration.logger.debug(
+                    "sending an idempotent request again on the next connection",
+                    metadata: [
+                        "command": "\(command)", "retry": "\(retries)", "reason": "\(reason)",
+                    ])
             }
         }
     }

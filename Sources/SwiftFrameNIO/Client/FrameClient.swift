@@ -69,8 +69,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         bootstrap: (@Sendable (any EventLoopGroup) -> NIOClientTCPBootstrap)? = nil
     ) {
-        self.init(endpoints: [Endpoint(host: host, port: port)], configuration: configuration, onConnect: onConnect,
-                  eventLoopGroup: eventLoopGroup, bootstrap: bootstrap)
+        self.init(
+            endpoints: [Endpoint(host: host, port: port)], configuration: configuration, onConnect: onConnect,
+            eventLoopGroup: eventLoopGroup, bootstrap: bootstrap)
     }
 
     /// A client of a server that listens at several endpoints (addresses, ports, data
@@ -94,15 +95,17 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         self.endpoints = endpoints
         self.configuration = configuration
         self.group = eventLoopGroup
-        self.bootstrap = bootstrap ?? { group in NIOClientTCPBootstrap(ClientBootstrap(group: group), tls: NIOInsecureNoTLS()) }
+        self.bootstrap =
+            bootstrap ?? { group in NIOClientTCPBootstrap(ClientBootstrap(group: group), tls: NIOInsecureNoTLS()) }
         self.onConnect = onConnect
         pushFeed = Broadcast(bufferSize: configuration.pushBufferSize, overflow: configuration.pushOverflow)
         stateFeed = Broadcast(bufferSize: 64, overflow: .dropOldest, replaysLatest: true)
         let machine = NIOLockedValueBox(Machine(backoff: configuration.reconnect))
         self.machine = machine
         if let heartbeat = configuration.heartbeat, (heartbeat.command ?? Table.heartbeatCommand) != nil {
-            self.heartbeat = ClientHeartbeat(pacer: NIOLockedValueBox(HeartbeatPacer(heartbeat)),
-                                             isSuspended: { machine.withLockedValue { $0.suspended } })
+            self.heartbeat = ClientHeartbeat(
+                pacer: NIOLockedValueBox(HeartbeatPacer(heartbeat)),
+                isSuspended: { machine.withLockedValue { $0.suspended } })
         } else {
             self.heartbeat = nil
         }
@@ -111,8 +114,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         counters = configuration.metrics.map(ClientCounters.init)
         #endif
         tls = endpoints.map { endpoint in
-            ClientTLSSetup(configuration: configuration, host: endpoint.host, group: eventLoopGroup,
-                           customBootstrap: bootstrap != nil)
+            ClientTLSSetup(
+                configuration: configuration, host: endpoint.host, group: eventLoopGroup,
+                customBootstrap: bootstrap != nil)
         }
     }
 
@@ -125,7 +129,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     public var pushes: Subscription<Table.Inbound> { pushFeed.subscribe() }
 
     /// `pushes` with a buffer of its own size or overflow rule.
-    public func subscribeToPushes(bufferSize: Int, overflow: PushOverflow = .dropOldest) -> Subscription<Table.Inbound> {
+    public func subscribeToPushes(bufferSize: Int, overflow: PushOverflow = .dropOldest) -> Subscription<Table.Inbound>
+    {
         pushFeed.subscribe(bufferSize: bufferSize, overflow: overflow)
     }
 
@@ -150,7 +155,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         _ message: M, timeout: Duration? = nil
     ) async throws -> M.Response where M.Response: CommandMessage {
         try await onAConnection(command: M.commandID, timeout: timeout) { link, remaining in
-            try await link.unsentRequest(message, of: Table.self, extras: configuration.headerExtras, timeout: remaining)
+            try await link.unsentRequest(
+                message, of: Table.self, extras: configuration.headerExtras, timeout: remaining)
         }
     }
 
@@ -159,8 +165,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         command: UInt32, payload: [UInt8] = [], replyCommand: UInt32? = nil, timeout: Duration? = nil
     ) async throws -> Table.Inbound {
         try await onAConnection(command: command, timeout: timeout) { link, remaining in
-            try await link.unsentRequest(command: command, payload: payload, replyCommand: replyCommand, of: Table.self,
-                                         extras: configuration.headerExtras, timeout: remaining)
+            try await link.unsentRequest(
+                command: command, payload: payload, replyCommand: replyCommand, of: Table.self,
+                extras: configuration.headerExtras, timeout: remaining)
         }
     }
 
@@ -493,7 +500,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         } catch {
             let failure = ConnectFailure(error, timeout: configuration.connectTimeout)
             if !Task.isCancelled {  // not a loser of the race
-                configuration.logger.notice("connect failed", metadata: ["endpoint": "\(endpoint)", "error": "\(failure)"])
+                configuration.logger.notice(
+                    "connect failed", metadata: ["endpoint": "\(endpoint)", "error": "\(failure)"])
             }
             // A chain, name or pin refused: connecting again would be refused again.
             if case let .tls(tlsFailure) = failure, tlsFailure.isFinal {
@@ -516,7 +524,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                 machine.withLockedValue { $0.loginFailed(index: index) }
                 connection.close()
                 let reason = await Self.reason(closed)
-                if let final = error as? FinalFailure { return .failed(index: index, .loginFailed(final.error), final: final.error) }
+                if let final = error as? FinalFailure {
+                    return .failed(index: index, .loginFailed(final.error), final: final.error)
+                }
                 // The connection itself ended (a heartbeat timeout, a bad frame, a reset): say so.
                 if case .closedByClient = reason { return .failed(index: index, .loginFailed(error), final: nil) }
                 return .failed(index: index, reason, final: nil)
@@ -579,15 +589,20 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                     }
                 }
             } catch {
-                logger.warning("a push does not decode; dropped", metadata: [
-                    "command": "\(Table.layout.commandID(of: piece.header))", "error": "\(error)"])
+                logger.warning(
+                    "a push does not decode; dropped",
+                    metadata: [
+                        "command": "\(Table.layout.commandID(of: piece.header))", "error": "\(error)",
+                    ])
             }
         }
         // TLS: the handshake, with the checks of the server's chain, name and pin, is part of
         // connecting (within the connect timeout); a refusal is a `TLSFailure`.
         let tlsHandlers = try tls.handlers()
         let handshake = NIOLockedValueBox<EventLoopFuture<Void>?>(nil)
-        let made = NIOLockedValueBox<(closed: EventLoopFuture<DisconnectReason>, outbound: OutboundQueue<ClientWrite>)?>(nil)
+        let made = NIOLockedValueBox<
+            (closed: EventLoopFuture<DisconnectReason>, outbound: OutboundQueue<ClientWrite>)?
+        >(nil)
         // Every channel the bootstrap makes (one per address it tries), to close on cancellation.
         let opened = NIOLockedValueBox<(channels: [any Channel], cancelled: Bool)>(([], false))
         let connecting = try (tls.bootstrap() ?? bootstrap(group))
@@ -613,7 +628,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                     }
                     #endif
                     let handler = ConnectionHandler<Table>(
-                        configuration: configuration, eventLoop: channel.eventLoop, metrics: metrics, heartbeat: heartbeat,
+                        configuration: configuration, eventLoop: channel.eventLoop, metrics: metrics,
+                        heartbeat: heartbeat,
                         push: push)
                     made.withLockedValue { $0 = (handler.closed.futureResult, handler.outbound) }
                     try pipeline.addHandler(handler)

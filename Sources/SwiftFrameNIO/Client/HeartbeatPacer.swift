@@ -24,7 +24,8 @@ struct HeartbeatPacer: Sendable {
     }
 
     /// The adaptive mode's settings; nil in fixed mode.
-    private let bounds: (minimum: Duration, maximum: Duration, step: Duration, margin: Duration, probeAgainAfter: Duration)?
+    private let bounds:
+        (minimum: Duration, maximum: Duration, step: Duration, margin: Duration, probeAgainAfter: Duration)?
     private let start: Duration
     /// The interval the connections wait now.
     private(set) var interval: Duration

@@ -82,7 +82,9 @@ struct PendingRequests {
             let key = next
             next = key >= largest ? 1 : key + 1
             // With nothing pending, no lookup (the one-caller case: a hash a request saved).
-            if (entries.isEmpty || entries[key] == nil) && (abandoned.isEmpty || !abandoned.contains(key)) { return key }
+            if (entries.isEmpty || entries[key] == nil) && (abandoned.isEmpty || !abandoned.contains(key)) {
+                return key
+            }
         }
         return nil
     }
@@ -151,7 +153,8 @@ struct PendingRequests {
             if case .sequence = correlation { candidate = header.sequence } else { candidate = bodyKey }
             guard let key = candidate else { return .none }
             if let index = entries.index(forKey: key),
-               command == entries.values[index].replyCommand || command == errorCommand {
+                command == entries.values[index].replyCommand || command == errorCommand
+            {
                 let entry = entries.remove(at: index).value
                 dropLastDeadline(of: entry, key: key)
                 return .reply(entry)
@@ -162,8 +165,10 @@ struct PendingRequests {
             let key: UInt64
             if command == errorCommand, queues[command] == nil || queues[command]!.isEmpty {
                 // An error reply answers the oldest request of all.
-                guard let (replyCommand, oldest) = queues.compactMap({ item in item.value.first.map { (item.key, $0) } })
-                    .min(by: { $0.1 < $1.1 }) else { return .none }
+                guard
+                    let (replyCommand, oldest) = queues.compactMap({ item in item.value.first.map { (item.key, $0) } })
+                        .min(by: { $0.1 < $1.1 })
+                else { return .none }
                 _ = queues[replyCommand]!.popFirst()
                 key = oldest
             } else {
@@ -180,7 +185,8 @@ struct PendingRequests {
     /// not the soonest (the one the timer is set for): with one request at a time the list
     /// stays at two, where it would grow until the next sweep (a lookup a request).
     private mutating func dropLastDeadline(of entry: Entry, key: UInt64) {
-        if deadlines.count - deadlinesHead > 1, let last = deadlines.last, last.key == key, last.ticket == entry.ticket {
+        if deadlines.count - deadlinesHead > 1, let last = deadlines.last, last.key == key, last.ticket == entry.ticket
+        {
             deadlines.removeLast()
         }
     }

@@ -65,7 +65,8 @@ final class Broadcast<Element: Sendable>: Sendable {
         let size = max(bufferSize ?? self.bufferSize, 1)
         let (stream, input) = AsyncStream.makeStream(
             of: Element.self,
-            bufferingPolicy: (overflow ?? self.overflow) == .dropOldest ? .bufferingNewest(size) : .bufferingOldest(size))
+            bufferingPolicy: (overflow ?? self.overflow) == .dropOldest
+                ? .bufferingNewest(size) : .bufferingOldest(size))
         let drops = NIOLockedValueBox(0)
         let id = state.withLockedValue { state -> Int? in
             if state.closed { return nil }
@@ -109,7 +110,8 @@ final class Broadcast<Element: Sendable>: Sendable {
                 return 0
             }
             var full = 0
-            for subscriber in state.subscribers.values where !Self.deliver(value, to: subscriber.input, counting: subscriber.drops) {
+            for subscriber in state.subscribers.values
+            where !Self.deliver(value, to: subscriber.input, counting: subscriber.drops) {
                 full += 1
             }
             return full
@@ -140,7 +142,9 @@ final class Broadcast<Element: Sendable>: Sendable {
     }
 
     /// False when the subscriber's buffer was full (a value was dropped).
-    private static func deliver(_ value: Element, to input: AsyncStream<Element>.Continuation, counting drops: NIOLockedValueBox<Int>) -> Bool {
+    private static func deliver(
+        _ value: Element, to input: AsyncStream<Element>.Continuation, counting drops: NIOLockedValueBox<Int>
+    ) -> Bool {
         if case .dropped = input.yield(value) {
             drops.withLockedValue { $0 += 1 }
             return false

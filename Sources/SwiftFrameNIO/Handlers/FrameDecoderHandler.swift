@@ -32,7 +32,9 @@ public struct FrameSliceDecoderHandler: ByteToMessageDecoder, Sendable {
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        try slicer.modify { slicer in try slicer.fire(&buffer, to: context) { context.fireChannelRead(Self.wrapInboundOut($0.slice)) } }
+        try slicer.modify { slicer in
+            try slicer.fire(&buffer, to: context) { context.fireChannelRead(Self.wrapInboundOut($0.slice)) }
+        }
         return .needMoreData
     }
 
@@ -50,7 +52,9 @@ public struct FrameSliceDecoderHandler: ByteToMessageDecoder, Sendable {
     public mutating func slices(
         from buffer: inout ByteBuffer, _ deliver: (Result<FrameSlice, FrameError>) -> Void
     ) throws(FrameError) {
-        try slicer.modify { slicer throws(FrameError) in try slicer.cut(&buffer) { result in deliver(result.map(\.slice)) } }
+        try slicer.modify { slicer throws(FrameError) in
+            try slicer.cut(&buffer) { result in deliver(result.map(\.slice)) }
+        }
     }
 
     /// At the end of the stream: `.truncated` if the bytes of a partial frame are left.
@@ -87,7 +91,9 @@ public struct FrameDecoderHandler: ByteToMessageDecoder, Sendable {
     }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        try slicer.modify { slicer in try slicer.fire(&buffer, to: context) { context.fireChannelRead(Self.wrapInboundOut($0.frame)) } }
+        try slicer.modify { slicer in
+            try slicer.fire(&buffer, to: context) { context.fireChannelRead(Self.wrapInboundOut($0.frame)) }
+        }
         return .needMoreData
     }
 
@@ -105,7 +111,9 @@ public struct FrameDecoderHandler: ByteToMessageDecoder, Sendable {
     public mutating func frames(
         from buffer: inout ByteBuffer, _ deliver: (Result<Frame, FrameError>) -> Void
     ) throws(FrameError) {
-        try slicer.modify { slicer throws(FrameError) in try slicer.cut(&buffer) { result in deliver(result.map(\.frame)) } }
+        try slicer.modify { slicer throws(FrameError) in
+            try slicer.cut(&buffer) { result in deliver(result.map(\.frame)) }
+        }
     }
 
     /// At the end of the stream: `.truncated` if the bytes of a partial frame are left.

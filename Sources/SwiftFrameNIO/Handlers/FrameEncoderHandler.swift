@@ -16,8 +16,9 @@ public struct OutboundFrame: Sendable, Hashable {
     public init<M: CommandMessage>(
         _ message: M, layout: FrameLayout, sequence: UInt64? = nil, extras: [String: UInt64] = [:]
     ) throws {
-        self.init(header: layout.header(command: M.commandID, sequence: sequence, extras: extras),
-                  payload: try message.serializedBytes())
+        self.init(
+            header: layout.header(command: M.commandID, sequence: sequence, extras: extras),
+            payload: try message.serializedBytes())
     }
 }
 

@@ -72,7 +72,9 @@ struct FrameSlicer: Sendable {
 
     /// What the decoder handlers do with a read: every complete frame passed to `deliver`
     /// (which fires it down the pipeline), and a bad header under `resync` fired as an error.
-    mutating func fire(_ buffer: inout ByteBuffer, to context: ChannelHandlerContext, _ deliver: (Piece) -> Void) throws(FrameError) {
+    mutating func fire(_ buffer: inout ByteBuffer, to context: ChannelHandlerContext, _ deliver: (Piece) -> Void)
+        throws(FrameError)
+    {
         try cut(&buffer) { result in
             switch result {
             case let .success(piece): deliver(piece)
@@ -108,7 +110,9 @@ struct FrameSlicer: Sendable {
     }
 
     /// Cuts the frames that lie wholly in `buffer`, then keeps or feeds what is left.
-    private mutating func cutWhole(from buffer: inout ByteBuffer, _ deliver: (Result<Piece, FrameError>) -> Void) throws(FrameError) {
+    private mutating func cutWhole(from buffer: inout ByteBuffer, _ deliver: (Result<Piece, FrameError>) -> Void)
+        throws(FrameError)
+    {
         let reader = buffer.readerIndex
         var position = 0
         let stop = buffer.withUnsafeReadableBytes { bytes in
@@ -142,7 +146,8 @@ struct FrameSlicer: Sendable {
     }
 
     /// Appends to the partial frame what it still misses of `buffer`, and passes it on once whole.
-    private mutating func completePartial(from buffer: inout ByteBuffer, _ deliver: (Result<Piece, FrameError>) -> Void) {
+    private mutating func completePartial(from buffer: inout ByteBuffer, _ deliver: (Result<Piece, FrameError>) -> Void)
+    {
         let missing = partialFrameSize &- partial!.readableBytes
         var bytes = buffer.readSlice(length: min(missing, buffer.readableBytes))!
         partial!.writeBuffer(&bytes)

@@ -88,9 +88,12 @@ final class OutboundQueue<Write: QueuedWrite>: Sendable {
     /// Queues `write` for `channel`'s handler, posting `DrainOutbound` to its event loop when
     /// the queue was empty. `written` is the write's future when `write` waits and the channel
     /// or the queue is full.
-    func enqueue(_ write: Write, on channel: any Channel, whenFull: WhenFull) -> (Enqueued, written: EventLoopFuture<Void>?) {
+    func enqueue(_ write: Write, on channel: any Channel, whenFull: WhenFull) -> (
+        Enqueued, written: EventLoopFuture<Void>?
+    ) {
         let writable = whenFull == .queues || channel.isWritable
-        let (enqueued, written) = enqueue(write, whenFull: whenFull, channelWritable: writable, eventLoop: channel.eventLoop)
+        let (enqueued, written) = enqueue(
+            write, whenFull: whenFull, channelWritable: writable, eventLoop: channel.eventLoop)
         if case .queued(drain: true) = enqueued {
             // Posted even from the event loop (a server's handlers may run there): the frames
             // queued in the rest of this turn of the loop go out with the same flush.

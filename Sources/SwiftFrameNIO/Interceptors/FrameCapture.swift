@@ -89,9 +89,11 @@ public final class FrameCapture: FrameInterceptor {
             var records: [UInt8] = []
             if state.started.insert(connection.id).inserted {
                 let (client, server) = connection.side == .client ? (local, remote) : (remote, local)
-                records += state.writer.handshake(seconds: seconds, nanoseconds: nanoseconds, client: client, server: server)
+                records += state.writer.handshake(
+                    seconds: seconds, nanoseconds: nanoseconds, client: client, server: server)
             }
-            records += state.writer.records(seconds: seconds, nanoseconds: nanoseconds, from: from, to: to, payload: bytes)
+            records += state.writer.records(
+                seconds: seconds, nanoseconds: nanoseconds, from: from, to: to, payload: bytes)
             if let sink {
                 sink(records)
             } else if let descriptor = state.descriptor {
@@ -104,7 +106,8 @@ public final class FrameCapture: FrameInterceptor {
         try bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
-                let written = SwiftFrameNIO.writeDescriptor(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                let written = SwiftFrameNIO.writeDescriptor(
+                    descriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw IOError(errnoCode: errno, reason: "write")
@@ -117,7 +120,9 @@ public final class FrameCapture: FrameInterceptor {
 
 // The C functions, under names that the class's own `close()` does not shadow.
 private func closeDescriptor(_ descriptor: Int32) -> Int32 { close(descriptor) }
-private func writeDescriptor(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int { write(descriptor, bytes, count) }
+private func writeDescriptor(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
+}
 
 extension CaptureEndpoint {
     /// The IP address and port of `address`; 127.0.0.`host`:`port` when there is none (a Unix

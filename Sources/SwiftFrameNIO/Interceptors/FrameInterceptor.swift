@@ -161,14 +161,21 @@ struct InterceptorChain: Sendable {
 
     /// `interceptors` for a connection of `Table` on `channel` (its addresses are known once
     /// it is active), numbered among the process's connections.
-    init<Table: CommandTable>(_ interceptors: [any FrameInterceptor], side: InterceptedConnection.Side, channel: any Channel, table: Table.Type) {
+    init<Table: CommandTable>(
+        _ interceptors: [any FrameInterceptor], side: InterceptedConnection.Side, channel: any Channel,
+        table: Table.Type
+    ) {
         outbound = interceptors.filter { $0.directions.contains(.outbound) }
         inbound = interceptors.reversed().filter { $0.directions.contains(.inbound) }
-        route = interceptors.isEmpty ? nil : Route(
-            layout: Table.layout,
-            connection: InterceptedConnection(
-                side: side, id: ConnectionNumbers.next(), local: channel.localAddress, remote: channel.remoteAddress,
-                commandName: { Table.commandName($0) }))
+        route =
+            interceptors.isEmpty
+            ? nil
+            : Route(
+                layout: Table.layout,
+                connection: InterceptedConnection(
+                    side: side, id: ConnectionNumbers.next(), local: channel.localAddress,
+                    remote: channel.remoteAddress,
+                    commandName: { Table.commandName($0) }))
     }
 
     /// The frame to write, after every interceptor, first to last.
@@ -182,7 +189,8 @@ struct InterceptorChain: Sendable {
     /// The frame read, after every interceptor, last to first.
     func inbound(_ frame: Frame) throws -> Frame {
         guard !inbound.isEmpty, let route else { return frame }
-        var seen = InterceptedFrame(header: frame.header, payload: Array(frame.payload), direction: .inbound, route: route)
+        var seen = InterceptedFrame(
+            header: frame.header, payload: Array(frame.payload), direction: .inbound, route: route)
         for interceptor in inbound { try interceptor.intercept(&seen) }
         return Frame(header: seen.header, payload: seen.payload[...], offset: frame.offset)
     }

@@ -28,6 +28,8 @@ public struct FrameLogging: FrameInterceptor {
         let sequence = frame.header.sequence.map { " seq=\($0)" } ?? ""
         logger.log(
             level: level, "\(frame.direction) \(name)\(sequence) bytes=\(frame.payload.count)",
-            metadata: ["connection": "\(frame.connection.id)", "peer": "\(frame.connection.remote.map { "\($0)" } ?? "?")"])
+            metadata: [
+                "connection": "\(frame.connection.id)", "peer": "\(frame.connection.remote.map { "\($0)" } ?? "?")",
+            ])
     }
 }

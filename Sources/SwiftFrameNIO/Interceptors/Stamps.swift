@@ -49,7 +49,9 @@ public struct BodyFieldStamp: FrameInterceptor {
     public var directions: InterceptedFrame.Directions { .outbound }
 
     public func intercept(_ frame: inout InterceptedFrame) throws {
-        guard frame.direction == .outbound, commands?.contains(frame.command) ?? true, let value = value() else { return }
+        guard frame.direction == .outbound, commands?.contains(frame.command) ?? true, let value = value() else {
+            return
+        }
         let count = value.utf8.count
         frame.payload.reserveCapacity(frame.payload.count + 10 + count)  // one copy, not one per part
         frame.payload.appendVarint(UInt64(Wire.tag(fieldNumber: field, wireType: .lengthDelimited)))

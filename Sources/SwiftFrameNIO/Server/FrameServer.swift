@@ -335,14 +335,15 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         let admitted = connections.withLockedValue { connections -> ServedConnection? in
             guard !connections.stopping else { return nil }
             connections.lastID += 1
-            let handling: ServedConnection.Handling = switch handlers {
-            case let .inTasks(handler):
-                .inTasks(
-                    onEventLoop: configuration.handlersRunOnEventLoop,
-                    handle: { [self] in await handle($0, on: $1, with: handler) })
-            case let .onEventLoop(handler):
-                .onEventLoop { [self] in answer($0, on: $1, with: handler, close: &$2) }
-            }
+            let handling: ServedConnection.Handling =
+                switch handlers {
+                case let .inTasks(handler):
+                    .inTasks(
+                        onEventLoop: configuration.handlersRunOnEventLoop,
+                        handle: { [self] in await handle($0, on: $1, with: handler) })
+                case let .onEventLoop(handler):
+                    .onEventLoop { [self] in answer($0, on: $1, with: handler, close: &$2) }
+                }
             let connection = ServedConnection(
                 id: connections.lastID, channel: channel,
                 chain: InterceptorChain(configuration.interceptors, side: .server, channel: channel, table: Table.self),
@@ -386,10 +387,12 @@ public final class FrameServer<Table: CommandTable>: Sendable {
                     guard let connection = admit(channel, handlers: handlers) else { throw FrameServerError.stopped }
                     do {
                         if let idle {
-                            try pipeline.addHandlers(IdleStateHandler(readTimeout: TimeAmount(idle)), CloseWhenIdle(connection))
+                            try pipeline.addHandlers(
+                                IdleStateHandler(readTimeout: TimeAmount(idle)), CloseWhenIdle(connection))
                         }
                         let slices = FrameSliceHandler(slicing)
-                        try pipeline.addHandlers(slices, ServingHandler(connection, after: slices, layout: Table.layout))
+                        try pipeline.addHandlers(
+                            slices, ServingHandler(connection, after: slices, layout: Table.layout))
                     } catch {
                         remove(connection)
                         throw error
@@ -405,16 +408,22 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         do {
             return try connection.writer.chain.inbound(received)
         } catch {
-            connection.logger.warning("closing the connection: a frame was refused", metadata: [
-                "peer": "\(connection.peer)", "command": "\(Table.commandID(of: received))", "error": "\(error)"])
+            connection.logger.warning(
+                "closing the connection: a frame was refused",
+                metadata: [
+                    "peer": "\(connection.peer)", "command": "\(Table.commandID(of: received))", "error": "\(error)",
+                ])
             return nil
         }
     }
 
     /// Logs a request that does not decode (the frame is skipped).
     private func skipping(_ header: FrameHeader, on connection: ServedConnection, for error: WireError) {
-        connection.logger.warning("request does not decode; skipped", metadata: [
-            "peer": "\(connection.peer)", "command": "\(heading.commandID(of: header))", "error": "\(error)"])
+        connection.logger.warning(
+            "request does not decode; skipped",
+            metadata: [
+                "peer": "\(connection.peer)", "command": "\(heading.commandID(of: header))", "error": "\(error)",
+            ])
     }
 
     /// Logs why a handler's error closes its connection.
@@ -422,7 +431,8 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         if error is CancellationError {
             connection.logger.debug("connection closed: the server stops", metadata: ["peer": "\(connection.peer)"])
         } else {
-            connection.logger.warning("connection closed", metadata: ["peer": "\(connection.peer)", "error": "\(error)"])
+            connection.logger.warning(
+                "connection closed", metadata: ["peer": "\(connection.peer)", "error": "\(error)"])
         }
     }
 
@@ -445,7 +455,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
             guard let reply = try await handler(request, context) else { return true }
             do {
                 try await connection.writer.queue(heading.reply(reply, answering: frame.header))?.get()
-            } catch where !connection.channel.isActive {
+            } catch  where !connection.channel.isActive {
                 // The peer has gone: requests it sent before are still handled, unanswered.
             }
             return true
@@ -457,8 +467,10 @@ public final class FrameServer<Table: CommandTable>: Sendable {
 
     /// One frame answered inside the event loop's read (`runOnEventLoop`): the reply to write,
     /// or nil, with `close` set when the connection must close.
-    private func answer(_ slice: FrameSlice, on connection: ServedConnection, with handler: SynchronousHandler,
-                        close: inout Bool) -> OutboundFrame? {
+    private func answer(
+        _ slice: FrameSlice, on connection: ServedConnection, with handler: SynchronousHandler,
+        close: inout Bool
+    ) -> OutboundFrame? {
         // Without inbound interceptors the request is decoded where it lies in the read.
         var seen: Frame?
         if !connection.writer.chain.inbound.isEmpty {

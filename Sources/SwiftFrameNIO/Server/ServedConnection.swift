@@ -318,14 +318,18 @@ final class ServingHandler: ChannelDuplexHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A bad header skipped under the layout's `resync`: the frames after it go on.
         if error is FrameError, !streamEnded {
-            connection.logger.warning("skipping a bad header, decoding goes on from the next magic", metadata: [
-                "peer": "\(connection.peer)", "error": "\(error)"])
+            connection.logger.warning(
+                "skipping a bad header, decoding goes on from the next magic",
+                metadata: [
+                    "peer": "\(connection.peer)", "error": "\(error)",
+                ])
             return
         }
         if case .onEventLoop = connection.handling {
             // The frames read before it are answered.
             guard !closing else { return }
-            connection.logger.warning("connection closed", metadata: ["peer": "\(connection.peer)", "error": "\(error)"])
+            connection.logger.warning(
+                "connection closed", metadata: ["peer": "\(connection.peer)", "error": "\(error)"])
             closeAfterFlush(context: context)
             return
         }
@@ -409,7 +413,9 @@ struct ServerWriter: Sendable {
         _ = try queue(frame, whenFull: .refuses)
     }
 
-    private func queue(_ frame: OutboundFrame, whenFull: OutboundQueue<OutboundFrame>.WhenFull) throws -> EventLoopFuture<Void>? {
+    private func queue(_ frame: OutboundFrame, whenFull: OutboundQueue<OutboundFrame>.WhenFull) throws
+        -> EventLoopFuture<Void>?
+    {
         let (enqueued, written) = outbound.enqueue(try chain.outbound(frame), on: channel, whenFull: whenFull)
         switch enqueued {
         case .queued: return written

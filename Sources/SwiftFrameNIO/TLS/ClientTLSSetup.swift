@@ -266,7 +266,8 @@ extension TLSFailure {
                 self = .untrustedChain
             }
         } else if ["WRONG_VERSION_NUMBER", "PACKET_LENGTH_TOO_LONG", "HTTP_REQUEST", "RECORD_TOO_LARGE"]
-            .contains(where: text.contains) {
+            .contains(where: text.contains)
+        {
             self = .notTLS
         } else {
             self = .other(error)

@@ -90,7 +90,7 @@ enum NetworkFrameworkTLS {
         guard identity.isMatched(byCertificate: der) else { return .hostnameMismatch(expected: identity.name) }
         guard !pins.isEmpty else { return nil }
         guard let certificate = try? NIOSSLCertificate(bytes: der, format: .der),
-              let digest = try? keyDigest(of: certificate)
+            let digest = try? keyDigest(of: certificate)
         else {
             return .pinMismatch(found: "unreadable")
         }

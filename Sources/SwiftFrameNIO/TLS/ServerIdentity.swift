@@ -57,7 +57,7 @@ struct ServerIdentity: Sendable, Hashable {
     /// whose SAN extension does not, is for no one.
     func isMatched(byCertificate der: [UInt8]) -> Bool {
         guard let certificate = try? Certificate(derEncoded: der),
-              let names = try? certificate.extensions.subjectAlternativeNames
+            let names = try? certificate.extensions.subjectAlternativeNames
         else { return false }
         return isMatched(by: Array(names))
     }

@@ -29,8 +29,9 @@ extension Google_Protobuf_Any {
     /// - Throws: `WireError.missingRequiredField` when a proto2 `required` field is not set.
     public init(packing message: some Message, typeURLPrefix: String = "type.googleapis.com") throws(WireError) {
         let separator = typeURLPrefix.hasSuffix("/") ? "" : "/"
-        self.init(typeUrl: typeURLPrefix + separator + type(of: message).protoMessageName,
-                  value: try message.serializedBytes())
+        self.init(
+            typeUrl: typeURLPrefix + separator + type(of: message).protoMessageName,
+            value: try message.serializedBytes())
     }
 
     /// The full name of the message held: the part of `typeUrl` after its last "/", or ""

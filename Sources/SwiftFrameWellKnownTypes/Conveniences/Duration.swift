@@ -42,8 +42,9 @@ func splitSeconds(_ value: Double, rounding rule: FloatingPointRoundingRule) -> 
     precondition(value.isFinite, "\(value) seconds is not a finite number")
     let whole = value.rounded(rule)
     // -2^63 is a Double; 2^63 is the first Double past Int64.max.
-    precondition(whole >= -9_223_372_036_854_775_808.0 && whole < 9_223_372_036_854_775_808.0,
-                 "\(value) seconds does not fit in Int64")
+    precondition(
+        whole >= -9_223_372_036_854_775_808.0 && whole < 9_223_372_036_854_775_808.0,
+        "\(value) seconds does not fit in Int64")
     // `value - whole` is exact, so only the scaling by 1e9 rounds.
     return (Int64(whole), Int64(((value - whole) * 1e9).rounded()))
 }
@@ -110,7 +111,8 @@ extension Google_Protobuf_Duration {
     /// Normalized `lhs - rhs`. Traps when the seconds overflow Int64, as integer `-` does.
     public static func - (lhs: Self, rhs: Self) -> Self {
         let (seconds, overflow) = lhs.seconds.subtractingReportingOverflow(rhs.seconds)
-        guard !overflow, let difference = splitTruncating(seconds: seconds, nanos: Int64(lhs.nanos) - Int64(rhs.nanos)) else {
+        guard !overflow, let difference = splitTruncating(seconds: seconds, nanos: Int64(lhs.nanos) - Int64(rhs.nanos))
+        else {
             preconditionFailure("Duration arithmetic overflow")
         }
         return Self(seconds: difference.seconds, nanos: difference.nanos)

@@ -71,7 +71,8 @@ extension Google_Protobuf_Timestamp {
     /// The timestamp `rhs` earlier, normalized. Traps when the seconds overflow Int64.
     public static func - (lhs: Self, rhs: Google_Protobuf_Duration) -> Self {
         let (seconds, overflow) = lhs.seconds.subtractingReportingOverflow(rhs.seconds)
-        guard !overflow, let difference = splitFlooring(seconds: seconds, nanos: Int64(lhs.nanos) - Int64(rhs.nanos)) else {
+        guard !overflow, let difference = splitFlooring(seconds: seconds, nanos: Int64(lhs.nanos) - Int64(rhs.nanos))
+        else {
             preconditionFailure("Timestamp arithmetic overflow")
         }
         return Self(seconds: difference.seconds, nanos: difference.nanos)

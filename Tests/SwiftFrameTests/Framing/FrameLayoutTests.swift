@@ -22,10 +22,11 @@ import Testing
     ]
 
     @Test func presetNamesAreExactlyTheDocumentedOnes() {
-        #expect(FrameLayout.presetNames == [
-            "game-tcp", "game-http-request", "erlang", "erlang-total", "im", "u32le", "varint", "grpc",
-            "u16-u16", "u16-u16-le", "u32id-u32len",
-        ])
+        #expect(
+            FrameLayout.presetNames == [
+                "game-tcp", "game-http-request", "erlang", "erlang-total", "im", "u32le", "varint", "grpc",
+                "u16-u16", "u16-u16-le", "u32id-u32len",
+            ])
         #expect(FrameLayout.preset(named: "game-tcp") == .gameTCP)
         #expect(FrameLayout.preset(named: "u16-u16-le") == .u16u16LE)
         #expect(FrameLayout.preset(named: "GAME-TCP") == nil)
@@ -43,19 +44,24 @@ import Testing
     }
 
     @Test func presetsHoldTheFieldsOfPROTOCOLS() {
-        #expect(FrameLayout.gameTCP.fields == [
-            Field(kind: .magic(0xFF), width: 4),
-            Field(kind: .length(span: .commandAndBody, adjustment: 0), width: 4),
-            Field(kind: .command, width: 4),
-        ])
-        #expect(FrameLayout.im.fields == [
-            Field(kind: .magic(0x81), width: 1),
-            Field(kind: .sequence, width: 4),
-            Field(kind: .type(known: [1, 2, 3, 4]), width: 1),
-            Field(kind: .length(span: .body, adjustment: 0), width: 2, isSigned: false),
-        ])
+        #expect(
+            FrameLayout.gameTCP.fields == [
+                Field(kind: .magic(0xFF), width: 4),
+                Field(kind: .length(span: .commandAndBody, adjustment: 0), width: 4),
+                Field(kind: .command, width: 4),
+            ])
+        #expect(
+            FrameLayout.im.fields == [
+                Field(kind: .magic(0x81), width: 1),
+                Field(kind: .sequence, width: 4),
+                Field(kind: .type(known: [1, 2, 3, 4]), width: 1),
+                Field(kind: .length(span: .body, adjustment: 0), width: 2, isSigned: false),
+            ])
         #expect(FrameLayout.im.maxFrameSize == 8 + 65535)
-        #expect(FrameLayout.u32le.fields == [Field(kind: .length(span: .body, adjustment: 0), width: 4, byteOrder: .littleEndian)])
+        #expect(
+            FrameLayout.u32le.fields == [
+                Field(kind: .length(span: .body, adjustment: 0), width: 4, byteOrder: .littleEndian)
+            ])
         #expect(FrameLayout.varint.fields == [Field(kind: .length(span: .body, adjustment: 0), width: 0)])
         #expect(FrameLayout.erlangTotal.fields[0].kind == .length(span: .wholeFrame, adjustment: 0))
         #expect(FrameLayout.u32idU32len.fields.map(\.name) == ["cmd", "length"])
@@ -78,22 +84,24 @@ import Testing
         #expect(try FrameLayout(description: "length:u32le:body") == .u32le)
 
         let settings = try FrameLayout(description: "magic:u32=0xFF length:u32:after cmd:u32 max=65536 resync=4096")
-        #expect(settings.fields == [
-            .magic(0xFF, width: 4), .length(width: 4, span: .afterLength), .command(width: 4),
-        ])
+        #expect(
+            settings.fields == [
+                .magic(0xFF, width: 4), .length(width: 4, span: .afterLength), .command(width: 4),
+            ])
         #expect(settings.maxFrameSize == 65536)
         #expect(settings.badHeaderPolicy == .resynchronize(maxSkip: 4096))
         #expect(settings.description == "magic:u32=0xFF length:u32:after cmd:u32 max=65536 resync=4096")
     }
 
     @Test func equivalentSpellingsPrintOneCanonicalForm() throws {
-        let layout = try FrameLayout(description: """
-            # the IM header, one field per line
-            magic:u8le=129      # byte order means nothing for one byte
-            seq:u32be
-            \ttype:u8:known=0x1,2,3,4
-            length:u16:body:adj=0   max=0x10007
-            """)
+        let layout = try FrameLayout(
+            description: """
+                # the IM header, one field per line
+                magic:u8le=129      # byte order means nothing for one byte
+                seq:u32be
+                \ttype:u8:known=0x1,2,3,4
+                length:u16:body:adj=0   max=0x10007
+                """)
         #expect(layout == .im)
         #expect(layout.description == FrameLayout.im.description)
     }
@@ -114,7 +122,9 @@ import Testing
         let adjusted = try FrameLayout(description: "length:u32:frame:adj=-4")
         #expect(adjusted.fields[0].kind == .length(span: .wholeFrame, adjustment: -4))
         let signed = try FrameLayout(description: "length:i16le:body")
-        #expect(signed.fields[0] == Field(kind: .length(span: .body, adjustment: 0), width: 2, byteOrder: .littleEndian, isSigned: true))
+        #expect(
+            signed.fields[0]
+                == Field(kind: .length(span: .body, adjustment: 0), width: 2, byteOrder: .littleEndian, isSigned: true))
     }
 
     /// (text, token, line, column, part of the message)
@@ -174,8 +184,10 @@ import Testing
         let error = layoutError { () throws(FrameLayoutError) in
             _ = try FrameLayout(description: "magic:u32=0xFF\n length:u16:bodyy")
         }
-        #expect(error?.description
-            == "'length:u16:bodyy' at line 2, column 2: unknown length option 'bodyy' (body, cmd+body, after, frame, adj=N)")
+        #expect(
+            error?.description
+                == "'length:u16:bodyy' at line 2, column 2: unknown length option 'bodyy' (body, cmd+body, after, frame, adj=N)"
+        )
         let noToken = layoutError { () throws(FrameLayoutError) in _ = try FrameLayout(description: "cmd:u8") }
         #expect(noToken?.description == "a layout needs exactly one length field")
     }
@@ -183,31 +195,45 @@ import Testing
     // MARK: Rules on FrameLayout(fields:)
 
     @Test func initRejectsWhatTheRulesForbid() {
-        func message(_ fields: [Field], max: Int = FrameLayout.defaultMaxFrameSize,
-                     policy: FrameLayout.BadHeaderPolicy = .fail) -> String? {
+        func message(
+            _ fields: [Field], max: Int = FrameLayout.defaultMaxFrameSize,
+            policy: FrameLayout.BadHeaderPolicy = .fail
+        ) -> String? {
             layoutError { () throws(FrameLayoutError) in
                 _ = try FrameLayout(fields: fields, maxFrameSize: max, badHeaderPolicy: policy)
             }?.message
         }
         #expect(message([.command(width: 4)]) == "a layout needs exactly one length field")
         #expect(message([.length(width: 3, span: .body)]) == "width 3 is not 1, 2, 4 or 8 bytes")
-        #expect(message([.length(width: 4, span: .body), .command(width: 8)]) == "a command is 1, 2 or 4 bytes wide (it is a UInt32)")
-        #expect(message([.length(width: 4, span: .body)], policy: .resynchronize(maxSkip: 10))
-            == "resynchronizing needs a magic field to look for")
-        #expect(message([.magic(1, width: 1), .length(width: 4, span: .body)], policy: .resynchronize(maxSkip: 0))
-            == "resynchronizing needs a skip limit of at least 1 byte")
-        #expect(message([.magic(1, width: 1), .length(width: 4, span: .body)], max: 4)
-            == "max frame size 4 is smaller than an empty frame (5 bytes)")
-        #expect(message([.length(width: 4, span: .body, adjustment: Int(Int32.max) + 1)])?.contains("out of range") == true)
-        #expect(message([Field(kind: .command, width: 0), .length(width: 4, span: .body)]) == "only a length can be a varint")
+        #expect(
+            message([.length(width: 4, span: .body), .command(width: 8)])
+                == "a command is 1, 2 or 4 bytes wide (it is a UInt32)")
+        #expect(
+            message([.length(width: 4, span: .body)], policy: .resynchronize(maxSkip: 10))
+                == "resynchronizing needs a magic field to look for")
+        #expect(
+            message([.magic(1, width: 1), .length(width: 4, span: .body)], policy: .resynchronize(maxSkip: 0))
+                == "resynchronizing needs a skip limit of at least 1 byte")
+        #expect(
+            message([.magic(1, width: 1), .length(width: 4, span: .body)], max: 4)
+                == "max frame size 4 is smaller than an empty frame (5 bytes)")
+        #expect(
+            message([.length(width: 4, span: .body, adjustment: Int(Int32.max) + 1)])?.contains("out of range") == true)
+        #expect(
+            message([Field(kind: .command, width: 0), .length(width: 4, span: .body)])
+                == "only a length can be a varint")
         #expect(message([.magic(1, width: 1), .length(width: 4, span: .body)], max: 5) == nil)
     }
 
     @Test func fieldsNormalizeMeaninglessByteOrder() {
         #expect(Field.command(width: 1, byteOrder: .littleEndian) == .command(width: 1))
-        #expect(Field.varintLength(span: .body) == Field(kind: .length(span: .body, adjustment: 0), width: 0, byteOrder: .littleEndian))
+        #expect(
+            Field.varintLength(span: .body)
+                == Field(kind: .length(span: .body, adjustment: 0), width: 0, byteOrder: .littleEndian))
         #expect(Field.command(width: 2, byteOrder: .littleEndian) != .command(width: 2))
-        #expect(Field.length(width: 2, span: .body, byteOrder: .littleEndian, isSigned: true).description == "length:i16le:body")
+        #expect(
+            Field.length(width: 2, span: .body, byteOrder: .littleEndian, isSigned: true).description
+                == "length:i16le:body")
     }
 
     @Test func aLayoutChangedIntoABrokenOneIsCaughtByValidate() throws {
@@ -216,15 +242,18 @@ import Testing
         try layout.validate()
         #expect(layout.description == "magic:u32=0xFF length:u32:cmd+body cmd:u32 max=65536")
         layout.fields.removeLast()  // cmd+body without a cmd
-        #expect(layoutError { () throws(FrameLayoutError) in try layout.validate() }?.message == "a cmd+body length needs a cmd field")
+        #expect(
+            layoutError { () throws(FrameLayoutError) in try layout.validate() }?.message
+                == "a cmd+body length needs a cmd field")
         layout.fields.append(.command(width: 4))
         try layout.validate()
         #expect(layout == FrameLayout.gameTCP.with(maxFrameSize: 65536))
         // A decoder made from the repaired layout uses the new maximum.
         var decoder = FrameDecoder(layout: layout)
         decoder.feed([0, 0, 0, 0xFF, 0, 1, 0, 0])
-        #expect(frameError { () throws(FrameError) in _ = try decoder.nextFrame() }
-            == .frameTooLarge(offset: 4, size: 65536 + 8, limit: 65536))
+        #expect(
+            frameError { () throws(FrameError) in _ = try decoder.nextFrame() }
+                == .frameTooLarge(offset: 4, size: 65536 + 8, limit: 65536))
     }
 
     @Test func checkedDescriptionTrapsOnBadText() async {

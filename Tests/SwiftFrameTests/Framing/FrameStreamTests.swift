@@ -173,7 +173,8 @@ import Testing
         var offset = 0
         var carry: [UInt8] = []
         for index in 0..<500 {
-            let frame = try encoder.encode(header: FrameHeader(command: UInt32(index)), payload: payloadBytes(index % 50, seed: index))
+            let frame = try encoder.encode(
+                header: FrameHeader(command: UInt32(index)), payload: payloadBytes(index % 50, seed: index))
             // Feed each frame with the first half of the next one still missing (carried over).
             let all = carry + frame
             let split = all.count - frame.count / 2
@@ -214,27 +215,30 @@ import Testing
         }
         var decoder = FrameDecoder(layout: .gameTCP)
         decoder.feed(first)
-        let firstPayload = try #require(try decoder.withNextFrame { frame in
-            #expect(UInt(bitPattern: frame.payload.baseAddress) == address(first, expected[0].offset + 12))
-            return frame.copy()
-        })
+        let firstPayload = try #require(
+            try decoder.withNextFrame { frame in
+                #expect(UInt(bitPattern: frame.payload.baseAddress) == address(first, expected[0].offset + 12))
+                return frame.copy()
+            })
         #expect(firstPayload == expected[0])
         #expect(try decoder.withNextFrame { _ in Issue.record("the second frame is incomplete") } == nil)
         decoder.feed(second)
         #expect(decoder.bufferedByteCount == bytes.count - expected[1].offset)
-        let secondFrame = try #require(try decoder.withNextFrame { frame in
-            let inFirst = address(first, 0)..<address(first, first.count)
-            let inSecond = address(second, 0)..<address(second, second.count)
-            let at = UInt(bitPattern: frame.payload.baseAddress)
-            #expect(!inFirst.contains(at) && !inSecond.contains(at), "copied together into the decoder's own array")
-            return frame.copy()
-        })
+        let secondFrame = try #require(
+            try decoder.withNextFrame { frame in
+                let inFirst = address(first, 0)..<address(first, first.count)
+                let inSecond = address(second, 0)..<address(second, second.count)
+                let at = UInt(bitPattern: frame.payload.baseAddress)
+                #expect(!inFirst.contains(at) && !inSecond.contains(at), "copied together into the decoder's own array")
+                return frame.copy()
+            })
         #expect(secondFrame == expected[1])
         for frame in expected[2...] {
-            let taken = try #require(try decoder.withNextFrame { borrowed in
-                #expect(UInt(bitPattern: borrowed.payload.baseAddress) == address(second, frame.offset - cut + 12))
-                return borrowed.copy()
-            })
+            let taken = try #require(
+                try decoder.withNextFrame { borrowed in
+                    #expect(UInt(bitPattern: borrowed.payload.baseAddress) == address(second, frame.offset - cut + 12))
+                    return borrowed.copy()
+                })
             #expect(taken == frame)
         }
         #expect(try decoder.withNextFrame { $0 } == nil)
@@ -296,11 +300,13 @@ import Testing
     @Test func headerFieldsListTheWireValuesInOrder() throws {
         let (bytes, _) = try sampleStream(.gameTCP, sizes: [2])
         let frame = try #require(try FrameDecoder.decodeAll(bytes, layout: .gameTCP).first)
-        #expect(FrameLayout.gameTCP.headerFields(of: frame).map { "\($0.name)=\($0.value)" }
-            == ["magic=255", "length=6", "cmd=\(frame.header.command!)"])
+        #expect(
+            FrameLayout.gameTCP.headerFields(of: frame).map { "\($0.name)=\($0.value)" }
+                == ["magic=255", "length=6", "cmd=\(frame.header.command!)"])
         let im = Frame(header: FrameHeader(sequence: 9, type: 2), payload: [1, 2, 3], offset: 0)
-        #expect(FrameLayout.im.headerFields(of: im).map { "\($0.name)=\($0.value)" }
-            == ["magic=129", "seq=9", "type=2", "length=3"])
+        #expect(
+            FrameLayout.im.headerFields(of: im).map { "\($0.name)=\($0.value)" }
+                == ["magic=129", "seq=9", "type=2", "length=3"])
         let total = Frame(header: FrameHeader(command: 5), payload: [], offset: 0)
         #expect(FrameLayout.erlangTotal.headerFields(of: total).map(\.value) == [6, 5])
         #expect(FrameLayout.erlang.headerFields(of: total).map(\.value) == [2, 5])

@@ -35,7 +35,9 @@ let samplePayloadSizes = [0, 1, 5, 0, 130, 17, 0]
 
 /// The bytes of frames with the sizes above, written by the encoder, and the frames a decoder
 /// must return for them.
-func sampleStream(_ layout: FrameLayout, sizes: [Int] = samplePayloadSizes) throws(FrameError) -> (bytes: [UInt8], frames: [Frame]) {
+func sampleStream(_ layout: FrameLayout, sizes: [Int] = samplePayloadSizes) throws(FrameError) -> (
+    bytes: [UInt8], frames: [Frame]
+) {
     let encoder = FrameEncoder(layout: layout)
     var bytes: [UInt8] = []
     var frames: [Frame] = []
@@ -59,11 +61,14 @@ enum FeedStyle: CaseIterable {
 /// The frames are taken both ways, as `Frame` values (`nextFrame()`) and borrowed
 /// (`withNextFrame`, each copied), by two decoders fed alike; they must agree, in the frames and
 /// in the error.
-func decodeChunks(_ chunks: [ArraySlice<UInt8>], layout: FrameLayout, style: FeedStyle = .array) throws(FrameError) -> [Frame] {
+func decodeChunks(_ chunks: [ArraySlice<UInt8>], layout: FrameLayout, style: FeedStyle = .array) throws(FrameError)
+    -> [Frame]
+{
     let values = decodeChunks(chunks, layout: layout, style: style, borrowed: false)
     let borrowed = decodeChunks(chunks, layout: layout, style: style, borrowed: true)
-    precondition(values.frames == borrowed.frames && values.error == borrowed.error,
-                 "nextFrame() and withNextFrame(_:) disagree")
+    precondition(
+        values.frames == borrowed.frames && values.error == borrowed.error,
+        "nextFrame() and withNextFrame(_:) disagree")
     if let error = values.error { throw error }
     return values.frames
 }
@@ -155,8 +160,11 @@ enum Event: Equatable {
 /// way must report the same events.
 func events(_ chunks: [ArraySlice<UInt8>], layout: FrameLayout) -> [Event] {
     let values = events(chunks, layout: layout, borrowed: false, arrays: false)
-    precondition(values == events(chunks, layout: layout, borrowed: false, arrays: true), "feeding arrays and slices disagree")
-    precondition(values == events(chunks, layout: layout, borrowed: true, arrays: true), "nextFrame() and withNextFrame(_:) disagree")
+    precondition(
+        values == events(chunks, layout: layout, borrowed: false, arrays: true), "feeding arrays and slices disagree")
+    precondition(
+        values == events(chunks, layout: layout, borrowed: true, arrays: true),
+        "nextFrame() and withNextFrame(_:) disagree")
     return values
 }
 

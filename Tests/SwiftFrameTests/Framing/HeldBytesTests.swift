@@ -10,7 +10,9 @@ import Testing
     /// the decoder fed no more than it wants while it holds the start of a frame, the rest of
     /// a read fed where nothing more can be cut. Returns the frames (payloads copied) and
     /// whether any frame was cut in place.
-    static func decodeHeld(_ reads: [[UInt8]], layout: FrameLayout) throws(FrameError) -> (frames: [Frame], inPlace: Int) {
+    static func decodeHeld(_ reads: [[UInt8]], layout: FrameLayout) throws(FrameError) -> (
+        frames: [Frame], inPlace: Int
+    ) {
         var decoder = FrameDecoder(layout: layout)
         var frames: [Frame] = []
         var inPlace = 0
@@ -20,9 +22,15 @@ import Testing
                 if decoder.bufferedByteCount > 0 {
                     let count = min(decoder.bytesWanted, read.count - position)
                     #expect(count > 0)
-                    read.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[position..<(position + count)])) }
+                    read.withUnsafeBytes {
+                        decoder.feed(UnsafeRawBufferPointer(rebasing: $0[position..<(position + count)]))
+                    }
                     position += count
-                    while let frame = try decoder.nextFrame() { frames.append(Frame(header: frame.header, payload: ArraySlice(Array(frame.payload)), offset: frame.offset)) }
+                    while let frame = try decoder.nextFrame() {
+                        frames.append(
+                            Frame(header: frame.header, payload: ArraySlice(Array(frame.payload)), offset: frame.offset)
+                        )
+                    }
                     continue
                 }
                 let cut = read.withUnsafeBytes { decoder.cutFrame(in: $0, at: position) }
@@ -33,7 +41,11 @@ import Testing
                 } else {
                     read.withUnsafeBytes { decoder.feed(UnsafeRawBufferPointer(rebasing: $0[position...])) }
                     position = read.count
-                    while let frame = try decoder.nextFrame() { frames.append(Frame(header: frame.header, payload: ArraySlice(Array(frame.payload)), offset: frame.offset)) }
+                    while let frame = try decoder.nextFrame() {
+                        frames.append(
+                            Frame(header: frame.header, payload: ArraySlice(Array(frame.payload)), offset: frame.offset)
+                        )
+                    }
                 }
             }
         }
@@ -74,7 +86,10 @@ import Testing
         var decoder = FrameDecoder(layout: layout)
         let firstEnd = bytes.count - 62
         let cuts: [HeldCut] = bytes.dropLast(10).withUnsafeBytes { bytes in
-            [decoder.cutFrame(in: bytes, at: 0), decoder.cutFrame(in: bytes, at: firstEnd), decoder.cutFrame(in: bytes, at: firstEnd)]
+            [
+                decoder.cutFrame(in: bytes, at: 0), decoder.cutFrame(in: bytes, at: firstEnd),
+                decoder.cutFrame(in: bytes, at: firstEnd),
+            ]
         }
         #expect(cuts[0] == .frame(HeldFrame(header: expected[0].header, payload: 12..<16, offset: 0)))
         #expect(cuts[1] == .incomplete(frameSize: 62))
