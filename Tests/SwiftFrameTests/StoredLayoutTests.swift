@@ -12,7 +12,10 @@ import TestSupport
         ("Fixtures/generated-compact", "SwiftFrameFixturesCompact", "UserInfo"),
         ("Sources/SwiftFrameDescriptors/Generated", "SwiftFrameDescriptors", "Google_Protobuf_FieldDescriptorProto"),
         ("Sources/SwiftFrameWellKnownTypes/Generated", "SwiftFrameWellKnownTypes", "Google_Protobuf_Timestamp"),
-        ("Sources/SwiftFrameConformanceMessages", "SwiftFrameConformanceMessages", "ProtobufTestMessages_Proto3_TestAllTypesProto3"),
+        (
+            "Sources/SwiftFrameConformanceMessages", "SwiftFrameConformanceMessages",
+            "ProtobufTestMessages_Proto3_TestAllTypesProto3"
+        ),
         (
             "Sources/SwiftFrameConformanceMessagesCompact", "SwiftFrameConformanceMessagesCompact",
             "ProtobufTestMessages_Proto3_TestAllTypesProto3"
