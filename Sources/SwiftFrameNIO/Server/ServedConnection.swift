@@ -17,6 +17,27 @@ import SwiftFrame
 /// (the peer's writes then wait in the kernel's buffers and its own), and it reads again when
 /// the task has brought the queue down to `resumeAt`.
 final class ServedConnection: Sendable {
+    private struct State {
+        var queue = CircularBuffer<Frame>(initialCapacity: 1)
+        /// The pipeline failed (a bad frame) after the frames queued: the connection closes
+        /// once they are handled, and frames read later are dropped. (Kept beside the queue
+        /// rather than in it: an enum of frame or error, and its optional as it left the
+        /// queue, were destroyed through the run-time's value witnesses at every request.)
+        var failure: (any Error)?
+        /// A task is handling the queue.
+        var handling = false
+        /// The task is gone for good (the connection is refused or the server stops): frames
+        /// read later are dropped.
+        var finished = false
+        /// The channel has closed.
+        var closed = false
+        /// The handler reads nothing more until the task has brought the queue down.
+        var readingPaused = false
+        /// The most items queued at once (for tests and debugging).
+        var mostQueued = 0
+        var task: Task<Void, Never>?
+    }
+
     /// How the connection's frames are handled.
     enum Handling: Sendable {
         /// By a task started when frames wait, on Swift's global pool or on the connection's
@@ -37,9 +58,7 @@ final class ServedConnection: Sendable {
     /// The peer's address, for log lines.
     let peer: String
     let handling: Handling
-    /// The frames read and not yet handled, and where the task handling them is.
-    private let state = NIOLockedValueBox(
-        ServedConnectionState<Frame>(pauseAt: ServedConnection.pauseAt, resumeAt: ServedConnection.resumeAt))
+    private let state = NIOLockedValueBox(State())
     /// Told when the connection is done with (closed, and no task handling it).
     private let done: @Sendable (ServedConnection) -> Void
 
@@ -60,13 +79,32 @@ final class ServedConnection: Sendable {
 
     /// Queues a frame the handler read, and starts a task to handle it when none is handling.
     func enqueue(_ frame: Frame) {
-        if state.withLockedValue({ $0.enqueue(frame) }) { startHandling() }
+        let start: Bool = state.withLockedValue { state in
+            guard !state.finished, state.failure == nil else { return false }
+            state.queue.append(frame)
+            state.mostQueued = max(state.mostQueued, state.queue.count)
+            if state.queue.count >= Self.pauseAt { state.readingPaused = true }
+            return Self.startsHandling(&state)
+        }
+        if start { startHandling() }
     }
 
     /// The pipeline failed (a bad frame): the connection closes once the frames read before
     /// are handled.
     func fail(_ error: any Error) {
-        if state.withLockedValue({ $0.fail(error) }) { startHandling() }
+        let start: Bool = state.withLockedValue { state in
+            guard !state.finished, state.failure == nil else { return false }
+            state.failure = error
+            return Self.startsHandling(&state)
+        }
+        if start { startHandling() }
+    }
+
+    /// Whether a task must start to handle what was queued: none is handling.
+    private static func startsHandling(_ state: inout State) -> Bool {
+        guard !state.handling else { return false }
+        state.handling = true
+        return true
     }
 
     /// Items queued now, and the most queued at once so far.
@@ -74,7 +112,7 @@ final class ServedConnection: Sendable {
 
     /// Whether a task is handling what the connection sent, or replies wait to be written
     /// (queued by a task that has just ended, for the event loop's next turn).
-    var isBusy: Bool { state.withLockedValue { $0.isHandling } || !writer.outbound.isEmpty }
+    var isBusy: Bool { state.withLockedValue { $0.handling } || !writer.outbound.isEmpty }
 
     /// Whether the handler should hold back its reads.
     var readingPaused: Bool { state.withLockedValue { $0.readingPaused } }
@@ -83,14 +121,23 @@ final class ServedConnection: Sendable {
     /// the connection is done with once no task is handling.
     func channelClosed() {
         for entry in writer.outbound.close() { entry.written?.fail(ChannelError.ioOnClosedChannel) }
-        if state.withLockedValue({ $0.channelClosed() }) { done(self) }
+        let idle = state.withLockedValue { state in
+            state.closed = true
+            return !state.handling
+        }
+        if idle { done(self) }
     }
 
     // MARK: Off the event loop
 
     /// Closes the connection and cancels the task handling it, if any (the server stops).
     func stop() {
-        state.withLockedValue { $0.stop() }?.cancel()
+        let task = state.withLockedValue { state in
+            state.finished = true
+            state.queue.removeAll()
+            return state.task
+        }
+        task?.cancel()
         channel.close(promise: nil)
     }
 
@@ -99,29 +146,48 @@ final class ServedConnection: Sendable {
         let task = startTask(on: onEventLoop ? channel.eventLoop : nil) {
             await self.handleQueued(with: handle)
         }
-        if state.withLockedValue({ $0.taskStarted(task) }) { task.cancel() }
+        let stopped = state.withLockedValue { state in
+            if state.handling { state.task = task }
+            return state.finished
+        }
+        if stopped { task.cancel() }
     }
 
     /// The next queued frame, or nil when none is left: the task then ends (the next frame
     /// starts another), or, when the pipeline failed after the frames handled, the connection
     /// closes. Asks the handler to read again when the queue has come down.
     private func next() -> Frame? {
-        // What follows set in the closure rather than returned beside the frame: a tuple
-        // holding an optional is destroyed through the run-time's value witnesses.
-        var then = ServedConnectionState<Frame>.Next.none
-        let frame = state.withLockedValue { $0.next(then: &then) }
-        switch then {
-        case .none:
-            break
-        case .resumeReading:
+        // Flags set in the closure rather than returned beside the frame: a tuple holding an
+        // optional is destroyed through the run-time's value witnesses.
+        var resume = false
+        var idleAndClosed = false
+        var failure: (any Error)?
+        let frame: Frame? = state.withLockedValue { state in
+            guard !state.finished, let frame = state.queue.popFirst() else {
+                if !state.finished, let error = state.failure {
+                    failure = error
+                } else {
+                    state.handling = false
+                    state.task = nil
+                    idleAndClosed = state.closed
+                }
+                return nil
+            }
+            if state.readingPaused && state.queue.count <= Self.resumeAt {
+                state.readingPaused = false
+                resume = true
+            }
+            return frame
+        }
+        if resume {
             let loop = channel.eventLoop
             loop.execute { [channel] in channel.pipeline.fireUserInboundEventTriggered(ResumeReading()) }
-        case let .ended(isDone):
-            if isDone { done(self) }
-        case let .fail(failure):
+        }
+        if let failure {
             logger.warning("connection closed", metadata: ["peer": "\(peer)", "error": "\(failure)"])
             finish()
         }
+        if idleAndClosed { done(self) }
         return frame
     }
 
@@ -137,9 +203,15 @@ final class ServedConnection: Sendable {
 
     /// Stops taking frames and closes the channel.
     private func finish() {
-        let isDone = state.withLockedValue { $0.finish() }
+        let closed = state.withLockedValue { state in
+            state.finished = true
+            state.handling = false
+            state.task = nil
+            state.queue.removeAll()
+            return state.closed
+        }
         channel.close(promise: nil)
-        if isDone { done(self) }
+        if closed { done(self) }
     }
 }
 
