@@ -17,13 +17,16 @@ for set in "$@"; do
     has() { [[ "$set" == default || "+$set+" == *"+$1+"* ]]; }
     products='.product(name: "SwiftFrame", package: "swiftframe"), .product(name: "SwiftFrameURLSession", package: "swiftframe")'
     uses='_ = SwiftFrame.FrameLayout.self'
+    imports="import SwiftFrame"
+    # TLS enables Transport; Compression and Encryption add to SwiftFrameNIO, so only with it.
     if has Transport || has TLS; then
         products+=', .product(name: "SwiftFrameNIO", package: "swiftframe")'
+        imports+=$'\n''import SwiftFrameNIO'
         uses+=$'\n''_ = SwiftFrameNIO.ClientConfiguration.self'
+        has TLS && uses+=$'\n''_ = SwiftFrameNIO.ClientTLS.self'
+        has Compression && uses+=$'\n''_ = SwiftFrameNIO.ZlibBody.self'
+        has Encryption && uses+=$'\n''_ = SwiftFrameNIO.AESGCMBody.self'
     fi
-    has TLS && uses+=$'\n''_ = SwiftFrameNIO.ClientTLS.self'
-    { has Transport || has TLS; } && has Compression && uses+=$'\n''_ = SwiftFrameNIO.ZlibBody.self'
-    { has Transport || has TLS; } && has Encryption && uses+=$'\n''_ = SwiftFrameNIO.AESGCMBody.self'
     cat > "$work/package/Package.swift" <<MANIFEST
 // swift-tools-version: 6.1
 import PackageDescription
@@ -35,8 +38,6 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 MANIFEST
-    imports="import SwiftFrame"
-    [[ "$products" == *SwiftFrameNIO* ]] && imports+=$'\n''import SwiftFrameNIO'
     cat > "$work/package/Sources/TraitUser/main.swift" <<SOURCE
 $imports
 $uses
