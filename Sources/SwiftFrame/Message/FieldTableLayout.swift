@@ -56,9 +56,9 @@ struct LayoutParser {
             guard let number = Int32(first), let word = rest.popFirst(), let kind = kind(word, line: words) else {
                 fail(words, "is not a field")
             }
-            var measure = Measure()
-            _ = FieldEntry.visitStoredType(kind, storage, &measure)
-            let offset = place(measure.type, line: words)
+            var property = StoredType()
+            _ = FieldEntry.visitStoredType(kind, storage, &property)
+            let offset = place(property.type, line: words)
             fields.append(
                 FieldEntry(
                     number: number, kind: kind, storage: storage, offset: offset,
@@ -156,7 +156,7 @@ struct LayoutParser {
     }
 
     /// The type of a field's stored property.
-    private struct Measure: StoredPropertyVisitor {
+    private struct StoredType: StoredPropertyVisitor {
         var type: Any.Type = Void.self
         mutating func visit<V: Hashable & Sendable>(_: V.Type) {
             type = V.self
