@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 .PHONY: all protoc plugin python-protobuf peers install clean \
 	generate golden \
 	test check check-golden check-docs check-plugins check-protos differential differential-json differential-text \
-	differential-smoke soak \
+	differential-smoke soak conformance \
 	bench bench-codesize bench-transport bench-runtime-size bench-regenerate bench-inspect \
 	fuzz fuzz-smoke \
 	sanitize-address sanitize-thread \
@@ -80,6 +80,20 @@ test: check-golden check-docs format-check peers
 	$(MAKE) check-plugins
 	$(MAKE) docs
 	$(MAKE) differential-smoke
+	$(MAKE) conformance
+
+# protobuf 35.1's conformance runner (CONFORMANCE_RUNNER: CONTRIBUTING.md says how to build it)
+# against swiftframe-conformance in both code modes, editions and recommended tests included:
+# the binary and JSON suite and the text-format suite must pass but for Fixtures/conformance's
+# lists. Without a runner it is skipped, and says so.
+CONFORMANCE_RUNNER ?=
+conformance:
+	@if [ -z "$(CONFORMANCE_RUNNER)" ]; then \
+		echo "*** conformance SKIPPED: no runner (make conformance CONFORMANCE_RUNNER=PATH; CONTRIBUTING.md, 'The conformance runner', says how to build one) ***" >&2; \
+	else \
+		$(SWIFT) build --product swiftframe-conformance && \
+		scripts/conformance.sh "$(CONFORMANCE_RUNNER)" "$(BIN_PATH)/swiftframe-conformance"; \
+	fi
 
 # The quick check of a change, beside the full CI run `test`: the goldens, a build, and the unit
 # tests, the transport tests on their own as in `test`; no fuzzing, differential run, sanitizers,
@@ -90,9 +104,13 @@ check: check-golden python-protobuf
 	$(SWIFT) test --skip-build --filter SwiftFrameNIOTests
 
 # Fail on any difference between a fresh generation and the checked-in goldens, or on protoc
-# warnings other than the expected ones.
+# warnings other than the expected ones: once with Debian's protoc 3.21 first on the PATH (the
+# editions inputs go to protoc 35.1), once with protoc 35.1 first (scripts/ensure-protoc.sh
+# installs both).
 check-golden: plugin
+	scripts/ensure-protoc.sh
 	scripts/check-golden.sh "$(PLUGIN)"
+	PATH="$$(dirname "$$(scripts/protoc35.sh)"):$$PATH" scripts/check-golden.sh "$(PLUGIN)"
 	scripts/examples.py --check
 	scripts/bundled_protos.py --check
 

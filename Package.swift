@@ -155,19 +155,16 @@ let package = Package(
             ]
         ),
 
-        // The protobuf conformance testee: messages generated from Protos/conformance.
+        // The protobuf conformance testee: messages generated from Protos/conformance, and the same
+        // .proto files generated with optimize_for = CODE_SIZE (`swiftframe-conformance --code-size`).
         .target(name: "SwiftFrameConformanceMessages", dependencies: ["SwiftFrame", "SwiftFrameWellKnownTypes"]),
-        .executableTarget(
-            name: "swiftframe-conformance",
-            dependencies: ["SwiftFrame", "SwiftFrameConformanceMessages", "SwiftFrameWellKnownTypes"]),
-        // The same, generated with optimize_for = CODE_SIZE; the testee's source is shared
-        // (a symlink), built against the compact messages.
         .target(name: "SwiftFrameConformanceMessagesCompact", dependencies: ["SwiftFrame", "SwiftFrameWellKnownTypes"]),
         .executableTarget(
-            name: "swiftframe-conformance-compact",
-            dependencies: ["SwiftFrame", "SwiftFrameConformanceMessagesCompact", "SwiftFrameWellKnownTypes"],
-            swiftSettings: [.define("COMPACT")]
-        ),
+            name: "swiftframe-conformance",
+            dependencies: [
+                "SwiftFrame", "SwiftFrameConformanceMessages", "SwiftFrameConformanceMessagesCompact",
+                "SwiftFrameWellKnownTypes",
+            ]),
 
         // The checked-in output of the plugin for Fixtures/protos, compiled as a module.
         .target(name: "SwiftFrameFixtures", dependencies: ["SwiftFrame", "SwiftFrameDescriptors"], path: "Fixtures/generated"),
@@ -204,7 +201,12 @@ let package = Package(
             name: "SwiftFrameGeneratorTests",
             dependencies: ["SwiftFrameGenerator", "SwiftFrameDescriptors", "protoc-gen-swiftframe", "TestSupport"]
         ),
-        .testTarget(name: "FixtureTests", dependencies: ["SwiftFrame", "SwiftFrameDescriptors", "SwiftFrameFixtures", "TestSupport"]),
+        // The fixtures against protoc; and their CODE_SIZE twins against them (CodeModeTests).
+        .testTarget(
+            name: "FixtureTests",
+            dependencies: [
+                "SwiftFrame", "SwiftFrameDescriptors", "SwiftFrameFixtures", "SwiftFrameFixturesCompact", "TestSupport",
+            ]),
         // Every fixture and conformance message printed and read through schemas read from
         // protoc's descriptor sets, against protoc and the generated types.
         .testTarget(
@@ -215,8 +217,8 @@ let package = Package(
         // Runs the built `swiftframe` executable on captured streams.
         .testTarget(name: "SwiftFrameCLITests", dependencies: ["swiftframe", "SwiftFrame", "SwiftFrameCapture", "SwiftFrameFixtures", "TestSupport"]),
         .testTarget(name: "WellKnownTypesTests", dependencies: ["SwiftFrameWellKnownTypes", "SwiftFrame", "TestSupport"]),
-        // Runs the built conformance testee, and checks the conformance messages' wire behaviour.
-        // Replays FuzzTesting/FailCases through the fuzz targets' own checks.
+        // Replays FuzzTesting/FailCases through the fuzz targets' own checks (Checks/, which the
+        // FuzzTesting package compiles into its fuzz targets).
         .testTarget(
             name: "FuzzReplayTests",
             dependencies: [
@@ -227,23 +229,14 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: transport),
             ]
         ),
+        // The conformance messages and the testee in both modes; the CODE_SIZE messages against the
+        // default ones (CodeModeTests).
         .testTarget(
             name: "ConformanceTests",
-            dependencies: ["swiftframe-conformance", "SwiftFrame", "SwiftFrameConformanceMessages", "SwiftFrameWellKnownTypes", "TestSupport"]),
-        // The fixture and conformance tests again, the same source files (symlinks) compiled
-        // against the CODE_SIZE modules: switching a file's mode changes no code that uses it.
-        .testTarget(
-            name: "CompactFixtureTests", dependencies: ["SwiftFrame", "SwiftFrameDescriptors", "SwiftFrameFixturesCompact", "TestSupport"],
-            swiftSettings: [.define("COMPACT")]
-        ),
-        .testTarget(
-            name: "CompactConformanceTests",
             dependencies: [
-                "swiftframe-conformance-compact", "SwiftFrame", "SwiftFrameConformanceMessagesCompact", "SwiftFrameWellKnownTypes",
-                "TestSupport",
-            ],
-            swiftSettings: [.define("COMPACT")]
-        ),
+                "swiftframe-conformance", "SwiftFrame", "SwiftFrameConformanceMessages",
+                "SwiftFrameConformanceMessagesCompact", "SwiftFrameWellKnownTypes", "TestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -20,7 +20,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],
     targets: [
-        // The invariants; the main package compiles these sources too, to replay FailCases/.
+        // The invariants: the main package's Tests/FuzzReplayTests/Checks (linked), whose tests
+        // replay FailCases/ through them.
         .target(
             name: "FuzzChecks",
             dependencies: [

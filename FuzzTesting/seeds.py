@@ -48,6 +48,9 @@ for selector, (type_name, proto, texts) in messages.items():
     for index, text in enumerate(texts):
         data = protoc(["-I", conformance, "-I", "/usr/include", proto, "--encode=" + type_name], text.encode())
         write("FuzzMessage", "%d-%d" % (selector, index), bytes([selector]) + data)
+    # The largest field number, then one above it (a tag past 32 bits, which must be refused).
+    write("FuzzMessage", "%d-largest-field-number" % selector,
+          bytes([selector]) + b"\x08\x01\xf8\xff\xff\xff\x0f\x01\x80\x80\x80\x80\x10\x01")
 
 with tempfile.TemporaryDirectory() as temp:
     sets = []

@@ -1,8 +1,7 @@
 #!/bin/sh
 # The hand-written Swift files of the package, for `make format-check` and `make format`:
-# tracked .swift files under Sources, Tests and Plugins, without symlinks (CompactFixtureTests
-# and CompactConformanceTests link to other tests) and without generated files (those that say
-# so in their first lines).
+# tracked .swift files under Sources, Tests and Plugins, without symlinks (two plugins share a
+# file through a link) and without generated files (those that say so in their first lines).
 cd "$(dirname "$0")/.." || exit 1
 git ls-files 'Sources/*.swift' 'Tests/*.swift' 'Plugins/*.swift' | while read -r file; do
     [ -L "$file" ] && continue

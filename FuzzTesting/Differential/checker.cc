@@ -15,7 +15,8 @@
 //             1  A and B parse to the same serialization;
 //             2  they differ only in the order of unknown fields (equal for protobuf's
 //                MessageDifferencer, which compares unknown fields sorted by number);
-//             3  they differ only in map_bool_bool (equal once MessageDifferencer ignores it);
+//             3  they differ only in maps with bool keys or values (equal once MessageDifferencer
+//                ignores those: C++ reads a map entry's bool from the low 32 bits of its varint);
 //             4  B does not parse;
 //             0  otherwise.
 //   json    (operation = 4, or 5 to skip unknown field names and enum names): the input is JSON
@@ -77,12 +78,23 @@ static std::string serialize(const Message& message) {
 }
 
 /// Whether `a` and `b` are equal for MessageDifferencer (NaN equal to NaN, as the bytes are).
-static bool equal(const Message& a, const Message& b, bool ignoringMapBoolBool) {
+static bool equal(const Message& a, const Message& b, bool ignoringBoolMaps) {
     DefaultFieldComparator comparator;
     comparator.set_treat_nan_as_equal(true);
     MessageDifferencer differencer;
     differencer.set_field_comparator(&comparator);
-    if (ignoringMapBoolBool) differencer.IgnoreField(a.GetDescriptor()->FindFieldByName("map_bool_bool"));
+    if (ignoringBoolMaps) {
+        const Descriptor* descriptor = a.GetDescriptor();
+        for (int i = 0; i < descriptor->field_count(); i++) {
+            const FieldDescriptor* field = descriptor->field(i);
+            if (!field->is_map()) continue;
+            const Descriptor* entry = field->message_type();
+            if (entry->map_key()->type() == FieldDescriptor::TYPE_BOOL
+                || entry->map_value()->type() == FieldDescriptor::TYPE_BOOL) {
+                differencer.IgnoreField(field);
+            }
+        }
+    }
     return differencer.Compare(a, b);
 }
 

@@ -459,10 +459,11 @@ def same_print(verdict):
     return verdict is not None and verdict[0] in (differential.SAME_MESSAGE, differential.UNKNOWN_FIELD_ORDER)
 
 
-def without_map_bool_bool(text):
-    """A print without its map_bool_bool entries, which C++ and swiftframe read differently from
-    binary when a bool is wider than 32 bits (the binary run's intended difference)."""
-    return re.sub(rb"(?m)^( *)map_bool_bool \{\n(\1  .*\n)*\1\}\n", b"", text)
+def without_bool_maps(text):
+    """A print without the entries of its maps that hold bools (map_bool_bool, map_int32_bool),
+    which C++ and swiftframe read differently from binary when a bool is wider than 32 bits
+    (the binary run's intended difference)."""
+    return re.sub(rb"(?m)^( *)map_(bool|int32)_bool \{\n(\1  .*\n)*\1\}\n", b"", text)
 
 
 def without_kept_entries(text):
@@ -547,7 +548,7 @@ def print_class(case, swift, cpp):
     """The class of two prints of the same bytes that differ: the intended differences' lines
     are left out of both, one class after another, until the texts are the same; the class is
     the first whose lines were there."""
-    normalizers = [("map<bool, bool> entry holding a bool wider than 32 bits", without_map_bool_bool)]
+    normalizers = [(differential.INTENDED_REENCODINGS[differential.MAP_BOOL], without_bool_maps)]
     if case[0] == PROTO2_BINARY:
         normalizers.insert(0, ("a map entry with an undeclared enum value prints as read", without_kept_entries))
     first = None

@@ -10,7 +10,7 @@ public enum Conformance_WireFormat: SwiftFrame.Enum {
     case unspecified // UNSPECIFIED = 0
     case protobuf // PROTOBUF = 1
     case json // JSON = 2
-    /// Google internal only. Opensource testees just skip it.
+    /// Only used inside Google. Opensource testees just skip it.
     case jspb // JSPB = 3
     case textFormat // TEXT_FORMAT = 4
     /// A number this version of the enum does not know, kept as it was read.
@@ -71,7 +71,8 @@ public enum Conformance_TestCategory: SwiftFrame.Enum {
     /// https://developers.google.com/protocol-buffers/docs/proto3#json_options
     /// for more detail.
     case jsonIgnoreUnknownParsingTest // JSON_IGNORE_UNKNOWN_PARSING_TEST = 3
-    /// Test jspb wire format. Google internal only. Opensource testees just skip it.
+    /// Test jspb wire format. Only used inside Google. Opensource testees just
+    /// skip it.
     case jspbTest // JSPB_TEST = 4
     /// Test text format. For cpp, java and python, testees can already deal with
     /// this type. Testees of other languages can simply skip it.
@@ -126,17 +127,41 @@ public enum Conformance_TestCategory: SwiftFrame.Enum {
         """)
 }
 
-/// The conformance runner will request a list of failures as the first request.
-/// This will be known by message_type == "conformance.FailureSet", a conformance
-/// test should return a serialized FailureSet in protobuf_payload.
-public struct Conformance_FailureSet: SwiftFrame.Message {
-    public var failure: [Swift.String] = []
+/// Meant to encapsulate all types of tests: successes, skips, failures, etc.
+/// Therefore, this may or may not have a failure message. Failure messages
+/// may be truncated for our failure lists.
+public struct Conformance_TestStatus: SwiftFrame.Message {
+    public var name: Swift.String = ""
+    public var failureMessage: Swift.String = ""
+    /// What an actual test name matched to in a failure list. Can be wildcarded or
+    /// an exact match without wildcards.
+    public var matchedName: Swift.String = ""
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
 
-    public init(failure: [Swift.String] = []) {
-        self.failure = failure
+    public init(
+        name: Swift.String = "",
+        failureMessage: Swift.String = "",
+        matchedName: Swift.String = ""
+    ) {
+        self.name = name
+        self.failureMessage = failureMessage
+        self.matchedName = matchedName
+    }
+}
+
+/// The conformance runner will request a list of failures as the first request.
+/// This will be known by message_type == "conformance.FailureSet", a conformance
+/// test should return a serialized FailureSet in protobuf_payload.
+public struct Conformance_FailureSet: SwiftFrame.Message {
+    public var test: [Conformance_TestStatus] = []
+    public var unknownFields = SwiftFrame.UnknownFields()
+
+    public init() {}
+
+    public init(test: [Conformance_TestStatus] = []) {
+        self.test = test
     }
 }
 
@@ -149,20 +174,20 @@ public struct Conformance_ConformanceRequest: SwiftFrame.Message {
     /// The payload (whether protobuf of JSON) is always for a
     /// protobuf_test_messages.proto3.TestAllTypes proto (as defined in
     /// src/google/protobuf/proto3_test_messages.proto).
-    ///
-    /// TODO(haberman): if/when we expand the conformance tests to support proto2,
-    /// we will want to include a field that lets the payload/response be a
-    /// protobuf_test_messages.google.protobuf.TestAllTypes message instead.
     public var payload: Conformance_ConformanceRequest.Payload? = nil
     /// Which format should the testee serialize its message to?
     public var requestedOutputFormat: Conformance_WireFormat = .unspecified
     /// The full name for the test message to use; for the moment, either:
     /// protobuf_test_messages.proto3.TestAllTypesProto3 or
-    /// protobuf_test_messages.google.protobuf.TestAllTypesProto2.
+    /// protobuf_test_messages.proto2.TestAllTypesProto2 or
+    /// protobuf_test_messages.editions.proto2.TestAllTypesProto2 or
+    /// protobuf_test_messages.editions.proto3.TestAllTypesProto3 or
+    /// protobuf_test_messages.editions.TestAllTypesEdition2023 or
+    /// protobuf_test_messages.edition_unstable.TestAllTypesEditionUnstable.
     public var messageType: Swift.String = ""
     /// Each test is given a specific test category. Some category may need
-    /// specific support in testee programs. Refer to the definition of TestCategory
-    /// for more information.
+    /// specific support in testee programs. Refer to the definition of
+    /// TestCategory for more information.
     public var testCategory: Conformance_TestCategory = .unspecifiedTest
     /// Specify details for how to encode jspb.
     public var jspbEncodingOptions: Conformance_JspbEncodingConfig? {
@@ -197,7 +222,7 @@ public struct Conformance_ConformanceRequest: SwiftFrame.Message {
     public enum Payload: Swift.Sendable, Swift.Hashable {
         case protobufPayload([Swift.UInt8])
         case jsonPayload(Swift.String)
-        /// Google internal only.  Opensource testees just skip it.
+        /// Only used inside Google.  Opensource testees just skip it.
         case jspbPayload(Swift.String)
         case textPayload(Swift.String)
     }
@@ -226,6 +251,10 @@ public struct Conformance_ConformanceResponse: SwiftFrame.Message {
         /// serializing it to the requested output format, set the error message in
         /// this field.
         case serializeError(Swift.String)
+        /// This should be set if the test program timed out.  The string should
+        /// provide more information about what the child process was doing when it
+        /// was killed.
+        case timeoutError(Swift.String)
         /// This should be set if some other error occurred.  This will always
         /// indicate that the test failed.  The string can provide more information
         /// about the failure.
@@ -240,8 +269,8 @@ public struct Conformance_ConformanceResponse: SwiftFrame.Message {
         /// wasn't supported, like JSON input/output.
         case skipped(Swift.String)
         /// If the input was successfully parsed and the requested output was JSPB,
-        /// serialize to JSPB and set it in this field. JSPB is google internal only
-        /// format. Opensource testees can just skip it.
+        /// serialize to JSPB and set it in this field. JSPB is only used inside
+        /// Google. Opensource testees can just skip it.
         case jspbPayload(Swift.String)
         /// If the input was successfully parsed and the requested output was
         /// TEXT_FORMAT, serialize to TEXT_FORMAT and set it in this field.
@@ -262,17 +291,21 @@ public struct Conformance_JspbEncodingConfig: SwiftFrame.Message {
     }
 }
 
-extension Conformance_FailureSet: SwiftFrame.FieldTableMessage {
-    public static var protoMessageName: Swift.String { "conformance.FailureSet" }
+extension Conformance_TestStatus: SwiftFrame.FieldTableMessage {
+    public static var protoMessageName: Swift.String { "conformance.TestStatus" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        of: Conformance_FailureSet.self,
+        of: Conformance_TestStatus.self,
         layout: """
-            1 repeated string failure
+            1 string name
+            2 string failure_message
+            3 string matched_name
             unknown
             """,
         offsets: [
-            Swift.MemoryLayout<Self>.offset(of: \.failure)!,
+            Swift.MemoryLayout<Self>.offset(of: \.name)!,
+            Swift.MemoryLayout<Self>.offset(of: \.failureMessage)!,
+            Swift.MemoryLayout<Self>.offset(of: \.matchedName)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
         ]
     )
@@ -282,7 +315,9 @@ extension Conformance_FailureSet: SwiftFrame.FieldTableMessage {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: try reader.readString(appendingTo: &self.failure) // failure = 1
+            case 10: self.name = try reader.readString() // name = 1
+            case 18: self.failureMessage = try reader.readString() // failure_message = 2
+            case 26: self.matchedName = try reader.readString() // matched_name = 3
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -290,12 +325,57 @@ extension Conformance_FailureSet: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
-        for value in self.failure { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if !self.name.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.name.utf8.count)) }
+        if !self.failureMessage.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.failureMessage.utf8.count)) }
+        if !self.matchedName.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.matchedName.utf8.count)) }
         return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
-        writer.writeRepeatedString(self.failure, tag: 10)
+        writer.writeStringUnlessEmpty(self.name, tag: 10)
+        writer.writeStringUnlessEmpty(self.failureMessage, tag: 18)
+        writer.writeStringUnlessEmpty(self.matchedName, tag: 26)
+        writer.writeUnknownFields(self.unknownFields)
+    }
+}
+
+extension Conformance_FailureSet: SwiftFrame.FieldTableMessage {
+    public static var protoMessageName: Swift.String { "conformance.FailureSet" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Conformance_FailureSet.self,
+        layout: """
+            2 repeated message test
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.test)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
+        types: [
+            Conformance_TestStatus.self,
+        ]
+    )
+
+    @inline(never)
+    public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        while reader.hasRemaining {
+            let tag = try reader.readTag()
+            switch tag {
+            case 18: try reader.readMessage(appendingTo: &self.test) // test = 2
+            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            }
+        }
+    }
+
+    public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(cache.repeatedMessage(self.test, tagSize: 1))
+        return size.total
+    }
+
+    public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
+        writer.writeRepeatedMessage(self.test, tag: 18)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -441,6 +521,7 @@ extension Conformance_ConformanceResponse: SwiftFrame.FieldTableMessage {
             .init(6, "serialize_error", .string, .oneof(0)),
             .init(7, "jspb_payload", .string, .oneof(0)),
             .init(8, "text_payload", .string, .oneof(0)),
+            .init(9, "timeout_error", .string, .oneof(0)),
         ]
     )
 
@@ -456,21 +537,27 @@ extension Conformance_ConformanceResponse: SwiftFrame.FieldTableMessage {
     @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 10: self.result = .parseError(try reader.readString()) // parse_error = 1
-            case 18: self.result = .runtimeError(try reader.readString()) // runtime_error = 2
-            case 26: self.result = .protobufPayload(try reader.readBytes()) // protobuf_payload = 3
-            case 34: self.result = .jsonPayload(try reader.readString()) // json_payload = 4
-            case 42: self.result = .skipped(try reader.readString()) // skipped = 5
-            case 50: self.result = .serializeError(try reader.readString()) // serialize_error = 6
-            case 58: self.result = .jspbPayload(try reader.readString()) // jspb_payload = 7
-            case 66: self.result = .textPayload(try reader.readString()) // text_payload = 8
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
-            }
+            try self.decodeField(try reader.readTag(), from: &reader)
         }
     }
 
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 10: self.result = .parseError(try reader.readString()) // parse_error = 1
+        case 18: self.result = .runtimeError(try reader.readString()) // runtime_error = 2
+        case 26: self.result = .protobufPayload(try reader.readBytes()) // protobuf_payload = 3
+        case 34: self.result = .jsonPayload(try reader.readString()) // json_payload = 4
+        case 42: self.result = .skipped(try reader.readString()) // skipped = 5
+        case 50: self.result = .serializeError(try reader.readString()) // serialize_error = 6
+        case 58: self.result = .jspbPayload(try reader.readString()) // jspb_payload = 7
+        case 66: self.result = .textPayload(try reader.readString()) // text_payload = 8
+        case 74: self.result = .timeoutError(try reader.readString()) // timeout_error = 9
+        default: try reader.skipField(tag: tag, into: &self.unknownFields)
+        }
+    }
+
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         if case let .parseError(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
@@ -481,9 +568,11 @@ extension Conformance_ConformanceResponse: SwiftFrame.FieldTableMessage {
         if case let .serializeError(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
         if case let .jspbPayload(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
         if case let .textPayload(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if case let .timeoutError(value)? = self.result { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if case let .parseError(value)? = self.result {
             writer.writeString(value, tag: 10)
@@ -508,6 +597,9 @@ extension Conformance_ConformanceResponse: SwiftFrame.FieldTableMessage {
         }
         if case let .textPayload(value)? = self.result {
             writer.writeString(value, tag: 66)
+        }
+        if case let .timeoutError(value)? = self.result {
+            writer.writeString(value, tag: 74)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

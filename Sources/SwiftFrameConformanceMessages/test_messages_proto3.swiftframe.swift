@@ -54,6 +54,7 @@ public enum ProtobufTestMessages_Proto3_ForeignEnum: SwiftFrame.Enum {
 /// this stays true in a unit test.
 public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message {
     /// Singular
+    /// test [kotlin] comment
     public var optionalInt32: Swift.Int32 = 0
     public var optionalInt64: Swift.Int64 = 0
     public var optionalUint32: Swift.UInt32 = 0
@@ -248,6 +249,11 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
     }
     private var _optionalValue: SwiftFrame.Boxed<Google_Protobuf_Value>? = nil
     public var optionalNullValue: Google_Protobuf_NullValue = .nullValue
+    public var optionalEmpty: Google_Protobuf_Empty? {
+        get { self._optionalEmpty?.value }
+        set { self._optionalEmpty = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalEmpty: SwiftFrame.Boxed<Google_Protobuf_Empty>? = nil
     public var repeatedDuration: [Google_Protobuf_Duration] = []
     public var repeatedTimestamp: [Google_Protobuf_Timestamp] = []
     public var repeatedFieldmask: [Google_Protobuf_FieldMask] = []
@@ -255,6 +261,7 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
     public var repeatedAny: [Google_Protobuf_Any] = []
     public var repeatedValue: [Google_Protobuf_Value] = []
     public var repeatedListValue: [Google_Protobuf_ListValue] = []
+    public var repeatedEmpty: [Google_Protobuf_Empty] = []
     /// Test field-name-to-JSON-name convention.
     /// (protobuf says names can be any valid C/C++ identifier.)
     public var fieldname1: Swift.Int32 = 0
@@ -397,6 +404,7 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
         optionalAny: Google_Protobuf_Any? = nil,
         optionalValue: Google_Protobuf_Value? = nil,
         optionalNullValue: Google_Protobuf_NullValue = .nullValue,
+        optionalEmpty: Google_Protobuf_Empty? = nil,
         repeatedDuration: [Google_Protobuf_Duration] = [],
         repeatedTimestamp: [Google_Protobuf_Timestamp] = [],
         repeatedFieldmask: [Google_Protobuf_FieldMask] = [],
@@ -404,6 +412,7 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
         repeatedAny: [Google_Protobuf_Any] = [],
         repeatedValue: [Google_Protobuf_Value] = [],
         repeatedListValue: [Google_Protobuf_ListValue] = [],
+        repeatedEmpty: [Google_Protobuf_Empty] = [],
         fieldname1: Swift.Int32 = 0,
         fieldName2: Swift.Int32 = 0,
         fieldName3: Swift.Int32 = 0,
@@ -540,6 +549,7 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
         self.optionalAny = optionalAny
         self.optionalValue = optionalValue
         self.optionalNullValue = optionalNullValue
+        self.optionalEmpty = optionalEmpty
         self.repeatedDuration = repeatedDuration
         self.repeatedTimestamp = repeatedTimestamp
         self.repeatedFieldmask = repeatedFieldmask
@@ -547,6 +557,7 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
         self.repeatedAny = repeatedAny
         self.repeatedValue = repeatedValue
         self.repeatedListValue = repeatedListValue
+        self.repeatedEmpty = repeatedEmpty
         self.fieldname1 = fieldname1
         self.fieldName2 = fieldName2
         self.fieldName3 = fieldName3
@@ -871,6 +882,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
             305 optional message optional_any
             306 optional message optional_value
             307 enum optional_null_value
+            308 optional message optional_empty
             311 repeated message repeated_duration
             312 repeated message repeated_timestamp
             313 repeated message repeated_fieldmask
@@ -878,6 +890,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
             315 repeated message repeated_any
             316 repeated message repeated_value
             317 repeated message repeated_list_value
+            318 repeated message repeated_empty
             401 int32 fieldname1
             402 int32 field_name2
             403 int32 _field_name3
@@ -1016,6 +1029,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
             Swift.MemoryLayout<Self>.offset(of: \._optionalAny)!,
             Swift.MemoryLayout<Self>.offset(of: \._optionalValue)!,
             Swift.MemoryLayout<Self>.offset(of: \.optionalNullValue)!,
+            Swift.MemoryLayout<Self>.offset(of: \._optionalEmpty)!,
             Swift.MemoryLayout<Self>.offset(of: \.repeatedDuration)!,
             Swift.MemoryLayout<Self>.offset(of: \.repeatedTimestamp)!,
             Swift.MemoryLayout<Self>.offset(of: \.repeatedFieldmask)!,
@@ -1023,6 +1037,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
             Swift.MemoryLayout<Self>.offset(of: \.repeatedAny)!,
             Swift.MemoryLayout<Self>.offset(of: \.repeatedValue)!,
             Swift.MemoryLayout<Self>.offset(of: \.repeatedListValue)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedEmpty)!,
             Swift.MemoryLayout<Self>.offset(of: \.fieldname1)!,
             Swift.MemoryLayout<Self>.offset(of: \.fieldName2)!,
             Swift.MemoryLayout<Self>.offset(of: \.fieldName3)!,
@@ -1082,6 +1097,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
             Google_Protobuf_Any.self,
             Google_Protobuf_Value.self,
             Google_Protobuf_NullValue.self,
+            Google_Protobuf_Empty.self,
             Google_Protobuf_Duration.self,
             Google_Protobuf_Timestamp.self,
             Google_Protobuf_FieldMask.self,
@@ -1089,6 +1105,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
             Google_Protobuf_Any.self,
             Google_Protobuf_Value.self,
             Google_Protobuf_ListValue.self,
+            Google_Protobuf_Empty.self,
         ],
         maps: [
             .map(SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self),
@@ -1317,12 +1334,14 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
         case 2442: try reader.readMessage(into: &self._optionalAny) // optional_any = 305
         case 2450: try reader.readMessage(into: &self._optionalValue) // optional_value = 306
         case 2456: self.optionalNullValue = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self) // optional_null_value = 307
+        case 2466: try reader.readMessage(into: &self._optionalEmpty) // optional_empty = 308
         case 2490: try reader.readMessage(appendingTo: &self.repeatedDuration) // repeated_duration = 311
         case 2498: try reader.readMessage(appendingTo: &self.repeatedTimestamp) // repeated_timestamp = 312
         case 2506: try reader.readMessage(appendingTo: &self.repeatedFieldmask) // repeated_fieldmask = 313
         case 2522: try reader.readMessage(appendingTo: &self.repeatedAny) // repeated_any = 315
         case 2530: try reader.readMessage(appendingTo: &self.repeatedValue) // repeated_value = 316
         case 2538: try reader.readMessage(appendingTo: &self.repeatedListValue) // repeated_list_value = 317
+        case 2546: try reader.readMessage(appendingTo: &self.repeatedEmpty) // repeated_empty = 318
         case 2594: try reader.readMessage(appendingTo: &self.repeatedStruct) // repeated_struct = 324
         case 3208: self.fieldname1 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // fieldname1 = 401
         case 3216: self.fieldName2 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field_name2 = 402
@@ -1475,12 +1494,14 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
         if let box = self._optionalAny { size.add(2, cache.message(box.value)) }
         if let box = self._optionalValue { size.add(2, cache.message(box.value)) }
         if self.optionalNullValue.rawValue != 0 { size.add(2, SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.size(self.optionalNullValue)) }
+        if let box = self._optionalEmpty { size.add(2, cache.message(box.value)) }
         size.add(cache.repeatedMessage(self.repeatedDuration, tagSize: 2))
         size.add(cache.repeatedMessage(self.repeatedTimestamp, tagSize: 2))
         size.add(cache.repeatedMessage(self.repeatedFieldmask, tagSize: 2))
         size.add(cache.repeatedMessage(self.repeatedAny, tagSize: 2))
         size.add(cache.repeatedMessage(self.repeatedValue, tagSize: 2))
         size.add(cache.repeatedMessage(self.repeatedListValue, tagSize: 2))
+        size.add(cache.repeatedMessage(self.repeatedEmpty, tagSize: 2))
         size.add(cache.repeatedMessage(self.repeatedStruct, tagSize: 2))
         if self.fieldname1 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldname1)) }
         if self.fieldName2 != 0 { size.add(2, SwiftFrame.ProtoInt32.size(self.fieldName2)) }
@@ -1893,12 +1914,17 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.FieldTableM
         if self.optionalNullValue.rawValue != 0 {
             writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_NullValue>.self, self.optionalNullValue, tag: 2456)
         }
+        if let box = self._optionalEmpty {
+            writer.writeTag(2466)
+            writer.writeMessage(box.value)
+        }
         writer.writeRepeatedMessage(self.repeatedDuration, tag: 2490)
         writer.writeRepeatedMessage(self.repeatedTimestamp, tag: 2498)
         writer.writeRepeatedMessage(self.repeatedFieldmask, tag: 2506)
         writer.writeRepeatedMessage(self.repeatedAny, tag: 2522)
         writer.writeRepeatedMessage(self.repeatedValue, tag: 2530)
         writer.writeRepeatedMessage(self.repeatedListValue, tag: 2538)
+        writer.writeRepeatedMessage(self.repeatedEmpty, tag: 2546)
         writer.writeRepeatedMessage(self.repeatedStruct, tag: 2594)
         if self.fieldname1 != 0 {
             writer.writeVarint(SwiftFrame.ProtoInt32.self, self.fieldname1, tag: 3208)

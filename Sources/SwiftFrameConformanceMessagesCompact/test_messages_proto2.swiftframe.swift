@@ -128,8 +128,10 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Extensi
     public var mapFixed64Fixed64: [Swift.UInt64: Swift.UInt64] = [:]
     public var mapSfixed32Sfixed32: [Swift.Int32: Swift.Int32] = [:]
     public var mapSfixed64Sfixed64: [Swift.Int64: Swift.Int64] = [:]
+    public var mapInt32Bool: [Swift.Int32: Swift.Bool] = [:]
     public var mapInt32Float: [Swift.Int32: Swift.Float] = [:]
     public var mapInt32Double: [Swift.Int32: Swift.Double] = [:]
+    public var mapInt32NestedMessage: [Swift.Int32: ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage] = [:]
     public var mapBoolBool: [Swift.Bool: Swift.Bool] = [:]
     public var mapStringString: [Swift.String: Swift.String] = [:]
     public var mapStringBytes: [Swift.String: [Swift.UInt8]] = [:]
@@ -143,6 +145,11 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Extensi
         set { self._data = newValue.map(SwiftFrame.Boxed.init) }
     }
     private var _data: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllTypesProto2.Data>? = nil
+    public var multiwordgroupfield: ProtobufTestMessages_Proto2_TestAllTypesProto2.MultiWordGroupField? {
+        get { self._multiwordgroupfield?.value }
+        set { self._multiwordgroupfield = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _multiwordgroupfield: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllTypesProto2.MultiWordGroupField>? = nil
     /// default values
     public var defaultInt32: Swift.Int32? = nil
     public var defaultInt64: Swift.Int64? = nil
@@ -179,6 +186,11 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Extensi
     public var fieldName16: Swift.Int32? = nil
     public var fieldName17: Swift.Int32? = nil
     public var fieldName18: Swift.Int32? = nil
+    public var messageSetCorrect: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect? {
+        get { self._messageSetCorrect?.value }
+        set { self._messageSetCorrect = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _messageSetCorrect: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect>? = nil
     public var unknownFields = SwiftFrame.UnknownFields()
     /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
     public var extensionFields = SwiftFrame.UnknownFields()
@@ -267,8 +279,10 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Extensi
         mapFixed64Fixed64: [Swift.UInt64: Swift.UInt64] = [:],
         mapSfixed32Sfixed32: [Swift.Int32: Swift.Int32] = [:],
         mapSfixed64Sfixed64: [Swift.Int64: Swift.Int64] = [:],
+        mapInt32Bool: [Swift.Int32: Swift.Bool] = [:],
         mapInt32Float: [Swift.Int32: Swift.Float] = [:],
         mapInt32Double: [Swift.Int32: Swift.Double] = [:],
+        mapInt32NestedMessage: [Swift.Int32: ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage] = [:],
         mapBoolBool: [Swift.Bool: Swift.Bool] = [:],
         mapStringString: [Swift.String: Swift.String] = [:],
         mapStringBytes: [Swift.String: [Swift.UInt8]] = [:],
@@ -278,6 +292,7 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Extensi
         mapStringForeignEnum: [Swift.String: ProtobufTestMessages_Proto2_ForeignEnumProto2] = [:],
         oneofField: ProtobufTestMessages_Proto2_TestAllTypesProto2.OneofField? = nil,
         data: ProtobufTestMessages_Proto2_TestAllTypesProto2.Data? = nil,
+        multiwordgroupfield: ProtobufTestMessages_Proto2_TestAllTypesProto2.MultiWordGroupField? = nil,
         defaultInt32: Swift.Int32? = nil,
         defaultInt64: Swift.Int64? = nil,
         defaultUint32: Swift.UInt32? = nil,
@@ -310,7 +325,8 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Extensi
         fieldName15: Swift.Int32? = nil,
         fieldName16: Swift.Int32? = nil,
         fieldName17: Swift.Int32? = nil,
-        fieldName18: Swift.Int32? = nil
+        fieldName18: Swift.Int32? = nil,
+        messageSetCorrect: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect? = nil
     ) {
         self.optionalInt32 = optionalInt32
         self.optionalInt64 = optionalInt64
@@ -393,8 +409,10 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Extensi
         self.mapFixed64Fixed64 = mapFixed64Fixed64
         self.mapSfixed32Sfixed32 = mapSfixed32Sfixed32
         self.mapSfixed64Sfixed64 = mapSfixed64Sfixed64
+        self.mapInt32Bool = mapInt32Bool
         self.mapInt32Float = mapInt32Float
         self.mapInt32Double = mapInt32Double
+        self.mapInt32NestedMessage = mapInt32NestedMessage
         self.mapBoolBool = mapBoolBool
         self.mapStringString = mapStringString
         self.mapStringBytes = mapStringBytes
@@ -404,6 +422,7 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Extensi
         self.mapStringForeignEnum = mapStringForeignEnum
         self.oneofField = oneofField
         self.data = data
+        self.multiwordgroupfield = multiwordgroupfield
         self.defaultInt32 = defaultInt32
         self.defaultInt64 = defaultInt64
         self.defaultUint32 = defaultUint32
@@ -437,6 +456,7 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Extensi
         self.fieldName16 = fieldName16
         self.fieldName17 = fieldName17
         self.fieldName18 = fieldName18
+        self.messageSetCorrect = messageSetCorrect
     }
 
     /// The members of oneof `oneof_field`: at most one is set.
@@ -524,6 +544,19 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Extensi
         }
     }
 
+    public struct MultiWordGroupField: SwiftFrame.Message {
+        public var groupInt32: Swift.Int32? = nil
+        public var groupUint32: Swift.UInt32? = nil
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+
+        public init(groupInt32: Swift.Int32? = nil, groupUint32: Swift.UInt32? = nil) {
+            self.groupInt32 = groupInt32
+            self.groupUint32 = groupUint32
+        }
+    }
+
     /// message_set test case.
     public struct MessageSetCorrect: SwiftFrame.ExtensibleMessage {
         public var unknownFields = SwiftFrame.UnknownFields()
@@ -546,12 +579,40 @@ public struct ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.Extensi
 
     public struct MessageSetCorrectExtension2: SwiftFrame.Message {
         public var i: Swift.Int32? = nil
+        public var subMsg: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect? {
+            get { self._subMsg?.value }
+            set { self._subMsg = newValue.map(SwiftFrame.Boxed.init) }
+        }
+        private var _subMsg: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect>? = nil
         public var unknownFields = SwiftFrame.UnknownFields()
 
         public init() {}
 
-        public init(i: Swift.Int32? = nil) {
+        public init(
+            i: Swift.Int32? = nil,
+            subMsg: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect? = nil
+        ) {
             self.i = i
+            self.subMsg = subMsg
+        }
+    }
+
+    public struct ExtensionWithOneof: SwiftFrame.Message {
+        public var oneofField: ProtobufTestMessages_Proto2_TestAllTypesProto2.ExtensionWithOneof.OneofField? = nil
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+
+        public init(
+            oneofField: ProtobufTestMessages_Proto2_TestAllTypesProto2.ExtensionWithOneof.OneofField? = nil
+        ) {
+            self.oneofField = oneofField
+        }
+
+        /// The members of oneof `oneof_field`: at most one is set.
+        public enum OneofField: Swift.Sendable, Swift.Hashable {
+            case a(Swift.Int32)
+            case b(Swift.Int32)
         }
     }
 }
@@ -564,6 +625,19 @@ public struct ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.Messa
 
     public init(c: Swift.Int32? = nil) {
         self.c = c
+    }
+}
+
+public struct ProtobufTestMessages_Proto2_GroupField: SwiftFrame.Message {
+    public var groupInt32: Swift.Int32? = nil
+    public var groupUint32: Swift.UInt32? = nil
+    public var unknownFields = SwiftFrame.UnknownFields()
+
+    public init() {}
+
+    public init(groupInt32: Swift.Int32? = nil, groupUint32: Swift.UInt32? = nil) {
+        self.groupInt32 = groupInt32
+        self.groupUint32 = groupUint32
     }
 }
 
@@ -648,6 +722,336 @@ public struct ProtobufTestMessages_Proto2_OneStringProto2: SwiftFrame.Message {
 
     public init(data: Swift.String? = nil) {
         self.data = data
+    }
+}
+
+public struct ProtobufTestMessages_Proto2_ProtoWithKeywords: SwiftFrame.Message {
+    public var inline: Swift.Int32? = nil
+    public var concept: Swift.String? = nil
+    public var requires: [Swift.String] = []
+    public var unknownFields = SwiftFrame.UnknownFields()
+
+    public init() {}
+
+    public init(
+        inline: Swift.Int32? = nil,
+        concept: Swift.String? = nil,
+        requires: [Swift.String] = []
+    ) {
+        self.inline = inline
+        self.concept = concept
+        self.requires = requires
+    }
+}
+
+public struct ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2: SwiftFrame.ExtensibleMessage {
+    /// Singular
+    public var requiredInt32: Swift.Int32? = nil
+    public var requiredInt64: Swift.Int64? = nil
+    public var requiredUint32: Swift.UInt32? = nil
+    public var requiredUint64: Swift.UInt64? = nil
+    public var requiredSint32: Swift.Int32? = nil
+    public var requiredSint64: Swift.Int64? = nil
+    public var requiredFixed32: Swift.UInt32? = nil
+    public var requiredFixed64: Swift.UInt64? = nil
+    public var requiredSfixed32: Swift.Int32? = nil
+    public var requiredSfixed64: Swift.Int64? = nil
+    public var requiredFloat: Swift.Float? = nil
+    public var requiredDouble: Swift.Double? = nil
+    public var requiredBool: Swift.Bool? = nil
+    public var requiredString: Swift.String? = nil
+    public var requiredBytes: [Swift.UInt8]? = nil
+    public var requiredNestedMessage: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.NestedMessage? {
+        get { self._requiredNestedMessage?.value }
+        set { self._requiredNestedMessage = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _requiredNestedMessage: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.NestedMessage>? = nil
+    public var requiredForeignMessage: ProtobufTestMessages_Proto2_ForeignMessageProto2? {
+        get { self._requiredForeignMessage?.value }
+        set { self._requiredForeignMessage = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _requiredForeignMessage: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_ForeignMessageProto2>? = nil
+    public var requiredNestedEnum: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.NestedEnum? = nil
+    public var requiredForeignEnum: ProtobufTestMessages_Proto2_ForeignEnumProto2? = nil
+    public var requiredStringPiece: Swift.String? = nil
+    public var requiredCord: Swift.String? = nil
+    public var recursiveMessage: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2? {
+        get { self._recursiveMessage?.value }
+        set { self._recursiveMessage = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _recursiveMessage: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2>? = nil
+    public var optionalRecursiveMessage: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2? {
+        get { self._optionalRecursiveMessage?.value }
+        set { self._optionalRecursiveMessage = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalRecursiveMessage: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2>? = nil
+    public var data: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.Data? {
+        get { self._data?.value }
+        set { self._data = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _data: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.Data>? = nil
+    /// default values
+    public var defaultInt32: Swift.Int32? = nil
+    public var defaultInt64: Swift.Int64? = nil
+    public var defaultUint32: Swift.UInt32? = nil
+    public var defaultUint64: Swift.UInt64? = nil
+    public var defaultSint32: Swift.Int32? = nil
+    public var defaultSint64: Swift.Int64? = nil
+    public var defaultFixed32: Swift.UInt32? = nil
+    public var defaultFixed64: Swift.UInt64? = nil
+    public var defaultSfixed32: Swift.Int32? = nil
+    public var defaultSfixed64: Swift.Int64? = nil
+    public var defaultFloat: Swift.Float? = nil
+    public var defaultDouble: Swift.Double? = nil
+    public var defaultBool: Swift.Bool? = nil
+    public var defaultString: Swift.String? = nil
+    public var defaultBytes: [Swift.UInt8]? = nil
+    public var unknownFields = SwiftFrame.UnknownFields()
+    /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+    public var extensionFields = SwiftFrame.UnknownFields()
+
+    public init() {}
+
+    public init(
+        requiredInt32: Swift.Int32? = nil,
+        requiredInt64: Swift.Int64? = nil,
+        requiredUint32: Swift.UInt32? = nil,
+        requiredUint64: Swift.UInt64? = nil,
+        requiredSint32: Swift.Int32? = nil,
+        requiredSint64: Swift.Int64? = nil,
+        requiredFixed32: Swift.UInt32? = nil,
+        requiredFixed64: Swift.UInt64? = nil,
+        requiredSfixed32: Swift.Int32? = nil,
+        requiredSfixed64: Swift.Int64? = nil,
+        requiredFloat: Swift.Float? = nil,
+        requiredDouble: Swift.Double? = nil,
+        requiredBool: Swift.Bool? = nil,
+        requiredString: Swift.String? = nil,
+        requiredBytes: [Swift.UInt8]? = nil,
+        requiredNestedMessage: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.NestedMessage? = nil,
+        requiredForeignMessage: ProtobufTestMessages_Proto2_ForeignMessageProto2? = nil,
+        requiredNestedEnum: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.NestedEnum? = nil,
+        requiredForeignEnum: ProtobufTestMessages_Proto2_ForeignEnumProto2? = nil,
+        requiredStringPiece: Swift.String? = nil,
+        requiredCord: Swift.String? = nil,
+        recursiveMessage: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2? = nil,
+        optionalRecursiveMessage: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2? = nil,
+        data: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.Data? = nil,
+        defaultInt32: Swift.Int32? = nil,
+        defaultInt64: Swift.Int64? = nil,
+        defaultUint32: Swift.UInt32? = nil,
+        defaultUint64: Swift.UInt64? = nil,
+        defaultSint32: Swift.Int32? = nil,
+        defaultSint64: Swift.Int64? = nil,
+        defaultFixed32: Swift.UInt32? = nil,
+        defaultFixed64: Swift.UInt64? = nil,
+        defaultSfixed32: Swift.Int32? = nil,
+        defaultSfixed64: Swift.Int64? = nil,
+        defaultFloat: Swift.Float? = nil,
+        defaultDouble: Swift.Double? = nil,
+        defaultBool: Swift.Bool? = nil,
+        defaultString: Swift.String? = nil,
+        defaultBytes: [Swift.UInt8]? = nil
+    ) {
+        self.requiredInt32 = requiredInt32
+        self.requiredInt64 = requiredInt64
+        self.requiredUint32 = requiredUint32
+        self.requiredUint64 = requiredUint64
+        self.requiredSint32 = requiredSint32
+        self.requiredSint64 = requiredSint64
+        self.requiredFixed32 = requiredFixed32
+        self.requiredFixed64 = requiredFixed64
+        self.requiredSfixed32 = requiredSfixed32
+        self.requiredSfixed64 = requiredSfixed64
+        self.requiredFloat = requiredFloat
+        self.requiredDouble = requiredDouble
+        self.requiredBool = requiredBool
+        self.requiredString = requiredString
+        self.requiredBytes = requiredBytes
+        self.requiredNestedMessage = requiredNestedMessage
+        self.requiredForeignMessage = requiredForeignMessage
+        self.requiredNestedEnum = requiredNestedEnum
+        self.requiredForeignEnum = requiredForeignEnum
+        self.requiredStringPiece = requiredStringPiece
+        self.requiredCord = requiredCord
+        self.recursiveMessage = recursiveMessage
+        self.optionalRecursiveMessage = optionalRecursiveMessage
+        self.data = data
+        self.defaultInt32 = defaultInt32
+        self.defaultInt64 = defaultInt64
+        self.defaultUint32 = defaultUint32
+        self.defaultUint64 = defaultUint64
+        self.defaultSint32 = defaultSint32
+        self.defaultSint64 = defaultSint64
+        self.defaultFixed32 = defaultFixed32
+        self.defaultFixed64 = defaultFixed64
+        self.defaultSfixed32 = defaultSfixed32
+        self.defaultSfixed64 = defaultSfixed64
+        self.defaultFloat = defaultFloat
+        self.defaultDouble = defaultDouble
+        self.defaultBool = defaultBool
+        self.defaultString = defaultString
+        self.defaultBytes = defaultBytes
+    }
+
+    /// The `[default = ...]` values of the .proto, for fields that are not set.
+    public enum Defaults {
+        public static let defaultInt32: Swift.Int32 = -123456789
+        public static let defaultInt64: Swift.Int64 = -9123456789123456789
+        public static let defaultUint32: Swift.UInt32 = 2123456789
+        public static let defaultUint64: Swift.UInt64 = 10123456789123456789
+        public static let defaultSint32: Swift.Int32 = -123456789
+        public static let defaultSint64: Swift.Int64 = -9123456789123456789
+        public static let defaultFixed32: Swift.UInt32 = 2123456789
+        public static let defaultFixed64: Swift.UInt64 = 10123456789123456789
+        public static let defaultSfixed32: Swift.Int32 = -123456789
+        public static let defaultSfixed64: Swift.Int64 = -9123456789123456789
+        public static let defaultFloat: Swift.Float = 9e+09
+        public static let defaultDouble: Swift.Double = 7e+22
+        public static let defaultBool: Swift.Bool = true
+        public static let defaultString: Swift.String = "Rosebud"
+        public static let defaultBytes: [Swift.UInt8] = [106, 111, 115, 104, 117, 97]
+    }
+
+    public enum NestedEnum: Swift.Int32, SwiftFrame.ClosedEnum {
+        case foo = 0 // FOO
+        case bar = 1 // BAR
+        case baz = 2 // BAZ
+        /// Intentionally negative.
+        case neg = -1 // NEG
+
+        public init() {
+            self = .foo
+        }
+
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 FOO
+            1 BAR
+            2 BAZ
+            -1 NEG
+            """)
+    }
+
+    public struct NestedMessage: SwiftFrame.Message {
+        public var a: Swift.Int32? = nil
+        public var corecursive: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2? {
+            get { self._corecursive?.value }
+            set { self._corecursive = newValue.map(SwiftFrame.Boxed.init) }
+        }
+        private var _corecursive: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2>? = nil
+        public var optionalCorecursive: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2? {
+            get { self._optionalCorecursive?.value }
+            set { self._optionalCorecursive = newValue.map(SwiftFrame.Boxed.init) }
+        }
+        private var _optionalCorecursive: SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2>? = nil
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+
+        public init(
+            a: Swift.Int32? = nil,
+            corecursive: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2? = nil,
+            optionalCorecursive: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2? = nil
+        ) {
+            self.a = a
+            self.corecursive = corecursive
+            self.optionalCorecursive = optionalCorecursive
+        }
+    }
+
+    /// groups
+    public struct Data: SwiftFrame.Message {
+        public var groupInt32: Swift.Int32? = nil
+        public var groupUint32: Swift.UInt32? = nil
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+
+        public init(groupInt32: Swift.Int32? = nil, groupUint32: Swift.UInt32? = nil) {
+            self.groupInt32 = groupInt32
+            self.groupUint32 = groupUint32
+        }
+    }
+
+    /// message_set test case.
+    public struct MessageSetCorrect: SwiftFrame.ExtensibleMessage {
+        public var unknownFields = SwiftFrame.UnknownFields()
+        /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+        public var extensionFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+    }
+
+    public struct MessageSetCorrectExtension1: SwiftFrame.Message {
+        public var str: Swift.String? = nil
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+
+        public init(str: Swift.String? = nil) {
+            self.str = str
+        }
+    }
+
+    public struct MessageSetCorrectExtension2: SwiftFrame.Message {
+        public var i: Swift.Int32? = nil
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+
+        public init(i: Swift.Int32? = nil) {
+            self.i = i
+        }
+    }
+}
+
+public struct ProtobufTestMessages_Proto2_TestLargeOneof: SwiftFrame.Message {
+    public var largeOneof: ProtobufTestMessages_Proto2_TestLargeOneof.LargeOneof? = nil
+    public var unknownFields = SwiftFrame.UnknownFields()
+
+    public init() {}
+
+    public init(largeOneof: ProtobufTestMessages_Proto2_TestLargeOneof.LargeOneof? = nil) {
+        self.largeOneof = largeOneof
+    }
+
+    /// The members of oneof `large_oneof`: at most one is set.
+    public enum LargeOneof: Swift.Sendable, Swift.Hashable {
+        indirect case a1(ProtobufTestMessages_Proto2_TestLargeOneof.A1)
+        indirect case a2(ProtobufTestMessages_Proto2_TestLargeOneof.A2)
+        indirect case a3(ProtobufTestMessages_Proto2_TestLargeOneof.A3)
+        indirect case a4(ProtobufTestMessages_Proto2_TestLargeOneof.A4)
+        indirect case a5(ProtobufTestMessages_Proto2_TestLargeOneof.A5)
+    }
+
+    public struct A1: SwiftFrame.Message {
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+    }
+
+    public struct A2: SwiftFrame.Message {
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+    }
+
+    public struct A3: SwiftFrame.Message {
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+    }
+
+    public struct A4: SwiftFrame.Message {
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+    }
+
+    public struct A5: SwiftFrame.Message {
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
     }
 }
 
@@ -738,8 +1142,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
             63 map map_fixed64_fixed64
             64 map map_sfixed32_sfixed32
             65 map map_sfixed64_sfixed64
+            104 map map_int32_bool
             66 map map_int32_float
             67 map map_int32_double
+            103 map map_int32_nested_message
             68 map map_bool_bool
             69 map map_string_string
             70 map map_string_bytes
@@ -749,6 +1155,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
             74 map map_string_foreign_enum
             custom oneofField
             custom _data
+            custom _multiwordgroupfield
             241 optional int32 default_int32
             242 optional int64 default_int64
             243 optional uint32 default_uint32
@@ -782,6 +1189,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
             416 optional int32 field__Name16
             417 optional int32 field_name17__
             418 optional int32 Field_name18__
+            500 optional message message_set_correct
             unknown
             extensions
             """,
@@ -867,8 +1275,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
             Swift.MemoryLayout<Self>.offset(of: \.mapFixed64Fixed64)!,
             Swift.MemoryLayout<Self>.offset(of: \.mapSfixed32Sfixed32)!,
             Swift.MemoryLayout<Self>.offset(of: \.mapSfixed64Sfixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapInt32Bool)!,
             Swift.MemoryLayout<Self>.offset(of: \.mapInt32Float)!,
             Swift.MemoryLayout<Self>.offset(of: \.mapInt32Double)!,
+            Swift.MemoryLayout<Self>.offset(of: \.mapInt32NestedMessage)!,
             Swift.MemoryLayout<Self>.offset(of: \.mapBoolBool)!,
             Swift.MemoryLayout<Self>.offset(of: \.mapStringString)!,
             Swift.MemoryLayout<Self>.offset(of: \.mapStringBytes)!,
@@ -878,6 +1288,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
             Swift.MemoryLayout<Self>.offset(of: \.mapStringForeignEnum)!,
             Swift.MemoryLayout<Self>.offset(of: \.oneofField)!,
             Swift.MemoryLayout<Self>.offset(of: \._data)!,
+            Swift.MemoryLayout<Self>.offset(of: \._multiwordgroupfield)!,
             Swift.MemoryLayout<Self>.offset(of: \.defaultInt32)!,
             Swift.MemoryLayout<Self>.offset(of: \.defaultInt64)!,
             Swift.MemoryLayout<Self>.offset(of: \.defaultUint32)!,
@@ -911,6 +1322,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
             Swift.MemoryLayout<Self>.offset(of: \.fieldName16)!,
             Swift.MemoryLayout<Self>.offset(of: \.fieldName17)!,
             Swift.MemoryLayout<Self>.offset(of: \.fieldName18)!,
+            Swift.MemoryLayout<Self>.offset(of: \._messageSetCorrect)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
             Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
         ],
@@ -928,6 +1340,8 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
             ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self,
             ProtobufTestMessages_Proto2_TestAllTypesProto2.OneofField?.self,
             SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllTypesProto2.Data>?.self,
+            SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllTypesProto2.MultiWordGroupField>?.self,
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect.self,
         ],
         maps: [
             .map(SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self),
@@ -940,8 +1354,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
             .map(SwiftFrame.ProtoFixed64.self, SwiftFrame.ProtoFixed64.self),
             .map(SwiftFrame.ProtoSFixed32.self, SwiftFrame.ProtoSFixed32.self),
             .map(SwiftFrame.ProtoSFixed64.self, SwiftFrame.ProtoSFixed64.self),
+            .map(SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoBool.self),
             .map(SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoFloat.self),
             .map(SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoDouble.self),
+            .map(SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedMessage>.self),
             .map(SwiftFrame.ProtoBool.self, SwiftFrame.ProtoBool.self),
             .map(SwiftFrame.ProtoString.self, SwiftFrame.ProtoString.self),
             .map(SwiftFrame.ProtoString.self, SwiftFrame.ProtoBytes.self),
@@ -961,6 +1377,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
             .init(118, "oneof_double", .double, .oneof(0)),
             .init(119, "oneof_enum", .closedEnumeration(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.protoNames), .oneof(0)),
             .init(201, "Data", .group(ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self), .optional),
+            .init(204, "MultiWordGroupField", .group(ProtobufTestMessages_Proto2_TestAllTypesProto2.MultiWordGroupField.self), .optional),
         ],
         extensionRanges: [120...200]
     )
@@ -990,6 +1407,8 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
             if let value = try reader.readClosedEnum(ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum.self, unknownFields: &self.unknownFields) { self.oneofField = .oneofEnum(value) }
         case 1611: // data = 201
             try reader.readGroup(fieldNumber: 201, into: &self.data)
+        case 1635: // multiwordgroupfield = 204
+            try reader.readGroup(fieldNumber: 204, into: &self.multiwordgroupfield)
         default: return false
         }
         return true
@@ -1008,6 +1427,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
         case 118: if case .oneofDouble? = self.oneofField { size.add(10) }
         case 119: if case let .oneofEnum(value)? = self.oneofField { size.add(2, SwiftFrame.ProtoClosedEnum<ProtobufTestMessages_Proto2_TestAllTypesProto2.NestedEnum>.size(value)) }
         case 201: if let box = self._data { size.add(4, cache.group(box.value)) }
+        case 204: if let box = self._multiwordgroupfield { size.add(4, cache.group(box.value)) }
         default: break
         }
         return size.total
@@ -1056,6 +1476,10 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
             if let value = self.data {
                 writer.writeGroup(value, fieldNumber: 201)
             }
+        case 204:
+            if let value = self.multiwordgroupfield {
+                writer.writeGroup(value, fieldNumber: 204)
+            }
         default: break
         }
     }
@@ -1063,12 +1487,14 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
     public func customFieldsEqual(_ other: Self) -> Swift.Bool {
         if self.oneofField != other.oneofField { return false }
         if self._data != other._data { return false }
+        if self._multiwordgroupfield != other._multiwordgroupfield { return false }
         return true
     }
 
     public func hashCustomFields(into hasher: inout Swift.Hasher) {
         hasher.combine(self.oneofField)
         hasher.combine(self._data)
+        hasher.combine(self._multiwordgroupfield)
     }
 }
 
@@ -1101,6 +1527,24 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.Data: SwiftFrame.Compac
         layout: """
             202 optional int32 group_int32
             203 optional uint32 group_uint32
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.groupInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.groupUint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
+    )
+}
+
+extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MultiWordGroupField: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllTypesProto2.MultiWordGroupField" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestAllTypesProto2.MultiWordGroupField.self,
+        layout: """
+            205 optional int32 group_int32
+            206 optional uint32 group_uint32
             unknown
             """,
         offsets: [
@@ -1151,13 +1595,85 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtens
         of: ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrectExtension2.self,
         layout: """
             9 optional int32 i
+            10 optional message sub_msg
             unknown
             """,
         offsets: [
             Swift.MemoryLayout<Self>.offset(of: \.i)!,
+            Swift.MemoryLayout<Self>.offset(of: \._subMsg)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
+        types: [
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.MessageSetCorrect.self,
         ]
     )
+}
+
+extension ProtobufTestMessages_Proto2_TestAllTypesProto2.ExtensionWithOneof: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllTypesProto2.ExtensionWithOneof" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestAllTypesProto2.ExtensionWithOneof.self,
+        layout: """
+            custom oneofField
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.oneofField)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
+        types: [
+            ProtobufTestMessages_Proto2_TestAllTypesProto2.ExtensionWithOneof.OneofField?.self,
+        ],
+        custom: [
+            .init(1, "a", .int32, .oneof(0)),
+            .init(2, "b", .int32, .oneof(0)),
+        ]
+    )
+
+    public mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) -> Swift.Bool {
+        switch tag {
+        case 8: // a = 1
+            self.oneofField = .a(try reader.readVarint(SwiftFrame.ProtoInt32.self))
+        case 16: // b = 2
+            self.oneofField = .b(try reader.readVarint(SwiftFrame.ProtoInt32.self))
+        default: return false
+        }
+        return true
+    }
+
+    public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
+        var size = SwiftFrame.MessageSize(0)
+        switch number {
+        case 1: if case let .a(value)? = self.oneofField { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        case 2: if case let .b(value)? = self.oneofField { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        default: break
+        }
+        return size.total
+    }
+
+    public func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter) {
+        switch number {
+        case 1:
+            if case let .a(value)? = self.oneofField {
+                writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8)
+            }
+        case 2:
+            if case let .b(value)? = self.oneofField {
+                writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 16)
+            }
+        default: break
+        }
+    }
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self.oneofField != other.oneofField { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self.oneofField)
+    }
 }
 
 extension ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.CompactMessage {
@@ -1171,6 +1687,24 @@ extension ProtobufTestMessages_Proto2_ForeignMessageProto2: SwiftFrame.CompactMe
             """,
         offsets: [
             Swift.MemoryLayout<Self>.offset(of: \.c)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
+    )
+}
+
+extension ProtobufTestMessages_Proto2_GroupField: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.GroupField" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_GroupField.self,
+        layout: """
+            122 optional int32 group_int32
+            123 optional uint32 group_uint32
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.groupInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.groupUint32)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
         ]
     )
@@ -1306,7 +1840,474 @@ extension ProtobufTestMessages_Proto2_OneStringProto2: SwiftFrame.CompactMessage
     )
 }
 
+extension ProtobufTestMessages_Proto2_ProtoWithKeywords: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.ProtoWithKeywords" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_ProtoWithKeywords.self,
+        layout: """
+            1 optional int32 inline
+            2 optional string concept
+            3 repeated string requires
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.inline)!,
+            Swift.MemoryLayout<Self>.offset(of: \.concept)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requires)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
+    )
+}
+
+extension ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllRequiredTypesProto2" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.self,
+        layout: """
+            1 required int32 required_int32
+            2 required int64 required_int64
+            3 required uint32 required_uint32
+            4 required uint64 required_uint64
+            5 required sint32 required_sint32
+            6 required sint64 required_sint64
+            7 required fixed32 required_fixed32
+            8 required fixed64 required_fixed64
+            9 required sfixed32 required_sfixed32
+            10 required sfixed64 required_sfixed64
+            11 required float required_float
+            12 required double required_double
+            13 required bool required_bool
+            14 required string required_string
+            15 required bytes required_bytes
+            18 required checked message required_nested_message
+            19 required message required_foreign_message
+            21 required closed_enum required_nested_enum
+            22 required closed_enum required_foreign_enum
+            24 required string required_string_piece
+            25 required string required_cord
+            27 required checked message recursive_message
+            28 optional checked message optional_recursive_message
+            custom _data
+            241 required int32 default_int32
+            242 required int64 default_int64
+            243 required uint32 default_uint32
+            244 required uint64 default_uint64
+            245 required sint32 default_sint32
+            246 required sint64 default_sint64
+            247 required fixed32 default_fixed32
+            248 required fixed64 default_fixed64
+            249 required sfixed32 default_sfixed32
+            250 required sfixed64 default_sfixed64
+            251 required float default_float
+            252 required double default_double
+            253 required bool default_bool
+            254 required string default_string
+            255 required bytes default_bytes
+            unknown
+            extensions
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.requiredInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredInt64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredUint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredUint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredSint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredSint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredFixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredFixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredSfixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredSfixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredFloat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredDouble)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredString)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredBytes)!,
+            Swift.MemoryLayout<Self>.offset(of: \._requiredNestedMessage)!,
+            Swift.MemoryLayout<Self>.offset(of: \._requiredForeignMessage)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredNestedEnum)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredForeignEnum)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredStringPiece)!,
+            Swift.MemoryLayout<Self>.offset(of: \.requiredCord)!,
+            Swift.MemoryLayout<Self>.offset(of: \._recursiveMessage)!,
+            Swift.MemoryLayout<Self>.offset(of: \._optionalRecursiveMessage)!,
+            Swift.MemoryLayout<Self>.offset(of: \._data)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultInt64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultUint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultUint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultSint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultSint64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultFixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultFixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultSfixed32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultSfixed64)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultFloat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultDouble)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultBool)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultString)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultBytes)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
+        types: [
+            ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.NestedMessage.self,
+            ProtobufTestMessages_Proto2_ForeignMessageProto2.self,
+            ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.NestedEnum.self,
+            ProtobufTestMessages_Proto2_ForeignEnumProto2.self,
+            ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.self,
+            ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.self,
+            SwiftFrame.Boxed<ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.Data>?.self,
+        ],
+        custom: [
+            .init(201, "Data", .group(ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.Data.self), .optional),
+        ],
+        extensionRanges: [120...200]
+    )
+
+    public mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) -> Swift.Bool {
+        switch tag {
+        case 1611: // data = 201
+            try reader.readGroup(fieldNumber: 201, into: &self.data)
+        default: return false
+        }
+        return true
+    }
+
+    public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
+        var size = SwiftFrame.MessageSize(0)
+        switch number {
+        case 201: if let box = self._data { size.add(4, cache.group(box.value)) }
+        default: break
+        }
+        return size.total
+    }
+
+    public func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter) {
+        switch number {
+        case 201:
+            if let value = self.data {
+                writer.writeGroup(value, fieldNumber: 201)
+            }
+        default: break
+        }
+    }
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self._data != other._data { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self._data)
+    }
+
+    @inline(never)
+    public func checkInitialized() throws(SwiftFrame.WireError) {
+        try self.checkTableFields()
+        if self.data == nil {
+            throw .missingRequiredField(message: Self.protoMessageName, field: "data")
+        }
+        try self.data?.checkInitialized()
+    }
+}
+
+extension ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.NestedMessage: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllRequiredTypesProto2.NestedMessage" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.NestedMessage.self,
+        layout: """
+            1 required int32 a
+            2 required checked message corecursive
+            3 optional checked message optional_corecursive
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.a)!,
+            Swift.MemoryLayout<Self>.offset(of: \._corecursive)!,
+            Swift.MemoryLayout<Self>.offset(of: \._optionalCorecursive)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
+        types: [
+            ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.self,
+            ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.self,
+        ]
+    )
+
+    @inline(never)
+    public func checkInitialized() throws(SwiftFrame.WireError) {
+        try self.checkTableFields()
+    }
+}
+
+extension ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.Data: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllRequiredTypesProto2.Data" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.Data.self,
+        layout: """
+            202 required int32 group_int32
+            203 required uint32 group_uint32
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.groupInt32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.groupUint32)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
+    )
+
+    @inline(never)
+    public func checkInitialized() throws(SwiftFrame.WireError) {
+        try self.checkTableFields()
+    }
+}
+
+extension ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.MessageSetCorrect: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllRequiredTypesProto2.MessageSetCorrect" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.MessageSetCorrect.self,
+        layout: """
+            unknown
+            extensions
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
+        extensionRanges: [4...2147483646]
+    )
+}
+
+extension ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.MessageSetCorrectExtension1: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllRequiredTypesProto2.MessageSetCorrectExtension1" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.MessageSetCorrectExtension1.self,
+        layout: """
+            25 required string str
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.str)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
+    )
+
+    @inline(never)
+    public func checkInitialized() throws(SwiftFrame.WireError) {
+        try self.checkTableFields()
+    }
+}
+
+extension ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.MessageSetCorrectExtension2: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestAllRequiredTypesProto2.MessageSetCorrectExtension2" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.MessageSetCorrectExtension2.self,
+        layout: """
+            9 required int32 i
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.i)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
+    )
+
+    @inline(never)
+    public func checkInitialized() throws(SwiftFrame.WireError) {
+        try self.checkTableFields()
+    }
+}
+
+extension ProtobufTestMessages_Proto2_TestLargeOneof: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestLargeOneof" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestLargeOneof.self,
+        layout: """
+            custom largeOneof
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.largeOneof)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
+        types: [
+            ProtobufTestMessages_Proto2_TestLargeOneof.LargeOneof?.self,
+        ],
+        custom: [
+            .init(1, "a1", .message(ProtobufTestMessages_Proto2_TestLargeOneof.A1.self), .oneof(0)),
+            .init(2, "a2", .message(ProtobufTestMessages_Proto2_TestLargeOneof.A2.self), .oneof(0)),
+            .init(3, "a3", .message(ProtobufTestMessages_Proto2_TestLargeOneof.A3.self), .oneof(0)),
+            .init(4, "a4", .message(ProtobufTestMessages_Proto2_TestLargeOneof.A4.self), .oneof(0)),
+            .init(5, "a5", .message(ProtobufTestMessages_Proto2_TestLargeOneof.A5.self), .oneof(0)),
+        ]
+    )
+
+    public mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) -> Swift.Bool {
+        switch tag {
+        case 10: // a1 = 1
+            var value = ProtobufTestMessages_Proto2_TestLargeOneof.A1()
+            if case let .a1(existing)? = self.largeOneof { value = existing }
+            try reader.readMessage(merging: &value)
+            self.largeOneof = .a1(value)
+        case 18: // a2 = 2
+            var value = ProtobufTestMessages_Proto2_TestLargeOneof.A2()
+            if case let .a2(existing)? = self.largeOneof { value = existing }
+            try reader.readMessage(merging: &value)
+            self.largeOneof = .a2(value)
+        case 26: // a3 = 3
+            var value = ProtobufTestMessages_Proto2_TestLargeOneof.A3()
+            if case let .a3(existing)? = self.largeOneof { value = existing }
+            try reader.readMessage(merging: &value)
+            self.largeOneof = .a3(value)
+        case 34: // a4 = 4
+            var value = ProtobufTestMessages_Proto2_TestLargeOneof.A4()
+            if case let .a4(existing)? = self.largeOneof { value = existing }
+            try reader.readMessage(merging: &value)
+            self.largeOneof = .a4(value)
+        case 42: // a5 = 5
+            var value = ProtobufTestMessages_Proto2_TestLargeOneof.A5()
+            if case let .a5(existing)? = self.largeOneof { value = existing }
+            try reader.readMessage(merging: &value)
+            self.largeOneof = .a5(value)
+        default: return false
+        }
+        return true
+    }
+
+    public func customFieldSize(number: Swift.Int32, cache: inout SwiftFrame.SizeCache) -> Swift.Int {
+        var size = SwiftFrame.MessageSize(0)
+        switch number {
+        case 1: if case let .a1(value)? = self.largeOneof { size.add(1, cache.message(value)) }
+        case 2: if case let .a2(value)? = self.largeOneof { size.add(1, cache.message(value)) }
+        case 3: if case let .a3(value)? = self.largeOneof { size.add(1, cache.message(value)) }
+        case 4: if case let .a4(value)? = self.largeOneof { size.add(1, cache.message(value)) }
+        case 5: if case let .a5(value)? = self.largeOneof { size.add(1, cache.message(value)) }
+        default: break
+        }
+        return size.total
+    }
+
+    public func encodeCustomField(number: Swift.Int32, to writer: inout SwiftFrame.ProtoWriter) {
+        switch number {
+        case 1:
+            if case let .a1(value)? = self.largeOneof {
+                writer.writeTag(10)
+                writer.writeMessage(value)
+            }
+        case 2:
+            if case let .a2(value)? = self.largeOneof {
+                writer.writeTag(18)
+                writer.writeMessage(value)
+            }
+        case 3:
+            if case let .a3(value)? = self.largeOneof {
+                writer.writeTag(26)
+                writer.writeMessage(value)
+            }
+        case 4:
+            if case let .a4(value)? = self.largeOneof {
+                writer.writeTag(34)
+                writer.writeMessage(value)
+            }
+        case 5:
+            if case let .a5(value)? = self.largeOneof {
+                writer.writeTag(42)
+                writer.writeMessage(value)
+            }
+        default: break
+        }
+    }
+
+    public func customFieldsEqual(_ other: Self) -> Swift.Bool {
+        if self.largeOneof != other.largeOneof { return false }
+        return true
+    }
+
+    public func hashCustomFields(into hasher: inout Swift.Hasher) {
+        hasher.combine(self.largeOneof)
+    }
+}
+
+extension ProtobufTestMessages_Proto2_TestLargeOneof.A1: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestLargeOneof.A1" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestLargeOneof.A1.self,
+        layout: """
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
+    )
+}
+
+extension ProtobufTestMessages_Proto2_TestLargeOneof.A2: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestLargeOneof.A2" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestLargeOneof.A2.self,
+        layout: """
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
+    )
+}
+
+extension ProtobufTestMessages_Proto2_TestLargeOneof.A3: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestLargeOneof.A3" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestLargeOneof.A3.self,
+        layout: """
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
+    )
+}
+
+extension ProtobufTestMessages_Proto2_TestLargeOneof.A4: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestLargeOneof.A4" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestLargeOneof.A4.self,
+        layout: """
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
+    )
+}
+
+extension ProtobufTestMessages_Proto2_TestLargeOneof.A5: SwiftFrame.CompactMessage {
+    public static var protoMessageName: Swift.String { "protobuf_test_messages.proto2.TestLargeOneof.A5" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: ProtobufTestMessages_Proto2_TestLargeOneof.A5.self,
+        layout: """
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
+    )
+}
+
 /// The extensions declared at the top level of test_messages_proto2.proto.
 public enum ProtobufTestMessages_Proto2_TestMessagesProto2Extensions {
     public static let extensionInt32 = SwiftFrame.Extension<ProtobufTestMessages_Proto2_TestAllTypesProto2, SwiftFrame.ProtoInt32>(fieldNumber: 120, protoName: "protobuf_test_messages.proto2.extension_int32")
+    public static let extensionString = SwiftFrame.Extension<ProtobufTestMessages_Proto2_TestAllTypesProto2, SwiftFrame.ProtoString>(fieldNumber: 133, protoName: "protobuf_test_messages.proto2.extension_string")
+    public static let extensionBytes = SwiftFrame.Extension<ProtobufTestMessages_Proto2_TestAllTypesProto2, SwiftFrame.ProtoBytes>(fieldNumber: 134, protoName: "protobuf_test_messages.proto2.extension_bytes")
 }

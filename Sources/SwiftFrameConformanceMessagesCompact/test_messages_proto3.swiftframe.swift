@@ -54,6 +54,7 @@ public enum ProtobufTestMessages_Proto3_ForeignEnum: SwiftFrame.Enum {
 /// this stays true in a unit test.
 public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message {
     /// Singular
+    /// test [kotlin] comment
     public var optionalInt32: Swift.Int32 = 0
     public var optionalInt64: Swift.Int64 = 0
     public var optionalUint32: Swift.UInt32 = 0
@@ -248,6 +249,11 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
     }
     private var _optionalValue: SwiftFrame.Boxed<Google_Protobuf_Value>? = nil
     public var optionalNullValue: Google_Protobuf_NullValue = .nullValue
+    public var optionalEmpty: Google_Protobuf_Empty? {
+        get { self._optionalEmpty?.value }
+        set { self._optionalEmpty = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _optionalEmpty: SwiftFrame.Boxed<Google_Protobuf_Empty>? = nil
     public var repeatedDuration: [Google_Protobuf_Duration] = []
     public var repeatedTimestamp: [Google_Protobuf_Timestamp] = []
     public var repeatedFieldmask: [Google_Protobuf_FieldMask] = []
@@ -255,6 +261,7 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
     public var repeatedAny: [Google_Protobuf_Any] = []
     public var repeatedValue: [Google_Protobuf_Value] = []
     public var repeatedListValue: [Google_Protobuf_ListValue] = []
+    public var repeatedEmpty: [Google_Protobuf_Empty] = []
     /// Test field-name-to-JSON-name convention.
     /// (protobuf says names can be any valid C/C++ identifier.)
     public var fieldname1: Swift.Int32 = 0
@@ -397,6 +404,7 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
         optionalAny: Google_Protobuf_Any? = nil,
         optionalValue: Google_Protobuf_Value? = nil,
         optionalNullValue: Google_Protobuf_NullValue = .nullValue,
+        optionalEmpty: Google_Protobuf_Empty? = nil,
         repeatedDuration: [Google_Protobuf_Duration] = [],
         repeatedTimestamp: [Google_Protobuf_Timestamp] = [],
         repeatedFieldmask: [Google_Protobuf_FieldMask] = [],
@@ -404,6 +412,7 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
         repeatedAny: [Google_Protobuf_Any] = [],
         repeatedValue: [Google_Protobuf_Value] = [],
         repeatedListValue: [Google_Protobuf_ListValue] = [],
+        repeatedEmpty: [Google_Protobuf_Empty] = [],
         fieldname1: Swift.Int32 = 0,
         fieldName2: Swift.Int32 = 0,
         fieldName3: Swift.Int32 = 0,
@@ -540,6 +549,7 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
         self.optionalAny = optionalAny
         self.optionalValue = optionalValue
         self.optionalNullValue = optionalNullValue
+        self.optionalEmpty = optionalEmpty
         self.repeatedDuration = repeatedDuration
         self.repeatedTimestamp = repeatedTimestamp
         self.repeatedFieldmask = repeatedFieldmask
@@ -547,6 +557,7 @@ public struct ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.Message
         self.repeatedAny = repeatedAny
         self.repeatedValue = repeatedValue
         self.repeatedListValue = repeatedListValue
+        self.repeatedEmpty = repeatedEmpty
         self.fieldname1 = fieldname1
         self.fieldName2 = fieldName2
         self.fieldName3 = fieldName3
@@ -871,6 +882,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
             305 optional message optional_any
             306 optional message optional_value
             307 enum optional_null_value
+            308 optional message optional_empty
             311 repeated message repeated_duration
             312 repeated message repeated_timestamp
             313 repeated message repeated_fieldmask
@@ -878,6 +890,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
             315 repeated message repeated_any
             316 repeated message repeated_value
             317 repeated message repeated_list_value
+            318 repeated message repeated_empty
             401 int32 fieldname1
             402 int32 field_name2
             403 int32 _field_name3
@@ -1016,6 +1029,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
             Swift.MemoryLayout<Self>.offset(of: \._optionalAny)!,
             Swift.MemoryLayout<Self>.offset(of: \._optionalValue)!,
             Swift.MemoryLayout<Self>.offset(of: \.optionalNullValue)!,
+            Swift.MemoryLayout<Self>.offset(of: \._optionalEmpty)!,
             Swift.MemoryLayout<Self>.offset(of: \.repeatedDuration)!,
             Swift.MemoryLayout<Self>.offset(of: \.repeatedTimestamp)!,
             Swift.MemoryLayout<Self>.offset(of: \.repeatedFieldmask)!,
@@ -1023,6 +1037,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
             Swift.MemoryLayout<Self>.offset(of: \.repeatedAny)!,
             Swift.MemoryLayout<Self>.offset(of: \.repeatedValue)!,
             Swift.MemoryLayout<Self>.offset(of: \.repeatedListValue)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedEmpty)!,
             Swift.MemoryLayout<Self>.offset(of: \.fieldname1)!,
             Swift.MemoryLayout<Self>.offset(of: \.fieldName2)!,
             Swift.MemoryLayout<Self>.offset(of: \.fieldName3)!,
@@ -1082,6 +1097,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
             Google_Protobuf_Any.self,
             Google_Protobuf_Value.self,
             Google_Protobuf_NullValue.self,
+            Google_Protobuf_Empty.self,
             Google_Protobuf_Duration.self,
             Google_Protobuf_Timestamp.self,
             Google_Protobuf_FieldMask.self,
@@ -1089,6 +1105,7 @@ extension ProtobufTestMessages_Proto3_TestAllTypesProto3: SwiftFrame.CompactMess
             Google_Protobuf_Any.self,
             Google_Protobuf_Value.self,
             Google_Protobuf_ListValue.self,
+            Google_Protobuf_Empty.self,
         ],
         maps: [
             .map(SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoInt32.self),

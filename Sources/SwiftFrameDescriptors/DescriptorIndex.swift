@@ -14,6 +14,8 @@ package struct DescriptorIndex: Sendable {
         package let path: SourcePath
         /// The full name of the message it is nested in, or its file's package ("" for none).
         package let scope: String
+        /// Its features, resolved (a field's are `features.field(_:in:)`).
+        package let features: Features
     }
 
     package typealias Message = Declared<Google_Protobuf_DescriptorProto>
@@ -33,6 +35,8 @@ package struct DescriptorIndex: Sendable {
     }
 
     package let files: [Google_Protobuf_FileDescriptorProto]
+    /// Each file's own features (those its extensions resolve from), in the order of `files`.
+    package let fileFeatures: [Features]
     /// Every message of every file, map entries included, each before those nested in it.
     package let messages: [Message]
     /// Every enum of every file: each file's top-level ones, then those nested in its messages.
@@ -59,10 +63,13 @@ package struct DescriptorIndex: Sendable {
         }
         func declare(
             _ enumType: Google_Protobuf_EnumDescriptorProto, scope: String, file: Int, path: SourcePath,
-            into nested: inout [Enum]
+            within features: Features, into nested: inout [Enum]
         ) {
             let fullName = qualified(scope, enumType.name)
-            nested.append(Enum(fullName: fullName, descriptor: enumType, file: file, path: path, scope: scope))
+            nested.append(
+                Enum(
+                    fullName: fullName, descriptor: enumType, file: file, path: path, scope: scope,
+                    features: features.enumeration(enumType)))
             add(fullName, .enumeration, file: file, path: path)
             for (index, value) in enumType.value.enumerated() {
                 add(qualified(fullName, value.name), .enumValue, file: file, path: path.enumValue(index))
@@ -70,24 +77,30 @@ package struct DescriptorIndex: Sendable {
         }
         // Nested messages are walked with a list of those still to visit, so that no
         // declaration is too deep to index.
+        // A file of an edition the defaults do not cover reads as the newest one they do (the
+        // generator refuses to generate it).
+        let fileFeatures = files.map(\.nearestFeatures)
         for (fileIndex, file) in files.enumerated() {
             let package = file.package ?? ""
             var nestedEnums: [Enum] = []
             for (index, enumType) in file.enumType.enumerated() {
-                declare(enumType, scope: package, file: fileIndex, path: .enumType(index), into: &enums)
+                declare(
+                    enumType, scope: package, file: fileIndex, path: .enumType(index),
+                    within: fileFeatures[fileIndex], into: &enums)
             }
             for (index, field) in file.extension_.enumerated() {
                 add(qualified(package, field.name), .extension_, file: fileIndex, path: .fileExtension(index))
             }
             var pending = file.messageType.enumerated().reversed().map { index, message in
-                (message: message, scope: package, path: SourcePath.message(index))
+                (message: message, scope: package, path: SourcePath.message(index), within: fileFeatures[fileIndex])
             }
-            while let (message, scope, path) = pending.popLast() {
+            while let (message, scope, path, within) = pending.popLast() {
                 let fullName = qualified(scope, message.name)
+                let features = within.message(message)
                 messages.append(
                     Message(
                         fullName: fullName, descriptor: message, file: fileIndex, path: path,
-                        scope: scope))
+                        scope: scope, features: features))
                 add(fullName, .message, file: fileIndex, path: path)
                 for (index, field) in message.field.enumerated() {
                     add(qualified(fullName, field.name), .field, file: fileIndex, path: path.field(index))
@@ -102,14 +115,16 @@ package struct DescriptorIndex: Sendable {
                 }
                 for (index, enumType) in message.enumType.enumerated() {
                     declare(
-                        enumType, scope: fullName, file: fileIndex, path: path.nestedEnum(index), into: &nestedEnums)
+                        enumType, scope: fullName, file: fileIndex, path: path.nestedEnum(index),
+                        within: features, into: &nestedEnums)
                 }
                 pending += message.nestedType.enumerated().reversed().map { index, nested in
-                    (message: nested, scope: fullName, path: path.nestedMessage(index))
+                    (message: nested, scope: fullName, path: path.nestedMessage(index), within: features)
                 }
             }
             enums += nestedEnums
         }
+        self.fileFeatures = fileFeatures
         self.messages = messages
         self.enums = enums
         self.elements = elements

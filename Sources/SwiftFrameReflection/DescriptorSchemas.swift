@@ -87,7 +87,8 @@ private struct Builder {
     struct Declared {
         let fullName: String
         let descriptor: Google_Protobuf_DescriptorProto
-        let isProto3: Bool
+        /// The message's features, resolved (its fields resolve theirs from them).
+        let features: Features
         var isMapEntry: Bool { descriptor.options?.mapEntry == true }
     }
 
@@ -101,19 +102,16 @@ private struct Builder {
     var enums: [String: EnumInfo] = [:]
 
     mutating func declare(_ index: DescriptorIndex) {
-        // A proto2 file's enums are closed, a proto3 file's open (whichever file uses them).
-        func isProto3(_ file: Int) -> Bool { index.files[file].syntax == "proto3" }
         // A file given twice declares its types once.
         for message in index.messages where indices[message.fullName] == nil {
             indices[message.fullName] = declared.count
             declared.append(
-                Declared(
-                    fullName: message.fullName, descriptor: message.descriptor,
-                    isProto3: isProto3(message.file)))
+                Declared(fullName: message.fullName, descriptor: message.descriptor, features: message.features))
         }
+        // An enum is closed or open by its own features, whichever file uses it.
         for enumeration in index.enums {
             let names = enumeration.descriptor.value.map { (number: $0.number ?? 0, name: $0.name ?? "") }
-            enums[enumeration.fullName] = EnumInfo(names: names, isClosed: !isProto3(enumeration.file))
+            enums[enumeration.fullName] = EnumInfo(names: names, isClosed: enumeration.features.closedEnums)
         }
     }
 
@@ -127,16 +125,13 @@ private struct Builder {
             for field in message.descriptor.field {
                 let number = field.number ?? 0
                 let place = message.fullName + "." + (field.name ?? "")
-                let (name, kind) = try self.kind(of: field, place: place)
+                let features = message.features.field(field, in: message.descriptor)
+                let (name, kind) = try self.kind(of: field, features: features, in: message.fullName, place: place)
                 let repeated = field.label == .repeated
                 let isScalar = kind.isPackable
-                if repeated, isScalar, message.isProto3 ? field.options?.packed != false : field.options?.packed == true
-                {
-                    packed.insert(number)
-                }
+                if repeated, isScalar, features.packed { packed.insert(number) }
                 let implicit =
-                    message.isProto3 && !repeated && (isScalar || kind.isStringOrBytes)
-                    && field.oneofIndex == nil && field.proto3Optional != true
+                    !repeated && (isScalar || kind.isStringOrBytes) && features.presence == .implicit
                 if implicit { implicitPresence.insert(number) }
                 // The label, as generated tables give it (the text reader refuses a singular
                 // field given twice, the printer reads packed runs of repeated fields only).
@@ -160,8 +155,7 @@ private struct Builder {
 
     /// The field's text-format name and kind.
     private func kind(
-        of field: Google_Protobuf_FieldDescriptorProto,
-        place: String
+        of field: Google_Protobuf_FieldDescriptorProto, features: Features, in scope: String, place: String
     ) throws(ReflectionError) -> (String, TextFormatKind) {
         let name = field.name ?? ""
         switch field.type {
@@ -182,9 +176,8 @@ private struct Builder {
         case .sint64: return (name, .sint64)
         case .enum_: return (name, try enumKind(field.typeName, place: place))
         case .group:
-            // A group prints by its type's name (`OptionalGroup`), as protoc prints it.
             let index = try messageIndex(field.typeName, place: place)
-            return (declared[index].descriptor.name ?? name, .schemaGroup(index))
+            return (field.textFormatName(isDelimited: true, scope: scope), .schemaGroup(index))
         case .message, nil:
             let typeName = field.typeName ?? ""
             if field.type == nil, enums[Self.stripped(typeName)] != nil {
@@ -200,12 +193,23 @@ private struct Builder {
                     return (name, .schemaMessage(index))  // not a well-formed entry: its fields as they are
                 }
                 let entryPlace = entry.fullName
+                let entryFeatures = entry.features
                 return (
                     name,
                     .map(
-                        key: try kind(of: key, place: entryPlace + ".key").1,
-                        value: try kind(of: value, place: entryPlace + ".value").1)
+                        key: try kind(
+                            of: key, features: entryFeatures.field(key, in: entry.descriptor), in: entryPlace,
+                            place: entryPlace + ".key"
+                        ).1,
+                        value: try kind(
+                            of: value, features: entryFeatures.field(value, in: entry.descriptor), in: entryPlace,
+                            place: entryPlace + ".value"
+                        ).1)
                 )
+            }
+            // A message field of `message_encoding = DELIMITED` travels as a group does.
+            if features.delimited {
+                return (field.textFormatName(isDelimited: true, scope: scope), .schemaGroup(index))
             }
             return (name, .schemaMessage(index))
         }

@@ -215,7 +215,7 @@ struct CallSession {
         async throws
     {
         let group = MultiThreadedEventLoopGroup.singleton
-        let channel: NIOAsyncChannel<Frame, OutboundFrame>
+        let channel: NIOAsyncChannel<FrameSlice, OutboundFrame>
         let handshake: EventLoopFuture<Void>?
         let timeout = timeout
         do {
@@ -225,10 +225,11 @@ struct CallSession {
                     channel.eventLoop.makeCompletedFuture {
                         let handshake = try tls?.add(to: channel, timeout: timeout)
                         try channel.pipeline.syncOperations.addHandlers(
-                            ByteToMessageHandler(FrameDecoderHandler(layout: layout)),
+                            FrameSliceHandler(layout: layout),
                             MessageToByteHandler(FrameEncoderHandler(layout: layout)))
                         return (
-                            try NIOAsyncChannel<Frame, OutboundFrame>(wrappingChannelSynchronously: channel), handshake
+                            try NIOAsyncChannel<FrameSlice, OutboundFrame>(wrappingChannelSynchronously: channel),
+                            handshake
                         )
                     }
                 }
@@ -297,10 +298,12 @@ struct CallSession {
         }
     }
 
-    /// The next frame; nil when the connection has ended.
-    private func nextFrame(_ frames: inout NIOAsyncChannelInboundStream<Frame>.AsyncIterator) async throws -> Frame? {
+    /// The next frame, copied out of the read; nil when the connection has ended.
+    private func nextFrame(_ frames: inout NIOAsyncChannelInboundStream<FrameSlice>.AsyncIterator) async throws
+        -> Frame?
+    {
         do {
-            return try await frames.next()
+            return try await frames.next()?.copy()
         } catch let error as FrameError {
             throw ToolFailure(status: .transport, message: "bad frame from the server: \(error)")
         } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {

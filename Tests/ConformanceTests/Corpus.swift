@@ -394,6 +394,16 @@ private extension Builder {
         }
         invalid("field number 0 in a padded tag", [0x80, 0x00, 0x01], "fieldNumberZero")
         invalid("field number 0 inside an unknown group", group(1999, [0x00, 0x01]), "fieldNumberZero")
+        // Field number 2^29, one above the largest: C++ drops the tag's high bits and reads
+        // field 0 or 1 (its known failure of the conformance suite's BadTag_FieldNumberSlightlyTooHigh);
+        // upb refuses, as does swiftframe.
+        invalid("field number 2^29", [0x80, 0x80, 0x80, 0x80, 0x10, 0x01], "fieldNumberTooLarge")
+        invalid(
+            "field number 2^29 + 1 after a valid field", tag(1, .varint) + [1, 0x88, 0x80, 0x80, 0x80, 0x10, 0x01],
+            "fieldNumberTooLarge")
+        invalid(
+            "field number 2^29 inside an unknown group", group(1999, [0x80, 0x80, 0x80, 0x80, 0x10, 0x01]),
+            "fieldNumberTooLarge")
 
         // Wire types 6 and 7 do not exist.
         for wireType: UInt32 in [6, 7] {

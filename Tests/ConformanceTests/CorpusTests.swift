@@ -1,12 +1,8 @@
-// Runs the corpus twice: through the generated types in this process, and through the
-// testee binary (every case in one process, as the conformance runner sends them).
+// Runs the corpus through the generated types in this process, and through the testee binary in
+// both code modes (every case in one process, as the conformance runner sends them).
 
 import SwiftFrame
-#if COMPACT
-import SwiftFrameConformanceMessagesCompact
-#else
 import SwiftFrameConformanceMessages
-#endif
 import TestSupport
 import Testing
 
@@ -66,11 +62,14 @@ struct CorpusTests {
         check(outcome, wireCase, via: "generated type:")
     }
 
-    /// Every case through one testee process.
-    static let testeeOutcomes: Result<[Outcome], ProcessFailure> = {
+    /// Every case through one testee process of each mode.
+    static let speedOutcomes = outcomes(of: .speed)
+    static let codeSizeOutcomes = outcomes(of: .codeSize)
+
+    static func outcomes(of testee: Testee) -> Result<[Outcome], ProcessFailure> {
         let requests = Corpus.all.map { Testee.request($0.input, type: $0.syntax.messageType) }
         do {
-            let responses = try Testee.exchange(requests)
+            let responses = try testee.exchange(requests)
             return .success(
                 responses.map { response in
                     switch response.result {
@@ -82,16 +81,16 @@ struct CorpusTests {
         } catch {
             return .failure(ProcessFailure(command: "swiftframe-conformance", status: -1, stderr: "\(error)"))
         }
-    }()
+    }
 
     static let indexByName: [String: Int] = Dictionary(
         Corpus.all.enumerated().map { ($1.testDescription, $0) }, uniquingKeysWith: { first, _ in first })
 
-    @Test("Testee process", arguments: Corpus.all)
-    func testee(_ wireCase: WireCase) throws {
-        let outcomes = try Self.testeeOutcomes.get()
+    @Test("Testee process", arguments: Testee.bothModes, Corpus.all)
+    func testee(_ testee: Testee, _ wireCase: WireCase) throws {
+        let outcomes = try (testee.isCodeSize ? Self.codeSizeOutcomes : Self.speedOutcomes).get()
         let index = try #require(Self.indexByName[wireCase.testDescription])
-        check(outcomes[index], wireCase, via: "testee:")
+        check(outcomes[index], wireCase, via: "testee \(testee.testDescription):")
     }
 
     /// The corpus covers what it claims (and no two cases share a name).

@@ -6,11 +6,7 @@
 
 import SwiftFrame
 import SwiftFrameWellKnownTypes
-#if COMPACT
-import SwiftFrameConformanceMessagesCompact
-#else
 import SwiftFrameConformanceMessages
-#endif
 import Testing
 
 @Suite("JSON: intended differences from protobuf's C++ runtime")
@@ -70,7 +66,8 @@ struct JSONDifferencesTests {
     @Test("a well-known type in another form than its JSON one")
     func otherForms() {
         // {"value": 1} is a wrapper's message form, {} a Timestamp's, ["a"] a FieldMask's
-        // paths; C++ 3.21 reads them, Python refuses them.
+        // paths; C++ 3.21 reads them, Python refuses them. An Empty is an object: C++ 3.21 and
+        // Python 4.21 read [] as one too.
         refusal(#"{"optionalInt32Wrapper": {"value": 1}}"#, .badValue, containing: "bare value")
         refusal(#"{"repeatedStringWrapper": [{"value": "x"}]}"#, .badValue, containing: "bare value")
         refusal(#"{"optionalTimestamp": {}}"#, .badValue, containing: "RFC 3339")
@@ -81,6 +78,8 @@ struct JSONDifferencesTests {
         refusal(#"{"repeatedStringWrapper": [[]]}"#, .badValue, containing: "string")
         refusal(#"{"repeatedListValue": [{}]}"#, .badValue, containing: "ListValue")
         refusal(#"{"repeatedStruct": [[]]}"#, .badValue, containing: "Struct")
+        refusal(#"{"optionalEmpty": []}"#, .badValue, containing: "Empty")
+        refusal(#"{"repeatedEmpty": [{}, []]}"#, .badValue, containing: "Empty")
         let options = JSONOptions(
             registry: MessageTypeRegistry([Google_Protobuf_BoolValue.self, Google_Protobuf_FieldMask.self]))
         for json in [

@@ -4,11 +4,7 @@
 
 import SwiftFrame
 import SwiftFrameWellKnownTypes
-#if COMPACT
-import SwiftFrameConformanceMessagesCompact
-#else
 import SwiftFrameConformanceMessages
-#endif
 import Testing
 import TestSupport
 

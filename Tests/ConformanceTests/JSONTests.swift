@@ -3,11 +3,7 @@
 
 import SwiftFrame
 import SwiftFrameWellKnownTypes
-#if COMPACT
-import SwiftFrameConformanceMessagesCompact
-#else
 import SwiftFrameConformanceMessages
-#endif
 import Testing
 
 @Suite("JSON")

@@ -5,11 +5,7 @@
 
 import SwiftFrame
 import SwiftFrameWellKnownTypes
-#if COMPACT
-import SwiftFrameConformanceMessagesCompact
-#else
 import SwiftFrameConformanceMessages
-#endif
 import Testing
 
 @Suite("JSON mapping of the well-known types")

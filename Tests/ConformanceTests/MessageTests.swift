@@ -3,11 +3,7 @@
 // and byte for byte; extensions, MessageSet and unknown groups.
 
 import SwiftFrame
-#if COMPACT
-import SwiftFrameConformanceMessagesCompact
-#else
 import SwiftFrameConformanceMessages
-#endif
 import TestSupport
 import Testing
 
@@ -18,7 +14,7 @@ typealias Extensions2 = ProtobufTestMessages_Proto2_TestMessagesProto2Extensions
 
 /// Every singular and repeated scalar, one message field of each kind, a oneof and one map
 /// entry of a few kinds (a single entry each, so protoc's order is the only order).
-private let everyFieldText = """
+let everyFieldText = """
     optional_int32: -5 optional_int64: -9000000000 optional_uint32: 4000000000 optional_uint64: 18000000000000000000
     optional_sint32: -7 optional_sint64: -8000000000 optional_fixed32: 4000000001 optional_fixed64: 18000000000000000001
     optional_sfixed32: -9 optional_sfixed64: -10 optional_float: 1.5 optional_double: -2.75 optional_bool: true
@@ -46,19 +42,6 @@ private let everyFieldText = """
 
 @Suite("Conformance messages against protoc")
 struct MessageTests {
-    /// These tests run twice: against the conformance messages generated in each mode, the
-    /// testee built in each (CompactConformanceTests has COMPACT defined).
-    @Test func theMessagesAreOfTheModeUnderTest() {
-        let types: [any Message.Type] = [
-            ProtobufTestMessages_Proto3_TestAllTypesProto3.self, ProtobufTestMessages_Proto2_TestAllTypesProto2.self,
-        ]
-        #if COMPACT
-        #expect(types.allSatisfy { $0 is any CompactMessage.Type })
-        #else
-        #expect(types.allSatisfy { !($0 is any CompactMessage.Type) })
-        #endif
-    }
-
     @Test(
         "Every kind of field, encoded by protoc, decodes and re-encodes to the same bytes", arguments: Syntax.allCases)
     func everyField(_ syntax: Syntax) throws {
@@ -446,9 +429,9 @@ struct Proto2UTF8Tests {
         }
     }
 
-    @Test("The testee answers parse_error for them")
-    func testee() throws {
-        let responses = try Testee.exchange([
+    @Test("The testee answers parse_error for them", arguments: Testee.bothModes)
+    func testee(_ testee: Testee) throws {
+        let responses = try testee.exchange([
             Testee.request(delimited(14, [0xFF]), type: Syntax.proto2.messageType),
             Testee.request(delimited(15, [0xFF]), type: Syntax.proto2.messageType),
         ])
@@ -478,6 +461,9 @@ struct IntendedDifferenceTests {
         #expect(try Proto2(serializedBytes: Self.wideBoolEntry).mapBoolBool == [true: true])
         #expect(try Proto3(serializedBytes: Self.wideBoolEntry).mapBoolBool == [true: true])
         #expect(try Proto3(serializedBytes: tag(13, .varint) + varint(1 << 32)).optionalBool)
+        // The same for a map<int32, bool> entry's value.
+        let intToBool = delimited(104, tag(1, .varint) + varint(7) + tag(2, .varint) + varint(1 << 63))
+        #expect(try Proto2(serializedBytes: intToBool).mapInt32Bool == [7: true])
         let decoded = String(
             decoding: try Protoc.run(
                 [
@@ -486,6 +472,30 @@ struct IntendedDifferenceTests {
                 ], input: Self.wideBoolEntry),
             as: UTF8.self)
         #expect(decoded.contains("key: true") && decoded.contains("value: true"), "\(decoded)")
+    }
+
+    @Test("A fault inside an extension field is found when the extension is read")
+    func faultInsideAnExtensionField() throws {
+        // An extension's bytes are kept as read and decoded by the typed Extension that reads
+        // them; protobuf's C++ runtime decodes the extensions it knows with the message. Here
+        // message_set_correct (500) holds extension 1547769 (a MessageSetCorrectExtension1)
+        // whose string field 25 claims 5 bytes and has 1: the message decodes and is written
+        // back as read, and protoc refuses the same bytes.
+        let faulty = delimited(1_547_769, tag(25, .delimited) + [0x05, 0x41])
+        let input = delimited(500, faulty)
+        #expect(try Proto2(serializedBytes: input).serializedBytes() == input)
+        #expect(throws: ProcessFailure.self) {
+            try Protoc.run(
+                [
+                    "-I", conformanceProtos, "-I", Protoc.include, "test_messages_proto2.proto",
+                    "--decode=\(Syntax.proto2.messageType)",
+                ], input: input)
+        }
+        // A typed extension that cannot read its bytes is nil: extension_string (133) holding
+        // bytes that are not UTF-8.
+        let notUTF8 = try Proto2(serializedBytes: delimited(133, [0xFF]))
+        #expect(notUTF8[extension: Extensions2.extensionString] == nil)
+        #expect(try notUTF8.serializedBytes() == delimited(133, [0xFF]))
     }
 
     @Test("Fields in an extension range that no extension declares are written in number order")

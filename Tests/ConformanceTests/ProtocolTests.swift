@@ -3,11 +3,7 @@
 
 import Foundation
 import SwiftFrame
-#if COMPACT
-import SwiftFrameConformanceMessagesCompact
-#else
 import SwiftFrameConformanceMessages
-#endif
 import TestSupport
 import Testing
 
@@ -29,7 +25,7 @@ struct ProtocolTests {
     /// The runner's first request: an empty `protobuf_payload` (an empty FailureSet) back.
     @Test("The FailureSet request gets an empty protobuf_payload")
     func failureSet() throws {
-        let result = try Testee.run(Testee.frame(try Self.failureSetRequest().serializedBytes()))
+        let result = try Testee.speed.run(Testee.frame(try Self.failureSetRequest().serializedBytes()))
         #expect(result.status == 0)
         // Exactly one frame holding field 3 (protobuf_payload) with zero bytes: 1a 00.
         #expect(result.stdout == [2, 0, 0, 0, 0x1A, 0x00], "stdout: \(hex(result.stdout))")
@@ -37,8 +33,8 @@ struct ProtocolTests {
 
     /// One process answers a mixed sequence in order: each request gets exactly one framed
     /// response, decided by payload kind and requested output format.
-    @Test("Several requests in one process, each answered in order")
-    func mixedSequence() throws {
+    @Test("Several requests in one process, each answered in order", arguments: Testee.bothModes)
+    func mixedSequence(_ testee: Testee) throws {
         let valid3: [UInt8] = tag(1, .varint) + varint(150) + delimited(14, "hi")
         let valid2: [UInt8] = tag(1, .varint) + varint(0) + group(201, tag(202, .varint) + varint(5))
 
@@ -88,11 +84,11 @@ struct ProtocolTests {
             ("unspecified out", unspecifiedOut),
             ("garbage proto3", Testee.request([0x0A, 0x05, 0x01], type: Syntax.proto3.messageType)),
             ("garbage proto2", Testee.request([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], type: Syntax.proto2.messageType)),
-            ("unknown type", Testee.request(valid3, type: "protobuf_test_messages.editions.TestAllTypesEdition2023")),
+            ("unknown type", Testee.request(valid3, type: "protobuf_test_messages.editions.NoSuchMessage")),
             ("json category", binaryButJSONCategory),
             ("empty proto3", Testee.request([], type: Syntax.proto3.messageType)),
         ]
-        let responses = try Testee.exchange(requests.map(\.1))
+        let responses = try testee.exchange(requests.map(\.1))
         let results = Dictionary(uniqueKeysWithValues: zip(requests.map(\.0), responses.map(\.result)))
 
         #expect(results["failure set"] == .protobufPayload([]))
@@ -124,7 +120,7 @@ struct ProtocolTests {
     /// The error text of a parse_error is the decoder's own.
     @Test("parse_error carries the error's text")
     func parseErrorText() throws {
-        let responses = try Testee.exchange([
+        let responses = try Testee.speed.exchange([
             Testee.request(tag(1, .varint) + [0x80], type: Syntax.proto3.messageType),
             Testee.request(tag(1, 6), type: Syntax.proto2.messageType),
         ])
@@ -145,7 +141,7 @@ struct ProtocolTests {
     func endOfInput(_ name: String, _ tail: [UInt8]) throws {
         let complete = Testee.frame(try Testee.request([8, 1], type: Syntax.proto3.messageType).serializedBytes())
         for prefix in [[], complete] {
-            let result = try Testee.run(prefix + tail)
+            let result = try Testee.speed.run(prefix + tail)
             #expect(result.reason == .exit && result.status == 0, "\(name): status \(result.status), \(result.stderr)")
             let frames = try #require(Testee.frames(result.stdout), "\(name): stdout \(hex(result.stdout))")
             #expect(frames.count == (prefix.isEmpty ? 0 : 1), "\(name): \(frames.count) responses")
@@ -159,7 +155,7 @@ struct ProtocolTests {
         let input =
             Testee.frame([0x0A, 0x7F])
             + Testee.frame(try Testee.request([8, 1], type: Syntax.proto3.messageType).serializedBytes())
-        let result = try Testee.run(input)
+        let result = try Testee.speed.run(input)
         #expect(result.status == 0)
         let frames = try #require(Testee.frames(result.stdout))
         try #require(frames.count == 2)
@@ -187,7 +183,7 @@ struct ProtocolTests {
         let big = delimited(15, [UInt8]((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
         requests.append(Testee.request(big, type: Syntax.proto3.messageType))
         expected.append(big)
-        let responses = try Testee.exchange(requests)
+        let responses = try Testee.speed.exchange(requests)
         for (index, response) in responses.enumerated() where response.result != .protobufPayload(expected[index]) {
             Issue.record("request \(index): \(String(describing: response.result).prefix(200))")
             break

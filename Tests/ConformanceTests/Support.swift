@@ -3,11 +3,7 @@
 
 import Foundation
 import SwiftFrame
-#if COMPACT
-import SwiftFrameConformanceMessagesCompact
-#else
 import SwiftFrameConformanceMessages
-#endif
 import TestSupport
 import Testing
 
@@ -38,13 +34,20 @@ let conformanceProtos = Repository.conformanceProtos
 
 // MARK: The testee
 
-enum Testee {
-    /// The testee SwiftPM built for this test run (the test target depends on it).
-    #if COMPACT
-    static var executable: String { Repository.builtExecutable("swiftframe-conformance-compact") }
-    #else
+/// The testee SwiftPM built for this test run (the test target depends on it), answering with the
+/// messages of one code mode: the tests that run it run it in both.
+struct Testee: Sendable, CustomTestStringConvertible {
+    /// The arguments after the testee's own path (which the protocol passes first).
+    let arguments: [String]
+    let testDescription: String
+
+    static let speed = Testee(arguments: [], testDescription: "SPEED")
+    static let codeSize = Testee(arguments: ["--code-size"], testDescription: "CODE_SIZE")
+    static let bothModes = [speed, codeSize]
+
+    var isCodeSize: Bool { arguments.contains("--code-size") }
+
     static var executable: String { Repository.builtExecutable("swiftframe-conformance") }
-    #endif
 
     /// A 4-byte little-endian length, then the bytes.
     static func frame(_ body: [UInt8]) -> [UInt8] { le32(UInt32(body.count)) + body }
@@ -68,18 +71,18 @@ enum Testee {
 
     /// Runs the testee once with `input` on stdin (the protocol passes its own path as the
     /// first argument).
-    static func run(_ input: [UInt8]) throws -> ProcessResult {
-        try runProcess(executable, [executable], input: input)
+    func run(_ input: [UInt8]) throws -> ProcessResult {
+        try runProcess(Self.executable, [Self.executable] + arguments, input: input)
     }
 
     /// Sends every request in one process and returns the responses, checking the protocol
     /// on the way: status 0 at end of input, nothing on stdout but one frame per request.
-    static func exchange(
+    func exchange(
         _ requests: [Conformance_ConformanceRequest],
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> [Conformance_ConformanceResponse] {
         var input: [UInt8] = []
-        for request in requests { input += frame(try request.serializedBytes()) }
+        for request in requests { input += Self.frame(try request.serializedBytes()) }
         let result = try run(input)
         #expect(
             result.reason == .exit && result.status == 0, "testee status \(result.status): \(result.stderr)",

@@ -4,11 +4,7 @@
 
 import SwiftFrame
 import SwiftFrameWellKnownTypes
-#if COMPACT
-import SwiftFrameConformanceMessagesCompact
-#else
 import SwiftFrameConformanceMessages
-#endif
 import Testing
 
 @Suite("Text format: agreement with protobuf's C++ parser and printer")

@@ -3,11 +3,7 @@
 // unknown fields left out on request, and nesting bounded.
 
 import SwiftFrame
-#if COMPACT
-import SwiftFrameConformanceMessagesCompact
-#else
 import SwiftFrameConformanceMessages
-#endif
 import Testing
 
 @Suite("Text format as the conformance suite reads it")

@@ -6,11 +6,7 @@
 // order"), which decoding decides and MessageTests covers.
 
 import SwiftFrame
-#if COMPACT
-import SwiftFrameConformanceMessagesCompact
-#else
 import SwiftFrameConformanceMessages
-#endif
 import Testing
 
 @Suite("Text format: intended differences from protobuf's C++ runtime")

@@ -1,9 +1,5 @@
 import SwiftFrame
-#if COMPACT
-import SwiftFrameFixturesCompact
-#else
 import SwiftFrameFixtures
-#endif
 import TestSupport
 import Testing
 

@@ -1,11 +1,7 @@
 import Foundation
 import SwiftFrame
 import SwiftFrameDescriptors
-#if COMPACT
-import SwiftFrameFixturesCompact
-#else
 import SwiftFrameFixtures
-#endif
 import TestSupport
 import Testing
 

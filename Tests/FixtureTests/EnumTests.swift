@@ -2,11 +2,7 @@
 // directly for the ones no field uses (CommandEnum, Keyword_cases, Aliased).
 
 import SwiftFrame
-#if COMPACT
-import SwiftFrameFixturesCompact
-#else
 import SwiftFrameFixtures
-#endif
 import TestSupport
 import Testing
 

@@ -4,11 +4,7 @@
 // unknown fields) is dropped from the encoding in turn, and the message read back must differ.
 
 import SwiftFrame
-#if COMPACT
-import SwiftFrameFixturesCompact
-#else
 import SwiftFrameFixtures
-#endif
 import TestSupport
 import Testing
 

@@ -2,11 +2,7 @@
 // `optional`, unpacked fields, large tags, nesting) and of the recursive messages.
 
 import SwiftFrame
-#if COMPACT
-import SwiftFrameFixturesCompact
-#else
 import SwiftFrameFixtures
-#endif
 import TestSupport
 import Testing
 
@@ -22,16 +18,6 @@ private func everything(
 
 @Suite("Everything round-trips through protoc")
 struct EverythingTests {
-    /// These tests run twice, against the fixtures of each mode (see Support.swift).
-    @Test func theFixturesAreOfTheModeUnderTest() {
-        let types: [any Message.Type] = [Everything.self, Maps.self, Legacy_Account.self]
-        #if COMPACT
-        #expect(types.allSatisfy { $0 is any CompactMessage.Type })
-        #else
-        #expect(types.allSatisfy { !($0 is any CompactMessage.Type) })
-        #endif
-    }
-
     // MARK: Singular scalars at their edges
 
     static let scalarCases: [RoundTripCase] = [

@@ -3,11 +3,7 @@
 
 import Foundation
 import SwiftFrame
-#if COMPACT
-import SwiftFrameFixturesCompact
-#else
 import SwiftFrameFixtures
-#endif
 import TestSupport
 import Testing
 

@@ -2,11 +2,7 @@
 // fixtures, plus the default (empty) message of every fixture type.
 
 import SwiftFrame
-#if COMPACT
-import SwiftFrameFixturesCompact
-#else
 import SwiftFrameFixtures
-#endif
 import TestSupport
 import Testing
 

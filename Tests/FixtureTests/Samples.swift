@@ -1,11 +1,7 @@
 // Sample messages shared by several tests, each with its text-format twin.
 
 import SwiftFrame
-#if COMPACT
-import SwiftFrameFixturesCompact
-#else
 import SwiftFrameFixtures
-#endif
 
 typealias Level1 = Everything.Level1
 typealias Level2 = Everything.Level1.Level2

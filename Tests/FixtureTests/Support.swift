@@ -2,11 +2,7 @@
 // protos, and NaN-aware equality for the message that holds every field type.
 
 import SwiftFrame
-#if COMPACT
-import SwiftFrameFixturesCompact
-#else
 import SwiftFrameFixtures
-#endif
 import TestSupport
 import Testing
 
@@ -81,15 +77,3 @@ extension Everything {
         return copy
     }
 }
-
-// MARK: The mode under test
-
-// These files are compiled twice: here against the default (SPEED) fixtures, and in
-// CompactFixtureTests (symlinks to them, with COMPACT defined) against the same files generated
-// with optimize_for = CODE_SIZE.
-#if COMPACT
-/// Where the generated fixtures under test are checked in.
-let generatedFixturesFolder = "Fixtures/generated-compact"
-#else
-let generatedFixturesFolder = "Fixtures/generated"
-#endif

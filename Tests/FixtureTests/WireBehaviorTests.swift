@@ -1,11 +1,7 @@
 // Unknown fields, packed versus unpacked input, and merging, checked against protoc.
 
 import SwiftFrame
-#if COMPACT
-import SwiftFrameFixturesCompact
-#else
 import SwiftFrameFixtures
-#endif
 import TestSupport
 import Testing
 

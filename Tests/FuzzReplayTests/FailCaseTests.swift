@@ -1,6 +1,7 @@
 // Every input in FuzzTesting/FailCases (one folder per fuzz target) once made a target crash
 // or break its invariant. Each is replayed through the same check the target runs (the
-// check's sources are linked here from FuzzTesting/Sources/FuzzChecks); a regression traps.
+// checks are the files in Checks/, which FuzzTesting/Sources/FuzzChecks links to); a regression
+// traps.
 
 import Foundation
 import TestSupport

@@ -120,8 +120,8 @@ import Testing
         let commandID = SwiftFrame.Extension<Google_Protobuf_MessageOptions, SwiftFrame.ProtoInt32>(
             fieldNumber: 50001, protoName: "command_id")
         #expect(ping.options?[extension: commandID] == 42)
-        #expect(ping.field[0].packedOption == false)
-        #expect(ping.field[1].packedOption == nil)
+        #expect(ping.field[0].options?.packed == false)
+        #expect(ping.field[1].options?.packed == nil)
         #expect(file.enumType.first?.options?.allowAlias == true)
         #expect(file.extension_.first?.extendee == ".google.protobuf.MessageOptions")
     }

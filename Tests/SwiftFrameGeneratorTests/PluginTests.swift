@@ -140,7 +140,11 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let response = try CodeGeneratorResponse(serializedBytes: [UInt8](result.stdout))
         #expect(response.error == nil)
-        #expect(response.supportedFeatures == CodeGeneratorResponse.featureProto3Optional)
+        #expect(
+            response.supportedFeatures
+                == CodeGeneratorResponse.featureProto3Optional | CodeGeneratorResponse.featureSupportsEditions)
+        // proto2 (998) to UNSTABLE (9999), as protoc numbers editions.
+        #expect(response.minimumEdition == 998 && response.maximumEdition == 9999)
         #expect(response.file.map(\.name) == ["user.swiftframe.swift", "game.swiftframe.swift"])
         // The same bytes in give the same bytes out.
         let again = try runProcess(Support.plugin, [], input: request)

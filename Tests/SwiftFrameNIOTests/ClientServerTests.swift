@@ -2,6 +2,11 @@
 // replies, pushes, sequence numbers across their wrap, waiting for a connection.
 
 import NIOConcurrencyHelpers
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import NIOCore
 import NIOPosix
 import SwiftFrame
@@ -162,12 +167,34 @@ func plainServer(_ handlers: @escaping @Sendable () -> [any ChannelHandler]) asy
         .bind(host: "127.0.0.1", port: 0).get()
 }
 
-/// A loopback port nothing listens on: bound by a socket that is closed again.
-func freePort() throws -> Int {
-    let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0)
-        .wait()
-    defer { try? channel.close().wait() }
-    return channel.localAddress?.port ?? 0
+/// A loopback port nothing listens on. Unless `held` is false it stays bound, never listening,
+/// by a socket kept open for the rest of the test process: a connect there is refused, and no
+/// server of another test running beside is given the port meanwhile (as one was, once in a
+/// few runs of the whole suite, when the socket was closed at once). A test that starts a
+/// server there later passes `held: false`.
+func freePort(held: Bool = true) throws -> Int {
+    #if canImport(Glibc)
+    let stream = Int32(SOCK_STREAM.rawValue)
+    #else
+    let stream = SOCK_STREAM
+    #endif
+    let fd = socket(AF_INET, stream, 0)
+    guard fd >= 0 else { throw PeerError(description: "socket() failed: errno \(errno)") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+            bind(fd, address, length) == 0 && getsockname(fd, address, &length) == 0
+        }
+    }
+    guard bound else {
+        close(fd)
+        throw PeerError(description: "bind() to a loopback port failed: errno \(errno)")
+    }
+    if !held { close(fd) }
+    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 extension ConnectionState {

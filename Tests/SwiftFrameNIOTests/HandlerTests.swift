@@ -1,5 +1,5 @@
-// The channel handlers the NIO way: NIOTestUtils' ByteToMessageDecoderVerifier (every split,
-// drip feed, many frames at once, leftovers) and EmbeddedChannel for errors and the encoder.
+// The encoder handler on an EmbeddedChannel, and the inputs NIOTestUtils'
+// ByteToMessageDecoderVerifier feeds the decoder (SliceHandlerTests).
 
 import NIOCore
 import NIOEmbedded
@@ -13,33 +13,6 @@ import Testing
 struct FrameContents: Equatable, Sendable {
     let header: FrameHeader
     let payload: [UInt8]
-}
-
-/// `FrameDecoderHandler`'s decoding, with frames compared by content.
-struct ContentsDecoder: ByteToMessageDecoder {
-    typealias InboundOut = FrameContents
-    var inner: FrameDecoderHandler
-
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        try inner.frames(from: &buffer) { result in
-            switch result {
-            case let .success(frame):
-                context.fireChannelRead(
-                    Self.wrapInboundOut(FrameContents(header: frame.header, payload: Array(frame.payload))))
-            case let .failure(error):
-                context.fireErrorCaught(error)
-            }
-        }
-        return .needMoreData
-    }
-
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
-        -> DecodingState
-    {
-        _ = try decode(context: context, buffer: &buffer)
-        try inner.finish()
-        return .needMoreData
-    }
 }
 
 @Suite struct HandlerTests {
@@ -59,67 +32,6 @@ struct ContentsDecoder: ByteToMessageDecoder {
             pairs.append((ByteBuffer(bytes: bytes), frames))
         }
         return pairs
-    }
-
-    @Test func verifierOnTheGameLayout() throws {
-        let pairs = try Self.pairs(.gameTCP) { FrameHeader(command: UInt32($0 + 1)) }
-        try ByteToMessageDecoderVerifier.verifyDecoder(inputOutputPairs: pairs) {
-            ContentsDecoder(inner: FrameDecoderHandler(layout: .gameTCP))
-        }
-    }
-
-    @Test func verifierOnTheIMLayoutAndAVarintLength() throws {
-        let im = try Self.pairs(.im) { FrameHeader(sequence: UInt64($0) * 0x0101_0101, type: UInt64($0 % 4 + 1)) }
-        try ByteToMessageDecoderVerifier.verifyDecoder(inputOutputPairs: im) {
-            ContentsDecoder(inner: FrameDecoderHandler(layout: .im))
-        }
-        let varint = try Self.pairs(.varint) { _ in FrameHeader() }
-        try ByteToMessageDecoderVerifier.verifyDecoder(inputOutputPairs: varint) {
-            ContentsDecoder(inner: FrameDecoderHandler(layout: .varint))
-        }
-    }
-
-    @Test func aTruncatedTailIsReportedAtTheEnd() throws {
-        let channel = EmbeddedChannel(handler: ByteToMessageHandler(FrameDecoderHandler(layout: .gameTCP)))
-        let frame = try GameCommands.encode(TestReq(param1: "hello", param2: 21))
-        try channel.writeInbound(ByteBuffer(bytes: frame + frame.prefix(7)))
-        let first = try #require(try channel.readInbound(as: Frame.self))
-        #expect(try TestReq(serializedBytes: first.payload) == TestReq(param1: "hello", param2: 21))
-        #expect(throws: FrameError.truncated(offset: frame.count, buffered: 7)) { _ = try channel.finish() }
-    }
-
-    @Test func aBadMagicIsATypedErrorAndNothingAfterItIsTaken() throws {
-        let channel = EmbeddedChannel(handler: ByteToMessageHandler(FrameDecoderHandler(layout: .gameTCP)))
-        let good = try GameCommands.encode(TestReq(param1: "a"))
-        var bad = good
-        bad[3] = 0xFE
-        #expect(throws: FrameError.badMagic(offset: good.count, found: 0xFE, expected: 0xFF)) {
-            try channel.writeInbound(ByteBuffer(bytes: good + bad + good))
-        }
-        #expect(try channel.readInbound(as: Frame.self)?.offset == 0)
-        #expect(try channel.readInbound(as: Frame.self) == nil)
-        _ = try? channel.finish()
-    }
-
-    @Test func anAbsurdLengthFailsBeforeItsBodyArrives() throws {
-        let channel = EmbeddedChannel(handler: ByteToMessageHandler(FrameDecoderHandler(layout: .gameTCP)))
-        // magic, size 0x7FFFFFF0, then nothing: refused on the header's word alone.
-        let header: [UInt8] = [0, 0, 0, 0xFF, 0x7F, 0xFF, 0xFF, 0xF0, 0, 0, 0, 1]
-        #expect(throws: FrameError.self) { try channel.writeInbound(ByteBuffer(bytes: header)) }
-        _ = try? channel.finish()
-    }
-
-    @Test func underResyncAFrameAfterGarbageIsKept() throws {
-        var layout = FrameLayout.gameTCP
-        layout.badHeaderPolicy = .resynchronize(maxSkip: 64)
-        let channel = EmbeddedChannel(handler: ByteToMessageHandler(FrameDecoderHandler(layout: layout)))
-        let good = try GameCommands.encode(TestReq(param1: "after"))
-        #expect(throws: FrameError.self) {
-            try channel.writeInbound(ByteBuffer(bytes: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] + good))
-        }
-        let frame = try #require(try channel.readInbound(as: Frame.self))
-        #expect(try TestReq(serializedBytes: frame.payload).param1 == "after")
-        #expect(try channel.finish().isClean)
     }
 
     @Test func theEncoderWritesWhatTheRuntimeEncodes() throws {

@@ -249,7 +249,7 @@ fileprivate extension ConnectionState {
     }
 
     @Test func networkChangedEndsTheBackoffWaitAndStartsTheDelaysAgain() async throws {
-        let port = try freePort()
+        let port = try freePort(held: false)
         var configuration = ClientConfiguration()
         configuration.heartbeat = nil
         // 0.1 s, 1 s, 10 s, ... between attempts to a port nobody listens on yet.

@@ -461,7 +461,10 @@ import FoundationNetworking
                 // At once: not after a check's 3 s `checkTimeout` (the state log is polled, and
                 // a loaded CI machine has taken 0.9 s to see it).
                 #expect(dropped - changed < .milliseconds(2500), "at once: \(dropped - changed)")
-                #expect(connected - dropped >= .milliseconds(390), "after the backoff delay: \(connected - dropped)")
+                // The log's times are when its reader task saw each state, which can be late by
+                // a loaded machine's scheduling; only `changed` is exact, and the connection
+                // comes at least the 400 ms delay after it, however late it is seen.
+                #expect(connected - changed >= .milliseconds(390), "after the backoff delay: \(connected - changed)")
                 #expect(try await client.request(TestReq(param1: "after")).result1 == "echo:after")
             }
         }

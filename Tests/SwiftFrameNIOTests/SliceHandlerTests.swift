@@ -1,5 +1,5 @@
-// Frames cut from the reads where they lie: FrameSliceDecoderHandler (payloads as slices of the
-// reads) and FrameDecoderHandler (payloads copied once per frame), against the runtime's
+// Frames cut from the reads where they lie, with payloads as slices of the reads: FrameSliceHandler
+// and FrameSliceDecoderHandler (in a ByteToMessageHandler), against the runtime's
 // FrameDecoder.decodeAll over the same bytes, under every way of splitting them into reads.
 
 import NIOConcurrencyHelpers
@@ -80,15 +80,11 @@ enum Seen: Equatable {
         return (bytes, try FrameDecoder.decodeAll(bytes, layout: layout))
     }
 
-    /// Feeds `reads` to a slice handler and a frame handler; returns what each passed on, and the
-    /// error `finish()` threw (nil when clean).
-    static func run(_ layout: FrameLayout, reads: [[UInt8]]) -> (
-        slices: [Seen], frames: [Seen], slicesEnd: FrameError?, framesEnd: FrameError?
-    ) {
+    /// Feeds `reads` to a slice decoder; returns what it passed on, and the error `finish()` threw
+    /// (nil when clean).
+    static func run(_ layout: FrameLayout, reads: [[UInt8]]) -> (slices: [Seen], slicesEnd: FrameError?) {
         var sliceHandler = FrameSliceDecoderHandler(layout: layout)
-        var frameHandler = FrameDecoderHandler(layout: layout)
         var slices: [Seen] = []
-        var frames: [Seen] = []
         for read in reads {
             var buffer = ByteBuffer(bytes: read)
             do throws(FrameError) {
@@ -102,27 +98,9 @@ enum Seen: Equatable {
                 slices.append(.error(error))
             }
             #expect(buffer.readableBytes == 0)
-            buffer = ByteBuffer(bytes: read)
-            do throws(FrameError) {
-                try frameHandler.frames(from: &buffer) { result in
-                    switch result {
-                    case let .success(frame):
-                        frames.append(
-                            .frame(
-                                Frame(
-                                    header: frame.header, payload: ArraySlice(Array(frame.payload)),
-                                    offset: frame.offset)))
-                    case let .failure(error): frames.append(.error(error))
-                    }
-                }
-            } catch {
-                frames.append(.error(error))
-            }
         }
         var slicesEnd: FrameError?
-        var framesEnd: FrameError?
         do throws(FrameError) { try sliceHandler.finish() } catch { slicesEnd = error }
-        do throws(FrameError) { try frameHandler.finish() } catch { framesEnd = error }
         // FrameSliceHandler, in a channel, passes on the same; at the end of input it reports
         // an incomplete frame, not again an error that ended the stream.
         let inbound = try! Self.inbound(layout, reads: reads)
@@ -130,7 +108,7 @@ enum Seen: Equatable {
         let endWanted = slicesEnd.flatMap { slices.contains(.error($0)) ? nil : Seen.error($0) }
         #expect(
             inbound.end == (endWanted.map { [$0] } ?? []), "FrameSliceHandler's end, reads of \(reads.map(\.count))")
-        return (slices, frames, slicesEnd, framesEnd)
+        return (slices, slicesEnd)
     }
 
     /// Writes `reads` into a channel through a `FrameSliceHandler`; returns what it passed on,
@@ -162,8 +140,7 @@ enum Seen: Equatable {
         for split in 0...bytes.count {
             let run = Self.run(layout, reads: [Array(bytes[..<split]), Array(bytes[split...])])
             #expect(run.slices == want, "split at \(split)")
-            #expect(run.frames == want, "split at \(split)")
-            #expect(run.slicesEnd == nil && run.framesEnd == nil)
+            #expect(run.slicesEnd == nil)
         }
     }
 
@@ -177,7 +154,6 @@ enum Seen: Equatable {
                 let run = Self.run(
                     layout, reads: [Array(bytes[..<first]), Array(bytes[first..<second]), Array(bytes[second...])])
                 #expect(run.slices == want, "split at \(first), \(second)")
-                #expect(run.frames == want, "split at \(first), \(second)")
             }
         }
     }
@@ -191,8 +167,7 @@ enum Seen: Equatable {
             }
             let run = Self.run(.gameTCP, reads: reads)
             #expect(run.slices == want, "reads of \(readSize)")
-            #expect(run.frames == want, "reads of \(readSize)")
-            #expect(run.slicesEnd == nil && run.framesEnd == nil)
+            #expect(run.slicesEnd == nil)
         }
     }
 
@@ -256,16 +231,15 @@ enum Seen: Equatable {
         layout.badHeaderPolicy = .resynchronize(maxSkip: 64)
         let (good, _) = try Self.stream(layout, sizes: [5, 300])
         let bytes = good.prefix(17) + [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] + good
-        // Whole, and at every split: the same frames and errors from both handlers.
+        // Whole, and at every split: the same frames and errors (from both handlers: `run` checks
+        // FrameSliceHandler too).
         let whole = Self.run(layout, reads: [Array(bytes)])
         #expect(whole.slices.filter { if case .frame = $0 { true } else { false } }.count == 3)
         #expect(whole.slices.contains { if case .error = $0 { true } else { false } })
-        #expect(whole.slices == whole.frames)
         let frames = whole.slices.filter { if case .frame = $0 { true } else { false } }
         for split in 0...bytes.count {
             let run = Self.run(layout, reads: [Array(bytes[..<split]), Array(bytes[split...])])
             #expect(run.slices.filter { if case .frame = $0 { true } else { false } } == frames, "split at \(split)")
-            #expect(run.slices == run.frames, "split at \(split)")
         }
     }
 
@@ -280,7 +254,6 @@ enum Seen: Equatable {
             .error(.badMagic(offset: good.count, found: 0xFE, expected: 0xFF)),
         ]
         #expect(run.slices.count == 3)
-        #expect(run.slices == run.frames)
         #expect(run.slices.dropFirst() == want.dropFirst())
         #expect(run.slicesEnd == .badMagic(offset: good.count, found: 0xFE, expected: 0xFF))
     }
@@ -288,13 +261,12 @@ enum Seen: Equatable {
     @Test func anEndInsideAFrameIsTruncation() throws {
         let (bytes, _) = try Self.stream(.gameTCP, sizes: [5, 100])
         // Ends inside the second header, then inside its body (the slice handler keeps that
-        // frame's start in a buffer of its own): the same report from both handlers.
+        // frame's start in a buffer of its own): the same report at every split.
         for cut in [bytes.count - 100 - 5, bytes.count - 40] {
             for split in [0, 10, cut - 1] {
                 let run = Self.run(.gameTCP, reads: [Array(bytes[..<split]), Array(bytes[split..<cut])])
                 let truncated = FrameError.truncated(offset: 17, buffered: cut - 17)
                 #expect(run.slicesEnd == truncated, "cut at \(cut), split at \(split)")
-                #expect(run.framesEnd == truncated, "cut at \(cut), split at \(split)")
             }
         }
         let channel = EmbeddedChannel(handler: ByteToMessageHandler(FrameSliceDecoderHandler(layout: .gameTCP)))
@@ -311,7 +283,6 @@ enum Seen: Equatable {
             Issue.record("expected frameTooLarge, got \(run.slices)")
             return
         }
-        #expect(run.slices == run.frames)
     }
 
     @Test func aReadFiredFromTheHeadWhileFramesArePassedOnIsCutAfterThem() throws {

@@ -57,13 +57,21 @@ import SwiftFrame
             try reader.readTag()
         }
         #expect(fiveBytes == 8)
-        // 8 + 2^32 in five bytes is tag 8: field 1, a varint.
-        let wide: [UInt8] = [0x88, 0x80, 0x80, 0x80, 0x10]
-        let wideTag = try? withReader(wide) { reader throws(WireError) in try reader.readTag() }
-        #expect(wideTag == 8)
-        #expect(try Node(serializedBytes: wide + [0x2A]) == Node(serializedBytes: [0x08, 0x2A]))
-        // 2^32 in five bytes is tag 0.
-        #expect(decodeError(Node.self, [0x80, 0x80, 0x80, 0x80, 0x10]) == .fieldNumberZero(offset: 0))
+        // The largest field number, 2^29 - 1, a varint: read (and kept as an unknown field).
+        #expect((try? Node(serializedBytes: [0xF8, 0xFF, 0xFF, 0xFF, 0x0F, 0x2A])) != nil)
+    }
+
+    // MARK: fieldNumberTooLarge
+
+    @Test func fieldNumberTooLarge() {
+        // 8 + 2^32 in five bytes: field number 2^29 + 1, not field 1 with the high bits dropped.
+        #expect(decodeError(Node.self, [0x88, 0x80, 0x80, 0x80, 0x10, 0x2A]) == .fieldNumberTooLarge(offset: 0))
+        // 2^32 (field number 2^29, a varint): one above the largest, also after a valid field.
+        #expect(decodeError(Node.self, [0x80, 0x80, 0x80, 0x80, 0x10, 0x01]) == .fieldNumberTooLarge(offset: 0))
+        #expect(
+            decodeError(Node.self, [0x08, 0x01, 0x80, 0x80, 0x80, 0x80, 0x10, 0x01]) == .fieldNumberTooLarge(offset: 2))
+        // The highest five-byte value.
+        #expect(decodeError(Node.self, [0xFF, 0xFF, 0xFF, 0xFF, 0x7F]) == .fieldNumberTooLarge(offset: 0))
     }
 
     // MARK: invalidLength
@@ -334,6 +342,7 @@ import SwiftFrame
         .lengthPastEnd(offset: 4242, length: 77, remaining: 3),
         .invalidWireType(offset: 4242, wireType: 6),
         .fieldNumberZero(offset: 4242),
+        .fieldNumberTooLarge(offset: 4242),
         .invalidUTF8(offset: 4242),
         .tooDeep(offset: 4242, limit: 100),
         .unmatchedEndGroup(offset: 4242),

@@ -107,6 +107,10 @@ public func structure(of value: Any) -> String {
 public struct RoundTripCase: Sendable, CustomTestStringConvertible {
     public let testDescription: String
     public let run: @Sendable () throws -> Void
+    /// The full name of the case's message, and the value's encoding (what `CodeModes` compares
+    /// the two code modes on).
+    public let messageName: String
+    public let bytes: [UInt8]
 
     public init<M: Message>(
         _ name: String, _ value: M, text: String, schema: ProtoSchema,
@@ -115,6 +119,8 @@ public struct RoundTripCase: Sendable, CustomTestStringConvertible {
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         testDescription = "\(M.protoMessageName): \(name)"
+        messageName = M.protoMessageName
+        bytes = (try? value.serializedBytes(partial: true)) ?? []
         run = {
             try expectRoundTrip(
                 value, text: text, schema: schema, expectEmpty: expectEmpty, same: same,

@@ -61,7 +61,7 @@ public struct FrameStream: @unchecked Sendable {
     }
 
     public static let decoders = [
-        "SwiftFrame", "SwiftFrame-Frame", "SwiftFrame-inbound", "SwiftFrame-slices", "SwiftFrame-handler", "NIO-handler", "NIO-decoder", "memcpy",
+        "SwiftFrame", "SwiftFrame-Frame", "SwiftFrame-inbound", "SwiftFrame-slices", "NIO-handler", "NIO-decoder", "memcpy",
     ]
 
     // MARK: The four ways through the stream; each returns the payload bytes seen.
@@ -122,14 +122,6 @@ public struct FrameStream: @unchecked Sendable {
         return sink.bytes
     }
 
-    /// SwiftFrameNIO's FrameDecoderHandler (each frame a `Frame`, its payload copied once into an
-    /// array), the same way.
-    public func decodeSwiftFrameHandler() -> Int {
-        let sink = FrameSink()
-        feedChannel([ByteToMessageHandler(FrameDecoderHandler(layout: Self.layout)), sink])
-        return sink.bytes
-    }
-
     /// Writes the 4 KiB reads into a new EmbeddedChannel whose pipeline is `handlers`, then
     /// finishes it.
     private func feedChannel(_ handlers: [any ChannelHandler]) {
@@ -187,7 +179,6 @@ public struct FrameStream: @unchecked Sendable {
         case "SwiftFrame-Frame": decodeSwiftFrameValues()
         case "SwiftFrame-inbound": decodeSwiftFrameInbound()
         case "SwiftFrame-slices": decodeSwiftFrameSliceHandler()
-        case "SwiftFrame-handler": decodeSwiftFrameHandler()
         case "NIO-handler": decodeNIOHandler()
         case "NIO-decoder": decodeNIODecoder()
         case "memcpy": copy(into: destination)
@@ -204,7 +195,6 @@ public struct FrameStream: @unchecked Sendable {
         precondition(decodeSwiftFrameValues() == payload, "SwiftFrame, Frame values: wrong payload total")
         precondition(decodeSwiftFrameInbound() == payload, "SwiftFrame inbound handler: wrong payload total")
         precondition(decodeSwiftFrameSliceHandler() == payload, "SwiftFrame slice handler: wrong payload total")
-        precondition(decodeSwiftFrameHandler() == payload, "SwiftFrame frame handler: wrong payload total")
         precondition(decodeNIOHandler() == payload, "NIO handler: wrong payload total")
         precondition(decodeNIODecoder() == payload, "NIO decoder: wrong payload total")
         precondition(copy(into: destination) == bytes.count)
@@ -227,15 +217,6 @@ final class SliceSink: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         bytes &+= unwrapInboundIn(data).payload.readableBytes
-    }
-}
-
-final class FrameSink: ChannelInboundHandler {
-    typealias InboundIn = Frame
-    var bytes = 0
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        bytes &+= unwrapInboundIn(data).payload.count
     }
 }
 

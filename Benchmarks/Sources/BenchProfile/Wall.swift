@@ -10,7 +10,7 @@
 import BenchData
 import BenchMachine
 import Foundation
-import SwiftFrame
+@_spi(Benchmarks) import SwiftFrame
 import SwiftProtobuf
 
 struct WallRow {
@@ -93,7 +93,7 @@ func wallRows() -> [WallRow] {
     for size in FrameStream.payloadSizes {
         let stream = FrameStream(payloadSize: size)
         let destination = UnsafeMutableRawPointer.allocate(byteCount: stream.bytes.count, alignment: 64)
-        rows.append(WallRow(name: "frames \(stream.name) in a channel", contenders: ["SwiftFrame-inbound", "NIO-handler", "SwiftFrame-slices", "SwiftFrame-handler"].map { decoder in
+        rows.append(WallRow(name: "frames \(stream.name) in a channel", contenders: ["SwiftFrame-inbound", "NIO-handler", "SwiftFrame-slices"].map { decoder in
             (decoder, { n in
                 var total = 0
                 for _ in 0..<n { total &+= stream.run(decoder, destination: destination) }
@@ -119,7 +119,9 @@ func jsonRow<F: SwiftFrame.Message & Equatable, P: SwiftProtobuf.Message & Equat
     precondition(try! F(jsonString: pbText) == sf, "\(caseName): SwiftFrame reads SwiftProtobuf's JSON as another message")
     precondition(try! P(jsonString: sfText) == pb, "\(caseName): SwiftProtobuf reads SwiftFrame's JSON as another message")
     let encode = operation == "encode"
-    return WallRow(name: "JSON \(operation) \(caseName)", contenders: [
+    let sfBytes = Array(sfText.utf8)
+    precondition(try! F(jsonUTF8BytesByTreeReader: sfBytes) == sf, "\(caseName): the tree reader reads another message")
+    var contenders: [(name: String, batch: (Int) -> Void)] = [
         ("SwiftFrame", { n in
             for _ in 0..<n {
                 if encode { consume(try! sf.jsonString()) } else { consume(try! F(jsonString: sfText)) }
@@ -130,7 +132,15 @@ func jsonRow<F: SwiftFrame.Message & Equatable, P: SwiftProtobuf.Message & Equat
                 if encode { consume(try! pb.jsonString()) } else { consume(try! P(jsonString: pbText)) }
             }
         }),
-    ])
+    ]
+    // Decoding also by swiftframe's tree reader alone (no streaming reader): what the second
+    // reader is worth.
+    if !encode {
+        contenders.append(("tree reader", { n in
+            for _ in 0..<n { consume(try! F(jsonUTF8BytesByTreeReader: sfBytes)) }
+        }))
+    }
+    return WallRow(name: "JSON \(operation) \(caseName)", contenders: contenders)
 }
 
 /// Frames whose bodies are `sf`, cut and decoded by SwiftFrame, against NIO's decoder with

@@ -2,7 +2,7 @@
 //
 //   BenchProfile codec encode|decode CASE SwiftFrame|SwiftProtobuf|CODE_SIZE [ITERATIONS]  (CODE_SIZE: flat, login, repeated;
 //     CASE repeated-ints, repeated-doubles or repeated-names: one field of `repeated`)
-//   BenchProfile frames 64B|1KiB|64KiB SwiftFrame|SwiftFrame-inbound|SwiftFrame-slices|SwiftFrame-handler|NIO-handler|NIO-decoder|memcpy [ITERATIONS]
+//   BenchProfile frames 64B|1KiB|64KiB SwiftFrame|SwiftFrame-inbound|SwiftFrame-slices|NIO-handler|NIO-decoder|memcpy [ITERATIONS]
 //   BenchProfile floor encode|decode flat|login|repeated [ITERATIONS]   (BenchData/Floor.swift)
 //   BenchProfile json encode|decode flat|login|repeated|map SwiftFrame|SwiftProtobuf [ITERATIONS]
 //   BenchProfile wall [RUNS] [ROW...]   wall-clock times side by side over RUNS runs (Wall.swift)

@@ -119,7 +119,8 @@ public struct ProtoReader {
         return ends
     }
 
-    /// Reads the next tag; rejects field number 0, wire types 6 and 7, and tags over 32 bits.
+    /// Reads the next tag; rejects field number 0, field numbers above 2^29 - 1, wire types 6
+    /// and 7, and tags longer than 5 bytes.
     @inlinable
     public mutating func readTag() throws(WireError) -> UInt32 {
         // Inline only the common case, a one-byte valid tag: the checks and their errors stay
@@ -139,11 +140,13 @@ public struct ProtoReader {
     mutating func readTagSlow() throws(WireError) -> UInt32 {
         tagStart = position
         let raw = try readVarint()
-        // A tag is a 32-bit varint, read as protobuf's C++ runtime reads it: at most 5 bytes,
-        // and bits past the 32nd are dropped. A longer encoding (a small value padded with
-        // 0x80 bytes) is refused as it refuses it; kept, it would be written back as read into
-        // unknown fields that protobuf cannot parse.
+        // A tag is a 32-bit varint of at most 5 bytes. A longer encoding (a small value padded
+        // with 0x80 bytes) is refused, as protobuf refuses it; kept, it would be written back as
+        // read into unknown fields that protobuf cannot parse. A value past 32 bits is a field
+        // number above 2^29 - 1, which no message can declare: refused too (protobuf's C++
+        // runtime drops the high bits instead; upb and the conformance suite refuse).
         guard position - tagStart <= 5 else { throw .invalidTag(offset: tagStart) }
+        guard raw <= UInt64(UInt32.max) else { throw .fieldNumberTooLarge(offset: tagStart) }
         let tag = UInt32(truncatingIfNeeded: raw)
         guard tag >= 8 else { throw .fieldNumberZero(offset: tagStart) }
         guard tag & 7 < 6 else { throw .invalidWireType(offset: tagStart, wireType: UInt8(tag & 7)) }

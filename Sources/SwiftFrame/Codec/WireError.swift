@@ -15,6 +15,8 @@ public enum WireError: Error, Hashable, Sendable {
     case invalidWireType(offset: Int, wireType: UInt8)
     /// A tag with field number 0.
     case fieldNumberZero(offset: Int)
+    /// A tag whose field number is above 2^29 - 1, the largest a .proto file can declare.
+    case fieldNumberTooLarge(offset: Int)
     /// A `string` field whose bytes are not valid UTF-8.
     case invalidUTF8(offset: Int)
     /// Messages or groups nested deeper than the reader's limit; `offset` is the tag that
@@ -46,6 +48,8 @@ extension WireError: CustomStringConvertible {
             return "invalid wire type \(wireType) at offset \(offset)"
         case let .fieldNumberZero(offset):
             return "field number 0 at offset \(offset)"
+        case let .fieldNumberTooLarge(offset):
+            return "field number above 536870911 (2^29 - 1) at offset \(offset)"
         case let .invalidUTF8(offset):
             return "invalid UTF-8 in a string field at offset \(offset)"
         case let .tooDeep(offset, limit):

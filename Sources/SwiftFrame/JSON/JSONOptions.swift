@@ -1,7 +1,8 @@
 /// How a message is printed to and read from proto3's canonical JSON mapping.
 public struct JSONOptions: Sendable, Equatable {
     /// Reading: a field name the message does not have (or an enum name its enum does not
-    /// have) is skipped instead of being an error.
+    /// have) is skipped instead of being an error; a map entry whose value is such an enum
+    /// name is skipped whole, key and all.
     public var ignoreUnknownFields: Bool
     /// Printing: fields without presence that hold their default (0, "", false, an empty
     /// list or map) are printed too. Fields with presence (proto2 fields, proto3 `optional`,

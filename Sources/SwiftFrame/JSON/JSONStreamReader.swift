@@ -217,11 +217,19 @@ struct JSONStreamReader: ~Copyable {
             let key = try string()
             guard key.withBytes(in: json.bytes, { keys.insert($0) }) else { throw Stop() }
             try expect(UInt8(ascii: ":"))
+            let entryStart = out.count
             out.tag(number, .lengthDelimited)
             let lengthAt = out.beginLength()
             try mapKey(key, keyKind)
             if atNull(), !JSONReader.readsNull(valueKind) { throw Stop() }
+            let valueStart = out.count
             try single(valueKind, 2, tagged: true, depth: depth + 1)
+            // A value that wrote nothing is an enum name the enum does not have, ignored with
+            // the unknown fields: the whole entry goes with it.
+            if out.count == valueStart {
+                out.truncate(to: entryStart)
+                continue
+            }
             out.endLength(lengthAt)
         } while try separator(UInt8(ascii: "}"))
     }

@@ -77,20 +77,17 @@ struct FieldCode {
         }
     }
 
-    /// The field's name and kind in the text format; a group prints by its type's name.
+    /// The field's name and kind in the text format.
     private var textFormat: (name: String, kind: String) {
         switch field.shape {
-        case let .optional(.group(type)), let .required(.group(type)), let .repeated(.group(type)),
-            let .oneofMember(.group(type), _):
-            return (type.protoName, ".group(\(type.swiftPath).self)")
         case let .optional(value), let .required(value), let .repeated(value), let .oneofMember(value, _):
-            return (field.protoName, Self.textFormatKind(value))
+            return (field.textName, Self.textFormatKind(value))
         case let .implicit(plain):
-            return (field.protoName, Self.textFormatKind(.plain(plain)))
+            return (field.textName, Self.textFormatKind(.plain(plain)))
         case let .packed(packable):
-            return (field.protoName, Self.textFormatKind(.plain(packable.plain)))
+            return (field.textName, Self.textFormatKind(.plain(packable.plain)))
         case let .map(key, value):
-            return (field.protoName, ".map(key: .\(key), value: \(Self.textFormatKind(value.value)))")
+            return (field.textName, ".map(key: .\(key), value: \(Self.textFormatKind(value.value)))")
         }
     }
 

@@ -16,8 +16,9 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
         case malformedRequest
         /// A plugin option (`--swiftframe_opt`), or a file it names, is wrong.
         case invalidOption
-        /// An editions file (only proto2 and proto3 files can be generated).
-        case unsupportedSyntax
+        /// A file of an edition this generator has no feature defaults for (it has proto2 to
+        /// UNSTABLE, as protoc 35.1 publishes them).
+        case unsupportedEdition
         /// A field, map value or extension names a type, or an extension a message, that no
         /// file of the run declares.
         case unknownType

@@ -120,8 +120,6 @@ public enum NumericScalar: Sendable {
 /// One .proto file to generate, resolved: built complete once every name is decided.
 public struct ProtoFile {
     public let name: String
-    /// proto2 rules: explicit presence everywhere, closed enums, unpacked by default.
-    public let isProto2: Bool
     public let messages: [MessageType]
     public let enums: [EnumType]
     /// proto2 extensions declared in this file, top level and nested.
@@ -347,6 +345,8 @@ public final class Field {
     }
 
     public let protoName: String
+    /// Its name in the text format: `protoName`, or for a group its type's name.
+    public let textName: String
     public let number: Int32
     public let swiftName: String
     public let shape: Shape
@@ -360,10 +360,11 @@ public final class Field {
     public let oneofIndex: Int?
 
     init(
-        protoName: String, number: Int32, swiftName: String, shape: Shape, comments: String?, declaredDefault: String?,
-        jsonName: String?, oneofIndex: Int?
+        protoName: String, textName: String, number: Int32, swiftName: String, shape: Shape, comments: String?,
+        declaredDefault: String?, jsonName: String?, oneofIndex: Int?
     ) {
         self.protoName = protoName
+        self.textName = textName
         self.number = number
         self.swiftName = swiftName
         self.shape = shape
@@ -430,8 +431,8 @@ public final class Field {
         }
         guard changed else { return self }
         return Field(
-            protoName: protoName, number: number, swiftName: swiftName, shape: shape, comments: comments,
-            declaredDefault: declaredDefault, jsonName: jsonName, oneofIndex: oneofIndex)
+            protoName: protoName, textName: textName, number: number, swiftName: swiftName, shape: shape,
+            comments: comments, declaredDefault: declaredDefault, jsonName: jsonName, oneofIndex: oneofIndex)
     }
 
     /// The property of the oneof this field is a member of.

@@ -1,4 +1,5 @@
 import SwiftFrame
+import SwiftFrameDescriptors
 
 /// The plugin protocol in one place: request in, response out.
 public enum Generator {
@@ -14,7 +15,11 @@ public enum Generator {
         response: CodeGeneratorResponse, warnings: [Diagnostic]
     ) {
         var response = CodeGeneratorResponse()
-        response.supportedFeatures = CodeGeneratorResponse.featureProto3Optional
+        response.supportedFeatures =
+            CodeGeneratorResponse.featureProto3Optional | CodeGeneratorResponse.featureSupportsEditions
+        // The editions whose feature defaults the resolver has (protoc's own, published).
+        response.minimumEdition = EditionDefaults.supported.lowerBound
+        response.maximumEdition = EditionDefaults.supported.upperBound
         do throws(GenerationError) {
             let options = try GeneratorOptions(parameter: request.parameter ?? "")
             let resolution = try Resolver.resolve(request, options: options)

@@ -21,6 +21,9 @@ typealias EnumDescriptor = Google_Protobuf_EnumDescriptorProto
 extension Google_Protobuf_Compiler_CodeGeneratorResponse {
     /// The `supported_features` bit for proto3 `optional`.
     public static let featureProto3Optional = UInt64(Feature.proto3Optional.rawValue)
+    /// The `supported_features` bit for editions, which `minimum_edition` and
+    /// `maximum_edition` bound.
+    public static let featureSupportsEditions = UInt64(Feature.supportsEditions.rawValue)
 }
 
 // protoc sets every name, number, label and type it sends; proto2 gives the strings of an
@@ -53,8 +56,6 @@ extension Google_Protobuf_FieldDescriptorProto: NamedDescriptor {
     var isRepeated: Bool { label == .repeated }
     var isRequired: Bool { label == .required }
     var isProto3Optional: Bool { proto3Optional == true }
-    /// `[packed = ...]` when given.
-    var packedOption: Bool? { options?.packed }
 }
 
 extension Google_Protobuf_EnumDescriptorProto: NamedDescriptor {}

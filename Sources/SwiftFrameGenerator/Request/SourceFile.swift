@@ -10,7 +10,17 @@ struct SourceFile {
     let package: String
     /// "proto2", "proto3" or "editions".
     let syntax: String
-    var isProto2: Bool { syntax == "proto2" }
+    /// The file's own features (its edition's defaults and its `option features`); nil for an
+    /// edition this generator does not know.
+    let features: Features?
+    /// The syntax, or the edition of an editions file, as the .proto writes it ("proto3",
+    /// "edition 2023").
+    var editionName: String {
+        guard syntax == "editions" else { return syntax }
+        let number = descriptor.edition?.rawValue
+        let name = Google_Protobuf_Edition.protoNames.first { $0.number == number }?.name
+        return name.map { "edition " + $0.dropFirst("EDITION_".count) } ?? "an edition without a name"
+    }
     /// Comments by SourceCodeInfo path.
     let comments: [SourcePath: String]
     /// `option (swiftframe.layout)`: the frame layout of the file's command table.
@@ -36,6 +46,7 @@ struct SourceFile {
         self.name = descriptor.name ?? ""
         self.package = descriptor.packageName
         self.syntax = descriptor.syntaxName
+        self.features = descriptor.resolvedFeatures
         let options = descriptor.options
         self.layoutOption = options?[extension: Swiftframe_OptionsExtensions.layout]
         self.requestPrefix = options?[extension: Swiftframe_OptionsExtensions.requestPrefix]

@@ -34,6 +34,8 @@ struct MemberNames {
 /// A message as declared.
 struct MessageDeclaration {
     let descriptor: MessageDescriptor
+    /// Its features, resolved (what its fields resolve theirs from).
+    let features: Features
     /// Its SourceCodeInfo path.
     let path: SourcePath
     /// How fields name it, before it is known whether it checks required fields.

@@ -9,8 +9,9 @@ struct Declarations {
     let files: [FileDeclaration]
     /// Every message and enum of the run, by full name.
     let types: TypeIndex
-    /// Each file's syntax (`proto2`, `proto3`, `editions`) by name.
-    let syntaxes: [String: String]
+    /// The files of an edition this generator does not know, by name, each with its
+    /// edition as the .proto writes it: their types cannot be generated.
+    let unknownEditions: [String: String]
     /// Messages with `message_set_wire_format`, by full name.
     let messageSets: Set<String>
     /// The module's namespace with the declared top-level types' names claimed.
@@ -19,12 +20,15 @@ struct Declarations {
     /// common.proto`), for the errors of a configured table name that collides with one.
     let topLevelOwners: [String: String]
 
-    /// Declares `files`, reading every message's integer options of `integerOptions`.
-    init(_ files: [SourceFile], config: Swiftframe_Config, integerOptions: [Int32]) {
+    /// Declares `files` (indexed by `index`), reading every message's integer options of
+    /// `integerOptions`.
+    init(_ files: [SourceFile], index: DescriptorIndex, config: Swiftframe_Config, integerOptions: [Int32]) {
         var declarer = Declarer(config: config, integerOptions: integerOptions)
-        self.files = declarer.declare(files)
+        self.files = declarer.declare(files, index: index)
         types = declarer.types
-        syntaxes = Dictionary(files.map { ($0.name, $0.syntax) }, uniquingKeysWith: { _, last in last })
+        unknownEditions = Dictionary(
+            files.filter { $0.features == nil }.map { ($0.name, $0.editionName) }, uniquingKeysWith: { _, last in last }
+        )
         messageSets = declarer.messageSets
         topLevel = declarer.topLevel
         topLevelOwners = declarer.topLevelOwners
@@ -46,11 +50,21 @@ private struct Declarer {
         self.integerOptions = integerOptions
     }
 
+    /// A type's Swift name and the path of the type it is nested in (nil at the top level).
+    private struct SwiftName {
+        let name: String
+        let parent: String?
+        var path: String { parent.map { $0 + "." + name } ?? name }
+    }
+
     /// Declares the top-level types of every file of the run, which share the module's
-    /// namespace, then everything nested in them.
-    mutating func declare(_ files: [SourceFile]) -> [FileDeclaration] {
+    /// namespace; then, walking the index's messages (each before those nested in it), names
+    /// each one's members and nested types; then declares every type, the nested ones first,
+    /// so that each message is made with its nested declarations.
+    mutating func declare(_ files: [SourceFile], index: DescriptorIndex) -> [FileDeclaration] {
         var elements: [(natural: String, protoName: String)] = []
         var owners: [String] = []
+        var topLevelNames: [String] = []
         for file in files {
             let prefix = Naming.packagePrefix(file.package)
             let package = file.package.isEmpty ? "" : file.package + "."
@@ -58,6 +72,7 @@ private struct Declarer {
                 elements.append(
                     (Naming.topLevelTypeName(descriptor.protoName, prefix: prefix), package + descriptor.protoName))
                 owners.append("message \(package + descriptor.protoName) of \(file.name)")
+                topLevelNames.append(package + descriptor.protoName)
             }
             for descriptor in file.descriptor.enumType {
                 elements.append(
@@ -66,39 +81,75 @@ private struct Declarer {
                         package + descriptor.protoName
                     ))
                 owners.append("enum \(package + descriptor.protoName) of \(file.name)")
+                topLevelNames.append(package + descriptor.protoName)
             }
         }
         let claimed = topLevel.claim(elements)
         for (name, owner) in zip(claimed, owners) { topLevelOwners[name] = owner }
-        var names = claimed[...]
+
+        // Swift names by full name: the top-level ones claimed above, each nested one given
+        // by its parent's member names (a parent comes before what it nests).
+        var swiftNames: [String: SwiftName] = [:]
+        for (fullName, name) in zip(topLevelNames, claimed) where swiftNames[fullName] == nil {
+            swiftNames[fullName] = SwiftName(name: name, parent: nil)
+        }
+        var memberNames: [String: MemberNames] = [:]
+        for message in index.messages where !message.descriptor.isMapEntry {
+            guard let swiftName = swiftNames[message.fullName], memberNames[message.fullName] == nil else { continue }
+            let descriptor = message.descriptor
+            let names = nameMembers(
+                of: descriptor, fullName: message.fullName, path: message.path, file: files[message.file])
+            memberNames[message.fullName] = names
+            let nested = descriptor.nestedType.filter { !$0.isMapEntry }.map(\.protoName)
+            for (protoName, name) in zip(nested, names.nestedMessages) {
+                swiftNames[message.fullName + "." + protoName] = SwiftName(name: name, parent: swiftName.path)
+            }
+            for (enumType, name) in zip(descriptor.enumType, names.nestedEnums) {
+                swiftNames[message.fullName + "." + enumType.protoName] = SwiftName(
+                    name: name, parent: swiftName.path)
+            }
+        }
+
+        var enums: [String: EnumType] = [:]
+        for enumType in index.enums {
+            guard let swiftName = swiftNames[enumType.fullName], enums[enumType.fullName] == nil else { continue }
+            enums[enumType.fullName] = declare(
+                enumType.descriptor, fullName: enumType.fullName, swiftName: swiftName, path: enumType.path,
+                file: files[enumType.file], isClosed: enumType.features.closedEnums)
+        }
+        var messages: [String: MessageDeclaration] = [:]
+        for message in index.messages.reversed() where !message.descriptor.isMapEntry {
+            guard let swiftName = swiftNames[message.fullName], let names = memberNames[message.fullName],
+                messages[message.fullName] == nil
+            else { continue }
+            let descriptor = message.descriptor
+            let nested = descriptor.nestedType.filter { !$0.isMapEntry }.compactMap {
+                messages[message.fullName + "." + $0.protoName]
+            }
+            let nestedEnums = descriptor.enumType.compactMap { enums[message.fullName + "." + $0.protoName] }
+            messages[message.fullName] = declare(
+                descriptor, fullName: message.fullName, swiftName: swiftName, path: message.path,
+                features: message.features, file: files[message.file], names: names, nested: nested,
+                enums: nestedEnums)
+        }
+
         return files.map { file in
-            let scope = file.package
-            var messages: [MessageDeclaration] = []
-            var enums: [EnumType] = []
-            for (index, descriptor) in file.descriptor.messageType.enumerated() where !descriptor.isMapEntry {
-                messages.append(
-                    declare(
-                        descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
-                        path: .message(index), file: file))
-            }
-            for (index, descriptor) in file.descriptor.enumType.enumerated() {
-                enums.append(
-                    declare(
-                        descriptor, scope: scope, swiftName: names.removeFirst(), swiftParent: nil,
-                        path: .enumType(index), file: file))
-            }
-            return FileDeclaration(source: file, messages: messages, enums: enums)
+            let package = file.package.isEmpty ? "" : file.package + "."
+            return FileDeclaration(
+                source: file,
+                messages: file.descriptor.messageType.filter { !$0.isMapEntry }.compactMap {
+                    messages[package + $0.protoName]
+                },
+                enums: file.descriptor.enumType.compactMap { enums[package + $0.protoName] })
         }
     }
 
     private mutating func declare(
-        _ descriptor: MessageDescriptor, scope: String, swiftName: String, swiftParent: String?,
-        path: SourcePath, file: SourceFile
+        _ descriptor: MessageDescriptor, fullName: String, swiftName: SwiftName, path: SourcePath,
+        features: Features, file: SourceFile, names: MemberNames, nested: [MessageDeclaration], enums: [EnumType]
     ) -> MessageDeclaration {
-        let fullName = scope.isEmpty ? descriptor.protoName : scope + "." + descriptor.protoName
-        let swiftPath = swiftParent.map { $0 + "." + swiftName } ?? swiftName
         let ref = MessageRef(
-            protoName: descriptor.protoName, fullName: fullName, swiftPath: swiftPath,
+            protoName: descriptor.protoName, fullName: fullName, swiftPath: swiftName.path,
             fileName: file.name, package: file.package, needsInitializationCheck: false)
         types.add(.message(ref))
         let options = descriptor.options ?? .init()
@@ -110,20 +161,9 @@ private struct Declarer {
                 fieldNumber: Int(number), protoName: String(number))
             if let value = options[extension: option] { integerValues[number] = value }
         }
-        let names = nameMembers(of: descriptor, fullName: fullName, path: path, file: file)
-        let nestedMessages = descriptor.nestedType.enumerated().filter { !$0.element.isMapEntry }
-        let nested = zip(nestedMessages, names.nestedMessages).map { item, swiftName in
-            declare(
-                item.element, scope: fullName, swiftName: swiftName, swiftParent: swiftPath,
-                path: path.nestedMessage(item.offset), file: file)
-        }
-        let enums = zip(descriptor.enumType.enumerated(), names.nestedEnums).map { item, swiftName in
-            declare(
-                item.element, scope: fullName, swiftName: swiftName, swiftParent: swiftPath,
-                path: path.nestedEnum(item.offset), file: file)
-        }
         return MessageDeclaration(
-            descriptor: descriptor, path: path, ref: ref, swiftName: swiftName, comments: file.comments[path],
+            descriptor: descriptor, features: features, path: path, ref: ref, swiftName: swiftName.name,
+            comments: file.comments[path],
             names: names, nested: nested, enums: enums,
             extensionRanges: descriptor.extensionRange
                 .map { range in
@@ -201,10 +241,9 @@ private struct Declarer {
     }
 
     private mutating func declare(
-        _ descriptor: EnumDescriptor, scope: String, swiftName: String, swiftParent: String?,
-        path: SourcePath, file: SourceFile
+        _ descriptor: EnumDescriptor, fullName: String, swiftName: SwiftName, path: SourcePath, file: SourceFile,
+        isClosed: Bool
     ) -> EnumType {
-        let fullName = scope.isEmpty ? descriptor.protoName : scope + "." + descriptor.protoName
         // Drop the enum's name from its values unless that makes two names collide.
         let values = descriptor.value
         var natural = values.map { Naming.caseName($0.protoName, enumName: descriptor.protoName) }
@@ -236,13 +275,13 @@ private struct Declarer {
             }
         }
         let enumType = EnumType(
-            protoName: descriptor.protoName, fullName: fullName, swiftName: swiftName,
-            swiftPath: swiftParent.map { $0 + "." + swiftName } ?? swiftName,
+            protoName: descriptor.protoName, fullName: fullName, swiftName: swiftName.name,
+            swiftPath: swiftName.path,
             comments: file.comments[path], cases: cases, aliases: aliases,
             spellings: values.indices.filter { !kept.contains($0) }.map {
                 (values[$0].protoName, values[$0].valueNumber)
             },
-            fileName: file.name, isClosed: file.isProto2,
+            fileName: file.name, isClosed: isClosed,
             isCommandTable: descriptor.options?[extension: Swiftframe_OptionsExtensions.commandTable] == true)
         types.add(.enumeration(enumType))
         return enumType

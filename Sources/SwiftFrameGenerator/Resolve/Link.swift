@@ -13,7 +13,7 @@ extension Linked {
     init(_ declarations: Declarations, generated: [FileDeclaration], reporting diagnostics: inout Diagnostics) {
         self.init()
         let linker = Linker(
-            types: declarations.types, syntaxes: declarations.syntaxes,
+            types: declarations.types, unknownEditions: declarations.unknownEditions,
             messageSets: declarations.messageSets)
         for file in generated { linker.link(file, into: &self, reporting: &diagnostics) }
         let generatedNames = Set(generated.map(\.source.name))
@@ -27,25 +27,26 @@ extension Linked {
 /// Links against the declared types; changes none of them.
 private struct Linker {
     let types: TypeIndex
-    let syntaxes: [String: String]
+    let unknownEditions: [String: String]
     let messageSets: Set<String>
 
     /// Links the fields and extensions of one file's messages.
     func link(_ file: FileDeclaration, into linked: inout Linked, reporting diagnostics: inout Diagnostics) {
         let source = file.source
-        guard source.syntax == "proto3" || source.isProto2 else {
+        guard let features = source.features else {
             diagnostics.report(
                 Place(file: source.name).error(
-                    .unsupportedSyntax,
-                    "\(source.syntax) syntax is not supported yet (only proto2 and proto3 files can be generated)"))
+                    .unsupportedEdition,
+                    "\(source.editionName) is not supported (swiftframe generates proto2, proto3, editions 2023 and 2024, and UNSTABLE as protoc 35.1 defines it)"
+                ))
             return
         }
         var extensions = resolveExtensions(
-            source.descriptor.extension_, in: source, scope: nil, path: SourcePath.fileExtension,
+            source.descriptor.extension_, in: source, scope: nil, within: features, path: SourcePath.fileExtension,
             reporting: &diagnostics)
         for message in file.allMessages {
             extensions += resolveExtensions(
-                message.descriptor.extension_, in: source, scope: message.ref,
+                message.descriptor.extension_, in: source, scope: message.ref, within: message.features,
                 path: message.path.messageExtension, reporting: &diagnostics)
             linked.fields[message.fullName] = resolveFields(of: message, in: source, reporting: &diagnostics)
         }
@@ -55,10 +56,11 @@ private struct Linker {
     /// Typed accessors for `extend` blocks, custom options (extensions of descriptor.proto's
     /// `*Options`, which `SwiftFrameDescriptors` ships) included.
     private func resolveExtensions(
-        _ extensions: [FieldDescriptor], in file: SourceFile, scope: MessageRef?,
+        _ extensions: [FieldDescriptor], in file: SourceFile, scope: MessageRef?, within scopeFeatures: Features,
         path: (Int) -> SourcePath, reporting diagnostics: inout Diagnostics
     ) -> [ExtensionField] {
-        var accepted: [(index: Int, field: FieldDescriptor, container: MessageRef, kind: Field.Kind)] = []
+        var accepted:
+            [(index: Int, field: FieldDescriptor, container: MessageRef, kind: Field.Kind, features: Features)] = []
         for (index, field) in extensions.enumerated() {
             let extendee = field.extendee ?? ""
             let scopeName = scope?.fullName ?? file.package
@@ -70,7 +72,9 @@ private struct Linker {
                 diagnostics.report(place.error(.unknownType, "\(place): unknown message \(extendee)"))
                 continue
             }
-            guard field.type != .group, !messageSets.contains(container.fullName) else {
+            let features = scopeFeatures.field(field, in: nil)
+            let isGroup = features.delimited && (field.type == .message || field.type == .group)
+            guard !isGroup, !messageSets.contains(container.fullName) else {
                 // Groups and MessageSet members still round-trip as unknown fields.
                 diagnostics.report(
                     place.warning(
@@ -82,7 +86,7 @@ private struct Linker {
             guard let kind = valueKind(field, place: place, reporting: &diagnostics) else {
                 continue
             }
-            accepted.append((index, field, container, kind))
+            accepted.append((index, field, container, kind, features))
         }
         // Static members of the declaring message, or of the file's namespace enum.
         var names = NameScope(reserved: Naming.swiftKeywords.union(["protoMessageName", "commandID"]))
@@ -95,7 +99,7 @@ private struct Linker {
                 fullName: scopeName.isEmpty ? field.protoName : scopeName + "." + field.protoName,
                 swiftName: swiftName, number: field.fieldNumber, container: item.container, kind: item.kind,
                 isRepeated: field.isRepeated,
-                isPacked: field.isRepeated && item.kind.isPackable && (field.packedOption ?? !file.isProto2),
+                isPacked: field.isRepeated && item.kind.isPackable && item.features.packed,
                 comments: file.comments[path(item.index)], scope: scope)
         }
     }
@@ -132,7 +136,8 @@ private struct Linker {
         for (index, field) in message.descriptor.field.enumerated() {
             let oneof = field.oneofIndex.flatMap { oneofs[$0] }
             if let resolved = resolve(
-                field, in: message, isProto2: file.isProto2, swiftName: message.names.fieldNames[index],
+                field, in: message, features: message.features.field(field, in: message.descriptor),
+                swiftName: message.names.fieldNames[index],
                 place: place.appending(
                     "field \(field.protoName)",
                     element: message.fullName + "." + field.protoName),
@@ -146,7 +151,7 @@ private struct Linker {
     }
 
     private func resolve(
-        _ field: FieldDescriptor, in message: MessageDeclaration, isProto2: Bool, swiftName: String,
+        _ field: FieldDescriptor, in message: MessageDeclaration, features: Features, swiftName: String,
         place: Place, comments: String?, oneof: OneofDeclaration?,
         reporting diagnostics: inout Diagnostics
     ) -> Field? {
@@ -162,7 +167,8 @@ private struct Linker {
                     return nil
                 }
                 return Field(
-                    protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName,
+                    protoName: field.protoName, textName: field.protoName, number: field.fieldNumber,
+                    swiftName: swiftName,
                     shape: .map(key: key, value: value), comments: comments, declaredDefault: nil,
                     jsonName: Naming.jsonName(field.jsonName, of: field.protoName), oneofIndex: nil)
             }
@@ -171,7 +177,9 @@ private struct Linker {
                 return nil
             }
             guard isGeneratable(target.fileName, for: field, place: place, reporting: &diagnostics) else { return nil }
-            value = type == .group ? .group(target) : .message(target)
+            // A group, or a message field of `message_encoding = DELIMITED`: between start and
+            // end tags on the wire.
+            value = features.delimited ? .group(target) : .message(target)
         case .enum_:
             guard case let .enumeration(target)? = types[typeName: field.typeFullName] else {
                 diagnostics.report(place.error(.unknownType, "\(place): unknown enum type \(field.typeFullName)"))
@@ -189,44 +197,44 @@ private struct Linker {
         let shape: Field.Shape
         if let oneof {
             shape = .oneofMember(value, oneof: oneof.swiftName)
-        } else {
-            switch (field.label ?? .optional, value) {
-            case (.required, _):
-                shape = .required(value)
-            case let (.repeated, .plain(plain)):
-                // proto3 packs by default, proto2 only with [packed = true].
-                if let packable = Field.Packable(plain), field.packedOption ?? !isProto2 {
-                    shape = .packed(packable)
-                } else {
-                    shape = .repeated(value)
-                }
-            case (.repeated, _):
+        } else if field.isRepeated {
+            // Packed by `repeated_field_encoding` (proto3's default; proto2's `[packed = true]`).
+            if case let .plain(plain) = value, let packable = Field.Packable(plain), features.packed {
+                shape = .packed(packable)
+            } else {
                 shape = .repeated(value)
-            case let (.optional, .plain(plain)) where !isProto2 && !field.isProto3Optional:
+            }
+        } else {
+            switch (features.presence, value) {
+            case (.legacyRequired, _):
+                shape = .required(value)
+            case let (.implicit, .plain(plain)):
                 shape = .implicit(plain)
-            case (.optional, _):
+            case (.explicit, _), (.implicit, _):
                 shape = .optional(value)
             }
         }
+        let isGroup: Bool
+        if case .group = value { isGroup = true } else { isGroup = false }
         return Field(
-            protoName: field.protoName, number: field.fieldNumber, swiftName: swiftName, shape: shape,
-            comments: comments, declaredDefault: oneof == nil ? field.defaultValue : nil,
+            protoName: field.protoName, textName: field.textFormatName(isDelimited: isGroup, scope: message.fullName),
+            number: field.fieldNumber, swiftName: swiftName, shape: shape, comments: comments,
+            declaredDefault: oneof == nil ? field.defaultValue : nil,
             jsonName: Naming.jsonName(field.jsonName, of: field.protoName),
             oneofIndex: oneof.flatMap { oneof in message.names.oneofs.firstIndex { $0.index == oneof.index } })
     }
 
-    /// A type from a file this generator cannot generate (proto2, editions) would be a
-    /// reference to Swift that never exists.
+    /// A type from a file this generator cannot generate (of an edition it does not know)
+    /// would be a reference to Swift that never exists.
     private func isGeneratable(
         _ fileName: String, for field: FieldDescriptor, place: Place,
         reporting diagnostics: inout Diagnostics
     ) -> Bool {
-        let syntax = syntaxes[fileName] ?? ""
-        guard syntax != "proto3" && syntax != "proto2" else { return true }
+        guard let edition = unknownEditions[fileName] else { return true }
         diagnostics.report(
             place.error(
                 .ungeneratableType,
-                "\(place): type \(field.typeFullName.dropFirst()) comes from \(fileName) (\(syntax)), which cannot be generated yet"
+                "\(place): type \(field.typeFullName.dropFirst()) comes from \(fileName) (\(edition)), which cannot be generated"
             ))
         return false
     }

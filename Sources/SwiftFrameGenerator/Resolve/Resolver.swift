@@ -44,7 +44,7 @@ enum Resolver {
 
         let extensions = ExtensionCatalog(index)
         let declarations = Declarations(
-            request.protoFile.map(SourceFile.init), config: options.config,
+            request.protoFile.map(SourceFile.init), index: index, config: options.config,
             integerOptions: extensions.integerMessageOptions)
         let generated = request.fileToGenerate.compactMap { name in declarations.files.first { $0.source.name == name }
         }
@@ -70,7 +70,7 @@ enum Resolver {
             let table = helpers.tables[file.name]
             let declared = file.source.declaresCodeSize ? GeneratorOptions.OptimizeFor.CODE_SIZE : .SPEED
             return ProtoFile(
-                name: file.name, isProto2: file.source.isProto2, messages: file.messages, enums: file.enums,
+                name: file.name, messages: file.messages, enums: file.enums,
                 extensions: extensions, extensionsNamespace: helpers.namespaces[file.name] ?? "",
                 commandTable: table, envelopes: commands.envelopes, responsePairs: commands.responsePairs,
                 imports: importedModules(

@@ -1,5 +1,7 @@
-/// Every message and enum of a run by full name: the one index the resolver links field
-/// types, extensions and the messages options name through.
+/// Every message and enum of a run by full name, as declared (`MessageRef`, `EnumType`: their
+/// Swift names and paths): the one index the resolver links field types, extensions and the
+/// messages options name through. The descriptors themselves are indexed once, by
+/// `DescriptorIndex`, which the declare stage walks; this holds what that stage made of them.
 struct TypeIndex {
     enum Entry {
         case message(MessageRef)

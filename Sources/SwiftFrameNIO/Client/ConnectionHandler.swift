@@ -59,19 +59,18 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     private let metrics: ConnectionMetrics?
     /// Succeeded with the reason when the channel goes inactive.
     let closed: EventLoopPromise<DisconnectReason>
-    private var closeReason: DisconnectReason?
+    /// Open or closing, and the idle heartbeat's timer or the heartbeat awaiting its answer.
+    private var machine = ConnectionStateMachine<Scheduled<Void>>()
 
+    // Kept out of `machine`: they change at every request, reply or read.
     private var lastRead = NIODeadline.now()
     private var lastWrite = NIODeadline.now()
-    private var heartbeatTimer: Scheduled<Void>?
+    /// The one timer at the soonest deadline of the requests outstanding.
     private var deadlineTimer: (deadline: NIODeadline, task: Scheduled<Void>)?
-    private var heartbeatOutstanding = false
     /// The client's interval (learned, in adaptive mode) and whether the app is suspended; nil
     /// for a handler of its own, which keeps a pacer of its own.
     private let shared: ClientHeartbeat?
     private var ownPacer: HeartbeatPacer?
-    /// The idle interval the outstanding heartbeat was sent after, to report back to the pacer.
-    private var sentProbe: HeartbeatPacer.Probe?
 
     init(
         configuration: ClientConfiguration, eventLoop: EventLoop, metrics: ConnectionMetrics? = nil,
@@ -81,7 +80,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         let layout = Table.layout
         encoder = FrameEncoder(layout: layout)
         heading = Heading(layout)
-        slicer = FrameSlicer(layout: layout, keepsPartialFrames: true)
+        slicer = FrameSlicer(layout: layout)
         let sequenceField = layout.sequenceField
         let correlation = configuration.correlation ?? (sequenceField != nil ? .sequence : .inOrder)
         pending = PendingRequests(
@@ -108,50 +107,85 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         }
         lastRead = .now()
         lastWrite = .now()
+        machine.activate()
         scheduleHeartbeat(context: context)
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        heartbeatTimer?.cancel()
-        deadlineTimer?.task.cancel()
-        refuseOutbound()
-        // The peer closed in the middle of a frame.
-        if closeReason == nil, !decoding {
-            do throws(FrameError) { try slicer.finish() } catch { closeReason = .badFrame(error) }
-        }
-        let reason = closeReason ?? .closedByPeer
-        for entry in pending.removeAll() {
-            record(entry.command, failure: "connection_lost")
-            if case let .caller(waiter) = entry.completion {
-                waiter.complete(.failure(FrameClientError.connectionLost(reason)))
-            }
-        }
-        closed.succeed(reason)
+        finish(context: context)
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        heartbeatTimer?.cancel()
+        finish(context: context)
+    }
+
+    /// The channel is gone (or the handler removed): timers stopped, what callers queued
+    /// refused, the requests failed, the close reported.
+    private func finish(context: ChannelHandlerContext) {
         deadlineTimer?.task.cancel()
+        deadlineTimer = nil
         refuseOutbound()
-        closed.succeed(closeReason ?? .closedByPeer)
+        var truncated: DisconnectReason?
+        // The peer closed in the middle of a frame.
+        if machine.takesFrames, !decoding {
+            do throws(FrameError) { try slicer.finish() } catch { truncated = .badFrame(error) }
+        }
+        perform(machine.finish(truncated: truncated), context: context)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if closeReason == nil {
-            closeReason =
-                (error as? FrameError).map(DisconnectReason.badFrame)
-                ?? .transportError(error)
-        }
+        let reason = (error as? FrameError).map(DisconnectReason.badFrame) ?? .transportError(error)
         logger.warning("closing the connection", metadata: ["error": "\(error)"])
-        context.close(promise: nil)
+        // Closed again even when closing (`close` keeps the first reason).
+        close(context: context, reason: reason)
     }
 
-    /// Closes the connection for `reason` (kept for the disconnect report).
+    /// Closes the connection for `reason` (kept for the disconnect report unless one was given
+    /// before).
     private func close(context: ChannelHandlerContext, reason: DisconnectReason) {
-        if closeReason == nil { closeReason = reason }
-        context.close(promise: nil)
+        perform(machine.close(reason), context: context)
+    }
+
+    /// Carries out what the state machine asked.
+    private func perform(_ action: ConnectionStateMachine<Scheduled<Void>>.Action, context: ChannelHandlerContext) {
+        switch action {
+        case .none:
+            break
+        case let .armHeartbeat(due, cancel):
+            cancel?.cancel()
+            // The timers hold the handler strongly until they fire or are cancelled (see
+            // `armDeadlineTimer`).
+            let timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
+                self.heartbeatDue(context: context)
+            }
+            if !machine.armed(timer) { timer.cancel() }
+        case let .sendHeartbeat(attempt):
+            guard let heartbeat else { return }
+            logger.trace("heartbeat", metadata: ["attempt": "\(attempt)"])
+            sendHeartbeatFrame(timeout: heartbeat.timeout, completion: .heartbeat(attempt: attempt), context: context)
+        case .sendCheck:
+            guard let heartbeat else { return }
+            logger.debug("checking the connection")
+            sendHeartbeatFrame(timeout: heartbeat.checkTimeout, completion: .check, context: context)
+        case let .reschedule(answered):
+            if let answered { updatePacer { $0.answered(answered, at: .now) } }
+            scheduleHeartbeat(context: context)
+        case let .close(cancel, missed):
+            if let missed { updatePacer { $0.missed(missed, at: .now) } }
+            cancel?.cancel()
+            context.close(promise: nil)
+        case let .finish(reason, cancel):
+            cancel?.cancel()
+            for entry in pending.removeAll() {
+                record(entry.command, failure: "connection_lost")
+                if case let .caller(waiter) = entry.completion {
+                    waiter.complete(.failure(FrameClientError.connectionLost(reason)))
+                }
+            }
+            closed.succeed(reason)
+        }
     }
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
@@ -205,7 +239,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     /// Frames one caller's frame and writes it, without a flush.
     private func handle(_ write: ClientWrite, written: EventLoopPromise<Void>?, context: ChannelHandlerContext) {
         // Closed, or closing: a request taken now would wait in the table for nothing.
-        guard context.channel.isActive, closeReason == nil else {
+        guard context.channel.isActive, machine.takesFrames else {
             fail(write, written: written, ChannelError.ioOnClosedChannel)
             return
         }
@@ -345,7 +379,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
         defer { decoding = false }
         do throws(FrameError) {
             try slicer.cut(&buffer) { result in
-                guard closeReason == nil else { return }  // closed by an earlier frame of this read
+                guard machine.takesFrames else { return }  // closed by an earlier frame of this read
                 switch result {
                 case let .success(piece):
                     received(piece, context: context)
@@ -408,12 +442,7 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
             }
         case .heartbeat:
             recordAnswer(entry)
-            heartbeatOutstanding = false
-            if let probe = sentProbe {
-                sentProbe = nil
-                updatePacer { $0.answered(probe, at: .now) }
-            }
-            scheduleHeartbeat(context: context)
+            perform(machine.heartbeatAnswered(), context: context)
         case .check:
             recordAnswer(entry)
             scheduleHeartbeat(context: context)
@@ -422,8 +451,10 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
 
     // MARK: Heartbeat
 
-    /// The interval to wait now: the client's (learned, in adaptive mode), or the handler's own.
+    /// The interval to wait now: the client's (learned, in adaptive mode), or the handler's own;
+    /// nil for a connection without a heartbeat.
     private var probe: HeartbeatPacer.Probe? {
+        guard heartbeat != nil else { return nil }
         if let shared { return shared.pacer.withLockedValue { $0.probe } }
         return ownPacer?.probe
     }
@@ -440,36 +471,13 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
 
     /// Arms the timer for when the connection will have been idle for the interval.
     private func scheduleHeartbeat(context: ChannelHandlerContext) {
-        guard let probe, !heartbeatOutstanding else { return }
-        armHeartbeatTimer(at: min(lastRead, lastWrite) + TimeAmount(probe.interval), context: context)
-    }
-
-    private func armHeartbeatTimer(at due: NIODeadline, context: ChannelHandlerContext) {
-        heartbeatTimer?.cancel()
-        heartbeatTimer = context.eventLoop.assumeIsolated().scheduleTask(deadline: due) {
-            self.heartbeatDue(context: context)
-        }
+        perform(machine.scheduleHeartbeat(probe: probe, idleSince: min(lastRead, lastWrite)), context: context)
     }
 
     private func heartbeatDue(context: ChannelHandlerContext) {
-        guard let probe, context.channel.isActive else { return }
-        if isSuspended {
-            // Nothing is sent in the background; look again an interval from now (`resume`
-            // comes sooner when the app is back).
-            armHeartbeatTimer(at: .now() + TimeAmount(probe.interval), context: context)
-        } else if min(lastRead, lastWrite) + TimeAmount(probe.interval) > .now() {
-            scheduleHeartbeat(context: context)  // traffic since: not idle yet
-        } else {
-            sentProbe = probe
-            sendHeartbeat(attempt: 1, context: context)
-        }
-    }
-
-    private func sendHeartbeat(attempt: Int, context: ChannelHandlerContext) {
-        guard let heartbeat else { return }
-        heartbeatOutstanding = true
-        logger.trace("heartbeat", metadata: ["attempt": "\(attempt)"])
-        sendHeartbeatFrame(timeout: heartbeat.timeout, completion: .heartbeat(attempt: attempt), context: context)
+        let action = machine.heartbeatDue(
+            probe: probe, suspended: isSuspended, idleSince: min(lastRead, lastWrite), now: .now())
+        perform(action, context: context)
     }
 
     private func sendHeartbeatFrame(
@@ -487,43 +495,22 @@ final class ConnectionHandler<Table: CommandTable>: ChannelDuplexHandler {
     private func heartbeatMissed(attempt: Int, context: ChannelHandlerContext) {
         guard let heartbeat else { return }
         logger.notice("heartbeat missed", metadata: ["attempt": "\(attempt)"])
-        if isSuspended {
-            // Not retried in the background: `resume` checks the connection.
-            heartbeatOutstanding = false
-            sentProbe = nil
-            scheduleHeartbeat(context: context)
-        } else if attempt <= heartbeat.retries {
-            sendHeartbeat(attempt: attempt + 1, context: context)
-        } else {
-            if let probe = sentProbe {
-                sentProbe = nil
-                updatePacer { $0.missed(probe, at: .now) }
-            }
-            close(context: context, reason: .heartbeatTimeout(attempts: attempt))
-        }
+        perform(
+            machine.heartbeatMissed(attempt: attempt, retries: heartbeat.retries, suspended: isSuspended),
+            context: context)
     }
 
     /// A heartbeat now, whatever the interval; unanswered within `checkTimeout`, the connection
     /// is dropped. Without a heartbeat to check with, the connection is dropped at once, to be
     /// made again.
     private func check(context: ChannelHandlerContext) {
-        guard let heartbeat, heartbeatCommand != nil else {
-            close(context: context, reason: .closedByClient)
-            return
-        }
-        logger.debug("checking the connection")
-        sendHeartbeatFrame(timeout: heartbeat.checkTimeout, completion: .check, context: context)
+        perform(machine.check(canCheck: heartbeat != nil && heartbeatCommand != nil), context: context)
     }
 
     /// Back from the background: a check now if nothing came or went for longer than the
     /// interval, else the heartbeat goes on from the last traffic.
     private func resumed(context: ChannelHandlerContext) {
-        guard let probe, context.channel.isActive else { return }
-        if NIODeadline.now() - min(lastRead, lastWrite) > TimeAmount(probe.interval) {
-            check(context: context)
-        } else {
-            scheduleHeartbeat(context: context)
-        }
+        perform(machine.resume(probe: probe, idleSince: min(lastRead, lastWrite), now: .now()), context: context)
     }
 }
 

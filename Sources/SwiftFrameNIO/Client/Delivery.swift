@@ -169,8 +169,8 @@ extension FrameClient {
         guard remaining > .zero else { throw FrameClientError.timedOut(command: command, after: timeout) }
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body(remaining) }
-            group.addTask {
-                try await Task.sleep(until: deadline)
+            group.addTask { [loop = self.group.any()] in
+                try await DeadlineWaiter.sleep(for: deadline - .now, on: loop)
                 return nil
             }
             defer { group.cancelAll() }

@@ -28,7 +28,7 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// The first endpoint's port.
     public var port: Int { endpoints[0].port }
 
-    private let group: any EventLoopGroup
+    let group: any EventLoopGroup
     private let bootstrap: @Sendable (any EventLoopGroup) -> NIOClientTCPBootstrap
     private let onConnect: (@Sendable (Connection<Table>) async throws -> Void)?
     let pushFeed: Broadcast<Table.Inbound>
@@ -453,8 +453,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
                 guard next < order.count else { return }
                 generation += 1
                 let started = generation
-                group.addTask {
-                    try? await Task.sleep(for: stagger)
+                group.addTask { [loop = self.group.any()] in
+                    try? await DeadlineWaiter.sleep(for: stagger, on: loop)
                     return .staggerElapsed(generation: started)
                 }
             }

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 
 /// A task waiting, up to a deadline, for a value another party hands over: kept by its owner
@@ -59,3 +60,41 @@ struct DeadlineWaiter<Value: Sendable>: Sendable {
         }
     }
 }
+
+extension DeadlineWaiter where Value == Void {
+    /// Waits `duration` on `eventLoop`'s timer, as every wait of the transport does: a waiter
+    /// that nobody answers, ended by its deadline. Throws `CancellationError` when the task is
+    /// cancelled first.
+    nonisolated(nonsending) static func sleep(for duration: Duration, on eventLoop: any EventLoop) async throws {
+        let kept = NIOLockedValueBox<DeadlineWaiter?>(nil)
+        do {
+            try await wait(
+                within: duration, on: eventLoop,
+                enroll: { waiter in
+                    kept.withLockedValue { $0 = waiter }
+                    return nil
+                },
+                arm: { timer in
+                    kept.withLockedValue {
+                        guard var waiter = $0 else { return false }
+                        waiter.arm(timer)
+                        $0 = waiter
+                        return true
+                    }
+                },
+                takeBack: {
+                    kept.withLockedValue { kept in
+                        let waiter = kept
+                        kept = nil
+                        return waiter
+                    }
+                },
+                timeoutError: { SleepElapsed() })
+        } catch is SleepElapsed {
+            return
+        }
+    }
+}
+
+/// How a sleep's waiter ends at its deadline.
+private struct SleepElapsed: Error {}

@@ -53,7 +53,7 @@ public final class FrameSliceHandler: ChannelInboundHandler {
     var receiver: ServingHandler?
 
     public init(layout: FrameLayout) {
-        slicer = BoxedSlicer(BoxedSlicer.Recipe(layout: layout, keepsPartialFrames: true))
+        slicer = BoxedSlicer(BoxedSlicer.Recipe(layout: layout))
     }
 
     /// A handler whose slicer is made from `recipe` at the first read (`FrameServer` shares

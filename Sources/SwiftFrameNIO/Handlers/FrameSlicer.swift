@@ -6,13 +6,13 @@ import SwiftFrame
 /// - A frame that lies wholly in a read is cut where it lies (its header read by the
 ///   `FrameDecoder`, as everywhere): its payload is a slice of the read (`getSlice`, no copy).
 /// - A frame that runs past the end of a read, its header whole and checked, is kept in a
-///   buffer of its own (`keepsPartialFrames`), which grows by the bytes of the next reads (never
+///   buffer of its own, which grows by the bytes of the next reads (never
 ///   by what the header claims) until the frame is whole; then it is cut from there, and its
 ///   payload is a slice of that buffer: one copy, of that frame's bytes only. That buffer is
 ///   kept for the next such frame, and reused once the app has let go of the slice.
 /// - Everything else goes through the `FrameDecoder`'s buffered path: a header split across
-///   reads, a bad header (reported, then skipped under `resync`), an error that ends the stream,
-///   and, without `keepsPartialFrames`, a frame that spans reads. Those frames come out as
+///   reads, a bad header (reported, then skipped under `resync`), and an error that ends the
+///   stream. Those frames come out as
 ///   `Frame`s, slices of the decoder's buffer; the decoder is fed no more than it needs to
 ///   finish them, so the frames that follow in the same read are cut where they lie again.
 struct FrameSlicer: Sendable {
@@ -54,9 +54,8 @@ struct FrameSlicer: Sendable {
     }
 
     private(set) var decoder: FrameDecoder
-    let keepsPartialFrames: Bool
-    /// The bytes so far of a frame that runs past the reads so far (its header checked), while
-    /// `keepsPartialFrames`; `partialFrameSize` is its size, header included.
+    /// The bytes so far of a frame that runs past the reads so far (its header checked);
+    /// `partialFrameSize` is its size, header included.
     private var partial: ByteBuffer?
     private var partialFrameSize = 0
     /// The buffer the last partial frame was put together in, kept for the next one: once the
@@ -65,9 +64,8 @@ struct FrameSlicer: Sendable {
     /// capacity is that of a frame actually received, never one a header merely claimed.
     private var spare: ByteBuffer?
 
-    init(layout: FrameLayout, keepsPartialFrames: Bool) {
+    init(layout: FrameLayout) {
         decoder = FrameDecoder(layout: layout)
-        self.keepsPartialFrames = keepsPartialFrames
     }
 
     /// What the decoder handlers do with a read: every complete frame passed to `deliver`
@@ -127,7 +125,7 @@ struct FrameSlicer: Sendable {
         }
         buffer.moveReaderIndex(forwardBy: position)
         guard buffer.readableBytes > 0 else { return }
-        if case let .incomplete(frameSize) = stop, keepsPartialFrames {
+        if case let .incomplete(frameSize) = stop {
             // Into a buffer of its own (the spare one when there is one), which grows by the
             // bytes of the next reads, not by what the header claims.
             var own = spare ?? ByteBuffer()
@@ -201,11 +199,9 @@ struct BoxedSlicer: Sendable {
     /// What a slicer is made from.
     final class Recipe: Sendable {
         let layout: FrameLayout
-        let keepsPartialFrames: Bool
 
-        init(layout: FrameLayout, keepsPartialFrames: Bool) {
+        init(layout: FrameLayout) {
             self.layout = layout
-            self.keepsPartialFrames = keepsPartialFrames
         }
     }
 
@@ -241,7 +237,7 @@ struct BoxedSlicer: Sendable {
         _ body: (inout FrameSlicer) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         if storage == nil {
-            storage = Storage(FrameSlicer(layout: recipe.layout, keepsPartialFrames: recipe.keepsPartialFrames))
+            storage = Storage(FrameSlicer(layout: recipe.layout))
         } else if !isKnownUniquelyReferenced(&storage) {
             storage = Storage(storage.unsafelyUnwrapped.slicer)
         }

@@ -137,7 +137,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     private let heading = Heading(Table.layout)
     private let requestedPort: Int
     private let group: any EventLoopGroup
-    private let connections = NIOLockedValueBox(Connections())
+    private let connections = NIOLockedValueBox(ServerConnections<ServedConnection, CheckedContinuation<Void, Never>>())
     private let listening = NIOLockedValueBox(Listening())
 
     /// Where `run` is, as `port()` and a second `run` see it; each event a method.
@@ -228,16 +228,6 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         }
     }
 
-    /// The connections open, or closing and still handling a request.
-    private struct Connections {
-        var byID: [Int: ServedConnection] = [:]
-        var lastID = 0
-        /// `run` is stopping: connections accepted now are closed at once.
-        var stopping = false
-        /// `run`, waiting for the last connection to be done with.
-        var emptied: CheckedContinuation<Void, Never>?
-    }
-
     /// A server for `host:port` (port 0: any free port, see `port()`); `run` listens.
     public init(
         host: String = "127.0.0.1", port: Int, configuration: ServerConfiguration = ServerConfiguration(),
@@ -295,7 +285,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     private func serve(_ handlers: Handlers) async throws {
         // From here, `port()` waits for this run's port, not the last run's end.
         guard listening.withLockedValue({ $0.start() }) else { throw FrameServerError.alreadyRunning }
-        connections.withLockedValue { $0.stopping = false }
+        connections.withLockedValue { $0.start() }
         let listener: any Channel
         do {
             listener = try await bind(handlers)
@@ -315,41 +305,17 @@ public final class FrameServer<Table: CommandTable>: Sendable {
 
     /// Closes every connection and waits until each is done with.
     private func closeEveryConnection() async {
-        let open = connections.withLockedValue { connections in
-            connections.stopping = true
-            return Array(connections.byID.values)
-        }
+        let open = connections.withLockedValue { $0.stop() }
         for connection in open { connection.stop() }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let empty = connections.withLockedValue { connections in
-                if connections.byID.isEmpty { return true }
-                connections.emptied = continuation
-                return false
-            }
-            if empty { continuation.resume() }
+            connections.withLockedValue { $0.waitUntilEmpty(continuation) }?.resume()
         }
     }
 
     /// Takes a connection accepted while listening; nil once `run` is stopping.
     private func admit(_ channel: any Channel, handlers: Handlers) -> ServedConnection? {
-        let admitted = connections.withLockedValue { connections -> ServedConnection? in
-            guard !connections.stopping else { return nil }
-            connections.lastID += 1
-            let handling: ServedConnection.Handling =
-                switch handlers {
-                case let .inTasks(handler):
-                    .inTasks(
-                        onEventLoop: configuration.handlersRunOnEventLoop,
-                        handle: { [self] in await handle($0, on: $1, with: handler) })
-                case let .onEventLoop(handler):
-                    .onEventLoop { [self] in answer($0, on: $1, with: handler, close: &$2) }
-                }
-            let connection = ServedConnection(
-                id: connections.lastID, channel: channel,
-                chain: InterceptorChain(configuration.interceptors, side: .server, channel: channel, table: Table.self),
-                logger: configuration.logger, handling: handling, done: { [self] in remove($0) })
-            connections.byID[connection.id] = connection
-            return connection
+        let admitted = connections.withLockedValue { connections in
+            connections.admit { id in makeConnection(id: id, channel, handlers: handlers) }
         }
         // The close future, not channelInactive: a channel closed before it became active
         // (`run` stopping just as it was accepted) never reports itself inactive.
@@ -357,14 +323,24 @@ public final class FrameServer<Table: CommandTable>: Sendable {
         return admitted
     }
 
+    private func makeConnection(id: Int, _ channel: any Channel, handlers: Handlers) -> ServedConnection {
+        let handling: ServedConnection.Handling =
+            switch handlers {
+            case let .inTasks(handler):
+                .inTasks(
+                    onEventLoop: configuration.handlersRunOnEventLoop,
+                    handle: { [self] in await handle($0, on: $1, with: handler) })
+            case let .onEventLoop(handler):
+                .onEventLoop { [self] in answer($0, on: $1, with: handler, close: &$2) }
+            }
+        return ServedConnection(
+            id: id, channel: channel,
+            chain: InterceptorChain(configuration.interceptors, side: .server, channel: channel, table: Table.self),
+            logger: configuration.logger, handling: handling, done: { [self] in remove($0) })
+    }
+
     private func remove(_ connection: ServedConnection) {
-        let emptied = connections.withLockedValue { connections -> CheckedContinuation<Void, Never>? in
-            connections.byID[connection.id] = nil
-            guard connections.byID.isEmpty else { return nil }
-            defer { connections.emptied = nil }
-            return connections.emptied
-        }
-        emptied?.resume()
+        connections.withLockedValue { $0.remove(id: connection.id) }?.resume()
     }
 
     /// Listening on a port, or not (binding failed, or `run` returned): answers `port()`.
@@ -376,7 +352,7 @@ public final class FrameServer<Table: CommandTable>: Sendable {
     private func bind(_ handlers: Handlers) async throws -> any Channel {
         let idle = configuration.idleTimeout
         let tls = try ServerTLSSetup(configuration)
-        let slicing = BoxedSlicer.Recipe(layout: Table.layout, keepsPartialFrames: true)
+        let slicing = BoxedSlicer.Recipe(layout: Table.layout)
         return try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)

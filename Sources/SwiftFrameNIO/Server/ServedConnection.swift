@@ -17,27 +17,6 @@ import SwiftFrame
 /// (the peer's writes then wait in the kernel's buffers and its own), and it reads again when
 /// the task has brought the queue down to `resumeAt`.
 final class ServedConnection: Sendable {
-    private struct State {
-        var queue = CircularBuffer<Frame>(initialCapacity: 1)
-        /// The pipeline failed (a bad frame) after the frames queued: the connection closes
-        /// once they are handled, and frames read later are dropped. (Kept beside the queue
-        /// rather than in it: an enum of frame or error, and its optional as it left the
-        /// queue, were destroyed through the run-time's value witnesses at every request.)
-        var failure: (any Error)?
-        /// A task is handling the queue.
-        var handling = false
-        /// The task is gone for good (the connection is refused or the server stops): frames
-        /// read later are dropped.
-        var finished = false
-        /// The channel has closed.
-        var closed = false
-        /// The handler reads nothing more until the task has brought the queue down.
-        var readingPaused = false
-        /// The most items queued at once (for tests and debugging).
-        var mostQueued = 0
-        var task: Task<Void, Never>?
-    }
-
     /// How the connection's frames are handled.
     enum Handling: Sendable {
         /// By a task started when frames wait, on Swift's global pool or on the connection's
@@ -58,7 +37,9 @@ final class ServedConnection: Sendable {
     /// The peer's address, for log lines.
     let peer: String
     let handling: Handling
-    private let state = NIOLockedValueBox(State())
+    /// The frames read and not yet handled, and where the task handling them is.
+    private let state = NIOLockedValueBox(
+        ServedConnectionState<Frame>(pauseAt: ServedConnection.pauseAt, resumeAt: ServedConnection.resumeAt))
     /// Told when the connection is done with (closed, and no task handling it).
     private let done: @Sendable (ServedConnection) -> Void
 
@@ -79,32 +60,13 @@ final class ServedConnection: Sendable {
 
     /// Queues a frame the handler read, and starts a task to handle it when none is handling.
     func enqueue(_ frame: Frame) {
-        let start: Bool = state.withLockedValue { state in
-            guard !state.finished, state.failure == nil else { return false }
-            state.queue.append(frame)
-            state.mostQueued = max(state.mostQueued, state.queue.count)
-            if state.queue.count >= Self.pauseAt { state.readingPaused = true }
-            return Self.startsHandling(&state)
-        }
-        if start { startHandling() }
+        if state.withLockedValue({ $0.enqueue(frame) }) { startHandling() }
     }
 
     /// The pipeline failed (a bad frame): the connection closes once the frames read before
     /// are handled.
     func fail(_ error: any Error) {
-        let start: Bool = state.withLockedValue { state in
-            guard !state.finished, state.failure == nil else { return false }
-            state.failure = error
-            return Self.startsHandling(&state)
-        }
-        if start { startHandling() }
-    }
-
-    /// Whether a task must start to handle what was queued: none is handling.
-    private static func startsHandling(_ state: inout State) -> Bool {
-        guard !state.handling else { return false }
-        state.handling = true
-        return true
+        if state.withLockedValue({ $0.fail(error) }) { startHandling() }
     }
 
     /// Items queued now, and the most queued at once so far.
@@ -112,7 +74,10 @@ final class ServedConnection: Sendable {
 
     /// Whether a task is handling what the connection sent, or replies wait to be written
     /// (queued by a task that has just ended, for the event loop's next turn).
-    var isBusy: Bool { state.withLockedValue { $0.handling } || !writer.outbound.isEmpty }
+    var isBusy: Bool { isHandling || !writer.outbound.isEmpty }
+
+    /// Whether a task is handling what the connection sent.
+    var isHandling: Bool { state.withLockedValue { $0.isHandling } }
 
     /// Whether the handler should hold back its reads.
     var readingPaused: Bool { state.withLockedValue { $0.readingPaused } }
@@ -121,23 +86,14 @@ final class ServedConnection: Sendable {
     /// the connection is done with once no task is handling.
     func channelClosed() {
         for entry in writer.outbound.close() { entry.written?.fail(ChannelError.ioOnClosedChannel) }
-        let idle = state.withLockedValue { state in
-            state.closed = true
-            return !state.handling
-        }
-        if idle { done(self) }
+        if state.withLockedValue({ $0.channelClosed() }) { done(self) }
     }
 
     // MARK: Off the event loop
 
     /// Closes the connection and cancels the task handling it, if any (the server stops).
     func stop() {
-        let task = state.withLockedValue { state in
-            state.finished = true
-            state.queue.removeAll()
-            return state.task
-        }
-        task?.cancel()
+        state.withLockedValue { $0.stop() }?.cancel()
         channel.close(promise: nil)
     }
 
@@ -146,48 +102,29 @@ final class ServedConnection: Sendable {
         let task = startTask(on: onEventLoop ? channel.eventLoop : nil) {
             await self.handleQueued(with: handle)
         }
-        let stopped = state.withLockedValue { state in
-            if state.handling { state.task = task }
-            return state.finished
-        }
-        if stopped { task.cancel() }
+        if state.withLockedValue({ $0.taskStarted(task) }) { task.cancel() }
     }
 
     /// The next queued frame, or nil when none is left: the task then ends (the next frame
     /// starts another), or, when the pipeline failed after the frames handled, the connection
     /// closes. Asks the handler to read again when the queue has come down.
     private func next() -> Frame? {
-        // Flags set in the closure rather than returned beside the frame: a tuple holding an
-        // optional is destroyed through the run-time's value witnesses.
-        var resume = false
-        var idleAndClosed = false
-        var failure: (any Error)?
-        let frame: Frame? = state.withLockedValue { state in
-            guard !state.finished, let frame = state.queue.popFirst() else {
-                if !state.finished, let error = state.failure {
-                    failure = error
-                } else {
-                    state.handling = false
-                    state.task = nil
-                    idleAndClosed = state.closed
-                }
-                return nil
-            }
-            if state.readingPaused && state.queue.count <= Self.resumeAt {
-                state.readingPaused = false
-                resume = true
-            }
-            return frame
-        }
-        if resume {
+        // What follows set in the closure rather than returned beside the frame: a tuple
+        // holding an optional is destroyed through the run-time's value witnesses.
+        var then = ServedConnectionState<Frame>.Next.none
+        let frame = state.withLockedValue { $0.next(then: &then) }
+        switch then {
+        case .none:
+            break
+        case .resumeReading:
             let loop = channel.eventLoop
             loop.execute { [channel] in channel.pipeline.fireUserInboundEventTriggered(ResumeReading()) }
-        }
-        if let failure {
+        case let .ended(isDone):
+            if isDone { done(self) }
+        case let .fail(failure):
             logger.warning("connection closed", metadata: ["peer": "\(peer)", "error": "\(failure)"])
             finish()
         }
-        if idleAndClosed { done(self) }
         return frame
     }
 
@@ -203,15 +140,9 @@ final class ServedConnection: Sendable {
 
     /// Stops taking frames and closes the channel.
     private func finish() {
-        let closed = state.withLockedValue { state in
-            state.finished = true
-            state.handling = false
-            state.task = nil
-            state.queue.removeAll()
-            return state.closed
-        }
+        let isDone = state.withLockedValue { $0.finish() }
         channel.close(promise: nil)
-        if closed { done(self) }
+        if isDone { done(self) }
     }
 }
 
@@ -229,21 +160,83 @@ final class ServingHandler: ChannelDuplexHandler {
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    /// Where the handler is: reading, with what it has held back or left to flush, or closing.
+    enum State: Equatable {
+        struct Reading: Equatable {
+            /// The peer's stream has ended (set by the `FrameSliceHandler` before this one): an
+            /// error after that ends the connection, one before is a bad header skipped under
+            /// the layout's `resync`.
+            var streamEnded = false
+            /// A read was held back while the queue was full, or the channel took no replies.
+            var readHeldBack = false
+            /// Replies were written in this read and wait for its flush (`runOnEventLoop`).
+            var flushPending = false
+        }
+
+        case reading(Reading)
+        /// Flushed and closing (`runOnEventLoop`): frames still cut are dropped, errors too.
+        case closing
+
+        var isClosing: Bool {
+            if case .closing = self { true } else { false }
+        }
+
+        /// Passes a read on unless the handler must hold it back (`canRead` false).
+        mutating func read(canRead: Bool) -> Bool {
+            guard !canRead, case var .reading(reading) = self else { return true }
+            reading.readHeldBack = true
+            self = .reading(reading)
+            return false
+        }
+
+        /// Whether to pass on a read held back, now that the handler `canRead`.
+        mutating func readAgain(canRead: Bool) -> Bool {
+            guard canRead, case var .reading(reading) = self, reading.readHeldBack else { return false }
+            reading.readHeldBack = false
+            self = .reading(reading)
+            return true
+        }
+
+        /// Replies were written in this read.
+        mutating func wrote() {
+            guard case var .reading(reading) = self else { return }
+            reading.flushPending = true
+            self = .reading(reading)
+        }
+
+        /// The read is complete: whether to flush.
+        mutating func readComplete() -> Bool {
+            guard case var .reading(reading) = self, reading.flushPending else { return false }
+            reading.flushPending = false
+            self = .reading(reading)
+            return true
+        }
+
+        var streamEnded: Bool {
+            get {
+                if case let .reading(reading) = self { reading.streamEnded } else { true }
+            }
+            set {
+                guard case var .reading(reading) = self else { return }
+                reading.streamEnded = newValue
+                self = .reading(reading)
+            }
+        }
+    }
+
     private let connection: ServedConnection
     /// This handler's place in the pipeline, from `handlerAdded` on.
     private var context: ChannelHandlerContext?
-    /// Set by the `FrameSliceHandler` before this one (which holds this handler and passes its
-    /// slices to `received`) once its stream has ended: an error after that ends the
-    /// connection, one before is a bad header skipped under the layout's `resync`. (No
-    /// reference back to it: a weak one would cost each connection a side table.)
-    var streamEnded = false
+    private var state = State.reading(.init())
     private let encoder: FrameEncoder
-    /// A read was held back while the queue was full, or the channel could not take replies.
-    private var readHeldBack = false
-    /// Replies were written in this read and wait for its flush (`runOnEventLoop`).
-    private var flushPending = false
-    /// The connection is closing (`runOnEventLoop`): frames still cut are dropped.
-    private var closing = false
+
+    /// Set by the `FrameSliceHandler` before this one, which holds this handler and passes its
+    /// slices to `received`. (No reference back to it: a weak one would cost each connection a
+    /// side table.)
+    var streamEnded: Bool {
+        get { state.streamEnded }
+        set { state.streamEnded = newValue }
+    }
 
     init(_ connection: ServedConnection, after slices: FrameSliceHandler, layout: FrameLayout) {
         self.connection = connection
@@ -273,23 +266,20 @@ final class ServingHandler: ChannelDuplexHandler {
         }
         // The context is there from before the first read (the handler is added with the
         // channel).
-        guard !closing, let context else { return }
+        guard !state.isClosing, let context else { return }
         var close = false
         let reply = answer(slice, connection, &close)
         // Pushes the handler queued (or others did) go before its reply.
-        if !connection.writer.outbound.isEmpty, writeQueued(context: context) { flushPending = true }
+        if !connection.writer.outbound.isEmpty, writeQueued(context: context) { state.wrote() }
         if let reply {
             write(reply, context: context)
-            flushPending = true
+            state.wrote()
         }
         if close { closeAfterFlush(context: context) }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        if flushPending {
-            flushPending = false
-            context.flush()
-        }
+        if state.readComplete() { context.flush() }
         context.fireChannelReadComplete()
     }
 
@@ -300,24 +290,20 @@ final class ServingHandler: ChannelDuplexHandler {
 
     /// Passes on the read held back once the queue has room and the channel takes writes.
     private func readAgainIfHeldBack(context: ChannelHandlerContext) {
-        if readHeldBack && !connection.readingPaused && context.channel.isWritable {
-            readHeldBack = false
-            context.read()
-        }
+        if state.readAgain(canRead: !connection.readingPaused && context.channel.isWritable) { context.read() }
     }
 
     /// Flushes the replies written before and closes the connection (what the socket does not
     /// take at once goes with it, as when the task-run handlers' connection closes).
     private func closeAfterFlush(context: ChannelHandlerContext) {
-        closing = true
-        flushPending = false
+        state = .closing
         context.flush()
         context.close(promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // A bad header skipped under the layout's `resync`: the frames after it go on.
-        if error is FrameError, !streamEnded {
+        if error is FrameError, !state.streamEnded {
             connection.logger.warning(
                 "skipping a bad header, decoding goes on from the next magic",
                 metadata: [
@@ -327,7 +313,7 @@ final class ServingHandler: ChannelDuplexHandler {
         }
         if case .onEventLoop = connection.handling {
             // The frames read before it are answered.
-            guard !closing else { return }
+            guard !state.isClosing else { return }
             connection.logger.warning(
                 "connection closed", metadata: ["peer": "\(connection.peer)", "error": "\(error)"])
             closeAfterFlush(context: context)
@@ -381,11 +367,7 @@ final class ServingHandler: ChannelDuplexHandler {
     }
 
     func read(context: ChannelHandlerContext) {
-        if connection.readingPaused || !context.channel.isWritable {
-            readHeldBack = true
-        } else {
-            context.read()
-        }
+        if state.read(canRead: !connection.readingPaused && context.channel.isWritable) { context.read() }
     }
 }
 

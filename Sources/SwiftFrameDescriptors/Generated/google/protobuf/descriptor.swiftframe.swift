@@ -6,11 +6,89 @@ import SwiftFrame
 // regenerate with the protoc-gen-swiftframe built from the SwiftFrame package you use.
 fileprivate typealias _SwiftFrameVersionCheck = SwiftFrame.GeneratedCodeVersion1
 
+/// The full set of known editions.
+public enum Google_Protobuf_Edition: Swift.Int32, SwiftFrame.ClosedEnum {
+    /// A placeholder for an unknown edition value.
+    case unknown = 0 // EDITION_UNKNOWN
+    /// A placeholder edition for specifying default behaviors *before* a feature
+    /// was first introduced.  This is effectively an "infinite past".
+    case legacy = 900 // EDITION_LEGACY
+    /// Legacy syntax "editions".  These pre-date editions, but behave much like
+    /// distinct editions.  These can't be used to specify the edition of proto
+    /// files, but feature definitions must supply proto2/proto3 defaults for
+    /// backwards compatibility.
+    case proto2 = 998 // EDITION_PROTO2
+    case proto3 = 999 // EDITION_PROTO3
+    /// Editions that have been released.  The specific values are arbitrary and
+    /// should not be depended on, but they will always be time-ordered for easy
+    /// comparison.
+    case edition2023 = 1000 // EDITION_2023
+    case edition2024 = 1001 // EDITION_2024
+    case edition2026 = 1002 // EDITION_2026
+    /// A placeholder edition for developing and testing unscheduled features.
+    case unstable = 9999 // EDITION_UNSTABLE
+    /// Placeholder editions for testing feature resolution.  These should not be
+    /// used or relied on outside of tests.
+    case edition1TestOnly = 1 // EDITION_1_TEST_ONLY
+    case edition2TestOnly = 2 // EDITION_2_TEST_ONLY
+    case edition99997TestOnly = 99997 // EDITION_99997_TEST_ONLY
+    case edition99998TestOnly = 99998 // EDITION_99998_TEST_ONLY
+    case edition99999TestOnly = 99999 // EDITION_99999_TEST_ONLY
+    /// Placeholder for specifying unbounded edition support.  This should only
+    /// ever be used by plugins that can expect to never require any changes to
+    /// support a new edition.
+    case max = 2147483647 // EDITION_MAX
+
+    public init() {
+        self = .unknown
+    }
+
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 EDITION_UNKNOWN
+        900 EDITION_LEGACY
+        998 EDITION_PROTO2
+        999 EDITION_PROTO3
+        1000 EDITION_2023
+        1001 EDITION_2024
+        1002 EDITION_2026
+        9999 EDITION_UNSTABLE
+        1 EDITION_1_TEST_ONLY
+        2 EDITION_2_TEST_ONLY
+        99997 EDITION_99997_TEST_ONLY
+        99998 EDITION_99998_TEST_ONLY
+        99999 EDITION_99999_TEST_ONLY
+        2147483647 EDITION_MAX
+        """)
+}
+
+/// Describes the 'visibility' of a symbol with respect to the proto import
+/// system. Symbols can only be imported when the visibility rules do not prevent
+/// it (ex: local symbols cannot be imported).  Visibility modifiers can only set
+/// on `message` and `enum` as they are the only types available to be referenced
+/// from other files.
+public enum Google_Protobuf_SymbolVisibility: Swift.Int32, SwiftFrame.ClosedEnum {
+    case visibilityUnset = 0 // VISIBILITY_UNSET
+    case visibilityLocal = 1 // VISIBILITY_LOCAL
+    case visibilityExport = 2 // VISIBILITY_EXPORT
+
+    public init() {
+        self = .visibilityUnset
+    }
+
+    public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+        0 VISIBILITY_UNSET
+        1 VISIBILITY_LOCAL
+        2 VISIBILITY_EXPORT
+        """)
+}
+
 /// The protocol compiler can output a FileDescriptorSet containing the .proto
 /// files it parses.
-public struct Google_Protobuf_FileDescriptorSet: SwiftFrame.Message {
+public struct Google_Protobuf_FileDescriptorSet: SwiftFrame.ExtensibleMessage {
     public var file: [Google_Protobuf_FileDescriptorProto] = []
     public var unknownFields = SwiftFrame.UnknownFields()
+    /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+    public var extensionFields = SwiftFrame.UnknownFields()
 
     public init() {}
 
@@ -32,6 +110,9 @@ public struct Google_Protobuf_FileDescriptorProto: SwiftFrame.Message {
     /// Indexes of the weak imported files in the dependency list.
     /// For Google-internal migration only. Do not use.
     public var weakDependency: [Swift.Int32] = []
+    /// Names of files imported by this file purely for the purpose of providing
+    /// option extensions. These are excluded from the dependency list above.
+    public var optionDependency: [Swift.String] = []
     /// All top-level definitions in this file.
     public var messageType: [Google_Protobuf_DescriptorProto] = []
     public var enumType: [Google_Protobuf_EnumDescriptorProto] = []
@@ -52,8 +133,18 @@ public struct Google_Protobuf_FileDescriptorProto: SwiftFrame.Message {
     }
     private var _sourceCodeInfo: SwiftFrame.Boxed<Google_Protobuf_SourceCodeInfo>? = nil
     /// The syntax of the proto file.
-    /// The supported values are "proto2" and "proto3".
+    /// The supported values are "proto2", "proto3", and "editions".
+    ///
+    /// If `edition` is present, this value must be "editions".
+    /// WARNING: This field should only be used by protobuf plugins or special
+    /// cases like the proto compiler. Other uses are discouraged and
+    /// developers should rely on the protoreflect APIs for their client language.
     public var syntax: Swift.String? = nil
+    /// The edition of the proto file.
+    /// WARNING: This field should only be used by protobuf plugins or special
+    /// cases like the proto compiler. Other uses are discouraged and
+    /// developers should rely on the protoreflect APIs for their client language.
+    public var edition: Google_Protobuf_Edition? = nil
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -64,19 +155,22 @@ public struct Google_Protobuf_FileDescriptorProto: SwiftFrame.Message {
         dependency: [Swift.String] = [],
         publicDependency: [Swift.Int32] = [],
         weakDependency: [Swift.Int32] = [],
+        optionDependency: [Swift.String] = [],
         messageType: [Google_Protobuf_DescriptorProto] = [],
         enumType: [Google_Protobuf_EnumDescriptorProto] = [],
         service: [Google_Protobuf_ServiceDescriptorProto] = [],
         extension_: [Google_Protobuf_FieldDescriptorProto] = [],
         options: Google_Protobuf_FileOptions? = nil,
         sourceCodeInfo: Google_Protobuf_SourceCodeInfo? = nil,
-        syntax: Swift.String? = nil
+        syntax: Swift.String? = nil,
+        edition: Google_Protobuf_Edition? = nil
     ) {
         self.name = name
         self.package = package
         self.dependency = dependency
         self.publicDependency = publicDependency
         self.weakDependency = weakDependency
+        self.optionDependency = optionDependency
         self.messageType = messageType
         self.enumType = enumType
         self.service = service
@@ -84,6 +178,7 @@ public struct Google_Protobuf_FileDescriptorProto: SwiftFrame.Message {
         self.options = options
         self.sourceCodeInfo = sourceCodeInfo
         self.syntax = syntax
+        self.edition = edition
     }
 }
 
@@ -105,6 +200,8 @@ public struct Google_Protobuf_DescriptorProto: SwiftFrame.Message {
     /// Reserved field names, which may not be used by fields in the same message.
     /// A given name may only be reserved once.
     public var reservedName: [Swift.String] = []
+    /// Support for `export` and `local` keywords on enums.
+    public var visibility: Google_Protobuf_SymbolVisibility? = nil
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -119,7 +216,8 @@ public struct Google_Protobuf_DescriptorProto: SwiftFrame.Message {
         oneofDecl: [Google_Protobuf_OneofDescriptorProto] = [],
         options: Google_Protobuf_MessageOptions? = nil,
         reservedRange: [Google_Protobuf_DescriptorProto.ReservedRange] = [],
-        reservedName: [Swift.String] = []
+        reservedName: [Swift.String] = [],
+        visibility: Google_Protobuf_SymbolVisibility? = nil
     ) {
         self.name = name
         self.field = field
@@ -131,6 +229,7 @@ public struct Google_Protobuf_DescriptorProto: SwiftFrame.Message {
         self.options = options
         self.reservedRange = reservedRange
         self.reservedName = reservedName
+        self.visibility = visibility
     }
 
     public struct ExtensionRange: SwiftFrame.Message {
@@ -180,14 +279,93 @@ public struct Google_Protobuf_DescriptorProto: SwiftFrame.Message {
 public struct Google_Protobuf_ExtensionRangeOptions: SwiftFrame.ExtensibleMessage {
     /// The parser stores options it doesn't recognize here. See above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
+    /// For external users: DO NOT USE. We are in the process of open sourcing
+    /// extension declaration and executing internal cleanups before it can be
+    /// used externally.
+    public var declaration: [Google_Protobuf_ExtensionRangeOptions.Declaration] = []
+    /// Any features defined in the specific edition.
+    public var features: Google_Protobuf_FeatureSet? {
+        get { self._features?.value }
+        set { self._features = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _features: SwiftFrame.Boxed<Google_Protobuf_FeatureSet>? = nil
+    /// The verification state of the range.
+    /// TODO: flip the default to DECLARATION once all empty ranges
+    /// are marked as UNVERIFIED.
+    public var verification: Google_Protobuf_ExtensionRangeOptions.VerificationState? = nil
     public var unknownFields = SwiftFrame.UnknownFields()
     /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
     public var extensionFields = SwiftFrame.UnknownFields()
 
     public init() {}
 
-    public init(uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []) {
+    public init(
+        uninterpretedOption: [Google_Protobuf_UninterpretedOption] = [],
+        declaration: [Google_Protobuf_ExtensionRangeOptions.Declaration] = [],
+        features: Google_Protobuf_FeatureSet? = nil,
+        verification: Google_Protobuf_ExtensionRangeOptions.VerificationState? = nil
+    ) {
         self.uninterpretedOption = uninterpretedOption
+        self.declaration = declaration
+        self.features = features
+        self.verification = verification
+    }
+
+    /// The `[default = ...]` values of the .proto, for fields that are not set.
+    public enum Defaults {
+        public static let verification: Google_Protobuf_ExtensionRangeOptions.VerificationState = .unverified
+    }
+
+    /// The verification state of the extension range.
+    public enum VerificationState: Swift.Int32, SwiftFrame.ClosedEnum {
+        /// All the extensions of the range must be declared.
+        case declaration = 0 // DECLARATION
+        case unverified = 1 // UNVERIFIED
+
+        public init() {
+            self = .declaration
+        }
+
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 DECLARATION
+            1 UNVERIFIED
+            """)
+    }
+
+    public struct Declaration: SwiftFrame.Message {
+        /// The extension number declared within the extension range.
+        public var number: Swift.Int32? = nil
+        /// The fully-qualified name of the extension field. There must be a leading
+        /// dot in front of the full name.
+        public var fullName: Swift.String? = nil
+        /// The fully-qualified type name of the extension field. Unlike
+        /// Metadata.type, Declaration.type must have a leading dot for messages
+        /// and enums.
+        public var type: Swift.String? = nil
+        /// If true, indicates that the number is reserved in the extension range,
+        /// and any extension field with the number will fail to compile. Set this
+        /// when a declared extension field is deleted.
+        public var reserved: Swift.Bool? = nil
+        /// If true, indicates that the extension must be defined as repeated.
+        /// Otherwise the extension must be defined as optional.
+        public var repeated: Swift.Bool? = nil
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+
+        public init(
+            number: Swift.Int32? = nil,
+            fullName: Swift.String? = nil,
+            type: Swift.String? = nil,
+            reserved: Swift.Bool? = nil,
+            repeated: Swift.Bool? = nil
+        ) {
+            self.number = number
+            self.fullName = fullName
+            self.type = type
+            self.reserved = reserved
+            self.repeated = repeated
+        }
     }
 }
 
@@ -229,12 +407,12 @@ public struct Google_Protobuf_FieldDescriptorProto: SwiftFrame.Message {
     /// If true, this is a proto3 "optional". When a proto3 field is optional, it
     /// tracks presence regardless of field type.
     ///
-    /// When proto3_optional is true, this field must be belong to a oneof to
-    /// signal to old proto3 clients that presence is tracked for this field. This
-    /// oneof is known as a "synthetic" oneof, and this field must be its sole
-    /// member (each proto3 optional field gets its own synthetic oneof). Synthetic
-    /// oneofs exist in the descriptor only, and do not generate any API. Synthetic
-    /// oneofs must be ordered after all "real" oneofs.
+    /// When proto3_optional is true, this field must belong to a oneof to signal
+    /// to old proto3 clients that presence is tracked for this field. This oneof
+    /// is known as a "synthetic" oneof, and this field must be its sole member
+    /// (each proto3 optional field gets its own synthetic oneof). Synthetic oneofs
+    /// exist in the descriptor only, and do not generate any API. Synthetic oneofs
+    /// must be ordered after all "real" oneofs.
     ///
     /// For message fields, proto3_optional doesn't create any semantic change,
     /// since non-repeated message fields always track presence. However it still
@@ -295,9 +473,10 @@ public struct Google_Protobuf_FieldDescriptorProto: SwiftFrame.Message {
         case bool = 8 // TYPE_BOOL
         case string = 9 // TYPE_STRING
         /// Tag-delimited aggregate.
-        /// Group type is deprecated and not supported in proto3. However, Proto3
+        /// Group type is deprecated and not supported after google.protobuf. However, Proto3
         /// implementations should still be able to parse the group wire format and
-        /// treat group fields as unknown fields.
+        /// treat group fields as unknown fields.  In Editions, the group wire format
+        /// can be enabled via the `message_encoding` feature.
         case group = 10 // TYPE_GROUP
         /// Length-delimited aggregate.
         case message = 11 // TYPE_MESSAGE
@@ -341,8 +520,11 @@ public struct Google_Protobuf_FieldDescriptorProto: SwiftFrame.Message {
     public enum Label: Swift.Int32, SwiftFrame.ClosedEnum {
         /// 0 is reserved for errors
         case optional = 1 // LABEL_OPTIONAL
-        case required = 2 // LABEL_REQUIRED
         case repeated = 3 // LABEL_REPEATED
+        /// The required label is only allowed in google.protobuf.  In proto3 and Editions
+        /// it's explicitly prohibited.  In Editions, the `field_presence` feature
+        /// can be used to get this behavior.
+        case required = 2 // LABEL_REQUIRED
 
         public init() {
             self = .optional
@@ -350,8 +532,8 @@ public struct Google_Protobuf_FieldDescriptorProto: SwiftFrame.Message {
 
         public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
             1 LABEL_OPTIONAL
-            2 LABEL_REQUIRED
             3 LABEL_REPEATED
+            2 LABEL_REQUIRED
             """)
     }
 }
@@ -390,6 +572,8 @@ public struct Google_Protobuf_EnumDescriptorProto: SwiftFrame.Message {
     /// Reserved enum value names, which may not be reused. A given name may only
     /// be reserved once.
     public var reservedName: [Swift.String] = []
+    /// Support for `export` and `local` keywords on enums.
+    public var visibility: Google_Protobuf_SymbolVisibility? = nil
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -399,13 +583,15 @@ public struct Google_Protobuf_EnumDescriptorProto: SwiftFrame.Message {
         value: [Google_Protobuf_EnumValueDescriptorProto] = [],
         options: Google_Protobuf_EnumOptions? = nil,
         reservedRange: [Google_Protobuf_EnumDescriptorProto.EnumReservedRange] = [],
-        reservedName: [Swift.String] = []
+        reservedName: [Swift.String] = [],
+        visibility: Google_Protobuf_SymbolVisibility? = nil
     ) {
         self.name = name
         self.value = value
         self.options = options
         self.reservedRange = reservedRange
         self.reservedName = reservedName
+        self.visibility = visibility
     }
 
     /// Range of reserved numeric values. Reserved values may not be used by
@@ -542,12 +728,16 @@ public struct Google_Protobuf_FileOptions: SwiftFrame.ExtensibleMessage {
     public var javaMultipleFiles: Swift.Bool? = nil
     /// This option does nothing.
     public var javaGenerateEqualsAndHash: Swift.Bool? = nil
-    /// If set true, then the Java2 code generator will generate code that
-    /// throws an exception whenever an attempt is made to assign a non-UTF-8
-    /// byte sequence to a string field.
-    /// Message reflection will do the same.
-    /// However, an extension field still accepts non-UTF-8 byte sequences.
-    /// This option has no effect on when used with the lite runtime.
+    /// A proto2 file can set this to true to opt in to UTF-8 checking for Java,
+    /// which will throw an exception if invalid UTF-8 is parsed from the wire or
+    /// assigned to a string field.
+    ///
+    /// TODO: clarify exactly what kinds of field types this option
+    /// applies to, and update these docs accordingly.
+    ///
+    /// Proto3 files already perform these checks. Setting the option explicitly to
+    /// false has no effect: it cannot be used to opt proto3 files out of UTF-8
+    /// checks.
     public var javaStringCheckUtf8: Swift.Bool? = nil
     public var optimizeFor: Google_Protobuf_FileOptions.OptimizeMode? = nil
     /// Sets the Go package where structs generated from this .proto will be
@@ -569,7 +759,6 @@ public struct Google_Protobuf_FileOptions: SwiftFrame.ExtensibleMessage {
     public var ccGenericServices: Swift.Bool? = nil
     public var javaGenericServices: Swift.Bool? = nil
     public var pyGenericServices: Swift.Bool? = nil
-    public var phpGenericServices: Swift.Bool? = nil
     /// Is this file deprecated?
     /// Depending on the target platform, this can emit Deprecated annotations
     /// for everything in the file, or it will be completely ignored; in the very
@@ -603,6 +792,15 @@ public struct Google_Protobuf_FileOptions: SwiftFrame.ExtensibleMessage {
     /// is empty. When this option is not set, the package name will be used for
     /// determining the ruby package.
     public var rubyPackage: Swift.String? = nil
+    /// Any features defined in the specific edition.
+    /// WARNING: This field should only be used by protobuf plugins or special
+    /// cases like the proto compiler. Other uses are discouraged and
+    /// developers should rely on the protoreflect APIs for their client language.
+    public var features: Google_Protobuf_FeatureSet? {
+        get { self._features?.value }
+        set { self._features = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _features: SwiftFrame.Boxed<Google_Protobuf_FeatureSet>? = nil
     /// The parser stores options it doesn't recognize here.
     /// See the documentation for the "Options" section above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
@@ -623,7 +821,6 @@ public struct Google_Protobuf_FileOptions: SwiftFrame.ExtensibleMessage {
         ccGenericServices: Swift.Bool? = nil,
         javaGenericServices: Swift.Bool? = nil,
         pyGenericServices: Swift.Bool? = nil,
-        phpGenericServices: Swift.Bool? = nil,
         deprecated: Swift.Bool? = nil,
         ccEnableArenas: Swift.Bool? = nil,
         objcClassPrefix: Swift.String? = nil,
@@ -633,6 +830,7 @@ public struct Google_Protobuf_FileOptions: SwiftFrame.ExtensibleMessage {
         phpNamespace: Swift.String? = nil,
         phpMetadataNamespace: Swift.String? = nil,
         rubyPackage: Swift.String? = nil,
+        features: Google_Protobuf_FeatureSet? = nil,
         uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     ) {
         self.javaPackage = javaPackage
@@ -645,7 +843,6 @@ public struct Google_Protobuf_FileOptions: SwiftFrame.ExtensibleMessage {
         self.ccGenericServices = ccGenericServices
         self.javaGenericServices = javaGenericServices
         self.pyGenericServices = pyGenericServices
-        self.phpGenericServices = phpGenericServices
         self.deprecated = deprecated
         self.ccEnableArenas = ccEnableArenas
         self.objcClassPrefix = objcClassPrefix
@@ -655,6 +852,7 @@ public struct Google_Protobuf_FileOptions: SwiftFrame.ExtensibleMessage {
         self.phpNamespace = phpNamespace
         self.phpMetadataNamespace = phpMetadataNamespace
         self.rubyPackage = rubyPackage
+        self.features = features
         self.uninterpretedOption = uninterpretedOption
     }
 
@@ -666,7 +864,6 @@ public struct Google_Protobuf_FileOptions: SwiftFrame.ExtensibleMessage {
         public static let ccGenericServices: Swift.Bool = false
         public static let javaGenericServices: Swift.Bool = false
         public static let pyGenericServices: Swift.Bool = false
-        public static let phpGenericServices: Swift.Bool = false
         public static let deprecated: Swift.Bool = false
         public static let ccEnableArenas: Swift.Bool = true
     }
@@ -745,6 +942,26 @@ public struct Google_Protobuf_MessageOptions: SwiftFrame.ExtensibleMessage {
     /// instead. The option should only be implicitly set by the proto compiler
     /// parser.
     public var mapEntry: Swift.Bool? = nil
+    /// Enable the legacy handling of JSON field name conflicts.  This lowercases
+    /// and strips underscored from the fields before comparison in proto3 only.
+    /// The new behavior takes `json_name` into account and applies to proto2 as
+    /// well.
+    ///
+    /// This should only be used as a temporary measure against broken builds due
+    /// to the change in behavior for JSON field name conflicts.
+    ///
+    /// TODO This is legacy behavior we plan to remove once downstream
+    /// teams have had time to migrate.
+    public var deprecatedLegacyJsonFieldConflicts: Swift.Bool? = nil
+    /// Any features defined in the specific edition.
+    /// WARNING: This field should only be used by protobuf plugins or special
+    /// cases like the proto compiler. Other uses are discouraged and
+    /// developers should rely on the protoreflect APIs for their client language.
+    public var features: Google_Protobuf_FeatureSet? {
+        get { self._features?.value }
+        set { self._features = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _features: SwiftFrame.Boxed<Google_Protobuf_FeatureSet>? = nil
     /// The parser stores options it doesn't recognize here. See above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     public var unknownFields = SwiftFrame.UnknownFields()
@@ -758,12 +975,16 @@ public struct Google_Protobuf_MessageOptions: SwiftFrame.ExtensibleMessage {
         noStandardDescriptorAccessor: Swift.Bool? = nil,
         deprecated: Swift.Bool? = nil,
         mapEntry: Swift.Bool? = nil,
+        deprecatedLegacyJsonFieldConflicts: Swift.Bool? = nil,
+        features: Google_Protobuf_FeatureSet? = nil,
         uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     ) {
         self.messageSetWireFormat = messageSetWireFormat
         self.noStandardDescriptorAccessor = noStandardDescriptorAccessor
         self.deprecated = deprecated
         self.mapEntry = mapEntry
+        self.deprecatedLegacyJsonFieldConflicts = deprecatedLegacyJsonFieldConflicts
+        self.features = features
         self.uninterpretedOption = uninterpretedOption
     }
 
@@ -776,16 +997,21 @@ public struct Google_Protobuf_MessageOptions: SwiftFrame.ExtensibleMessage {
 }
 
 public struct Google_Protobuf_FieldOptions: SwiftFrame.ExtensibleMessage {
+    /// NOTE: ctype is deprecated. Use `features.(pb.cpp).string_type` instead.
     /// The ctype option instructs the C++ code generator to use a different
     /// representation of the field than it normally would.  See the specific
-    /// options below.  This option is not yet implemented in the open source
-    /// release -- sorry, we'll try to include it in a future version!
+    /// options below.  This option is only implemented to support use of
+    /// [ctype=CORD] and [ctype=STRING] (the default) on non-repeated fields of
+    /// type "bytes" in the open source release.
+    /// TODO: make ctype actually deprecated.
     public var ctype: Google_Protobuf_FieldOptions.CType? = nil
     /// The packed option can be enabled for repeated primitive fields to enable
     /// a more efficient representation on the wire. Rather than repeatedly
     /// writing the tag and type for each element, the entire array is encoded as
     /// a single length-delimited blob. In proto3, only explicit setting it to
-    /// false will avoid using packed encoding.
+    /// false will avoid using packed encoding.  This option is prohibited in
+    /// Editions, but the `repeated_field_encoding` feature can be used to control
+    /// the behavior.
     public var packed: Swift.Bool? = nil
     /// The jstype option determines the JavaScript type used for values of the
     /// field.  The option is permitted only for 64 bit integral and fixed types
@@ -816,23 +1042,11 @@ public struct Google_Protobuf_FieldOptions: SwiftFrame.ExtensibleMessage {
     /// call from multiple threads concurrently, while non-const methods continue
     /// to require exclusive access.
     ///
-    ///
-    /// Note that implementations may choose not to check required fields within
-    /// a lazy sub-message.  That is, calling IsInitialized() on the outer message
-    /// may return true even if the inner message has missing required fields.
-    /// This is necessary because otherwise the inner message would have to be
-    /// parsed in order to perform the check, defeating the purpose of lazy
-    /// parsing.  An implementation which chooses not to check required fields
-    /// must be consistent about it.  That is, for any particular sub-message, the
-    /// implementation must either *always* check its required fields, or *never*
-    /// check its required fields, regardless of whether or not the message has
-    /// been parsed.
-    ///
-    /// As of 2021, lazy does no correctness checks on the byte stream during
-    /// parsing.  This may lead to crashes if and when an invalid byte stream is
-    /// finally parsed upon access.
-    ///
-    /// TODO(b/211906113):  Enable validation on lazy fields.
+    /// Note that lazy message fields are still eagerly verified to check
+    /// ill-formed wireformat or missing required fields. Calling IsInitialized()
+    /// on the outer message would fail if the inner message has missing required
+    /// fields. Failed verification would result in parsing failure (except when
+    /// uninitialized messages are acceptable).
     public var lazy: Swift.Bool? = nil
     /// unverified_lazy does no correctness checks on the byte stream. This should
     /// only be used where lazy with verification is prohibitive for performance
@@ -843,8 +1057,29 @@ public struct Google_Protobuf_FieldOptions: SwiftFrame.ExtensibleMessage {
     /// for accessors, or it will be completely ignored; in the very least, this
     /// is a formalization for deprecating fields.
     public var deprecated: Swift.Bool? = nil
+    /// DEPRECATED. DO NOT USE!
     /// For Google-internal migration only. Do not use.
     public var weak: Swift.Bool? = nil
+    /// Indicate that the field value should not be printed out when using debug
+    /// formats, e.g. when the field contains sensitive credentials.
+    public var debugRedact: Swift.Bool? = nil
+    public var retention: Google_Protobuf_FieldOptions.OptionRetention? = nil
+    public var targets: [Google_Protobuf_FieldOptions.OptionTargetType] = []
+    public var editionDefaults: [Google_Protobuf_FieldOptions.EditionDefault] = []
+    /// Any features defined in the specific edition.
+    /// WARNING: This field should only be used by protobuf plugins or special
+    /// cases like the proto compiler. Other uses are discouraged and
+    /// developers should rely on the protoreflect APIs for their client language.
+    public var features: Google_Protobuf_FeatureSet? {
+        get { self._features?.value }
+        set { self._features = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _features: SwiftFrame.Boxed<Google_Protobuf_FeatureSet>? = nil
+    public var featureSupport: Google_Protobuf_FieldOptions.FeatureSupport? {
+        get { self._featureSupport?.value }
+        set { self._featureSupport = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _featureSupport: SwiftFrame.Boxed<Google_Protobuf_FieldOptions.FeatureSupport>? = nil
     /// The parser stores options it doesn't recognize here. See above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     public var unknownFields = SwiftFrame.UnknownFields()
@@ -861,6 +1096,12 @@ public struct Google_Protobuf_FieldOptions: SwiftFrame.ExtensibleMessage {
         unverifiedLazy: Swift.Bool? = nil,
         deprecated: Swift.Bool? = nil,
         weak: Swift.Bool? = nil,
+        debugRedact: Swift.Bool? = nil,
+        retention: Google_Protobuf_FieldOptions.OptionRetention? = nil,
+        targets: [Google_Protobuf_FieldOptions.OptionTargetType] = [],
+        editionDefaults: [Google_Protobuf_FieldOptions.EditionDefault] = [],
+        features: Google_Protobuf_FeatureSet? = nil,
+        featureSupport: Google_Protobuf_FieldOptions.FeatureSupport? = nil,
         uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     ) {
         self.ctype = ctype
@@ -870,6 +1111,12 @@ public struct Google_Protobuf_FieldOptions: SwiftFrame.ExtensibleMessage {
         self.unverifiedLazy = unverifiedLazy
         self.deprecated = deprecated
         self.weak = weak
+        self.debugRedact = debugRedact
+        self.retention = retention
+        self.targets = targets
+        self.editionDefaults = editionDefaults
+        self.features = features
+        self.featureSupport = featureSupport
         self.uninterpretedOption = uninterpretedOption
     }
 
@@ -881,11 +1128,18 @@ public struct Google_Protobuf_FieldOptions: SwiftFrame.ExtensibleMessage {
         public static let unverifiedLazy: Swift.Bool = false
         public static let deprecated: Swift.Bool = false
         public static let weak: Swift.Bool = false
+        public static let debugRedact: Swift.Bool = false
     }
 
     public enum CType: Swift.Int32, SwiftFrame.ClosedEnum {
         /// Default mode.
         case string = 0 // STRING
+        /// The option [ctype=CORD] may be applied to a non-repeated field of type
+        /// "bytes". It indicates that in C++, the data should be stored in a Cord
+        /// instead of a string.  For very large strings, this may reduce memory
+        /// fragmentation. It may also allow better performance when parsing from a
+        /// Cord, or when parsing with aliasing enabled, as the parsed Cord may then
+        /// alias the original buffer.
         case cord = 1 // CORD
         case stringPiece = 2 // STRING_PIECE
 
@@ -918,9 +1172,120 @@ public struct Google_Protobuf_FieldOptions: SwiftFrame.ExtensibleMessage {
             2 JS_NUMBER
             """)
     }
+
+    /// If set to RETENTION_SOURCE, the option will be omitted from the binary.
+    public enum OptionRetention: Swift.Int32, SwiftFrame.ClosedEnum {
+        case retentionUnknown = 0 // RETENTION_UNKNOWN
+        case retentionRuntime = 1 // RETENTION_RUNTIME
+        case retentionSource = 2 // RETENTION_SOURCE
+
+        public init() {
+            self = .retentionUnknown
+        }
+
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 RETENTION_UNKNOWN
+            1 RETENTION_RUNTIME
+            2 RETENTION_SOURCE
+            """)
+    }
+
+    /// This indicates the types of entities that the field may apply to when used
+    /// as an option. If it is unset, then the field may be freely used as an
+    /// option on any kind of entity.
+    public enum OptionTargetType: Swift.Int32, SwiftFrame.ClosedEnum {
+        case targetTypeUnknown = 0 // TARGET_TYPE_UNKNOWN
+        case targetTypeFile = 1 // TARGET_TYPE_FILE
+        case targetTypeExtensionRange = 2 // TARGET_TYPE_EXTENSION_RANGE
+        case targetTypeMessage = 3 // TARGET_TYPE_MESSAGE
+        case targetTypeField = 4 // TARGET_TYPE_FIELD
+        case targetTypeOneof = 5 // TARGET_TYPE_ONEOF
+        case targetTypeEnum = 6 // TARGET_TYPE_ENUM
+        case targetTypeEnumEntry = 7 // TARGET_TYPE_ENUM_ENTRY
+        case targetTypeService = 8 // TARGET_TYPE_SERVICE
+        case targetTypeMethod = 9 // TARGET_TYPE_METHOD
+
+        public init() {
+            self = .targetTypeUnknown
+        }
+
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 TARGET_TYPE_UNKNOWN
+            1 TARGET_TYPE_FILE
+            2 TARGET_TYPE_EXTENSION_RANGE
+            3 TARGET_TYPE_MESSAGE
+            4 TARGET_TYPE_FIELD
+            5 TARGET_TYPE_ONEOF
+            6 TARGET_TYPE_ENUM
+            7 TARGET_TYPE_ENUM_ENTRY
+            8 TARGET_TYPE_SERVICE
+            9 TARGET_TYPE_METHOD
+            """)
+    }
+
+    public struct EditionDefault: SwiftFrame.Message {
+        public var edition: Google_Protobuf_Edition? = nil
+        /// Textproto value.
+        public var value: Swift.String? = nil
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+
+        public init(edition: Google_Protobuf_Edition? = nil, value: Swift.String? = nil) {
+            self.edition = edition
+            self.value = value
+        }
+    }
+
+    /// Information about the support window of a feature.
+    public struct FeatureSupport: SwiftFrame.Message {
+        /// The edition that this feature was first available in.  In editions
+        /// earlier than this one, the default assigned to EDITION_LEGACY will be
+        /// used, and proto files will not be able to override it.
+        public var editionIntroduced: Google_Protobuf_Edition? = nil
+        /// The edition this feature becomes deprecated in.  Using this after this
+        /// edition may trigger warnings.
+        public var editionDeprecated: Google_Protobuf_Edition? = nil
+        /// The deprecation warning text if this feature is used after the edition it
+        /// was marked deprecated in.
+        public var deprecationWarning: Swift.String? = nil
+        /// The edition this feature is no longer available in.  In editions after
+        /// this one, the last default assigned will be used, and proto files will
+        /// not be able to override it.
+        public var editionRemoved: Google_Protobuf_Edition? = nil
+        /// The removal error text if this feature is used after the edition it was
+        /// removed in.
+        public var removalError: Swift.String? = nil
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+
+        public init(
+            editionIntroduced: Google_Protobuf_Edition? = nil,
+            editionDeprecated: Google_Protobuf_Edition? = nil,
+            deprecationWarning: Swift.String? = nil,
+            editionRemoved: Google_Protobuf_Edition? = nil,
+            removalError: Swift.String? = nil
+        ) {
+            self.editionIntroduced = editionIntroduced
+            self.editionDeprecated = editionDeprecated
+            self.deprecationWarning = deprecationWarning
+            self.editionRemoved = editionRemoved
+            self.removalError = removalError
+        }
+    }
 }
 
 public struct Google_Protobuf_OneofOptions: SwiftFrame.ExtensibleMessage {
+    /// Any features defined in the specific edition.
+    /// WARNING: This field should only be used by protobuf plugins or special
+    /// cases like the proto compiler. Other uses are discouraged and
+    /// developers should rely on the protoreflect APIs for their client language.
+    public var features: Google_Protobuf_FeatureSet? {
+        get { self._features?.value }
+        set { self._features = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _features: SwiftFrame.Boxed<Google_Protobuf_FeatureSet>? = nil
     /// The parser stores options it doesn't recognize here. See above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     public var unknownFields = SwiftFrame.UnknownFields()
@@ -929,7 +1294,11 @@ public struct Google_Protobuf_OneofOptions: SwiftFrame.ExtensibleMessage {
 
     public init() {}
 
-    public init(uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []) {
+    public init(
+        features: Google_Protobuf_FeatureSet? = nil,
+        uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
+    ) {
+        self.features = features
         self.uninterpretedOption = uninterpretedOption
     }
 }
@@ -943,6 +1312,22 @@ public struct Google_Protobuf_EnumOptions: SwiftFrame.ExtensibleMessage {
     /// for the enum, or it will be completely ignored; in the very least, this
     /// is a formalization for deprecating enums.
     public var deprecated: Swift.Bool? = nil
+    /// Enable the legacy handling of JSON field name conflicts.  This lowercases
+    /// and strips underscored from the fields before comparison in proto3 only.
+    /// The new behavior takes `json_name` into account and applies to proto2 as
+    /// well.
+    /// TODO Remove this legacy behavior once downstream teams have
+    /// had time to migrate.
+    public var deprecatedLegacyJsonFieldConflicts: Swift.Bool? = nil
+    /// Any features defined in the specific edition.
+    /// WARNING: This field should only be used by protobuf plugins or special
+    /// cases like the proto compiler. Other uses are discouraged and
+    /// developers should rely on the protoreflect APIs for their client language.
+    public var features: Google_Protobuf_FeatureSet? {
+        get { self._features?.value }
+        set { self._features = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _features: SwiftFrame.Boxed<Google_Protobuf_FeatureSet>? = nil
     /// The parser stores options it doesn't recognize here. See above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     public var unknownFields = SwiftFrame.UnknownFields()
@@ -954,10 +1339,14 @@ public struct Google_Protobuf_EnumOptions: SwiftFrame.ExtensibleMessage {
     public init(
         allowAlias: Swift.Bool? = nil,
         deprecated: Swift.Bool? = nil,
+        deprecatedLegacyJsonFieldConflicts: Swift.Bool? = nil,
+        features: Google_Protobuf_FeatureSet? = nil,
         uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     ) {
         self.allowAlias = allowAlias
         self.deprecated = deprecated
+        self.deprecatedLegacyJsonFieldConflicts = deprecatedLegacyJsonFieldConflicts
+        self.features = features
         self.uninterpretedOption = uninterpretedOption
     }
 
@@ -973,6 +1362,25 @@ public struct Google_Protobuf_EnumValueOptions: SwiftFrame.ExtensibleMessage {
     /// for the enum value, or it will be completely ignored; in the very least,
     /// this is a formalization for deprecating enum values.
     public var deprecated: Swift.Bool? = nil
+    /// Any features defined in the specific edition.
+    /// WARNING: This field should only be used by protobuf plugins or special
+    /// cases like the proto compiler. Other uses are discouraged and
+    /// developers should rely on the protoreflect APIs for their client language.
+    public var features: Google_Protobuf_FeatureSet? {
+        get { self._features?.value }
+        set { self._features = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _features: SwiftFrame.Boxed<Google_Protobuf_FeatureSet>? = nil
+    /// Indicate that fields annotated with this enum value should not be printed
+    /// out when using debug formats, e.g. when the field contains sensitive
+    /// credentials.
+    public var debugRedact: Swift.Bool? = nil
+    /// Information about the support window of a feature value.
+    public var featureSupport: Google_Protobuf_FieldOptions.FeatureSupport? {
+        get { self._featureSupport?.value }
+        set { self._featureSupport = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _featureSupport: SwiftFrame.Boxed<Google_Protobuf_FieldOptions.FeatureSupport>? = nil
     /// The parser stores options it doesn't recognize here. See above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     public var unknownFields = SwiftFrame.UnknownFields()
@@ -983,19 +1391,35 @@ public struct Google_Protobuf_EnumValueOptions: SwiftFrame.ExtensibleMessage {
 
     public init(
         deprecated: Swift.Bool? = nil,
+        features: Google_Protobuf_FeatureSet? = nil,
+        debugRedact: Swift.Bool? = nil,
+        featureSupport: Google_Protobuf_FieldOptions.FeatureSupport? = nil,
         uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     ) {
         self.deprecated = deprecated
+        self.features = features
+        self.debugRedact = debugRedact
+        self.featureSupport = featureSupport
         self.uninterpretedOption = uninterpretedOption
     }
 
     /// The `[default = ...]` values of the .proto, for fields that are not set.
     public enum Defaults {
         public static let deprecated: Swift.Bool = false
+        public static let debugRedact: Swift.Bool = false
     }
 }
 
 public struct Google_Protobuf_ServiceOptions: SwiftFrame.ExtensibleMessage {
+    /// Any features defined in the specific edition.
+    /// WARNING: This field should only be used by protobuf plugins or special
+    /// cases like the proto compiler. Other uses are discouraged and
+    /// developers should rely on the protoreflect APIs for their client language.
+    public var features: Google_Protobuf_FeatureSet? {
+        get { self._features?.value }
+        set { self._features = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _features: SwiftFrame.Boxed<Google_Protobuf_FeatureSet>? = nil
     /// Is this service deprecated?
     /// Depending on the target platform, this can emit Deprecated annotations
     /// for the service, or it will be completely ignored; in the very least,
@@ -1010,9 +1434,11 @@ public struct Google_Protobuf_ServiceOptions: SwiftFrame.ExtensibleMessage {
     public init() {}
 
     public init(
+        features: Google_Protobuf_FeatureSet? = nil,
         deprecated: Swift.Bool? = nil,
         uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     ) {
+        self.features = features
         self.deprecated = deprecated
         self.uninterpretedOption = uninterpretedOption
     }
@@ -1030,6 +1456,15 @@ public struct Google_Protobuf_MethodOptions: SwiftFrame.ExtensibleMessage {
     /// this is a formalization for deprecating methods.
     public var deprecated: Swift.Bool? = nil
     public var idempotencyLevel: Google_Protobuf_MethodOptions.IdempotencyLevel? = nil
+    /// Any features defined in the specific edition.
+    /// WARNING: This field should only be used by protobuf plugins or special
+    /// cases like the proto compiler. Other uses are discouraged and
+    /// developers should rely on the protoreflect APIs for their client language.
+    public var features: Google_Protobuf_FeatureSet? {
+        get { self._features?.value }
+        set { self._features = newValue.map(SwiftFrame.Boxed.init) }
+    }
+    private var _features: SwiftFrame.Boxed<Google_Protobuf_FeatureSet>? = nil
     /// The parser stores options it doesn't recognize here. See above.
     public var uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     public var unknownFields = SwiftFrame.UnknownFields()
@@ -1041,10 +1476,12 @@ public struct Google_Protobuf_MethodOptions: SwiftFrame.ExtensibleMessage {
     public init(
         deprecated: Swift.Bool? = nil,
         idempotencyLevel: Google_Protobuf_MethodOptions.IdempotencyLevel? = nil,
+        features: Google_Protobuf_FeatureSet? = nil,
         uninterpretedOption: [Google_Protobuf_UninterpretedOption] = []
     ) {
         self.deprecated = deprecated
         self.idempotencyLevel = idempotencyLevel
+        self.features = features
         self.uninterpretedOption = uninterpretedOption
     }
 
@@ -1133,9 +1570,259 @@ public struct Google_Protobuf_UninterpretedOption: SwiftFrame.Message {
     }
 }
 
+/// TODO Enums in C++ gencode (and potentially other languages) are
+/// not well scoped.  This means that each of the feature enums below can clash
+/// with each other.  The short names we've chosen maximize call-site
+/// readability, but leave us very open to this scenario.  A future feature will
+/// be designed and implemented to handle this, hopefully before we ever hit a
+/// conflict here.
+public struct Google_Protobuf_FeatureSet: SwiftFrame.ExtensibleMessage {
+    public var fieldPresence: Google_Protobuf_FeatureSet.FieldPresence? = nil
+    public var enumType: Google_Protobuf_FeatureSet.EnumType? = nil
+    public var repeatedFieldEncoding: Google_Protobuf_FeatureSet.RepeatedFieldEncoding? = nil
+    public var utf8Validation: Google_Protobuf_FeatureSet.Utf8Validation? = nil
+    public var messageEncoding: Google_Protobuf_FeatureSet.MessageEncoding? = nil
+    public var jsonFormat: Google_Protobuf_FeatureSet.JsonFormat? = nil
+    public var enforceNamingStyle: Google_Protobuf_FeatureSet.EnforceNamingStyle? = nil
+    public var defaultSymbolVisibility: Google_Protobuf_FeatureSet.VisibilityFeature.DefaultSymbolVisibility? = nil
+    public var unknownFields = SwiftFrame.UnknownFields()
+    /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+    public var extensionFields = SwiftFrame.UnknownFields()
+
+    public init() {}
+
+    public init(
+        fieldPresence: Google_Protobuf_FeatureSet.FieldPresence? = nil,
+        enumType: Google_Protobuf_FeatureSet.EnumType? = nil,
+        repeatedFieldEncoding: Google_Protobuf_FeatureSet.RepeatedFieldEncoding? = nil,
+        utf8Validation: Google_Protobuf_FeatureSet.Utf8Validation? = nil,
+        messageEncoding: Google_Protobuf_FeatureSet.MessageEncoding? = nil,
+        jsonFormat: Google_Protobuf_FeatureSet.JsonFormat? = nil,
+        enforceNamingStyle: Google_Protobuf_FeatureSet.EnforceNamingStyle? = nil,
+        defaultSymbolVisibility: Google_Protobuf_FeatureSet.VisibilityFeature.DefaultSymbolVisibility? = nil
+    ) {
+        self.fieldPresence = fieldPresence
+        self.enumType = enumType
+        self.repeatedFieldEncoding = repeatedFieldEncoding
+        self.utf8Validation = utf8Validation
+        self.messageEncoding = messageEncoding
+        self.jsonFormat = jsonFormat
+        self.enforceNamingStyle = enforceNamingStyle
+        self.defaultSymbolVisibility = defaultSymbolVisibility
+    }
+
+    public enum FieldPresence: Swift.Int32, SwiftFrame.ClosedEnum {
+        case unknown = 0 // FIELD_PRESENCE_UNKNOWN
+        case explicit = 1 // EXPLICIT
+        case implicit = 2 // IMPLICIT
+        case legacyRequired = 3 // LEGACY_REQUIRED
+
+        public init() {
+            self = .unknown
+        }
+
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 FIELD_PRESENCE_UNKNOWN
+            1 EXPLICIT
+            2 IMPLICIT
+            3 LEGACY_REQUIRED
+            """)
+    }
+
+    public enum EnumType: Swift.Int32, SwiftFrame.ClosedEnum {
+        case unknown = 0 // ENUM_TYPE_UNKNOWN
+        case open_ = 1 // OPEN
+        case closed = 2 // CLOSED
+
+        public init() {
+            self = .unknown
+        }
+
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 ENUM_TYPE_UNKNOWN
+            1 OPEN
+            2 CLOSED
+            """)
+    }
+
+    public enum RepeatedFieldEncoding: Swift.Int32, SwiftFrame.ClosedEnum {
+        case unknown = 0 // REPEATED_FIELD_ENCODING_UNKNOWN
+        case packed = 1 // PACKED
+        case expanded = 2 // EXPANDED
+
+        public init() {
+            self = .unknown
+        }
+
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 REPEATED_FIELD_ENCODING_UNKNOWN
+            1 PACKED
+            2 EXPANDED
+            """)
+    }
+
+    public enum Utf8Validation: Swift.Int32, SwiftFrame.ClosedEnum {
+        case unknown = 0 // UTF8_VALIDATION_UNKNOWN
+        case verify = 2 // VERIFY
+        case none = 3 // NONE
+
+        public init() {
+            self = .unknown
+        }
+
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 UTF8_VALIDATION_UNKNOWN
+            2 VERIFY
+            3 NONE
+            """)
+    }
+
+    public enum MessageEncoding: Swift.Int32, SwiftFrame.ClosedEnum {
+        case unknown = 0 // MESSAGE_ENCODING_UNKNOWN
+        case lengthPrefixed = 1 // LENGTH_PREFIXED
+        case delimited = 2 // DELIMITED
+
+        public init() {
+            self = .unknown
+        }
+
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 MESSAGE_ENCODING_UNKNOWN
+            1 LENGTH_PREFIXED
+            2 DELIMITED
+            """)
+    }
+
+    public enum JsonFormat: Swift.Int32, SwiftFrame.ClosedEnum {
+        case unknown = 0 // JSON_FORMAT_UNKNOWN
+        case allow = 1 // ALLOW
+        case legacyBestEffort = 2 // LEGACY_BEST_EFFORT
+
+        public init() {
+            self = .unknown
+        }
+
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 JSON_FORMAT_UNKNOWN
+            1 ALLOW
+            2 LEGACY_BEST_EFFORT
+            """)
+    }
+
+    public enum EnforceNamingStyle: Swift.Int32, SwiftFrame.ClosedEnum {
+        case unknown = 0 // ENFORCE_NAMING_STYLE_UNKNOWN
+        case style2024 = 1 // STYLE2024
+        case styleLegacy = 2 // STYLE_LEGACY
+        case style2026 = 3 // STYLE2026
+
+        public init() {
+            self = .unknown
+        }
+
+        public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+            0 ENFORCE_NAMING_STYLE_UNKNOWN
+            1 STYLE2024
+            2 STYLE_LEGACY
+            3 STYLE2026
+            """)
+    }
+
+    public struct VisibilityFeature: SwiftFrame.Message {
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+
+        public enum DefaultSymbolVisibility: Swift.Int32, SwiftFrame.ClosedEnum {
+            case unknown = 0 // DEFAULT_SYMBOL_VISIBILITY_UNKNOWN
+            /// Default pre-EDITION_2024, all UNSET visibility are export.
+            case exportAll = 1 // EXPORT_ALL
+            /// All top-level symbols default to export, nested default to local.
+            case exportTopLevel = 2 // EXPORT_TOP_LEVEL
+            /// All symbols default to local.
+            case localAll = 3 // LOCAL_ALL
+            /// All symbols local by default. Nested types cannot be exported.
+            /// With special case caveat for message { enum {} reserved 1 to max; }
+            /// This is the recommended setting for new protos.
+            case strict = 4 // STRICT
+
+            public init() {
+                self = .unknown
+            }
+
+            public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+                0 DEFAULT_SYMBOL_VISIBILITY_UNKNOWN
+                1 EXPORT_ALL
+                2 EXPORT_TOP_LEVEL
+                3 LOCAL_ALL
+                4 STRICT
+                """)
+        }
+    }
+}
+
+/// A compiled specification for the defaults of a set of features.  These
+/// messages are generated from FeatureSet extensions and can be used to seed
+/// feature resolution. The resolution with this object becomes a simple search
+/// for the closest matching edition, followed by proto merges.
+public struct Google_Protobuf_FeatureSetDefaults: SwiftFrame.Message {
+    public var defaults: [Google_Protobuf_FeatureSetDefaults.FeatureSetEditionDefault] = []
+    /// The minimum supported edition (inclusive) when this was constructed.
+    /// Editions before this will not have defaults.
+    public var minimumEdition: Google_Protobuf_Edition? = nil
+    /// The maximum known edition (inclusive) when this was constructed. Editions
+    /// after this will not have reliable defaults.
+    public var maximumEdition: Google_Protobuf_Edition? = nil
+    public var unknownFields = SwiftFrame.UnknownFields()
+
+    public init() {}
+
+    public init(
+        defaults: [Google_Protobuf_FeatureSetDefaults.FeatureSetEditionDefault] = [],
+        minimumEdition: Google_Protobuf_Edition? = nil,
+        maximumEdition: Google_Protobuf_Edition? = nil
+    ) {
+        self.defaults = defaults
+        self.minimumEdition = minimumEdition
+        self.maximumEdition = maximumEdition
+    }
+
+    /// A map from every known edition with a unique set of defaults to its
+    /// defaults. Not all editions may be contained here.  For a given edition,
+    /// the defaults at the closest matching edition ordered at or before it should
+    /// be used.  This field must be in strict ascending order by edition.
+    public struct FeatureSetEditionDefault: SwiftFrame.Message {
+        public var edition: Google_Protobuf_Edition? = nil
+        /// Defaults of features that can be overridden in this edition.
+        public var overridableFeatures: Google_Protobuf_FeatureSet? {
+            get { self._overridableFeatures?.value }
+            set { self._overridableFeatures = newValue.map(SwiftFrame.Boxed.init) }
+        }
+        private var _overridableFeatures: SwiftFrame.Boxed<Google_Protobuf_FeatureSet>? = nil
+        /// Defaults of features that can't be overridden in this edition.
+        public var fixedFeatures: Google_Protobuf_FeatureSet? {
+            get { self._fixedFeatures?.value }
+            set { self._fixedFeatures = newValue.map(SwiftFrame.Boxed.init) }
+        }
+        private var _fixedFeatures: SwiftFrame.Boxed<Google_Protobuf_FeatureSet>? = nil
+        public var unknownFields = SwiftFrame.UnknownFields()
+
+        public init() {}
+
+        public init(
+            edition: Google_Protobuf_Edition? = nil,
+            overridableFeatures: Google_Protobuf_FeatureSet? = nil,
+            fixedFeatures: Google_Protobuf_FeatureSet? = nil
+        ) {
+            self.edition = edition
+            self.overridableFeatures = overridableFeatures
+            self.fixedFeatures = fixedFeatures
+        }
+    }
+}
+
 /// Encapsulates information about the original source file from which a
 /// FileDescriptorProto was generated.
-public struct Google_Protobuf_SourceCodeInfo: SwiftFrame.Message {
+public struct Google_Protobuf_SourceCodeInfo: SwiftFrame.ExtensibleMessage {
     /// A Location identifies a piece of source code in a .proto file which
     /// corresponds to a particular definition.  This information is intended
     /// to be useful to IDEs, code indexers, documentation generators, and similar
@@ -1181,6 +1868,8 @@ public struct Google_Protobuf_SourceCodeInfo: SwiftFrame.Message {
     ///   be recorded in the future.
     public var location: [Google_Protobuf_SourceCodeInfo.Location] = []
     public var unknownFields = SwiftFrame.UnknownFields()
+    /// Fields read in the extension ranges; see `SwiftFrame.Extension`.
+    public var extensionFields = SwiftFrame.UnknownFields()
 
     public init() {}
 
@@ -1193,7 +1882,7 @@ public struct Google_Protobuf_SourceCodeInfo: SwiftFrame.Message {
         /// location.
         ///
         /// Each element is a field number or an index.  They form a path from
-        /// the root FileDescriptorProto to the place where the definition occurs.
+        /// the root FileDescriptorProto to the place where the definition appears.
         /// For example, this path:
         ///   [ 4, 3, 2, 7, 1 ]
         /// refers to:
@@ -1314,9 +2003,10 @@ public struct Google_Protobuf_GeneratedCodeInfo: SwiftFrame.Message {
         /// that relates to the identified object.
         public var begin: Swift.Int32? = nil
         /// Identifies the ending offset in bytes in the generated code that
-        /// relates to the identified offset. The end offset should be one past
+        /// relates to the identified object. The end offset should be one past
         /// the last relevant byte (so the length of the text = end - begin).
         public var end: Swift.Int32? = nil
+        public var semantic: Google_Protobuf_GeneratedCodeInfo.Annotation.Semantic? = nil
         public var unknownFields = SwiftFrame.UnknownFields()
 
         public init() {}
@@ -1325,12 +2015,35 @@ public struct Google_Protobuf_GeneratedCodeInfo: SwiftFrame.Message {
             path: [Swift.Int32] = [],
             sourceFile: Swift.String? = nil,
             begin: Swift.Int32? = nil,
-            end: Swift.Int32? = nil
+            end: Swift.Int32? = nil,
+            semantic: Google_Protobuf_GeneratedCodeInfo.Annotation.Semantic? = nil
         ) {
             self.path = path
             self.sourceFile = sourceFile
             self.begin = begin
             self.end = end
+            self.semantic = semantic
+        }
+
+        /// Represents the identified object's effect on the element in the original
+        /// .proto file.
+        public enum Semantic: Swift.Int32, SwiftFrame.ClosedEnum {
+            /// There is no effect or the effect is indescribable.
+            case none = 0 // NONE
+            /// The element is set or otherwise mutated.
+            case set = 1 // SET
+            /// An alias to the element is returned.
+            case alias = 2 // ALIAS
+
+            public init() {
+                self = .none
+            }
+
+            public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
+                0 NONE
+                1 SET
+                2 ALIAS
+                """)
         }
     }
 }
@@ -1343,14 +2056,17 @@ extension Google_Protobuf_FileDescriptorSet: SwiftFrame.FieldTableMessage {
         layout: """
             1 repeated checked message file
             unknown
+            extensions
             """,
         offsets: [
             Swift.MemoryLayout<Self>.offset(of: \.file)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
         ],
         types: [
             Google_Protobuf_FileDescriptorProto.self,
-        ]
+        ],
+        extensionRanges: [536000000...536000000]
     )
 
     @inline(never)
@@ -1359,19 +2075,27 @@ extension Google_Protobuf_FileDescriptorSet: SwiftFrame.FieldTableMessage {
             let tag = try reader.readTag()
             switch tag {
             case 10: try reader.readMessage(appendingTo: &self.file) // file = 1
-            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            default:
+                if tag >= 4288000000 && tag <= 4288000007 { // extensions 536000000...536000000
+                    try reader.skipField(tag: tag, into: &self.extensionFields)
+                } else {
+                    try reader.skipField(tag: tag, into: &self.unknownFields)
+                }
             }
         }
     }
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(self.extensionFields.count)
         size.add(cache.repeatedMessage(self.file, tagSize: 1))
         return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeRepeatedMessage(self.file, tag: 10)
+        writer.writeExtensions(self.extensionFields, in: 536000000...536000000)
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [536000000...536000000])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -1392,6 +2116,7 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
             3 repeated string dependency
             10 repeated int32 public_dependency
             11 repeated int32 weak_dependency
+            15 repeated string option_dependency
             4 repeated checked message message_type
             5 repeated checked message enum_type
             6 repeated checked message service
@@ -1399,6 +2124,7 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
             8 optional checked message options
             9 optional message source_code_info
             12 optional string syntax
+            14 optional closed_enum edition
             unknown
             """,
         offsets: [
@@ -1407,6 +2133,7 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
             Swift.MemoryLayout<Self>.offset(of: \.dependency)!,
             Swift.MemoryLayout<Self>.offset(of: \.publicDependency)!,
             Swift.MemoryLayout<Self>.offset(of: \.weakDependency)!,
+            Swift.MemoryLayout<Self>.offset(of: \.optionDependency)!,
             Swift.MemoryLayout<Self>.offset(of: \.messageType)!,
             Swift.MemoryLayout<Self>.offset(of: \.enumType)!,
             Swift.MemoryLayout<Self>.offset(of: \.service)!,
@@ -1414,6 +2141,7 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
             Swift.MemoryLayout<Self>.offset(of: \._options)!,
             Swift.MemoryLayout<Self>.offset(of: \._sourceCodeInfo)!,
             Swift.MemoryLayout<Self>.offset(of: \.syntax)!,
+            Swift.MemoryLayout<Self>.offset(of: \.edition)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
         ],
         types: [
@@ -1423,6 +2151,7 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
             Google_Protobuf_FieldDescriptorProto.self,
             Google_Protobuf_FileOptions.self,
             Google_Protobuf_SourceCodeInfo.self,
+            Google_Protobuf_Edition.self,
         ]
     )
 
@@ -1450,6 +2179,8 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
         case 88: try reader.readVarint(appendingTo: &self.weakDependency, SwiftFrame.ProtoInt32.self) // weak_dependency = 11
         case 90: try reader.readPackedVarint(into: &self.weakDependency, SwiftFrame.ProtoInt32.self) // weak_dependency = 11, packed
         case 98: self.syntax = try reader.readString() // syntax = 12
+        case 112: if let value = try reader.readClosedEnum(Google_Protobuf_Edition.self, unknownFields: &self.unknownFields) { self.edition = value } // edition = 14
+        case 122: try reader.readString(appendingTo: &self.optionDependency) // option_dependency = 15
         default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
@@ -1469,6 +2200,8 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
         for value in self.publicDependency { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
         for value in self.weakDependency { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
         if let value = self.syntax { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.edition { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.size(value)) }
+        for value in self.optionDependency { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
         return size.total
     }
 
@@ -1502,6 +2235,10 @@ extension Google_Protobuf_FileDescriptorProto: SwiftFrame.FieldTableMessage {
         if let value = self.syntax {
             writer.writeString(value, tag: 98)
         }
+        if let value = self.edition {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.self, value, tag: 112)
+        }
+        writer.writeRepeatedString(self.optionDependency, tag: 122)
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -1527,6 +2264,7 @@ extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
             7 optional checked message options
             9 repeated message reserved_range
             10 repeated string reserved_name
+            11 optional closed_enum visibility
             unknown
             """,
         offsets: [
@@ -1540,6 +2278,7 @@ extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
             Swift.MemoryLayout<Self>.offset(of: \._options)!,
             Swift.MemoryLayout<Self>.offset(of: \.reservedRange)!,
             Swift.MemoryLayout<Self>.offset(of: \.reservedName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.visibility)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
         ],
         types: [
@@ -1551,6 +2290,7 @@ extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
             Google_Protobuf_OneofDescriptorProto.self,
             Google_Protobuf_MessageOptions.self,
             Google_Protobuf_DescriptorProto.ReservedRange.self,
+            Google_Protobuf_SymbolVisibility.self,
         ]
     )
 
@@ -1574,6 +2314,7 @@ extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
         case 66: try reader.readMessage(appendingTo: &self.oneofDecl) // oneof_decl = 8
         case 74: try reader.readMessage(appendingTo: &self.reservedRange) // reserved_range = 9
         case 82: try reader.readString(appendingTo: &self.reservedName) // reserved_name = 10
+        case 88: if let value = try reader.readClosedEnum(Google_Protobuf_SymbolVisibility.self, unknownFields: &self.unknownFields) { self.visibility = value } // visibility = 11
         default: try reader.skipField(tag: tag, into: &self.unknownFields)
         }
     }
@@ -1591,6 +2332,7 @@ extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
         size.add(cache.repeatedMessage(self.oneofDecl, tagSize: 1))
         size.add(cache.repeatedMessage(self.reservedRange, tagSize: 1))
         for value in self.reservedName { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.visibility { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_SymbolVisibility>.size(value)) }
         return size.total
     }
 
@@ -1611,6 +2353,9 @@ extension Google_Protobuf_DescriptorProto: SwiftFrame.FieldTableMessage {
         writer.writeRepeatedMessage(self.oneofDecl, tag: 66)
         writer.writeRepeatedMessage(self.reservedRange, tag: 74)
         writer.writeRepeatedString(self.reservedName, tag: 82)
+        if let value = self.visibility {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_SymbolVisibility>.self, value, tag: 88)
+        }
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -1737,18 +2482,27 @@ extension Google_Protobuf_ExtensionRangeOptions: SwiftFrame.FieldTableMessage {
         of: Google_Protobuf_ExtensionRangeOptions.self,
         layout: """
             999 repeated checked message uninterpreted_option
+            2 repeated message declaration
+            50 optional message features
+            3 optional closed_enum verification
             unknown
             extensions
             """,
         offsets: [
             Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
+            Swift.MemoryLayout<Self>.offset(of: \.declaration)!,
+            Swift.MemoryLayout<Self>.offset(of: \._features)!,
+            Swift.MemoryLayout<Self>.offset(of: \.verification)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
             Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
         ],
         types: [
             Google_Protobuf_UninterpretedOption.self,
+            Google_Protobuf_ExtensionRangeOptions.Declaration.self,
+            Google_Protobuf_FeatureSet.self,
+            Google_Protobuf_ExtensionRangeOptions.VerificationState.self,
         ],
-        extensionRanges: [1000...536870911]
+        extensionRanges: [990...998, 1000...536870911]
     )
 
     @inline(never)
@@ -1756,9 +2510,12 @@ extension Google_Protobuf_ExtensionRangeOptions: SwiftFrame.FieldTableMessage {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
+            case 18: try reader.readMessage(appendingTo: &self.declaration) // declaration = 2
+            case 24: if let value = try reader.readClosedEnum(Google_Protobuf_ExtensionRangeOptions.VerificationState.self, unknownFields: &self.unknownFields) { self.verification = value } // verification = 3
+            case 402: try reader.readMessage(into: &self._features) // features = 50
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
-                if tag >= 8000 { // extensions 1000...536870911
+                if tag >= 7920 && tag <= 7991 || tag >= 8000 { // extensions 990...998, 1000...536870911
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -1770,20 +2527,100 @@ extension Google_Protobuf_ExtensionRangeOptions: SwiftFrame.FieldTableMessage {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         size.add(self.extensionFields.count)
+        size.add(cache.repeatedMessage(self.declaration, tagSize: 1))
+        if let value = self.verification { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_ExtensionRangeOptions.VerificationState>.size(value)) }
+        if let box = self._features { size.add(2, cache.message(box.value)) }
         size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
         return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
+        writer.writeRepeatedMessage(self.declaration, tag: 18)
+        if let value = self.verification {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_ExtensionRangeOptions.VerificationState>.self, value, tag: 24)
+        }
+        if let box = self._features {
+            writer.writeTag(402)
+            writer.writeMessage(box.value)
+        }
+        writer.writeExtensions(self.extensionFields, in: 990...998)
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
-        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [990...998, 1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
         try self.checkTableFields()
+    }
+}
+
+extension Google_Protobuf_ExtensionRangeOptions.Declaration: SwiftFrame.FieldTableMessage {
+    public static var protoMessageName: Swift.String { "google.protobuf.ExtensionRangeOptions.Declaration" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_ExtensionRangeOptions.Declaration.self,
+        layout: """
+            1 optional int32 number
+            2 optional string full_name
+            3 optional string type
+            5 optional bool reserved
+            6 optional bool repeated
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.number)!,
+            Swift.MemoryLayout<Self>.offset(of: \.fullName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.type)!,
+            Swift.MemoryLayout<Self>.offset(of: \.reserved)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeated)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ]
+    )
+
+    @inline(never)
+    public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        while reader.hasRemaining {
+            let tag = try reader.readTag()
+            switch tag {
+            case 8: self.number = try reader.readVarint(SwiftFrame.ProtoInt32.self) // number = 1
+            case 18: self.fullName = try reader.readString() // full_name = 2
+            case 26: self.type = try reader.readString() // type = 3
+            case 40: self.reserved = try reader.readVarint(SwiftFrame.ProtoBool.self) // reserved = 5
+            case 48: self.repeated = try reader.readVarint(SwiftFrame.ProtoBool.self) // repeated = 6
+            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            }
+        }
+    }
+
+    public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.number { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.fullName { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.type { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if self.reserved != nil { size.add(2) }
+        if self.repeated != nil { size.add(2) }
+        return size.total
+    }
+
+    public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
+        if let value = self.number {
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 8)
+        }
+        if let value = self.fullName {
+            writer.writeString(value, tag: 18)
+        }
+        if let value = self.type {
+            writer.writeString(value, tag: 26)
+        }
+        if let value = self.reserved {
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 40)
+        }
+        if let value = self.repeated {
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 48)
+        }
+        writer.writeUnknownFields(self.unknownFields)
     }
 }
 
@@ -1981,6 +2818,7 @@ extension Google_Protobuf_EnumDescriptorProto: SwiftFrame.FieldTableMessage {
             3 optional checked message options
             4 repeated message reserved_range
             5 repeated string reserved_name
+            6 optional closed_enum visibility
             unknown
             """,
         offsets: [
@@ -1989,12 +2827,14 @@ extension Google_Protobuf_EnumDescriptorProto: SwiftFrame.FieldTableMessage {
             Swift.MemoryLayout<Self>.offset(of: \._options)!,
             Swift.MemoryLayout<Self>.offset(of: \.reservedRange)!,
             Swift.MemoryLayout<Self>.offset(of: \.reservedName)!,
+            Swift.MemoryLayout<Self>.offset(of: \.visibility)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
         ],
         types: [
             Google_Protobuf_EnumValueDescriptorProto.self,
             Google_Protobuf_EnumOptions.self,
             Google_Protobuf_EnumDescriptorProto.EnumReservedRange.self,
+            Google_Protobuf_SymbolVisibility.self,
         ]
     )
 
@@ -2008,6 +2848,7 @@ extension Google_Protobuf_EnumDescriptorProto: SwiftFrame.FieldTableMessage {
             case 26: try reader.readMessage(into: &self._options) // options = 3
             case 34: try reader.readMessage(appendingTo: &self.reservedRange) // reserved_range = 4
             case 42: try reader.readString(appendingTo: &self.reservedName) // reserved_name = 5
+            case 48: if let value = try reader.readClosedEnum(Google_Protobuf_SymbolVisibility.self, unknownFields: &self.unknownFields) { self.visibility = value } // visibility = 6
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -2020,6 +2861,7 @@ extension Google_Protobuf_EnumDescriptorProto: SwiftFrame.FieldTableMessage {
         if let box = self._options { size.add(1, cache.message(box.value)) }
         size.add(cache.repeatedMessage(self.reservedRange, tagSize: 1))
         for value in self.reservedName { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.visibility { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_SymbolVisibility>.size(value)) }
         return size.total
     }
 
@@ -2034,6 +2876,9 @@ extension Google_Protobuf_EnumDescriptorProto: SwiftFrame.FieldTableMessage {
         }
         writer.writeRepeatedMessage(self.reservedRange, tag: 34)
         writer.writeRepeatedString(self.reservedName, tag: 42)
+        if let value = self.visibility {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_SymbolVisibility>.self, value, tag: 48)
+        }
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2315,7 +3160,6 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
             16 optional bool cc_generic_services
             17 optional bool java_generic_services
             18 optional bool py_generic_services
-            42 optional bool php_generic_services
             23 optional bool deprecated
             31 optional bool cc_enable_arenas
             36 optional string objc_class_prefix
@@ -2325,6 +3169,7 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
             41 optional string php_namespace
             44 optional string php_metadata_namespace
             45 optional string ruby_package
+            50 optional message features
             999 repeated checked message uninterpreted_option
             unknown
             extensions
@@ -2340,7 +3185,6 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
             Swift.MemoryLayout<Self>.offset(of: \.ccGenericServices)!,
             Swift.MemoryLayout<Self>.offset(of: \.javaGenericServices)!,
             Swift.MemoryLayout<Self>.offset(of: \.pyGenericServices)!,
-            Swift.MemoryLayout<Self>.offset(of: \.phpGenericServices)!,
             Swift.MemoryLayout<Self>.offset(of: \.deprecated)!,
             Swift.MemoryLayout<Self>.offset(of: \.ccEnableArenas)!,
             Swift.MemoryLayout<Self>.offset(of: \.objcClassPrefix)!,
@@ -2350,15 +3194,17 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
             Swift.MemoryLayout<Self>.offset(of: \.phpNamespace)!,
             Swift.MemoryLayout<Self>.offset(of: \.phpMetadataNamespace)!,
             Swift.MemoryLayout<Self>.offset(of: \.rubyPackage)!,
+            Swift.MemoryLayout<Self>.offset(of: \._features)!,
             Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
             Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
         ],
         types: [
             Google_Protobuf_FileOptions.OptimizeMode.self,
+            Google_Protobuf_FeatureSet.self,
             Google_Protobuf_UninterpretedOption.self,
         ],
-        extensionRanges: [1000...536870911]
+        extensionRanges: [990...998, 1000...536870911]
     )
 
     @inline(never)
@@ -2388,12 +3234,12 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
         case 314: self.swiftPrefix = try reader.readString() // swift_prefix = 39
         case 322: self.phpClassPrefix = try reader.readString() // php_class_prefix = 40
         case 330: self.phpNamespace = try reader.readString() // php_namespace = 41
-        case 336: self.phpGenericServices = try reader.readVarint(SwiftFrame.ProtoBool.self) // php_generic_services = 42
         case 354: self.phpMetadataNamespace = try reader.readString() // php_metadata_namespace = 44
         case 362: self.rubyPackage = try reader.readString() // ruby_package = 45
+        case 402: try reader.readMessage(into: &self._features) // features = 50
         case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
         default:
-            if tag >= 8000 { // extensions 1000...536870911
+            if tag >= 7920 && tag <= 7991 || tag >= 8000 { // extensions 990...998, 1000...536870911
                 try reader.skipField(tag: tag, into: &self.extensionFields)
             } else {
                 try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -2422,9 +3268,9 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
         if let value = self.swiftPrefix { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
         if let value = self.phpClassPrefix { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
         if let value = self.phpNamespace { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
-        if self.phpGenericServices != nil { size.add(3) }
         if let value = self.phpMetadataNamespace { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
         if let value = self.rubyPackage { size.add(2, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let box = self._features { size.add(2, cache.message(box.value)) }
         size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
         return size.total
     }
@@ -2482,18 +3328,20 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
         if let value = self.phpNamespace {
             writer.writeString(value, tag: 330)
         }
-        if let value = self.phpGenericServices {
-            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 336)
-        }
         if let value = self.phpMetadataNamespace {
             writer.writeString(value, tag: 354)
         }
         if let value = self.rubyPackage {
             writer.writeString(value, tag: 362)
         }
+        if let box = self._features {
+            writer.writeTag(402)
+            writer.writeMessage(box.value)
+        }
+        writer.writeExtensions(self.extensionFields, in: 990...998)
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
-        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [990...998, 1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2513,6 +3361,8 @@ extension Google_Protobuf_MessageOptions: SwiftFrame.FieldTableMessage {
             2 optional bool no_standard_descriptor_accessor
             3 optional bool deprecated
             7 optional bool map_entry
+            11 optional bool deprecated_legacy_json_field_conflicts
+            12 optional message features
             999 repeated checked message uninterpreted_option
             unknown
             extensions
@@ -2522,14 +3372,17 @@ extension Google_Protobuf_MessageOptions: SwiftFrame.FieldTableMessage {
             Swift.MemoryLayout<Self>.offset(of: \.noStandardDescriptorAccessor)!,
             Swift.MemoryLayout<Self>.offset(of: \.deprecated)!,
             Swift.MemoryLayout<Self>.offset(of: \.mapEntry)!,
+            Swift.MemoryLayout<Self>.offset(of: \.deprecatedLegacyJsonFieldConflicts)!,
+            Swift.MemoryLayout<Self>.offset(of: \._features)!,
             Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
             Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
         ],
         types: [
+            Google_Protobuf_FeatureSet.self,
             Google_Protobuf_UninterpretedOption.self,
         ],
-        extensionRanges: [1000...536870911]
+        extensionRanges: [990...998, 1000...536870911]
     )
 
     @inline(never)
@@ -2541,9 +3394,11 @@ extension Google_Protobuf_MessageOptions: SwiftFrame.FieldTableMessage {
             case 16: self.noStandardDescriptorAccessor = try reader.readVarint(SwiftFrame.ProtoBool.self) // no_standard_descriptor_accessor = 2
             case 24: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 3
             case 56: self.mapEntry = try reader.readVarint(SwiftFrame.ProtoBool.self) // map_entry = 7
+            case 88: self.deprecatedLegacyJsonFieldConflicts = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated_legacy_json_field_conflicts = 11
+            case 98: try reader.readMessage(into: &self._features) // features = 12
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
-                if tag >= 8000 { // extensions 1000...536870911
+                if tag >= 7920 && tag <= 7991 || tag >= 8000 { // extensions 990...998, 1000...536870911
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -2559,6 +3414,8 @@ extension Google_Protobuf_MessageOptions: SwiftFrame.FieldTableMessage {
         if self.noStandardDescriptorAccessor != nil { size.add(2) }
         if self.deprecated != nil { size.add(2) }
         if self.mapEntry != nil { size.add(2) }
+        if self.deprecatedLegacyJsonFieldConflicts != nil { size.add(2) }
+        if let box = self._features { size.add(1, cache.message(box.value)) }
         size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
         return size.total
     }
@@ -2576,9 +3433,17 @@ extension Google_Protobuf_MessageOptions: SwiftFrame.FieldTableMessage {
         if let value = self.mapEntry {
             writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 56)
         }
+        if let value = self.deprecatedLegacyJsonFieldConflicts {
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 88)
+        }
+        if let box = self._features {
+            writer.writeTag(98)
+            writer.writeMessage(box.value)
+        }
+        writer.writeExtensions(self.extensionFields, in: 990...998)
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
-        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [990...998, 1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2601,6 +3466,12 @@ extension Google_Protobuf_FieldOptions: SwiftFrame.FieldTableMessage {
             15 optional bool unverified_lazy
             3 optional bool deprecated
             10 optional bool weak
+            16 optional bool debug_redact
+            17 optional closed_enum retention
+            19 repeated closed_enum targets
+            20 repeated message edition_defaults
+            21 optional message features
+            22 optional message feature_support
             999 repeated checked message uninterpreted_option
             unknown
             extensions
@@ -2613,6 +3484,12 @@ extension Google_Protobuf_FieldOptions: SwiftFrame.FieldTableMessage {
             Swift.MemoryLayout<Self>.offset(of: \.unverifiedLazy)!,
             Swift.MemoryLayout<Self>.offset(of: \.deprecated)!,
             Swift.MemoryLayout<Self>.offset(of: \.weak)!,
+            Swift.MemoryLayout<Self>.offset(of: \.debugRedact)!,
+            Swift.MemoryLayout<Self>.offset(of: \.retention)!,
+            Swift.MemoryLayout<Self>.offset(of: \.targets)!,
+            Swift.MemoryLayout<Self>.offset(of: \.editionDefaults)!,
+            Swift.MemoryLayout<Self>.offset(of: \._features)!,
+            Swift.MemoryLayout<Self>.offset(of: \._featureSupport)!,
             Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
             Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
@@ -2620,34 +3497,51 @@ extension Google_Protobuf_FieldOptions: SwiftFrame.FieldTableMessage {
         types: [
             Google_Protobuf_FieldOptions.CType.self,
             Google_Protobuf_FieldOptions.JSType.self,
+            Google_Protobuf_FieldOptions.OptionRetention.self,
+            Google_Protobuf_FieldOptions.OptionTargetType.self,
+            Google_Protobuf_FieldOptions.EditionDefault.self,
+            Google_Protobuf_FeatureSet.self,
+            Google_Protobuf_FieldOptions.FeatureSupport.self,
             Google_Protobuf_UninterpretedOption.self,
         ],
-        extensionRanges: [1000...536870911]
+        extensionRanges: [990...998, 1000...536870911]
     )
 
     @inline(never)
     public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
         while reader.hasRemaining {
-            let tag = try reader.readTag()
-            switch tag {
-            case 8: if let value = try reader.readClosedEnum(Google_Protobuf_FieldOptions.CType.self, unknownFields: &self.unknownFields) { self.ctype = value } // ctype = 1
-            case 16: self.packed = try reader.readVarint(SwiftFrame.ProtoBool.self) // packed = 2
-            case 24: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 3
-            case 40: self.lazy = try reader.readVarint(SwiftFrame.ProtoBool.self) // lazy = 5
-            case 48: if let value = try reader.readClosedEnum(Google_Protobuf_FieldOptions.JSType.self, unknownFields: &self.unknownFields) { self.jstype = value } // jstype = 6
-            case 80: self.weak = try reader.readVarint(SwiftFrame.ProtoBool.self) // weak = 10
-            case 120: self.unverifiedLazy = try reader.readVarint(SwiftFrame.ProtoBool.self) // unverified_lazy = 15
-            case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
-            default:
-                if tag >= 8000 { // extensions 1000...536870911
-                    try reader.skipField(tag: tag, into: &self.extensionFields)
-                } else {
-                    try reader.skipField(tag: tag, into: &self.unknownFields)
-                }
+            try self.decodeField(try reader.readTag(), from: &reader)
+        }
+    }
+
+    @inline(never)
+    private mutating func decodeField(_ tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        switch tag {
+        case 8: if let value = try reader.readClosedEnum(Google_Protobuf_FieldOptions.CType.self, unknownFields: &self.unknownFields) { self.ctype = value } // ctype = 1
+        case 16: self.packed = try reader.readVarint(SwiftFrame.ProtoBool.self) // packed = 2
+        case 24: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 3
+        case 40: self.lazy = try reader.readVarint(SwiftFrame.ProtoBool.self) // lazy = 5
+        case 48: if let value = try reader.readClosedEnum(Google_Protobuf_FieldOptions.JSType.self, unknownFields: &self.unknownFields) { self.jstype = value } // jstype = 6
+        case 80: self.weak = try reader.readVarint(SwiftFrame.ProtoBool.self) // weak = 10
+        case 120: self.unverifiedLazy = try reader.readVarint(SwiftFrame.ProtoBool.self) // unverified_lazy = 15
+        case 128: self.debugRedact = try reader.readVarint(SwiftFrame.ProtoBool.self) // debug_redact = 16
+        case 136: if let value = try reader.readClosedEnum(Google_Protobuf_FieldOptions.OptionRetention.self, unknownFields: &self.unknownFields) { self.retention = value } // retention = 17
+        case 152: if let value = try reader.readClosedEnum(Google_Protobuf_FieldOptions.OptionTargetType.self, unknownFields: &self.unknownFields) { self.targets.append(value) } // targets = 19
+        case 154: try reader.readPackedClosedEnum(into: &self.targets, Google_Protobuf_FieldOptions.OptionTargetType.self, fieldNumber: 19, unknownFields: &self.unknownFields) // targets = 19, packed
+        case 162: try reader.readMessage(appendingTo: &self.editionDefaults) // edition_defaults = 20
+        case 170: try reader.readMessage(into: &self._features) // features = 21
+        case 178: try reader.readMessage(into: &self._featureSupport) // feature_support = 22
+        case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
+        default:
+            if tag >= 7920 && tag <= 7991 || tag >= 8000 { // extensions 990...998, 1000...536870911
+                try reader.skipField(tag: tag, into: &self.extensionFields)
+            } else {
+                try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
     }
 
+    @inline(never)
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         size.add(self.extensionFields.count)
@@ -2658,10 +3552,17 @@ extension Google_Protobuf_FieldOptions: SwiftFrame.FieldTableMessage {
         if let value = self.jstype { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.JSType>.size(value)) }
         if self.weak != nil { size.add(2) }
         if self.unverifiedLazy != nil { size.add(2) }
+        if self.debugRedact != nil { size.add(3) }
+        if let value = self.retention { size.add(2, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.OptionRetention>.size(value)) }
+        for value in self.targets { size.add(2, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.OptionTargetType>.size(value)) }
+        size.add(cache.repeatedMessage(self.editionDefaults, tagSize: 2))
+        if let box = self._features { size.add(2, cache.message(box.value)) }
+        if let box = self._featureSupport { size.add(2, cache.message(box.value)) }
         size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
         return size.total
     }
 
+    @inline(never)
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         if let value = self.ctype {
             writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.CType>.self, value, tag: 8)
@@ -2684,9 +3585,28 @@ extension Google_Protobuf_FieldOptions: SwiftFrame.FieldTableMessage {
         if let value = self.unverifiedLazy {
             writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 120)
         }
+        if let value = self.debugRedact {
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 128)
+        }
+        if let value = self.retention {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.OptionRetention>.self, value, tag: 136)
+        }
+        for value in self.targets {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FieldOptions.OptionTargetType>.self, value, tag: 152)
+        }
+        writer.writeRepeatedMessage(self.editionDefaults, tag: 162)
+        if let box = self._features {
+            writer.writeTag(170)
+            writer.writeMessage(box.value)
+        }
+        if let box = self._featureSupport {
+            writer.writeTag(178)
+            writer.writeMessage(box.value)
+        }
+        writer.writeExtensions(self.extensionFields, in: 990...998)
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
-        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [990...998, 1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2696,25 +3616,24 @@ extension Google_Protobuf_FieldOptions: SwiftFrame.FieldTableMessage {
     }
 }
 
-extension Google_Protobuf_OneofOptions: SwiftFrame.FieldTableMessage {
-    public static var protoMessageName: Swift.String { "google.protobuf.OneofOptions" }
+extension Google_Protobuf_FieldOptions.EditionDefault: SwiftFrame.FieldTableMessage {
+    public static var protoMessageName: Swift.String { "google.protobuf.FieldOptions.EditionDefault" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        of: Google_Protobuf_OneofOptions.self,
+        of: Google_Protobuf_FieldOptions.EditionDefault.self,
         layout: """
-            999 repeated checked message uninterpreted_option
+            3 optional closed_enum edition
+            2 optional string value
             unknown
-            extensions
             """,
         offsets: [
-            Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
+            Swift.MemoryLayout<Self>.offset(of: \.edition)!,
+            Swift.MemoryLayout<Self>.offset(of: \.value)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
-            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
         ],
         types: [
-            Google_Protobuf_UninterpretedOption.self,
-        ],
-        extensionRanges: [1000...536870911]
+            Google_Protobuf_Edition.self,
+        ]
     )
 
     @inline(never)
@@ -2722,9 +3641,137 @@ extension Google_Protobuf_OneofOptions: SwiftFrame.FieldTableMessage {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
+            case 18: self.value = try reader.readString() // value = 2
+            case 24: if let value = try reader.readClosedEnum(Google_Protobuf_Edition.self, unknownFields: &self.unknownFields) { self.edition = value } // edition = 3
+            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            }
+        }
+    }
+
+    public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.value { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.edition { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.size(value)) }
+        return size.total
+    }
+
+    public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
+        if let value = self.value {
+            writer.writeString(value, tag: 18)
+        }
+        if let value = self.edition {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.self, value, tag: 24)
+        }
+        writer.writeUnknownFields(self.unknownFields)
+    }
+}
+
+extension Google_Protobuf_FieldOptions.FeatureSupport: SwiftFrame.FieldTableMessage {
+    public static var protoMessageName: Swift.String { "google.protobuf.FieldOptions.FeatureSupport" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_FieldOptions.FeatureSupport.self,
+        layout: """
+            1 optional closed_enum edition_introduced
+            2 optional closed_enum edition_deprecated
+            3 optional string deprecation_warning
+            4 optional closed_enum edition_removed
+            5 optional string removal_error
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.editionIntroduced)!,
+            Swift.MemoryLayout<Self>.offset(of: \.editionDeprecated)!,
+            Swift.MemoryLayout<Self>.offset(of: \.deprecationWarning)!,
+            Swift.MemoryLayout<Self>.offset(of: \.editionRemoved)!,
+            Swift.MemoryLayout<Self>.offset(of: \.removalError)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
+        types: [
+            Google_Protobuf_Edition.self,
+            Google_Protobuf_Edition.self,
+            Google_Protobuf_Edition.self,
+        ]
+    )
+
+    @inline(never)
+    public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        while reader.hasRemaining {
+            let tag = try reader.readTag()
+            switch tag {
+            case 8: if let value = try reader.readClosedEnum(Google_Protobuf_Edition.self, unknownFields: &self.unknownFields) { self.editionIntroduced = value } // edition_introduced = 1
+            case 16: if let value = try reader.readClosedEnum(Google_Protobuf_Edition.self, unknownFields: &self.unknownFields) { self.editionDeprecated = value } // edition_deprecated = 2
+            case 26: self.deprecationWarning = try reader.readString() // deprecation_warning = 3
+            case 32: if let value = try reader.readClosedEnum(Google_Protobuf_Edition.self, unknownFields: &self.unknownFields) { self.editionRemoved = value } // edition_removed = 4
+            case 42: self.removalError = try reader.readString() // removal_error = 5
+            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            }
+        }
+    }
+
+    public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.editionIntroduced { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.size(value)) }
+        if let value = self.editionDeprecated { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.size(value)) }
+        if let value = self.deprecationWarning { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        if let value = self.editionRemoved { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.size(value)) }
+        if let value = self.removalError { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
+        return size.total
+    }
+
+    public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
+        if let value = self.editionIntroduced {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.self, value, tag: 8)
+        }
+        if let value = self.editionDeprecated {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.self, value, tag: 16)
+        }
+        if let value = self.deprecationWarning {
+            writer.writeString(value, tag: 26)
+        }
+        if let value = self.editionRemoved {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.self, value, tag: 32)
+        }
+        if let value = self.removalError {
+            writer.writeString(value, tag: 42)
+        }
+        writer.writeUnknownFields(self.unknownFields)
+    }
+}
+
+extension Google_Protobuf_OneofOptions: SwiftFrame.FieldTableMessage {
+    public static var protoMessageName: Swift.String { "google.protobuf.OneofOptions" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_OneofOptions.self,
+        layout: """
+            1 optional message features
+            999 repeated checked message uninterpreted_option
+            unknown
+            extensions
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \._features)!,
+            Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
+        types: [
+            Google_Protobuf_FeatureSet.self,
+            Google_Protobuf_UninterpretedOption.self,
+        ],
+        extensionRanges: [990...998, 1000...536870911]
+    )
+
+    @inline(never)
+    public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        while reader.hasRemaining {
+            let tag = try reader.readTag()
+            switch tag {
+            case 10: try reader.readMessage(into: &self._features) // features = 1
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
-                if tag >= 8000 { // extensions 1000...536870911
+                if tag >= 7920 && tag <= 7991 || tag >= 8000 { // extensions 990...998, 1000...536870911
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -2736,14 +3783,20 @@ extension Google_Protobuf_OneofOptions: SwiftFrame.FieldTableMessage {
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         size.add(self.extensionFields.count)
+        if let box = self._features { size.add(1, cache.message(box.value)) }
         size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
         return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
+        if let box = self._features {
+            writer.writeTag(10)
+            writer.writeMessage(box.value)
+        }
+        writer.writeExtensions(self.extensionFields, in: 990...998)
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
-        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [990...998, 1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2761,6 +3814,8 @@ extension Google_Protobuf_EnumOptions: SwiftFrame.FieldTableMessage {
         layout: """
             2 optional bool allow_alias
             3 optional bool deprecated
+            6 optional bool deprecated_legacy_json_field_conflicts
+            7 optional message features
             999 repeated checked message uninterpreted_option
             unknown
             extensions
@@ -2768,14 +3823,17 @@ extension Google_Protobuf_EnumOptions: SwiftFrame.FieldTableMessage {
         offsets: [
             Swift.MemoryLayout<Self>.offset(of: \.allowAlias)!,
             Swift.MemoryLayout<Self>.offset(of: \.deprecated)!,
+            Swift.MemoryLayout<Self>.offset(of: \.deprecatedLegacyJsonFieldConflicts)!,
+            Swift.MemoryLayout<Self>.offset(of: \._features)!,
             Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
             Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
         ],
         types: [
+            Google_Protobuf_FeatureSet.self,
             Google_Protobuf_UninterpretedOption.self,
         ],
-        extensionRanges: [1000...536870911]
+        extensionRanges: [990...998, 1000...536870911]
     )
 
     @inline(never)
@@ -2785,9 +3843,11 @@ extension Google_Protobuf_EnumOptions: SwiftFrame.FieldTableMessage {
             switch tag {
             case 16: self.allowAlias = try reader.readVarint(SwiftFrame.ProtoBool.self) // allow_alias = 2
             case 24: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 3
+            case 48: self.deprecatedLegacyJsonFieldConflicts = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated_legacy_json_field_conflicts = 6
+            case 58: try reader.readMessage(into: &self._features) // features = 7
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
-                if tag >= 8000 { // extensions 1000...536870911
+                if tag >= 7920 && tag <= 7991 || tag >= 8000 { // extensions 990...998, 1000...536870911
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -2801,6 +3861,8 @@ extension Google_Protobuf_EnumOptions: SwiftFrame.FieldTableMessage {
         size.add(self.extensionFields.count)
         if self.allowAlias != nil { size.add(2) }
         if self.deprecated != nil { size.add(2) }
+        if self.deprecatedLegacyJsonFieldConflicts != nil { size.add(2) }
+        if let box = self._features { size.add(1, cache.message(box.value)) }
         size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
         return size.total
     }
@@ -2812,9 +3874,17 @@ extension Google_Protobuf_EnumOptions: SwiftFrame.FieldTableMessage {
         if let value = self.deprecated {
             writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 24)
         }
+        if let value = self.deprecatedLegacyJsonFieldConflicts {
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 48)
+        }
+        if let box = self._features {
+            writer.writeTag(58)
+            writer.writeMessage(box.value)
+        }
+        writer.writeExtensions(self.extensionFields, in: 990...998)
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
-        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [990...998, 1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2831,20 +3901,28 @@ extension Google_Protobuf_EnumValueOptions: SwiftFrame.FieldTableMessage {
         of: Google_Protobuf_EnumValueOptions.self,
         layout: """
             1 optional bool deprecated
+            2 optional message features
+            3 optional bool debug_redact
+            4 optional message feature_support
             999 repeated checked message uninterpreted_option
             unknown
             extensions
             """,
         offsets: [
             Swift.MemoryLayout<Self>.offset(of: \.deprecated)!,
+            Swift.MemoryLayout<Self>.offset(of: \._features)!,
+            Swift.MemoryLayout<Self>.offset(of: \.debugRedact)!,
+            Swift.MemoryLayout<Self>.offset(of: \._featureSupport)!,
             Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
             Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
         ],
         types: [
+            Google_Protobuf_FeatureSet.self,
+            Google_Protobuf_FieldOptions.FeatureSupport.self,
             Google_Protobuf_UninterpretedOption.self,
         ],
-        extensionRanges: [1000...536870911]
+        extensionRanges: [990...998, 1000...536870911]
     )
 
     @inline(never)
@@ -2853,9 +3931,12 @@ extension Google_Protobuf_EnumValueOptions: SwiftFrame.FieldTableMessage {
             let tag = try reader.readTag()
             switch tag {
             case 8: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 1
+            case 18: try reader.readMessage(into: &self._features) // features = 2
+            case 24: self.debugRedact = try reader.readVarint(SwiftFrame.ProtoBool.self) // debug_redact = 3
+            case 34: try reader.readMessage(into: &self._featureSupport) // feature_support = 4
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
-                if tag >= 8000 { // extensions 1000...536870911
+                if tag >= 7920 && tag <= 7991 || tag >= 8000 { // extensions 990...998, 1000...536870911
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -2868,6 +3949,9 @@ extension Google_Protobuf_EnumValueOptions: SwiftFrame.FieldTableMessage {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         size.add(self.extensionFields.count)
         if self.deprecated != nil { size.add(2) }
+        if let box = self._features { size.add(1, cache.message(box.value)) }
+        if self.debugRedact != nil { size.add(2) }
+        if let box = self._featureSupport { size.add(1, cache.message(box.value)) }
         size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
         return size.total
     }
@@ -2876,9 +3960,21 @@ extension Google_Protobuf_EnumValueOptions: SwiftFrame.FieldTableMessage {
         if let value = self.deprecated {
             writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 8)
         }
+        if let box = self._features {
+            writer.writeTag(18)
+            writer.writeMessage(box.value)
+        }
+        if let value = self.debugRedact {
+            writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 24)
+        }
+        if let box = self._featureSupport {
+            writer.writeTag(34)
+            writer.writeMessage(box.value)
+        }
+        writer.writeExtensions(self.extensionFields, in: 990...998)
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
-        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [990...998, 1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2894,21 +3990,24 @@ extension Google_Protobuf_ServiceOptions: SwiftFrame.FieldTableMessage {
     public static let fieldTable = SwiftFrame.FieldTable(
         of: Google_Protobuf_ServiceOptions.self,
         layout: """
+            34 optional message features
             33 optional bool deprecated
             999 repeated checked message uninterpreted_option
             unknown
             extensions
             """,
         offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \._features)!,
             Swift.MemoryLayout<Self>.offset(of: \.deprecated)!,
             Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
             Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
         ],
         types: [
+            Google_Protobuf_FeatureSet.self,
             Google_Protobuf_UninterpretedOption.self,
         ],
-        extensionRanges: [1000...536870911]
+        extensionRanges: [990...998, 1000...536870911]
     )
 
     @inline(never)
@@ -2917,9 +4016,10 @@ extension Google_Protobuf_ServiceOptions: SwiftFrame.FieldTableMessage {
             let tag = try reader.readTag()
             switch tag {
             case 264: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 33
+            case 274: try reader.readMessage(into: &self._features) // features = 34
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
-                if tag >= 8000 { // extensions 1000...536870911
+                if tag >= 7920 && tag <= 7991 || tag >= 8000 { // extensions 990...998, 1000...536870911
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -2932,6 +4032,7 @@ extension Google_Protobuf_ServiceOptions: SwiftFrame.FieldTableMessage {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         size.add(self.extensionFields.count)
         if self.deprecated != nil { size.add(3) }
+        if let box = self._features { size.add(2, cache.message(box.value)) }
         size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
         return size.total
     }
@@ -2940,9 +4041,14 @@ extension Google_Protobuf_ServiceOptions: SwiftFrame.FieldTableMessage {
         if let value = self.deprecated {
             writer.writeVarint(SwiftFrame.ProtoBool.self, value, tag: 264)
         }
+        if let box = self._features {
+            writer.writeTag(274)
+            writer.writeMessage(box.value)
+        }
+        writer.writeExtensions(self.extensionFields, in: 990...998)
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
-        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [990...998, 1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -2960,6 +4066,7 @@ extension Google_Protobuf_MethodOptions: SwiftFrame.FieldTableMessage {
         layout: """
             33 optional bool deprecated
             34 optional closed_enum idempotency_level
+            35 optional message features
             999 repeated checked message uninterpreted_option
             unknown
             extensions
@@ -2967,15 +4074,17 @@ extension Google_Protobuf_MethodOptions: SwiftFrame.FieldTableMessage {
         offsets: [
             Swift.MemoryLayout<Self>.offset(of: \.deprecated)!,
             Swift.MemoryLayout<Self>.offset(of: \.idempotencyLevel)!,
+            Swift.MemoryLayout<Self>.offset(of: \._features)!,
             Swift.MemoryLayout<Self>.offset(of: \.uninterpretedOption)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
             Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
         ],
         types: [
             Google_Protobuf_MethodOptions.IdempotencyLevel.self,
+            Google_Protobuf_FeatureSet.self,
             Google_Protobuf_UninterpretedOption.self,
         ],
-        extensionRanges: [1000...536870911]
+        extensionRanges: [990...998, 1000...536870911]
     )
 
     @inline(never)
@@ -2985,9 +4094,10 @@ extension Google_Protobuf_MethodOptions: SwiftFrame.FieldTableMessage {
             switch tag {
             case 264: self.deprecated = try reader.readVarint(SwiftFrame.ProtoBool.self) // deprecated = 33
             case 272: if let value = try reader.readClosedEnum(Google_Protobuf_MethodOptions.IdempotencyLevel.self, unknownFields: &self.unknownFields) { self.idempotencyLevel = value } // idempotency_level = 34
+            case 282: try reader.readMessage(into: &self._features) // features = 35
             case 7994: try reader.readMessage(appendingTo: &self.uninterpretedOption) // uninterpreted_option = 999
             default:
-                if tag >= 8000 { // extensions 1000...536870911
+                if tag >= 7920 && tag <= 7991 || tag >= 8000 { // extensions 990...998, 1000...536870911
                     try reader.skipField(tag: tag, into: &self.extensionFields)
                 } else {
                     try reader.skipField(tag: tag, into: &self.unknownFields)
@@ -3001,6 +4111,7 @@ extension Google_Protobuf_MethodOptions: SwiftFrame.FieldTableMessage {
         size.add(self.extensionFields.count)
         if self.deprecated != nil { size.add(3) }
         if let value = self.idempotencyLevel { size.add(2, SwiftFrame.ProtoClosedEnum<Google_Protobuf_MethodOptions.IdempotencyLevel>.size(value)) }
+        if let box = self._features { size.add(2, cache.message(box.value)) }
         size.add(cache.repeatedMessage(self.uninterpretedOption, tagSize: 2))
         return size.total
     }
@@ -3012,9 +4123,14 @@ extension Google_Protobuf_MethodOptions: SwiftFrame.FieldTableMessage {
         if let value = self.idempotencyLevel {
             writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_MethodOptions.IdempotencyLevel>.self, value, tag: 272)
         }
+        if let box = self._features {
+            writer.writeTag(282)
+            writer.writeMessage(box.value)
+        }
+        writer.writeExtensions(self.extensionFields, in: 990...998)
         writer.writeRepeatedMessage(self.uninterpretedOption, tag: 7994)
         writer.writeExtensions(self.extensionFields, in: 1000...536870911)
-        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...536870911])
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [990...998, 1000...536870911])
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -3164,21 +4280,128 @@ extension Google_Protobuf_UninterpretedOption.NamePart: SwiftFrame.FieldTableMes
     }
 }
 
-extension Google_Protobuf_SourceCodeInfo: SwiftFrame.FieldTableMessage {
-    public static var protoMessageName: Swift.String { "google.protobuf.SourceCodeInfo" }
+extension Google_Protobuf_FeatureSet: SwiftFrame.FieldTableMessage {
+    public static var protoMessageName: Swift.String { "google.protobuf.FeatureSet" }
 
     public static let fieldTable = SwiftFrame.FieldTable(
-        of: Google_Protobuf_SourceCodeInfo.self,
+        of: Google_Protobuf_FeatureSet.self,
         layout: """
-            1 repeated message location
+            1 optional closed_enum field_presence
+            2 optional closed_enum enum_type
+            3 optional closed_enum repeated_field_encoding
+            4 optional closed_enum utf8_validation
+            5 optional closed_enum message_encoding
+            6 optional closed_enum json_format
+            7 optional closed_enum enforce_naming_style
+            8 optional closed_enum default_symbol_visibility
+            unknown
+            extensions
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.fieldPresence)!,
+            Swift.MemoryLayout<Self>.offset(of: \.enumType)!,
+            Swift.MemoryLayout<Self>.offset(of: \.repeatedFieldEncoding)!,
+            Swift.MemoryLayout<Self>.offset(of: \.utf8Validation)!,
+            Swift.MemoryLayout<Self>.offset(of: \.messageEncoding)!,
+            Swift.MemoryLayout<Self>.offset(of: \.jsonFormat)!,
+            Swift.MemoryLayout<Self>.offset(of: \.enforceNamingStyle)!,
+            Swift.MemoryLayout<Self>.offset(of: \.defaultSymbolVisibility)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
+        types: [
+            Google_Protobuf_FeatureSet.FieldPresence.self,
+            Google_Protobuf_FeatureSet.EnumType.self,
+            Google_Protobuf_FeatureSet.RepeatedFieldEncoding.self,
+            Google_Protobuf_FeatureSet.Utf8Validation.self,
+            Google_Protobuf_FeatureSet.MessageEncoding.self,
+            Google_Protobuf_FeatureSet.JsonFormat.self,
+            Google_Protobuf_FeatureSet.EnforceNamingStyle.self,
+            Google_Protobuf_FeatureSet.VisibilityFeature.DefaultSymbolVisibility.self,
+        ],
+        extensionRanges: [1000...9994, 9995...9999, 10000...10000]
+    )
+
+    @inline(never)
+    public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        while reader.hasRemaining {
+            let tag = try reader.readTag()
+            switch tag {
+            case 8: if let value = try reader.readClosedEnum(Google_Protobuf_FeatureSet.FieldPresence.self, unknownFields: &self.unknownFields) { self.fieldPresence = value } // field_presence = 1
+            case 16: if let value = try reader.readClosedEnum(Google_Protobuf_FeatureSet.EnumType.self, unknownFields: &self.unknownFields) { self.enumType = value } // enum_type = 2
+            case 24: if let value = try reader.readClosedEnum(Google_Protobuf_FeatureSet.RepeatedFieldEncoding.self, unknownFields: &self.unknownFields) { self.repeatedFieldEncoding = value } // repeated_field_encoding = 3
+            case 32: if let value = try reader.readClosedEnum(Google_Protobuf_FeatureSet.Utf8Validation.self, unknownFields: &self.unknownFields) { self.utf8Validation = value } // utf8_validation = 4
+            case 40: if let value = try reader.readClosedEnum(Google_Protobuf_FeatureSet.MessageEncoding.self, unknownFields: &self.unknownFields) { self.messageEncoding = value } // message_encoding = 5
+            case 48: if let value = try reader.readClosedEnum(Google_Protobuf_FeatureSet.JsonFormat.self, unknownFields: &self.unknownFields) { self.jsonFormat = value } // json_format = 6
+            case 56: if let value = try reader.readClosedEnum(Google_Protobuf_FeatureSet.EnforceNamingStyle.self, unknownFields: &self.unknownFields) { self.enforceNamingStyle = value } // enforce_naming_style = 7
+            case 64: if let value = try reader.readClosedEnum(Google_Protobuf_FeatureSet.VisibilityFeature.DefaultSymbolVisibility.self, unknownFields: &self.unknownFields) { self.defaultSymbolVisibility = value } // default_symbol_visibility = 8
+            default:
+                if tag >= 8000 && tag <= 79959 || tag >= 79960 && tag <= 79999 || tag >= 80000 && tag <= 80007 { // extensions 1000...9994, 9995...9999, 10000...10000
+                    try reader.skipField(tag: tag, into: &self.extensionFields)
+                } else {
+                    try reader.skipField(tag: tag, into: &self.unknownFields)
+                }
+            }
+        }
+    }
+
+    public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(self.extensionFields.count)
+        if let value = self.fieldPresence { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.FieldPresence>.size(value)) }
+        if let value = self.enumType { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.EnumType>.size(value)) }
+        if let value = self.repeatedFieldEncoding { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.RepeatedFieldEncoding>.size(value)) }
+        if let value = self.utf8Validation { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.Utf8Validation>.size(value)) }
+        if let value = self.messageEncoding { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.MessageEncoding>.size(value)) }
+        if let value = self.jsonFormat { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.JsonFormat>.size(value)) }
+        if let value = self.enforceNamingStyle { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.EnforceNamingStyle>.size(value)) }
+        if let value = self.defaultSymbolVisibility { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.VisibilityFeature.DefaultSymbolVisibility>.size(value)) }
+        return size.total
+    }
+
+    public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
+        if let value = self.fieldPresence {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.FieldPresence>.self, value, tag: 8)
+        }
+        if let value = self.enumType {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.EnumType>.self, value, tag: 16)
+        }
+        if let value = self.repeatedFieldEncoding {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.RepeatedFieldEncoding>.self, value, tag: 24)
+        }
+        if let value = self.utf8Validation {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.Utf8Validation>.self, value, tag: 32)
+        }
+        if let value = self.messageEncoding {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.MessageEncoding>.self, value, tag: 40)
+        }
+        if let value = self.jsonFormat {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.JsonFormat>.self, value, tag: 48)
+        }
+        if let value = self.enforceNamingStyle {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.EnforceNamingStyle>.self, value, tag: 56)
+        }
+        if let value = self.defaultSymbolVisibility {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_FeatureSet.VisibilityFeature.DefaultSymbolVisibility>.self, value, tag: 64)
+        }
+        writer.writeExtensions(self.extensionFields, in: 1000...9994)
+        writer.writeExtensions(self.extensionFields, in: 9995...9999)
+        writer.writeExtensions(self.extensionFields, in: 10000...10000)
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [1000...9994, 9995...9999, 10000...10000])
+        writer.writeUnknownFields(self.unknownFields)
+    }
+}
+
+extension Google_Protobuf_FeatureSet.VisibilityFeature: SwiftFrame.FieldTableMessage {
+    public static var protoMessageName: Swift.String { "google.protobuf.FeatureSet.VisibilityFeature" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_FeatureSet.VisibilityFeature.self,
+        layout: """
             unknown
             """,
         offsets: [
-            Swift.MemoryLayout<Self>.offset(of: \.location)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
-        ],
-        types: [
-            Google_Protobuf_SourceCodeInfo.Location.self,
         ]
     )
 
@@ -3187,7 +4410,52 @@ extension Google_Protobuf_SourceCodeInfo: SwiftFrame.FieldTableMessage {
         while reader.hasRemaining {
             let tag = try reader.readTag()
             switch tag {
-            case 10: try reader.readMessage(appendingTo: &self.location) // location = 1
+            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            }
+        }
+    }
+
+    public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
+        return self.unknownFields.count
+    }
+
+    public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
+        writer.writeUnknownFields(self.unknownFields)
+    }
+}
+
+extension Google_Protobuf_FeatureSetDefaults: SwiftFrame.FieldTableMessage {
+    public static var protoMessageName: Swift.String { "google.protobuf.FeatureSetDefaults" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_FeatureSetDefaults.self,
+        layout: """
+            1 repeated message defaults
+            4 optional closed_enum minimum_edition
+            5 optional closed_enum maximum_edition
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.defaults)!,
+            Swift.MemoryLayout<Self>.offset(of: \.minimumEdition)!,
+            Swift.MemoryLayout<Self>.offset(of: \.maximumEdition)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
+        types: [
+            Google_Protobuf_FeatureSetDefaults.FeatureSetEditionDefault.self,
+            Google_Protobuf_Edition.self,
+            Google_Protobuf_Edition.self,
+        ]
+    )
+
+    @inline(never)
+    public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        while reader.hasRemaining {
+            let tag = try reader.readTag()
+            switch tag {
+            case 10: try reader.readMessage(appendingTo: &self.defaults) // defaults = 1
+            case 32: if let value = try reader.readClosedEnum(Google_Protobuf_Edition.self, unknownFields: &self.unknownFields) { self.minimumEdition = value } // minimum_edition = 4
+            case 40: if let value = try reader.readClosedEnum(Google_Protobuf_Edition.self, unknownFields: &self.unknownFields) { self.maximumEdition = value } // maximum_edition = 5
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -3195,12 +4463,133 @@ extension Google_Protobuf_SourceCodeInfo: SwiftFrame.FieldTableMessage {
 
     public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(cache.repeatedMessage(self.defaults, tagSize: 1))
+        if let value = self.minimumEdition { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.size(value)) }
+        if let value = self.maximumEdition { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.size(value)) }
+        return size.total
+    }
+
+    public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
+        writer.writeRepeatedMessage(self.defaults, tag: 10)
+        if let value = self.minimumEdition {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.self, value, tag: 32)
+        }
+        if let value = self.maximumEdition {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.self, value, tag: 40)
+        }
+        writer.writeUnknownFields(self.unknownFields)
+    }
+}
+
+extension Google_Protobuf_FeatureSetDefaults.FeatureSetEditionDefault: SwiftFrame.FieldTableMessage {
+    public static var protoMessageName: Swift.String { "google.protobuf.FeatureSetDefaults.FeatureSetEditionDefault" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_FeatureSetDefaults.FeatureSetEditionDefault.self,
+        layout: """
+            3 optional closed_enum edition
+            4 optional message overridable_features
+            5 optional message fixed_features
+            unknown
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.edition)!,
+            Swift.MemoryLayout<Self>.offset(of: \._overridableFeatures)!,
+            Swift.MemoryLayout<Self>.offset(of: \._fixedFeatures)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
+        types: [
+            Google_Protobuf_Edition.self,
+            Google_Protobuf_FeatureSet.self,
+            Google_Protobuf_FeatureSet.self,
+        ]
+    )
+
+    @inline(never)
+    public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        while reader.hasRemaining {
+            let tag = try reader.readTag()
+            switch tag {
+            case 24: if let value = try reader.readClosedEnum(Google_Protobuf_Edition.self, unknownFields: &self.unknownFields) { self.edition = value } // edition = 3
+            case 34: try reader.readMessage(into: &self._overridableFeatures) // overridable_features = 4
+            case 42: try reader.readMessage(into: &self._fixedFeatures) // fixed_features = 5
+            default: try reader.skipField(tag: tag, into: &self.unknownFields)
+            }
+        }
+    }
+
+    public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        if let value = self.edition { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.size(value)) }
+        if let box = self._overridableFeatures { size.add(1, cache.message(box.value)) }
+        if let box = self._fixedFeatures { size.add(1, cache.message(box.value)) }
+        return size.total
+    }
+
+    public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
+        if let value = self.edition {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_Edition>.self, value, tag: 24)
+        }
+        if let box = self._overridableFeatures {
+            writer.writeTag(34)
+            writer.writeMessage(box.value)
+        }
+        if let box = self._fixedFeatures {
+            writer.writeTag(42)
+            writer.writeMessage(box.value)
+        }
+        writer.writeUnknownFields(self.unknownFields)
+    }
+}
+
+extension Google_Protobuf_SourceCodeInfo: SwiftFrame.FieldTableMessage {
+    public static var protoMessageName: Swift.String { "google.protobuf.SourceCodeInfo" }
+
+    public static let fieldTable = SwiftFrame.FieldTable(
+        of: Google_Protobuf_SourceCodeInfo.self,
+        layout: """
+            1 repeated message location
+            unknown
+            extensions
+            """,
+        offsets: [
+            Swift.MemoryLayout<Self>.offset(of: \.location)!,
+            Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+            Swift.MemoryLayout<Self>.offset(of: \.extensionFields)!,
+        ],
+        types: [
+            Google_Protobuf_SourceCodeInfo.Location.self,
+        ],
+        extensionRanges: [536000000...536000000]
+    )
+
+    @inline(never)
+    public mutating func decodeMessage(from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) {
+        while reader.hasRemaining {
+            let tag = try reader.readTag()
+            switch tag {
+            case 10: try reader.readMessage(appendingTo: &self.location) // location = 1
+            default:
+                if tag >= 4288000000 && tag <= 4288000007 { // extensions 536000000...536000000
+                    try reader.skipField(tag: tag, into: &self.extensionFields)
+                } else {
+                    try reader.skipField(tag: tag, into: &self.unknownFields)
+                }
+            }
+        }
+    }
+
+    public func computeSize(into cache: inout SwiftFrame.SizeCache) -> Swift.Int {
+        var size = SwiftFrame.MessageSize(self.unknownFields.count)
+        size.add(self.extensionFields.count)
         size.add(cache.repeatedMessage(self.location, tagSize: 1))
         return size.total
     }
 
     public func encodeMessage(to writer: inout SwiftFrame.ProtoWriter) {
         writer.writeRepeatedMessage(self.location, tag: 10)
+        writer.writeExtensions(self.extensionFields, in: 536000000...536000000)
+        writer.writeExtensionLeftovers(self.extensionFields, ranges: [536000000...536000000])
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -3326,6 +4715,7 @@ extension Google_Protobuf_GeneratedCodeInfo.Annotation: SwiftFrame.FieldTableMes
             2 optional string source_file
             3 optional int32 begin
             4 optional int32 end
+            5 optional closed_enum semantic
             unknown
             """,
         offsets: [
@@ -3333,7 +4723,11 @@ extension Google_Protobuf_GeneratedCodeInfo.Annotation: SwiftFrame.FieldTableMes
             Swift.MemoryLayout<Self>.offset(of: \.sourceFile)!,
             Swift.MemoryLayout<Self>.offset(of: \.begin)!,
             Swift.MemoryLayout<Self>.offset(of: \.end)!,
+            Swift.MemoryLayout<Self>.offset(of: \.semantic)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
+        ],
+        types: [
+            Google_Protobuf_GeneratedCodeInfo.Annotation.Semantic.self,
         ]
     )
 
@@ -3347,6 +4741,7 @@ extension Google_Protobuf_GeneratedCodeInfo.Annotation: SwiftFrame.FieldTableMes
             case 18: self.sourceFile = try reader.readString() // source_file = 2
             case 24: self.begin = try reader.readVarint(SwiftFrame.ProtoInt32.self) // begin = 3
             case 32: self.end = try reader.readVarint(SwiftFrame.ProtoInt32.self) // end = 4
+            case 40: if let value = try reader.readClosedEnum(Google_Protobuf_GeneratedCodeInfo.Annotation.Semantic.self, unknownFields: &self.unknownFields) { self.semantic = value } // semantic = 5
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -3358,6 +4753,7 @@ extension Google_Protobuf_GeneratedCodeInfo.Annotation: SwiftFrame.FieldTableMes
         if let value = self.sourceFile { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
         if let value = self.begin { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
         if let value = self.end { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.semantic { size.add(1, SwiftFrame.ProtoClosedEnum<Google_Protobuf_GeneratedCodeInfo.Annotation.Semantic>.size(value)) }
         return size.total
     }
 
@@ -3374,6 +4770,9 @@ extension Google_Protobuf_GeneratedCodeInfo.Annotation: SwiftFrame.FieldTableMes
         }
         if let value = self.end {
             writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 32)
+        }
+        if let value = self.semantic {
+            writer.writeVarint(SwiftFrame.ProtoClosedEnum<Google_Protobuf_GeneratedCodeInfo.Annotation.Semantic>.self, value, tag: 40)
         }
         writer.writeUnknownFields(self.unknownFields)
     }

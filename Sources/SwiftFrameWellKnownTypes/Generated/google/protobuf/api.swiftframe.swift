@@ -15,6 +15,11 @@ fileprivate typealias _SwiftFrameVersionCheck = SwiftFrame.GeneratedCodeVersion1
 /// sometimes simply referred to as "APIs" in other contexts, such as the name of
 /// this message itself. See https://cloud.google.com/apis/design/glossary for
 /// detailed terminology.
+///
+/// New usages of this message as an alternative to ServiceDescriptorProto are
+/// strongly discouraged. This message does not reliability preserve all
+/// information necessary to model the schema and preserve semantics. Instead
+/// make use of FileDescriptorSet which preserves the necessary information.
 public struct Google_Protobuf_Api: SwiftFrame.Message {
     /// The fully qualified name of this interface, including package name
     /// followed by the interface's simple name.
@@ -54,6 +59,8 @@ public struct Google_Protobuf_Api: SwiftFrame.Message {
     public var mixins: [Google_Protobuf_Mixin] = []
     /// The source syntax of the service.
     public var syntax: Google_Protobuf_Syntax = .proto2
+    /// The source edition string, only valid when syntax is SYNTAX_EDITIONS.
+    public var edition: Swift.String = ""
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -65,7 +72,8 @@ public struct Google_Protobuf_Api: SwiftFrame.Message {
         version: Swift.String = "",
         sourceContext: Google_Protobuf_SourceContext? = nil,
         mixins: [Google_Protobuf_Mixin] = [],
-        syntax: Google_Protobuf_Syntax = .proto2
+        syntax: Google_Protobuf_Syntax = .proto2,
+        edition: Swift.String = ""
     ) {
         self.name = name
         self.methods = methods
@@ -74,10 +82,16 @@ public struct Google_Protobuf_Api: SwiftFrame.Message {
         self.sourceContext = sourceContext
         self.mixins = mixins
         self.syntax = syntax
+        self.edition = edition
     }
 }
 
 /// Method represents a method of an API interface.
+///
+/// New usages of this message as an alternative to MethodDescriptorProto are
+/// strongly discouraged. This message does not reliability preserve all
+/// information necessary to model the schema and preserve semantics. Instead
+/// make use of FileDescriptorSet which preserves the necessary information.
 public struct Google_Protobuf_Method: SwiftFrame.Message {
     /// The simple name of this method.
     public var name: Swift.String = ""
@@ -92,7 +106,15 @@ public struct Google_Protobuf_Method: SwiftFrame.Message {
     /// Any metadata attached to the method.
     public var options: [Google_Protobuf_Option] = []
     /// The source syntax of this method.
+    ///
+    /// This field should be ignored, instead the syntax should be inherited from
+    /// Api. This is similar to Field and EnumValue.
     public var syntax: Google_Protobuf_Syntax = .proto2
+    /// The source edition string, only valid when syntax is SYNTAX_EDITIONS.
+    ///
+    /// This field should be ignored, instead the edition should be inherited from
+    /// Api. This is similar to Field and EnumValue.
+    public var edition: Swift.String = ""
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -104,7 +126,8 @@ public struct Google_Protobuf_Method: SwiftFrame.Message {
         responseTypeUrl: Swift.String = "",
         responseStreaming: Swift.Bool = false,
         options: [Google_Protobuf_Option] = [],
-        syntax: Google_Protobuf_Syntax = .proto2
+        syntax: Google_Protobuf_Syntax = .proto2,
+        edition: Swift.String = ""
     ) {
         self.name = name
         self.requestTypeUrl = requestTypeUrl
@@ -113,6 +136,7 @@ public struct Google_Protobuf_Method: SwiftFrame.Message {
         self.responseStreaming = responseStreaming
         self.options = options
         self.syntax = syntax
+        self.edition = edition
     }
 }
 
@@ -223,6 +247,7 @@ extension Google_Protobuf_Api: SwiftFrame.FieldTableMessage {
             5 optional message source_context
             6 repeated message mixins
             7 enum syntax
+            8 string edition
             unknown
             """,
         offsets: [
@@ -233,6 +258,7 @@ extension Google_Protobuf_Api: SwiftFrame.FieldTableMessage {
             Swift.MemoryLayout<Self>.offset(of: \._sourceContext)!,
             Swift.MemoryLayout<Self>.offset(of: \.mixins)!,
             Swift.MemoryLayout<Self>.offset(of: \.syntax)!,
+            Swift.MemoryLayout<Self>.offset(of: \.edition)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
         ],
         types: [
@@ -256,6 +282,7 @@ extension Google_Protobuf_Api: SwiftFrame.FieldTableMessage {
             case 42: try reader.readMessage(into: &self._sourceContext) // source_context = 5
             case 50: try reader.readMessage(appendingTo: &self.mixins) // mixins = 6
             case 56: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self) // syntax = 7
+            case 66: self.edition = try reader.readString() // edition = 8
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -270,6 +297,7 @@ extension Google_Protobuf_Api: SwiftFrame.FieldTableMessage {
         if let box = self._sourceContext { size.add(1, cache.message(box.value)) }
         size.add(cache.repeatedMessage(self.mixins, tagSize: 1))
         if self.syntax.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax)) }
+        if !self.edition.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.edition.utf8.count)) }
         return size.total
     }
 
@@ -286,6 +314,7 @@ extension Google_Protobuf_Api: SwiftFrame.FieldTableMessage {
         if self.syntax.rawValue != 0 {
             writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self, self.syntax, tag: 56)
         }
+        writer.writeStringUnlessEmpty(self.edition, tag: 66)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -303,6 +332,7 @@ extension Google_Protobuf_Method: SwiftFrame.FieldTableMessage {
             5 bool response_streaming
             6 repeated message options
             7 enum syntax
+            8 string edition
             unknown
             """,
         offsets: [
@@ -313,6 +343,7 @@ extension Google_Protobuf_Method: SwiftFrame.FieldTableMessage {
             Swift.MemoryLayout<Self>.offset(of: \.responseStreaming)!,
             Swift.MemoryLayout<Self>.offset(of: \.options)!,
             Swift.MemoryLayout<Self>.offset(of: \.syntax)!,
+            Swift.MemoryLayout<Self>.offset(of: \.edition)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
         ],
         types: [
@@ -333,6 +364,7 @@ extension Google_Protobuf_Method: SwiftFrame.FieldTableMessage {
             case 40: self.responseStreaming = try reader.readVarint(SwiftFrame.ProtoBool.self) // response_streaming = 5
             case 50: try reader.readMessage(appendingTo: &self.options) // options = 6
             case 56: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self) // syntax = 7
+            case 66: self.edition = try reader.readString() // edition = 8
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -347,6 +379,7 @@ extension Google_Protobuf_Method: SwiftFrame.FieldTableMessage {
         if self.responseStreaming { size.add(2) }
         size.add(cache.repeatedMessage(self.options, tagSize: 1))
         if self.syntax.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax)) }
+        if !self.edition.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.edition.utf8.count)) }
         return size.total
     }
 
@@ -364,6 +397,7 @@ extension Google_Protobuf_Method: SwiftFrame.FieldTableMessage {
         if self.syntax.rawValue != 0 {
             writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self, self.syntax, tag: 56)
         }
+        writer.writeStringUnlessEmpty(self.edition, tag: 66)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

@@ -56,7 +56,6 @@ fileprivate typealias _SwiftFrameVersionCheck = SwiftFrame.GeneratedCodeVersion1
 ///     Timestamp timestamp = Timestamp.newBuilder().setSeconds(millis / 1000)
 ///         .setNanos((int) ((millis % 1000) * 1000000)).build();
 ///
-///
 /// Example 5: Compute Timestamp from Java `Instant.now()`.
 ///
 ///     Instant now = Instant.now();
@@ -64,7 +63,6 @@ fileprivate typealias _SwiftFrameVersionCheck = SwiftFrame.GeneratedCodeVersion1
 ///     Timestamp timestamp =
 ///         Timestamp.newBuilder().setSeconds(now.getEpochSecond())
 ///             .setNanos(now.getNano()).build();
-///
 ///
 /// Example 6: Compute Timestamp from current time in Python.
 ///
@@ -80,8 +78,8 @@ fileprivate typealias _SwiftFrameVersionCheck = SwiftFrame.GeneratedCodeVersion1
 /// {hour}, {min}, and {sec} are zero-padded to two digits each. The fractional
 /// seconds, which can go up to 9 digits (i.e. up to 1 nanosecond resolution),
 /// are optional. The "Z" suffix indicates the timezone ("UTC"); the timezone
-/// is required. A proto3 JSON serializer should always use UTC (as indicated by
-/// "Z") when printing the Timestamp type and a proto3 JSON parser should be
+/// is required. A ProtoJSON serializer should always use UTC (as indicated by
+/// "Z") when printing the Timestamp type and a ProtoJSON parser should be
 /// able to accept both UTC and other timezones (as indicated by an offset).
 ///
 /// For example, "2017-01-15T01:30:15.01Z" encodes 15.01 seconds past
@@ -95,16 +93,17 @@ fileprivate typealias _SwiftFrameVersionCheck = SwiftFrame.GeneratedCodeVersion1
 /// [`strftime`](https://docs.python.org/2/library/time.html#time.strftime) with
 /// the time format spec '%Y-%m-%dT%H:%M:%S.%fZ'. Likewise, in Java, one can use
 /// the Joda Time's [`ISODateTimeFormat.dateTime()`](
-/// http://www.joda.org/joda-time/apidocs/org/joda/time/format/ISODateTimeFormat.html#dateTime%2D%2D
+/// http://joda-time.sourceforge.net/apidocs/org/joda/time/format/ISODateTimeFormat.html#dateTime()
 /// ) to obtain a formatter capable of generating timestamps in this format.
 public struct Google_Protobuf_Timestamp: SwiftFrame.Message {
-    /// Represents seconds of UTC time since Unix epoch
-    /// 1970-01-01T00:00:00Z. Must be from 0001-01-01T00:00:00Z to
-    /// 9999-12-31T23:59:59Z inclusive.
+    /// Represents seconds of UTC time since Unix epoch 1970-01-01T00:00:00Z. Must
+    /// be between -62135596800 and 253402300799 inclusive (which corresponds to
+    /// 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z).
     public var seconds: Swift.Int64 = 0
-    /// Non-negative fractions of a second at nanosecond resolution. Negative
-    /// second values with fractions must still have non-negative nanos values
-    /// that count forward in time. Must be from 0 to 999,999,999
+    /// Non-negative fractions of a second at nanosecond resolution. This field is
+    /// the nanosecond portion of the duration, not an alternative to seconds.
+    /// Negative second values with fractions must still have non-negative nanos
+    /// values that count forward in time. Must be between 0 and 999,999,999
     /// inclusive.
     public var nanos: Swift.Int32 = 0
     public var unknownFields = SwiftFrame.UnknownFields()

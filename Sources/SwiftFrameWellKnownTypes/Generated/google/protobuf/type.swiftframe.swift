@@ -12,6 +12,8 @@ public enum Google_Protobuf_Syntax: SwiftFrame.Enum {
     case proto2 // SYNTAX_PROTO2 = 0
     /// Syntax `proto3`.
     case proto3 // SYNTAX_PROTO3 = 1
+    /// Syntax `editions`.
+    case editions // SYNTAX_EDITIONS = 2
     /// A number this version of the enum does not know, kept as it was read.
     case unrecognized(Swift.Int32)
 
@@ -23,6 +25,7 @@ public enum Google_Protobuf_Syntax: SwiftFrame.Enum {
         switch rawValue {
         case 0: self = .proto2
         case 1: self = .proto3
+        case 2: self = .editions
         default: self = .unrecognized(rawValue)
         }
     }
@@ -31,19 +34,26 @@ public enum Google_Protobuf_Syntax: SwiftFrame.Enum {
         switch self {
         case .proto2: return 0
         case .proto3: return 1
+        case .editions: return 2
         case let .unrecognized(number): return number
         }
     }
 
-    public static let allCases: [Self] = [.proto2, .proto3]
+    public static let allCases: [Self] = [.proto2, .proto3, .editions]
 
     public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
         0 SYNTAX_PROTO2
         1 SYNTAX_PROTO3
+        2 SYNTAX_EDITIONS
         """)
 }
 
 /// A protocol buffer message type.
+///
+/// New usages of this message as an alternative to DescriptorProto are strongly
+/// discouraged. This message does not reliability preserve all information
+/// necessary to model the schema and preserve semantics. Instead make use of
+/// FileDescriptorSet which preserves the necessary information.
 public struct Google_Protobuf_Type: SwiftFrame.Message {
     /// The fully qualified message name.
     public var name: Swift.String = ""
@@ -61,6 +71,8 @@ public struct Google_Protobuf_Type: SwiftFrame.Message {
     private var _sourceContext: SwiftFrame.Boxed<Google_Protobuf_SourceContext>? = nil
     /// The source syntax.
     public var syntax: Google_Protobuf_Syntax = .proto2
+    /// The source edition string, only valid when syntax is SYNTAX_EDITIONS.
+    public var edition: Swift.String = ""
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -71,7 +83,8 @@ public struct Google_Protobuf_Type: SwiftFrame.Message {
         oneofs: [Swift.String] = [],
         options: [Google_Protobuf_Option] = [],
         sourceContext: Google_Protobuf_SourceContext? = nil,
-        syntax: Google_Protobuf_Syntax = .proto2
+        syntax: Google_Protobuf_Syntax = .proto2,
+        edition: Swift.String = ""
     ) {
         self.name = name
         self.fields = fields
@@ -79,10 +92,16 @@ public struct Google_Protobuf_Type: SwiftFrame.Message {
         self.options = options
         self.sourceContext = sourceContext
         self.syntax = syntax
+        self.edition = edition
     }
 }
 
 /// A single field of a message type.
+///
+/// New usages of this message as an alternative to FieldDescriptorProto are
+/// strongly discouraged. This message does not reliability preserve all
+/// information necessary to model the schema and preserve semantics. Instead
+/// make use of FileDescriptorSet which preserves the necessary information.
 public struct Google_Protobuf_Field: SwiftFrame.Message {
     /// The field type.
     public var kind: Google_Protobuf_Field.Kind = .typeUnknown
@@ -325,6 +344,11 @@ public struct Google_Protobuf_Field: SwiftFrame.Message {
 }
 
 /// Enum type definition.
+///
+/// New usages of this message as an alternative to EnumDescriptorProto are
+/// strongly discouraged. This message does not reliability preserve all
+/// information necessary to model the schema and preserve semantics. Instead
+/// make use of FileDescriptorSet which preserves the necessary information.
 public struct Google_Protobuf_Enum: SwiftFrame.Message {
     /// Enum type name.
     public var name: Swift.String = ""
@@ -340,6 +364,8 @@ public struct Google_Protobuf_Enum: SwiftFrame.Message {
     private var _sourceContext: SwiftFrame.Boxed<Google_Protobuf_SourceContext>? = nil
     /// The source syntax.
     public var syntax: Google_Protobuf_Syntax = .proto2
+    /// The source edition string, only valid when syntax is SYNTAX_EDITIONS.
+    public var edition: Swift.String = ""
     public var unknownFields = SwiftFrame.UnknownFields()
 
     public init() {}
@@ -349,17 +375,24 @@ public struct Google_Protobuf_Enum: SwiftFrame.Message {
         enumvalue: [Google_Protobuf_EnumValue] = [],
         options: [Google_Protobuf_Option] = [],
         sourceContext: Google_Protobuf_SourceContext? = nil,
-        syntax: Google_Protobuf_Syntax = .proto2
+        syntax: Google_Protobuf_Syntax = .proto2,
+        edition: Swift.String = ""
     ) {
         self.name = name
         self.enumvalue = enumvalue
         self.options = options
         self.sourceContext = sourceContext
         self.syntax = syntax
+        self.edition = edition
     }
 }
 
 /// Enum value definition.
+///
+/// New usages of this message as an alternative to EnumValueDescriptorProto are
+/// strongly discouraged. This message does not reliability preserve all
+/// information necessary to model the schema and preserve semantics. Instead
+/// make use of FileDescriptorSet which preserves the necessary information.
 public struct Google_Protobuf_EnumValue: SwiftFrame.Message {
     /// Enum value name.
     public var name: Swift.String = ""
@@ -384,6 +417,10 @@ public struct Google_Protobuf_EnumValue: SwiftFrame.Message {
 
 /// A protocol buffer option, which can be attached to a message, field,
 /// enumeration, etc.
+///
+/// New usages of this message as an alternative to FileOptions, MessageOptions,
+/// FieldOptions, EnumOptions, EnumValueOptions, ServiceOptions, or MethodOptions
+/// are strongly discouraged.
 public struct Google_Protobuf_Option: SwiftFrame.Message {
     /// The option's name. For protobuf built-in options (options defined in
     /// descriptor.proto), this is the short name. For example, `"map_entry"`.
@@ -421,6 +458,7 @@ extension Google_Protobuf_Type: SwiftFrame.FieldTableMessage {
             4 repeated message options
             5 optional message source_context
             6 enum syntax
+            7 string edition
             unknown
             """,
         offsets: [
@@ -430,6 +468,7 @@ extension Google_Protobuf_Type: SwiftFrame.FieldTableMessage {
             Swift.MemoryLayout<Self>.offset(of: \.options)!,
             Swift.MemoryLayout<Self>.offset(of: \._sourceContext)!,
             Swift.MemoryLayout<Self>.offset(of: \.syntax)!,
+            Swift.MemoryLayout<Self>.offset(of: \.edition)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
         ],
         types: [
@@ -451,6 +490,7 @@ extension Google_Protobuf_Type: SwiftFrame.FieldTableMessage {
             case 34: try reader.readMessage(appendingTo: &self.options) // options = 4
             case 42: try reader.readMessage(into: &self._sourceContext) // source_context = 5
             case 48: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self) // syntax = 6
+            case 58: self.edition = try reader.readString() // edition = 7
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -464,6 +504,7 @@ extension Google_Protobuf_Type: SwiftFrame.FieldTableMessage {
         size.add(cache.repeatedMessage(self.options, tagSize: 1))
         if let box = self._sourceContext { size.add(1, cache.message(box.value)) }
         if self.syntax.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax)) }
+        if !self.edition.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.edition.utf8.count)) }
         return size.total
     }
 
@@ -479,6 +520,7 @@ extension Google_Protobuf_Type: SwiftFrame.FieldTableMessage {
         if self.syntax.rawValue != 0 {
             writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self, self.syntax, tag: 48)
         }
+        writer.writeStringUnlessEmpty(self.edition, tag: 58)
         writer.writeUnknownFields(self.unknownFields)
     }
 }
@@ -598,6 +640,7 @@ extension Google_Protobuf_Enum: SwiftFrame.FieldTableMessage {
             3 repeated message options
             4 optional message source_context
             5 enum syntax
+            6 string edition
             unknown
             """,
         offsets: [
@@ -606,6 +649,7 @@ extension Google_Protobuf_Enum: SwiftFrame.FieldTableMessage {
             Swift.MemoryLayout<Self>.offset(of: \.options)!,
             Swift.MemoryLayout<Self>.offset(of: \._sourceContext)!,
             Swift.MemoryLayout<Self>.offset(of: \.syntax)!,
+            Swift.MemoryLayout<Self>.offset(of: \.edition)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
         ],
         types: [
@@ -626,6 +670,7 @@ extension Google_Protobuf_Enum: SwiftFrame.FieldTableMessage {
             case 26: try reader.readMessage(appendingTo: &self.options) // options = 3
             case 34: try reader.readMessage(into: &self._sourceContext) // source_context = 4
             case 40: self.syntax = try reader.readVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self) // syntax = 5
+            case 50: self.edition = try reader.readString() // edition = 6
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -638,6 +683,7 @@ extension Google_Protobuf_Enum: SwiftFrame.FieldTableMessage {
         size.add(cache.repeatedMessage(self.options, tagSize: 1))
         if let box = self._sourceContext { size.add(1, cache.message(box.value)) }
         if self.syntax.rawValue != 0 { size.add(1, SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.size(self.syntax)) }
+        if !self.edition.isEmpty { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(self.edition.utf8.count)) }
         return size.total
     }
 
@@ -652,6 +698,7 @@ extension Google_Protobuf_Enum: SwiftFrame.FieldTableMessage {
         if self.syntax.rawValue != 0 {
             writer.writeVarint(SwiftFrame.ProtoEnum<Google_Protobuf_Syntax>.self, self.syntax, tag: 40)
         }
+        writer.writeStringUnlessEmpty(self.edition, tag: 50)
         writer.writeUnknownFields(self.unknownFields)
     }
 }

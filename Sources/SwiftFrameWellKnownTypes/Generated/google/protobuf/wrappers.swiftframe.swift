@@ -9,6 +9,9 @@ fileprivate typealias _SwiftFrameVersionCheck = SwiftFrame.GeneratedCodeVersion1
 /// Wrapper message for `double`.
 ///
 /// The JSON representation for `DoubleValue` is JSON number.
+///
+/// Not recommended for use in new APIs, but still useful for legacy APIs and
+/// has no plan to be removed.
 public struct Google_Protobuf_DoubleValue: SwiftFrame.Message {
     /// The double value.
     public var value: Swift.Double = 0
@@ -24,6 +27,9 @@ public struct Google_Protobuf_DoubleValue: SwiftFrame.Message {
 /// Wrapper message for `float`.
 ///
 /// The JSON representation for `FloatValue` is JSON number.
+///
+/// Not recommended for use in new APIs, but still useful for legacy APIs and
+/// has no plan to be removed.
 public struct Google_Protobuf_FloatValue: SwiftFrame.Message {
     /// The float value.
     public var value: Swift.Float = 0
@@ -39,6 +45,9 @@ public struct Google_Protobuf_FloatValue: SwiftFrame.Message {
 /// Wrapper message for `int64`.
 ///
 /// The JSON representation for `Int64Value` is JSON string.
+///
+/// Not recommended for use in new APIs, but still useful for legacy APIs and
+/// has no plan to be removed.
 public struct Google_Protobuf_Int64Value: SwiftFrame.Message {
     /// The int64 value.
     public var value: Swift.Int64 = 0
@@ -54,6 +63,9 @@ public struct Google_Protobuf_Int64Value: SwiftFrame.Message {
 /// Wrapper message for `uint64`.
 ///
 /// The JSON representation for `UInt64Value` is JSON string.
+///
+/// Not recommended for use in new APIs, but still useful for legacy APIs and
+/// has no plan to be removed.
 public struct Google_Protobuf_UInt64Value: SwiftFrame.Message {
     /// The uint64 value.
     public var value: Swift.UInt64 = 0
@@ -69,6 +81,9 @@ public struct Google_Protobuf_UInt64Value: SwiftFrame.Message {
 /// Wrapper message for `int32`.
 ///
 /// The JSON representation for `Int32Value` is JSON number.
+///
+/// Not recommended for use in new APIs, but still useful for legacy APIs and
+/// has no plan to be removed.
 public struct Google_Protobuf_Int32Value: SwiftFrame.Message {
     /// The int32 value.
     public var value: Swift.Int32 = 0
@@ -84,6 +99,9 @@ public struct Google_Protobuf_Int32Value: SwiftFrame.Message {
 /// Wrapper message for `uint32`.
 ///
 /// The JSON representation for `UInt32Value` is JSON number.
+///
+/// Not recommended for use in new APIs, but still useful for legacy APIs and
+/// has no plan to be removed.
 public struct Google_Protobuf_UInt32Value: SwiftFrame.Message {
     /// The uint32 value.
     public var value: Swift.UInt32 = 0
@@ -99,6 +117,9 @@ public struct Google_Protobuf_UInt32Value: SwiftFrame.Message {
 /// Wrapper message for `bool`.
 ///
 /// The JSON representation for `BoolValue` is JSON `true` and `false`.
+///
+/// Not recommended for use in new APIs, but still useful for legacy APIs and
+/// has no plan to be removed.
 public struct Google_Protobuf_BoolValue: SwiftFrame.Message {
     /// The bool value.
     public var value: Swift.Bool = false
@@ -114,6 +135,9 @@ public struct Google_Protobuf_BoolValue: SwiftFrame.Message {
 /// Wrapper message for `string`.
 ///
 /// The JSON representation for `StringValue` is JSON string.
+///
+/// Not recommended for use in new APIs, but still useful for legacy APIs and
+/// has no plan to be removed.
 public struct Google_Protobuf_StringValue: SwiftFrame.Message {
     /// The string value.
     public var value: Swift.String = ""
@@ -129,6 +153,9 @@ public struct Google_Protobuf_StringValue: SwiftFrame.Message {
 /// Wrapper message for `bytes`.
 ///
 /// The JSON representation for `BytesValue` is JSON string.
+///
+/// Not recommended for use in new APIs, but still useful for legacy APIs and
+/// has no plan to be removed.
 public struct Google_Protobuf_BytesValue: SwiftFrame.Message {
     /// The bytes value.
     public var value: [Swift.UInt8] = []

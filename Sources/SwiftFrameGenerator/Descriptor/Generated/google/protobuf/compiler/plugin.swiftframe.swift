@@ -44,6 +44,11 @@ public struct Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.Message 
     /// they import.  The files will appear in topological order, so each file
     /// appears before any file that imports it.
     ///
+    /// Note: the files listed in files_to_generate will include runtime-retention
+    /// options only, but all other files will include source-retention options.
+    /// The source_file_descriptors field below is available in case you need
+    /// source-retention options for files_to_generate.
+    ///
     /// protoc guarantees that all proto_files will be written after
     /// the fields above, even though this is not technically guaranteed by the
     /// protobuf wire format.  This theoretically could allow a plugin to stream
@@ -55,6 +60,10 @@ public struct Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.Message 
     /// Type names of fields and extensions in the FileDescriptorProto are always
     /// fully qualified.
     public var protoFile: [Google_Protobuf_FileDescriptorProto] = []
+    /// File descriptors with all options, including source-retention options.
+    /// These descriptors are only provided for the files listed in
+    /// files_to_generate.
+    public var sourceFileDescriptors: [Google_Protobuf_FileDescriptorProto] = []
     /// The version number of protocol compiler.
     public var compilerVersion: Google_Protobuf_Compiler_Version? {
         get { self._compilerVersion?.value }
@@ -69,11 +78,13 @@ public struct Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.Message 
         fileToGenerate: [Swift.String] = [],
         parameter: Swift.String? = nil,
         protoFile: [Google_Protobuf_FileDescriptorProto] = [],
+        sourceFileDescriptors: [Google_Protobuf_FileDescriptorProto] = [],
         compilerVersion: Google_Protobuf_Compiler_Version? = nil
     ) {
         self.fileToGenerate = fileToGenerate
         self.parameter = parameter
         self.protoFile = protoFile
+        self.sourceFileDescriptors = sourceFileDescriptors
         self.compilerVersion = compilerVersion
     }
 }
@@ -92,6 +103,16 @@ public struct Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.Message
     /// A bitmask of supported features that the code generator supports.
     /// This is a bitwise "or" of values from the Feature enum.
     public var supportedFeatures: Swift.UInt64? = nil
+    /// The minimum edition this plugin supports.  This will be treated as an
+    /// Edition enum, but we want to allow unknown values.  It should be specified
+    /// according the edition enum value, *not* the edition number.  Only takes
+    /// effect for plugins that have FEATURE_SUPPORTS_EDITIONS set.
+    public var minimumEdition: Swift.Int32? = nil
+    /// The maximum edition this plugin supports.  This will be treated as an
+    /// Edition enum, but we want to allow unknown values.  It should be specified
+    /// according the edition enum value, *not* the edition number.  Only takes
+    /// effect for plugins that have FEATURE_SUPPORTS_EDITIONS set.
+    public var maximumEdition: Swift.Int32? = nil
     public var file: [Google_Protobuf_Compiler_CodeGeneratorResponse.File] = []
     public var unknownFields = SwiftFrame.UnknownFields()
 
@@ -100,10 +121,14 @@ public struct Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.Message
     public init(
         error: Swift.String? = nil,
         supportedFeatures: Swift.UInt64? = nil,
+        minimumEdition: Swift.Int32? = nil,
+        maximumEdition: Swift.Int32? = nil,
         file: [Google_Protobuf_Compiler_CodeGeneratorResponse.File] = []
     ) {
         self.error = error
         self.supportedFeatures = supportedFeatures
+        self.minimumEdition = minimumEdition
+        self.maximumEdition = maximumEdition
         self.file = file
     }
 
@@ -111,6 +136,7 @@ public struct Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.Message
     public enum Feature: Swift.Int32, SwiftFrame.ClosedEnum {
         case none = 0 // FEATURE_NONE
         case proto3Optional = 1 // FEATURE_PROTO3_OPTIONAL
+        case supportsEditions = 2 // FEATURE_SUPPORTS_EDITIONS
 
         public init() {
             self = .none
@@ -119,6 +145,7 @@ public struct Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.Message
         public static let protoNames: [(number: Swift.Int32, name: Swift.String)] = SwiftFrame.protoNames(lines: """
             0 FEATURE_NONE
             1 FEATURE_PROTO3_OPTIONAL
+            2 FEATURE_SUPPORTS_EDITIONS
             """)
     }
 
@@ -272,6 +299,7 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.FieldTableMe
             1 repeated string file_to_generate
             2 optional string parameter
             15 repeated checked message proto_file
+            17 repeated checked message source_file_descriptors
             3 optional message compiler_version
             unknown
             """,
@@ -279,10 +307,12 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.FieldTableMe
             Swift.MemoryLayout<Self>.offset(of: \.fileToGenerate)!,
             Swift.MemoryLayout<Self>.offset(of: \.parameter)!,
             Swift.MemoryLayout<Self>.offset(of: \.protoFile)!,
+            Swift.MemoryLayout<Self>.offset(of: \.sourceFileDescriptors)!,
             Swift.MemoryLayout<Self>.offset(of: \._compilerVersion)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
         ],
         types: [
+            Google_Protobuf_FileDescriptorProto.self,
             Google_Protobuf_FileDescriptorProto.self,
             Google_Protobuf_Compiler_Version.self,
         ]
@@ -297,6 +327,7 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.FieldTableMe
             case 18: self.parameter = try reader.readString() // parameter = 2
             case 26: try reader.readMessage(into: &self._compilerVersion) // compiler_version = 3
             case 122: try reader.readMessage(appendingTo: &self.protoFile) // proto_file = 15
+            case 138: try reader.readMessage(appendingTo: &self.sourceFileDescriptors) // source_file_descriptors = 17
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
         }
@@ -308,6 +339,7 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.FieldTableMe
         if let value = self.parameter { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
         if let box = self._compilerVersion { size.add(1, cache.message(box.value)) }
         size.add(cache.repeatedMessage(self.protoFile, tagSize: 1))
+        size.add(cache.repeatedMessage(self.sourceFileDescriptors, tagSize: 2))
         return size.total
     }
 
@@ -321,6 +353,7 @@ extension Google_Protobuf_Compiler_CodeGeneratorRequest: SwiftFrame.FieldTableMe
             writer.writeMessage(box.value)
         }
         writer.writeRepeatedMessage(self.protoFile, tag: 122)
+        writer.writeRepeatedMessage(self.sourceFileDescriptors, tag: 138)
         writer.writeUnknownFields(self.unknownFields)
     }
 
@@ -338,12 +371,16 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.FieldTableM
         layout: """
             1 optional string error
             2 optional uint64 supported_features
+            3 optional int32 minimum_edition
+            4 optional int32 maximum_edition
             15 repeated message file
             unknown
             """,
         offsets: [
             Swift.MemoryLayout<Self>.offset(of: \.error)!,
             Swift.MemoryLayout<Self>.offset(of: \.supportedFeatures)!,
+            Swift.MemoryLayout<Self>.offset(of: \.minimumEdition)!,
+            Swift.MemoryLayout<Self>.offset(of: \.maximumEdition)!,
             Swift.MemoryLayout<Self>.offset(of: \.file)!,
             Swift.MemoryLayout<Self>.offset(of: \.unknownFields)!,
         ],
@@ -359,6 +396,8 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.FieldTableM
             switch tag {
             case 10: self.error = try reader.readString() // error = 1
             case 16: self.supportedFeatures = try reader.readVarint(SwiftFrame.ProtoUInt64.self) // supported_features = 2
+            case 24: self.minimumEdition = try reader.readVarint(SwiftFrame.ProtoInt32.self) // minimum_edition = 3
+            case 32: self.maximumEdition = try reader.readVarint(SwiftFrame.ProtoInt32.self) // maximum_edition = 4
             case 122: try reader.readMessage(appendingTo: &self.file) // file = 15
             default: try reader.skipField(tag: tag, into: &self.unknownFields)
             }
@@ -369,6 +408,8 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.FieldTableM
         var size = SwiftFrame.MessageSize(self.unknownFields.count)
         if let value = self.error { size.add(1, SwiftFrame.Wire.lengthDelimitedSize(value.utf8.count)) }
         if let value = self.supportedFeatures { size.add(1, SwiftFrame.ProtoUInt64.size(value)) }
+        if let value = self.minimumEdition { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
+        if let value = self.maximumEdition { size.add(1, SwiftFrame.ProtoInt32.size(value)) }
         size.add(cache.repeatedMessage(self.file, tagSize: 1))
         return size.total
     }
@@ -379,6 +420,12 @@ extension Google_Protobuf_Compiler_CodeGeneratorResponse: SwiftFrame.FieldTableM
         }
         if let value = self.supportedFeatures {
             writer.writeVarint(SwiftFrame.ProtoUInt64.self, value, tag: 16)
+        }
+        if let value = self.minimumEdition {
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 24)
+        }
+        if let value = self.maximumEdition {
+            writer.writeVarint(SwiftFrame.ProtoInt32.self, value, tag: 32)
         }
         writer.writeRepeatedMessage(self.file, tag: 122)
         writer.writeUnknownFields(self.unknownFields)

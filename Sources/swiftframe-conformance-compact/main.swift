@@ -1,1 +1,0 @@
-../swiftframe-conformance/main.swift

@@ -1,1 +1,0 @@
-../ConformanceTests/JSONDifferencesTests.swift

@@ -1,1 +1,0 @@
-../ConformanceTests/JSONNumberTests.swift

@@ -1,1 +1,0 @@
-../ConformanceTests/JSONStreamTests.swift

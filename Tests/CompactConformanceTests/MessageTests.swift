@@ -1,1 +1,0 @@
-../ConformanceTests/MessageTests.swift

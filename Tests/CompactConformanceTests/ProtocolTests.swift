@@ -1,1 +1,0 @@
-../ConformanceTests/ProtocolTests.swift

@@ -1,1 +1,0 @@
-../ConformanceTests/TextFormatConformanceTests.swift

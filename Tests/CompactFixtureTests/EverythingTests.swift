@@ -1,1 +1,0 @@
-../FixtureTests/EverythingTests.swift

@@ -1,1 +1,0 @@
-../FixtureTests/FramedCommandTests.swift

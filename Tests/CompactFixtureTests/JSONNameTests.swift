@@ -1,1 +1,0 @@
-../FixtureTests/JSONNameTests.swift

@@ -1,1 +1,0 @@
-../FixtureTests/Proto2Tests.swift
