@@ -11,7 +11,7 @@ PREFIX ?= /usr/local
 .PHONY: all protoc plugin python-protobuf peers install clean \
 	generate golden \
 	test check check-golden check-docs check-plugins check-protos differential differential-json differential-text \
-	differential-smoke soak conformance \
+	differential-smoke differential-editions soak conformance \
 	bench bench-codesize bench-transport bench-runtime-size bench-regenerate bench-inspect \
 	fuzz fuzz-smoke \
 	sanitize-address sanitize-thread \
@@ -169,11 +169,18 @@ differential-json: python-protobuf
 differential-text: python-protobuf
 	scripts/differential.sh $(DIFFERENTIAL_CASES) $(DIFFERENTIAL_SEED) release text
 
+# The same for the editions test messages (FuzzTesting/Differential/differential_editions.py):
+# DIFFERENTIAL_CASES inputs to their edition 2023 copies and TestAllTypesEdition2023, against
+# protobuf's Python package 7.35.1 (upb), installed in a virtual environment of its own.
+differential-editions:
+	scripts/differential.sh $(DIFFERENTIAL_CASES) $(DIFFERENTIAL_SEED) release editions
+
 # What `make test` runs: 20,000 cases of each, with the testee `swift test` built.
 differential-smoke: python-protobuf
 	scripts/differential.sh 20000 1 debug
 	scripts/differential.sh 20000 1 debug json
 	scripts/differential.sh 20000 1 debug text
+	scripts/differential.sh 20000 1 debug editions
 
 # A million frames from the client through the Python IM peer, which cuts its writes, stalls
 # and drops the connection every 3,000 frames (`make test` runs 20,000 of them).

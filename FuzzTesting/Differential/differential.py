@@ -203,6 +203,13 @@ def varint(value, pad=0):
     return bytes(out)
 
 
+def is_repeated(field):
+    """Whether `field` is repeated, in protobuf 4.21's Python API (`label`) and today's."""
+    if hasattr(field, "is_repeated"):
+        return field.is_repeated
+    return field.label == F.LABEL_REPEATED
+
+
 def zigzag(value, bits):
     return ((value << 1) ^ (value >> (bits - 1))) & ((1 << bits) - 1)
 
@@ -216,19 +223,23 @@ INTERESTING = [0, 1, -1, 2, 127, 128, 300, 2**31 - 1, -2**31, 2**32 - 1, 2**32, 
                -2**63, 2**64 - 1, 2**35 + 7]
 
 
-class Cases:
-    """Inputs to the conformance messages, drawn from their descriptors."""
+# The extensions the cases write, by the full name of the message they extend.
+EXTENSIONS = {
+    TYPES[1]: ["protobuf_test_messages.proto2.extension_int32"],
+    TYPES[1] + ".MessageSetCorrect": [
+        TYPES[1] + ".MessageSetCorrectExtension%d.message_set_extension" % i for i in (1, 2)],
+}
 
-    def __init__(self, pool, rng):
+
+class Cases:
+    """Inputs to the messages named `types` (a case's kind is its index there), drawn from
+    their descriptors, with the `extensions` (full names, by the message they extend)."""
+
+    def __init__(self, pool, rng, types=TYPES, extensions=EXTENSIONS):
         self.rng = rng
-        self.roots = [pool.FindMessageTypeByName(name) for name in TYPES]
-        proto2 = self.roots[1].full_name
-        self.extensions = {
-            proto2: [pool.FindExtensionByName("protobuf_test_messages.proto2.extension_int32")],
-            proto2 + ".MessageSetCorrect": [
-                pool.FindExtensionByName(proto2 + ".MessageSetCorrectExtension%d.message_set_extension" % i)
-                for i in (1, 2)],
-        }
+        self.roots = [pool.FindMessageTypeByName(name) for name in types]
+        self.extensions = {container: [pool.FindExtensionByName(name) for name in names]
+                           for container, names in extensions.items()}
 
     def tag(self, number, wire_type):
         rng = self.rng
@@ -362,7 +373,7 @@ class Cases:
                 {VARINT: self.scalar_varint(self.integer()), FIXED64: b"\x01" * 8, FIXED32: b"\x02" * 4,
                  DELIMITED: self.delimited(b"\x08\x01")}[wire_type]
         count = 1
-        if field.label == F.LABEL_REPEATED:
+        if is_repeated(field):
             count = rng.choice([1, 1, 2, 3, 5])
             packable = wire_type in (VARINT, FIXED32, FIXED64)
             if packable and rng.random() < 0.5:
@@ -405,7 +416,7 @@ class Cases:
 
     def next(self):
         rng = self.rng
-        kind = rng.randint(0, 1)
+        kind = rng.randrange(len(self.roots))
         if rng.random() < 0.002:
             data = self.nested(rng.choice([98, 99, 100, 101, 102, 150]))
         else:
@@ -520,15 +531,17 @@ class Answerer:
 
 
 class Testee(Answerer):
-    """swiftframe's conformance testee, which speaks protobuf's conformance protocol."""
+    """swiftframe's conformance testee, which speaks protobuf's conformance protocol; a case's
+    kind is the index of its message in `types`."""
 
-    def __init__(self, name, argv, pool):
+    def __init__(self, name, argv, pool, types=TYPES):
         self.Request = message_class(pool, "conformance.ConformanceRequest")
         self.Response = message_class(pool, "conformance.ConformanceResponse")
+        self.types = types
         super().__init__(name, argv)
 
     def request(self, kind, data):
-        request = self.Request(protobuf_payload=data, requested_output_format=1, message_type=TYPES[kind])
+        request = self.Request(protobuf_payload=data, requested_output_format=1, message_type=self.types[kind])
         body = request.SerializeToString()
         return struct.pack("<I", len(body)) + body
 
@@ -700,13 +713,13 @@ def main():
 
 
 def report(accepted, differences, python_differences, examples, information=None,
-           reference_title="Python against C++ (protobuf's own differences, for information)"):
+           reference_title="Python against C++ (protobuf's own differences, for information)", arbiter="C++"):
     """Prints what each side accepted and the disagreements by class, then `python_differences`
-    under `reference_title`; the exit status: 1 when swiftframe and C++ disagree outside the
-    intended differences."""
+    under `reference_title`; the exit status: 1 when swiftframe and the arbiter disagree outside
+    the intended differences."""
     print("accepted: " + ", ".join("%s %d" % item for item in accepted.items()))
     unintended = 0
-    print("swiftframe against C++ (the arbiter):")
+    print("swiftframe against %s (the arbiter):" % arbiter)
     if not differences.counts:
         print("  no disagreements")
     for name, count in sorted(differences.counts.items()):

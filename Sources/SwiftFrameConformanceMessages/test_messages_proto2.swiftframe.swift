@@ -1379,6 +1379,7 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.FieldTableM
             .init(201, "Data", .group(ProtobufTestMessages_Proto2_TestAllTypesProto2.Data.self), .optional),
             .init(204, "MultiWordGroupField", .group(ProtobufTestMessages_Proto2_TestAllTypesProto2.MultiWordGroupField.self), .optional),
         ],
+        reservedNames: ["reserved_field"],
         extensionRanges: [120...200]
     )
 
@@ -3762,4 +3763,5 @@ public enum ProtobufTestMessages_Proto2_TestMessagesProto2Extensions {
     public static let extensionInt32 = SwiftFrame.Extension<ProtobufTestMessages_Proto2_TestAllTypesProto2, SwiftFrame.ProtoInt32>(fieldNumber: 120, protoName: "protobuf_test_messages.proto2.extension_int32")
     public static let extensionString = SwiftFrame.Extension<ProtobufTestMessages_Proto2_TestAllTypesProto2, SwiftFrame.ProtoString>(fieldNumber: 133, protoName: "protobuf_test_messages.proto2.extension_string")
     public static let extensionBytes = SwiftFrame.Extension<ProtobufTestMessages_Proto2_TestAllTypesProto2, SwiftFrame.ProtoBytes>(fieldNumber: 134, protoName: "protobuf_test_messages.proto2.extension_bytes")
+    public static let groupfield = SwiftFrame.GroupExtension<ProtobufTestMessages_Proto2_TestAllTypesProto2, ProtobufTestMessages_Proto2_GroupField>(fieldNumber: 121, protoName: "protobuf_test_messages.proto2.groupfield")
 }

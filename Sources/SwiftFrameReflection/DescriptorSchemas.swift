@@ -148,7 +148,7 @@ private struct Builder {
             messages.append(
                 TextFormatSchemaSet.Message(
                     fullName: message.fullName, fields: fields, packed: packed,
-                    implicitPresence: implicitPresence))
+                    implicitPresence: implicitPresence, reservedNames: message.descriptor.reservedName))
         }
         return messages
     }

@@ -80,10 +80,14 @@ struct TestMessages {
             ]
         ) { registry in
             registry.register(Proto2.extensionInt32)
+            registry.register(Proto2.groupfield)
             registry.register(EditionsProto2.extensionInt32)
+            registry.register(EditionsProto2.groupfield)
             registry.register(Edition2023.extensionInt32)
             registry.register(Edition2023.extensionString)
             registry.register(Edition2023.extensionBytes)
+            registry.register(Edition2023.groupliketype)
+            registry.register(Edition2023.delimitedExt)
         }
     }()
 
@@ -106,10 +110,14 @@ struct TestMessages {
             ]
         ) { registry in
             registry.register(Proto2.extensionInt32)
+            registry.register(Proto2.groupfield)
             registry.register(EditionsProto2.extensionInt32)
+            registry.register(EditionsProto2.groupfield)
             registry.register(Edition2023.extensionInt32)
             registry.register(Edition2023.extensionString)
             registry.register(Edition2023.extensionBytes)
+            registry.register(Edition2023.groupliketype)
+            registry.register(Edition2023.delimitedExt)
         }
     }()
 }
@@ -162,7 +170,8 @@ func roundTrip<M: Message>(
             return .serializeError("\(error)")
         }
     case .textFormat:
-        return .textPayload(message.textFormatString(includeUnknownFields: request.printUnknownFields))
+        return .textPayload(
+            message.textFormatString(includeUnknownFields: request.printUnknownFields, registry: registry))
     case .json:
         do {
             return .jsonPayload(try message.jsonString(options: JSONOptions(registry: registry)))

@@ -511,3 +511,53 @@ struct IntendedDifferenceTests {
         #expect(try message.serializedBytes() == field121 + tag(253, .varint) + [0x01] + unknown)
     }
 }
+
+// MARK: Where protobuf's upb runtime reads otherwise
+
+/// The editions differential run (`make differential-editions`) compares every decode of the
+/// editions test messages with protobuf's upb runtime (Python 7.35.1); these are the
+/// differences it reports as intended. In each, swiftframe reads as protobuf's C++ runtime does.
+@Suite("Intended differences from protobuf's upb runtime")
+struct UpbDifferenceTests {
+    typealias EditionsProto2 = ProtobufTestMessages_Editions_Proto2_TestAllTypesProto2
+
+    @Test("a string field without UTF-8 validation holding invalid UTF-8")
+    func unvalidatedString() {
+        // The proto2 copy sets features.utf8_validation = NONE: upb keeps the bytes, as C++
+        // keeps them for proto2; a Swift String cannot hold them (Proto2UTF8Tests).
+        let error = #expect(throws: WireError.self) { try EditionsProto2(serializedBytes: delimited(14, [0xFF])) }
+        #expect(error.map(caseName) == "invalidUTF8")
+    }
+
+    @Test("a field number 0 inside an unknown group")
+    func fieldNumberZeroInAnUnknownGroup() throws {
+        // Group 900, which the message does not declare, holding tag 0 with the value 0: upb
+        // skips the group without reading its numbers; C++ (protoc --decode_raw) refuses it.
+        let input = tag(900, .startGroup) + [0x00, 0x00] + tag(900, .endGroup)
+        let error = #expect(throws: WireError.self) { try EditionsProto2(serializedBytes: input) }
+        #expect(error.map(caseName) == "fieldNumberZero")
+        #expect(throws: ProcessFailure.self) { try Protoc.run(["--decode_raw"], input: input) }
+    }
+
+    @Test("a map entry holding an unknown field (upb keeps the entry whole, as an unknown field)")
+    func mapEntryWithAnUnknownField() throws {
+        // map_int32_int32 (56): key 1, value 2, and field 3, which the entry does not declare.
+        // The entry is read and field 3 dropped, as C++ reads it; upb keeps all of it unknown.
+        let entry = tag(1, .varint) + [1] + tag(2, .varint) + [2] + tag(3, .varint) + [3]
+        let message = try EditionsProto2(serializedBytes: delimited(56, entry))
+        #expect(message.mapInt32Int32 == [1: 2])
+        #expect(message.unknownFields.isEmpty)
+    }
+
+    @Test("a closed enum's undeclared number past 32 bits (upb cuts it in a packed run)")
+    func closedEnumNumberPast32Bits() throws {
+        // packed_nested_enum (88) holding FOO (0), 2^33 + 1 and 2^33 + 7. An enum number is
+        // its low 32 bits, as for C++: the first is BAR (1); the second, 7, NestedEnum does not
+        // declare, and it is kept as an unknown varint as it was read, all 34 bits.
+        let bar: [UInt8] = [0x81, 0x80, 0x80, 0x80, 0x20]
+        let undeclared: [UInt8] = [0x87, 0x80, 0x80, 0x80, 0x20]
+        let message = try EditionsProto2(serializedBytes: delimited(88, [0x00] + bar + undeclared))
+        #expect(message.packedNestedEnum == [.foo, .bar])
+        #expect(message.unknownFields.bytes == tag(88, .varint) + undeclared)
+    }
+}

@@ -201,7 +201,7 @@ struct ProtocolTests {
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        let exit = try process.start()
         defer { if process.isRunning { process.terminate() } }
         let input = stdin.fileHandleForWriting
         let output = stdout.fileHandleForReading.fileDescriptor
@@ -219,7 +219,7 @@ struct ProtocolTests {
             #expect(try Conformance_ConformanceResponse(serializedBytes: body).result == expected)
         }
         try input.close()
-        process.waitUntilExit()
+        exit.wait()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
         #expect(readExactly(output, 1, timeoutSeconds: 5) == nil, "bytes on stdout after the last response")
     }

@@ -52,8 +52,9 @@ struct TextFormatTests {
     }
 
     /// Extensions are printed by number: a message's field table lists its own fields, and
-    /// an extension may be declared in any file. protoc names them (`[legacy.nickname]`).
-    @Test("Extensions print by number where protoc prints their names")
+    /// an extension may be declared in any file. protoc names them (`[legacy.nickname]`), and
+    /// so does the printer given a registry that holds them, whose text reads back.
+    @Test("Extensions print by number where protoc prints their names, and by name with a registry")
     func extensions() throws {
         var account = Legacy_Account(id: 1, name: "x")
         account[extension: Legacy_LegacyExtensions.nickname] = "nick"
@@ -65,6 +66,12 @@ struct TextFormatTests {
             .replacingOccurrences(of: "[legacy.nickname]", with: "100")
             .replacingOccurrences(of: "[legacy.Holder.holder_rank]", with: "150")
         expectTextFormat(account, protocText: byNumber)
+        var registry = MessageTypeRegistry()
+        registry.register(Legacy_LegacyExtensions.nickname)
+        registry.register(Legacy_Holder.holderRank)
+        #expect(account.textFormatString(registry: registry) == text)
+        let read = try Legacy_Account(textFormat: text, registry: registry)
+        #expect(try read.serializedBytes() == account.serializedBytes())
     }
 
     /// The samples' text, written by hand in every style protoc reads (one line, lists,
@@ -107,7 +114,7 @@ struct TextFormatTests {
             ),
             ("nested { name: \"x\"", "line 1, column 19: missing '}'"),
             ("f_string \"x\"", "line 1, column 1: expected ':' after 'f_string'"),
-            ("[ext]: 1", "line 1, column 1: extensions ([name]) are not read; give the field by number"),
+            ("[ext]: 1", "line 1, column 1: '[ext]' is no extension of Everything that the registry holds"),
             ("f_string: \"\\377\"", "line 1, column 11: 'f_string' is not valid UTF-8"),
         ])
     func readingErrors(text: String, message: String) {

@@ -51,11 +51,11 @@ final class Peer: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
-        try process.run()
+        let exit = try process.start()
         let line = try Self.firstLine(of: output.fileHandleForReading, within: 30)
         guard let line, line.hasPrefix("listening "), let port = Int(line.dropFirst("listening ".count)) else {
             process.terminate()
-            process.waitUntilExit()
+            exit.wait()
             let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             throw PeerError(description: "peer \(role) did not start: \(line ?? "no output"); stderr: \(stderr)")
         }
@@ -106,7 +106,7 @@ final class Peer: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.standardError
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let exit = try process.start()
         let box = LineBox()
         let thread = Thread {
             box.set(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
@@ -116,7 +116,7 @@ final class Peer: @unchecked Sendable {
             process.terminate()
             throw PeerError(description: "\(command.joined(separator: " ")) did not finish within \(seconds) s")
         }
-        process.waitUntilExit()
+        exit.wait()
         return (process.terminationStatus, text)
     }
 }

@@ -199,8 +199,9 @@ enum Tool {
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
+        let exit: ProcessExit
         do {
-            try process.run()
+            exit = try process.start()
         } catch {
             throw PeerError(
                 description: "\(command[0]) does not start (\(error)); it comes with Debian's openssl package")
@@ -215,7 +216,7 @@ enum Tool {
             process.terminate()
             throw PeerError(description: "\(command.joined(separator: " ")) did not finish within 30 s")
         }
-        process.waitUntilExit()
+        exit.wait()
         guard process.terminationStatus == 0 else {
             throw PeerError(description: "\(command.joined(separator: " ")) failed: \(stderr.wait(seconds: 5) ?? "")")
         }

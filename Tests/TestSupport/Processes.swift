@@ -108,12 +108,36 @@ public func runProcess(
     process.standardInput = stdinHandle
     process.standardOutput = stdoutHandle
     process.standardError = stderrHandle
-    try process.run()
-    process.waitUntilExit()
+    try process.start().wait()
     return ProcessResult(
         status: process.terminationStatus,
         reason: process.terminationReason,
         stdout: [UInt8](try Data(contentsOf: outURL)),
         stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
     )
+}
+
+/// The end of a process started with `Process.start()`, to wait for.
+public final class ProcessExit: Sendable {
+    fileprivate let ended = DispatchSemaphore(value: 0)
+
+    /// Returns once the process has ended (at once if it has).
+    public func wait() {
+        ended.wait()
+        ended.signal()
+    }
+}
+
+extension Process {
+    /// Starts the process, and returns what waits for its end. `waitUntilExit()` spins the
+    /// calling thread's run loop until Foundation delivers the child's end there, which, with
+    /// many tests starting processes at once, has once taken longer than a test's time limit
+    /// for a process that had ended in a fraction of a second; the termination handler, set
+    /// before the start so that no end is missed, needs no run loop.
+    public func start() throws -> ProcessExit {
+        let exit = ProcessExit()
+        terminationHandler = { _ in exit.ended.signal() }
+        try run()
+        return exit
+    }
 }

@@ -21,6 +21,9 @@ extension FieldTableMessage {
     /// The table's text-format names and kinds: a message lists its fields once.
     public static var textFormatFields: [TextFormatField] { fieldTable.textFormatFields }
 
+    /// The field names the message reserves, from its table.
+    public static var textFormatReservedNames: [String] { fieldTable.reservedNames }
+
     /// Whether the table's `required` fields are set, and the messages in its `checked` fields
     /// initialized. The generated `checkInitialized` of a message that can hold required fields
     /// calls it (and then checks its oneof members and groups, which the table leaves to
@@ -229,7 +232,7 @@ extension FieldEntry {
 @_documentation(visibility: internal)
 public struct FieldTable: @unchecked Sendable {  // the parts are written in `init` only, never changed or freed
     /// The table is one pointer, so that the generated `static let`, its getter and its
-    /// protocol witness each copy one word (the parts take 88 bytes).
+    /// protocol witness each copy one word (the parts take 96 bytes).
     private let parts: UnsafePointer<Parts>
 
     private struct Parts {
@@ -241,6 +244,7 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         /// An array, so that `textFormatFields` hands it out without a copy; the codec's
         /// reads never touch it.
         let textFormatFields: [TextFormatField]
+        let reservedNames: [String]
         /// The type of each stored property the layout describes, in its order.
         let storedTypes: [Any.Type]
     }
@@ -255,6 +259,8 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     var slots: UnsafeBufferPointer<UInt16> { parts.pointee.slots }
     /// The fields' text-format names, kinds, labels and JSON names (`FieldTableMessage.textFormatFields`).
     var textFormatFields: [TextFormatField] { parts.pointee.textFormatFields }
+    /// The field names the message reserves (`FieldTableMessage.textFormatReservedNames`).
+    var reservedNames: [String] { parts.pointee.reservedNames }
     /// The type of each stored property, in declaration order, as the layout describes it.
     var storedTypes: [Any.Type] { parts.pointee.storedTypes }
 
@@ -293,7 +299,8 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     /// see ``MapFieldCodec``); `custom` lists the fields of the custom properties (oneof
     /// members, groups). The name is left out when the message prints its fields by number.
     /// `jsonNames` holds the JSON name of each field, by number, whose `json_name` is not the one
-    /// protoc derives from its proto name.
+    /// protoc derives from its proto name. `reservedNames` lists the field names the message
+    /// reserves (the text format skips them).
     ///
     /// `offsets` gives each line's property its offset in `Root`, in the same order, as the
     /// compiler reports it: the generated table writes `Swift.MemoryLayout<Self>.offset(of: \.name)!`
@@ -310,7 +317,7 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     public init<Root>(
         of root: Root.Type, layout: String, offsets: [Int], types: [Any.Type] = .init(),
         maps: [MapFieldCodec] = .init(),
-        custom: [CustomField] = .init(), jsonNames: [Int32: String] = .init(),
+        custom: [CustomField] = .init(), jsonNames: [Int32: String] = .init(), reservedNames: [String] = .init(),
         extensionRanges: [ClosedRange<Int>] = .init()
     ) {
         var parser = LayoutParser(message: Root.self, types: types, maps: maps, offsets: offsets)
@@ -350,6 +357,7 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
                 fields: permanent(fields), unknownFieldsOffset: unknownFieldsOffset,
                 extensionFieldsOffset: parser.extensionFieldsOffset, extensionRanges: permanent(extensionRanges),
                 slots: permanent(slots), textFormatFields: parser.textFormatFields(jsonNames: jsonNames),
+                reservedNames: reservedNames,
                 storedTypes: parser.stored.map(\.type)
             ))
         self.parts = UnsafePointer(parts)

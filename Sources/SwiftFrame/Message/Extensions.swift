@@ -36,7 +36,36 @@ public struct RepeatedExtension<Container: ExtensibleMessage, Codec: MapCodec>: 
     }
 }
 
+/// A singular group extension of `Container` (`extend Foo { optional group Bar = 121 { ... } }`,
+/// or a delimited message extension of an edition): the message `M` between a start tag and an
+/// end tag of the extension's number.
+public struct GroupExtension<Container: ExtensibleMessage, M: Message>: Sendable {
+    public let fieldNumber: Int
+    public let protoName: String
+
+    public init(fieldNumber: Int, protoName: String) {
+        self.fieldNumber = fieldNumber
+        self.protoName = protoName
+    }
+}
+
 extension ExtensibleMessage {
+    /// The group extension's value, nil when unset or unreadable; every occurrence is merged,
+    /// as protobuf reads a singular group.
+    public subscript<M: Message>(extension field: GroupExtension<Self, M>) -> M? {
+        get { extensionFields.group(of: field.fieldNumber, M.self) }
+        set {
+            extensionFields.remove(fieldNumber: field.fieldNumber)
+            guard let newValue else { return }
+            var writer = ProtoWriter()
+            let tags = 2 * Wire.varintSize(Wire.tag(fieldNumber: field.fieldNumber, wireType: .startGroup))
+            let size = tags + writer.sizes.group(newValue)
+            extensionFields.bytes.appendWritten(size: size, by: &writer, of: "extension field \(field.fieldNumber)") {
+                $0.writeGroup(newValue, fieldNumber: field.fieldNumber)
+            }
+        }
+    }
+
     /// The extension's value, nil when unset or unreadable. Read as protobuf reads a singular
     /// field: the last scalar on the wire, every occurrence of a message merged, and a
     /// closed-enum number the enum does not declare ignored (it stays an unknown field).
@@ -89,6 +118,20 @@ extension UnknownFields {
         forEachField { (tag: UInt32, reader: inout ProtoReader) throws(WireError) in
             if tag == wanted {
                 try Codec.read(from: &reader, merging: &value)
+            } else {
+                try reader.skipValue(tag: tag)
+            }
+        }
+        return value
+    }
+
+    /// Every occurrence of a group field read into one message.
+    func group<M: Message>(of fieldNumber: Int, _: M.Type) -> M? {
+        let wanted = Wire.tag(fieldNumber: fieldNumber, wireType: .startGroup)
+        var value: M? = nil
+        forEachField { (tag: UInt32, reader: inout ProtoReader) throws(WireError) in
+            if tag == wanted {
+                try reader.readGroup(fieldNumber: fieldNumber, into: &value)
             } else {
                 try reader.skipValue(tag: tag)
             }

@@ -8,6 +8,10 @@ public protocol Message: Sendable, Hashable, CustomDebugStringConvertible {
     /// The fields' names and kinds for the text format, in number order (see `TextFormatField`).
     static var textFormatFields: [TextFormatField] { get }
 
+    /// The field names the message reserves (`reserved "old_name";`): the text format skips
+    /// a field of such a name, as protobuf's parser does.
+    static var textFormatReservedNames: [String] { get }
+
     /// True for a message generated with `TextFormat=Numbers`, which leaves field names out
     /// of the code: it prints in the text format by number, and has no JSON form (JSON
     /// throws `JSONError.Kind.unrepresentable` for it). False for every other message.

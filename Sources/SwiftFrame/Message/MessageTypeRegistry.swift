@@ -37,7 +37,8 @@ struct RegisteredExtension: Sendable {
 }
 
 extension MessageTypeRegistry {
-    /// Adds an extension, so that JSON prints and reads it (`"[pkg.extension_name]": 1`).
+    /// Adds an extension, so that JSON and the text format print and read it
+    /// (`"[pkg.extension_name]": 1`, `[pkg.extension_name]: 1`).
     public mutating func register<Container, Codec>(_ field: Extension<Container, Codec>) {
         let kind = Codec.textFormatKind
         extensions.append(
@@ -53,6 +54,14 @@ extension MessageTypeRegistry {
             RegisteredExtension(
                 container: Container.protoMessageName, number: Int32(field.fieldNumber),
                 fullName: field.protoName, kind: kind, isRepeated: true))
+    }
+
+    /// Adds a group extension (see `register(_:)` for a scalar or message one).
+    public mutating func register<Container, M>(_ field: GroupExtension<Container, M>) {
+        extensions.append(
+            RegisteredExtension(
+                container: Container.protoMessageName, number: Int32(field.fieldNumber),
+                fullName: field.protoName, kind: .group(M.self), isRepeated: false))
     }
 
     func extensions(of container: String) -> [RegisteredExtension] {

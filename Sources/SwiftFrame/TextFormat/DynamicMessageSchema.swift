@@ -18,15 +18,18 @@ public final class TextFormatSchemaSet: Sendable {
         public let packed: Set<Int32>
         /// proto3 singular scalar fields without presence: a default value is not written.
         public let implicitPresence: Set<Int32>
+        /// The field names the message reserves, which the text format skips.
+        public let reservedNames: [String]
 
         public init(
             fullName: String, fields: [TextFormatField], packed: Set<Int32> = [],
-            implicitPresence: Set<Int32> = []
+            implicitPresence: Set<Int32> = [], reservedNames: [String] = []
         ) {
             self.fullName = fullName
             self.fields = fields.sorted { $0.number < $1.number }
             self.packed = packed
             self.implicitPresence = implicitPresence
+            self.reservedNames = reservedNames
         }
     }
 
@@ -53,12 +56,9 @@ public final class TextFormatSchemaSet: Sendable {
         self.messages = messages
     }
 
-    func fields(ofMessage index: Int) -> [TextFormatField] {
-        messages.indices.contains(index) ? messages[index].fields : []
-    }
-
-    func fullName(ofMessage index: Int) -> String {
-        messages.indices.contains(index) ? messages[index].fullName : ""
+    /// The message at `index`, nil when there is none.
+    func message(at index: Int) -> Message? {
+        messages.indices.contains(index) ? messages[index] : nil
     }
 }
 
@@ -115,14 +115,14 @@ public struct DynamicMessageSchema: Sendable {
     /// Reads protobuf's text format into the message's wire bytes, as `protoc --encode=Type`
     /// writes them: what `init(textFormat:)` reads for a generated message (one field per line
     /// or not, `#` comments, `[a, b]` lists, `< >` or `{ }` around messages, fields by name or
-    /// by number; not extensions), written in field-number order with packed fields packed and
+    /// by number, reserved names skipped; not extensions), written in field-number order with packed fields packed and
     /// proto3 fields without presence left out at their default, as protoc writes them.
     /// Required fields are not checked.
     public func serializedBytes(textFormat text: String) throws(TextFormatError) -> [UInt8] {
         var tokens = TextFormatTokenizer(Array(text.utf8))
         var bytes: [UInt8] = []
         try TextFormatReader.readFields(
-            schemas.messages[index].fields, of: fullName, schemas: schemas,
+            TextFormatTable(kind: .schemaMessage(index), schemas: schemas, registry: nil), schemas: schemas,
             from: &tokens, until: nil, into: &bytes)
         return schemas.canonicalBytes(bytes, message: index)
     }

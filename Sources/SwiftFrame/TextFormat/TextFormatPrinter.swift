@@ -13,24 +13,30 @@ struct TextFormatPrinter {
     private var indent = 0
     /// The schemas `.schemaMessage` and `.schemaGroup` fields refer to (nil for a generated message).
     private let schemas: TextFormatSchemaSet?
+    /// The extensions printed by name.
+    private let registry: MessageTypeRegistry?
     /// The first error that stopped the printing of some fields (noted in the output).
     private var firstError: WireError?
 
     /// How deep unknown length-delimited fields are tried as messages (protobuf's limit).
     private static let unknownRecursionBudget = 10
 
-    private init(multiline: Bool, schemas: TextFormatSchemaSet?) {
+    private init(multiline: Bool, schemas: TextFormatSchemaSet?, registry: MessageTypeRegistry? = nil) {
         self.multiline = multiline
         self.schemas = schemas
+        self.registry = registry
     }
 
-    static func print<M: Message>(_ message: M, multiline: Bool, printUnknownFields: Bool = true) -> String {
-        var printer = TextFormatPrinter(multiline: multiline, schemas: nil)
+    static func print<M: Message>(
+        _ message: M, multiline: Bool, printUnknownFields: Bool = true, registry: MessageTypeRegistry? = nil
+    ) -> String {
+        var printer = TextFormatPrinter(multiline: multiline, schemas: nil, registry: registry)
         printer.printUnknown = printUnknownFields
         // Printing never fails for want of required fields: they are simply not printed.
         let bytes = (try? message.serializedBytes(partial: true)) ?? []
+        let fields = TextFormatTable(M.self, registry: registry).fields
         bytes.withUnsafeBytes { buffer in
-            printer.printFields(buffer, of: M.textFormatFields, budget: unknownRecursionBudget)
+            printer.printFields(buffer, of: fields, budget: unknownRecursionBudget)
         }
         return printer.output
     }
@@ -47,13 +53,10 @@ struct TextFormatPrinter {
         return (printer.output, printer.firstError)
     }
 
-    /// The fields of a message or group kind: a generated type's table, or a schema's.
+    /// The fields of a message or group kind: a generated type's table, or a schema's, with
+    /// the registry's extensions.
     private func fields(of kind: TextFormatKind) -> [TextFormatField] {
-        switch kind {
-        case .message(let type), .group(let type): return type.textFormatFields
-        case .schemaMessage(let index), .schemaGroup(let index): return schemas?.fields(ofMessage: index) ?? []
-        default: return []
-        }
+        TextFormatTable(kind: kind, schemas: schemas, registry: registry).fields
     }
 
     // MARK: Layout

@@ -10,16 +10,17 @@ extension Message {
     /// Reads a message from protobuf's text format, as `protoc --encode` reads it:
     /// `nick_name: "neo" port: 8080 user_info { uid: 42 }`, one field per line or not, with
     /// `#` comments, `[a, b]` lists and `< >` or `{ }` around messages. Fields may also be given
-    /// by number, as `protoc --decode_raw` and `TextFormat=Numbers` messages print them.
-    /// Extensions (`[pkg.name]`) are not read. As protobuf's parser, it refuses a singular
-    /// field given twice (a proto3 field without presence may be given again after its
-    /// default) and two members of one oneof.
-    /// An `Any` may be written in its expanded form, `[type.googleapis.com/pkg.Type] { ... }`,
-    /// when `registry` holds the type its URL names.
+    /// by number, as `protoc --decode_raw` and `TextFormat=Numbers` messages print them; a
+    /// group by its type name or its field name (`Data` or `data`). A field of a name the
+    /// message reserves is skipped. Extensions (`[pkg.name]`) are read when `registry` holds
+    /// them. As protobuf's parser, it refuses a singular field given twice (a proto3 field
+    /// without presence may be given again after its default) and two members of one oneof.
+    /// An `Any` may be written in its expanded form, `[type.googleapis.com/pkg.Type] { ... }`
+    /// (any URL prefix), when `registry` holds the type its URL names.
     /// - Parameters:
     ///   - text: the message in text format.
     ///   - partial: accept a message whose proto2 `required` fields are not all set.
-    ///   - registry: the types an `Any` may hold in its expanded form.
+    ///   - registry: the types an `Any` may hold in its expanded form, and the extensions read.
     public init(
         textFormat text: String, partial: Bool = false,
         registry: MessageTypeRegistry = MessageTypeRegistry()
@@ -27,7 +28,7 @@ extension Message {
         var tokens = TextFormatTokenizer(Array(text.utf8))
         var bytes: [UInt8] = []
         try TextFormatReader.readFields(
-            Self.textFormatFields, of: Self.protoMessageName, schemas: nil, from: &tokens,
+            TextFormatTable(Self.self, registry: registry), schemas: nil, from: &tokens,
             until: nil, into: &bytes, registry: registry)
         do {
             try self.init(serializedBytes: bytes, partial: partial)
@@ -49,11 +50,12 @@ enum TextFormatReader {
     static let maxDepth = 100
 
     static func readFields(
-        _ fields: [TextFormatField], of messageName: String, schemas: TextFormatSchemaSet?,
+        _ table: TextFormatTable, schemas: TextFormatSchemaSet?,
         from tokens: inout Tokens, until end: UInt8?,
         into output: inout [UInt8], registry: MessageTypeRegistry? = nil,
         depth: Int = 0
     ) throws(TextFormatError) {
+        let (fields, messageName) = (table.fields, table.name)
         if depth > maxDepth {
             throw tokens.error("messages nested deeper than \(maxDepth) levels")
         }
@@ -74,7 +76,11 @@ enum TextFormatReader {
             case .symbol(let symbol) where symbol == end:
                 return
             case .identifier(let name):
-                guard let named = fields.first(where: { $0.name == name }) else {
+                if table.reservedNames.contains(name) {
+                    try skipReserved(name, from: &tokens)
+                    continue
+                }
+                guard let named = fields.first(where: { $0.name == name }) ?? groupNamed(name, in: fields) else {
                     throw tokens.error("\(messageName) has no field '\(name)'", at: token)
                 }
                 (field, number) = (named, named.number)
@@ -91,12 +97,21 @@ enum TextFormatReader {
                 guard !given.contains(1), !given.contains(2) else {
                     throw tokens.error("the Any's fields are given twice", at: token)
                 }
-                let holdsValue = try readExpandedAny(after: token, context: context, from: &tokens, into: &output)
+                let url = try tokens.bracketedName(after: token)
+                let holdsValue = try readExpandedAny(url, at: token, context: context, from: &tokens, into: &output)
                 given.insert(1)
                 if holdsValue { given.insert(2) }  // an empty value is the default, as `value: ""`
                 continue
             case .symbol(UInt8(ascii: "[")):
-                throw tokens.error("extensions ([name]) are not read; give the field by number", at: token)
+                let name = try tokens.bracketedName(after: token)
+                guard !name.contains("/") else {
+                    throw tokens.error("'[\(name)]': an extension's name has no '/'", at: token)
+                }
+                guard let named = fields.first(where: { $0.name == "[" + name + "]" }) else {
+                    throw tokens.error(
+                        "'[\(name)]' is no extension of \(messageName) that the registry holds", at: token)
+                }
+                (field, number) = (named, named.number)
             default:
                 throw tokens.error("expected a field name", at: token)
             }
@@ -181,8 +196,8 @@ enum TextFormatReader {
             case .symbol(UInt8(ascii: "{")):
                 var body: [UInt8] = []
                 try readFields(
-                    [], of: name, schemas: nil, from: &tokens, until: UInt8(ascii: "}"), into: &body,
-                    registry: context.registry, depth: context.depth + 1)
+                    TextFormatTable(name: name, fields: []), schemas: nil, from: &tokens, until: UInt8(ascii: "}"),
+                    into: &body, registry: context.registry, depth: context.depth + 1)
                 writer.lengthDelimited(body, to: &output)
             default:
                 throw tokens.error("'\(name)' takes a number, a quoted string or a message in braces", at: token)
@@ -194,10 +209,10 @@ enum TextFormatReader {
             guard case let .symbol(open) = token.kind, open == UInt8(ascii: "{") || open == UInt8(ascii: "<") else {
                 throw tokens.error("'\(name)' takes a message in braces", at: token)
             }
-            let (fields, messageName) = nested(field.kind, schemas: schemas)
             var body: [UInt8] = []
             try readFields(
-                fields, of: messageName, schemas: schemas, from: &tokens,
+                TextFormatTable(kind: field.kind, schemas: schemas, registry: context.registry), schemas: schemas,
+                from: &tokens,
                 until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body,
                 registry: context.registry, depth: context.depth + 1)
             if field.kind.wireType == .startGroup {
@@ -215,7 +230,7 @@ enum TextFormatReader {
                 TextFormatField(1, "key", key, .optional), TextFormatField(2, "value", value, .optional),
             ]
             try readFields(
-                entryFields, of: name + " entry", schemas: schemas, from: &tokens,
+                TextFormatTable(name: name + " entry", fields: entryFields), schemas: schemas, from: &tokens,
                 until: open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body,
                 registry: context.registry, depth: context.depth + 1)
             writer.lengthDelimited(body, to: &output)
@@ -267,44 +282,33 @@ enum TextFormatReader {
         let depth: Int
     }
 
-    /// An Any's expanded form, after its `[`: `type.googleapis.com/pkg.Type] { fields }`
-    /// (the `:` is optional), written as the Any's type_url (1) and value (2). As for protobuf's
-    /// parser, the URL is tokens (spaces and comments may come between them): a dotted name,
-    /// `/`, and the type's full name; its prefix is `type.googleapis.com/` or
-    /// `type.googleprod.com/`, the two protobuf's parser looks types up under.
+    /// An Any's expanded form, after its bracketed type URL (`url`, as the tokenizer read it):
+    /// `{ fields }` (the `:` before it is optional), written as the Any's type_url (1) and
+    /// value (2). As for protobuf's parser, the URL is a prefix ending in `/` (any prefix, its
+    /// `%` escapes well formed) and the type's full name, which `registry` must hold.
     /// Returns whether the value is not empty.
     private static func readExpandedAny(
-        after open: Tokens.Token, context: Context, from tokens: inout Tokens,
+        _ url: String, at open: Tokens.Token, context: Context, from tokens: inout Tokens,
         into output: inout [UInt8]
     ) throws(TextFormatError) -> Bool {
-        func word() throws(TextFormatError) -> String {
-            let part = try tokens.next()
-            guard case let .identifier(word) = part.kind else {
-                throw tokens.error("expected a name in the Any's type URL", at: part)
+        let bytes = Array(url.utf8)
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")), slash > 0, bytes[0] != UInt8(ascii: "/") else {
+            throw tokens.error("the Any's type URL '\(url)' has no prefix before its type name", at: open)
+        }
+        var index = 0
+        while index < slash {
+            if bytes[index] == UInt8(ascii: "%") {
+                guard index + 2 < slash, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) else {
+                    throw tokens.error("the Any's type URL '\(url)' has a '%' not followed by two hex digits", at: open)
+                }
             }
-            return word
+            index += 1
         }
-        func dottedName() throws(TextFormatError) -> String {
-            var name = try word()
-            while try tokens.peekSymbol() == UInt8(ascii: ".") {
-                _ = try tokens.next()
-                name += "." + (try word())
-            }
-            return name
+        let name = String(decoding: bytes[(slash + 1)...], as: UTF8.self)
+        guard name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy(isIdentifier) else {
+            throw tokens.error("the Any's type URL '\(url)' does not end in a type's full name", at: open)
         }
-        let prefix = try dottedName()
-        let slash = try tokens.next()
-        guard case .symbol(UInt8(ascii: "/")) = slash.kind else {
-            throw tokens.error("expected '/' in the Any's type URL", at: slash)
-        }
-        let url = prefix + "/" + (try dottedName())
-        let close = try tokens.next()
-        guard case .symbol(UInt8(ascii: "]")) = close.kind else {
-            throw tokens.error("expected ']' after the Any's type URL", at: close)
-        }
-        guard prefix == "type.googleapis.com" || prefix == "type.googleprod.com",
-            let type = context.registry?.type(forURL: url)
-        else {
+        guard let type = context.registry?.type(named: name) else {
             throw tokens.error("the Any's type URL '\(url)' names no registered message type", at: open)
         }
         if try tokens.peekSymbol() == UInt8(ascii: ":") { _ = try tokens.next() }
@@ -314,24 +318,80 @@ enum TextFormatReader {
         }
         var body: [UInt8] = []
         try readFields(
-            type.textFormatFields, of: type.protoMessageName, schemas: nil, from: &tokens,
+            TextFormatTable(type, registry: context.registry), schemas: nil, from: &tokens,
             until: symbol == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: ">"), into: &body,
             registry: context.registry, depth: context.depth + 1)
-        FieldWriter(number: 1).lengthDelimited(Array(url.utf8), to: &output)
+        FieldWriter(number: 1).lengthDelimited(bytes, to: &output)
         FieldWriter(number: 2).lengthDelimited(body, to: &output)
         return !body.isEmpty
     }
 
-    /// The fields and the full name of a message or group kind: a generated type's, or a schema's.
-    private static func nested(
-        _ kind: TextFormatKind,
-        schemas: TextFormatSchemaSet?
-    ) -> (fields: [TextFormatField], name: String) {
-        switch kind {
-        case .message(let type), .group(let type): return (type.textFormatFields, type.protoMessageName)
-        case .schemaMessage(let index), .schemaGroup(let index):
-            return (schemas?.fields(ofMessage: index) ?? [], schemas?.fullName(ofMessage: index) ?? "")
-        default: return ([], "")
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66)
+    }
+
+    /// A letter or `_`, then letters, digits and `_`.
+    private static func isIdentifier(_ part: Substring) -> Bool {
+        guard let first = part.utf8.first, !(first >= 0x30 && first <= 0x39) else { return false }
+        return part.utf8.allSatisfy { byte in
+            byte == UInt8(ascii: "_") || (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+        }
+    }
+
+    /// The group (or group-like delimited field) whose field name is `name`: its type name,
+    /// which the table gives it, lower-cased (`data` for `Data`), as protobuf's parser accepts.
+    private static func groupNamed(_ name: String, in fields: [TextFormatField]) -> TextFormatField? {
+        fields.first { field in
+            switch field.kind {
+            case .group, .schemaGroup: return field.name.lowercased() == name
+            default: return false
+            }
+        }
+    }
+
+    /// A field of a reserved name, after its name: read and dropped, as protobuf's parser
+    /// skips it. Its value is a scalar (quoted strings joined), a list in brackets, or a
+    /// message in braces or angle brackets (the `:` before it optional), whatever is inside.
+    private static func skipReserved(_ name: String, from tokens: inout Tokens) throws(TextFormatError) {
+        let colon = try tokens.peekSymbol() == UInt8(ascii: ":")
+        if colon { _ = try tokens.next() }
+        let token = try tokens.next()
+        func closer(_ open: UInt8) -> UInt8? {
+            switch open {
+            case UInt8(ascii: "{"): return UInt8(ascii: "}")
+            case UInt8(ascii: "<"): return UInt8(ascii: ">")
+            case UInt8(ascii: "["): return UInt8(ascii: "]")
+            default: return nil
+            }
+        }
+        switch token.kind {
+        case .symbol(let open) where closer(open) != nil && (colon || open != UInt8(ascii: "[")):
+            // The closers still awaited, innermost last: the nesting costs no recursion.
+            var awaited = [closer(open)!]
+            while let expected = awaited.last {
+                let next = try tokens.next()
+                switch next.kind {
+                case .end:
+                    throw tokens.error("missing '\(Character(Unicode.Scalar(expected)))' in '\(name)'", at: next)
+                case .symbol(let symbol) where symbol == expected:
+                    awaited.removeLast()
+                case .symbol(let symbol) where closer(symbol) != nil:
+                    awaited.append(closer(symbol)!)
+                case .symbol(let symbol) where "}>]".utf8.contains(symbol):
+                    throw tokens.error("unexpected '\(Character(Unicode.Scalar(symbol)))' in '\(name)'", at: next)
+                default:
+                    continue
+                }
+            }
+        case .number where colon, .identifier where colon:
+            break
+        case .string where colon:
+            while case .string? = try tokens.peek()?.kind { _ = try tokens.next() }
+        default:
+            throw tokens.error("'\(name)' takes a value after ':' or a message in braces", at: token)
+        }
+        if let symbol = try tokens.peekSymbol(), symbol == UInt8(ascii: ";") || symbol == UInt8(ascii: ",") {
+            _ = try tokens.next()
         }
     }
 

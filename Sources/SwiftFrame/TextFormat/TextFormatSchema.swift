@@ -111,9 +111,67 @@ public enum TextFormatKind: Sendable {
     }
 }
 
+/// One message as the text format reads and prints it: its full name, its fields in number
+/// order, with the extensions a registry holds for it (named `[pkg.name]`, as protobuf prints
+/// them), and the field names it reserves, which the reader skips as protobuf's parser does.
+struct TextFormatTable {
+    let name: String
+    let fields: [TextFormatField]
+    let reservedNames: [String]
+
+    init(
+        name: String, fields: [TextFormatField], reservedNames: [String] = [], registry: MessageTypeRegistry? = nil
+    ) {
+        self.name = name
+        self.reservedNames = reservedNames
+        let extensions = registry?.extensions(of: name) ?? []
+        self.fields =
+            extensions.isEmpty
+            ? fields : (fields + extensions.map(TextFormatField.init)).sorted { $0.number < $1.number }
+    }
+
+    /// A generated message's.
+    init(_ type: any Message.Type, registry: MessageTypeRegistry?) {
+        self.init(
+            name: type.protoMessageName, fields: type.textFormatFields, reservedNames: type.textFormatReservedNames,
+            registry: registry)
+    }
+
+    /// The table of a message or group kind: a generated type's, or a schema's in `schemas`;
+    /// an empty one for any other kind.
+    init(kind: TextFormatKind, schemas: TextFormatSchemaSet?, registry: MessageTypeRegistry?) {
+        switch kind {
+        case .message(let type), .group(let type):
+            self.init(type, registry: registry)
+        case .schemaMessage(let index), .schemaGroup(let index):
+            guard let message = schemas?.message(at: index) else {
+                self.init(name: "", fields: [])
+                return
+            }
+            self.init(
+                name: message.fullName, fields: message.fields, reservedNames: message.reservedNames,
+                registry: registry)
+        default:
+            self.init(name: "", fields: [])
+        }
+    }
+}
+
+extension TextFormatField {
+    /// A registered extension as a field of its container: `[pkg.name]`.
+    init(_ registered: RegisteredExtension) {
+        self.init(
+            registered.number, "[" + registered.fullName + "]", registered.kind,
+            registered.isRepeated ? .repeated : .optional)
+    }
+}
+
 extension Message {
     /// Messages generated with `TextFormat=Numbers` list no fields: they print by number.
     public static var textFormatFields: [TextFormatField] { [] }
+
+    /// No reserved names: only messages that reserve some list them.
+    public static var textFormatReservedNames: [String] { [] }
 
     public static var fieldNamesLeftOut: Bool { false }
 
@@ -129,6 +187,13 @@ extension Message {
     /// told to print them.
     public func textFormatString(includeUnknownFields: Bool) -> String {
         TextFormatPrinter.print(self, multiline: true, printUnknownFields: includeUnknownFields)
+    }
+
+    /// The message in protobuf's text format, one field per line, with the extensions
+    /// `registry` holds for its messages printed by name (`[pkg.extension_name]: 1`), as
+    /// protobuf prints extensions it knows; other extensions print by number.
+    public func textFormatString(includeUnknownFields: Bool = true, registry: MessageTypeRegistry) -> String {
+        TextFormatPrinter.print(self, multiline: true, printUnknownFields: includeUnknownFields, registry: registry)
     }
 
     /// The message in protobuf's text format on one line (`nick_name: "neo" port: 8080`),

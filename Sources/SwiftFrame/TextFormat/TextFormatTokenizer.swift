@@ -47,6 +47,29 @@ struct TextFormatTokenizer {
         return try scan()
     }
 
+    /// What stands between the `[` just read and its `]` (which it reads too): an extension's
+    /// full name or an Any's type URL, as protobuf's parser reads them, the characters of a
+    /// URL with the spaces and `#` comments between them dropped (`[type.googleapis.com/
+    /// pkg.Type]`, `[pkg . ext]`). Any other character is refused.
+    mutating func bracketedName(after open: Token) throws(TextFormatError) -> String {
+        precondition(peeked == nil, "bracketedName() reads on from the '[' just returned")
+        var name: [UInt8] = []
+        while true {
+            skipSpaceAndComments()
+            guard index < bytes.count else { throw error("missing ']' after '['", at: open) }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "]") {
+                index += 1
+                return String(decoding: name, as: UTF8.self)
+            }
+            guard Self.isLetter(byte) || Self.isDigit(byte) || "-.~!$&()*+,;=%/".utf8.contains(byte) else {
+                throw error("unexpected character '\(Character(Unicode.Scalar(byte)))' in a name in brackets")
+            }
+            name.append(byte)
+            index += 1
+        }
+    }
+
     private mutating func scan() throws(TextFormatError) -> Token {
         skipSpaceAndComments()
         let (startLine, startColumn) = (line, index - lineStart + 1)

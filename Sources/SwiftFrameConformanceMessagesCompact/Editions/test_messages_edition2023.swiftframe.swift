@@ -950,4 +950,6 @@ public enum ProtobufTestMessages_Editions_TestMessagesEdition2023Extensions {
     public static let extensionInt32 = SwiftFrame.Extension<ProtobufTestMessages_Editions_TestAllTypesEdition2023, SwiftFrame.ProtoInt32>(fieldNumber: 120, protoName: "protobuf_test_messages.editions.extension_int32")
     public static let extensionString = SwiftFrame.Extension<ProtobufTestMessages_Editions_TestAllTypesEdition2023, SwiftFrame.ProtoString>(fieldNumber: 133, protoName: "protobuf_test_messages.editions.extension_string")
     public static let extensionBytes = SwiftFrame.Extension<ProtobufTestMessages_Editions_TestAllTypesEdition2023, SwiftFrame.ProtoBytes>(fieldNumber: 134, protoName: "protobuf_test_messages.editions.extension_bytes")
+    public static let groupliketype = SwiftFrame.GroupExtension<ProtobufTestMessages_Editions_TestAllTypesEdition2023, ProtobufTestMessages_Editions_GroupLikeType>(fieldNumber: 121, protoName: "protobuf_test_messages.editions.groupliketype")
+    public static let delimitedExt = SwiftFrame.GroupExtension<ProtobufTestMessages_Editions_TestAllTypesEdition2023, ProtobufTestMessages_Editions_GroupLikeType>(fieldNumber: 122, protoName: "protobuf_test_messages.editions.delimited_ext")
 }

@@ -1381,6 +1381,7 @@ extension ProtobufTestMessages_Editions_Proto2_TestAllTypesProto2: SwiftFrame.Co
             .init(201, "Data", .group(ProtobufTestMessages_Editions_Proto2_TestAllTypesProto2.Data.self), .optional),
             .init(204, "MultiWordGroupField", .group(ProtobufTestMessages_Editions_Proto2_TestAllTypesProto2.MultiWordGroupField.self), .optional),
         ],
+        reservedNames: ["reserved_field"],
         extensionRanges: [120...200]
     )
 
@@ -2312,4 +2313,5 @@ public enum ProtobufTestMessages_Editions_Proto2_TestMessagesProto2EditionsExten
     public static let extensionInt32 = SwiftFrame.Extension<ProtobufTestMessages_Editions_Proto2_TestAllTypesProto2, SwiftFrame.ProtoInt32>(fieldNumber: 120, protoName: "protobuf_test_messages.editions.proto2.extension_int32")
     public static let extensionString = SwiftFrame.Extension<ProtobufTestMessages_Editions_Proto2_TestAllTypesProto2, SwiftFrame.ProtoString>(fieldNumber: 133, protoName: "protobuf_test_messages.editions.proto2.extension_string")
     public static let extensionBytes = SwiftFrame.Extension<ProtobufTestMessages_Editions_Proto2_TestAllTypesProto2, SwiftFrame.ProtoBytes>(fieldNumber: 134, protoName: "protobuf_test_messages.editions.proto2.extension_bytes")
+    public static let groupfield = SwiftFrame.GroupExtension<ProtobufTestMessages_Editions_Proto2_TestAllTypesProto2, ProtobufTestMessages_Editions_Proto2_GroupField>(fieldNumber: 121, protoName: "protobuf_test_messages.editions.proto2.groupfield")
 }

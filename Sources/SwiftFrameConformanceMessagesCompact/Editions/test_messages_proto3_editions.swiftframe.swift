@@ -1139,7 +1139,8 @@ extension ProtobufTestMessages_Editions_Proto3_TestAllTypesProto3: SwiftFrame.Co
             .init(118, "oneof_double", .double, .oneof(0)),
             .init(119, "oneof_enum", .enumeration(ProtobufTestMessages_Editions_Proto3_TestAllTypesProto3.NestedEnum.protoNames), .oneof(0)),
             .init(120, "oneof_null_value", .enumeration(Google_Protobuf_NullValue.protoNames), .oneof(0)),
-        ]
+        ],
+        reservedNames: ["reserved_field"]
     )
 
     public mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) -> Swift.Bool {

@@ -26,7 +26,11 @@ struct ExtensionEmitter {
         let codec = FieldCode.codec(field.kind)
         let container = field.container.swiftPath
         let name = "protoName: \"\(field.fullName)\""
-        if field.isRepeated {
+        if field.isGroup, case let .message(target) = field.kind {
+            printer.line(
+                "\(visibility)static let \(field.swiftName) = SwiftFrame.GroupExtension<\(container), \(target.swiftPath)>(fieldNumber: \(field.number), \(name))"
+            )
+        } else if field.isRepeated {
             printer.line(
                 "\(visibility)static let \(field.swiftName) = SwiftFrame.RepeatedExtension<\(container), \(codec)>(fieldNumber: \(field.number), \(name), isPacked: \(field.isPacked))"
             )

@@ -208,6 +208,10 @@ struct MessageEmitter {
             arguments.append(
                 ("jsonNames: [", jsonNames.map { "\($0.0): \(DefaultValues.stringLiteral($0.1))," }, "]", false))
         }
+        if withNames && !message.reservedNames.isEmpty {
+            let names = message.reservedNames.map(DefaultValues.stringLiteral).joined(separator: ", ")
+            arguments.append(("reservedNames: [\(names)]", [], nil, false))
+        }
         if !ranges.isEmpty {
             arguments.append(("extensionRanges: [\(rangeList)]", [], nil, false))
         }

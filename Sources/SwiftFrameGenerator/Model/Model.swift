@@ -180,6 +180,8 @@ public final class MessageType {
     let envelopeBodies: [Int32: (selector: String, type: String, accessor: String)]
     /// The message's extension ranges, in order.
     public let extensionRanges: [ClosedRange<Int>]
+    /// The field names it reserves (`reserved "old_name";`), which the text format skips.
+    public let reservedNames: [String]
     /// The file that declares it, and its package.
     public let fileName: String
     public let package: String
@@ -196,8 +198,8 @@ public final class MessageType {
         protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?,
         fields: [Field], oneofs: [Oneof], needsInitializationCheck: Bool, messages: [MessageType], enums: [EnumType],
         defaultsName: String?, envelopeBodies: [Int32: (selector: String, type: String, accessor: String)],
-        extensionRanges: [ClosedRange<Int>], fileName: String, package: String, requestID: UInt32?,
-        responseID: UInt32?, integerOptions: [Int32: UInt64]
+        extensionRanges: [ClosedRange<Int>], reservedNames: [String], fileName: String, package: String,
+        requestID: UInt32?, responseID: UInt32?, integerOptions: [Int32: UInt64]
     ) {
         self.protoName = protoName
         self.fullName = fullName
@@ -212,6 +214,7 @@ public final class MessageType {
         self.defaultsName = defaultsName
         self.envelopeBodies = envelopeBodies
         self.extensionRanges = extensionRanges
+        self.reservedNames = reservedNames
         self.fileName = fileName
         self.package = package
         self.requestID = requestID
@@ -591,6 +594,9 @@ public struct ExtensionField {
     public let container: MessageRef
     public let kind: Field.Kind
     public let isRepeated: Bool
+    /// A group, or an editions message extension written delimited: its message stands
+    /// between a start and an end tag (never repeated here).
+    public let isGroup: Bool
     public let isPacked: Bool
     public let comments: String?
     /// The message whose body declares it (nil for a top-level `extend`).

@@ -48,7 +48,8 @@ private enum MessageBuilder {
             needsInitializationCheck: checked.contains(message.fullName),
             messages: message.nested.map { build($0, linked: linked, checked: checked) }, enums: message.enums,
             defaultsName: message.names.defaultsName, envelopeBodies: message.names.envelopeBodies,
-            extensionRanges: message.extensionRanges, fileName: message.ref.fileName, package: message.ref.package,
+            extensionRanges: message.extensionRanges, reservedNames: message.descriptor.reservedName,
+            fileName: message.ref.fileName, package: message.ref.package,
             requestID: message.requestID, responseID: message.responseID, integerOptions: message.integerOptions)
     }
 }

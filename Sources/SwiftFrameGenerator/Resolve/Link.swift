@@ -60,7 +60,10 @@ private struct Linker {
         path: (Int) -> SourcePath, reporting diagnostics: inout Diagnostics
     ) -> [ExtensionField] {
         var accepted:
-            [(index: Int, field: FieldDescriptor, container: MessageRef, kind: Field.Kind, features: Features)] = []
+            [(
+                index: Int, field: FieldDescriptor, container: MessageRef, kind: Field.Kind, features: Features,
+                isGroup: Bool
+            )] = []
         for (index, field) in extensions.enumerated() {
             let extendee = field.extendee ?? ""
             let scopeName = scope?.fullName ?? file.package
@@ -74,19 +77,19 @@ private struct Linker {
             }
             let features = scopeFeatures.field(field, in: nil)
             let isGroup = features.delimited && (field.type == .message || field.type == .group)
-            guard !isGroup, !messageSets.contains(container.fullName) else {
-                // Groups and MessageSet members still round-trip as unknown fields.
+            guard !(isGroup && field.isRepeated), !messageSets.contains(container.fullName) else {
+                // Repeated groups and MessageSet members still round-trip as unknown fields.
                 diagnostics.report(
                     place.warning(
                         .untypedExtension,
-                        "\(place) of \(container.fullName) gets no typed accessor (groups and MessageSet extensions are kept as unknown fields)"
+                        "\(place) of \(container.fullName) gets no typed accessor (repeated groups and MessageSet extensions are kept as unknown fields)"
                     ))
                 continue
             }
             guard let kind = valueKind(field, place: place, reporting: &diagnostics) else {
                 continue
             }
-            accepted.append((index, field, container, kind, features))
+            accepted.append((index, field, container, kind, features, isGroup))
         }
         // Static members of the declaring message, or of the file's namespace enum.
         var names = NameScope(reserved: Naming.swiftKeywords.union(["protoMessageName", "commandID"]))
@@ -98,7 +101,7 @@ private struct Linker {
                 protoName: field.protoName,
                 fullName: scopeName.isEmpty ? field.protoName : scopeName + "." + field.protoName,
                 swiftName: swiftName, number: field.fieldNumber, container: item.container, kind: item.kind,
-                isRepeated: field.isRepeated,
+                isRepeated: field.isRepeated, isGroup: item.isGroup,
                 isPacked: field.isRepeated && item.kind.isPackable && item.features.packed,
                 comments: file.comments[path(item.index)], scope: scope)
         }
@@ -109,7 +112,7 @@ private struct Linker {
         .Kind?
     {
         switch field.type {
-        case .message?:
+        case .message?, .group?:
             if case let .message(target)? = types[typeName: field.typeFullName] { return .message(target) }
         case .enum_?:
             if case let .enumeration(target)? = types[typeName: field.typeFullName] {

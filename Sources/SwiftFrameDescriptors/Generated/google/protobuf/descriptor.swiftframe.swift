@@ -3018,7 +3018,8 @@ extension Google_Protobuf_ServiceDescriptorProto: SwiftFrame.FieldTableMessage {
         types: [
             Google_Protobuf_MethodDescriptorProto.self,
             Google_Protobuf_ServiceOptions.self,
-        ]
+        ],
+        reservedNames: ["stream"]
     )
 
     @inline(never)
@@ -3204,6 +3205,7 @@ extension Google_Protobuf_FileOptions: SwiftFrame.FieldTableMessage {
             Google_Protobuf_FeatureSet.self,
             Google_Protobuf_UninterpretedOption.self,
         ],
+        reservedNames: ["php_generic_services"],
         extensionRanges: [990...998, 1000...536870911]
     )
 
@@ -4502,7 +4504,8 @@ extension Google_Protobuf_FeatureSetDefaults.FeatureSetEditionDefault: SwiftFram
             Google_Protobuf_Edition.self,
             Google_Protobuf_FeatureSet.self,
             Google_Protobuf_FeatureSet.self,
-        ]
+        ],
+        reservedNames: ["features"]
     )
 
     @inline(never)
