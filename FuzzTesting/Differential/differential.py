@@ -153,12 +153,10 @@ def skip_value(data, at, wire_type, number):
     return at
 
 
-def without_extensions(descriptor, data):
-    """`data`, a `descriptor` message's bytes, with every field in an extension range left out
-    (a MessageSet's items too), at every depth of the known message and group fields. Raises
-    ValueError on bytes that do not split into fields."""
-    ranges = [(start, end) for start, end in descriptor.extension_ranges]
-    message_set = descriptor.GetOptions().message_set_wire_format
+def rewrite_fields(descriptor, data, drop=lambda descriptor, number: False, entry=lambda entry, body: body):
+    """`data`, a `descriptor` message's bytes, with the fields `drop` names (by their message and
+    number) left out and each map entry's body passed through `entry`, at every depth of the
+    known message and group fields. Raises ValueError on bytes that do not split into fields."""
     out, at = bytearray(), 0
     while at < len(data):
         start = at
@@ -166,12 +164,15 @@ def without_extensions(descriptor, data):
         number, wire_type = tag >> 3, tag & 7
         end = skip_value(data, at, wire_type, number)
         field = descriptor.fields_by_number.get(number)
-        if any(low <= number < high for low, high in ranges) or (message_set and number == 1):
+        if drop(descriptor, number):
             pass
         elif field is not None and field.message_type is not None and wire_type in (DELIMITED, START_GROUP):
             if wire_type == DELIMITED:
                 length, body = read_varint(data, at)
-                inner = without_extensions(field.message_type, data[body:body + length])
+                inner = data[body:body + length]
+                if field.message_type.GetOptions().map_entry:
+                    inner = entry(field.message_type, inner)
+                inner = rewrite_fields(field.message_type, inner, drop, entry)
                 out += data[start:at] + varint(len(inner)) + inner
             else:
                 body_end = at
@@ -180,11 +181,21 @@ def without_extensions(descriptor, data):
                     if inner_tag & 7 == 4:
                         break
                     body_end = skip_value(data, after, inner_tag & 7, inner_tag >> 3)
-                out += data[start:at] + without_extensions(field.message_type, data[at:body_end]) + data[body_end:end]
+                inner = rewrite_fields(field.message_type, data[at:body_end], drop, entry)
+                out += data[start:at] + inner + data[body_end:end]
         else:
             out += data[start:end]
         at = end
     return bytes(out)
+
+
+def without_extensions(descriptor, data):
+    """`data`, a `descriptor` message's bytes, with every field in an extension range left out
+    (a MessageSet's items too), at every depth (see rewrite_fields)."""
+    def extension(message, number):
+        return any(low <= number < high for low, high in message.extension_ranges) or \
+            (message.GetOptions().message_set_wire_format and number == 1)
+    return rewrite_fields(descriptor, data, drop=extension)
 
 
 def varint(value, pad=0):

@@ -157,37 +157,8 @@ def answer_with_upb(descriptor_set_path):
 
 def without_unknown_in_map_entries(descriptor, data):
     """`data`, a `descriptor` message's bytes, with each map entry keeping only its key and
-    value (of their wire types), at every depth of the known message and group fields, as
-    protobuf's C++ runtime reads them. Raises ValueError on bytes that do not split into fields."""
-    read_varint, skip_value, varint = differential.read_varint, differential.skip_value, differential.varint
-    DELIMITED, START_GROUP = differential.DELIMITED, differential.START_GROUP
-    out, at = bytearray(), 0
-    while at < len(data):
-        start = at
-        tag, at = read_varint(data, at)
-        number, wire_type = tag >> 3, tag & 7
-        end = skip_value(data, at, wire_type, number)
-        field = descriptor.fields_by_number.get(number)
-        if field is None or field.message_type is None or wire_type not in (DELIMITED, START_GROUP):
-            out += data[start:end]
-        elif wire_type == DELIMITED:
-            length, body = read_varint(data, at)
-            inner = data[body:body + length]
-            if field.message_type.GetOptions().map_entry:
-                inner = key_and_value(field.message_type, inner)
-            inner = without_unknown_in_map_entries(field.message_type, inner)
-            out += data[start:at] + varint(len(inner)) + inner
-        else:
-            body_end = at
-            while True:
-                inner_tag, after = read_varint(data, body_end)
-                if inner_tag & 7 == 4:
-                    break
-                body_end = skip_value(data, after, inner_tag & 7, inner_tag >> 3)
-            inner = without_unknown_in_map_entries(field.message_type, data[at:body_end])
-            out += data[start:at] + inner + data[body_end:end]
-        at = end
-    return bytes(out)
+    value, at every depth, as protobuf's C++ runtime reads them (see key_and_value)."""
+    return differential.rewrite_fields(descriptor, data, entry=key_and_value)
 
 
 def closed_enum_numbers(pool):
