@@ -257,7 +257,8 @@ extension Legacy_Account: SwiftFrame.CompactMessage {
             .init(16, "email", .string, .oneof(0)),
             .init(17, "phone", .uint64, .oneof(0)),
         ],
-        extensionRanges: [100...199]
+        extensionRanges: [100...199],
+        stringExtensions: [100]
     )
 
     public mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) -> Swift.Bool {

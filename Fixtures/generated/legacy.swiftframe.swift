@@ -257,7 +257,8 @@ extension Legacy_Account: SwiftFrame.FieldTableMessage {
             .init(16, "email", .string, .oneof(0)),
             .init(17, "phone", .uint64, .oneof(0)),
         ],
-        extensionRanges: [100...199]
+        extensionRanges: [100...199],
+        stringExtensions: [100]
     )
 
     public func customFieldsEqual(_ other: Self) -> Swift.Bool {
@@ -301,6 +302,7 @@ extension Legacy_Account: SwiftFrame.FieldTableMessage {
         case 122: try reader.readMapEntry(into: &self.moods, SwiftFrame.ProtoString.self, SwiftFrame.ProtoClosedEnum<Legacy_Mood>.self, unknownFields: &self.unknownFields) // moods = 15
         case 130: self.contact = .email(try reader.readString()) // email = 16
         case 136: self.contact = .phone(try reader.readVarint(SwiftFrame.ProtoUInt64.self)) // phone = 17
+        case 802: try reader.keepStringExtension(into: &self.extensionFields) // extension legacy.nickname = 100
         default:
             if tag >= 800 && tag <= 1599 { // extensions 100...199
                 try reader.skipField(tag: tag, into: &self.extensionFields)

@@ -1380,7 +1380,8 @@ extension ProtobufTestMessages_Proto2_TestAllTypesProto2: SwiftFrame.CompactMess
             .init(204, "MultiWordGroupField", .group(ProtobufTestMessages_Proto2_TestAllTypesProto2.MultiWordGroupField.self), .optional),
         ],
         reservedNames: ["reserved_field"],
-        extensionRanges: [120...200]
+        extensionRanges: [120...200],
+        stringExtensions: [133]
     )
 
     public mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) -> Swift.Bool {

@@ -32,6 +32,7 @@ struct FixtureCodeModeTests {
         add(Samples.tree)
         add(Proto2AccountTests.full)
         add(Proto2ExtensionTests.extended())
+        seeds[Legacy_Account.protoMessageName, default: []].append(Proto2ExtensionTests.badNickname)
         for packing in PackingTests.cases {
             seeds[Everything.protoMessageName, default: []] += [
                 packing.packed, packing.unpacked, packing.packed + packing.unpacked,

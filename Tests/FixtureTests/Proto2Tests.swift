@@ -403,6 +403,27 @@ struct Proto2ExtensionTests {
         #expect(try decoded.serializedBytes() == bytes)
     }
 
+    /// `nickname` is a string extension of `Account` in the file generated with it: its bytes
+    /// are checked as the message is decoded, and bad UTF-8 throws where it stands. A field of
+    /// its number with another wire type is kept as it came, as protobuf keeps it.
+    /// An account whose nickname (100, length-delimited: tag 802, 0xA2 0x06) is "a" then 0xFF;
+    /// the code-mode comparison decodes it in both modes (FixtureCodeModeTests).
+    static let badNickname =
+        ((try? account(1, "s").serializedBytes()) ?? []) + [0xA2, 0x06, 2, UInt8(ascii: "a"), 0xFF]
+
+    @Test("A string extension's invalid UTF-8 fails the decode, naming its offset")
+    func stringExtensionWithInvalidUTF8() throws {
+        let base = try account(1, "s").serializedBytes()
+        let bad = Self.badNickname
+        #expect(throws: WireError.invalidUTF8(offset: base.count + 4)) { try Legacy_Account(serializedBytes: bad) }
+        let good = base + [0xA2, 0x06, 2, UInt8(ascii: "a"), UInt8(ascii: "b")]
+        #expect(try Legacy_Account(serializedBytes: good)[extension: X.nickname] == "ab")
+        // nickname as a varint (tag 800): not a string, so not checked; the accessor finds none.
+        let varint = try Legacy_Account(serializedBytes: base + [0xA0, 0x06, 0xFF, 0x01])
+        #expect(varint[extension: X.nickname] == nil)
+        #expect(try varint.serializedBytes() == base + [0xA0, 0x06, 0xFF, 0x01])
+    }
+
     @Test("Setting replaces, nil removes, other fields are left alone")
     func replaceAndRemove() throws {
         var value = Self.extended()

@@ -13,7 +13,7 @@ import Testing
         + ["-I", Repository.fixtureProtos]
 
     @Test func reply() async throws {
-        let peer = try Peer("game")
+        let peer = try await Peer.start("game")
         defer { peer.stop() }
         let result = try await call(
             Self.game + ["--host", "127.0.0.1", "--port", "\(peer.port)", "Test_Req", #"param1: "hi" param2: 21"#])
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func errorReplyByCommandName() async throws {
-        let peer = try Peer("game")
+        let peer = try await Peer.start("game")
         defer { peer.stop() }
         let result = try await call(Self.game + ["--host", "127.0.0.1", "--port", "\(peer.port)", "CMD_SYSTEM_LOGOUT"])
         #expect(result.status == 1)
@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test func watchPrintsPushes() async throws {
-        let peer = try Peer("game", ["--notices", "2"])
+        let peer = try await Peer.start("game", ["--notices", "2"])
         defer { peer.stop() }
         let result = try await call(
             Self.game + [
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func loginThenARequestInEnvelopes() async throws {
-        let peer = try Peer("im")
+        let peer = try await Peer.start("im")
         defer { peer.stop() }
         let result = try await call(
             Self.im + [
@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func httpShortConnection() async throws {
-        let peer = try Peer("http")
+        let peer = try await Peer.start("http")
         defer { peer.stop() }
         let result = try await call(
             Self.game + [
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func failures() async throws {
-        let peer = try Peer("game", ["--delay-ms", "3000"])
+        let peer = try await Peer.start("game", ["--delay-ms", "3000"])
         defer { peer.stop() }
         let silent = try await call(
             Self.game + [

@@ -84,7 +84,7 @@ final class Tcpdump: @unchecked Sendable {
 
     @Test(arguments: [[String](), ["--split"], ["--cut"]])
     func tcpdumpOnLoopbackWhileTheClientTalksToThePeer(writes: [String]) async throws {
-        let peer = try Peer("game", writes + ["--notices", "2"])
+        let peer = try await Peer.start("game", writes + ["--notices", "2"])
         defer { peer.stop() }
         let path = Self.temporaryPath("pcap")
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -130,7 +130,7 @@ final class Tcpdump: @unchecked Sendable {
 
     @Test(arguments: [FrameCapture.Format.pcapng, .pcap])
     func frameCaptureIsFollowedByTsharkAndInspect(format: FrameCapture.Format) async throws {
-        let peer = try Peer("game", ["--split"])
+        let peer = try await Peer.start("game", ["--split"])
         defer { peer.stop() }
         let path = Self.temporaryPath(format == .pcap ? "pcap" : "pcapng")
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -191,7 +191,7 @@ final class Tcpdump: @unchecked Sendable {
     /// `respon` as that response (`login_response` for a login), with the fields protoc
     /// --decode shows for it, in the readable lines and in --json.
     @Test func imRepliesAreReadThroughTheRequestsTheyAnswer() async throws {
-        let peer = try Peer("im")
+        let peer = try await Peer.start("im")
         defer { peer.stop() }
         let path = Self.temporaryPath("pcapng")
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -19,7 +19,7 @@ enum DemoProgram {
 
 @Suite(.serialized, .timeLimit(.minutes(2))) struct DemoTests {
     @Test func game() async throws {
-        let peer = try Peer("game", ["--split"])
+        let peer = try await Peer.start("game", ["--split"])
         let result = try await DemoProgram.run(["game", "--port", "\(peer.port)"])
         #expect(result.status == 0)
         #expect(
@@ -31,14 +31,14 @@ enum DemoProgram {
     }
 
     @Test func erlang() async throws {
-        let peer = try Peer("erlang", ["--split"])
+        let peer = try await Peer.start("erlang", ["--split"])
         let result = try await DemoProgram.run(["erlang", "--port", "\(peer.port)"])
         #expect(result.status == 0)
         #expect(result.lines == ["Sc_20001 res=1 scene_id=42 pos=420 message=entered 42"])
     }
 
     @Test func imLoginPushesAndHeartbeat() async throws {
-        let peer = try Peer("im", ["--split", "--pushes", "3"])
+        let peer = try await Peer.start("im", ["--split", "--pushes", "3"])
         let result = try await DemoProgram.run(["im", "--port", "\(peer.port)"])
         #expect(result.status == 0)
         #expect(
@@ -50,7 +50,7 @@ enum DemoProgram {
     }
 
     @Test func imWrongPassword() async throws {
-        let peer = try Peer("im", ["--split"])
+        let peer = try await Peer.start("im", ["--split"])
         let result = try await DemoProgram.run(["im", "--port", "\(peer.port)", "--password", "nope"])
         #expect(result.status != 0)
         #expect(result.lines.first == "login failed type=2 msg=wrong password")
@@ -59,7 +59,7 @@ enum DemoProgram {
     @Test func imWatchReconnectsAndLogsInAgain() async throws {
         // The peer drops each connection on its third frame (after the login and a heartbeat or
         // two, whichever of the demo's own and the idle ones come first).
-        let peer = try Peer("im", ["--split", "--drop-after", "3"])
+        let peer = try await Peer.start("im", ["--split", "--drop-after", "3"])
         let result = try await DemoProgram.run([
             "im", "--port", "\(peer.port)", "--watch", "3", "--heartbeat-interval", "0.5",
         ])
@@ -74,7 +74,7 @@ enum DemoProgram {
     }
 
     @Test func imWatchGoesOnWhenTheServerStopsAnsweringHeartbeats() async throws {
-        let peer = try Peer("im", ["--split", "--no-heartbeat"])
+        let peer = try await Peer.start("im", ["--split", "--no-heartbeat"])
         let result = try await DemoProgram.run([
             "im", "--port", "\(peer.port)", "--watch", "4", "--timeout", "1",
             "--heartbeat-interval", "0.3", "--heartbeat-timeout", "0.2",
@@ -92,7 +92,7 @@ enum DemoProgram {
     /// timeout the interval by default, so a server that never answers is found dead after
     /// 0.5 + 4 × 0.5 s, and the connection made again 0.5 s later, all while the demo runs.
     @Test func imWatchShowsADeadServerWithinSecondsAtTheDefaultHeartbeatTimeout() async throws {
-        let peer = try Peer("im", ["--split", "--no-heartbeat"])
+        let peer = try await Peer.start("im", ["--split", "--no-heartbeat"])
         let start = Date()
         let result = try await DemoProgram.run([
             "im", "--port", "\(peer.port)", "--watch", "1", "--heartbeat-interval", "0.5",
@@ -111,7 +111,7 @@ enum DemoProgram {
 
     @Test func imWatchGoesOnWhenTheServerDropsTheHeartbeatsConnection() async throws {
         // The second frame of each connection, the demo's heartbeat, is dropped with its connection.
-        let peer = try Peer("im", ["--split", "--drop-after", "2"])
+        let peer = try await Peer.start("im", ["--split", "--drop-after", "2"])
         let result = try await DemoProgram.run(["im", "--port", "\(peer.port)", "--watch", "2"])
         let lines = result.lines
         #expect(result.status == 0, "\(lines)")
@@ -121,7 +121,7 @@ enum DemoProgram {
     }
 
     @Test func imWrongPasswordIsNotRetriedWhileWatching() async throws {
-        let peer = try Peer("im", ["--split"])
+        let peer = try await Peer.start("im", ["--split"])
         let start = Date()
         let result = try await DemoProgram.run(["im", "--port", "\(peer.port)", "--password", "nope", "--watch", "10"])
         #expect(result.status != 0)
@@ -190,7 +190,7 @@ enum DemoProgram {
     #endif
 
     @Test func http() async throws {
-        let peer = try Peer("http", ["--events", "2"])
+        let peer = try await Peer.start("http", ["--events", "2"])
         let result = try await DemoProgram.run(["http", "--url", "http://127.0.0.1:\(peer.port)/game"])
         #expect(result.status == 0)
         #expect(result.lines.count == 3)

@@ -15,9 +15,9 @@ import Testing
     }
 
     @Test func theGoodEndpointWinsWithinTheStaggerDelaysAndGoesFirstNextTime() async throws {
-        let silent = try await offThePool { try Peer("game", ["--silent"]) }
-        let unanswered = try await offThePool { try Peer("game", ["--no-accept"]) }
-        let good = try await offThePool { try Peer("game") }
+        let silent = try await Peer.start("game", ["--silent"])
+        let unanswered = try await Peer.start("game", ["--no-accept"])
+        let good = try await Peer.start("game")
         let endpoints = [try freePort(), silent.port, unanswered.port, good.port].map {
             Endpoint(host: "127.0.0.1", port: $0)
         }
@@ -61,8 +61,8 @@ import Testing
     }
 
     @Test func aWrongPasswordAtOneEndpointStopsTheRace() async throws {
-        let good = try await offThePool { try Peer("game") }
-        let silent = try await offThePool { try Peer("game", ["--silent"]) }
+        let good = try await Peer.start("game")
+        let silent = try await Peer.start("game", ["--silent"])
         struct Rejected: Error {}
         let logins = NIOLockedValueBox(0)
         var configuration = ClientConfiguration()

@@ -9,7 +9,7 @@ import Testing
     func runsToCompletion(_ name: String) async throws {
         let example = try #require(runnableExamples.first { $0.name == name })
         let arguments = try await Self.peerArguments(Array(example.peer.dropFirst()))
-        let peer = try Peer(example.peer[0], arguments)
+        let peer = try await Peer.start(example.peer[0], arguments)
         defer { peer.stop() }
         let start = ContinuousClock.now
         let output = ExampleOutput()

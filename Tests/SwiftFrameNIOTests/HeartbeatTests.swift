@@ -102,7 +102,7 @@ fileprivate extension ConnectionState {
     }
 
     @Test func aFixedIntervalShorterThanTheNATsKeepsTheConnection() async throws {
-        let game = try await offThePool { try Peer("game") }
+        let game = try await Peer.start("game")
         let nat = try await offThePool { try Peer.nat(to: game, idle: Self.natIdle) }
         let configuration = Self.configuration(
             Heartbeat(interval: .milliseconds(500), timeout: .milliseconds(500), retries: 0))
@@ -122,7 +122,7 @@ fileprivate extension ConnectionState {
     }
 
     @Test func aFixedIntervalLongerThanTheNATsIsDetectedDeadAndReplaced() async throws {
-        let game = try await offThePool { try Peer("game") }
+        let game = try await Peer.start("game")
         let nat = try await offThePool { try Peer.nat(to: game, idle: Self.natIdle) }
         let heartbeat = Heartbeat(interval: .seconds(2), timeout: .milliseconds(500), retries: 1)
         let client = FrameClient<GameCommands>(
@@ -154,7 +154,7 @@ fileprivate extension ConnectionState {
     }
 
     @Test func theAdaptiveHeartbeatLearnsAnIntervalBelowTheNATsAndKeepsIt() async throws {
-        let game = try await offThePool { try Peer("game") }
+        let game = try await Peer.start("game")
         let nat = try await offThePool { try Peer.nat(to: game, idle: Self.natIdle) }
         // 0.2 s, 0.7 s and 1.2 s are answered; 1.7 s is past the NAT's 1.5 s: the first drop
         // (after the fourth idle period) settles a step below the longest answered, at 0.7 s.
@@ -213,7 +213,7 @@ fileprivate extension ConnectionState {
     }
 
     @Test func networkChangedKeepsALiveConnectionAndReplacesADeadOneWithinTheCheckTimeout() async throws {
-        let game = try await offThePool { try Peer("game") }
+        let game = try await Peer.start("game")
         let nat = try await offThePool { try Peer.nat(to: game, idle: 0) }
         // A heartbeat too rare to matter here: only the check finds the drop.
         let heartbeat = Heartbeat(interval: .seconds(30), timeout: .seconds(5), checkTimeout: .seconds(1))
@@ -276,7 +276,7 @@ fileprivate extension ConnectionState {
             _ = try await log.first(after: again, within: .seconds(5), "the third wait again") {
                 if case .reconnecting(attempt: 3, delay: .seconds(10)) = $0 { true } else { false }
             }
-            let game = try await offThePool { try Peer("game", port: port) }
+            let game = try await Peer.start("game", port: port)
             let second = ContinuousClock.now
             client.networkChanged()
             let connected = try await log.first(after: second, within: .seconds(3), "connection") { $0.isConnected }
@@ -290,7 +290,7 @@ fileprivate extension ConnectionState {
     }
 
     @Test func suspendedNoHeartbeatGoesOutAndResumeChecksAtOnce() async throws {
-        let game = try await offThePool { try Peer("game") }
+        let game = try await Peer.start("game")
         let nat = try await offThePool { try Peer.nat(to: game, idle: Self.natIdle) }
         // Heartbeats every 0.5 s keep the NAT's entry; an unanswered one would take 2 s to
         // count, the check on resuming 0.3 s.
@@ -322,7 +322,7 @@ fileprivate extension ConnectionState {
     }
 
     @Test func resumeAfterAShortSilenceLeavesItToTheHeartbeat() async throws {
-        let game = try await offThePool { try Peer("game") }
+        let game = try await Peer.start("game")
         let nat = try await offThePool { try Peer.nat(to: game, idle: 0) }
         let heartbeat = Heartbeat(
             interval: .seconds(1), timeout: .seconds(1), retries: 0, checkTimeout: .milliseconds(200))
@@ -357,7 +357,7 @@ fileprivate extension ConnectionState {
         let results = try await withThrowingTaskGroup(of: String.self) { group in
             for (nat, step) in cases {
                 group.addTask {
-                    let game = try await offThePool { try Peer("game") }
+                    let game = try await Peer.start("game")
                     let natBox = try await offThePool { try Peer.nat(to: game, idle: nat) }
                     let heartbeat = Heartbeat.adaptive(
                         minimum: .seconds(step), maximum: .seconds(nat * 4), step: .seconds(step), retries: 0)

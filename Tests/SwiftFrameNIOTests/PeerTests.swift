@@ -42,7 +42,7 @@ func quickReconnect() -> ClientConfiguration {
 
 @Suite(.serialized, .timeLimit(.minutes(2))) struct PeerTests {
     @Test func gameRequestsErrorRepliesAndNotices() async throws {
-        let peer = try Peer("game", ["--split", "--notices", "2"])
+        let peer = try await Peer.start("game", ["--split", "--notices", "2"])
         try await withClient(GameCommands.self, peer: peer) { client in
             #expect(
                 try await client.request(TestReq(param1: "hi", param2: 4)) == TestRsp(result1: "echo:hi", result2: 8))
@@ -62,7 +62,7 @@ func quickReconnect() -> ClientConfiguration {
         // Four tasks send 200 frames of 2 KiB each without waiting, more than the client queues
         // before a send waits for its write; the game peer answers every Test_Req, and the
         // answers, awaited by no request, come back as pushes.
-        let peer = try Peer("game", [])
+        let peer = try await Peer.start("game", [])
         let (tasks, frames) = (4, 200)
         let padding = String(repeating: "x", count: 2048)
         try await withClient(GameCommands.self, peer: peer) { client in
@@ -100,7 +100,7 @@ func quickReconnect() -> ClientConfiguration {
     @Test func tenThousandRequestsFrom64TasksWithRepliesOutOfOrder() async throws {
         // Writes are whole here: a peer writing 10,000 replies in pieces with pauses would take
         // minutes (the split and glued writes are tested in the other tests).
-        let peer = try Peer("im", ["--out-of-order", "16"])
+        let peer = try await Peer.start("im", ["--out-of-order", "16"])
         try await withClient(ImCommands.self, peer: peer) { client in
             let matched = try await withThrowingTaskGroup(of: Int.self) { group in
                 for task in 0..<64 {
@@ -123,7 +123,7 @@ func quickReconnect() -> ClientConfiguration {
     }
 
     @Test func aPeerThatClosesMidFrameFailsTheRequestAtOnce() async throws {
-        let peer = try Peer("game", ["--half-frame-after", "1"])
+        let peer = try await Peer.start("game", ["--half-frame-after", "1"])
         try await withClient(GameCommands.self, peer: peer) { client in
             let start = ContinuousClock.now
             await #expect(throws: FrameClientError.self) {
@@ -142,7 +142,7 @@ func quickReconnect() -> ClientConfiguration {
     }
 
     @Test func garbageIsATypedErrorAndTheClientReconnects() async throws {
-        let peer = try Peer("game", ["--split", "--garbage-after", "2"])
+        let peer = try await Peer.start("game", ["--split", "--garbage-after", "2"])
         try await withClient(GameCommands.self, peer: peer, configuration: quickReconnect()) { client in
             #expect(try await client.request(TestReq(param1: "one")).result1 == "echo:one")
             do {
@@ -164,7 +164,7 @@ func quickReconnect() -> ClientConfiguration {
     }
 
     @Test func anAbsurdLengthIsRefusedOnTheHeadersWord() async throws {
-        let peer = try Peer("game", ["--absurd-length-after", "1"])
+        let peer = try await Peer.start("game", ["--absurd-length-after", "1"])
         try await withClient(GameCommands.self, peer: peer) { client in
             let start = ContinuousClock.now
             do {
@@ -181,7 +181,7 @@ func quickReconnect() -> ClientConfiguration {
     @Test func unansweredHeartbeatsReconnectAndLogInAgain() async throws {
         let logins = FileManager.default.temporaryDirectory.appendingPathComponent("logins-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: logins) }
-        let peer = try Peer("im", ["--split", "--no-heartbeat", "--logins-file", logins.path])
+        let peer = try await Peer.start("im", ["--split", "--no-heartbeat", "--logins-file", logins.path])
         var configuration = quickReconnect()
         configuration.heartbeat = Heartbeat(interval: .milliseconds(500), timeout: .milliseconds(300), retries: 3)
         let login = try Common(.user(UserMsg(.login(LoginRequest(nickName: "neo", pwd: "secret")))))
@@ -208,7 +208,7 @@ func quickReconnect() -> ClientConfiguration {
     }
 
     @Test func aServerRestartFailsPendingRequestsAtOnceAndNewOnesSucceedAfterReconnect() async throws {
-        let first = try Peer("game", ["--delay-ms", "3000"])
+        let first = try await Peer.start("game", ["--delay-ms", "3000"])
         let port = first.port
         try await withClient(GameCommands.self, peer: first, configuration: quickReconnect()) { client in
             let pending = Task { try await client.request(TestReq(param1: "slow"), timeout: .seconds(20)) }
@@ -221,14 +221,14 @@ func quickReconnect() -> ClientConfiguration {
                 return
             }
             #expect(ContinuousClock.now - stop < .seconds(2))
-            let second = try Peer("game", ["--split"], port: port)
+            let second = try await Peer.start("game", ["--split"], port: port)
             defer { second.stop() }
             #expect(try await client.request(TestReq(param1: "back"), timeout: .seconds(10)).result1 == "echo:back")
         }
     }
 
     @Test func aSlowConsumerOfPushesKeepsMemoryBounded() async throws {
-        let peer = try Peer("im", ["--push-flood", "5000", "--push-bytes", "64"])
+        let peer = try await Peer.start("im", ["--push-flood", "5000", "--push-bytes", "64"])
         var configuration = ClientConfiguration()
         configuration.pushBufferSize = 100
         let login = try Common(.user(UserMsg(.login(LoginRequest(nickName: "neo", pwd: "secret")))))

@@ -35,8 +35,16 @@ final class Peer: @unchecked Sendable {
     private let errors = Pipe()
     let port: Int
 
+    /// Starts `peer.py role arguments...` as a server, from a thread of its own (`init` blocks
+    /// the thread it runs on until the peer listens, and a test on one of the task pool's few
+    /// threads would hold up every other test's servers and clients meanwhile).
+    static func start(_ role: String, _ arguments: [String] = [], port: Int = 0) async throws -> Peer {
+        try await offThePool { try Peer(role, arguments, port: port) }
+    }
+
     /// Starts `peer.py role arguments...` as a server and waits (at most 30 s) for its
-    /// `listening PORT` line.
+    /// `listening PORT` line; from async code, `start`.
+    @available(*, noasync, message: "blocks its thread: use Peer.start, or offThePool")
     convenience init(_ role: String, _ arguments: [String] = [], port: Int = 0) throws {
         try self.init(
             script: Repository.peerScript, [role, "--port", "\(port)", "--watch-stdin"] + arguments, role: role)
@@ -44,6 +52,7 @@ final class Peer: @unchecked Sendable {
 
     /// Starts `python3 script arguments...` (a server printing `listening PORT` as peer.py's
     /// do; `role` names it in errors).
+    @available(*, noasync, message: "blocks its thread: use offThePool")
     init(script: String, _ arguments: [String], role: String) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script] + arguments
@@ -90,6 +99,7 @@ final class Peer: @unchecked Sendable {
     }
 
     /// Runs a client role to its end (at most `seconds`), returning its exit code and output.
+    @available(*, noasync, message: "blocks its thread: use offThePool")
     static func runClient(_ role: String, _ arguments: [String], seconds: Double = 60) throws -> (
         status: Int32, output: String
     ) {
@@ -97,6 +107,7 @@ final class Peer: @unchecked Sendable {
     }
 
     /// Runs a command to its end (killed after `seconds`), returning its exit code and stdout.
+    @available(*, noasync, message: "blocks its thread: use offThePool")
     static func run(_ command: [String], seconds: Double) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

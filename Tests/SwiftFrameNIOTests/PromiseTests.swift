@@ -495,7 +495,7 @@ import FoundationNetworking
         }
 
         // A drop: the first connection of this peer closes on its first request.
-        let peer = try await offThePool { try Peer("game", ["--drop-first", "1"]) }
+        let peer = try await Peer.start("game", ["--drop-first", "1"])
         let client = FrameClient<GameCommands>(host: "127.0.0.1", port: peer.port, configuration: configuration)
         let log = NATStateLog(client.states)
         try await client.running { client in
@@ -576,7 +576,7 @@ import FoundationNetworking
     /// `ErrorReply`; a body with no frame is `ShortReplyError.emptyBody`, one whose first frame
     /// answers another command `unexpectedReply`.
     @Test func postThrowsHTTPStatusErrorErrorReplyAndShortReplyError() async throws {
-        let peer = try await offThePool { try Peer("http", ["--events", "0"]) }
+        let peer = try await Peer.start("http", ["--events", "0"])
         let wrongLayout = HTTPFrameClient<GameCommands>(
             url: URL(string: "http://127.0.0.1:\(peer.port)/game")!,
             requestLayout: GameCommands.layout)

@@ -19,7 +19,7 @@ import Testing
     /// The first connection closes on the request: marked idempotent, it goes out again on the
     /// second connection and is answered there; `states` names the endpoint of both.
     @Test func anIdempotentRequestIsSentAgainOnTheNextConnection() async throws {
-        let peer = try await offThePool { try Peer("game", ["--drop-first", "1"]) }
+        let peer = try await Peer.start("game", ["--drop-first", "1"])
         let endpoint = Endpoint(host: "127.0.0.1", port: peer.port)
         let client = FrameClient<GameCommands>(endpoints: [endpoint], configuration: Self.configuration())
         let clock = ContinuousClock()
@@ -49,7 +49,7 @@ import Testing
 
     /// Not marked idempotent, the request fails with `connectionLost` at once, on both forms.
     @Test func aRequestNotMarkedIdempotentFailsWithConnectionLost() async throws {
-        let peer = try await offThePool { try Peer("game", ["--drop-first", "2"]) }
+        let peer = try await Peer.start("game", ["--drop-first", "2"])
         let client = FrameClient<GameCommands>(host: "127.0.0.1", port: peer.port, configuration: Self.configuration())
         let clock = ContinuousClock()
         try await client.running { client in
@@ -82,7 +82,7 @@ import Testing
     @Test func theRetryBudgetStopsRetriesOnceSpent() async throws {
         let options = RequestOptions(timeout: .seconds(5), idempotent: true)
         let clock = ContinuousClock()
-        let starved = try await offThePool { try Peer("game", ["--drop-first", "3"]) }
+        let starved = try await Peer.start("game", ["--drop-first", "3"])
         let client = FrameClient<GameCommands>(
             host: "127.0.0.1", port: starved.port,
             configuration: Self.configuration(RetryLimits(perRequest: 5, perMinute: 1)))
@@ -103,7 +103,7 @@ import Testing
             print("retry budget of 1 a minute: the request failed after \(failedAfter), one retry")
         }
 
-        let funded = try await offThePool { try Peer("game", ["--drop-first", "3"]) }
+        let funded = try await Peer.start("game", ["--drop-first", "3"])
         let rich = FrameClient<GameCommands>(
             host: "127.0.0.1", port: funded.port,
             configuration: Self.configuration(RetryLimits(perRequest: 5, perMinute: 10)))
@@ -116,7 +116,7 @@ import Testing
         }
 
         // At most `perRequest` times, budget or not.
-        let limited = try await offThePool { try Peer("game", ["--drop-first", "3"]) }
+        let limited = try await Peer.start("game", ["--drop-first", "3"])
         let capped = FrameClient<GameCommands>(
             host: "127.0.0.1", port: limited.port,
             configuration: Self.configuration(RetryLimits(perRequest: 2, perMinute: 10)))

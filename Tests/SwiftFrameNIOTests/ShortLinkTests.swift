@@ -33,7 +33,7 @@ import Testing
     /// time includes URLSession's first connection, over a second on a loaded machine). Its events arrive as
     /// pushes. A request not marked for the fallback keeps to the long link and fails.
     @Test func aRefusedLongLinkSendsTheRequestOverTheShortLinkAtOnce() async throws {
-        let http = try await offThePool { try Peer("http", ["--events", "2"]) }
+        let http = try await Peer.start("http", ["--events", "2"])
         var configuration = Self.configuration(shortLink: Self.shortLink(http))
         configuration.reconnect = Backoff(initialDelay: .seconds(5), jitter: 0)
         let client = FrameClient<GameCommands>(host: "127.0.0.1", port: Self.refusing, configuration: configuration)
@@ -93,8 +93,8 @@ import Testing
     /// long link's late reply is dropped (the next request on it gets its own reply, and no
     /// `Test_Rsp` turns up as a push). With a long-link timeout of 3 s the long link carries it.
     @Test func aSlowLongLinkFallsBackAfterItsTimeoutAndItsLateReplyIsDropped() async throws {
-        let http = try await offThePool { try Peer("http", ["--events", "0"]) }
-        let game = try await offThePool { try Peer("game", ["--delay-ms", "1500"]) }
+        let http = try await Peer.start("http", ["--events", "0"])
+        let game = try await Peer.start("game", ["--delay-ms", "1500"])
         let client = FrameClient<GameCommands>(
             host: "127.0.0.1", port: game.port,
             configuration: Self.configuration(shortLink: Self.shortLink(http)))
@@ -138,8 +138,8 @@ import Testing
     /// The long link's server accepts the connection and never answers: the request goes
     /// over the short link once its long-link timeout (300 ms) has passed.
     @Test func aSilentLongLinkFallsBackAfterItsTimeout() async throws {
-        let http = try await offThePool { try Peer("http", ["--events", "0"]) }
-        let silent = try await offThePool { try Peer("game", ["--silent"]) }
+        let http = try await Peer.start("http", ["--events", "0"])
+        let silent = try await Peer.start("game", ["--silent"])
         let client = FrameClient<GameCommands>(
             host: "127.0.0.1", port: silent.port,
             configuration: Self.configuration(shortLink: Self.shortLink(http)))
@@ -162,8 +162,8 @@ import Testing
     /// over the short link at once (idempotent or not) rather than waiting for the next
     /// connection; one that may not fails with `connectionLost`.
     @Test func aDropSendsTheRequestOverTheShortLink() async throws {
-        let http = try await offThePool { try Peer("http", ["--events", "0"]) }
-        let game = try await offThePool { try Peer("game", ["--drop-first", "2"]) }
+        let http = try await Peer.start("http", ["--events", "0"])
+        let game = try await Peer.start("game", ["--drop-first", "2"])
         var configuration = Self.configuration(shortLink: Self.shortLink(http))
         configuration.reconnect = Backoff(initialDelay: .seconds(3), jitter: 0)
         let client = FrameClient<GameCommands>(host: "127.0.0.1", port: game.port, configuration: configuration)

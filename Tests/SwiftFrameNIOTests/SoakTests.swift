@@ -28,7 +28,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(30)))
     func requestsSurviveCutWritesStallsAndDrops() async throws {
-        let peer = try Peer(
+        let peer = try await Peer.start(
             "im",
             [
                 "--cut", "--stall-ms", "20", "--out-of-order", "16", "--drop-after", "\(Self.dropEvery)",

@@ -522,6 +522,21 @@ public struct ProtoReader {
         unknownFields.append(UnsafeRawBufferPointer(start: base + start, count: position - start))
     }
 
+    /// Keeps the field whose tag was just read, a length-delimited string extension, in
+    /// `extensionFields` as its exact bytes, tag included, once its value is checked to be
+    /// UTF-8: an extension is kept as bytes until it is read, and a bad string fails the
+    /// decode as a string field's does.
+    public mutating func keepStringExtension(into extensionFields: inout UnknownFields) throws(WireError) {
+        let start = tagStart
+        let length = try readLength()
+        let bytes = UnsafeRawBufferPointer(start: base + position, count: length)
+        if !UTF8Validation.isASCII(bytes), let bad = UTF8Validation.firstInvalidIndex(bytes) {
+            throw .invalidUTF8(offset: position + bad)
+        }
+        position &+= length
+        extensionFields.append(UnsafeRawBufferPointer(start: base + start, count: position - start))
+    }
+
     /// Skips the value of the field whose tag was just read.
     public mutating func skipValue(tag: UInt32) throws(WireError) {
         switch tag & 7 {

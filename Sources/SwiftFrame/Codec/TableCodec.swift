@@ -34,8 +34,12 @@ enum TableCodec {
             if let offset = table.extensionFieldsOffset,
                 table.extensionRanges.contains(where: { $0.contains(Int(tag >> 3)) })
             {
-                try reader.skipField(
-                    tag: tag, into: &(base + offset).assumingMemoryBound(to: UnknownFields.self).pointee)
+                let extensionFields = (base + offset).assumingMemoryBound(to: UnknownFields.self)
+                if tag & 7 == 2, table.stringExtensions.contains(Int32(bitPattern: tag >> 3)) {
+                    try reader.keepStringExtension(into: &extensionFields.pointee)
+                } else {
+                    try reader.skipField(tag: tag, into: &extensionFields.pointee)
+                }
                 continue
             }
             try reader.skipField(tag: tag, into: &unknownFields.pointee)

@@ -17,7 +17,7 @@ public enum WireError: Error, Hashable, Sendable {
     case fieldNumberZero(offset: Int)
     /// A tag whose field number is above 2^29 - 1, the largest a .proto file can declare.
     case fieldNumberTooLarge(offset: Int)
-    /// A `string` field whose bytes are not valid UTF-8.
+    /// A `string` field (or a string extension) whose bytes are not valid UTF-8.
     case invalidUTF8(offset: Int)
     /// Messages or groups nested deeper than the reader's limit; `offset` is the tag that
     /// opens the first one too deep.

@@ -232,7 +232,7 @@ extension FieldEntry {
 @_documentation(visibility: internal)
 public struct FieldTable: @unchecked Sendable {  // the parts are written in `init` only, never changed or freed
     /// The table is one pointer, so that the generated `static let`, its getter and its
-    /// protocol witness each copy one word (the parts take 96 bytes).
+    /// protocol witness each copy one word (the parts take 112 bytes).
     private let parts: UnsafePointer<Parts>
 
     private struct Parts {
@@ -240,6 +240,7 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         let unknownFieldsOffset: Int
         let extensionFieldsOffset: Int?
         let extensionRanges: UnsafeBufferPointer<ClosedRange<Int>>
+        let stringExtensions: UnsafeBufferPointer<Int32>
         let slots: UnsafeBufferPointer<UInt16>
         /// An array, so that `textFormatFields` hands it out without a copy; the codec's
         /// reads never touch it.
@@ -254,6 +255,9 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     /// An extensible message's `extensionFields`, and its extension ranges in order.
     var extensionFieldsOffset: Int? { parts.pointee.extensionFieldsOffset }
     var extensionRanges: UnsafeBufferPointer<ClosedRange<Int>> { parts.pointee.extensionRanges }
+    /// The numbers of the string extensions the generator knew of: checked for UTF-8 as they
+    /// are read.
+    var stringExtensions: UnsafeBufferPointer<Int32> { parts.pointee.stringExtensions }
     /// Field number → index + 1 into `fields` for numbers below its count (0: no such field);
     /// larger numbers are found by binary search.
     var slots: UnsafeBufferPointer<UInt16> { parts.pointee.slots }
@@ -300,7 +304,9 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
     /// members, groups). The name is left out when the message prints its fields by number.
     /// `jsonNames` holds the JSON name of each field, by number, whose `json_name` is not the one
     /// protoc derives from its proto name. `reservedNames` lists the field names the message
-    /// reserves (the text format skips them).
+    /// reserves (the text format skips them). `stringExtensions` lists the numbers of the string
+    /// extensions of the message declared in the files generated with it: their values are
+    /// checked for UTF-8 as the message is decoded, as a string field's are.
     ///
     /// `offsets` gives each line's property its offset in `Root`, in the same order, as the
     /// compiler reports it: the generated table writes `Swift.MemoryLayout<Self>.offset(of: \.name)!`
@@ -318,7 +324,7 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         of root: Root.Type, layout: String, offsets: [Int], types: [Any.Type] = .init(),
         maps: [MapFieldCodec] = .init(),
         custom: [CustomField] = .init(), jsonNames: [Int32: String] = .init(), reservedNames: [String] = .init(),
-        extensionRanges: [ClosedRange<Int>] = .init()
+        extensionRanges: [ClosedRange<Int>] = .init(), stringExtensions: [Int32] = .init()
     ) {
         var parser = LayoutParser(message: Root.self, types: types, maps: maps, offsets: offsets)
         for line in layout.split(separator: "\n") {
@@ -335,6 +341,9 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
         precondition(
             extensionRanges.isEmpty == (parser.extensionFieldsOffset == nil),
             "\(Root.self): extension ranges without extension fields")
+        precondition(
+            stringExtensions.allSatisfy { number in extensionRanges.contains { $0.contains(Int(number)) } },
+            "\(Root.self): a string extension outside the extension ranges")
         let fields = parser.fields.sorted { $0.number < $1.number }
         precondition(
             zip(fields, fields.dropFirst()).allSatisfy { $0.number < $1.number }, "\(Root.self): a field number twice")
@@ -356,6 +365,7 @@ public struct FieldTable: @unchecked Sendable {  // the parts are written in `in
             to: Parts(
                 fields: permanent(fields), unknownFieldsOffset: unknownFieldsOffset,
                 extensionFieldsOffset: parser.extensionFieldsOffset, extensionRanges: permanent(extensionRanges),
+                stringExtensions: permanent(stringExtensions),
                 slots: permanent(slots), textFormatFields: parser.textFormatFields(jsonNames: jsonNames),
                 reservedNames: reservedNames,
                 storedTypes: parser.stored.map(\.type)

@@ -779,7 +779,8 @@ extension ProtobufTestMessages_Editions_TestAllTypesEdition2023: SwiftFrame.Fiel
             .init(201, "GroupLikeType", .group(ProtobufTestMessages_Editions_TestAllTypesEdition2023.GroupLikeType.self), .optional),
             .init(202, "delimited_field", .group(ProtobufTestMessages_Editions_TestAllTypesEdition2023.GroupLikeType.self), .optional),
         ],
-        extensionRanges: [120...200]
+        extensionRanges: [120...200],
+        stringExtensions: [133]
     )
 
     public func customFieldsEqual(_ other: Self) -> Swift.Bool {
@@ -954,6 +955,7 @@ extension ProtobufTestMessages_Editions_TestAllTypesEdition2023: SwiftFrame.Fiel
         case 1611: try reader.readGroup(fieldNumber: 201, into: &self.groupliketype) // groupliketype = 201
         case 1619: try reader.readGroup(fieldNumber: 202, into: &self.delimitedField) // delimited_field = 202
         case 2410: try reader.readMapEntry(into: &self.mapRecursive, SwiftFrame.ProtoInt32.self, SwiftFrame.ProtoMessage<ProtobufTestMessages_Editions_TestAllTypesEdition2023>.self) // map_recursive = 301
+        case 1066: try reader.keepStringExtension(into: &self.extensionFields) // extension protobuf_test_messages.editions.extension_string = 133
         default:
             if tag >= 960 && tag <= 1607 { // extensions 120...200
                 try reader.skipField(tag: tag, into: &self.extensionFields)

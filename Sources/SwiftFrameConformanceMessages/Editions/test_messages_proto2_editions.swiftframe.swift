@@ -1382,7 +1382,8 @@ extension ProtobufTestMessages_Editions_Proto2_TestAllTypesProto2: SwiftFrame.Fi
             .init(204, "MultiWordGroupField", .group(ProtobufTestMessages_Editions_Proto2_TestAllTypesProto2.MultiWordGroupField.self), .optional),
         ],
         reservedNames: ["reserved_field"],
-        extensionRanges: [120...200]
+        extensionRanges: [120...200],
+        stringExtensions: [133]
     )
 
     public func customFieldsEqual(_ other: Self) -> Swift.Bool {
@@ -1592,6 +1593,7 @@ extension ProtobufTestMessages_Editions_Proto2_TestAllTypesProto2: SwiftFrame.Fi
         case 3336: self.fieldName17 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // field_name17__ = 417
         case 3344: self.fieldName18 = try reader.readVarint(SwiftFrame.ProtoInt32.self) // Field_name18__ = 418
         case 4002: try reader.readMessage(into: &self._messageSetCorrect) // message_set_correct = 500
+        case 1066: try reader.keepStringExtension(into: &self.extensionFields) // extension protobuf_test_messages.editions.proto2.extension_string = 133
         default:
             if tag >= 960 && tag <= 1607 { // extensions 120...200
                 try reader.skipField(tag: tag, into: &self.extensionFields)

@@ -755,7 +755,8 @@ extension ProtobufTestMessages_Editions_TestAllTypesEdition2023: SwiftFrame.Comp
             .init(201, "GroupLikeType", .group(ProtobufTestMessages_Editions_TestAllTypesEdition2023.GroupLikeType.self), .optional),
             .init(202, "delimited_field", .group(ProtobufTestMessages_Editions_TestAllTypesEdition2023.GroupLikeType.self), .optional),
         ],
-        extensionRanges: [120...200]
+        extensionRanges: [120...200],
+        stringExtensions: [133]
     )
 
     public mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) -> Swift.Bool {

@@ -1382,7 +1382,8 @@ extension ProtobufTestMessages_Editions_Proto2_TestAllTypesProto2: SwiftFrame.Co
             .init(204, "MultiWordGroupField", .group(ProtobufTestMessages_Editions_Proto2_TestAllTypesProto2.MultiWordGroupField.self), .optional),
         ],
         reservedNames: ["reserved_field"],
-        extensionRanges: [120...200]
+        extensionRanges: [120...200],
+        stringExtensions: [133]
     )
 
     public mutating func decodeCustomField(tag: Swift.UInt32, from reader: inout SwiftFrame.ProtoReader) throws(SwiftFrame.WireError) -> Swift.Bool {

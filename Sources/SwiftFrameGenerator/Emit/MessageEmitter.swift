@@ -215,6 +215,10 @@ struct MessageEmitter {
         if !ranges.isEmpty {
             arguments.append(("extensionRanges: [\(rangeList)]", [], nil, false))
         }
+        if !message.stringExtensions.isEmpty {
+            let numbers = message.stringExtensions.map { "\($0.number)" }.joined(separator: ", ")
+            arguments.append(("stringExtensions: [\(numbers)]", [], nil, false))
+        }
         printer.indented(
             "\(visibility)static let fieldTable = SwiftFrame.FieldTable(",
             {
@@ -348,6 +352,11 @@ struct MessageEmitter {
                         }
                     }
                 }
+            }
+            for string in message.stringExtensions {
+                printer.line(
+                    "case \(UInt32(string.number) << 3 | 2): try reader.keepStringExtension(into: &self.extensionFields)"
+                        + " // extension \(string.fullName) = \(string.number)")
             }
             if ranges.isEmpty {
                 printer.line("default: try reader.skipField(tag: tag, into: &self.unknownFields)")

@@ -180,6 +180,9 @@ public final class MessageType {
     let envelopeBodies: [Int32: (selector: String, type: String, accessor: String)]
     /// The message's extension ranges, in order.
     public let extensionRanges: [ClosedRange<Int>]
+    /// The string extensions of it declared in the run's files, by number: the decoder checks
+    /// their values for UTF-8, as it checks a string field's.
+    public let stringExtensions: [ExtensionField]
     /// The field names it reserves (`reserved "old_name";`), which the text format skips.
     public let reservedNames: [String]
     /// The file that declares it, and its package.
@@ -198,8 +201,8 @@ public final class MessageType {
         protoName: String, fullName: String, swiftName: String, swiftPath: String, comments: String?,
         fields: [Field], oneofs: [Oneof], needsInitializationCheck: Bool, messages: [MessageType], enums: [EnumType],
         defaultsName: String?, envelopeBodies: [Int32: (selector: String, type: String, accessor: String)],
-        extensionRanges: [ClosedRange<Int>], reservedNames: [String], fileName: String, package: String,
-        requestID: UInt32?, responseID: UInt32?, integerOptions: [Int32: UInt64]
+        extensionRanges: [ClosedRange<Int>], stringExtensions: [ExtensionField], reservedNames: [String],
+        fileName: String, package: String, requestID: UInt32?, responseID: UInt32?, integerOptions: [Int32: UInt64]
     ) {
         self.protoName = protoName
         self.fullName = fullName
@@ -214,6 +217,7 @@ public final class MessageType {
         self.defaultsName = defaultsName
         self.envelopeBodies = envelopeBodies
         self.extensionRanges = extensionRanges
+        self.stringExtensions = stringExtensions
         self.reservedNames = reservedNames
         self.fileName = fileName
         self.package = package
