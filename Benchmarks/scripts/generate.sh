@@ -18,6 +18,10 @@ source "$(dirname "$0")/plugins.sh"
 cd "$bench_dir"
 protoc="${PROTOC:-protoc}"
 protos=$(cd Protos && ls *.proto | sort)
+# The editions files (bench_editions.proto) go through protoc 35.1 (Debian's 3.21 reads no
+# editions; PROTOC_EDITIONS to use another) and to the SwiftFrame side only.
+protoc_editions="${PROTOC_EDITIONS:-$("$root_dir/scripts/protoc35.sh")}"
+classic_protos=$(cd Protos && grep -L '^edition' *.proto | sort)
 
 # generate_swiftframe OUT [OPTIONS]: the SwiftFrame side, in SPEED mode, and again with
 # OptimizeFor=CODE_SIZE into Sources/SwiftFrameCompactBenchMessages.
@@ -28,7 +32,9 @@ generate_swiftframe() {
     options="Visibility=public${2:+,$2}"
     tmp="$(mktemp -d)"
     for proto in $protos; do
-        if "$protoc" --plugin=protoc-gen-swiftframe="$plugin" --swiftframe_out="$tmp" \
+        local compiler="$protoc"
+        grep -q '^edition' "Protos/$proto" && compiler="$protoc_editions"
+        if "$compiler" --plugin=protoc-gen-swiftframe="$plugin" --swiftframe_out="$tmp" \
             --swiftframe_opt="$options" -I Protos "Protos/$proto" 2>"$tmp/err"; then
             echo "swiftframe: $proto"
         else
@@ -46,8 +52,8 @@ generate_swiftprotobuf() {
     out=Sources/SwiftProtobufBenchMessages
     rm -f "$out"/*.pb.swift
     "$protoc" --plugin=protoc-gen-swift="$plugin" --swift_out="$out" --swift_opt=Visibility=Public \
-        -I Protos $(for p in $protos; do echo "Protos/$p"; done)
-    echo "swiftprotobuf: $protos" | tr '\n' ' '; echo
+        -I Protos $(for p in $classic_protos; do echo "Protos/$p"; done)
+    echo "swiftprotobuf: $classic_protos" | tr '\n' ' '; echo
 }
 
 generate_swiftframes() {

@@ -81,6 +81,36 @@ public enum SF {
     }
 }
 
+// MARK: - SwiftFrame values, the edition 2023 copies
+
+/// The proto3 messages' edition 2023 copies (Protos/bench_editions.proto), with the same values:
+/// the same bytes on the wire.
+public enum SFE {
+    public typealias Flat = SwiftFrameBenchMessages.Bench_Editions_Flat
+    public typealias Login = SwiftFrameBenchMessages.Bench_Editions_LoginRequest
+    public typealias Repeated = SwiftFrameBenchMessages.Bench_Editions_RepeatedHeavy
+    public typealias Node = SwiftFrameBenchMessages.Bench_Editions_Node
+    public typealias Leaf = SwiftFrameBenchMessages.Bench_Editions_Leaf
+
+    public static let flat = Flat(
+        id: Values.flatID, timestamp: Values.flatTimestamp, name: Values.flatName,
+        payload: Values.flatPayload, samples: Values.flatSamples
+    )
+    public static let login = Login(
+        nickName: Values.login.nickName, pwd: Values.login.pwd, ip: Values.login.ip, port: Values.login.port,
+        deviceName: Values.login.deviceName, deviceId: Values.login.deviceID, version: Values.login.version
+    )
+    public static let repeated = Repeated(ints: Values.ints, doubles: Values.doubles, names: Values.names)
+
+    public static func node(depth: Int, level: Int = 1) -> Node {
+        Node(
+            depth: Int32(level),
+            leaves: Values.leaves(level).map { Leaf(id: $0.id, label: $0.label, weight: $0.weight) },
+            children: level < depth ? [node(depth: depth, level: level + 1)] : []
+        )
+    }
+}
+
 // MARK: - SwiftFrame values, CODE_SIZE mode
 
 public enum SFC {

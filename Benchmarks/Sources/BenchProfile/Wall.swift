@@ -40,6 +40,27 @@ func codecRow<F: SwiftFrame.Message, P: SwiftProtobuf.Message>(
     ])
 }
 
+/// One message as proto3 and as its edition 2023 copy, which must encode the same bytes.
+func editionsRow<P: SwiftFrame.Message, E: SwiftFrame.Message>(
+    _ operation: String, _ caseName: String, _ proto3: P, _ edition: E
+) -> WallRow {
+    let bytes = try! proto3.serializedBytes()
+    precondition(try! edition.serializedBytes() == bytes, "\(caseName): the edition 2023 copy encodes other bytes")
+    let encode = operation == "encode"
+    return WallRow(name: "\(operation) \(caseName), editions", contenders: [
+        ("proto3", { n in
+            for _ in 0..<n {
+                if encode { consume(try! proto3.serializedBytes()) } else { consume(try! P(serializedBytes: bytes)) }
+            }
+        }),
+        ("edition 2023", { n in
+            for _ in 0..<n {
+                if encode { consume(try! edition.serializedBytes()) } else { consume(try! E(serializedBytes: bytes)) }
+            }
+        }),
+    ])
+}
+
 func wallRows() -> [WallRow] {
     var rows: [WallRow] = []
     for operation in ["decode", "encode"] {
@@ -67,6 +88,13 @@ func wallRows() -> [WallRow] {
         rows.append(codecRow(operation, "login", SFC.login, PB.login, label: "CODE_SIZE"))
         rows.append(codecRow(operation, "repeated", SFC.repeated, PB.repeated, label: "CODE_SIZE"))
         rows.append(codecRow(operation, "map", SFC.map, PB.map, label: "CODE_SIZE"))
+    }
+    // The edition 2023 copies of the messages beside their proto3 originals, both SwiftFrame's.
+    for operation in ["decode", "encode"] {
+        rows.append(editionsRow(operation, "flat", SF.flat, SFE.flat))
+        rows.append(editionsRow(operation, "login", SF.login, SFE.login))
+        rows.append(editionsRow(operation, "repeated", SF.repeated, SFE.repeated))
+        rows.append(editionsRow(operation, "depth8", SF.node(depth: 8), SFE.node(depth: 8)))
     }
     // JSON, proto3's canonical mapping, with each library's default options.
     for operation in ["decode", "encode"] {
