@@ -36,16 +36,23 @@ import FoundationNetworking
         var configuration = Self.quiet()
         configuration.maxPendingRequests = 2
         let handled = NIOLockedValueBox<[String]>([])
+        // The slow requests are held until the test lets them go, not for a fixed time: on a
+        // loaded machine the first could be answered before the test looked.
+        let released = NIOLockedValueBox(false)
         try await withServerAndClient(
             GameCommands.self, configuration: configuration,
             handler: { request, context in
                 if case let .testReq(request) = request {
                     handled.withLockedValue { $0.append(request.param1) }
-                    if request.param1.hasPrefix("slow") { try await Task.sleep(for: .milliseconds(800)) }
+                    let deadline = ContinuousClock.now + .seconds(10)
+                    while request.param1.hasPrefix("slow"), !released.withLockedValue({ $0 }), .now < deadline {
+                        try await Task.sleep(for: .milliseconds(10))
+                    }
                 }
                 return try await gameHandler(request, context)
             }
         ) { _, client in
+            defer { released.withLockedValue { $0 = true } }
             _ = try await client.connection(within: .seconds(5))
             let slow = (1...2).map { index in
                 Task { try await client.request(TestReq(param1: "slow\(index)"), timeout: .seconds(10)) }
@@ -62,6 +69,7 @@ import FoundationNetworking
             }
             // At once, not at the 10 s deadline (room for a busy machine's scheduling).
             #expect(ContinuousClock.now - start < .seconds(3), "at once, not at a deadline")
+            released.withLockedValue { $0 = true }
             for (index, task) in slow.enumerated() { #expect(try await task.value.result1 == "echo:slow\(index + 1)") }
             #expect(try await client.request(TestReq(param1: "after")).result1 == "echo:after")
             #expect(
