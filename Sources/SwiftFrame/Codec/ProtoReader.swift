@@ -233,15 +233,12 @@ public struct ProtoReader {
         return string
     }
 
-    /// Validates UTF-8, then makes the String with one copy. ASCII, the common case, costs one
-    /// word-at-a-time pass; anything else gets the full check, which names the first bad byte.
-    /// (Not `String(validating:as:)`, which does both at once: the standard library does not
+    /// Validates UTF-8 (`checkUTF8`), then makes the String with one copy. (Not
+    /// `String(validating:as:)`, which does both at once: the standard library does not
     /// specialise it, and it looks up metadata on every call.)
     @usableFromInline
     static func string(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(WireError) -> String {
-        if !UTF8Validation.isASCII(bytes), let bad = UTF8Validation.firstInvalidIndex(bytes) {
-            throw .invalidUTF8(offset: offset + bad)
-        }
+        try checkUTF8(bytes, at: offset)
         let count = bytes.count
         if count > 15 {
             // Too long to be stored in the String itself: the standard library checks the
@@ -253,6 +250,15 @@ public struct ProtoReader {
                 copyBytes(from: bytes.baseAddress!, to: UnsafeMutableRawPointer(buffer.baseAddress!), count: count)
             }
             return count
+        }
+    }
+
+    /// Throws `invalidUTF8` at the first bad byte of `bytes`, which start at `offset`. ASCII, the
+    /// common case, costs one word-at-a-time pass; anything else gets the full check.
+    @inline(__always)
+    static func checkUTF8(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(WireError) {
+        if !UTF8Validation.isASCII(bytes), let bad = UTF8Validation.firstInvalidIndex(bytes) {
+            throw .invalidUTF8(offset: offset + bad)
         }
     }
 
@@ -529,10 +535,7 @@ public struct ProtoReader {
     public mutating func keepStringExtension(into extensionFields: inout UnknownFields) throws(WireError) {
         let start = tagStart
         let length = try readLength()
-        let bytes = UnsafeRawBufferPointer(start: base + position, count: length)
-        if !UTF8Validation.isASCII(bytes), let bad = UTF8Validation.firstInvalidIndex(bytes) {
-            throw .invalidUTF8(offset: position + bad)
-        }
+        try Self.checkUTF8(UnsafeRawBufferPointer(start: base + position, count: length), at: position)
         position &+= length
         extensionFields.append(UnsafeRawBufferPointer(start: base + start, count: position - start))
     }
