@@ -85,6 +85,16 @@ def message_class(pool, name):
 
 # --- The Python answerer (runs as a child process: Python 4.21.12 can crash on some inputs) --
 
+def requests():
+    """The bodies of the requests on stdin, each after its u32 little-endian length, until it ends."""
+    stdin = sys.stdin.buffer
+    while True:
+        header = stdin.read(4)
+        if len(header) < 4:
+            return
+        yield stdin.read(struct.unpack("<I", header)[0])
+
+
 def answer_with_python(descriptor_set_path):
     """The checker's protocol (checker.cc), answered with Python's parser. A compare answers 1
     when both parse: message equality is judged by C++ alone, as Python 4.21 (upb) cannot list
@@ -92,12 +102,8 @@ def answer_with_python(descriptor_set_path):
     does not sort every map's keys."""
     pool = load_pool(Path(descriptor_set_path).read_bytes())
     classes = [message_class(pool, name) for name in TYPES]
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    while True:
-        header = stdin.read(4)
-        if len(header) < 4:
-            return
-        body = stdin.read(struct.unpack("<I", header)[0])
+    stdout = sys.stdout.buffer
+    for body in requests():
         operation, output = body[0], b""
         try:
             if operation < 2:
@@ -608,13 +614,15 @@ class Tally:
             (folder / ("%d.bin" % count)).write_bytes(bytes([case[0]]) + case[1])
 
 
-def arguments(description, answer_with_python):
-    """The command line both runs share. With --answer, this process is the Python answerer:
-    it answers on stdin and stdout, and None is returned."""
+def arguments(description, answer_with_python, checker=True):
+    """The command line the runs share (`checker`: whether it takes the C++ checker's path).
+    With --answer, this process is the Python answerer: it answers on stdin and stdout, and
+    None is returned."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--answer", metavar="DESCRIPTOR_SET", help=argparse.SUPPRESS)
     parser.add_argument("--testee")
-    parser.add_argument("--checker")
+    if checker:
+        parser.add_argument("--checker")
     parser.add_argument("--work", type=Path)
     parser.add_argument("--cases", type=int, default=1_000_000)
     parser.add_argument("--seed", type=int, default=1)
@@ -623,8 +631,9 @@ def arguments(description, answer_with_python):
     if args.answer:
         answer_with_python(args.answer)
         return None
-    if not (args.testee and args.checker and args.work):
-        parser.error("--testee, --checker and --work are required")
+    if not (args.testee and args.work and (args.checker if checker else True)):
+        parser.error("--testee, --checker and --work are required" if checker else "--testee and --work are required")
+    args.error = parser.error
     return args
 
 

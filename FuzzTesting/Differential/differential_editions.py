@@ -27,7 +27,6 @@ DIR/disagreements-editions/<class>/ as `<kind byte><input>` files (the kind is t
 TYPES). Exit status 1 when swiftframe and upb disagree outside the intended differences.
 """
 
-import argparse
 import os
 import random
 import re
@@ -122,12 +121,8 @@ def answer_with_upb(descriptor_set_path):
     does not parse)."""
     pool = differential.load_pool(Path(descriptor_set_path).read_bytes())
     classes = [differential.message_class(pool, name) for name in TYPES]
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    while True:
-        header = stdin.read(4)
-        if len(header) < 4:
-            return
-        body = stdin.read(struct.unpack("<I", header)[0])
+    stdout = sys.stdout.buffer
+    for body in differential.requests():
         operation, output, status = body[0], b"", 0
         kind = operation & 0x7F
         try:
@@ -247,22 +242,12 @@ def reencoding_class(case, reencoding, cases, upb, classes, enum_numbers):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--answer", metavar="DESCRIPTOR_SET", help=argparse.SUPPRESS)
-    parser.add_argument("--testee")
-    parser.add_argument("--work", type=Path)
-    parser.add_argument("--cases", type=int, default=1_000_000)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--batch", type=int, default=400)
-    args = parser.parse_args()
-    if args.answer:
-        answer_with_upb(args.answer)
+    args = differential.arguments(__doc__.split("\n")[0], answer_with_upb, checker=False)
+    if args is None:
         return 0
-    if not (args.testee and args.work):
-        parser.error("--testee and --work are required")
     from google.protobuf import __version__ as version
     if not version.startswith("7."):
-        parser.error("the arbiter is protobuf 7.35.1's upb; this python3 has protobuf %s" % version)
+        args.error("the arbiter is protobuf 7.35.1's upb; this python3 has protobuf %s" % version)
 
     path = descriptor_set(args.work)
     pool = differential.load_pool(path.read_bytes())

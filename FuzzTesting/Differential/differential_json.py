@@ -29,7 +29,6 @@ as `<mode byte><JSON>` files (0 strict, 1 skipping unknown names). Exit status 1
 swiftframe and C++ disagree outside INTENDED.
 """
 
-import argparse
 import base64
 import decimal
 import json
@@ -223,12 +222,8 @@ def answer_with_python(descriptor_set_path):
     print."""
     pool = load_pool(Path(descriptor_set_path).read_bytes())
     root = message_class(pool, ROOT)
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    while True:
-        header = stdin.read(4)
-        if len(header) < 4:
-            return
-        body = stdin.read(struct.unpack("<I", header)[0])
+    stdout = sys.stdout.buffer
+    for body in differential.requests():
         operation, output, status = body[0], b"", 0
         try:
             message = root()
