@@ -27,11 +27,7 @@ func codecRow<F: SwiftFrame.Message, P: SwiftProtobuf.Message>(
     precondition(sfBytes == pbBytes || caseName == "map", "\(caseName): \(label) and SwiftProtobuf encode different bytes")
     let encode = operation == "encode"
     return WallRow(name: "\(operation) \(caseName)" + (label == "SwiftFrame" ? "" : ", \(label)"), contenders: [
-        (label, { n in
-            for _ in 0..<n {
-                if encode { consume(try! sf.serializedBytes()) } else { consume(try! F(serializedBytes: sfBytes)) }
-            }
-        }),
+        (label, codecBatch(sf, sfBytes, encode: encode)),
         ("SwiftProtobuf", { n in
             for _ in 0..<n {
                 if encode { consume(try! pb.serializedBytes() as [UInt8]) } else { consume(try! P(serializedBytes: pbBytes)) }
@@ -48,17 +44,18 @@ func editionsRow<P: SwiftFrame.Message, E: SwiftFrame.Message>(
     precondition(try! edition.serializedBytes() == bytes, "\(caseName): the edition 2023 copy encodes other bytes")
     let encode = operation == "encode"
     return WallRow(name: "\(operation) \(caseName), editions", contenders: [
-        ("proto3", { n in
-            for _ in 0..<n {
-                if encode { consume(try! proto3.serializedBytes()) } else { consume(try! P(serializedBytes: bytes)) }
-            }
-        }),
-        ("edition 2023", { n in
-            for _ in 0..<n {
-                if encode { consume(try! edition.serializedBytes()) } else { consume(try! E(serializedBytes: bytes)) }
-            }
-        }),
+        ("proto3", codecBatch(proto3, bytes, encode: encode)),
+        ("edition 2023", codecBatch(edition, bytes, encode: encode)),
     ])
+}
+
+/// A batch of `n` encodes of `message`, or decodes of `bytes` into its type.
+func codecBatch<M: SwiftFrame.Message>(_ message: M, _ bytes: [UInt8], encode: Bool) -> (Int) -> Void {
+    { n in
+        for _ in 0..<n {
+            if encode { consume(try! message.serializedBytes()) } else { consume(try! M(serializedBytes: bytes)) }
+        }
+    }
 }
 
 func wallRows() -> [WallRow] {
