@@ -252,6 +252,47 @@ import Testing
         }
         try await loops.shutdownGracefully()
     }
+
+    /// A caller preferring `eventLoopExecutor` whose job was enqueued while no connection was
+    /// ready runs on whichever loop the group gave it; it is moved to the connection's loop
+    /// before its next request or send, even when nothing there would suspend it (the connection
+    /// is ready, and a reply may come before the caller waits for it).
+    @Test func aCallerLeftOnAnotherLoopMovesToTheConnectionsLoop() async throws {
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let both = Array(loops.makeIterator())
+        let loginMayEnd = NIOLockedValueBox(false)
+        try await withServer(GameCommands.self, handler: gameHandler) { _, port in
+            let client = FrameClient<GameCommands>(
+                host: "127.0.0.1", port: port,
+                onConnect: { _ in _ = await eventually { loginMayEnd.withLockedValue { $0 } } }, eventLoopGroup: loops,
+                bootstrap: { _ in NIOClientTCPBootstrap(ClientBootstrap(group: both[0]), tls: NIOInsecureNoTLS()) })
+            try await client.running { client in
+                try await withTaskExecutorPreference(client.eventLoopExecutor) {
+                    // While the login holds the connection back, each job goes to any loop:
+                    // sleep until one lands on the loop the connection is not on.
+                    var tries = 0
+                    while MultiThreadedEventLoopGroup.currentEventLoop !== both[1], tries < 500 {
+                        try await Task.sleep(for: .milliseconds(1))
+                        tries += 1
+                    }
+                    try #require(MultiThreadedEventLoopGroup.currentEventLoop === both[1])
+                    // Still in that job: the login ends, and the connection becomes ready.
+                    loginMayEnd.withLockedValue { $0 = true }
+                    let deadline = ContinuousClock.now + .seconds(5)
+                    while client.machine.withLockedValue({ $0.connection == nil }), ContinuousClock.now < deadline {}
+                    try #require(MultiThreadedEventLoopGroup.currentEventLoop === both[1], "left the job")
+                    let connection = try await client.connection(within: .seconds(1))
+                    #expect(connection.channel.eventLoop === both[0])
+                    let moved = MultiThreadedEventLoopGroup.currentEventLoop
+                    #expect(moved === both[0], "not moved by connection(within:)")
+                    #expect(try await client.request(TestReq(param1: "moved")).result1 == "echo:moved")
+                    let afterRequest = MultiThreadedEventLoopGroup.currentEventLoop
+                    #expect(afterRequest === both[0], "not on the loop after a request")
+                }
+            }
+        }
+        try await loops.shutdownGracefully()
+    }
 }
 
 /// Counts the bytes a bare connection receives.

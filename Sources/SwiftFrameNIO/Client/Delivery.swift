@@ -130,6 +130,7 @@ extension FrameClient {
                     throw LongLinkDown()
                 }
             }
+            await moveToTheLoop(of: link)
             do {
                 return try await body(link, deadline - .now)
             } catch FrameClientError.timedOut {

@@ -34,6 +34,8 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     let pushFeed: Broadcast<Table.Inbound>
     private let stateFeed: Broadcast<ConnectionState>
     let machine: NIOLockedValueBox<Machine>
+    /// `eventLoopExecutor`: one per client, so that a request can tell a task that prefers it.
+    let loopExecutor: EventLoopTaskExecutor
     /// Requests sent again after a drop, across the client (`RetryLimits.perMinute`).
     let retryBudget: NIOLockedValueBox<RetryBudget>
     /// One per endpoint (the server name checked is the endpoint's host unless set).
@@ -102,6 +104,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
         stateFeed = Broadcast(bufferSize: 64, overflow: .dropOldest, replaysLatest: true)
         let machine = NIOLockedValueBox(Machine(backoff: configuration.reconnect))
         self.machine = machine
+        loopExecutor = EventLoopTaskExecutor(following: {
+            machine.withLockedValue { $0.connection?.channel.eventLoop } ?? eventLoopGroup.any()
+        })
         if let heartbeat = configuration.heartbeat, (heartbeat.command ?? Table.heartbeatCommand) != nil {
             self.heartbeat = ClientHeartbeat(
                 pacer: NIOLockedValueBox(HeartbeatPacer(heartbeat)),
@@ -180,10 +185,25 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// code that blocks or computes for long there holds up the connection's reads and writes,
     /// and those of every other channel of that loop.
     @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-    public var eventLoopExecutor: any TaskExecutor {
-        EventLoopTaskExecutor(following: { [machine, group] in
-            machine.withLockedValue { $0.connection?.channel.eventLoop } ?? group.any()
-        })
+    public var eventLoopExecutor: any TaskExecutor { loopExecutor }
+
+    /// A task that prefers `eventLoopExecutor` but runs off `link`'s loop moves there, before it
+    /// writes: its last job was enqueued while no connection was ready, so went to any loop of
+    /// the group. (Left there, a reply that came before the task began to wait would not move
+    /// it either.) Other tasks, and one already on the loop, go on at once.
+    @inline(__always)
+    nonisolated(nonsending) func moveToTheLoop(of link: Link) async {
+        guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return }
+        let loop = link.channel.eventLoop
+        guard !loop.inEventLoop,
+            withUnsafeCurrentTask(body: { $0?.unownedTaskExecutor }) == loopExecutor.asUnownedTaskExecutor()
+        else { return }
+        // A hop, not a continuation resumed from the loop: a resume that came before the task
+        // had suspended would leave it where it is. Entering another executor's preference
+        // enqueues the task itself there once it has suspended; leaving it enqueues it to
+        // `loopExecutor`, which sends it to the current connection's loop (`link`'s, unless
+        // that closed meanwhile).
+        await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) {}
     }
 
     /// Runs `body` on the current connection, or the next within `timeout`; again on the next
@@ -280,7 +300,9 @@ public final class FrameClient<Table: CommandTable>: Sendable {
     /// `FrameClientError.noConnection` after `timeout`, `.stopped` (or the error `run()` ended
     /// with) once the client has stopped, and `CancellationError`.
     nonisolated(nonsending) public func connection(within timeout: Duration) async throws -> Connection<Table> {
-        Connection(try await link(within: timeout, unlessDown: false), configuration: configuration)
+        let link = try await link(within: timeout, unlessDown: false)
+        await moveToTheLoop(of: link)
+        return Connection(link, configuration: configuration)
     }
 
     /// `connection(within:)`'s link; with `unlessDown`, throws `LongLinkDown` at once, or once it

@@ -8,9 +8,9 @@ import NIOCore
 ///
 /// The server runs its handlers on one (`ServerConfiguration.handlersRunOnEventLoop`); a
 /// client gives one to the app (`FrameClient.eventLoopExecutor`) that follows its current
-/// connection's loop from job to job.
-@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
-final class EventLoopTaskExecutor: TaskExecutor {
+/// connection's loop from job to job. (A task executor where the system has them: see the
+/// conformance below; the class itself is available everywhere, so that a client can hold one.)
+final class EventLoopTaskExecutor: Sendable {
     /// The loop of the next job.
     private let loop: @Sendable () -> any EventLoop
 
@@ -22,7 +22,10 @@ final class EventLoopTaskExecutor: TaskExecutor {
     init(following loop: @escaping @Sendable () -> any EventLoop) {
         self.loop = loop
     }
+}
 
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+extension EventLoopTaskExecutor: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         // Run as a task executor's job, not a serial executor's (NIO's `EventLoop.executor`):
