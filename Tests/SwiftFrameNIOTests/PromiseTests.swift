@@ -44,9 +44,8 @@ import FoundationNetworking
             handler: { request, context in
                 if case let .testReq(request) = request {
                     handled.withLockedValue { $0.append(request.param1) }
-                    let deadline = ContinuousClock.now + .seconds(10)
-                    while request.param1.hasPrefix("slow"), !released.withLockedValue({ $0 }), .now < deadline {
-                        try await Task.sleep(for: .milliseconds(10))
+                    if request.param1.hasPrefix("slow") {
+                        _ = await eventually(within: 10) { released.withLockedValue { $0 } }
                     }
                 }
                 return try await gameHandler(request, context)
