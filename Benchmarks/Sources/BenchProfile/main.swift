@@ -1,7 +1,8 @@
 // Runs one benchmark's operation in a loop, for profilers (valgrind --tool=callgrind, perf):
 //
-//   BenchProfile codec encode|decode CASE SwiftFrame|SwiftProtobuf|CODE_SIZE [ITERATIONS]  (CODE_SIZE: flat, login, repeated;
-//     CASE repeated-ints, repeated-doubles or repeated-names: one field of `repeated`)
+//   BenchProfile codec encode|decode CASE SwiftFrame|SwiftProtobuf|CODE_SIZE|editions [ITERATIONS]  (CODE_SIZE: flat, login,
+//     repeated, map; editions, the edition 2023 copies: flat, login, repeated, depthN; CASE repeated-ints,
+//     repeated-doubles or repeated-names: one field of `repeated`)
 //   BenchProfile frames 64B|1KiB|64KiB SwiftFrame|SwiftFrame-inbound|SwiftFrame-slices|NIO-handler|NIO-decoder|memcpy [ITERATIONS]
 //   BenchProfile floor encode|decode flat|login|repeated [ITERATIONS]   (BenchData/Floor.swift)
 //   BenchProfile json encode|decode flat|login|repeated|map SwiftFrame|SwiftProtobuf [ITERATIONS]
@@ -55,6 +56,16 @@ case "codec":
         case "login": loop(arguments[2], SFC.login, iterations)
         case "map": loop(arguments[2], SFC.map, iterations)
         default: loop(arguments[2], SFC.repeated, iterations)
+        }
+        exit(0)
+    }
+    if arguments.count > 4 && arguments[4] == "editions" {
+        // The edition 2023 copies of the messages (Protos/bench_editions.proto).
+        switch name {
+        case "flat": loop(arguments[2], SFE.flat, iterations)
+        case "login": loop(arguments[2], SFE.login, iterations)
+        case "repeated": loop(arguments[2], SFE.repeated, iterations)
+        default: loop(arguments[2], SFE.node(depth: Int(name.dropFirst("depth".count))!), iterations)
         }
         exit(0)
     }

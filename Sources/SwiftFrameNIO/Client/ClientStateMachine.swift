@@ -57,7 +57,14 @@ struct ClientStateMachine<Connection, Waiter, Job> {
         var lastWaiterID = 0
     }
 
-    private(set) var state = State.idle(Common())
+    private(set) var state = State.idle(Common()) {
+        didSet {
+            connection = if case let .ready(connection, _) = state { connection } else { nil }
+        }
+    }
+    /// The connection requests go out on, if one is ready: kept beside `state` as it changes,
+    /// so a request reads it without a copy of the whole state.
+    private(set) var connection: Connection?
     private let backoff: SwiftFrameNIO.Backoff
 
     init(backoff: SwiftFrameNIO.Backoff) {
@@ -84,12 +91,6 @@ struct ClientStateMachine<Connection, Waiter, Job> {
             case let .stopped(error, _): state = .stopped(error: error, newValue)
             }
         }
-    }
-
-    /// The connection requests go out on, if one is ready.
-    var connection: Connection? {
-        if case let .ready(connection, _) = state { return connection }
-        return nil
     }
 
     var waiterCount: Int { common.waiters.count }
