@@ -365,7 +365,9 @@ extension Legacy_Account.Visit: SwiftFrame.CompactMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.day == nil {
+            try self.checkTableFields()
+        }
     }
 }
 

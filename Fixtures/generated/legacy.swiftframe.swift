@@ -478,7 +478,9 @@ extension Legacy_Account.Visit: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.day == nil {
+            try self.checkTableFields()
+        }
     }
 }
 

@@ -3358,7 +3358,9 @@ extension ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.Data: SwiftFram
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.groupInt32 == nil || self.groupUint32 == nil {
+            try self.checkTableFields()
+        }
     }
 }
 
@@ -3447,7 +3449,9 @@ extension ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.MessageSetCorre
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.str == nil {
+            try self.checkTableFields()
+        }
     }
 }
 
@@ -3492,7 +3496,9 @@ extension ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.MessageSetCorre
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.i == nil {
+            try self.checkTableFields()
+        }
     }
 }
 

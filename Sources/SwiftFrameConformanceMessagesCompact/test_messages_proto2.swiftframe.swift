@@ -2063,7 +2063,9 @@ extension ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.Data: SwiftFram
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.groupInt32 == nil || self.groupUint32 == nil {
+            try self.checkTableFields()
+        }
     }
 }
 
@@ -2101,7 +2103,9 @@ extension ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.MessageSetCorre
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.str == nil {
+            try self.checkTableFields()
+        }
     }
 }
 
@@ -2122,7 +2126,9 @@ extension ProtobufTestMessages_Proto2_TestAllRequiredTypesProto2.MessageSetCorre
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.i == nil {
+            try self.checkTableFields()
+        }
     }
 }
 

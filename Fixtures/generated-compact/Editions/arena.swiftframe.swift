@@ -163,7 +163,9 @@ extension Arena_EnterReq: SwiftFrame.CompactMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.token == nil {
+            try self.checkTableFields()
+        }
     }
 }
 

@@ -197,7 +197,9 @@ extension Arena_EnterReq: SwiftFrame.FieldTableMessage {
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.token == nil {
+            try self.checkTableFields()
+        }
     }
 }
 

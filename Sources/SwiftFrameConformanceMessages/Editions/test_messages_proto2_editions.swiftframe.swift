@@ -3360,7 +3360,9 @@ extension ProtobufTestMessages_Editions_Proto2_TestAllRequiredTypesProto2.Data: 
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.groupInt32 == nil || self.groupUint32 == nil {
+            try self.checkTableFields()
+        }
     }
 }
 
@@ -3449,7 +3451,9 @@ extension ProtobufTestMessages_Editions_Proto2_TestAllRequiredTypesProto2.Messag
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.str == nil {
+            try self.checkTableFields()
+        }
     }
 }
 
@@ -3494,7 +3498,9 @@ extension ProtobufTestMessages_Editions_Proto2_TestAllRequiredTypesProto2.Messag
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.i == nil {
+            try self.checkTableFields()
+        }
     }
 }
 

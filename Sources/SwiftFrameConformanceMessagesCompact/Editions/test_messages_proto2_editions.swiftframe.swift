@@ -2065,7 +2065,9 @@ extension ProtobufTestMessages_Editions_Proto2_TestAllRequiredTypesProto2.Data: 
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.groupInt32 == nil || self.groupUint32 == nil {
+            try self.checkTableFields()
+        }
     }
 }
 
@@ -2103,7 +2105,9 @@ extension ProtobufTestMessages_Editions_Proto2_TestAllRequiredTypesProto2.Messag
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.str == nil {
+            try self.checkTableFields()
+        }
     }
 }
 
@@ -2124,7 +2128,9 @@ extension ProtobufTestMessages_Editions_Proto2_TestAllRequiredTypesProto2.Messag
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.i == nil {
+            try self.checkTableFields()
+        }
     }
 }
 

@@ -416,14 +416,26 @@ struct MessageEmitter {
     /// Required fields are set, here and in every nested message that can hold them. The
     /// message's table checks the fields it holds (its `required` and `checked` lines), so
     /// only oneof members and groups are checked here: a loop per repeated field and a copy of
-    /// each nested message's optional are costly for the optimiser. Emitted only for a message that can hold required
-    /// fields, so encoding any other message checks nothing. Kept out of line: otherwise the
-    /// optimiser copies each nested message's check into its parent's.
+    /// each nested message's optional are costly for the optimiser. A table with `required`
+    /// lines and no `checked` ones is called only when one of its required fields is unset
+    /// (one comparison per field, then the table names the first missing one). Emitted only for
+    /// a message that can hold required fields, so encoding any other message checks nothing.
+    /// Kept out of line: otherwise the optimiser copies each nested message's check into its
+    /// parent's.
     private func emitInitializationCheck(to printer: Printer) {
+        let codes = message.fields.map(FieldCode.init)
+        let tableCodes = codes.filter { !$0.isCustomInTable }
+        let required = tableCodes.filter(\.field.isRequired)
+        let checksTableValues = tableCodes.contains(where: \.needsInitializationCheck)
         printer.line("@inline(never)")
         printer.block("\(visibility)func checkInitialized() throws(SwiftFrame.WireError)") {
-            printer.line("try self.checkTableFields()")
-            for code in message.fields.map(FieldCode.init) where code.isCustomInTable {
+            if checksTableValues {
+                printer.line("try self.checkTableFields()")
+            } else if !required.isEmpty {
+                let unset = required.map { "self.\($0.storedProperty) == nil" }.joined(separator: " || ")
+                printer.block("if \(unset)") { printer.line("try self.checkTableFields()") }
+            }
+            for code in codes where code.isCustomInTable {
                 let field = code.field
                 if field.isRequired {
                     printer.block("if self.\(field.swiftName) == nil") {

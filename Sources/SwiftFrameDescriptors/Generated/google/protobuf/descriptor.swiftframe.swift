@@ -4278,7 +4278,9 @@ extension Google_Protobuf_UninterpretedOption.NamePart: SwiftFrame.FieldTableMes
 
     @inline(never)
     public func checkInitialized() throws(SwiftFrame.WireError) {
-        try self.checkTableFields()
+        if self.namePart == nil || self.isExtension == nil {
+            try self.checkTableFields()
+        }
     }
 }
 
