@@ -77,6 +77,31 @@ import Testing
         #expect(Self.firstInvalid(Array("0123456789abcdef".utf8) + bytes) == index + 16)
     }
 
+    // MARK: Strings made by the reader
+
+    /// `ProtoReader.string`, which asks the standard library's String whether it replaced
+    /// anything, against the validator: the same verdict and index for every case, as a small
+    /// string (up to 15 bytes) and behind 16 ASCII bytes as a large one. A truncated four-byte
+    /// sequence is replaced by U+FFFD, three bytes for three, so the lengths alone cannot tell.
+    static func madeString(_ bytes: [UInt8]) -> Result<String, WireError> {
+        bytes.withUnsafeBytes { raw in Result { () throws(WireError) in try ProtoReader.string(raw, at: 100) } }
+    }
+
+    @Test(arguments: validCases)
+    func readerKeepsValidText(bytes: [UInt8]) throws {
+        for text in [bytes, Array("0123456789abcdef".utf8) + bytes] {
+            #expect(try Array(Self.madeString(text).get().utf8) == text)
+        }
+    }
+
+    @Test(arguments: invalidCases)
+    func readerRefusesInvalidText(bytes: [UInt8], index: Int) {
+        #expect(throws: WireError.invalidUTF8(offset: 100 + index)) { try Self.madeString(bytes).get() }
+        #expect(throws: WireError.invalidUTF8(offset: 116 + index)) {
+            try Self.madeString(Array("0123456789abcdef".utf8) + bytes).get()
+        }
+    }
+
     // MARK: The eight-byte ASCII fast path
 
     @Test(arguments: [1, 2, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 65, 100])

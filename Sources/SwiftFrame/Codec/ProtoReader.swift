@@ -233,24 +233,31 @@ public struct ProtoReader {
         return string
     }
 
-    /// Validates UTF-8 (`checkUTF8`), then makes the String with one copy. (Not
-    /// `String(validating:as:)`, which does both at once: the standard library does not
+    /// Makes the String with one copy, and throws `invalidUTF8` at the first bad byte. The
+    /// standard library validates UTF-8 whichever way a String is made, replacing what is not
+    /// UTF-8, so the check here only asks whether it changed anything: ASCII never changes
+    /// (one word-at-a-time pass), and other text is valid when it came through byte for byte.
+    /// (Not `String(validating:as:)`, which returns nil instead: the standard library does not
     /// specialise it, and it looks up metadata on every call.)
     @usableFromInline
     static func string(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(WireError) -> String {
-        try checkUTF8(bytes, at: offset)
         let count = bytes.count
+        let string: String
         if count > 15 {
-            // Too long to be stored in the String itself: the standard library checks the
-            // UTF-8 again whichever way the String is made, and this way does least besides.
-            return String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
-        }
-        return String(unsafeUninitializedCapacity: count) { buffer in
-            if count > 0 {
-                copyBytes(from: bytes.baseAddress!, to: UnsafeMutableRawPointer(buffer.baseAddress!), count: count)
+            // Too long to be stored in the String itself: this way does least besides the copy.
+            string = String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        } else {
+            string = String(unsafeUninitializedCapacity: count) { buffer in
+                if count > 0 {
+                    copyBytes(from: bytes.baseAddress!, to: UnsafeMutableRawPointer(buffer.baseAddress!), count: count)
+                }
+                return count
             }
-            return count
         }
+        if !UTF8Validation.isASCII(bytes), !UTF8Validation.holds(string, bytes) {
+            throw .invalidUTF8(offset: offset + (UTF8Validation.firstInvalidIndex(bytes) ?? 0))
+        }
+        return string
     }
 
     /// Throws `invalidUTF8` at the first bad byte of `bytes`, which start at `offset`. ASCII, the

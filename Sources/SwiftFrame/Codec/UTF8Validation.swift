@@ -34,6 +34,40 @@ enum UTF8Validation {
         return bits & 0x8080_8080_8080_8080 == 0
     }
 
+    /// Whether `string`'s UTF-8 is exactly `bytes` (not empty): compared a word at a time, the
+    /// last word overlapping the one before it.
+    @usableFromInline
+    static func holds(_ string: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        let count = bytes.count
+        let utf8 = string.utf8
+        guard utf8.count == count, let base = bytes.baseAddress else { return false }
+        return utf8.withContiguousStorageIfAvailable { stored -> Bool in
+            let other = UnsafeRawPointer(stored.baseAddress!)
+            guard count >= 8 else { return memoryEqual(base, other, count) }
+            var index = 0
+            while index < count - 8 {
+                if base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    != other.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                {
+                    return false
+                }
+                index += 8
+            }
+            return base.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                == other.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        } ?? utf8.elementsEqual(bytes)
+    }
+
+    /// Whether the `count` (under eight) bytes at `a` and `b` are equal.
+    private static func memoryEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
+        for index in 0..<count {
+            if a.load(fromByteOffset: index, as: UInt8.self) != b.load(fromByteOffset: index, as: UInt8.self) {
+                return false
+            }
+        }
+        return true
+    }
+
     /// Index of the first byte that starts an invalid sequence, or nil when all is valid.
     @usableFromInline
     static func firstInvalidIndex(_ bytes: UnsafeRawBufferPointer) -> Int? {
