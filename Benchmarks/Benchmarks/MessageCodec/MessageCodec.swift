@@ -24,6 +24,9 @@ let benchmarks: @Sendable () -> Void = {
         case "login": (sf, pb) = (SF.login, PB.login)
         case "repeated": (sf, pb) = (SF.repeated, PB.repeated)
         case "map": (sf, pb) = (SF.map, PB.map)
+        case "chat": (sf, pb) = (SF.chat, PB.chat)
+        case "units": (sf, pb) = (SF.units, PB.units)
+        case "kinds": (sf, pb) = (SF.kinds, PB.kinds)
         default:
             let depth = Int(codecCase.name.dropFirst("depth".count))!
             (sf, pb) = (SF.node(depth: depth), PB.node(depth: depth))

@@ -1,12 +1,13 @@
 // Runs one benchmark's operation in a loop, for profilers (valgrind --tool=callgrind, perf):
 //
 //   BenchProfile codec encode|decode CASE SwiftFrame|SwiftProtobuf|CODE_SIZE|editions [ITERATIONS]  (CODE_SIZE: flat, login,
-//     repeated, map; editions, the edition 2023 copies: flat, login, repeated, depthN; CASE repeated-ints,
+//     repeated, map, chat, units, kinds; editions, the edition 2023 copies: flat, login, repeated, depthN; CASE repeated-ints,
 //     repeated-doubles or repeated-names: one field of `repeated`)
 //   BenchProfile frames 64B|1KiB|64KiB SwiftFrame|SwiftFrame-inbound|SwiftFrame-slices|NIO-handler|NIO-decoder|memcpy [ITERATIONS]
 //   BenchProfile floor encode|decode flat|login|repeated [ITERATIONS]   (BenchData/Floor.swift)
 //   BenchProfile json encode|decode flat|login|repeated|map SwiftFrame|SwiftProtobuf [ITERATIONS]
 //   BenchProfile wall [RUNS] [ROW...]   wall-clock times side by side over RUNS runs (Wall.swift)
+//   BenchProfile sizes                  each codec case's size on the wire
 //
 // `make -C Benchmarks profile ARGS="codec decode flat SwiftFrame"` runs it under callgrind.
 import BenchData
@@ -36,6 +37,11 @@ func loop<M: SwiftProtobuf.Message>(_ operation: String, _ message: M, _ iterati
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 2 && arguments[1] == "sizes" {
+    // Each codec case's size on the wire, the same for both libraries.
+    for codecCase in CodecCase.all { print("\(codecCase.name): \(codecCase.wireSize) bytes, \(codecCase.title)") }
+    exit(0)
+}
 if arguments.count >= 2 && arguments[1] == "wall" {
     runWall(runs: arguments.count > 2 ? Int(arguments[2])! : 7, filters: Array(arguments.dropFirst(3)))
     exit(0)
@@ -55,6 +61,9 @@ case "codec":
         case "flat": loop(arguments[2], SFC.flat, iterations)
         case "login": loop(arguments[2], SFC.login, iterations)
         case "map": loop(arguments[2], SFC.map, iterations)
+        case "chat": loop(arguments[2], SFC.chat, iterations)
+        case "units": loop(arguments[2], SFC.units, iterations)
+        case "kinds": loop(arguments[2], SFC.kinds, iterations)
         default: loop(arguments[2], SFC.repeated, iterations)
         }
         exit(0)
@@ -74,6 +83,9 @@ case "codec":
     case "login": swiftFrame ? loop(arguments[2], SF.login, iterations) : loop(arguments[2], PB.login, iterations)
     case "repeated": swiftFrame ? loop(arguments[2], SF.repeated, iterations) : loop(arguments[2], PB.repeated, iterations)
     case "map": swiftFrame ? loop(arguments[2], SF.map, iterations) : loop(arguments[2], PB.map, iterations)
+    case "chat": swiftFrame ? loop(arguments[2], SF.chat, iterations) : loop(arguments[2], PB.chat, iterations)
+    case "units": swiftFrame ? loop(arguments[2], SF.units, iterations) : loop(arguments[2], PB.units, iterations)
+    case "kinds": swiftFrame ? loop(arguments[2], SF.kinds, iterations) : loop(arguments[2], PB.kinds, iterations)
     case "repeated-ints", "repeated-doubles", "repeated-names":
         // `repeated` with one of its fields (the wall table's "repeated: … only" rows).
         let part = ["repeated-ints", "repeated-doubles", "repeated-names"].firstIndex(of: name)!
