@@ -188,6 +188,37 @@ import SwiftFrame
         #expect(offset == 10)
     }
 
+    /// A packed run of every case, each between `before` one-byte values and `after` more
+    /// behind it, so that each varint is read with every number of readable bytes after it
+    /// (the reader reads a whole word when eight are there), followed by the next field.
+    @Test(arguments: 0...9)
+    func packedRunsDecodeEveryLength(after: Int) throws {
+        for before in [0, 1] {
+            for (value, bytes) in Self.unsignedCases {
+                let ones = [UInt64](repeating: 1, count: before) + [value] + [UInt64](repeating: 1, count: after)
+                let run = [UInt8](repeating: 0x01, count: before) + bytes + [UInt8](repeating: 0x01, count: after)
+                let (values, offset) = try withReader([UInt8(run.count)] + run + [0x2A]) { reader throws(WireError) in
+                    var values: [UInt64] = []
+                    try reader.readPackedVarint(into: &values, ProtoUInt64.self)
+                    return (values, reader.offset)
+                }
+                #expect(values == ones, "\(bytes) after \(before), before \(after)")
+                #expect(offset == run.count + 1)
+            }
+        }
+    }
+
+    @Test func elevenByteVarintInAPackedRunIsMalformed() {
+        // Ten continuation bytes, then a byte that ends the run: a value of eleven bytes.
+        let run: [UInt8] = [0x05] + Array(repeating: 0x80, count: 10) + [0x00]
+        #expect(throws: WireError.malformedVarint(offset: 2)) {
+            try withReader([UInt8(run.count)] + run) { reader throws(WireError) in
+                var values: [UInt64] = []
+                try reader.readPackedVarint(into: &values, ProtoUInt64.self)
+            }
+        }
+    }
+
     @Test func elevenByteVarintIsMalformed() {
         let eleven: [UInt8] = [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00]
         #expect(throws: WireError.malformedVarint(offset: 0)) {
