@@ -52,6 +52,39 @@ func editionsRow<P: SwiftFrame.Message, E: SwiftFrame.Message>(
     ])
 }
 
+/// A message's floor beside SwiftFrame and SwiftProtobuf: the first contender is the floor, so
+/// each ratio is that library's time over the floor's.
+struct FloorRow {
+    let contenders: (_ encode: Bool) -> [(name: String, batch: (Int) -> Void)]
+
+    init<F: SwiftFrame.Message & Equatable, P: SwiftProtobuf.Message>(
+        _ sf: F, _ pb: P, _ encoded: [UInt8], _ decoded: @escaping () -> F, _ encodedAgain: @escaping () -> [UInt8],
+        encodeFloor: String = "floor (memcpy)"
+    ) {
+        precondition(decoded() == sf && encodedAgain() == encoded, "\(F.self): the floor makes another message or other bytes")
+        let pbBytes: [UInt8] = try! pb.serializedBytes()
+        contenders = { encode in
+            [
+                (encode ? encodeFloor : "floor", { n in for _ in 0..<n { if encode { consume(encodedAgain()) } else { consume(decoded()) } } }),
+                ("SwiftFrame", codecBatch(sf, encoded, encode: encode)),
+                ("SwiftProtobuf", { n in
+                    for _ in 0..<n {
+                        if encode { consume(try! pb.serializedBytes() as [UInt8]) } else { consume(try! P(serializedBytes: pbBytes)) }
+                    }
+                }),
+            ]
+        }
+    }
+
+    init<F: SwiftFrame.Message & Equatable, P: SwiftProtobuf.Message>(_ sf: F, _ pb: P, _ floor: Floor, _ decoded: @escaping (Floor) -> F) {
+        self.init(sf, pb, floor.encoded, { decoded(floor) }, floor.encode)
+    }
+
+    func wallRow(_ operation: String, _ caseName: String) -> WallRow {
+        WallRow(name: "floor: \(operation) \(caseName)", contenders: contenders(operation == "encode"))
+    }
+}
+
 /// A batch of `n` encodes of `message`, or decodes of `bytes` into its type.
 func codecBatch<M: SwiftFrame.Message>(_ message: M, _ bytes: [UInt8], encode: Bool) -> (Int) -> Void {
     { n in
@@ -78,6 +111,20 @@ func wallRows() -> [WallRow] {
         rows.append(codecRow(operation, "chat", SF.chat, PB.chat))
         rows.append(codecRow(operation, "units", SF.units, PB.units))
         rows.append(codecRow(operation, "kinds", SF.kinds, PB.kinds))
+    }
+    // Each shape against its floor (BenchData/Floor.swift): the least work any library must do
+    // to decode it; to encode it, one copy of the encoded bytes (unreachable: a message's
+    // strings and arrays lie apart), or the encoder written for it by hand (BenchData/ByHand.swift).
+    let chatFloor = Floor(SF.chat), unitsFloor = UnitsFloor()
+    let floorRows: [(String, FloorRow)] = [
+        ("flat", FloorRow(SF.flat, PB.flat, Floor(SF.flat), { $0.decodeFlat() })),
+        ("login", FloorRow(SF.login, PB.login, Floor(SF.login), { $0.decodeLogin() })),
+        ("repeated", FloorRow(SF.repeated, PB.repeated, Floor(SF.repeated), { $0.decodeRepeated() })),
+        ("chat", FloorRow(SF.chat, PB.chat, chatFloor.encoded, { chatFloor.decodeChat() }, { ByHand.encodeChat(SF.chat) }, encodeFloor: "by hand")),
+        ("units", FloorRow(SF.units, PB.units, unitsFloor.encoded, { unitsFloor.decode() }, { ByHand.encodeUnits(SF.units) }, encodeFloor: "by hand")),
+    ]
+    for operation in ["decode", "encode"] {
+        for (name, row) in floorRows { rows.append(row.wallRow(operation, name)) }
     }
     // Login encoded by a function written for it alone (BenchData/ByHand.swift): how fast an
     // encoder of this message gets with String's public API and nothing else.

@@ -4,7 +4,7 @@
 //     repeated, map, chat, units, kinds; editions, the edition 2023 copies: flat, login, repeated, depthN; CASE repeated-ints,
 //     repeated-doubles or repeated-names: one field of `repeated`)
 //   BenchProfile frames 64B|1KiB|64KiB SwiftFrame|SwiftFrame-inbound|SwiftFrame-slices|NIO-handler|NIO-decoder|memcpy [ITERATIONS]
-//   BenchProfile floor encode|decode flat|login|repeated [ITERATIONS]   (BenchData/Floor.swift)
+//   BenchProfile floor encode|decode flat|login|repeated|chat|units [ITERATIONS]   (BenchData/Floor.swift)
 //   BenchProfile json encode|decode flat|login|repeated|map SwiftFrame|SwiftProtobuf [ITERATIONS]
 //   BenchProfile wall [RUNS] [ROW...]   wall-clock times side by side over RUNS runs (Wall.swift)
 //   BenchProfile sizes                  each codec case's size on the wire
@@ -47,7 +47,7 @@ if arguments.count >= 2 && arguments[1] == "wall" {
     exit(0)
 }
 guard arguments.count >= 4 else {
-    print("usage: BenchProfile codec encode|decode CASE LIBRARY [N] | floor encode|decode CASE [N] | byhand encode login [N] | frames SIZE DECODER [N]")
+    print("usage: BenchProfile codec encode|decode CASE LIBRARY [N] | floor encode|decode CASE [N] | byhand encode login|chat|units [N] | frames SIZE DECODER [N]")
     exit(2)
 }
 let iterations = Int(arguments.last!) ?? 10000
@@ -127,15 +127,30 @@ case "floor":
     case "flat": run(SF.flat) { $0.decodeFlat() }
     case "login": run(SF.login) { $0.decodeLogin() }
     case "repeated": run(SF.repeated) { $0.decodeRepeated() }
+    case "chat": run(SF.chat) { $0.decodeChat() }
+    case "units":
+        let floor = UnitsFloor()
+        for _ in 0..<iterations {
+            if decode { consume(floor.decode()) } else { consume(floor.encode()) }
+        }
     default:
         print("no floor for \(arguments[3])")
         exit(2)
     }
 case "byhand":
-    // Login encoded by BenchData/ByHand.swift, for its instruction count.
-    precondition(arguments[2] == "encode" && arguments[3] == "login", "usage: BenchProfile byhand encode login [N]")
-    let login = SF.login
-    for _ in 0..<iterations { consume(ByHand.encodeLogin(login)) }
+    // A message encoded by BenchData/ByHand.swift, for its instruction count.
+    precondition(arguments[2] == "encode" && ["login", "chat", "units"].contains(arguments[3]), "usage: BenchProfile byhand encode login|chat|units [N]")
+    switch arguments[3] {
+    case "login":
+        let login = SF.login
+        for _ in 0..<iterations { consume(ByHand.encodeLogin(login)) }
+    case "chat":
+        let chat = SF.chat
+        for _ in 0..<iterations { consume(ByHand.encodeChat(chat)) }
+    default:
+        let units = SF.units
+        for _ in 0..<iterations { consume(ByHand.encodeUnits(units)) }
+    }
 case "frames":
     let size = FrameStream.payloadSizes.first { FrameStream.streamName(payloadSize: $0) == arguments[2] }!
     let stream = FrameStream(payloadSize: size)
