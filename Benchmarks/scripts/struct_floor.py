@@ -19,22 +19,22 @@ import resource
 import subprocess
 import sys
 
-sf_file, compact_file, pb_file, modules, out_dir = sys.argv[1:6]
-os.makedirs(out_dir, exist_ok=True)
 
-source = open(sf_file).read()
-structs = re.sub(r"\nextension [\w.]+(: [\w.]+)? \{\n.*?\n\}\n", "\n", source, flags=re.S)
-structs = structs.replace(": SwiftFrame.Message {", ": Swift.Hashable, Swift.Sendable {")
-synthesized_file = os.path.join(out_dir, "structs-synthesized-hashable.swift")
-open(synthesized_file, "w").write(structs)
-plain = re.sub(r"(\n(public )?struct (\w+): Swift\.Hashable, Swift\.Sendable \{\n)",
-               lambda m: m.group(1) + f"    static func == (lhs: {m.group(3)}, rhs: {m.group(3)}) -> Bool {{ true }}\n"
-                                      "    func hash(into hasher: inout Hasher) {}\n", structs)
-plain_file = os.path.join(out_dir, "structs-plain.swift")
-open(plain_file, "w").write(plain)
+def structs_alone(source):
+    """protoc-gen-swiftframe's output reduced to its data declarations: the structs with the
+    Hashable the compiler synthesizes, and the structs with `==` and `hash(into:)` that do nothing."""
+    structs = re.sub(r"\nextension [\w.]+(: [\w.]+)? \{\n.*?\n\}\n", "\n", source, flags=re.S)
+    # Command tables (from ids in the .proto files or a config) and extensions' declarations
+    # are not data either.
+    structs = re.sub(r"\n(public )?enum \w+(: SwiftFrame\.CommandTable|Extensions) \{\n.*?\n\}\n", "\n", structs, flags=re.S)
+    structs = re.sub(r": SwiftFrame\.(Extensible)?Message \{", ": Swift.Hashable, Swift.Sendable {", structs)
+    plain = re.sub(r"(\n(public )?struct (\w+): Swift\.Hashable, Swift\.Sendable \{\n)",
+                   lambda m: m.group(1) + f"    {m.group(2) or ''}static func == (lhs: {m.group(3)}, rhs: {m.group(3)}) -> Bool {{ true }}\n"
+                                          f"    {m.group(2) or ''}func hash(into hasher: inout Hasher) {{}}\n", structs)
+    return structs, plain
 
 
-def compile_time(path, flags):
+def compile_time(path, flags, modules, out_dir):
     command = ["swiftc", "-c", "-parse-as-library", "-swift-version", "6", "-module-name", "Generated",
                "-I", modules, *flags, path, "-o", os.path.join(out_dir, "out.o")]
     times = []
@@ -46,12 +46,24 @@ def compile_time(path, flags):
     return min(times)
 
 
-print("| code | compile -Onone (s CPU) | compile -O (s CPU) |")
-print("| --- | ---: | ---: |")
-for label, path in [("SwiftProtobuf output", pb_file), ("SwiftFrame output (SPEED)", sf_file),
-                    ("SwiftFrame output (CODE_SIZE)", compact_file),
-                    ("SwiftFrame's structs with synthesized Hashable", synthesized_file),
-                    ("SwiftFrame's structs (stored properties, initializers; no conformance code)", plain_file)]:
-    onone = compile_time(path, ["-Onone"])
-    optimized = compile_time(path, ["-O", "-wmo"])
-    print(f"| {label} | {onone:.1f} | {optimized:.1f} |", flush=True)
+def main():
+    sf_file, compact_file, pb_file, modules, out_dir = sys.argv[1:6]
+    os.makedirs(out_dir, exist_ok=True)
+    synthesized, plain = structs_alone(open(sf_file).read())
+    synthesized_file = os.path.join(out_dir, "structs-synthesized-hashable.swift")
+    open(synthesized_file, "w").write(synthesized)
+    plain_file = os.path.join(out_dir, "structs-plain.swift")
+    open(plain_file, "w").write(plain)
+    print("| code | compile -Onone (s CPU) | compile -O (s CPU) |")
+    print("| --- | ---: | ---: |")
+    for label, path in [("SwiftProtobuf output", pb_file), ("SwiftFrame output (SPEED)", sf_file),
+                        ("SwiftFrame output (CODE_SIZE)", compact_file),
+                        ("SwiftFrame's structs with synthesized Hashable", synthesized_file),
+                        ("SwiftFrame's structs (stored properties, initializers; no conformance code)", plain_file)]:
+        onone = compile_time(path, ["-Onone"], modules, out_dir)
+        optimized = compile_time(path, ["-O", "-wmo"], modules, out_dir)
+        print(f"| {label} | {onone:.1f} | {optimized:.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
