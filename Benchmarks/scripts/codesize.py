@@ -22,18 +22,13 @@ SCHEMAS (default "synth200 descriptor"), VISIBILITIES (default "internal public"
 Prints a Markdown table and writes it to OUT_DIR/codesize.md.
 """
 import os
-import re
 import shutil
 import statistics
 import subprocess
 import sys
 import time
 
-
-def load():
-    """The 1, 5 and 15 minute load averages now."""
-    with open("/proc/loadavg") as file:
-        return "load " + " ".join(file.read().split()[:3])
+from generated_module import compile_command, load, message_count
 
 
 def machine(load_then):
@@ -107,11 +102,6 @@ def text_bytes(path):
     return sum(int(line.split()[1]) for line in output.splitlines() if line.startswith(".text"))
 
 
-def message_count(path):
-    with open(path) as file:
-        return len(re.findall(r"^\s*message\s+\w+\s*\{", file.read(), re.MULTILINE))
-
-
 rows = []
 notes = []
 selected = os.environ.get("SCHEMAS", "synth200 descriptor").split()
@@ -133,7 +123,7 @@ for schema, include, proto in schemas:
         proto_path = os.path.join(include, proto)
         with open(proto_path, "w") as file:
             file.write(text)
-    messages = message_count(proto_path)
+    messages = message_count([proto_path])
     results = {}
     for name, option, plugin, suffix, parameter in generators:
         out_flag = f"--{option}_out={parameter + ':' if parameter else ''}"
@@ -171,8 +161,7 @@ for schema, include, proto in schemas:
         entry = {"protoc": with_protoc, "plugin": alone, "lines": sum(1 for _ in open(source))}
         for label, flags in [("Onone", ["-Onone"]), ("O", ["-O", "-wmo"])]:
             obj = os.path.join(out_dir, schema, f"{name}-{label}.o")
-            command = ["swiftc", "-c", "-parse-as-library", "-swift-version", "6", "-module-name", "Generated",
-                       "-I", modules, *flags, source, "-o", obj]
+            command = compile_command([source], obj, flags, [modules])
             try:
                 entry[label] = timed(command, compile_runs, stderr=subprocess.PIPE)
             except subprocess.CalledProcessError as error:

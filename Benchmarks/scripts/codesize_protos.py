@@ -25,11 +25,13 @@ import shutil
 import subprocess
 import sys
 
+from generated_module import compile_command, load, message_count
 from struct_floor import structs_alone
 
 sf_plugin, pb_plugin, modules, out_dir = sys.argv[1:5]
 sf_plugin, pb_plugin, out_dir = (os.path.abspath(path) for path in (sf_plugin, pb_plugin, out_dir))
-module_flags = [flag for folder in modules.split(":") for flag in ("-I", os.path.abspath(folder))]
+module_dirs = [os.path.abspath(folder) for folder in modules.split(":")]
+start_load = load()
 bench_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 root_dir = os.path.dirname(bench_dir)
 protoc = os.environ.get("PROTOC", "protoc")
@@ -76,28 +78,14 @@ def text_and_data(path):
     return int(text) + int(data)
 
 
-def message_count(paths):
-    count = 0
-    for path in paths:
-        with open(path) as file:
-            count += len(re.findall(r"^\s*message\s+\w+", file.read(), re.MULTILINE))
-    return count
-
-
 def compiled_size(name, label, sources, folder):
     """Text and data of `sources` compiled together with -O -wmo as one module."""
     obj = os.path.join(folder, label.replace(" ", "-") + ".o")
-    command = ["swiftc", "-c", "-parse-as-library", "-swift-version", "6", "-module-name", "Generated",
-               *module_flags, "-O", "-wmo", *sources, "-o", obj]
+    command = compile_command(sources, obj, ["-O", "-wmo"], module_dirs)
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"{name}: {label} does not compile:\n{result.stderr[:2000]}")
     return text_and_data(obj)
-
-
-def load():
-    with open("/proc/loadavg") as file:
-        return " ".join(file.read().split()[:3])
 
 
 selected = os.environ.get("SETS")
@@ -142,7 +130,7 @@ def row(name, messages, sizes):
 
 
 lines = [
-    f"Load {load()}; swiftc -O -wmo, public visibility; text + data of the object in bytes.",
+    f"At the start: {start_load}, at the end: {load()}; swiftc -O -wmo, public visibility; text + data of the object in bytes.",
     "",
     "| file set | messages | SwiftProtobuf | SwiftFrame | ratio | SwiftFrame CODE_SIZE | ratio | structs alone | ratio |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",

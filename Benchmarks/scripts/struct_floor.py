@@ -19,6 +19,8 @@ import resource
 import subprocess
 import sys
 
+from generated_module import compile_command
+
 
 def structs_alone(source):
     """protoc-gen-swiftframe's output reduced to its data declarations: the structs with the
@@ -35,8 +37,7 @@ def structs_alone(source):
 
 
 def compile_time(path, flags, modules, out_dir):
-    command = ["swiftc", "-c", "-parse-as-library", "-swift-version", "6", "-module-name", "Generated",
-               "-I", modules, *flags, path, "-o", os.path.join(out_dir, "out.o")]
+    command = compile_command([path], os.path.join(out_dir, "out.o"), flags, [modules])
     times = []
     for _ in range(2):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)

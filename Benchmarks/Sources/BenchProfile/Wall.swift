@@ -31,11 +31,7 @@ func codecRow<F: SwiftFrame.Message, P: SwiftProtobuf.Message>(
     let encode = operation == "encode"
     return WallRow(name: "\(operation) \(caseName)" + (label == "SwiftFrame" ? "" : ", \(label)"), contenders: [
         (label, codecBatch(sf, sfBytes, encode: encode)),
-        ("SwiftProtobuf", { n in
-            for _ in 0..<n {
-                if encode { consume(try! pb.serializedBytes() as [UInt8]) } else { consume(try! P(serializedBytes: pbBytes)) }
-            }
-        }),
+        ("SwiftProtobuf", swiftProtobufBatch(pb, pbBytes, encode: encode)),
     ])
 }
 
@@ -67,11 +63,7 @@ struct FloorRow {
             [
                 (encode ? encodeFloor : "floor", { n in for _ in 0..<n { if encode { consume(encodedAgain()) } else { consume(decoded()) } } }),
                 ("SwiftFrame", codecBatch(sf, encoded, encode: encode)),
-                ("SwiftProtobuf", { n in
-                    for _ in 0..<n {
-                        if encode { consume(try! pb.serializedBytes() as [UInt8]) } else { consume(try! P(serializedBytes: pbBytes)) }
-                    }
-                }),
+                ("SwiftProtobuf", swiftProtobufBatch(pb, pbBytes, encode: encode)),
             ]
         }
     }
@@ -90,6 +82,15 @@ func codecBatch<M: SwiftFrame.Message>(_ message: M, _ bytes: [UInt8], encode: B
     { n in
         for _ in 0..<n {
             if encode { consume(try! message.serializedBytes()) } else { consume(try! M(serializedBytes: bytes)) }
+        }
+    }
+}
+
+/// `codecBatch` for a SwiftProtobuf message.
+func swiftProtobufBatch<P: SwiftProtobuf.Message>(_ message: P, _ bytes: [UInt8], encode: Bool) -> (Int) -> Void {
+    { n in
+        for _ in 0..<n {
+            if encode { consume(try! message.serializedBytes() as [UInt8]) } else { consume(try! P(serializedBytes: bytes)) }
         }
     }
 }
