@@ -27,8 +27,12 @@ public enum WireError: Error, Hashable, Sendable {
     /// A packed fixed-width field whose length is not a multiple of the element width.
     case malformedPackedField(offset: Int, length: Int)
     /// A proto2 `required` field is not set (in `message`, or a message nested in it),
-    /// found when decoding or encoding without `partial: true`.
+    /// found when decoding or encoding without `partial: true`. `field` is empty when the
+    /// runtime that found it does not name it (SwiftProtobuf's).
     case missingRequiredField(message: String, field: String)
+    /// Another protobuf runtime (SwiftProtobuf, for its messages as frame payloads) refused to
+    /// decode or encode `message`, for a reason it gives no offset for (`reason`, its error).
+    case rejected(message: String, reason: String)
 }
 
 extension WireError: CustomStringConvertible {
@@ -59,7 +63,10 @@ extension WireError: CustomStringConvertible {
         case let .malformedPackedField(offset, length):
             return "packed field at offset \(offset) has length \(length), not a multiple of its element size"
         case let .missingRequiredField(message, field):
-            return "required field \(message).\(field) is not set"
+            return field.isEmpty
+                ? "a required field of \(message) is not set" : "required field \(message).\(field) is not set"
+        case let .rejected(message, reason):
+            return "\(message) rejected: \(reason)"
         }
     }
 }

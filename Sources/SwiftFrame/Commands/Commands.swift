@@ -1,10 +1,10 @@
 /// A message that has a known reply: a transport can offer `response = try await send(request)`.
-public protocol RequestMessage: Message {
-    associatedtype Response: Message
+public protocol RequestMessage: FramePayload {
+    associatedtype Response: FramePayload
 }
 
 /// A message that travels under one command id of a command table.
-public protocol CommandMessage: Message {
+public protocol CommandMessage: FramePayload {
     static var commandID: UInt32 { get }
 }
 
@@ -151,13 +151,16 @@ extension CommandTable {
     }
 
     /// A whole frame for any message under an explicit command id.
-    public static func encode<M: Message>(
+    public static func encode<M: FramePayload>(
         _ message: M, command: UInt32, layout other: FrameLayout? = nil, sequence: UInt64? = nil,
         extras: [String: UInt64] = [:]
     ) throws(FrameError) -> [UInt8] {
         let layout = other ?? layout
-        return try FrameEncoder(layout: layout).encode(
-            header: layout.header(command: command, sequence: sequence, extras: extras), message: message)
+        var bytes: [UInt8] = []
+        try message.appendFrame(
+            header: layout.header(command: command, sequence: sequence, extras: extras),
+            encoder: FrameEncoder(layout: layout), to: &bytes)
+        return bytes
     }
 
     /// Every frame of a complete buffer (an HTTP response body holding a reply and events

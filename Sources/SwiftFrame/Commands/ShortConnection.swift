@@ -15,7 +15,7 @@ public struct ErrorReply<Table: CommandTable>: Error, Sendable, CustomStringConv
 
 /// The body of an HTTP reply in a table's layout: the reply to the request first, then any
 /// further frames (server events), each cut by its own length.
-public struct ShortReply<Table: CommandTable, Response: Message>: Sendable {
+public struct ShortReply<Table: CommandTable, Response: FramePayload>: Sendable {
     public let reply: Response
     /// The frames after the reply, decoded as a client receives them.
     public let events: [Table.Inbound]
@@ -63,7 +63,7 @@ extension CommandTable {
         }
         let events = frames.dropFirst()
         return ShortReply(
-            reply: try M.Response(serializedBytes: first.payload),
+            reply: try M.Response(framePayload: first.payload),
             events: try events.map { frame throws in try decode(frame) },
             eventFrames: Array(events))
     }

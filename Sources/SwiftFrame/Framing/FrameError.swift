@@ -37,6 +37,9 @@ public enum FrameError: Error, Hashable, Sendable, CustomStringConvertible {
     case missingValue(field: String)
     /// The header's type is not one of the layout's known types.
     case unlistedType(value: UInt64)
+    /// The payload's own codec refused to encode it (a SwiftProtobuf message whose `required`
+    /// fields are not set, say); swiftframe's messages are written as they are.
+    case unencodablePayload(WireError)
 
     /// The stream offset the error refers to; nil for encoding errors.
     public var offset: Int? {
@@ -45,7 +48,7 @@ public enum FrameError: Error, Hashable, Sendable, CustomStringConvertible {
             let .negativeLength(offset, _), let .lengthTooSmall(offset, _, _), let .frameTooLarge(offset, _, _),
             let .truncated(offset, _), let .magicNotFound(offset, _):
             offset
-        case .payloadTooLarge, .payloadTooSmall, .valueOutOfRange, .missingValue, .unlistedType:
+        case .payloadTooLarge, .payloadTooSmall, .valueOutOfRange, .missingValue, .unlistedType, .unencodablePayload:
             nil
         }
     }
@@ -79,6 +82,8 @@ public enum FrameError: Error, Hashable, Sendable, CustomStringConvertible {
             "the header has no value for the \(field) field"
         case let .unlistedType(value):
             "type \(value) is not one of the layout's known types"
+        case let .unencodablePayload(error):
+            "the payload cannot be encoded: \(error)"
         }
     }
 

@@ -1,7 +1,7 @@
 /// A protobuf message. Generated structs conform to this; each implements its own
 /// straight-line decode, size and encode code against `ProtoReader`, `SizeCache` and
 /// `ProtoWriter`.
-public protocol Message: Sendable, Hashable, CustomDebugStringConvertible {
+public protocol Message: FramePayload, CustomDebugStringConvertible {
     /// The fully qualified protobuf name, e.g. `im.user.login_request` or `login_request`.
     static var protoMessageName: String { get }
 

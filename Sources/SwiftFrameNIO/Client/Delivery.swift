@@ -17,9 +17,9 @@ extension FrameClient {
             try await link.unsentRequest(
                 message, of: Table.self, extras: configuration.headerExtras, timeout: remaining)
         } overShortLink: { link, remaining in
-            try await link.exchange(command: M.commandID, payload: message.serializedBytes(), timeout: remaining)
+            try await link.exchange(command: M.commandID, payload: message.framePayloadBytes(), timeout: remaining)
         } decode: { frame in
-            try M.Response(serializedBytes: frame.payload)
+            try M.Response(framePayload: frame.payload)
         }
     }
 

@@ -18,7 +18,7 @@ public struct OutboundFrame: Sendable, Hashable {
     ) throws {
         self.init(
             header: layout.header(command: M.commandID, sequence: sequence, extras: extras),
-            payload: try message.serializedBytes())
+            payload: try message.framePayloadBytes())
     }
 }
 

@@ -23,8 +23,8 @@ public struct FrameSlice: Sendable, Hashable {
     }
 
     /// The message the payload encodes, decoded where the bytes lie.
-    public func decode<M: Message>(_ type: M.Type = M.self) throws(WireError) -> M {
-        try payload.withUnsafeReadableBytes { bytes throws(WireError) in try M(buffer: bytes) }
+    public func decode<M: FramePayload>(_ type: M.Type = M.self) throws(WireError) -> M {
+        try payload.withUnsafeReadableBytes { bytes throws(WireError) in try M(framePayload: bytes) }
     }
 
     /// A `Frame` with a copy of the payload.

@@ -29,6 +29,7 @@ struct Heading: Sendable {
 extension OutboundFrame {
     /// `init(_:layout:sequence:extras:)`, headed by `heading` rather than the layout.
     init<M: CommandMessage>(_ message: M, heading: Heading, extras: [String: UInt64]) throws {
-        self.init(header: heading.header(command: M.commandID, extras: extras), payload: try message.serializedBytes())
+        self.init(
+            header: heading.header(command: M.commandID, extras: extras), payload: try message.framePayloadBytes())
     }
 }

@@ -62,7 +62,7 @@ public struct ServerFrame: Sendable, Hashable {
 
     /// `message` under its command id.
     public init<M: CommandMessage>(_ message: M) throws {
-        self.init(command: M.commandID, payload: try message.serializedBytes())
+        self.init(command: M.commandID, payload: try message.framePayloadBytes())
     }
 }
 
