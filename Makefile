@@ -21,7 +21,7 @@ endif
 
 .PHONY: all protoc plugin python-protobuf peers install clean \
 	generate golden \
-	test check check-golden check-docs check-plugins check-protos differential differential-json differential-text \
+	test check check-golden check-docs check-plugins check-swiftprotobuf check-protos differential differential-json differential-text \
 	differential-smoke differential-editions soak conformance \
 	bench bench-codesize bench-transport bench-runtime-size bench-regenerate bench-inspect \
 	fuzz fuzz-smoke \
@@ -89,6 +89,7 @@ test: check-golden check-docs format-check peers
 	$(SWIFT) test --skip SwiftFrameNIOTests
 	$(TRANSPORT_TESTS)
 	$(MAKE) check-plugins
+	$(MAKE) check-swiftprotobuf
 	$(MAKE) docs
 	$(MAKE) differential-smoke
 	$(MAKE) conformance
@@ -156,6 +157,12 @@ check-plugins: python-protobuf
 # CONTRIBUTING.md's table and every target it names is here (scripts/check-make-targets.py), and
 # no comment in Sources/ or Plugins/ quotes a measurement (scripts/measurements-in-comments.py:
 # numbers belong in Benchmarks/README.md, where they are dated and can be re-measured).
+# SwiftProtobuf messages through swiftframe (Fixtures/SwiftProtobufPackage, with the
+# SwiftProtobuf trait): protoc-gen-swift's checked-in output and the tables generated beside it
+# with Messages=SwiftProtobuf, built without a warning and tested against the Python peers.
+check-swiftprotobuf: peers
+	scripts/check-swiftprotobuf.sh
+
 check-docs:
 	scripts/check-architecture.py
 	scripts/check-make-targets.py

@@ -8,6 +8,7 @@ let compression: TargetDependencyCondition? = .when(traits: ["Compression"])
 let encryption: TargetDependencyCondition? = .when(traits: ["Encryption"])
 let metrics: TargetDependencyCondition? = .when(traits: ["Metrics"])
 let tls: TargetDependencyCondition? = .when(traits: ["TLS"])
+let swiftProtobuf: TargetDependencyCondition? = .when(traits: ["SwiftProtobuf"])
 /// Network.framework's TLS (through swift-nio-transport-services) exists on Apple platforms only:
 /// elsewhere the package is resolved with the trait but never built.
 let appleTLS: TargetDependencyCondition? = .when(
@@ -25,6 +26,8 @@ let package = Package(
         .library(name: "SwiftFrame", targets: ["SwiftFrame"]),
         .library(name: "SwiftFrameNIO", targets: ["SwiftFrameNIO"]),
         .library(name: "SwiftFrameURLSession", targets: ["SwiftFrameURLSession"]),
+        // SwiftProtobuf's messages as frame payloads (the SwiftProtobuf trait).
+        .library(name: "SwiftFrameSwiftProtobuf", targets: ["SwiftFrameSwiftProtobuf"]),
         .library(name: "SwiftFrameWellKnownTypes", targets: ["SwiftFrameWellKnownTypes"]),
         // descriptor.proto's types: code generated for a file that declares custom options
         // (`extend google.protobuf.MessageOptions`) imports it.
@@ -52,6 +55,10 @@ let package = Package(
                 + "name), swift-crypto (key pins), and "
                 + "swift-nio-transport-services on Apple platforms (Network.framework's TLS)",
             enabledTraits: ["Transport"]),
+        // Off by default: only an app that keeps protoc-gen-swift's messages wants it.
+        .trait(
+            name: "SwiftProtobuf",
+            description: "SwiftFrameSwiftProtobuf, SwiftProtobuf messages as the payloads of command tables: swift-protobuf"),
         .default(enabledTraits: ["Transport", "CommandLineTool", "Compression", "Encryption", "Metrics", "TLS"]),
     ],
     dependencies: [
@@ -66,6 +73,7 @@ let package = Package(
         // Only the tests name it: swift-certificates' own dependency.
         .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-nio-transport-services", from: "1.28.0"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         // `swift package generate-documentation`; used by no target, so never resolved for
         // packages that depend on swiftframe.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
@@ -143,6 +151,12 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio", condition: tls),
                 .product(name: "NIOTransportServices", package: "swift-nio-transport-services", condition: appleTLS),
             ]
+        ),
+        // SwiftProtobuf messages as requests, responses and pushes of command tables, coded by
+        // SwiftProtobuf itself.
+        .target(
+            name: "SwiftFrameSwiftProtobuf",
+            dependencies: ["SwiftFrame", .product(name: "SwiftProtobuf", package: "swift-protobuf", condition: swiftProtobuf)]
         ),
         // The HTTP short connection on URLSession (Foundation), kept out of the runtime.
         .target(name: "SwiftFrameURLSession", dependencies: ["SwiftFrame"]),

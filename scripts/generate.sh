@@ -12,6 +12,8 @@
 #                                          -> Sources/SwiftFrameGenerator/Config/Generated
 #   Protos/conformance/*.proto             -> Sources/SwiftFrameConformanceMessages (and Compact)
 #   Fixtures/PluginPackage/protos          -> Fixtures/PluginPackage/Sources/SharedProtocol/Generated
+#   game, IM and Erlang fixtures, Messages=SwiftProtobuf
+#                                          -> Fixtures/SwiftProtobufPackage/Sources/*/SwiftFrame
 #   scripts/generate.sh PLUGIN OUT_ROOT
 #
 # protoc's warnings (stderr) of every run, each line prefixed with the run's output directory,
@@ -157,6 +159,17 @@ run_editions "$out_root/Sources/SwiftFrameConformanceMessagesCompact/Editions" -
 # command writes them (Sources/SharedProtocol/swiftframe.json; make check-plugins compares).
 run "$out_root/Fixtures/PluginPackage/Sources/SharedProtocol/Generated" --swiftframe_opt=Visibility=public \
     -I Fixtures/PluginPackage/protos $(cd Fixtures/PluginPackage/protos && find . -name '*.proto' | sed 's|^\./||' | sort)
+
+# The tables beside protoc-gen-swift's messages (Messages=SwiftProtobuf) in the SwiftProtobuf
+# test package (make check-swiftprotobuf), whose SwiftProtobuf/ folders hold protoc-gen-swift's
+# checked-in output for the same files.
+swiftprotobuf_package="$out_root/Fixtures/SwiftProtobufPackage/Sources"
+run "$swiftprotobuf_package/GameMessages/SwiftFrame" --swiftframe_opt=Messages=SwiftProtobuf \
+    -I Fixtures/protos -I Protos -I "$include" game.proto
+run "$swiftprotobuf_package/IMMessages/SwiftFrame" --swiftframe_opt=Messages=SwiftProtobuf \
+    -I Fixtures/protos -I Protos -I "$include" base.proto common.proto error.proto im.proto user.proto
+run "$swiftprotobuf_package/ErlangMessages/SwiftFrame" --swiftframe_opt=Messages=SwiftProtobuf \
+    -I Fixtures/protos -I Protos -I "$include" erlang.proto
 
 LC_ALL=C sort "$warnings" > "$scratch/sorted"
 if [ "${SWIFTFRAME_ACCEPT_WARNINGS:-0}" = 1 ] && [ "$skipped" -gt 0 ]; then

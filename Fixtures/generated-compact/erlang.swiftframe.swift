@@ -142,7 +142,7 @@ public enum ErlangCommands: SwiftFrame.CommandTable {
     public static func decode(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
-        case 20001: return .sc20001(try Sc20001(buffer: frame.payload))
+        case 20001: return .sc20001(try Sc20001(framePayload: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }
@@ -151,7 +151,7 @@ public enum ErlangCommands: SwiftFrame.CommandTable {
     public static func decodeRequest(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
-        case 20001: return .cs20001(try Cs20001(buffer: frame.payload))
+        case 20001: return .cs20001(try Cs20001(framePayload: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }

@@ -395,9 +395,9 @@ public enum GameCommands: SwiftFrame.CommandTable {
     public static func decode(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1: return .testRsp(try TestRsp(buffer: frame.payload))
-        case 200: return .noticeNtf(try NoticeNtf(buffer: frame.payload))
-        case 100000: return .errorRsp(try ErrorRsp(buffer: frame.payload))
+        case 1: return .testRsp(try TestRsp(framePayload: frame.payload))
+        case 200: return .noticeNtf(try NoticeNtf(framePayload: frame.payload))
+        case 100000: return .errorRsp(try ErrorRsp(framePayload: frame.payload))
         case 99900001: return .systemLogout(payload: Swift.Array(frame.payload))
         case 99900002: return .heartBeat(payload: Swift.Array(frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
@@ -408,11 +408,11 @@ public enum GameCommands: SwiftFrame.CommandTable {
     public static func decodeRequest(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1: return .testReq(try TestReq(buffer: frame.payload))
+        case 1: return .testReq(try TestReq(framePayload: frame.payload))
         case 200: return .notice(payload: Swift.Array(frame.payload))
         case 100000: return .error(payload: Swift.Array(frame.payload))
         case 99900001: return .systemLogout(payload: Swift.Array(frame.payload))
-        case 99900002: return .emptyReq(try EmptyReq(buffer: frame.payload))
+        case 99900002: return .emptyReq(try EmptyReq(framePayload: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }

@@ -116,7 +116,7 @@ public enum ImCommands: SwiftFrame.CommandTable {
         let command = Self.commandID(of: frame)
         switch command {
         case 1: return .heartbeat(payload: Swift.Array(frame.payload))
-        case 2: return .commonRespon(try CommonRespon(buffer: frame.payload))
+        case 2: return .commonRespon(try CommonRespon(framePayload: frame.payload))
         case 3: return .chat(payload: Swift.Array(frame.payload))
         case 4: return .push(payload: Swift.Array(frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
@@ -128,7 +128,7 @@ public enum ImCommands: SwiftFrame.CommandTable {
         let command = Self.commandID(of: frame)
         switch command {
         case 1: return .heartbeat(payload: Swift.Array(frame.payload))
-        case 2: return .common(try Common(buffer: frame.payload))
+        case 2: return .common(try Common(framePayload: frame.payload))
         case 3: return .chat(payload: Swift.Array(frame.payload))
         case 4: return .push(payload: Swift.Array(frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))

@@ -59,7 +59,7 @@ import Testing
         let source = try #require(output)
         #expect(source.contains("case logout = 2 // CMD_LOGOUT"))
         #expect(source.contains("case logout(payload: [Swift.UInt8])"))
-        #expect(source.contains("case 1: return .pingRsp(try PingRsp(buffer: frame.payload))"))
+        #expect(source.contains("case 1: return .pingRsp(try PingRsp(framePayload: frame.payload))"))
         #expect(source.contains("extension PingReq: SwiftFrame.RequestMessage"))
         // CMD_NONE = 0 is the proto3 placeholder, not a command.
         #expect(!source.contains("= 0 // CMD_NONE"))

@@ -73,7 +73,7 @@ import Testing
     @Test(arguments: [
         (
             "Bogus=1",
-            "unknown option 'Bogus' (known options: Visibility, FileNaming, TextFormat, OptimizeFor, Layout, LayoutFile, ModuleMap, Config)"
+            "unknown option 'Bogus' (known options: Visibility, FileNaming, TextFormat, OptimizeFor, Messages, Layout, LayoutFile, ModuleMap, Config)"
         ),
         ("OptimizeFor=FAST", "option OptimizeFor=FAST: expected one of SPEED, CODE_SIZE, LITE_RUNTIME"),
         ("Visibility", "option 'Visibility' needs a value: write Visibility=VALUE"),

@@ -75,7 +75,8 @@ struct HandCodedAnswer: CommandMessage {
             let answer = try await client.request(HandCodedQuery(text: "hi", number: 4))
             #expect(answer == HandCodedAnswer(text: "echo:hi", number: 8))
             // The same peer answers swiftframe's own message for the same command alike.
-            #expect(try await client.request(TestReq(param1: "hi", param2: 4)) == TestRsp(result1: "echo:hi", result2: 8))
+            #expect(
+                try await client.request(TestReq(param1: "hi", param2: 4)) == TestRsp(result1: "echo:hi", result2: 8))
 
             var refused = HandCodedQuery(text: "hi", number: 4)
             refused.refuse = true

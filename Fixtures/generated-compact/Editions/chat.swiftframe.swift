@@ -224,8 +224,8 @@ public enum Chat_ChatCommands: SwiftFrame.CommandTable {
     public static func decode(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1: return .sendResponse(try Chat_SendResponse(buffer: frame.payload))
-        case 2: return .delivered(try Chat_Delivered(buffer: frame.payload))
+        case 1: return .sendResponse(try Chat_SendResponse(framePayload: frame.payload))
+        case 2: return .delivered(try Chat_Delivered(framePayload: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }
@@ -234,7 +234,7 @@ public enum Chat_ChatCommands: SwiftFrame.CommandTable {
     public static func decodeRequest(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1: return .sendRequest(try Chat_SendRequest(buffer: frame.payload))
+        case 1: return .sendRequest(try Chat_SendRequest(framePayload: frame.payload))
         case 2: return .delivered(payload: Swift.Array(frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }

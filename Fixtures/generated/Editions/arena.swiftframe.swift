@@ -421,8 +421,8 @@ public enum Arena_ArenaCommands: SwiftFrame.CommandTable {
     public static func decode(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1: return .enterRsp(try Arena_EnterRsp(buffer: frame.payload))
-        case 2: return .movedNtf(try Arena_MovedNtf(buffer: frame.payload))
+        case 1: return .enterRsp(try Arena_EnterRsp(framePayload: frame.payload))
+        case 2: return .movedNtf(try Arena_MovedNtf(framePayload: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }
@@ -431,7 +431,7 @@ public enum Arena_ArenaCommands: SwiftFrame.CommandTable {
     public static func decodeRequest(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1: return .enterReq(try Arena_EnterReq(buffer: frame.payload))
+        case 1: return .enterReq(try Arena_EnterReq(framePayload: frame.payload))
         case 2: return .moved(payload: Swift.Array(frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }

@@ -86,7 +86,7 @@ struct CommandTableEmitter {
                     let ids = item.ids.map(String.init).joined(separator: ", ")
                     if let message = item.message {
                         printer.line(
-                            "case \(ids): return .\(item.name)(try \(message.swiftPath)(buffer: frame.payload))")
+                            "case \(ids): return .\(item.name)(try \(message.swiftPath)(framePayload: frame.payload))")
                     } else {
                         printer.line("case \(ids): return .\(item.name)(payload: Swift.Array(frame.payload))")
                     }

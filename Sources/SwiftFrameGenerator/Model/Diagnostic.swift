@@ -58,6 +58,8 @@ public struct Diagnostic: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidConvention
         /// A command id that matches no message.
         case commandWithoutMessage
+        /// Something `Messages=SwiftProtobuf` does not generate (an envelope's helpers).
+        case notGeneratedForSwiftProtobuf
         /// A message that travels under several command ids.
         case sharedMessage
     }

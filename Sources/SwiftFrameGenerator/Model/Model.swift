@@ -139,6 +139,9 @@ public struct ProtoFile {
     /// `optimize_for = CODE_SIZE` (or `OptimizeFor=CODE_SIZE`): messages get a field table for
     /// the runtime's shared codec instead of codec code of their own.
     public let compactCodec: Bool
+    /// `Messages=SwiftProtobuf`: protoc-gen-swift declares the messages and enums; this file
+    /// gives them their payload conformance and holds the tables alone.
+    public let swiftProtobufMessages: Bool
 
     /// `path/user.proto` → `path/user.swiftframe.swift`, `path_user.swiftframe.swift` or
     /// `user.swiftframe.swift`.

@@ -38,6 +38,17 @@ public struct GeneratorOptions: Equatable, Sendable {
 
     public var textFormat: TextFormat = .Names
 
+    /// Whose messages the generated code carries.
+    public enum Messages: String, Sendable, CaseIterable {
+        /// swiftframe's own: the messages and enums, with the tables that carry them.
+        case SwiftFrame
+        /// protoc-gen-swift's, generated beside: only the command tables, request → response
+        /// pairs and envelopes, naming its types, and their `SwiftProtobufPayload` conformance.
+        case SwiftProtobuf
+    }
+
+    public var messages: Messages = .SwiftFrame
+
     /// protobuf's `optimize_for`, which this option overrides for every file of a run.
     public enum OptimizeFor: String, Sendable, CaseIterable {
         /// Straight-line decode, size and encode code per message (the default).
@@ -87,6 +98,7 @@ public struct GeneratorOptions: Equatable, Sendable {
             case "FileNaming": fileNaming = try Self.choice(key, value)
             case "TextFormat": textFormat = try Self.choice(key, value)
             case "OptimizeFor": optimizeFor = try Self.choice(key, value) as OptimizeFor
+            case "Messages": messages = try Self.choice(key, value)
             case "Layout":
                 self.layout = value
             case "LayoutFile":
@@ -97,8 +109,14 @@ public struct GeneratorOptions: Equatable, Sendable {
                 config = try Self.readConfig(Self.readTextFile(value), path: value)
             default:
                 throw .option(
-                    "unknown option '\(key)' (known options: Visibility, FileNaming, TextFormat, OptimizeFor, Layout, LayoutFile, ModuleMap, Config)"
+                    "unknown option '\(key)' (known options: Visibility, FileNaming, TextFormat, OptimizeFor, Messages, Layout, LayoutFile, ModuleMap, Config)"
                 )
+            }
+        }
+        // protoc-gen-swift's messages of the well-known types are SwiftProtobuf's own.
+        if messages == .SwiftProtobuf {
+            for (file, module) in Self.wellKnownTypeModules where moduleMap[file] == module {
+                moduleMap[file] = "SwiftProtobuf"
             }
         }
     }

@@ -22,8 +22,11 @@ struct Declarations {
 
     /// Declares `files` (indexed by `index`), reading every message's integer options of
     /// `integerOptions`.
-    init(_ files: [SourceFile], index: DescriptorIndex, config: Swiftframe_Config, integerOptions: [Int32]) {
-        var declarer = Declarer(config: config, integerOptions: integerOptions)
+    init(
+        _ files: [SourceFile], index: DescriptorIndex, config: Swiftframe_Config, integerOptions: [Int32],
+        messages: GeneratorOptions.Messages = .SwiftFrame
+    ) {
+        var declarer = Declarer(config: config, integerOptions: integerOptions, messages: messages)
         self.files = declarer.declare(files, index: index)
         types = declarer.types
         unknownEditions = Dictionary(
@@ -44,10 +47,30 @@ private struct Declarer {
     let config: Swiftframe_Config
     /// The options every message's integer custom options are read for.
     let integerOptions: [Int32]
+    /// Whose messages the types are: protoc-gen-swift's have the names it gives them.
+    let messages: GeneratorOptions.Messages
 
-    init(config: Swiftframe_Config, integerOptions: [Int32]) {
+    init(config: Swiftframe_Config, integerOptions: [Int32], messages: GeneratorOptions.Messages) {
         self.config = config
         self.integerOptions = integerOptions
+        self.messages = messages
+    }
+
+    /// A top-level type's Swift name before it is claimed: protoc-gen-swift's, or swiftframe's.
+    private func topLevelName(_ protoName: String, in file: SourceFile, isEnum: Bool) -> String {
+        guard messages == .SwiftProtobuf else {
+            return Naming.topLevelTypeName(protoName, prefix: Naming.packagePrefix(file.package), isEnum: isEnum)
+        }
+        let prefix = SwiftProtobufNaming.typePrefix(
+            package: file.package, swiftPrefix: file.descriptor.options?.swiftPrefix)
+        return isEnum
+            ? SwiftProtobufNaming.enumName(prefix + protoName) : SwiftProtobufNaming.messageName(prefix + protoName)
+    }
+
+    /// A nested type's Swift name before it is claimed, as `topLevelName`.
+    private func nestedName(_ protoName: String, isEnum: Bool) -> String {
+        guard messages == .SwiftProtobuf else { return Naming.typeName(protoName) }
+        return isEnum ? SwiftProtobufNaming.enumName(protoName) : SwiftProtobufNaming.messageName(protoName)
     }
 
     /// A type's Swift name and the path of the type it is nested in (nil at the top level).
@@ -66,25 +89,24 @@ private struct Declarer {
         var owners: [String] = []
         var topLevelNames: [String] = []
         for file in files {
-            let prefix = Naming.packagePrefix(file.package)
             let package = file.package.isEmpty ? "" : file.package + "."
             for descriptor in file.descriptor.messageType where !descriptor.isMapEntry {
                 elements.append(
-                    (Naming.topLevelTypeName(descriptor.protoName, prefix: prefix), package + descriptor.protoName))
+                    (topLevelName(descriptor.protoName, in: file, isEnum: false), package + descriptor.protoName))
                 owners.append("message \(package + descriptor.protoName) of \(file.name)")
                 topLevelNames.append(package + descriptor.protoName)
             }
             for descriptor in file.descriptor.enumType {
                 elements.append(
-                    (
-                        Naming.topLevelTypeName(descriptor.protoName, prefix: prefix, isEnum: true),
-                        package + descriptor.protoName
-                    ))
+                    (topLevelName(descriptor.protoName, in: file, isEnum: true), package + descriptor.protoName))
                 owners.append("enum \(package + descriptor.protoName) of \(file.name)")
                 topLevelNames.append(package + descriptor.protoName)
             }
         }
-        let claimed = topLevel.claim(elements)
+        // protoc-gen-swift's names are as it gives them: claimed, so that no helper takes one,
+        // but never renumbered.
+        let numbered = topLevel.claim(elements)
+        let claimed = messages == .SwiftProtobuf ? elements.map(\.natural) : numbered
         for (name, owner) in zip(claimed, owners) { topLevelOwners[name] = owner }
 
         // Swift names by full name: the top-level ones claimed above, each nested one given
@@ -194,8 +216,12 @@ private struct Declarer {
         // Nested types: declared, then the oneofs' enums, then helpers.
         var types = NameScope(reserved: Naming.reservedTypeNames)
         let nestedMessages = descriptor.nestedType.filter { !$0.isMapEntry }.map(\.protoName)
-        let nested = nestedMessages + descriptor.enumType.map(\.protoName)
-        let nestedNames = types.claim(nested.map { (Naming.typeName($0), $0) })
+        let nestedEnums = descriptor.enumType.map(\.protoName)
+        let naturalNested =
+            nestedMessages.map { (nestedName($0, isEnum: false), $0) }
+            + nestedEnums.map { (nestedName($0, isEnum: true), $0) }
+        let numberedNested = types.claim(naturalNested)
+        let nestedNames = messages == .SwiftProtobuf ? naturalNested.map(\.0) : numberedNested
         let oneofTypes = types.claim(realOneofs.map { (Naming.typeName(oneofNames[$0]), oneofNames[$0]) })
         let envelopeTypes = types.claim(
             envelopeBodies.map { (Naming.typeName($0.field.protoName), $0.field.protoName) })

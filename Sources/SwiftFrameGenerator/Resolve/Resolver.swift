@@ -45,7 +45,7 @@ enum Resolver {
         let extensions = ExtensionCatalog(index)
         let declarations = Declarations(
             request.protoFile.map(SourceFile.init), index: index, config: options.config,
-            integerOptions: extensions.integerMessageOptions)
+            integerOptions: extensions.integerMessageOptions, messages: options.messages)
         let generated = request.fileToGenerate.compactMap { name in declarations.files.first { $0.source.name == name }
         }
         let generatedNames = Set(generated.map(\.source.name))
@@ -64,6 +64,19 @@ enum Resolver {
             owners: declarations.topLevelOwners)
         let problems = diagnostics.problems + helpers.problems + commands.problems
         guard problems.isEmpty else { throw failure(problems) }
+        let swiftProtobuf = options.messages == .SwiftProtobuf
+        var notGenerated: [Diagnostic] = []
+        if swiftProtobuf {
+            for (file, fileCommands) in zip(drafts, resolved) {
+                for envelope in fileCommands.envelopes {
+                    notGenerated.append(
+                        Place(file: file.name, element: envelope.message.fullName).warning(
+                            .notGeneratedForSwiftProtobuf,
+                            "\(envelope.message.fullName) gets no envelope helpers with Messages=SwiftProtobuf: "
+                                + "set `\(envelope.selector.protoName)` and `\(envelope.body.protoName)` yourself"))
+                }
+            }
+        }
 
         let protoFiles = zip(drafts, resolved).map { file, commands in
             let extensions = linked.extensions[file.name] ?? []
@@ -72,16 +85,18 @@ enum Resolver {
             return ProtoFile(
                 name: file.name, messages: file.messages, enums: file.enums,
                 extensions: extensions, extensionsNamespace: helpers.namespaces[file.name] ?? "",
-                commandTable: table, envelopes: commands.envelopes, responsePairs: commands.responsePairs,
+                commandTable: table, envelopes: swiftProtobuf ? [] : commands.envelopes,
+                responsePairs: commands.responsePairs,
                 imports: importedModules(
                     of: file, extensions: extensions, table: table, commands: commands,
                     generatedHere: generatedNames, moduleMap: options.moduleMap),
                 printsNames: options.textFormat == .Names,
-                compactCodec: (options.optimizeFor ?? declared) == .CODE_SIZE)
+                compactCodec: (options.optimizeFor ?? declared) == .CODE_SIZE, swiftProtobufMessages: swiftProtobuf)
         }
         return Resolution(
             files: protoFiles,
-            warnings: (diagnostics.warnings + commands.warnings).map { $0.located(in: index) }, index: index)
+            warnings: (diagnostics.warnings + commands.warnings + notGenerated).map { $0.located(in: index) },
+            index: index)
     }
 
     /// The modules holding the Swift of the types this file's code names (field and extension

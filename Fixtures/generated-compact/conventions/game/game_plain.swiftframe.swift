@@ -269,9 +269,9 @@ public enum PlainGame_GamePlainCommands: SwiftFrame.CommandTable {
     public static func decode(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1: return .testRsp(try PlainGame_TestRsp(buffer: frame.payload))
-        case 200: return .noticeNtf(try PlainGame_NoticeNtf(buffer: frame.payload))
-        case 100000: return .errorRsp(try PlainGame_ErrorRsp(buffer: frame.payload))
+        case 1: return .testRsp(try PlainGame_TestRsp(framePayload: frame.payload))
+        case 200: return .noticeNtf(try PlainGame_NoticeNtf(framePayload: frame.payload))
+        case 100000: return .errorRsp(try PlainGame_ErrorRsp(framePayload: frame.payload))
         case 99900001: return .systemLogout(payload: Swift.Array(frame.payload))
         case 99900002: return .heartBeat(payload: Swift.Array(frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
@@ -282,11 +282,11 @@ public enum PlainGame_GamePlainCommands: SwiftFrame.CommandTable {
     public static func decodeRequest(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1: return .testReq(try PlainGame_TestReq(buffer: frame.payload))
+        case 1: return .testReq(try PlainGame_TestReq(framePayload: frame.payload))
         case 200: return .notice(payload: Swift.Array(frame.payload))
         case 100000: return .error(payload: Swift.Array(frame.payload))
         case 99900001: return .systemLogout(payload: Swift.Array(frame.payload))
-        case 99900002: return .emptyReq(try PlainGame_EmptyReq(buffer: frame.payload))
+        case 99900002: return .emptyReq(try PlainGame_EmptyReq(framePayload: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }

@@ -197,7 +197,7 @@ public enum ImServerCommands: SwiftFrame.CommandTable {
         let command = Self.commandID(of: frame)
         switch command {
         case 1: return .heartbeat(payload: Swift.Array(frame.payload))
-        case 2: return .commonRespon(try Im_CommonRespon(buffer: frame.payload))
+        case 2: return .commonRespon(try Im_CommonRespon(framePayload: frame.payload))
         case 3: return .chat(payload: Swift.Array(frame.payload))
         case 4: return .push(payload: Swift.Array(frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
@@ -209,7 +209,7 @@ public enum ImServerCommands: SwiftFrame.CommandTable {
         let command = Self.commandID(of: frame)
         switch command {
         case 1: return .heartbeat(payload: Swift.Array(frame.payload))
-        case 2: return .common(try Im_Common(buffer: frame.payload))
+        case 2: return .common(try Im_Common(framePayload: frame.payload))
         case 3: return .chat(payload: Swift.Array(frame.payload))
         case 4: return .push(payload: Swift.Array(frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))

@@ -231,9 +231,9 @@ public enum Msgid_MsgidCommands: SwiftFrame.CommandTable {
     public static func decode(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
-        case 10002: return .loginResponse(try Msgid_LoginResponse(buffer: frame.payload))
-        case 10003: return .chatPush(try Msgid_ChatPush(buffer: frame.payload))
-        case 10004: return .ping(try Msgid_Ping(buffer: frame.payload))
+        case 10002: return .loginResponse(try Msgid_LoginResponse(framePayload: frame.payload))
+        case 10003: return .chatPush(try Msgid_ChatPush(framePayload: frame.payload))
+        case 10004: return .ping(try Msgid_Ping(framePayload: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }
@@ -242,8 +242,8 @@ public enum Msgid_MsgidCommands: SwiftFrame.CommandTable {
     public static func decodeRequest(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
-        case 10001: return .loginRequest(try Msgid_LoginRequest(buffer: frame.payload))
-        case 10004: return .ping(try Msgid_Ping(buffer: frame.payload))
+        case 10001: return .loginRequest(try Msgid_LoginRequest(framePayload: frame.payload))
+        case 10004: return .ping(try Msgid_Ping(framePayload: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }

@@ -373,9 +373,9 @@ public enum ET_OuterMessageC10001Commands: SwiftFrame.CommandTable {
     public static func decode(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
-        case 10003: return .m2cTestResponse(try ET_M2CTestResponse(buffer: frame.payload))
-        case 10005: return .g2cPing(try ET_G2CPing(buffer: frame.payload))
-        case 10006: return .m2cNotice(try ET_M2CNotice(buffer: frame.payload))
+        case 10003: return .m2cTestResponse(try ET_M2CTestResponse(framePayload: frame.payload))
+        case 10005: return .g2cPing(try ET_G2CPing(framePayload: frame.payload))
+        case 10006: return .m2cNotice(try ET_M2CNotice(framePayload: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }
@@ -384,8 +384,8 @@ public enum ET_OuterMessageC10001Commands: SwiftFrame.CommandTable {
     public static func decodeRequest(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
-        case 10002: return .c2mTestRequest(try ET_C2MTestRequest(buffer: frame.payload))
-        case 10004: return .c2gPing(try ET_C2GPing(buffer: frame.payload))
+        case 10002: return .c2mTestRequest(try ET_C2MTestRequest(framePayload: frame.payload))
+        case 10004: return .c2gPing(try ET_C2GPing(framePayload: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }

@@ -257,7 +257,7 @@ public enum ImServerCommands: SwiftFrame.CommandTable {
         let command = Self.commandID(of: frame)
         switch command {
         case 1: return .heartbeat(payload: Swift.Array(frame.payload))
-        case 2: return .commonRespon(try Im_CommonRespon(buffer: frame.payload))
+        case 2: return .commonRespon(try Im_CommonRespon(framePayload: frame.payload))
         case 3: return .chat(payload: Swift.Array(frame.payload))
         case 4: return .push(payload: Swift.Array(frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
@@ -269,7 +269,7 @@ public enum ImServerCommands: SwiftFrame.CommandTable {
         let command = Self.commandID(of: frame)
         switch command {
         case 1: return .heartbeat(payload: Swift.Array(frame.payload))
-        case 2: return .common(try Im_Common(buffer: frame.payload))
+        case 2: return .common(try Im_Common(framePayload: frame.payload))
         case 3: return .chat(payload: Swift.Array(frame.payload))
         case 4: return .push(payload: Swift.Array(frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))

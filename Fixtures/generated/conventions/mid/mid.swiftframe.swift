@@ -655,11 +655,11 @@ public enum Midgame_MidCommands: SwiftFrame.CommandTable {
     public static func decode(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Inbound {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1002: return .loginRsp(try Midgame_LoginRsp(buffer: frame.payload))
-        case 1003: return .heartBeat(try Midgame_HeartBeat(buffer: frame.payload))
-        case 1102: return .enterRoomRsp(try Midgame_EnterRoomRsp(buffer: frame.payload))
-        case 1103: return .roomBroadcastNtf(try Midgame_RoomBroadcastNtf(buffer: frame.payload))
-        case 1999: return .errorNtf(try Midgame_ErrorNtf(buffer: frame.payload))
+        case 1002: return .loginRsp(try Midgame_LoginRsp(framePayload: frame.payload))
+        case 1003: return .heartBeat(try Midgame_HeartBeat(framePayload: frame.payload))
+        case 1102: return .enterRoomRsp(try Midgame_EnterRoomRsp(framePayload: frame.payload))
+        case 1103: return .roomBroadcastNtf(try Midgame_RoomBroadcastNtf(framePayload: frame.payload))
+        case 1999: return .errorNtf(try Midgame_ErrorNtf(framePayload: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }
@@ -668,9 +668,9 @@ public enum Midgame_MidCommands: SwiftFrame.CommandTable {
     public static func decodeRequest(_ frame: SwiftFrame.BorrowedFrame) throws(SwiftFrame.WireError) -> Request {
         let command = Self.commandID(of: frame)
         switch command {
-        case 1001: return .loginReq(try Midgame_LoginReq(buffer: frame.payload))
-        case 1003: return .heartBeat(try Midgame_HeartBeat(buffer: frame.payload))
-        case 1101: return .enterRoomReq(try Midgame_EnterRoomReq(buffer: frame.payload))
+        case 1001: return .loginReq(try Midgame_LoginReq(framePayload: frame.payload))
+        case 1003: return .heartBeat(try Midgame_HeartBeat(framePayload: frame.payload))
+        case 1101: return .enterRoomReq(try Midgame_EnterRoomReq(framePayload: frame.payload))
         default: return .unknown(command: command, payload: Swift.Array(frame.payload))
         }
     }
