@@ -59,7 +59,10 @@ import Testing
     }
 
     @Test func aTopLevelNameWithoutPrefixIsEscapedAsProtocGenSwiftEscapesIt() throws {
-        let (result, files) = try Self.generate(["n.proto": "syntax = \"proto3\";\nmessage Int {}\nmessage ___ {}\nmessage Extensions { enum Type { T = 0; } }\n"])
+        let (result, files) = try Self.generate([
+            "n.proto":
+                "syntax = \"proto3\";\nmessage Int {}\nmessage ___ {}\nmessage Extensions { enum Type { T = 0; } }\n"
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let n = try #require(files["n.swiftframe.swift"])
         #expect(n.contains("extension IntMessage:"))
@@ -81,7 +84,8 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             result.stderr.contains(
-                "warning: Envelope gets no envelope helpers with Messages=SwiftProtobuf: set `kind` and `body` yourself"),
+                "warning: Envelope gets no envelope helpers with Messages=SwiftProtobuf: set `kind` and `body` yourself"
+            ),
             "\(result.stderr)")
         #expect(files["e.swiftframe.swift"]?.contains("decodedBody") == false)
     }
@@ -89,6 +93,8 @@ import Testing
     @Test func anUnknownChoiceIsAnOptionError() throws {
         let (result, _) = try Self.generate(["x.proto": "syntax = \"proto3\";\n"], parameter: "Messages=Protobuf")
         #expect(result.status != 0)
-        #expect(result.stderr.contains("option Messages=Protobuf: expected one of SwiftFrame, SwiftProtobuf"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("option Messages=Protobuf: expected one of SwiftFrame, SwiftProtobuf"),
+            "\(result.stderr)")
     }
 }
