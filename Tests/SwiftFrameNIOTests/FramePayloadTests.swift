@@ -5,6 +5,7 @@
 import SwiftFrame
 import SwiftFrameFixtures
 import SwiftFrameNIO
+import TestSupport
 import Testing
 
 /// The game's Test_Req, coded by hand: field 1 a string, field 2 an int32.
@@ -28,15 +29,7 @@ struct HandCodedQuery: RequestMessage, CommandMessage {
 
     func framePayloadBytes() throws(WireError) -> [UInt8] {
         if refuse { throw .missingRequiredField(message: Self.protoMessageName, field: "") }
-        let utf8 = Array(text.utf8)
-        var bytes: [UInt8] = [0x0A, UInt8(utf8.count)] + utf8 + [0x10]
-        var value = UInt64(bitPattern: Int64(number))
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
-        return bytes
+        return delimited(1, text) + tag(2, .varint) + varint(signed: Int64(number))
     }
 }
 

@@ -80,15 +80,16 @@ enum Resolver {
 
         let protoFiles = zip(drafts, resolved).map { file, commands in
             let extensions = linked.extensions[file.name] ?? []
+            let envelopes = swiftProtobuf ? [] : commands.envelopes
             let table = helpers.tables[file.name]
             let declared = file.source.declaresCodeSize ? GeneratorOptions.OptimizeFor.CODE_SIZE : .SPEED
             return ProtoFile(
                 name: file.name, messages: file.messages, enums: file.enums,
                 extensions: extensions, extensionsNamespace: helpers.namespaces[file.name] ?? "",
-                commandTable: table, envelopes: swiftProtobuf ? [] : commands.envelopes,
-                responsePairs: commands.responsePairs,
+                commandTable: table, envelopes: envelopes, responsePairs: commands.responsePairs,
                 imports: importedModules(
-                    of: file, extensions: extensions, table: table, commands: commands,
+                    of: file, extensions: extensions, table: table, envelopes: envelopes,
+                    responsePairs: commands.responsePairs,
                     generatedHere: generatedNames, moduleMap: options.moduleMap),
                 printsNames: options.textFormat == .Names,
                 compactCodec: (options.optimizeFor ?? declared) == .CODE_SIZE, swiftProtobufMessages: swiftProtobuf)
@@ -103,8 +104,8 @@ enum Resolver {
     /// types, extended messages, command-table and envelope messages) that are generated
     /// elsewhere. Importing a file is not enough to need its module.
     private static func importedModules(
-        of file: FileDraft, extensions: [ExtensionField], table: CommandTable?,
-        commands: FileCommands, generatedHere: Set<String>,
+        of file: FileDraft, extensions: [ExtensionField], table: CommandTable?, envelopes: [Envelope],
+        responsePairs: [(request: MessageRef, response: MessageRef)], generatedHere: Set<String>,
         moduleMap: [String: String]
     ) -> [String] {
         var named: [String] = []
@@ -120,8 +121,8 @@ enum Resolver {
         for entry in table?.entries ?? [] {
             named += [entry.request?.fileName, entry.response?.fileName].compactMap { $0 }
         }
-        for envelope in commands.envelopes { named += envelope.choices.compactMap { $0.holds?.fileName } }
-        for (request, response) in commands.responsePairs { named += [request.fileName, response.fileName] }
+        for envelope in envelopes { named += envelope.choices.compactMap { $0.holds?.fileName } }
+        for (request, response) in responsePairs { named += [request.fileName, response.fileName] }
         let modules = named.compactMap { generatedHere.contains($0) ? nil : moduleMap[$0] }
         return Set(modules).sorted()
     }
